@@ -1,0 +1,43 @@
+# Top-level entry points. `make check` and `make demo` install what they need
+# (Debian packages, via scripts/install-deps.sh), build and run.
+BUILD      ?= build
+BUILD_SAN  ?= build-san
+JOBS       ?= 2
+CMAKE_ARGS ?=
+
+.PHONY: all deps build build-san check check-release check-san demo bench install clean
+
+all: build
+
+deps:
+	@sh scripts/install-deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+	cmake --build $(BUILD) -j $(JOBS)
+
+build-san: deps
+	cmake -S . -B $(BUILD_SAN) -DCMAKE_BUILD_TYPE=Debug -DMBS_SANITIZE=ON -DMBS_BUILD_BENCH=OFF $(CMAKE_ARGS)
+	cmake --build $(BUILD_SAN) -j $(JOBS)
+
+check-release: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+check-san: build-san
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	ctest --test-dir $(BUILD_SAN) --output-on-failure -j $(JOBS)
+
+# All tests, optimized and under AddressSanitizer + UndefinedBehaviorSanitizer.
+check: check-release check-san
+
+demo: build
+	@sh scripts/demo.sh $(BUILD)
+
+bench: build
+	@sh scripts/bench.sh $(BUILD)
+
+install: build
+	cmake --install $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(BUILD_SAN)

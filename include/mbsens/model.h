@@ -1,0 +1,102 @@
+/*
+ * mbsens/model.h - the model: bodies, joints, points, parameters.
+ *
+ * An mbs_model is immutable once loaded; all per-call workspace lives in an
+ * mbs_data (mbsens/data.h). Any number of mbs_data may share one model, one
+ * per thread.
+ *
+ * Indexing: body 0 is the ground; moving bodies are 1..n_bodies, stored
+ * parent-before-child. Joint i moves body i relative to its parent, so
+ * joints are indexed like their child bodies (joint 0 does not exist).
+ * Coordinates of joint i are q[coord_offset(i) .. + joint_nq(i) - 1].
+ */
+#ifndef MBSENS_MODEL_H
+#define MBSENS_MODEL_H
+
+#include <stdio.h>
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mbs_model mbs_model;
+
+typedef enum mbs_joint_type {
+    MBS_JOINT_FIXED = 0,
+    MBS_JOINT_REVOLUTE,
+    MBS_JOINT_PRISMATIC,
+    MBS_JOINT_CYLINDRICAL,
+    MBS_JOINT_CARDAN,
+    MBS_JOINT_SPHERICAL,
+    MBS_JOINT_PLANAR,
+    MBS_JOINT_FLOATING,
+    MBS_JOINT_TYPE_COUNT
+} mbs_joint_type;
+
+/* Reference point of the recursive velocity variables V_i = [v; w]. */
+typedef enum mbs_ref_point {
+    MBS_REF_COM = 0,    /* body centre of mass (thesis RTdyn0) */
+    MBS_REF_ORIGIN,     /* body point at the global origin (RTdyn1) */
+    MBS_REF_JOINT       /* child point of the body's joint (Kang & Yoon) */
+} mbs_ref_point;
+
+/* ---- loading ---- */
+
+/* Load a model from a JSON file (docs/model-format.md). On failure returns
+ * NULL and fills err with "file:line:col: ..." or "file: <json path>: ...". */
+mbs_model *mbs_model_load(const char *path, mbs_error *err);
+/* Same, from a string; `name` is used in messages in place of a file name. */
+mbs_model *mbs_model_load_string(const char *json, const char *name, mbs_error *err);
+void mbs_model_free(mbs_model *m);
+
+/* ---- sizes ---- */
+int mbs_model_nbodies(const mbs_model *m);      /* moving bodies */
+int mbs_model_nq(const mbs_model *m);           /* joint coordinates */
+int mbs_model_ndof(const mbs_model *m);         /* nq - number of Euler-parameter quadruples */
+int mbs_model_nconstraints(const mbs_model *m); /* loop-closure + driving (0 for trees) */
+int mbs_model_npoints(const mbs_model *m);
+int mbs_model_nvectors(const mbs_model *m);
+int mbs_model_nparams(const mbs_model *m);
+const char *mbs_model_name(const mbs_model *m);
+
+/* ---- bodies, joints, coordinates ---- */
+const char *mbs_body_name(const mbs_model *m, int body);     /* body 0: "ground" */
+int mbs_body_parent(const mbs_model *m, int body);
+double mbs_body_mass(const mbs_model *m, int body);
+int mbs_body_find(const mbs_model *m, const char *name);     /* -1 if absent */
+const char *mbs_joint_name(const mbs_model *m, int joint);
+mbs_joint_type mbs_joint_type_of(const mbs_model *m, int joint);
+const char *mbs_joint_type_name(mbs_joint_type t);
+int mbs_joint_type_from_name(const char *name);              /* -1 if unknown */
+int mbs_joint_nq(const mbs_model *m, int joint);
+int mbs_joint_coord_offset(const mbs_model *m, int joint);
+const char *mbs_coord_name(const mbs_model *m, int k);       /* "joint" or "joint.e0" etc. */
+/* Initial coordinates and velocities from the model file (length nq). */
+void mbs_model_initial_state(const mbs_model *m, double *q, double *qd);
+void mbs_model_gravity(const mbs_model *m, double g[3]);
+
+/* ---- named points and vectors ---- */
+const char *mbs_point_name(const mbs_model *m, int k);        /* "body.point" */
+int mbs_point_body(const mbs_model *m, int k);
+int mbs_point_find(const mbs_model *m, const char *qualified_name);
+const char *mbs_vector_name(const mbs_model *m, int k);
+int mbs_vector_body(const mbs_model *m, int k);
+
+/* ---- design parameters ---- */
+const char *mbs_param_name(const mbs_model *m, int k);
+double mbs_param_value(const mbs_model *m, int k);
+double mbs_param_lower(const mbs_model *m, int k);
+double mbs_param_upper(const mbs_model *m, int k);
+int mbs_param_find(const mbs_model *m, const char *name);
+/* A copy of the model with parameter values replaced (length nparams).
+ * Used by optimizers and finite-difference checks. */
+mbs_model *mbs_model_with_params(const mbs_model *m, const double *values, mbs_error *err);
+
+/* Print a human-readable summary. */
+void mbs_model_print(const mbs_model *m, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

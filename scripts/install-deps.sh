@@ -1,0 +1,33 @@
+#!/bin/sh
+# Install the Debian packages mbsens needs to build, test and benchmark.
+# Idempotent: runs `apt-get update` once, and only when something is missing,
+# then `apt-get install -y` of exactly the missing packages.
+set -eu
+
+PACKAGES="build-essential cmake pkg-config
+libjansson-dev liblapacke-dev libopenblas-dev
+libsundials-dev libnlopt-dev libxml2-dev
+libmujoco-dev"
+
+missing=""
+for p in $PACKAGES; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+
+if [ -z "$missing" ]; then
+    exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+        echo "install-deps: missing packages:$missing (run as root to install them)" >&2
+        exit 1
+    fi
+fi
+
+echo "install-deps: installing$missing"
+$SUDO apt-get update
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends $missing

@@ -1,0 +1,80 @@
+/*
+ * builder.h - assembling an mbs_model (internal).
+ *
+ * All loaders (JSON, the chain generator, later URDF) describe the model
+ * through this interface; mbs_builder_finish() checks it (topology, physical
+ * validity, names) and produces the immutable mbs_model. Each item carries a
+ * `where` string naming its origin in the input (e.g. "model.json: bodies[2]"
+ * or "robot.urdf:41"), which error messages quote.
+ *
+ * Bodies and joints may be added in any order; finish() sorts bodies
+ * parent-before-child.
+ */
+#ifndef MBS_BUILDER_H
+#define MBS_BUILDER_H
+
+#include "mbsens/model.h"
+
+typedef struct mbs_builder mbs_builder;
+
+mbs_builder *mbs_builder_new(const char *model_name, const char *source);
+void mbs_builder_free(mbs_builder *b);
+
+void mbs_builder_set_gravity(mbs_builder *b, const double g[3]);
+
+/* Returns the body handle (>= 1), or a negative status (duplicate name...). */
+int mbs_builder_add_body(mbs_builder *b, const char *name, double mass,
+                         const double com[3], const double inertia6[6],
+                         const char *where, mbs_error *err);
+/* Named point on a body (name may be NULL for an anonymous placement point).
+ * Returns a point handle >= 0. */
+int mbs_builder_add_point(mbs_builder *b, int body, const char *name,
+                          const double xyz[3], const char *where, mbs_error *err);
+int mbs_builder_add_vector(mbs_builder *b, int body, const char *name,
+                           const double xyz[3], const char *where, mbs_error *err);
+/* Point and vector handles by body and name (-1 if absent). */
+int mbs_builder_find_point(const mbs_builder *b, int body, const char *name);
+int mbs_builder_find_body(const mbs_builder *b, const char *name); /* 0 for "ground" */
+
+/* Joint frame on one side: a point handle and two vectors in local
+ * coordinates, `axis` and `ref` (ref is made orthogonal to axis and
+ * normalized; if ref is NULL or parallel to axis, a perpendicular is
+ * chosen). */
+typedef struct mbs_joint_side {
+    int point;             /* point handle on that body */
+    double axis[3];
+    double ref[3];
+    int has_ref;
+} mbs_joint_side;
+
+/* Returns the joint handle (>= 0) or a negative status. q0/qd0 may be NULL
+ * (zeros; identity Euler parameters). */
+int mbs_builder_add_joint(mbs_builder *b, const char *name, mbs_joint_type type,
+                          int parent_body, int child_body,
+                          const mbs_joint_side *parent_side,
+                          const mbs_joint_side *child_side,
+                          const double *q0, int nq0, const double *qd0, int nqd0,
+                          const char *where, mbs_error *err);
+
+/* Design parameter. Targets are added afterwards by name:
+ *   "BODY.mass", "BODY.com[k]", "BODY.inertia.xx|yy|zz|xy|xz|yz",
+ *   "BODY.POINT[k]" (a named point), "gravity[k]".
+ * Returns a parameter handle >= 0. */
+int mbs_builder_add_param(mbs_builder *b, const char *name, double value,
+                          double lower, double upper, const char *where,
+                          mbs_error *err);
+int mbs_builder_add_param_target(mbs_builder *b, int param, const char *target,
+                                 double scale, double offset, const char *where,
+                                 mbs_error *err);
+
+/* Validate and build. The builder can be freed afterwards. NULL on error. */
+mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err);
+
+/* printf-style helper that fills an mbs_error and returns code. */
+int mbs_error_set(mbs_error *err, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * joint.h - the one interface every joint type implements.
+ *
+ * A joint connects a parent body h to a child body i. Each side carries a
+ * joint frame: a point (P_p on the parent, P_c on the child, in the bodies'
+ * local coordinates) and an orthonormal triad X = [axis, ref, axis x ref]
+ * (X_p, X_c). With the joint coordinates q the child is placed by
+ *
+ *     A_i      = A_h X_p R(q) X_c^T
+ *     r_{P_c}  = r_{P_p} + A_h X_p t(q)
+ *
+ * where R(q), t(q) are the relative rotation and translation expressed in
+ * the parent's joint frame. A joint type supplies only these, plus its
+ * motion subspace in the same frame:
+ *
+ *     column k of S(q) = [ v_k ; w_k ]
+ *
+ * the velocity of the child point P_c and the angular velocity of the
+ * child relative to the parent per unit qdot_k, and the time derivative
+ * dS/dt along (q, qdot), still in the parent joint frame. Everything else
+ * (global maps b_i, their material derivatives, reference points) is
+ * computed by the shared kinematics code, so adding a joint type means
+ * writing one file with these three functions.
+ *
+ * Coordinates of the joint types (n coordinates / DOF):
+ *   fixed       0/0
+ *   revolute    1/1  angle about e1
+ *   prismatic   1/1  slide along e1
+ *   cylindrical 2/2  slide along e1, then angle about e1
+ *   cardan      2/2  angle about e1 (parent-fixed), then about the
+ *                    rotated e2 (child-fixed)
+ *   spherical   4/3  Euler parameters of R
+ *   planar      3/3  slides along e2 and e3, then angle about e1 (normal)
+ *   floating    7/6  translation (3) in the parent joint frame, then
+ *                    Euler parameters (4)
+ */
+#ifndef MBS_JOINT_H
+#define MBS_JOINT_H
+
+#include "../scalar.h"
+
+#define MBS_JOINT_MAXQ 7
+
+typedef struct mbs_joint_ops {
+    const char *name;  /* as in the model file */
+    int nq;            /* coordinates */
+    int ndof;          /* degrees of freedom */
+    int euler;         /* offset of the Euler parameters in q, or -1 */
+    /* R (3x3 row-major) and t (3) in the parent joint frame */
+    void (*motion)(const mreal *q, mreal *R, mreal *t);
+    /* S: 6 x nq, column-major ([v_k; w_k] per column) */
+    void (*subspace)(const mreal *q, mreal *S);
+    /* dS/dt along (q, qd), same layout */
+    void (*subspace_dot)(const mreal *q, const mreal *qd, mreal *Sd);
+} mbs_joint_ops;
+
+/* One table entry per joint type, indexed by mbs_joint_type
+ * (include/mbsens/model.h). Defined in joints/joint_*.c. */
+#define MBS_JOINT_DECLARE(kind) extern const mbs_joint_ops MBS_K(mbs_joint_##kind)
+MBS_JOINT_DECLARE(fixed);
+MBS_JOINT_DECLARE(revolute);
+MBS_JOINT_DECLARE(prismatic);
+MBS_JOINT_DECLARE(cylindrical);
+MBS_JOINT_DECLARE(cardan);
+MBS_JOINT_DECLARE(spherical);
+MBS_JOINT_DECLARE(planar);
+MBS_JOINT_DECLARE(floating);
+
+/* Look-up by type (kinematics.c). */
+const mbs_joint_ops *MBS_K(mbs_joint_ops_of)(int type);
+
+#endif

@@ -1,0 +1,96 @@
+/*
+ * kernels.h - the computational kernels and their workspace (internal).
+ *
+ * Included once per scalar build (see scalar.h): every name goes through
+ * MBS_K(), so the double and complex kernels coexist in the test binaries.
+ * Per-body arrays have nb+1 entries (0 = ground) with a fixed stride.
+ *
+ * Notation follows docs/formulations.md (thesis Ch. 2):
+ *   r_i    reference point of body i (CoM, global origin, or joint point)
+ *   V_i    = [v; w]: material velocity of the body point at r_i, angular velocity
+ *   Vd_i   = [a; alpha]: material acceleration of that point, angular acceleration
+ *   a_i    = r_h - r_i (h = parent): V_i = B_i V_h + b_i qd_i, B_i = [I, S(a_i); 0, I]
+ *   b_i    6 x nq_i joint map at r_i;  bd_i its material time derivative
+ *   d_i    = Bd_i V_h + bd_i qd_i:  Vd_i = B_i Vd_h + b_i qdd_i + d_i
+ */
+#ifdef MBS_COMPLEX
+#ifndef MBS_KERNELS_H_CS
+#define MBS_KERNELS_H_CS
+#define MBS_KERNELS_BODY
+#endif
+#else
+#ifndef MBS_KERNELS_H_D
+#define MBS_KERNELS_H_D
+#define MBS_KERNELS_BODY
+#endif
+#endif
+
+#ifdef MBS_KERNELS_BODY
+#undef MBS_KERNELS_BODY
+
+#include "../scalar.h"
+#include "../model_impl.h"
+
+#define MBS_BSTRIDE 42   /* 6 x 7: largest joint map */
+
+typedef struct MBS_K(mbs_ws) {
+    int nb, nq;
+    mbs_ref_point ref;
+    /* position level */
+    mreal *A;      /* 9: rotation local -> global */
+    mreal *o;      /* 3: body frame origin */
+    mreal *rG;     /* 3: centre of mass */
+    mreal *r;      /* 3: reference point */
+    mreal *rj;     /* 3: child joint point */
+    mreal *AhJ;    /* 9: A_parent X_p (parent joint frame, global) */
+    mreal *a;      /* 3: r_parent - r_i */
+    mreal *b;      /* 42: joint map at r_i */
+    mreal *J;      /* 9: inertia about the CoM, global axes */
+    /* velocity level */
+    mreal *V;      /* 6 */
+    mreal *ad;     /* 3: d/dt of a (material velocities) */
+    mreal *bd;     /* 42 */
+    mreal *dv;     /* 6: d_i */
+    /* acceleration level */
+    mreal *Vd;     /* 6 */
+    /* dynamics */
+    mreal *Mv;     /* 36: body inertia at r_i */
+    mreal *Qv;     /* 6: body force at r_i */
+    mreal *F;      /* 6: accumulated wrench at r_i */
+    mreal *MS;     /* 36: composite (or articulated) inertia at r_i */
+    mreal *U;      /* 42: MS b (6 x nq_i) */
+    mreal *Ninv;   /* 49: inverse of b^T MS b (+ Euler completion) */
+    mreal *u;      /* 7 per body: joint-space force residuals */
+    /* applied loads */
+    mreal *xfrc;   /* 6: force (global) and torque about the CoM (global) */
+    mreal *qfrc;   /* nq: generalized forces on coordinates */
+} MBS_K(mbs_ws);
+
+/* Allocate / free a workspace for model m (the only allocation). */
+int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m);
+void MBS_K(mbs_ws_free)(MBS_K(mbs_ws) *w);
+
+/* Forward kinematics. x is the model vector (m->x or a copy of it in the
+ * kernel's scalar type). level 0: positions; 1: + velocities (qd);
+ * 2: + accelerations (qdd). qd/qdd may be NULL for zero. */
+void MBS_K(mbs_kin_forward)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w,
+                            const mreal *q, const mreal *qd, const mreal *qdd, int level);
+
+/* Body inertia Mv and force Qv at the reference point (gravity, applied
+ * loads, gyroscopic terms). Needs velocity-level kinematics. */
+void MBS_K(mbs_body_terms)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w);
+
+/* Recursive Newton-Euler: tau = M qdd - Q. Needs level-2 kinematics and
+ * body terms. */
+void MBS_K(mbs_rnea)(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *tau);
+
+/* Mass matrix by composite inertias (nq x nq, row-major). Needs position
+ * kinematics and Mv. */
+void MBS_K(mbs_crba)(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *M);
+
+/* Convenience used by tests: everything for inverse dynamics at (q, qd, qdd). */
+void MBS_K(mbs_inverse_dynamics_x)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w,
+                                   const mreal *q, const mreal *qd, const mreal *qdd,
+                                   mreal *tau);
+
+#endif

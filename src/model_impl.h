@@ -1,0 +1,92 @@
+/*
+ * model_impl.h - the layout of mbs_model (internal).
+ *
+ * Every number a kernel reads from the model lives in one flat array x,
+ * the "model vector": gravity, masses, centres of mass, inertias, point
+ * coordinates, joint frames, vectors. Structures below hold offsets into x.
+ * This gives one mechanism for design parameters (a parameter is an affine
+ * map into entries of x, see mbs_param_info) and lets the complex-step build
+ * of the kernels run on a complex copy of x.
+ */
+#ifndef MBS_MODEL_IMPL_H
+#define MBS_MODEL_IMPL_H
+
+#include "mbsens/model.h"
+
+typedef struct mbs_body_info {
+    char *name;
+    char *where;           /* origin in the model file, for messages */
+    int parent;            /* 0 = ground */
+    int first_child;       /* -1 if leaf */
+    int next_sibling;      /* -1 if last */
+    int nchildren;
+    int depth;             /* 0 for ground, 1 for bodies on ground */
+    int x_mass;            /* x[x_mass] */
+    int x_com;             /* x[x_com .. +2], local coordinates */
+    int x_inertia;         /* x[x_inertia .. +5]: xx yy zz xy xz yz about the CoM, local axes */
+} mbs_body_info;
+
+typedef struct mbs_joint_info {
+    char *name;
+    char *where;
+    mbs_joint_type type;
+    int parent;            /* parent body */
+    int child;             /* == index of this joint */
+    int qoff;              /* first coordinate */
+    int nq, ndof;
+    int euler;             /* offset of Euler parameters within the joint's q, -1 if none */
+    int x_ppoint;          /* parent joint point, parent-local coordinates (3) */
+    int x_cpoint;          /* child joint point, child-local coordinates (3) */
+    int x_Xp;              /* parent joint frame, 3x3 row-major: columns axis, ref, axis x ref */
+    int x_Xc;              /* child joint frame */
+    double q0[7], qd0[7];  /* initial state from the file */
+} mbs_joint_info;
+
+typedef struct mbs_point_info {
+    char *name;            /* qualified: "body.point" */
+    int body;
+    int x;                 /* x[x .. +2] local coordinates */
+} mbs_point_info;
+
+typedef struct mbs_vector_info {
+    char *name;            /* qualified: "body.vector" */
+    int body;
+    int x;                 /* unit vector, local coordinates */
+} mbs_vector_info;
+
+/* A design parameter rho sets model entries x[target[k]] = scale[k] * rho + offset[k]. */
+typedef struct mbs_param_info {
+    char *name;
+    double value, lower, upper;
+    int ntargets;
+    int *target;
+    double *scale;
+    double *offset;
+    char **target_name;    /* as written in the model file */
+} mbs_param_info;
+
+struct mbs_model {
+    char *name;
+    char *source;          /* file it was loaded from */
+    int nb;                /* moving bodies; arrays below have nb+1 entries, 0 = ground */
+    int nq, ndof;
+    int nx;
+    double *x;             /* the model vector */
+    int x_gravity;         /* x[x_gravity .. +2] */
+    mbs_body_info *body;
+    mbs_joint_info *joint; /* joint[i] moves body[i]; joint[0] unused */
+    char **coord_name;     /* nq */
+    int npoint;
+    mbs_point_info *point;
+    int nvector;
+    mbs_vector_info *vector;
+    int nparam;
+    mbs_param_info *param;
+    int n_euler;           /* number of Euler-parameter quadruples */
+    int max_depth;
+};
+
+/* Names of the inertia entries, in model-vector order. */
+extern const char *const mbs_inertia_entry_names[6];
+
+#endif
