@@ -21,6 +21,8 @@ typedef struct mbs_body_info {
     int next_sibling;      /* -1 if last */
     int nchildren;
     int depth;             /* 0 for ground, 1 for bodies on ground */
+    int subtree_end;       /* bodies i .. subtree_end-1 form i's subtree (DFS preorder) */
+    int branch;            /* branch id: maximal run of single-child joints */
     int x_mass;            /* x[x_mass] */
     int x_com;             /* x[x_com .. +2], local coordinates */
     int x_inertia;         /* x[x_inertia .. +5]: xx yy zz xy xz yz about the CoM, local axes */
@@ -83,6 +85,9 @@ struct mbs_model {
     int nparam;
     mbs_param_info *param;
     int n_euler;           /* number of Euler-parameter quadruples */
+    int nbranch;
+    int *branch_first;     /* first (closest to root) body of each branch */
+    int *branch_last;      /* last body of each branch */
     int max_depth;
 };
 
