@@ -62,7 +62,10 @@ typedef struct MBS_K(mbs_ws) {
     mreal *Ninv;   /* 49: inverse of b^T MS b (+ Euler completion) */
     mreal *u;      /* 7 per body: joint-space force residuals */
     /* applied loads */
-    mreal *xfrc;   /* 6: force (global) and torque about the CoM (global) */
+    mreal *xfrc;   /* 15: applied loads: force f (global), torque n (global),
+                    * and P = sum_k pbar_k f_k^T (3x3 row-major, local point times
+                    * global force), so that the moment of point forces about the
+                    * CoM is eps(A P) - (A c) x f, whatever the pose */
     mreal *qfrc;   /* nq: generalized forces on coordinates */
 } MBS_K(mbs_ws);
 

@@ -1,0 +1,305 @@
+/*
+ * data.c - mbs_data: workspace, loads, and the public kinematics and
+ * dynamics entry points (thin wrappers over src/kernels).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mbsens/mbsens.h"
+#include "data_impl.h"
+#include "algebra.h"
+#include "builder.h"
+
+mbs_data *mbs_data_create(const mbs_model *m, mbs_error *err)
+{
+    if (!m) { mbs_error_set(err, MBS_ERR_ARG, "mbs_data_create: model is NULL"); return NULL; }
+    mbs_data *d = calloc(1, sizeof *d);
+    if (!d) { mbs_error_set(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
+    d->model = m;
+    d->nq = m->nq;
+    if (mbs_ws_init(&d->ws, m) != 0) {
+        free(d);
+        mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    size_t nq = (size_t)(m->nq > 0 ? m->nq : 1);
+    d->scratch = calloc(nq * nq + 4 * nq, sizeof(double));
+    if (!d->scratch) {
+        mbs_ws_free(&d->ws);
+        free(d);
+        mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    return d;
+}
+
+void mbs_data_free(mbs_data *d)
+{
+    if (!d) return;
+    mbs_ws_free(&d->ws);
+    free(d->scratch);
+    free(d);
+}
+
+void mbs_data_set_ref(mbs_data *d, mbs_ref_point ref) { d->ws.ref = ref; }
+mbs_ref_point mbs_data_ref(const mbs_data *d) { return d->ws.ref; }
+
+const char *mbs_ref_point_name(mbs_ref_point ref)
+{
+    switch (ref) {
+    case MBS_REF_COM: return "com";
+    case MBS_REF_ORIGIN: return "origin";
+    case MBS_REF_JOINT: return "joint";
+    }
+    return "?";
+}
+
+int mbs_ref_point_from_name(const char *name)
+{
+    if (!name) return -1;
+    if (!strcmp(name, "com")) return MBS_REF_COM;
+    if (!strcmp(name, "origin")) return MBS_REF_ORIGIN;
+    if (!strcmp(name, "joint")) return MBS_REF_JOINT;
+    return -1;
+}
+
+const char *mbs_data_error(const mbs_data *d) { return d->err; }
+
+int mbs_data_fail(mbs_data *d, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->err, sizeof d->err, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void mbs_data_clear_loads(mbs_data *d)
+{
+    memset(d->ws.xfrc, 0, sizeof(double) * 15 * (size_t)(d->ws.nb + 1));
+    memset(d->ws.qfrc, 0, sizeof(double) * (size_t)d->ws.nq);
+}
+
+int mbs_data_add_body_load(mbs_data *d, int body, const double point[3],
+                           const double f[3], const double n[3])
+{
+    const mbs_model *m = d->model;
+    if (body < 1 || body > m->nb)
+        return mbs_data_fail(d, MBS_ERR_ARG, "body load: body index %d out of range 1..%d", body, m->nb);
+    double *L = d->ws.xfrc + 15 * body;
+    const double *c = m->x + m->body[body].x_com;
+    for (int k = 0; k < 3; k++) {
+        if ((f && !isfinite(f[k])) || (n && !isfinite(n[k])) || (point && !isfinite(point[k])))
+            return mbs_data_fail(d, MBS_ERR_ARG, "body load on '%s': non-finite value", m->body[body].name);
+    }
+    if (f) {
+        const double *p = point ? point : c;
+        for (int k = 0; k < 3; k++) L[k] += f[k];
+        for (int r = 0; r < 3; r++)
+            for (int s = 0; s < 3; s++) L[6 + 3 * r + s] += p[r] * f[s];
+    }
+    if (n)
+        for (int k = 0; k < 3; k++) L[3 + k] += n[k];
+    return MBS_OK;
+}
+
+double *mbs_data_joint_load(mbs_data *d) { return d->ws.qfrc; }
+
+/* ---- state checks ---- */
+
+int mbs_data_check_state(mbs_data *d, const double *q, const double *qd, const double *qdd)
+{
+    const mbs_model *m = d->model;
+    const double *v[3] = { q, qd, qdd };
+    const char *nm[3] = { "q", "qd", "qdd" };
+    for (int s = 0; s < 3; s++) {
+        if (!v[s]) continue;
+        for (int k = 0; k < m->nq; k++)
+            if (!isfinite(v[s][k]))
+                return mbs_data_fail(d, MBS_ERR_NUMERIC, "%s[%d] (%s) is not finite (%g)",
+                                     nm[s], k, m->coord_name[k], v[s][k]);
+    }
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->euler < 0) continue;
+        const double *p = q + jt->qoff + jt->euler;
+        double nn = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
+        if (fabs(nn - 1) > 1e-6)
+            return mbs_data_fail(d, MBS_ERR_NUMERIC,
+                                 "joint '%s': Euler parameters not normalized (|p| = %.9g); "
+                                 "use mbs_normalize_state", jt->name, nn);
+    }
+    return MBS_OK;
+}
+
+int mbs_normalize_state(const mbs_model *m, double *q, double *qd)
+{
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->euler < 0) continue;
+        double *p = q + jt->qoff + jt->euler;
+        double nn = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
+        if (!(nn > 0) || !isfinite(nn)) return MBS_ERR_NUMERIC;
+        for (int k = 0; k < 4; k++) p[k] /= nn;
+        if (qd) {
+            double *pd = qd + jt->qoff + jt->euler;
+            double s = p[0] * pd[0] + p[1] * pd[1] + p[2] * pd[2] + p[3] * pd[3];
+            for (int k = 0; k < 4; k++) pd[k] -= s * p[k];
+        }
+    }
+    return MBS_OK;
+}
+
+int mbs_euler_omega_from_rates(const double p[4], const double pdot[4], double w[3])
+{
+    double E[12];
+    ep_E(E, p);
+    for (int r = 0; r < 3; r++)
+        w[r] = 2 * (E[4 * r] * pdot[0] + E[4 * r + 1] * pdot[1] + E[4 * r + 2] * pdot[2] + E[4 * r + 3] * pdot[3]);
+    return MBS_OK;
+}
+
+int mbs_euler_rates_from_omega(const double p[4], const double w[3], double pdot[4])
+{
+    double E[12];
+    ep_E(E, p);
+    for (int c = 0; c < 4; c++)
+        pdot[c] = 0.5 * (E[c] * w[0] + E[4 + c] * w[1] + E[8 + c] * w[2]);
+    return MBS_OK;
+}
+
+/* ---- kinematics ---- */
+
+int mbs_kinematics(const mbs_model *m, mbs_data *d, const double *q,
+                   const double *qd, const double *qdd)
+{
+    int rc = mbs_data_check_state(d, q, qd, qdd);
+    if (rc) return rc;
+    mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
+    d->err[0] = 0;
+    return MBS_OK;
+}
+
+static void ref_to_point(const mbs_data *d, int body, const double *rP,
+                         double *v, double *a)
+{
+    const double *V = d->ws.V + 6 * body, *Vd = d->ws.Vd + 6 * body, *ri = d->ws.r + 3 * body;
+    double s[3], t[3], u[3];
+    v3_sub(s, rP, ri);
+    if (v) {
+        v3_cross(t, V + 3, s);
+        v3_add(v, V, t);
+    }
+    if (a) {
+        v3_cross(t, Vd + 3, s);
+        v3_cross(u, V + 3, s);
+        v3_cross_add(t, V + 3, u);
+        v3_add(a, Vd, t);
+    }
+}
+
+void mbs_body_pose(const mbs_data *d, int body, double A[9], double origin[3])
+{
+    if (A) m3_copy(A, d->ws.A + 9 * body);
+    if (origin) v3_copy(origin, d->ws.o + 3 * body);
+}
+
+void mbs_body_com(const mbs_data *d, int body, double r[3]) { v3_copy(r, d->ws.rG + 3 * body); }
+
+void mbs_body_velocity(const mbs_data *d, int body, double v[3], double w[3])
+{
+    ref_to_point(d, body, d->ws.rG + 3 * body, v, NULL);
+    if (w) v3_copy(w, d->ws.V + 6 * body + 3);
+}
+
+void mbs_body_acceleration(const mbs_data *d, int body, double a[3], double alpha[3])
+{
+    ref_to_point(d, body, d->ws.rG + 3 * body, NULL, a);
+    if (alpha) v3_copy(alpha, d->ws.Vd + 6 * body + 3);
+}
+
+void mbs_body_point(const mbs_data *d, int body, const double local[3],
+                    double r[3], double v[3], double a[3])
+{
+    double rP[3];
+    m3_mv(rP, d->ws.A + 9 * body, local);
+    v3_add(rP, rP, d->ws.o + 3 * body);
+    if (r) v3_copy(r, rP);
+    ref_to_point(d, body, rP, v, a);
+}
+
+void mbs_point_kinematics(const mbs_model *m, const mbs_data *d, int point,
+                          double r[3], double v[3], double a[3])
+{
+    const mbs_point_info *p = &m->point[point];
+    mbs_body_point(d, p->body, m->x + p->x, r, v, a);
+}
+
+void mbs_vector_kinematics(const mbs_model *m, const mbs_data *d, int vec,
+                           double u[3], double ud[3], double udd[3])
+{
+    const mbs_vector_info *p = &m->vector[vec];
+    const double *V = d->ws.V + 6 * p->body, *Vd = d->ws.Vd + 6 * p->body;
+    double g[3], t[3];
+    m3_mv(g, d->ws.A + 9 * p->body, m->x + p->x);
+    if (u) v3_copy(u, g);
+    if (ud) v3_cross(ud, V + 3, g);
+    if (udd) {
+        v3_cross(t, V + 3, g);
+        v3_cross(udd, V + 3, t);
+        v3_cross_add(udd, Vd + 3, g);
+    }
+}
+
+double mbs_kinetic_energy(const mbs_model *m, const mbs_data *d)
+{
+    double T = 0;
+    for (int i = 1; i <= m->nb; i++) {
+        double v[3], w[3], Jw[3];
+        mbs_body_velocity(d, i, v, w);
+        m3_mv(Jw, d->ws.J + 9 * i, w);
+        T += 0.5 * (m->x[m->body[i].x_mass] * v3_dot(v, v) + v3_dot(w, Jw));
+    }
+    return T;
+}
+
+double mbs_potential_energy(const mbs_model *m, const mbs_data *d)
+{
+    double U = 0;
+    const double *g = m->x + m->x_gravity;
+    for (int i = 1; i <= m->nb; i++)
+        U -= m->x[m->body[i].x_mass] * v3_dot(g, d->ws.rG + 3 * i);
+    return U;
+}
+
+/* ---- dynamics ---- */
+
+int mbs_inverse_dynamics(const mbs_model *m, mbs_data *d, const double *q,
+                         const double *qd, const double *qdd, double *tau)
+{
+    int rc = mbs_data_check_state(d, q, qd, qdd);
+    if (rc) return rc;
+    mbs_inverse_dynamics_x(m, m->x, &d->ws, q, qd, qdd, tau);
+    d->err[0] = 0;
+    return MBS_OK;
+}
+
+int mbs_bias_forces(const mbs_model *m, mbs_data *d, const double *q,
+                    const double *qd, double *h)
+{
+    return mbs_inverse_dynamics(m, d, q, qd, NULL, h);
+}
+
+int mbs_mass_matrix(const mbs_model *m, mbs_data *d, const double *q, double *M)
+{
+    int rc = mbs_data_check_state(d, q, NULL, NULL);
+    if (rc) return rc;
+    mbs_kin_forward(m, m->x, &d->ws, q, NULL, NULL, 1);
+    mbs_body_terms(m, m->x, &d->ws);
+    mbs_crba(m, &d->ws, M);
+    d->err[0] = 0;
+    return MBS_OK;
+}

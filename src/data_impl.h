@@ -1,0 +1,25 @@
+/* data_impl.h - the layout of mbs_data (internal). */
+#ifndef MBS_DATA_IMPL_H
+#define MBS_DATA_IMPL_H
+
+#include "mbsens/data.h"
+#include "kernels/kernels.h"
+
+struct mbs_data {
+    const mbs_model *model;
+    int nq;
+    mbs_ws ws;             /* kernel workspace (double) */
+    double *scratch;       /* nq*nq + 4 nq doubles for dense solves */
+    char err[MBS_ERROR_MSG_LEN];
+};
+
+/* Set the data's error message; returns code. */
+int mbs_data_fail(mbs_data *d, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Finite values and normalized Euler parameters (NULL vectors skipped). */
+int mbs_data_check_state(mbs_data *d, const double *q, const double *qd, const double *qdd);
+
+#endif

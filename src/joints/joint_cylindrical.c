@@ -1,0 +1,21 @@
+/* Cylindrical joint: q = (s, theta), slide along e1 then rotate about e1
+ * (thesis §2.1.4, §2.2.4; translation first).
+ *   t = s e1,  R = Rot(e1, theta),  S = [e1, 0; 0, e1],  dS/dt = 0. */
+#include "joint.h"
+#include "joint_common.h"
+
+static void motion(const mreal *q, mreal *R, mreal *t)
+{
+    jc_rot_x(R, q[1]);
+    t[0] = q[0]; t[1] = 0; t[2] = 0;
+}
+static void subspace(const mreal *q, mreal *S)
+{
+    (void)q;
+    jc_zero(S, 12);
+    S[0] = 1;      /* column 0: translation */
+    S[6 + 3] = 1;  /* column 1: rotation */
+}
+static void subspace_dot(const mreal *q, const mreal *qd, mreal *Sd) { (void)q; (void)qd; jc_zero(Sd, 12); }
+
+const mbs_joint_ops MBS_K(mbs_joint_cylindrical) = { "cylindrical", 2, 2, -1, motion, subspace, subspace_dot };

@@ -1,0 +1,19 @@
+/* Revolute joint: one angle about the joint axis e1 (thesis §2.1.1, §2.2.1).
+ *   R = Rot(e1, q),  t = 0,  S = [0; e1],  dS/dt = 0 (in the parent joint frame). */
+#include "joint.h"
+#include "joint_common.h"
+
+static void motion(const mreal *q, mreal *R, mreal *t)
+{
+    jc_rot_x(R, q[0]);
+    t[0] = t[1] = t[2] = 0;
+}
+static void subspace(const mreal *q, mreal *S)
+{
+    (void)q;
+    jc_zero(S, 6);
+    S[3] = 1;
+}
+static void subspace_dot(const mreal *q, const mreal *qd, mreal *Sd) { (void)q; (void)qd; jc_zero(Sd, 6); }
+
+const mbs_joint_ops MBS_K(mbs_joint_revolute) = { "revolute", 1, 1, -1, motion, subspace, subspace_dot };

@@ -1,0 +1,165 @@
+/*
+ * kinematics.c - recursive forward kinematics (thesis §2.1-2.2, eq. 2.121).
+ *
+ * Base-to-tip over bodies in parent-before-child order. For body i with
+ * parent h and joint frames X_p, X_c (docs/formulations.md §1-3):
+ *
+ *   A_i  = A_h X_p R(q_i) X_c^T
+ *   r_j  = o_h + A_h P_p + A_h X_p t(q_i)          child joint point
+ *   o_i  = r_j - A_i P_c,  r_Gi = o_i + A_i c_i
+ *   b_i  : column k = [A_hJ v_k + A_hJ w_k x (r_i - r_j); A_hJ w_k]
+ *   V_i  = B_i V_h + b_i qd_i
+ *   bd_i : column k = [vd_k + wd_k x rho + w_k x (w_i x rho); wd_k],
+ *          vd_k = w_h x v_k + A_hJ dv_k/dt,  wd_k = w_h x w_k + A_hJ dw_k/dt,
+ *          rho = r_i - r_j
+ *   d_i  = [ad_i x w_h; 0] + bd_i qd_i,   ad_i = v_h - v_i (material velocities)
+ *   Vd_i = B_i Vd_h + b_i qdd_i + d_i
+ *
+ * The reference point r_i is the CoM, 0 (the body point at the global
+ * origin) or the child joint point r_j, per w->ref.
+ */
+#include <stdlib.h>
+#include "kernels.h"
+#include "../algebra.h"
+#include "../joints/joint.h"
+
+int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m)
+{
+    int n = m->nb + 1;
+    size_t total = (size_t)n * (9 + 3 + 3 + 3 + 3 + 9 + 3 + MBS_BSTRIDE + 9 +
+                                6 + 3 + MBS_BSTRIDE + 6 + 6 + 36 + 6 + 6 + 36 +
+                                MBS_BSTRIDE + 49 + 7 + 15) + (size_t)m->nq + 1;
+    mreal *p = calloc(total, sizeof(mreal));
+    if (!p) return -1;
+    w->nb = m->nb;
+    w->nq = m->nq;
+    w->ref = MBS_REF_COM;
+#define TAKE(field, k) do { w->field = p; p += (size_t)n * (k); } while (0)
+    TAKE(A, 9); TAKE(o, 3); TAKE(rG, 3); TAKE(r, 3); TAKE(rj, 3); TAKE(AhJ, 9);
+    TAKE(a, 3); TAKE(b, MBS_BSTRIDE); TAKE(J, 9);
+    TAKE(V, 6); TAKE(ad, 3); TAKE(bd, MBS_BSTRIDE); TAKE(dv, 6);
+    TAKE(Vd, 6);
+    TAKE(Mv, 36); TAKE(Qv, 6); TAKE(F, 6); TAKE(MS, 36); TAKE(U, MBS_BSTRIDE);
+    TAKE(Ninv, 49); TAKE(u, 7);
+    TAKE(xfrc, 15);
+#undef TAKE
+    w->qfrc = p;
+    m3_identity(w->A);
+    m3_identity(w->AhJ);
+    return 0;
+}
+
+void MBS_K(mbs_ws_free)(MBS_K(mbs_ws) *w)
+{
+    if (w && w->A) free(w->A);
+    if (w) w->A = 0;
+}
+
+void MBS_K(mbs_kin_forward)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w,
+                            const mreal *q, const mreal *qd, const mreal *qdd, int level)
+{
+    mreal S[MBS_BSTRIDE], Sd[MBS_BSTRIDE];
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        const mbs_joint_ops *ops = MBS_K(mbs_joint_ops_of)(jt->type);
+        const int h = jt->parent, nq = jt->nq;
+        const mreal *qi = q + jt->qoff;
+        const mreal *Ah = w->A + 9 * h, *oh = w->o + 3 * h;
+        mreal *Ai = w->A + 9 * i, *AhJ = w->AhJ + 9 * i;
+        mreal R[9], t[3], T[9], tmp[3];
+
+        /* ---- positions ---- */
+        m3_mul(AhJ, Ah, x + jt->x_Xp);
+        ops->motion(qi, R, t);
+        m3_mul(T, AhJ, R);
+        m3_mul_bt(Ai, T, x + jt->x_Xc);
+        mreal *rj = w->rj + 3 * i;
+        m3_mv(rj, Ah, x + jt->x_ppoint);
+        v3_add(rj, rj, oh);
+        m3_mv(tmp, AhJ, t);
+        v3_add(rj, rj, tmp);
+        mreal *oi = w->o + 3 * i;
+        m3_mv(tmp, Ai, x + jt->x_cpoint);
+        v3_sub(oi, rj, tmp);
+        mreal *rG = w->rG + 3 * i;
+        m3_mv(tmp, Ai, x + m->body[i].x_com);
+        v3_add(rG, oi, tmp);
+        mreal *ri = w->r + 3 * i;
+        switch (w->ref) {
+        case MBS_REF_COM: v3_copy(ri, rG); break;
+        case MBS_REF_ORIGIN: v3_zero(ri); break;
+        case MBS_REF_JOINT: v3_copy(ri, rj); break;
+        }
+        v3_sub(w->a + 3 * i, w->r + 3 * h, ri);
+
+        /* joint map b_i at r_i */
+        mreal rho[3];
+        v3_sub(rho, ri, rj);
+        ops->subspace(qi, S);
+        mreal *bi = w->b + MBS_BSTRIDE * i;
+        for (int k = 0; k < nq; k++) {
+            mreal *col = bi + 6 * k;
+            m3_mv(col, AhJ, S + 6 * k);
+            m3_mv(col + 3, AhJ, S + 6 * k + 3);
+            v3_cross_add(col, col + 3, rho);
+        }
+        /* inertia about the CoM in global axes: J = A Jbar A^T */
+        {
+            mreal Jb[9], AJ[9];
+            m3_sym(Jb, x + m->body[i].x_inertia);
+            m3_mul(AJ, Ai, Jb);
+            m3_mul_bt(w->J + 9 * i, AJ, Ai);
+        }
+        if (level < 1) continue;
+
+        /* ---- velocities ---- */
+        const mreal *Vh = w->V + 6 * h;
+        mreal *Vi = w->V + 6 * i;
+        const mreal *qdi = qd ? qd + jt->qoff : 0;
+        s6_twist_shift(Vi, w->a + 3 * i, Vh);
+        if (qdi)
+            for (int k = 0; k < nq; k++)
+                for (int c = 0; c < 6; c++) Vi[c] += bi[6 * k + c] * qdi[k];
+        mreal *ad = w->ad + 3 * i;
+        v3_sub(ad, Vh, Vi);
+        mreal *di = w->dv + 6 * i;
+        v3_cross(di, ad, Vh + 3);
+        di[3] = di[4] = di[5] = 0;
+        mreal *bdi = w->bd + MBS_BSTRIDE * i;
+        if (qdi) ops->subspace_dot(qi, qdi, Sd);
+        else for (int k = 0; k < 6 * nq; k++) Sd[k] = 0;
+        mreal wrho[3];
+        v3_cross(wrho, Vi + 3, rho);           /* w_i x rho */
+        for (int k = 0; k < nq; k++) {
+            mreal *col = bdi + 6 * k;
+            const mreal *bk = bi + 6 * k;
+            mreal vk[3];
+            /* v_k (at r_j) = b_k linear - w_k x rho */
+            mreal wxr[3];
+            v3_cross(wxr, bk + 3, rho);
+            v3_sub(vk, bk, wxr);
+            /* wd_k = w_h x w_k + A_hJ dS_w/dt */
+            m3_mv(col + 3, AhJ, Sd + 6 * k + 3);
+            v3_cross_add(col + 3, Vh + 3, bk + 3);
+            /* vd_k = w_h x v_k + A_hJ dS_v/dt */
+            m3_mv(col, AhJ, Sd + 6 * k);
+            v3_cross_add(col, Vh + 3, vk);
+            /* + wd_k x rho + w_k x (w_i x rho) */
+            v3_cross_add(col, col + 3, rho);
+            v3_cross_add(col, bk + 3, wrho);
+            if (qdi)
+                for (int c = 0; c < 6; c++) di[c] += col[c] * qdi[k];
+        }
+        if (level < 2) continue;
+
+        /* ---- accelerations ---- */
+        mreal *Vdi = w->Vd + 6 * i;
+        s6_twist_shift(Vdi, w->a + 3 * i, w->Vd + 6 * h);
+        for (int c = 0; c < 6; c++) Vdi[c] += di[c];
+        if (qdd) {
+            const mreal *qddi = qdd + jt->qoff;
+            for (int k = 0; k < nq; k++)
+                for (int c = 0; c < 6; c++) Vdi[c] += bi[6 * k + c] * qddi[k];
+        }
+    }
+}

@@ -1,0 +1,53 @@
+/*
+ * mass_matrix.c - mass matrix by composite inertias (thesis §2.4.1,
+ * eqs. 2.214-2.216; Walker-Orin method 3).
+ *
+ *   M^S_i = M^v_i + sum_children B_s^T M^S_s B_s
+ *   M(i,i) = b_i^T M^S_i b_i
+ *   M(j,i) = b_j^T (B^T ... B^T) M^S_i b_i   for every ancestor j of i
+ * The off-diagonal blocks transport the wrench columns F = M^S_i b_i up the
+ * path to the root, one B^T per joint: O(n depth) in total.
+ */
+#include "kernels.h"
+#include "../algebra.h"
+
+void MBS_K(mbs_crba)(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *M)
+{
+    const int nq = m->nq;
+    for (int k = 0; k < nq * nq; k++) M[k] = 0;
+    for (int i = 1; i <= m->nb; i++)
+        for (int c = 0; c < 36; c++) w->MS[36 * i + c] = w->Mv[36 * i + c];
+    for (int i = m->nb; i >= 1; i--) {
+        const mbs_joint_info *jt = &m->joint[i];
+        const int ni = jt->nq;
+        const mreal *MS = w->MS + 36 * i, *bi = w->b + MBS_BSTRIDE * i;
+        mreal *U = w->U + MBS_BSTRIDE * i;
+        for (int k = 0; k < ni; k++) m6_mv(U + 6 * k, MS, bi + 6 * k);
+        for (int r = 0; r < ni; r++)
+            for (int k = 0; k < ni; k++)
+                M[(jt->qoff + r) * nq + jt->qoff + k] = s6_dot(bi + 6 * r, U + 6 * k);
+        /* off-diagonal blocks along the path to the root */
+        mreal Fc[MBS_BSTRIDE];
+        for (int k = 0; k < 6 * ni; k++) Fc[k] = U[k];
+        int j = i;
+        while (m->joint[j].parent > 0) {
+            const int h = m->joint[j].parent;
+            for (int k = 0; k < ni; k++) {
+                mreal t[6] = { 0, 0, 0, 0, 0, 0 };
+                s6_wrench_shift_add(t, w->a + 3 * j, Fc + 6 * k);
+                s6_copy(Fc + 6 * k, t);
+            }
+            const mbs_joint_info *jh = &m->joint[h];
+            const mreal *bh = w->b + MBS_BSTRIDE * h;
+            for (int r = 0; r < jh->nq; r++)
+                for (int k = 0; k < ni; k++) {
+                    mreal v = s6_dot(bh + 6 * r, Fc + 6 * k);
+                    M[(jh->qoff + r) * nq + jt->qoff + k] = v;
+                    M[(jt->qoff + k) * nq + jh->qoff + r] = v;
+                }
+            j = h;
+        }
+        if (jt->parent > 0)
+            m6_congruence_add(w->MS + 36 * jt->parent, w->a + 3 * i, MS);
+    }
+}
