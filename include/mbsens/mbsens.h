@@ -15,6 +15,7 @@
 #include "data.h"
 #include "kinematics.h"
 #include "dynamics.h"
+#include "generate.h"
 
 #ifdef __cplusplus
 extern "C" {
