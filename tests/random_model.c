@@ -1,0 +1,119 @@
+#include "random_model.h"
+#include <math.h>
+#include <stdio.h>
+#include "builder.h"
+#include "model_impl.h"
+
+static void rand_unit(mbs_rng *r, double *u)
+{
+    double n;
+    do {
+        for (int k = 0; k < 3; k++) u[k] = mbs_rng_uniform(r, -1, 1);
+        n = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    } while (n < 0.2 || n > 1);
+    for (int k = 0; k < 3; k++) u[k] /= n;
+}
+
+/* Random rotation from a random unit quaternion. */
+static void rand_rot(mbs_rng *r, double *R)
+{
+    double p[4], n = 0;
+    for (int k = 0; k < 4; k++) { p[k] = mbs_rng_uniform(r, -1, 1); n += p[k] * p[k]; }
+    n = sqrt(n);
+    for (int k = 0; k < 4; k++) p[k] /= n;
+    double e0 = p[0], e1 = p[1], e2 = p[2], e3 = p[3];
+    R[0] = 2 * (e0 * e0 + e1 * e1) - 1; R[1] = 2 * (e1 * e2 - e0 * e3); R[2] = 2 * (e1 * e3 + e0 * e2);
+    R[3] = 2 * (e1 * e2 + e0 * e3); R[4] = 2 * (e0 * e0 + e2 * e2) - 1; R[5] = 2 * (e2 * e3 - e0 * e1);
+    R[6] = 2 * (e1 * e3 - e0 * e2); R[7] = 2 * (e2 * e3 + e0 * e1); R[8] = 2 * (e0 * e0 + e3 * e3) - 1;
+}
+
+mbs_model *mbs_test_random_tree(mbs_rng *r, int nb, unsigned types)
+{
+    mbs_error err;
+    mbs_builder *b = mbs_builder_new("random", "random tree");
+    if (!b) return NULL;
+    double g[3] = { mbs_rng_uniform(r, -3, 3), mbs_rng_uniform(r, -3, 3), -9.81 };
+    mbs_builder_set_gravity(b, g);
+    if (!types) types = (1u << MBS_JOINT_TYPE_COUNT) - 1;
+    int handle[64];
+    char name[64];
+    for (int i = 0; i < nb; i++) {
+        double com[3], I6[6], R[9], pm[3];
+        for (int k = 0; k < 3; k++) com[k] = mbs_rng_uniform(r, -0.5, 0.5);
+        /* principal moments satisfying the triangle inequality */
+        pm[0] = mbs_rng_uniform(r, 0.5, 1.5);
+        pm[1] = mbs_rng_uniform(r, 0.5, 1.5);
+        pm[2] = mbs_rng_uniform(r, fabs(pm[0] - pm[1]) + 0.05, pm[0] + pm[1] - 0.05);
+        rand_rot(r, R);
+        double J[9];
+        for (int a = 0; a < 3; a++)
+            for (int c = 0; c < 3; c++) {
+                J[3 * a + c] = 0;
+                for (int k = 0; k < 3; k++) J[3 * a + c] += R[3 * a + k] * pm[k] * R[3 * c + k];
+            }
+        double mass = mbs_rng_uniform(r, 0.5, 2.0);
+        I6[0] = J[0] * 0.1 * mass; I6[1] = J[4] * 0.1 * mass; I6[2] = J[8] * 0.1 * mass;
+        I6[3] = J[1] * 0.1 * mass; I6[4] = J[2] * 0.1 * mass; I6[5] = J[5] * 0.1 * mass;
+        snprintf(name, sizeof name, "b%d", i + 1);
+        handle[i] = mbs_builder_add_body(b, name, mass, com, I6, name, &err);
+        if (handle[i] < 0) goto fail;
+        double p[3], u[3];
+        for (int k = 0; k < 3; k++) p[k] = mbs_rng_uniform(r, -0.6, 0.6);
+        rand_unit(r, u);
+        if (mbs_builder_add_point(b, handle[i], "p", p, name, &err) < 0) goto fail;
+        if (mbs_builder_add_vector(b, handle[i], "u", u, name, &err) < 0) goto fail;
+    }
+    for (int i = 0; i < nb; i++) {
+        int type;
+        do type = mbs_rng_int(r, MBS_JOINT_TYPE_COUNT); while (!(types & (1u << type)));
+        int parent = mbs_rng_int(r, i + 1); /* 0 = ground, else body index */
+        int pb = parent == 0 ? 0 : handle[parent - 1];
+        mbs_joint_side ps, cs;
+        double pp[3], cp[3];
+        for (int k = 0; k < 3; k++) { pp[k] = mbs_rng_uniform(r, -0.5, 0.5); cp[k] = mbs_rng_uniform(r, -0.5, 0.5); }
+        snprintf(name, sizeof name, "j%d", i + 1);
+        ps.point = mbs_builder_add_point(b, pb, NULL, pp, name, &err);
+        cs.point = mbs_builder_add_point(b, handle[i], NULL, cp, name, &err);
+        if (ps.point < 0 || cs.point < 0) goto fail;
+        rand_unit(r, ps.axis); rand_unit(r, ps.ref); ps.has_ref = 1;
+        rand_unit(r, cs.axis); rand_unit(r, cs.ref); cs.has_ref = 1;
+        if (mbs_builder_add_joint(b, name, (mbs_joint_type)type, pb, handle[i], &ps, &cs,
+                                  NULL, 0, NULL, 0, name, &err) < 0)
+            goto fail;
+    }
+    mbs_model *m = mbs_builder_finish(b, &err);
+    mbs_builder_free(b);
+    if (!m) fprintf(stderr, "random tree: %s\n", err.msg);
+    return m;
+fail:
+    fprintf(stderr, "random tree: %s\n", err.msg);
+    mbs_builder_free(b);
+    return NULL;
+}
+
+void mbs_test_random_state(mbs_rng *r, const mbs_model *m, double *q, double *qd, double *qdd)
+{
+    for (int k = 0; k < m->nq; k++) {
+        q[k] = mbs_rng_uniform(r, -1.5, 1.5);
+        if (qd) qd[k] = mbs_rng_uniform(r, -2, 2);
+        if (qdd) qdd[k] = mbs_rng_uniform(r, -3, 3);
+    }
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->euler < 0) continue;
+        double *p = q + jt->qoff + jt->euler, n = 0;
+        for (int k = 0; k < 4; k++) n += p[k] * p[k];
+        n = sqrt(n);
+        for (int k = 0; k < 4; k++) p[k] /= n;
+        if (qd) {
+            double *pd = qd + jt->qoff + jt->euler, s = 0;
+            for (int k = 0; k < 4; k++) s += p[k] * pd[k];
+            for (int k = 0; k < 4; k++) pd[k] -= s * p[k];
+            if (qdd) {
+                double *pdd = qdd + jt->qoff + jt->euler, s2 = 0, pp = 0;
+                for (int k = 0; k < 4; k++) { s2 += p[k] * pdd[k]; pp += pd[k] * pd[k]; }
+                for (int k = 0; k < 4; k++) pdd[k] += (-pp - s2) * p[k];
+            }
+        }
+    }
+}

@@ -1,0 +1,18 @@
+/* random_model.h - random trees mixing every joint type, for the tests. */
+#ifndef MBS_RANDOM_MODEL_H
+#define MBS_RANDOM_MODEL_H
+
+#include "testutil.h"
+
+/* A random tree of nb bodies. Joint types are drawn from `types` (bit k set
+ * = mbs_joint_type k allowed; 0 = all). Bodies have random mass, CoM,
+ * inertia (valid, rotated), a named point "p" and a vector "u"; joints have
+ * random points, axes and refs. Returns NULL and prints on failure. */
+mbs_model *mbs_test_random_tree(mbs_rng *r, int nb, unsigned types);
+
+/* Random state: q with normalized Euler parameters, qd with p.pd = 0,
+ * qdd with p.pdd = -|pd|^2 (so q + t qd + t^2/2 qdd stays on |p| = 1 to
+ * second order). Any of qd, qdd may be NULL. */
+void mbs_test_random_state(mbs_rng *r, const mbs_model *m, double *q, double *qd, double *qdd);
+
+#endif
