@@ -1,0 +1,418 @@
+/*
+ * cli_util.c - shared helpers of the mbsens command (see cli_util.h).
+ */
+#include "cli_util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- messages */
+
+static void vmessage(const char *cmd, const char *fmt, va_list ap)
+{
+    if (cmd)
+        fprintf(stderr, "mbsens %s: error: ", cmd);
+    else
+        fputs("mbsens: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void cli_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(cmd, fmt, ap);
+    va_end(ap);
+}
+
+int cli_usage_error(const char *cmd, void (*usage)(FILE *), const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(cmd, fmt, ap);
+    va_end(ap);
+    if (usage) {
+        fputc('\n', stderr);
+        usage(stderr);
+    }
+    return CLI_EXIT_USAGE;
+}
+
+/* ---------------------------------------------------------- output buffer */
+
+static int buf_reserve(cli_buf *b, size_t extra)
+{
+    if (b->oom)
+        return -1;
+    if (b->len + extra + 1 <= b->cap)
+        return 0;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + extra + 1) {
+        if (cap > ((size_t)-1) / 2) {
+            b->oom = 1;
+            return -1;
+        }
+        cap *= 2;
+    }
+    char *s = realloc(b->s, cap);
+    if (!s) {
+        b->oom = 1;
+        return -1;
+    }
+    b->s = s;
+    b->cap = cap;
+    return 0;
+}
+
+void cli_buf_printf(cli_buf *b, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->oom = 1;
+        return;
+    }
+    if (buf_reserve(b, (size_t)n) != 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        memcpy(b->s + b->len, small, (size_t)n + 1);
+    } else {
+        va_start(ap, fmt);
+        vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    b->len += (size_t)n;
+}
+
+void cli_buf_puts(cli_buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (buf_reserve(b, n) != 0)
+        return;
+    memcpy(b->s + b->len, s, n + 1);
+    b->len += n;
+}
+
+static void buf_putc(cli_buf *b, char c)
+{
+    if (buf_reserve(b, 1) != 0)
+        return;
+    b->s[b->len++] = c;
+    b->s[b->len] = '\0';
+}
+
+void cli_buf_free(cli_buf *b)
+{
+    free(b->s);
+    b->s = NULL;
+    b->len = b->cap = 0;
+    b->oom = 0;
+}
+
+int cli_buf_emit(cli_buf *b, FILE *out, const char *cmd)
+{
+    if (b->oom) {
+        cli_error(cmd, "out of memory");
+        return CLI_EXIT_FAIL;
+    }
+    if (b->len && fwrite(b->s, 1, b->len, out) != b->len) {
+        cli_error(cmd, "cannot write output: %s", strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    if (fflush(out) != 0 || ferror(out)) {
+        cli_error(cmd, "cannot write output: %s", strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* ------------------------------------------------------------ formatting */
+
+void cli_json_str(cli_buf *b, const char *s)
+{
+    buf_putc(b, '"');
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        switch (*p) {
+        case '"': cli_buf_puts(b, "\\\""); break;
+        case '\\': cli_buf_puts(b, "\\\\"); break;
+        case '\b': cli_buf_puts(b, "\\b"); break;
+        case '\f': cli_buf_puts(b, "\\f"); break;
+        case '\n': cli_buf_puts(b, "\\n"); break;
+        case '\r': cli_buf_puts(b, "\\r"); break;
+        case '\t': cli_buf_puts(b, "\\t"); break;
+        default:
+            if (*p < 0x20)
+                cli_buf_printf(b, "\\u%04x", (unsigned)*p);
+            else
+                buf_putc(b, (char)*p);
+        }
+    }
+    buf_putc(b, '"');
+}
+
+void cli_json_num(cli_buf *b, double x)
+{
+    if (isfinite(x))
+        cli_buf_printf(b, "%.17g", x);
+    else
+        cli_buf_puts(b, "null");
+}
+
+void cli_json_vec(cli_buf *b, const double *x, int n)
+{
+    buf_putc(b, '[');
+    for (int k = 0; k < n; k++) {
+        if (k)
+            cli_buf_puts(b, ", ");
+        cli_json_num(b, x[k]);
+    }
+    buf_putc(b, ']');
+}
+
+void cli_json_mat3(cli_buf *b, const double A[9])
+{
+    buf_putc(b, '[');
+    for (int i = 0; i < 3; i++) {
+        if (i)
+            cli_buf_puts(b, ", ");
+        cli_json_vec(b, A + 3 * i, 3);
+    }
+    buf_putc(b, ']');
+}
+
+void cli_json_coord_names(cli_buf *b, const mbs_model *m)
+{
+    int nq = mbs_model_nq(m);
+    buf_putc(b, '[');
+    for (int k = 0; k < nq; k++) {
+        if (k)
+            cli_buf_puts(b, ", ");
+        cli_json_str(b, mbs_coord_name(m, k));
+    }
+    buf_putc(b, ']');
+}
+
+void cli_text_vec(cli_buf *b, const double *x, int n)
+{
+    buf_putc(b, '[');
+    for (int k = 0; k < n; k++)
+        cli_buf_printf(b, " % .6e", x[k]);
+    cli_buf_puts(b, " ]");
+}
+
+/* --------------------------------------------------------------- options */
+
+static const cli_option *find_option(const cli_option *opts, int nopts,
+                                     const char *arg, size_t len)
+{
+    for (int k = 0; k < nopts; k++) {
+        const char *l = opts[k].long_name, *s = opts[k].short_name;
+        if (l && strlen(l) == len && strncmp(l, arg, len) == 0)
+            return &opts[k];
+        if (s && strlen(s) == len && strncmp(s, arg, len) == 0)
+            return &opts[k];
+    }
+    return NULL;
+}
+
+int cli_parse(const char *cmd, int argc, char **argv, const cli_option *opts,
+              int nopts, const char **pos, int max_pos, int *npos,
+              void (*usage)(FILE *))
+{
+    int only_pos = 0;
+    *npos = 0;
+    /* --help wins over everything else, wherever it is. */
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            break;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return CLI_PARSE_HELP;
+        }
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!only_pos && strcmp(a, "--") == 0) {
+            only_pos = 1;
+            continue;
+        }
+        if (only_pos || a[0] != '-' || a[1] == '\0') {
+            if (*npos >= max_pos)
+                return cli_usage_error(cmd, usage, "unexpected argument '%s'", a);
+            pos[(*npos)++] = a;
+            continue;
+        }
+        const char *eq = (a[1] == '-') ? strchr(a, '=') : NULL;
+        size_t len = eq ? (size_t)(eq - a) : strlen(a);
+        const cli_option *o = find_option(opts, nopts, a, len);
+        if (!o)
+            return cli_usage_error(cmd, usage, "unknown option '%.*s'", (int)len, a);
+        if (o->flag) {
+            if (eq)
+                return cli_usage_error(cmd, usage, "option '%.*s' takes no value",
+                                       (int)len, a);
+            *o->flag = 1;
+        } else if (eq) {
+            *o->value = eq + 1;
+        } else {
+            if (i + 1 >= argc)
+                return cli_usage_error(cmd, usage, "option '%s' needs a value", a);
+            *o->value = argv[++i];
+        }
+    }
+    return CLI_EXIT_OK;
+}
+
+/* ------------------------------------------------------------ value lists */
+
+static void coord_list(const mbs_model *m)
+{
+    int nq = mbs_model_nq(m);
+    fputs("  coordinates:", stderr);
+    for (int k = 0; k < nq; k++)
+        fprintf(stderr, "%s %s", k ? "," : "", mbs_coord_name(m, k));
+    fputc('\n', stderr);
+}
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+int cli_parse_values(const char *cmd, const char *opt, const char *text,
+                     const mbs_model *m, double *out, int n)
+{
+    int count = 0;
+    const char *p = text;
+    /* An empty (or blank) list has zero values. */
+    while (is_space(*p))
+        p++;
+    if (*p != '\0') {
+        for (;;) {
+            const char *end = strchr(p, ',');
+            size_t len = end ? (size_t)(end - p) : strlen(p);
+            char tok[128];
+            const char *t = p;
+            size_t tl = len;
+            while (tl && is_space(*t)) {
+                t++;
+                tl--;
+            }
+            while (tl && is_space(t[tl - 1]))
+                tl--;
+            if (tl == 0 || tl >= sizeof tok) {
+                cli_error(cmd, "%s: invalid number '%.*s' (value %d)", opt,
+                          (int)(tl < 60 ? tl : 60), t, count + 1);
+                return CLI_EXIT_USAGE;
+            }
+            memcpy(tok, t, tl);
+            tok[tl] = '\0';
+            char *stop;
+            errno = 0;
+            double x = strtod(tok, &stop);
+            if (*stop != '\0' || stop == tok) {
+                cli_error(cmd, "%s: invalid number '%s' (value %d)", opt, tok, count + 1);
+                return CLI_EXIT_USAGE;
+            }
+            if (!isfinite(x)) {
+                cli_error(cmd, "%s: value %d '%s' is not a finite number", opt,
+                          count + 1, tok);
+                return CLI_EXIT_USAGE;
+            }
+            if (count < n)
+                out[count] = x;
+            count++;
+            if (!end)
+                break;
+            p = end + 1;
+        }
+    }
+    if (count != n) {
+        cli_error(cmd, "%s: expected %d value%s (one per coordinate), got %d", opt, n,
+                  n == 1 ? "" : "s", count);
+        if (m)
+            coord_list(m);
+        return CLI_EXIT_USAGE;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* ------------------------------------------------------------ model, state */
+
+mbs_model *cli_load_model(const char *cmd, const char *path)
+{
+    mbs_error err;
+    memset(&err, 0, sizeof err);
+    mbs_model *m = mbs_model_load(path, &err);
+    if (!m) {
+        if (err.msg[0])
+            cli_error(cmd, "%s", err.msg);
+        else
+            cli_error(cmd, "%s: cannot load model (%s)", path, mbs_status_string(err.code));
+    }
+    return m;
+}
+
+int cli_state_init(cli_state *st, const char *cmd, const char *model_path,
+                   const char *q, const char *qd, const char *qdd,
+                   const char *ref, void (*usage)(FILE *))
+{
+    memset(st, 0, sizeof *st);
+    st->ref = MBS_REF_COM;
+    if (ref) {
+        int r = mbs_ref_point_from_name(ref);
+        if (r < 0)
+            return cli_usage_error(cmd, usage,
+                                   "--ref: unknown reference point '%s' (com, origin or joint)",
+                                   ref);
+        st->ref = (mbs_ref_point)r;
+    }
+    st->m = cli_load_model(cmd, model_path);
+    if (!st->m)
+        return CLI_EXIT_FAIL;
+    st->nq = mbs_model_nq(st->m);
+    size_t n = st->nq > 0 ? (size_t)st->nq : 1;
+    st->q = calloc(n, sizeof(double));
+    st->qd = calloc(n, sizeof(double));
+    st->qdd = calloc(n, sizeof(double));
+    if (!st->q || !st->qd || !st->qdd) {
+        cli_error(cmd, "out of memory");
+        return CLI_EXIT_FAIL;
+    }
+    mbs_model_initial_state(st->m, st->q, st->qd);
+    int rc;
+    if (q && (rc = cli_parse_values(cmd, "--q", q, st->m, st->q, st->nq)) != CLI_EXIT_OK)
+        return rc;
+    if (qd && (rc = cli_parse_values(cmd, "--qd", qd, st->m, st->qd, st->nq)) != CLI_EXIT_OK)
+        return rc;
+    if (qdd && (rc = cli_parse_values(cmd, "--qdd", qdd, st->m, st->qdd, st->nq)) != CLI_EXIT_OK)
+        return rc;
+    mbs_error err;
+    memset(&err, 0, sizeof err);
+    st->d = mbs_data_create(st->m, &err);
+    if (!st->d) {
+        cli_error(cmd, "%s", err.msg[0] ? err.msg : mbs_status_string(err.code));
+        return CLI_EXIT_FAIL;
+    }
+    mbs_data_set_ref(st->d, st->ref);
+    return CLI_EXIT_OK;
+}
+
+void cli_state_free(cli_state *st)
+{
+    if (st->d)
+        mbs_data_free(st->d);
+    if (st->m)
+        mbs_model_free(st->m);
+    free(st->q);
+    free(st->qd);
+    free(st->qdd);
+    memset(st, 0, sizeof *st);
+}

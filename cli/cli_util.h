@@ -1,0 +1,119 @@
+/*
+ * cli_util.h - shared helpers of the mbsens command: option parsing, value
+ * lists, an in-memory output buffer (so that nothing is printed when a
+ * command fails half-way) and JSON/text formatting.
+ *
+ * The command uses only the public API (mbsens/mbsens.h).
+ */
+#ifndef MBS_CLI_UTIL_H
+#define MBS_CLI_UTIL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "mbsens/mbsens.h"
+
+#if defined(__GNUC__)
+#define CLI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define CLI_PRINTF(a, b)
+#endif
+
+/* Exit statuses. */
+enum {
+    CLI_EXIT_OK = 0,      /* success (also --help) */
+    CLI_EXIT_FAIL = 1,    /* model, numerical or I/O failure */
+    CLI_EXIT_USAGE = 2    /* invalid command line */
+};
+
+/* Result of cli_parse() besides CLI_EXIT_OK and CLI_EXIT_USAGE. */
+#define CLI_PARSE_HELP (-1)
+
+/* ---- commands (cmd_*.c); argv[0] is the command name ---- */
+int cmd_info(int argc, char **argv);
+int cmd_kinematics(int argc, char **argv);
+int cmd_inverse(int argc, char **argv);
+int cmd_generate(int argc, char **argv);
+
+/* ---- messages ---- */
+/* "mbsens CMD: error: ..." on stderr (CMD may be NULL). */
+void cli_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+
+/* ---- output buffer ---- */
+typedef struct cli_buf {
+    char *s;
+    size_t len, cap;
+    int oom;    /* an allocation failed; the content is incomplete */
+} cli_buf;
+
+void cli_buf_printf(cli_buf *b, const char *fmt, ...) CLI_PRINTF(2, 3);
+void cli_buf_puts(cli_buf *b, const char *s);
+void cli_buf_free(cli_buf *b);
+/* Write the buffer to `out` and flush. On failure (including an earlier
+ * allocation failure) prints an error for `cmd` and returns CLI_EXIT_FAIL,
+ * otherwise CLI_EXIT_OK. */
+int cli_buf_emit(cli_buf *b, FILE *out, const char *cmd);
+
+/* JSON pieces. Numbers use %.17g; non-finite numbers become null. */
+void cli_json_str(cli_buf *b, const char *s);
+void cli_json_num(cli_buf *b, double x);
+void cli_json_vec(cli_buf *b, const double *x, int n);
+/* 3x3 row-major matrix as [[..], [..], [..]] */
+void cli_json_mat3(cli_buf *b, const double A[9]);
+/* Coordinate names of the model as a JSON array of strings. */
+void cli_json_coord_names(cli_buf *b, const mbs_model *m);
+
+/* Text pieces: "[ x y z ]" with % .6e. */
+void cli_text_vec(cli_buf *b, const double *x, int n);
+
+/* ---- option parsing ---- */
+typedef struct cli_option {
+    const char *long_name;    /* "--q" */
+    const char *short_name;   /* "-o" or NULL */
+    const char **value;       /* option with a value: where to store it */
+    int *flag;                /* option without a value: set to 1 */
+} cli_option;
+
+/* Parse argv[1..argc-1] (argv[0] is the command name). Options may come
+ * before or after positional arguments, as "--opt value" or "--opt=value";
+ * "--" ends the options. "-h"/"--help" print `usage` to stdout and return
+ * CLI_PARSE_HELP. Unknown options, missing values, or more than max_pos
+ * positional arguments print a message and `usage` to stderr and return
+ * CLI_EXIT_USAGE. Otherwise CLI_EXIT_OK with the positional arguments in
+ * pos[0..*npos-1]. */
+int cli_parse(const char *cmd, int argc, char **argv, const cli_option *opts,
+              int nopts, const char **pos, int max_pos, int *npos,
+              void (*usage)(FILE *));
+
+/* Print a message and `usage` to stderr; returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, void (*usage)(FILE *), const char *fmt, ...)
+    CLI_PRINTF(3, 4);
+
+/* Parse a comma-separated list of exactly `n` finite numbers into out.
+ * On error prints a message naming the option, the bad token, or the
+ * expected and actual counts with the coordinate names of m (if not NULL)
+ * and returns CLI_EXIT_USAGE; otherwise CLI_EXIT_OK. */
+int cli_parse_values(const char *cmd, const char *opt, const char *text,
+                     const mbs_model *m, double *out, int n);
+
+/* Load a model; on failure prints the library's message and returns NULL. */
+mbs_model *cli_load_model(const char *cmd, const char *path);
+
+/* ---- state shared by kinematics and inverse ---- */
+typedef struct cli_state {
+    mbs_model *m;
+    mbs_data *d;
+    int nq;
+    mbs_ref_point ref;
+    double *q, *qd, *qdd;
+} cli_state;
+
+/* Load the model, create the data, set the reference point and fill q, qd,
+ * qdd from the option texts (NULL: the model's q0, qd0, and zero).
+ * Returns CLI_EXIT_OK, or the exit status after printing an error. */
+int cli_state_init(cli_state *st, const char *cmd, const char *model_path,
+                   const char *q, const char *qd, const char *qdd,
+                   const char *ref, void (*usage)(FILE *));
+void cli_state_free(cli_state *st);
+
+#endif

@@ -1,0 +1,167 @@
+/*
+ * cmd_generate.c - `mbsens generate chain --n N --joint TYPE [--floating]
+ * [-o FILE]`: write a generated benchmark model.
+ *
+ * The file is written to a temporary file in the same directory and renamed
+ * over FILE, so a failure never leaves a half-written FILE behind.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "cli_util.h"
+
+static void usage(FILE *out)
+{
+    fputs("Usage: mbsens generate chain --n N --joint revolute|cardan|spherical\n"
+          "                       [--floating] [-o FILE]\n"
+          "\n"
+          "Write a generated model (docs/model-format.md). 'chain' is a spatial\n"
+          "serial chain of N links (2 <= N <= 256): boxes of 0.3 m with distinct\n"
+          "masses of about 1 kg and full inertia tensors, joint axes alternating\n"
+          "between two directions, named points 'base' and 'tip' on every link,\n"
+          "a non-zero initial state, gravity [0, 0, -9.81], and the parameters\n"
+          "'m1' (mass of link1) and 'L1' (length of link1). See mbsens/generate.h.\n"
+          "\n"
+          "Options:\n"
+          "  --n N              number of links, 2..256\n"
+          "  --joint TYPE       revolute, cardan or spherical\n"
+          "  --floating         attach link1 to the ground by a floating joint\n"
+          "                     (7 coordinates) instead of a joint of TYPE\n"
+          "  -o, --output FILE  output file (default or '-': standard output);\n"
+          "                     written atomically (temporary file and rename)\n"
+          "  -h, --help         show this help and exit\n", out);
+}
+
+/* Write `len` bytes of `text` to `path` through a temporary file in the same
+ * directory, then rename. Returns 0, or -1 with a message printed. */
+static int write_atomic(const char *cmd, const char *path, const char *text, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    const char *base = slash ? slash + 1 : path;
+    if (*base == '\0') {
+        cli_error(cmd, "cannot write '%s': not a file name", path);
+        return -1;
+    }
+    size_t tlen = dirlen + strlen(base) + 16;
+    char *tmp = malloc(tlen);
+    if (!tmp) {
+        cli_error(cmd, "out of memory");
+        return -1;
+    }
+    snprintf(tmp, tlen, "%.*s.%s.XXXXXX", (int)dirlen, path, base);
+
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        cli_error(cmd, "cannot create '%s': %s", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    /* mkstemp creates the file with mode 0600; use the usual 0666 & ~umask. */
+    mode_t mask = umask(0);
+    umask(mask);
+    const char *what = "write";
+    int ok = fchmod(fd, (mode_t)(0666 & ~mask)) == 0;
+    FILE *f = ok ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        ok = 0;
+        close(fd);
+    } else {
+        ok = fwrite(text, 1, len, f) == len;
+        ok = (fflush(f) == 0) && ok;
+        ok = (fsync(fileno(f)) == 0) && ok;
+        ok = (fclose(f) == 0) && ok;
+    }
+    if (ok) {
+        what = "rename to";
+        ok = rename(tmp, path) == 0;
+    }
+    if (!ok) {
+        int e = errno;
+        cli_error(cmd, "cannot %s '%s': %s", what, path, strerror(e));
+        unlink(tmp);
+    }
+    free(tmp);
+    return ok ? 0 : -1;
+}
+
+static int parse_int(const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || errno == ERANGE || v < INT_MIN || v > INT_MAX)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int cmd_generate(int argc, char **argv)
+{
+    const char *cmd = "generate";
+    const char *ns = NULL, *js = NULL, *out = NULL, *pos[1];
+    int floating = 0, npos = 0;
+    const cli_option opts[] = {
+        {"--n", NULL, &ns, NULL},
+        {"--joint", NULL, &js, NULL},
+        {"--floating", NULL, NULL, &floating},
+        {"--output", "-o", &out, NULL},
+    };
+    int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1,
+                       &npos, usage);
+    if (rc == CLI_PARSE_HELP)
+        return CLI_EXIT_OK;
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (npos != 1)
+        return cli_usage_error(cmd, usage, "missing model kind (chain)");
+    if (strcmp(pos[0], "chain") != 0)
+        return cli_usage_error(cmd, usage, "unknown model kind '%s' (expected chain)", pos[0]);
+    if (!ns)
+        return cli_usage_error(cmd, usage, "missing option --n");
+    if (!js)
+        return cli_usage_error(cmd, usage, "missing option --joint");
+    int n;
+    if (parse_int(ns, &n) != 0)
+        return cli_usage_error(cmd, usage, "--n: invalid integer '%s'", ns);
+    if (n < MBS_GENERATE_CHAIN_MIN_LINKS || n > MBS_GENERATE_CHAIN_MAX_LINKS)
+        return cli_usage_error(cmd, usage, "--n: %d out of range [%d, %d]", n,
+                               MBS_GENERATE_CHAIN_MIN_LINKS, MBS_GENERATE_CHAIN_MAX_LINKS);
+    int jt = mbs_joint_type_from_name(js);
+    if (jt != MBS_JOINT_REVOLUTE && jt != MBS_JOINT_CARDAN && jt != MBS_JOINT_SPHERICAL)
+        return cli_usage_error(cmd, usage,
+                               "--joint: '%s' is not supported (revolute, cardan or spherical)",
+                               js);
+
+    mbs_error err;
+    memset(&err, 0, sizeof err);
+    char *text = mbs_generate_chain_json(n, (mbs_joint_type)jt, floating, &err);
+    if (!text) {
+        cli_error(cmd, "%s", err.msg);
+        return err.code == MBS_ERR_ARG ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+    }
+    /* Never write a model the loader rejects. */
+    mbs_model *m = mbs_model_load_string(text, "generated chain", &err);
+    if (!m) {
+        cli_error(cmd, "internal error: the generated model does not load: %s", err.msg);
+        free(text);
+        return CLI_EXIT_FAIL;
+    }
+    mbs_model_free(m);
+
+    if (!out || strcmp(out, "-") == 0) {
+        cli_buf b = {text, strlen(text), strlen(text) + 1, 0};
+        rc = cli_buf_emit(&b, stdout, cmd);
+    } else {
+        rc = write_atomic(cmd, out, text, strlen(text)) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+    }
+    free(text);
+    return rc;
+}

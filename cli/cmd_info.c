@@ -1,0 +1,259 @@
+/*
+ * cmd_info.c - `mbsens info MODEL [--json]`: a summary of a model.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_util.h"
+
+static void usage(FILE *out)
+{
+    fputs("Usage: mbsens info MODEL [--json]\n"
+          "\n"
+          "Summary of a model file: name, counts, bodies (name, parent, mass),\n"
+          "joints (name, type, bodies, coordinate names), named points and vectors,\n"
+          "design parameters (name, value, bounds) and the initial state.\n"
+          "\n"
+          "Options:\n"
+          "  --json      print a JSON object instead of text\n"
+          "  -h, --help  show this help and exit\n", out);
+}
+
+static int max_int(int a, int b) { return a > b ? a : b; }
+
+static int name_width(const char *s) { return (int)strlen(s ? s : ""); }
+
+/* Bound as text: "-inf"/"inf" for infinite bounds. */
+static void text_bound(cli_buf *b, double x)
+{
+    if (isinf(x))
+        cli_buf_puts(b, x < 0 ? "-inf" : "inf");
+    else
+        cli_buf_printf(b, "%.9g", x);
+}
+
+static void text_info(cli_buf *b, const mbs_model *m, const double *q0, const double *qd0)
+{
+    int nb = mbs_model_nbodies(m), nq = mbs_model_nq(m), np = mbs_model_npoints(m);
+    int nv = mbs_model_nvectors(m), npar = mbs_model_nparams(m);
+    double g[3];
+    mbs_model_gravity(m, g);
+
+    cli_buf_printf(b, "model        %s\n", mbs_model_name(m));
+    cli_buf_printf(b, "bodies       %d\n", nb);
+    cli_buf_printf(b, "coordinates  %d\n", nq);
+    cli_buf_printf(b, "dof          %d\n", mbs_model_ndof(m));
+    cli_buf_printf(b, "constraints  %d\n", mbs_model_nconstraints(m));
+    cli_buf_printf(b, "points       %d\n", np);
+    cli_buf_printf(b, "vectors      %d\n", nv);
+    cli_buf_printf(b, "parameters   %d\n", npar);
+    cli_buf_printf(b, "gravity      [ %.9g %.9g %.9g ]\n", g[0], g[1], g[2]);
+
+    int w = 4, wp = 6;
+    for (int i = 1; i <= nb; i++) {
+        w = max_int(w, name_width(mbs_body_name(m, i)));
+        wp = max_int(wp, name_width(mbs_body_name(m, mbs_body_parent(m, i))));
+    }
+    cli_buf_printf(b, "\nbodies:\n  %-*s  %-*s  %s\n", w, "name", wp, "parent", "mass");
+    for (int i = 1; i <= nb; i++)
+        cli_buf_printf(b, "  %-*s  %-*s  %.9g\n", w, mbs_body_name(m, i), wp,
+                       mbs_body_name(m, mbs_body_parent(m, i)), mbs_body_mass(m, i));
+
+    int wj = 4, wt = 4;
+    for (int i = 1; i <= nb; i++) {
+        wj = max_int(wj, name_width(mbs_joint_name(m, i)));
+        wt = max_int(wt, name_width(mbs_joint_type_name(mbs_joint_type_of(m, i))));
+    }
+    cli_buf_printf(b, "\njoints:\n  %-*s  %-*s  %-*s  %-*s  %s\n", wj, "name", wt, "type",
+                   wp, "parent", w, "child", "coordinates");
+    for (int i = 1; i <= nb; i++) {
+        cli_buf_printf(b, "  %-*s  %-*s  %-*s  %-*s ", wj, mbs_joint_name(m, i), wt,
+                       mbs_joint_type_name(mbs_joint_type_of(m, i)), wp,
+                       mbs_body_name(m, mbs_body_parent(m, i)), w, mbs_body_name(m, i));
+        int off = mbs_joint_coord_offset(m, i), n = mbs_joint_nq(m, i);
+        if (n == 0)
+            cli_buf_puts(b, " -");
+        for (int k = 0; k < n; k++)
+            cli_buf_printf(b, " %s", mbs_coord_name(m, off + k));
+        cli_buf_puts(b, "\n");
+    }
+
+    if (nq > 0) {
+        int wc = 10;
+        for (int k = 0; k < nq; k++)
+            wc = max_int(wc, name_width(mbs_coord_name(m, k)));
+        cli_buf_printf(b, "\ncoordinates:\n  %-*s  %16s  %16s\n", wc, "name", "q0", "qd0");
+        for (int k = 0; k < nq; k++)
+            cli_buf_printf(b, "  %-*s  % 16.9g  % 16.9g\n", wc, mbs_coord_name(m, k), q0[k],
+                           qd0[k]);
+    }
+
+    if (np > 0) {
+        int wn = 4;
+        for (int k = 0; k < np; k++)
+            wn = max_int(wn, name_width(mbs_point_name(m, k)));
+        cli_buf_printf(b, "\npoints:\n  %-*s  %s\n", wn, "name", "body");
+        for (int k = 0; k < np; k++)
+            cli_buf_printf(b, "  %-*s  %s\n", wn, mbs_point_name(m, k),
+                           mbs_body_name(m, mbs_point_body(m, k)));
+    }
+    if (nv > 0) {
+        int wn = 4;
+        for (int k = 0; k < nv; k++)
+            wn = max_int(wn, name_width(mbs_vector_name(m, k)));
+        cli_buf_printf(b, "\nvectors:\n  %-*s  %s\n", wn, "name", "body");
+        for (int k = 0; k < nv; k++)
+            cli_buf_printf(b, "  %-*s  %s\n", wn, mbs_vector_name(m, k),
+                           mbs_body_name(m, mbs_vector_body(m, k)));
+    }
+    if (npar > 0) {
+        int wn = 4;
+        for (int k = 0; k < npar; k++)
+            wn = max_int(wn, name_width(mbs_param_name(m, k)));
+        cli_buf_printf(b, "\nparameters:\n  %-*s  %16s  %s\n", wn, "name", "value", "bounds");
+        for (int k = 0; k < npar; k++) {
+            cli_buf_printf(b, "  %-*s  %16.9g  [", wn, mbs_param_name(m, k),
+                           mbs_param_value(m, k));
+            text_bound(b, mbs_param_lower(m, k));
+            cli_buf_puts(b, ", ");
+            text_bound(b, mbs_param_upper(m, k));
+            cli_buf_puts(b, "]\n");
+        }
+    }
+}
+
+static void json_info(cli_buf *b, const mbs_model *m, const double *q0, const double *qd0)
+{
+    int nb = mbs_model_nbodies(m), nq = mbs_model_nq(m), np = mbs_model_npoints(m);
+    int nv = mbs_model_nvectors(m), npar = mbs_model_nparams(m);
+    double g[3];
+    mbs_model_gravity(m, g);
+
+    cli_buf_puts(b, "{\n  \"model\": ");
+    cli_json_str(b, mbs_model_name(m));
+    cli_buf_printf(b, ",\n  \"n_bodies\": %d,\n  \"n_coordinates\": %d,\n  \"n_dof\": %d,\n"
+                      "  \"n_constraints\": %d,\n  \"n_points\": %d,\n  \"n_vectors\": %d,\n"
+                      "  \"n_parameters\": %d,\n",
+                   nb, nq, mbs_model_ndof(m), mbs_model_nconstraints(m), np, nv, npar);
+    cli_buf_puts(b, "  \"gravity\": ");
+    cli_json_vec(b, g, 3);
+
+    cli_buf_puts(b, ",\n  \"bodies\": [");
+    for (int i = 1; i <= nb; i++) {
+        cli_buf_puts(b, i > 1 ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        cli_json_str(b, mbs_body_name(m, i));
+        cli_buf_puts(b, ", \"parent\": ");
+        cli_json_str(b, mbs_body_name(m, mbs_body_parent(m, i)));
+        cli_buf_puts(b, ", \"mass\": ");
+        cli_json_num(b, mbs_body_mass(m, i));
+        cli_buf_puts(b, "}");
+    }
+    cli_buf_puts(b, nb ? "\n  ],\n" : "],\n");
+
+    cli_buf_puts(b, "  \"joints\": [");
+    for (int i = 1; i <= nb; i++) {
+        cli_buf_puts(b, i > 1 ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        cli_json_str(b, mbs_joint_name(m, i));
+        cli_buf_puts(b, ", \"type\": ");
+        cli_json_str(b, mbs_joint_type_name(mbs_joint_type_of(m, i)));
+        cli_buf_puts(b, ", \"parent\": ");
+        cli_json_str(b, mbs_body_name(m, mbs_body_parent(m, i)));
+        cli_buf_puts(b, ", \"child\": ");
+        cli_json_str(b, mbs_body_name(m, i));
+        cli_buf_puts(b, ", \"coordinates\": [");
+        int off = mbs_joint_coord_offset(m, i), n = mbs_joint_nq(m, i);
+        for (int k = 0; k < n; k++) {
+            if (k)
+                cli_buf_puts(b, ", ");
+            cli_json_str(b, mbs_coord_name(m, off + k));
+        }
+        cli_buf_puts(b, "]}");
+    }
+    cli_buf_puts(b, nb ? "\n  ],\n" : "],\n");
+
+    cli_buf_puts(b, "  \"coordinates\": ");
+    cli_json_coord_names(b, m);
+    cli_buf_puts(b, ",\n  \"q0\": ");
+    cli_json_vec(b, q0, nq);
+    cli_buf_puts(b, ",\n  \"qd0\": ");
+    cli_json_vec(b, qd0, nq);
+
+    cli_buf_puts(b, ",\n  \"points\": [");
+    for (int k = 0; k < np; k++) {
+        cli_buf_puts(b, k ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        cli_json_str(b, mbs_point_name(m, k));
+        cli_buf_puts(b, ", \"body\": ");
+        cli_json_str(b, mbs_body_name(m, mbs_point_body(m, k)));
+        cli_buf_puts(b, "}");
+    }
+    cli_buf_puts(b, np ? "\n  ],\n" : "],\n");
+
+    cli_buf_puts(b, "  \"vectors\": [");
+    for (int k = 0; k < nv; k++) {
+        cli_buf_puts(b, k ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        cli_json_str(b, mbs_vector_name(m, k));
+        cli_buf_puts(b, ", \"body\": ");
+        cli_json_str(b, mbs_body_name(m, mbs_vector_body(m, k)));
+        cli_buf_puts(b, "}");
+    }
+    cli_buf_puts(b, nv ? "\n  ],\n" : "],\n");
+
+    cli_buf_puts(b, "  \"parameters\": [");
+    for (int k = 0; k < npar; k++) {
+        if (k)
+            cli_buf_puts(b, ", ");
+        cli_json_str(b, mbs_param_name(m, k));
+    }
+    cli_buf_puts(b, "],\n  \"parameter_details\": [");
+    for (int k = 0; k < npar; k++) {
+        cli_buf_puts(b, k ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        cli_json_str(b, mbs_param_name(m, k));
+        cli_buf_puts(b, ", \"value\": ");
+        cli_json_num(b, mbs_param_value(m, k));
+        cli_buf_puts(b, ", \"lower\": ");
+        cli_json_num(b, mbs_param_lower(m, k));   /* null if unbounded */
+        cli_buf_puts(b, ", \"upper\": ");
+        cli_json_num(b, mbs_param_upper(m, k));
+        cli_buf_puts(b, "}");
+    }
+    cli_buf_puts(b, npar ? "\n  ]\n}\n" : "]\n}\n");
+}
+
+int cmd_info(int argc, char **argv)
+{
+    const char *cmd = "info";
+    int json = 0, npos = 0;
+    const char *pos[1];
+    const cli_option opts[] = {{"--json", NULL, NULL, &json}};
+    int rc = cli_parse(cmd, argc, argv, opts, 1, pos, 1, &npos, usage);
+    if (rc == CLI_PARSE_HELP)
+        return CLI_EXIT_OK;
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (npos != 1)
+        return cli_usage_error(cmd, usage, "missing MODEL argument");
+
+    mbs_model *m = cli_load_model(cmd, pos[0]);
+    if (!m)
+        return CLI_EXIT_FAIL;
+    int nq = mbs_model_nq(m);
+    size_t n = nq > 0 ? (size_t)nq : 1;
+    double *q0 = calloc(n, sizeof *q0), *qd0 = calloc(n, sizeof *qd0);
+    cli_buf b = {0};
+    if (!q0 || !qd0) {
+        b.oom = 1;
+    } else {
+        mbs_model_initial_state(m, q0, qd0);
+        if (json)
+            json_info(&b, m, q0, qd0);
+        else
+            text_info(&b, m, q0, qd0);
+    }
+    rc = cli_buf_emit(&b, stdout, cmd);
+    cli_buf_free(&b);
+    free(q0);
+    free(qd0);
+    mbs_model_free(m);
+    return rc;
+}
