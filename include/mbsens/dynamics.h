@@ -30,6 +30,26 @@ int mbs_mass_matrix(const mbs_model *m, mbs_data *d, const double *q, double *M)
 int mbs_bias_forces(const mbs_model *m, mbs_data *d, const double *q,
                     const double *qd, double *h);
 
+/* ---- forward dynamics ---- */
+
+typedef enum mbs_fd_algorithm {
+    MBS_FD_RECURSIVE = 0,   /* fully recursive O(n), articulated bodies ("fr") */
+    MBS_FD_SEMI_RECURSIVE   /* composite inertias + dense Cholesky ("semi") */
+} mbs_fd_algorithm;
+
+const char *mbs_fd_algorithm_name(mbs_fd_algorithm a);  /* "fr", "semi" */
+int mbs_fd_algorithm_from_name(const char *name);       /* -1 if unknown */
+
+/* Solve M(q) qdd = Q(q, qd) + tau for qdd (tau may be NULL). Euler
+ * parameters: the rank deficiency of M along each p is completed with the
+ * differentiated normalization p.pdd = -|pd|^2, so qdd keeps the state on
+ * |p| = 1 to second order. Leaves the kinematics of (q, qd, qdd) in d.
+ * Returns MBS_ERR_NUMERIC if the system is singular (message names the
+ * coordinate). */
+int mbs_forward_dynamics(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg,
+                         const double *q, const double *qd, const double *tau,
+                         double *qdd);
+
 #ifdef __cplusplus
 }
 #endif

@@ -79,6 +79,9 @@ void MBS_K(mbs_ws_free)(MBS_K(mbs_ws) *w);
 void MBS_K(mbs_kin_forward)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w,
                             const mreal *q, const mreal *qd, const mreal *qdd, int level);
 
+/* Acceleration pass only (velocity level already done). */
+void MBS_K(mbs_kin_accelerations)(const mbs_model *m, MBS_K(mbs_ws) *w, const mreal *qdd);
+
 /* Body inertia Mv and force Qv at the reference point (gravity, applied
  * loads, gyroscopic terms). Needs velocity-level kinematics. */
 void MBS_K(mbs_body_terms)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w);
@@ -90,6 +93,13 @@ void MBS_K(mbs_rnea)(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *tau);
 /* Mass matrix by composite inertias (nq x nq, row-major). Needs position
  * kinematics and Mv. */
 void MBS_K(mbs_crba)(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *M);
+
+/* Fully recursive forward dynamics (articulated bodies). Needs
+ * velocity-level kinematics and body terms at (q, qd); tau may be NULL.
+ * Writes qdd and the accelerations Vd. Returns 0, or -i if the articulated
+ * joint inertia of body i is not positive definite. */
+int MBS_K(mbs_aba)(const mbs_model *m, MBS_K(mbs_ws) *w, const mreal *q,
+                   const mreal *qd, const mreal *tau, mreal *qdd);
 
 /* Convenience used by tests: everything for inverse dynamics at (q, qd, qdd). */
 void MBS_K(mbs_inverse_dynamics_x)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w,

@@ -163,3 +163,16 @@ void MBS_K(mbs_kin_forward)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w
         }
     }
 }
+
+void MBS_K(mbs_kin_accelerations)(const mbs_model *m, MBS_K(mbs_ws) *w, const mreal *qdd)
+{
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        mreal *Vdi = w->Vd + 6 * i;
+        const mreal *bi = w->b + MBS_BSTRIDE * i;
+        s6_twist_shift(Vdi, w->a + 3 * i, w->Vd + 6 * jt->parent);
+        for (int c = 0; c < 6; c++) Vdi[c] += w->dv[6 * i + c];
+        for (int k = 0; k < jt->nq; k++)
+            for (int c = 0; c < 6; c++) Vdi[c] += bi[6 * k + c] * qdd[jt->qoff + k];
+    }
+}
