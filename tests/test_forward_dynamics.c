@@ -1,0 +1,77 @@
+/*
+ * test_forward_dynamics.c - both forward-dynamics algorithms on random trees.
+ *
+ *   - fully recursive qdd = semi-recursive qdd (round-off), three reference
+ *     points, with body and joint loads and an actuation tau;
+ *   - inverse dynamics of the result gives back tau (Euler parameters: the
+ *     component orthogonal to p);
+ *   - p.pdd = -|pd|^2 for every Euler-parameter joint.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "random_model.h"
+#include "model_impl.h"
+
+#define NTREES 250
+
+int main(void)
+{
+    mbs_rng rng;
+    mbs_rng_seed(&rng, 777);
+    double w_alg = 0, w_id = 0, w_norm = 0, w_ref = 0;
+    for (int tree = 0; tree < NTREES; tree++) {
+        mbs_model *m = mbs_test_random_tree(&rng, 1 + mbs_rng_int(&rng, 12), 0);
+        CHECK(m != NULL, "tree");
+        if (!m) continue;
+        const int nq = m->nq;
+        size_t n1 = (size_t)nq + 1;
+        double *q = calloc(n1, 8), *qd = calloc(n1, 8), *tau = calloc(n1, 8), *tau2 = calloc(n1, 8);
+        double *a1 = calloc(n1, 8), *a2 = calloc(n1, 8), *a0 = calloc(n1, 8);
+        mbs_test_random_state(&rng, m, q, qd, NULL);
+        for (int k = 0; k < nq; k++) tau[k] = mbs_rng_uniform(&rng, -2, 2);
+        mbs_data *d = mbs_data_create(m, NULL);
+        for (int i = 1; i <= m->nb; i++) {
+            double p[3], f[3], n[3];
+            for (int k = 0; k < 3; k++) { p[k] = mbs_rng_uniform(&rng, -1, 1); f[k] = mbs_rng_uniform(&rng, -1, 1); n[k] = mbs_rng_uniform(&rng, -1, 1); }
+            mbs_data_add_body_load(d, i, p, f, n);
+        }
+        double *jl = mbs_data_joint_load(d);
+        for (int k = 0; k < nq; k++) jl[k] = mbs_rng_uniform(&rng, -1, 1);
+        for (int ref = MBS_REF_COM; ref <= MBS_REF_JOINT; ref++) {
+            mbs_data_set_ref(d, (mbs_ref_point)ref);
+            int r1 = mbs_forward_dynamics(m, d, MBS_FD_RECURSIVE, q, qd, tau, a1);
+            CHECK(r1 == MBS_OK, "fr: %s", mbs_data_error(d));
+            int r2 = mbs_forward_dynamics(m, d, MBS_FD_SEMI_RECURSIVE, q, qd, tau, a2);
+            CHECK(r2 == MBS_OK, "semi: %s", mbs_data_error(d));
+            w_alg = fmax(w_alg, mbs_rel_err(a1, a2, nq));
+            if (ref == MBS_REF_COM) memcpy(a0, a1, 8 * (size_t)nq);
+            else w_ref = fmax(w_ref, mbs_rel_err(a1, a0, nq));
+            CHECK(mbs_inverse_dynamics(m, d, q, qd, a1, tau2) == MBS_OK, "id");
+            /* compare tau on the complement of each p */
+            for (int i = 1; i <= m->nb; i++) {
+                const mbs_joint_info *jt = &m->joint[i];
+                if (jt->euler < 0) continue;
+                int e = jt->qoff + jt->euler;
+                double s = 0, s2 = 0, pp = 0, pa = 0;
+                for (int k = 0; k < 4; k++) { s += q[e + k] * tau[e + k]; s2 += q[e + k] * tau2[e + k]; }
+                for (int k = 0; k < 4; k++) { tau[e + k] -= s * q[e + k]; tau2[e + k] -= s2 * q[e + k]; }
+                for (int k = 0; k < 4; k++) { pp += qd[e + k] * qd[e + k]; pa += q[e + k] * a1[e + k]; }
+                w_norm = fmax(w_norm, fabs(pa + pp) / (1 + pp));
+            }
+            w_id = fmax(w_id, mbs_rel_err(tau2, tau, nq));
+        }
+        mbs_data_free(d);
+        mbs_model_free(m);
+        free(q); free(qd); free(tau); free(tau2); free(a1); free(a2); free(a0);
+    }
+    printf("worst relative errors: fr vs semi %.2e, reference points %.2e, ID(FD) %.2e, p.pdd %.2e\n",
+           w_alg, w_ref, w_id, w_norm);
+    CHECK(w_alg < 1e-10, "fully recursive = semi-recursive: %g", w_alg);
+    CHECK(w_ref < 1e-10, "reference independence: %g", w_ref);
+    CHECK(w_id < 1e-10, "inverse of forward: %g", w_id);
+    CHECK(w_norm < 1e-12, "Euler normalization: %g", w_norm);
+    return mbs_test_summary("forward_dynamics");
+}
