@@ -25,6 +25,8 @@
 #define NTREES 250
 static const double H = 1e-20;
 
+static double ddot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
 static mreal kinetic_energy_cs(const mbs_model *m, const mreal *x, const mbs_ws_cs *w)
 {
     mreal T = 0;
@@ -129,7 +131,7 @@ int main(void)
                 double vG[3], w[3], vP[3];
                 mbs_body_velocity(d, i, vG, w);
                 mbs_body_point(d, i, lp[i], NULL, vP, NULL);
-                P += mbs_body_mass(m, i) * v3_dot(g, vG) + v3_dot(lp[i] + 3, vP) + v3_dot(lp[i] + 6, w);
+                P += mbs_body_mass(m, i) * ddot3(g, vG) + ddot3(lp[i] + 3, vP) + ddot3(lp[i] + 6, w);
             }
             mbs_ws_cs wc;
             CHECK(mbs_ws_init_cs(&wc, m) == 0, "ws");

@@ -48,6 +48,14 @@ static void com_cs(const mbs_ws_cs *w, int i, mreal *rG, mreal *vG)
     v3_add(vG, w->V + 6 * i, t);
 }
 
+/* R = A B^T for double 3x3 (this file is compiled with mreal = complex) */
+static void dmul_bt(double *R, const double *A, const double *B)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            R[3 * i + j] = A[3 * i] * B[3 * j] + A[3 * i + 1] * B[3 * j + 1] + A[3 * i + 2] * B[3 * j + 2];
+}
+
 static double maxabs(const double *a, int n)
 {
     double s = 0;
@@ -111,7 +119,7 @@ int main(void)
                 /* dA/dt A^T = S(w) */
                 double Ad[9], W[9];
                 for (int k = 0; k < 9; k++) Ad[k] = cimag(wc.A[9 * i + k]) / H;
-                m3_mul_bt(W, Ad, cur[i].A);
+                dmul_bt(W, Ad, cur[i].A);
                 double ws[3] = { W[7], W[2], W[3] }, dws[3];
                 for (int k = 0; k < 3; k++) dws[k] = ws[k] - cur[i].w[k];
                 double sv = 1 + maxabs(cur[i].vG, 3), sa = 1 + maxabs(cur[i].aG, 3) + maxabs(cur[i].al, 3);
@@ -123,9 +131,11 @@ int main(void)
                 if (e > worst_cs_a) worst_cs_a = e;
             }
         }
-        /* central differences of positions (plain double path, CoM reference) */
-        {
-            const double dt = 1e-3;
+        /* central differences of positions (plain double path, CoM reference):
+         * velocity error ~ dt^2/6 r''' with dt = 1e-4; acceleration (second
+         * difference, dt = 1e-3) ~ dt^2/12 r'''' + round-off 1e-16/dt^2 */
+        for (int pass = 0; pass < 2; pass++) {
+            const double dt = pass == 0 ? 1e-4 : 1e-3;
             mbs_data_set_ref(d, MBS_REF_COM);
             for (int s = -1; s <= 1; s += 2) {
                 for (int k = 0; k < nq; k++) qt[k] = q[k] + s * dt * qd[k] + 0.5 * dt * dt * qdd[k];
@@ -140,8 +150,8 @@ int main(void)
                     ev = fmax(ev, fabs(v - ref0[i].vG[k]) / (1 + maxabs(ref0[i].vG, 3)));
                     ea = fmax(ea, fabs(a - ref0[i].aG[k]) / (1 + maxabs(ref0[i].aG, 3)));
                 }
-                if (ev > worst_fd_v) worst_fd_v = ev;
-                if (ea > worst_fd_a) worst_fd_a = ea;
+                if (pass == 0 && ev > worst_fd_v) worst_fd_v = ev;
+                if (pass == 1 && ea > worst_fd_a) worst_fd_a = ea;
             }
         }
         /* named points and vectors: derivatives of positions */
@@ -185,7 +195,7 @@ int main(void)
            worst_cs_v, worst_cs_a, worst_fd_v, worst_fd_a, worst_ref);
     CHECK(worst_cs_v < 1e-12, "velocity vs complex step: %g", worst_cs_v);
     CHECK(worst_cs_a < 1e-12, "acceleration vs complex step: %g", worst_cs_a);
-    CHECK(worst_fd_v < 1e-5, "velocity vs central differences: %g", worst_fd_v);
+    CHECK(worst_fd_v < 1e-6, "velocity vs central differences: %g", worst_fd_v);
     CHECK(worst_fd_a < 1e-4, "acceleration vs central differences: %g", worst_fd_a);
     CHECK(worst_ref < 1e-12, "reference point independence: %g", worst_ref);
     for (int t = 0; t < MBS_JOINT_TYPE_COUNT; t++)
@@ -207,7 +217,7 @@ int main(void)
         for (int k = 0; k < 4; k++) pc[k] = p[k] + I * H * pd[k];
         ep_rotation(A, pc);
         for (int k = 0; k < 9; k++) { Ad[k] = cimag(A[k]) / H; A0[k] = creal(A[k]); }
-        m3_mul_bt(W, Ad, A0);
+        dmul_bt(W, Ad, A0);
         double ws[3] = { W[7], W[2], W[3] };
         CHECK(mbs_rel_err(ws, w, 3) < 1e-13, "dA/dt A^T = S(2 E pdot)");
     }

@@ -19,7 +19,7 @@ void MBS_K(mbs_body_terms)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w)
     const mreal *grav = x + m->x_gravity;
     for (int i = 1; i <= m->nb; i++) {
         const mreal mass = x[m->body[i].x_mass];
-        const mreal *J = w->J + 9 * i, *wi = w->V + 6 * i + 3, *fx = w->xfrc + 6 * i;
+        const mreal *J = w->J + 9 * i, *wi = w->V + 6 * i + 3, *fx = w->xfrc + 15 * i;
         mreal g[3], t[3], Jw[3], f[3];
         v3_sub(g, w->rG + 3 * i, w->r + 3 * i);
         m6_body_inertia(w->Mv + 36 * i, mass, g, J);
