@@ -1,0 +1,370 @@
+#!/bin/sh
+# Command-line test: the mbsens command (docs/cli.md).
+#
+# Checks help texts and exit statuses, `generate chain` for every joint type
+# with and without a floating base (n up to 256) and that the results load,
+# `info --json` fields, `kinematics` and `inverse` on generated chains and on
+# the double pendulum (closed-form static torques), value-list errors, load
+# errors (file:line:col), numerical errors, and that `generate -o` never
+# leaves a half-written or temporary file behind.
+#
+# Environment (set by CTest): MBS_CLI (the mbsens executable), MBS_SOURCE_DIR.
+# Ends with "cli: N passed, M failed"; the exit status is non-zero on failure.
+set -u
+
+: "${MBS_CLI:?MBS_CLI not set}"
+: "${MBS_SOURCE_DIR:?MBS_SOURCE_DIR not set}"
+CLI=$MBS_CLI
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok: $*"; }
+ko() { fail=$((fail + 1)); echo "FAILED: $*"; }
+finish() {
+    echo "cli: $pass passed, $fail failed"
+    [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
+    exit $?
+}
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/mbsens-cli.XXXXXX") || { ko "mktemp"; finish; }
+trap 'rm -rf "$TMP"' EXIT
+OUT=$TMP/stdout
+ERR=$TMP/stderr
+PENDULUM=$MBS_SOURCE_DIR/models/double_pendulum.json
+
+command -v python3 >/dev/null 2>&1 || { ko "python3 is required"; finish; }
+
+# run ARGS...: run the command, stdout -> $OUT, stderr -> $ERR, status -> $rc.
+run() {
+    "$CLI" "$@" >"$OUT" 2>"$ERR"
+    rc=$?
+    if grep -q -e 'Sanitizer' -e 'runtime error' "$ERR"; then
+        ko "sanitizer report for: mbsens $*"
+        sed 's/^/    /' "$ERR" | head -n 40
+    fi
+}
+
+# expect STATUS DESCRIPTION: check $rc after run.
+expect() {
+    if [ "$rc" -eq "$1" ]; then
+        ok "$2 (exit $rc)"
+    else
+        ko "$2: exit $rc, expected $1"
+        sed 's/^/    stderr: /' "$ERR" | head -n 20
+    fi
+}
+
+# stderr_has REGEX DESCRIPTION / stdout_has REGEX DESCRIPTION (extended regex)
+stderr_has() {
+    if grep -E -q -e "$1" "$ERR"; then ok "$2"; else
+        ko "$2: stderr does not match /$1/"; sed 's/^/    stderr: /' "$ERR" | head -n 20; fi
+}
+stdout_has() {
+    if grep -E -q -e "$1" "$OUT"; then ok "$2"; else
+        ko "$2: stdout does not match /$1/"; head -n 20 "$OUT" | sed 's/^/    stdout: /'; fi
+}
+stdout_empty() {
+    if [ ! -s "$OUT" ]; then ok "$1: nothing on stdout"; else
+        ko "$1: unexpected output on stdout"; head -n 5 "$OUT" | sed 's/^/    stdout: /'; fi
+}
+
+# pycheck FILE DESCRIPTION CODE: run python CODE with d = json.load(FILE).
+pycheck() {
+    _f=$1 _d=$2
+    shift 2
+    if python3 - "$_f" "$*" >"$TMP/py.log" 2>&1 <<'EOF'
+import json, math, sys
+with open(sys.argv[1]) as fh:
+    d = json.load(fh)
+exec(sys.argv[2])
+EOF
+    then ok "$_d"; else ko "$_d"; sed 's/^/    /' "$TMP/py.log" | tail -n 5; fi
+}
+
+# ---------------------------------------------------------------- help
+run --help;        expect 0 "mbsens --help"; stdout_has '^Usage: mbsens' "--help prints usage"
+stdout_has 'kinematics' "--help lists the commands"
+run -h;            expect 0 "mbsens -h"
+run --version;     expect 0 "mbsens --version"; stdout_has '^mbsens [0-9]+\.[0-9]+\.[0-9]+' "--version prints the version"
+run help;          expect 0 "mbsens help"
+for c in info kinematics inverse generate; do
+    run "$c" --help; expect 0 "mbsens $c --help"
+    stdout_has "^Usage: mbsens $c" "mbsens $c --help prints its usage"
+    run help "$c";   expect 0 "mbsens help $c"
+    stdout_has "^Usage: mbsens $c" "mbsens help $c prints its usage"
+done
+run generate chain --help; expect 0 "mbsens generate chain --help"
+run info -h;       expect 0 "mbsens info -h"
+
+# ---------------------------------------------------------------- usage errors
+run;                         expect 2 "no command"; stderr_has 'Usage:' "no command prints usage"
+run frobnicate;              expect 2 "unknown command"
+stderr_has "unknown command 'frobnicate'" "unknown command is named"
+stderr_has '^Usage: mbsens' "unknown command prints usage"
+run --bogus;                 expect 2 "unknown global option"; stderr_has "unknown option '--bogus'" "unknown global option is named"
+run help frobnicate;         expect 2 "help on an unknown command"
+run info "$PENDULUM" --bogus; expect 2 "unknown info option"
+stderr_has "unknown option '--bogus'" "unknown info option is named"
+stderr_has '^Usage: mbsens info' "unknown info option prints the info usage"
+stdout_empty "unknown info option"
+run info;                    expect 2 "info without MODEL"; stderr_has 'MODEL' "missing MODEL is reported"
+run info "$PENDULUM" extra;  expect 2 "info with an extra argument"
+run kinematics "$PENDULUM" --q; expect 2 "option without its value"; stderr_has "needs a value" "missing value is reported"
+run kinematics "$PENDULUM" --json=1; expect 2 "value given to a flag"
+run kinematics "$PENDULUM" --ref middle; expect 2 "unknown --ref"; stderr_has 'middle' "unknown --ref value is named"
+run generate;                expect 2 "generate without kind"
+run generate tree --n 3 --joint revolute; expect 2 "generate unknown kind"; stderr_has "tree" "unknown kind is named"
+run generate chain --joint revolute; expect 2 "generate without --n"
+run generate chain --n 3;    expect 2 "generate without --joint"
+for n in 1 257 abc 3x ""; do
+    run generate chain --n "$n" --joint revolute -o "$TMP/bad.json"
+    expect 2 "generate --n '$n'"
+done
+run generate chain --n 3 --joint prismatic -o "$TMP/bad.json"; expect 2 "generate --joint prismatic"
+run generate chain --n 3 --joint hinge -o "$TMP/bad.json"; expect 2 "generate --joint hinge"
+if [ ! -e "$TMP/bad.json" ]; then ok "failed generate wrote no file"; else ko "failed generate left $TMP/bad.json"; fi
+
+# ---------------------------------------------------------------- generate
+# nq(joint) and dof(joint); floating base: 7 coordinates, 6 dof.
+for joint in revolute cardan spherical; do
+    case $joint in
+        revolute) nqj=1 ndj=1 ;;
+        cardan) nqj=2 ndj=2 ;;
+        spherical) nqj=4 ndj=3 ;;
+    esac
+    for floating in no yes; do
+        for n in 2 7 256; do
+            f=$TMP/chain_${joint}_${n}_${floating}.json
+            if [ "$floating" = yes ]; then
+                run generate chain --n "$n" --joint "$joint" --floating -o "$f"
+                nq=$((7 + (n - 1) * nqj)); nd=$((6 + (n - 1) * ndj))
+            else
+                run generate chain --n "$n" --joint "$joint" -o "$f"
+                nq=$((n * nqj)); nd=$((n * ndj))
+            fi
+            what="generate chain --n $n --joint $joint floating=$floating"
+            expect 0 "$what"
+            stdout_empty "$what -o FILE"
+            [ -s "$f" ] || { ko "$what: no file"; continue; }
+            run info "$f" --json
+            expect 0 "info on $what"
+            cp "$OUT" "$TMP/info.json"
+            pycheck "$TMP/info.json" "$what: $n bodies, $nq coordinates, $nd dof" "
+assert d['n_bodies'] == $n, d['n_bodies']
+assert d['n_coordinates'] == $nq, d['n_coordinates']
+assert d['n_dof'] == $nd, d['n_dof']
+assert d['n_constraints'] == 0
+assert len(d['coordinates']) == $nq
+assert len(d['bodies']) == $n and len(d['joints']) == $n
+assert len(d['points']) == 2 * $n
+assert d['parameters'] == ['m1', 'L1'], d['parameters']
+assert [j['type'] for j in d['joints']][1:] == ['$joint'] * ($n - 1)
+assert d['joints'][0]['type'] == ('floating' if '$floating' == 'yes' else '$joint')
+assert len(set(b['mass'] for b in d['bodies'])) == $n, 'masses are not distinct'
+assert all(abs(b['mass'] - 1) <= 0.2 + 1e-12 for b in d['bodies'])
+assert any(x != 0 for x in d['q0']) and any(x != 0 for x in d['qd0'])
+"
+            # Awk/grep view of the same count, as a user would do it.
+            c=$(awk -F: '/"n_coordinates"/ { gsub(/[ ,]/, "", $2); print $2 }' "$TMP/info.json")
+            if [ "$c" = "$nq" ]; then ok "$what: n_coordinates via awk"; else ko "$what: n_coordinates via awk is '$c', expected $nq"; fi
+        done
+    done
+done
+# A deterministic generator: -o and stdout give the same text.
+run generate chain --n 7 --joint cardan
+expect 0 "generate to stdout"
+if cmp -s "$OUT" "$TMP/chain_cardan_7_no.json"; then ok "generate is deterministic, stdout = file"; else ko "generate to stdout differs from -o"; fi
+# Only the target file in the directory: no temporary file left behind.
+mkdir "$TMP/gen" && run generate chain --n 3 --joint spherical -o "$TMP/gen/model.json"
+expect 0 "generate into a fresh directory"
+left=$(ls -A "$TMP/gen")
+if [ "$left" = "model.json" ]; then ok "no temporary file left after generate"; else ko "directory holds: $left"; fi
+# Failure keeps an existing file untouched.
+echo "keep me" >"$TMP/gen/keep.json"
+run generate chain --n 300 --joint spherical -o "$TMP/gen/keep.json"
+expect 2 "generate --n 300 over an existing file"
+if [ "$(cat "$TMP/gen/keep.json")" = "keep me" ]; then ok "failed generate kept the existing file"; else ko "failed generate modified the existing file"; fi
+# Into a missing directory: fails, leaves nothing.
+run generate chain --n 3 --joint revolute -o "$TMP/missing/dir/model.json"
+expect 1 "generate -o into a non-existent directory"
+stderr_has "missing/dir/model.json" "the error names the output file"
+if [ ! -e "$TMP/missing" ]; then ok "nothing created for a non-existent directory"; else ko "$TMP/missing was created"; fi
+# Onto a directory: the rename fails, the temporary file is removed.
+mkdir "$TMP/gen/sub"
+run generate chain --n 3 --joint revolute -o "$TMP/gen/sub"
+expect 1 "generate -o onto a directory"
+left=$(ls -A "$TMP/gen" | tr '\n' ' ')
+if [ "$left" = "keep.json model.json sub " ]; then ok "no temporary file left after a failed rename"; else ko "directory holds: $left"; fi
+
+# ---------------------------------------------------------------- info
+run info "$PENDULUM"
+expect 0 "info (text)"
+stdout_has 'double_pendulum' "info names the model"
+stdout_has 'body1' "info lists the bodies"
+stdout_has 'theta2' "info lists the joints and coordinates"
+stdout_has 'body2\.Q' "info lists the points"
+stdout_has 'M_Q' "info lists the parameters"
+run info "$PENDULUM" --json
+expect 0 "info --json"
+cp "$OUT" "$TMP/pend_info.json"
+pycheck "$TMP/pend_info.json" "info --json on the double pendulum" "
+assert d['model'] == 'double_pendulum'
+assert (d['n_bodies'], d['n_coordinates'], d['n_dof'], d['n_constraints']) == (2, 2, 2, 0)
+assert d['coordinates'] == ['theta1', 'theta2']
+assert d['parameters'] == ['L1', 'L2', 'M_P', 'M_Q']
+assert [b['name'] for b in d['bodies']] == ['body1', 'body2']
+assert [b['parent'] for b in d['bodies']] == ['ground', 'body1']
+assert [b['mass'] for b in d['bodies']] == [1.0, 1.0]
+assert [j['type'] for j in d['joints']] == ['revolute', 'revolute']
+assert [j['coordinates'] for j in d['joints']] == [['theta1'], ['theta2']]
+assert sorted(p['name'] for p in d['points']) == ['body1.P', 'body1.pivot', 'body2.Q', 'body2.pivot']
+assert d['q0'] == [0.5, 0.5] and d['qd0'] == [0.0, 0.0]
+p = {x['name']: x for x in d['parameter_details']}
+assert p['L1']['value'] == 1.0 and p['L1']['lower'] == 0.1 and p['L1']['upper'] == 10.0
+"
+
+# ---------------------------------------------------------------- kinematics
+run kinematics "$PENDULUM"
+expect 0 "kinematics (text, default state)"
+stdout_has '^body body2' "kinematics text names the bodies"
+stdout_has '^point body2\.Q' "kinematics text names the points"
+stdout_has 'kinetic' "kinematics text prints the energies"
+run kinematics "$PENDULUM" --q 0.3,-0.4 --qd 1,2 --qdd 0.5,-1 --json
+expect 0 "kinematics --json"
+cp "$OUT" "$TMP/pend_kin.json"
+# Closed form: P = L1 (sin q1, -cos q1), Q = P + L2 (sin(q1+q2), -cos(q1+q2)).
+pycheck "$TMP/pend_kin.json" "kinematics of the double pendulum (closed form)" "
+q1, q2, u1, u2 = 0.3, -0.4, 1.0, 2.0
+pts = {p['name']: p for p in d['points']}
+P = [math.sin(q1), -math.cos(q1), 0]
+Q = [P[0] + math.sin(q1 + q2), P[1] - math.cos(q1 + q2), 0]
+vQ = [math.cos(q1) * u1 + math.cos(q1 + q2) * (u1 + u2), math.sin(q1) * u1 + math.sin(q1 + q2) * (u1 + u2), 0]
+close = lambda a, b: all(abs(x - y) < 1e-12 for x, y in zip(a, b))
+assert close(pts['body1.P']['r'], P), pts['body1.P']['r']
+assert close(pts['body2.Q']['r'], Q), pts['body2.Q']['r']
+assert close(pts['body2.Q']['v'], vQ), pts['body2.Q']['v']
+assert close(pts['body2.pivot']['r'], P)
+b = {x['name']: x for x in d['bodies']}
+assert close(b['body2']['omega'], [0, 0, u1 + u2])
+assert close(b['body2']['alpha'], [0, 0, -0.5])
+V = 9.81 * (P[1] + Q[1])
+T = 0.5 * (u1 ** 2 + vQ[0] ** 2 + vQ[1] ** 2)
+assert abs(d['potential_energy'] - V) < 1e-12, (d['potential_energy'], V)
+assert abs(d['kinetic_energy'] - T) < 1e-12, (d['kinetic_energy'], T)
+assert d['q'] == [0.3, -0.4] and d['coordinates'] == ['theta1', 'theta2']
+"
+# --ref only selects the formulation: results agree.
+for ref in origin joint; do
+    run kinematics "$PENDULUM" --q 0.3,-0.4 --qd 1,2 --qdd 0.5,-1 --ref "$ref" --json
+    expect 0 "kinematics --ref $ref"
+    cp "$OUT" "$TMP/pend_kin_$ref.json"
+    pycheck "$TMP/pend_kin_$ref.json" "kinematics --ref $ref agrees with --ref com" "
+e = json.load(open('$TMP/pend_kin.json'))
+assert d['ref'] == '$ref'
+for a, b in zip(d['points'], e['points']):
+    for k in ('r', 'v', 'a'):
+        assert all(abs(x - y) < 1e-10 for x, y in zip(a[k], b[k])), (a['name'], k)
+assert abs(d['kinetic_energy'] - e['kinetic_energy']) < 1e-10
+"
+done
+# Generated chain: joints connect linkK-1.tip to linkK.base.
+for f in "$TMP/chain_spherical_7_yes.json" "$TMP/chain_revolute_7_no.json" "$TMP/chain_cardan_7_no.json"; do
+    run kinematics "$f" --json
+    expect 0 "kinematics --json on $(basename "$f")"
+    cp "$OUT" "$TMP/chain_kin.json"
+    pycheck "$TMP/chain_kin.json" "kinematics of $(basename "$f"): joints connect the links" "
+pts = {p['name']: p for p in d['points']}
+assert len(d['bodies']) == 7 and len(pts) == 14
+for k in range(2, 8):
+    a, b = pts['link%d.tip' % (k - 1)], pts['link%d.base' % k]
+    for key in ('r', 'v', 'a'):
+        assert all(abs(x - y) < 1e-10 for x, y in zip(a[key], b[key])), (k, key)
+assert d['kinetic_energy'] > 0
+for b in d['bodies']:
+    A = b['A']
+    for i in range(3):
+        for j in range(3):
+            s = sum(A[i][k] * A[j][k] for k in range(3))
+            assert abs(s - (i == j)) < 1e-12
+"
+done
+
+# ---------------------------------------------------------------- inverse
+# Static torques of the double pendulum (qd = qdd = 0), see tests/sh/install.sh.
+run inverse "$PENDULUM" --q 0.5,0.5 --qd 0,0 --qdd 0,0 --json
+expect 0 "inverse --json"
+cp "$OUT" "$TMP/pend_inv.json"
+pycheck "$TMP/pend_inv.json" "inverse: static torques of the double pendulum" "
+g, q1, q2 = 9.81, 0.5, 0.5
+t2 = g * math.sin(q1 + q2)
+t1 = g * (math.sin(q1) + math.sin(q1) + math.sin(q1 + q2))
+assert d['coordinates'] == ['theta1', 'theta2']
+assert d['model'] == 'double_pendulum'
+assert abs(d['tau'][0] - t1) < 1e-10 and abs(d['tau'][1] - t2) < 1e-10, d['tau']
+"
+run inverse "$PENDULUM"
+expect 0 "inverse (text, default state)"
+stdout_has '^theta2 +[-+ ]?[0-9]' "inverse text prints tau per coordinate"
+for f in "$TMP"/chain_*_256_*.json "$TMP"/chain_*_7_*.json; do
+    run info "$f" --json
+    nq=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["n_coordinates"])' <"$OUT")
+    run inverse "$f" --json
+    expect 0 "inverse --json on $(basename "$f")"
+    cp "$OUT" "$TMP/chain_inv.json"
+    pycheck "$TMP/chain_inv.json" "inverse on $(basename "$f"): $nq tau values" "
+assert len(d['tau']) == $nq and len(d['coordinates']) == $nq
+assert all(isinstance(x, float) and math.isfinite(x) for x in d['tau'])
+"
+done
+
+# ---------------------------------------------------------------- value lists
+run inverse "$PENDULUM" --q 0.1,0.2,0.3
+expect 2 "wrong --q length"
+stderr_has '--q.*expected 2.*got 3' "wrong --q length: expected vs got"
+stderr_has 'theta1.*theta2' "wrong --q length lists the coordinate names"
+stdout_empty "wrong --q length"
+run kinematics "$PENDULUM" --qd 0.1
+expect 2 "short --qd"
+stderr_has '--qd.*expected 2.*got 1' "short --qd: expected vs got"
+run kinematics "$PENDULUM" --qdd 0.1,abc
+expect 2 "non-numeric --qdd"
+stderr_has "--qdd.*'abc'" "non-numeric value: option and token named"
+stdout_empty "non-numeric --qdd"
+run kinematics "$PENDULUM" --q 0.1,,0.2
+expect 2 "empty value in --q"
+run kinematics "$PENDULUM" --q nan,0
+expect 2 "nan in --q"
+run kinematics "$PENDULUM" --q=-0.1,0.2 --qd -1,-2
+expect 0 "negative values and --opt=value"
+
+# ---------------------------------------------------------------- load errors
+printf '{\n  "name": "broken",\n  "bodies": [ ,\n}\n' >"$TMP/broken.json"
+run info "$TMP/broken.json"
+expect 1 "syntax error in the model"
+stderr_has 'broken\.json:[0-9]+:[0-9]+' "syntax error message has file:line:col"
+stdout_empty "syntax error"
+run kinematics "$TMP/broken.json" --json
+expect 1 "kinematics on a broken model"
+stdout_empty "kinematics on a broken model"
+run info "$TMP/no_such_model.json"
+expect 1 "missing model file"
+stderr_has 'no_such_model\.json' "missing model file is named"
+printf '{ "bodies": [ { "name": "b", "mass": -1 } ],\n  "joints": [ { "name": "j", "type": "revolute", "parent": "ground", "child": "b" } ] }\n' >"$TMP/invalid.json"
+run info "$TMP/invalid.json"
+expect 1 "invalid model (negative mass)"
+stderr_has 'invalid\.json' "invalid model message names the file"
+
+# ---------------------------------------------------------------- numerical errors
+# Euler parameters that are not normalized.
+f=$TMP/chain_spherical_2_no.json
+run kinematics "$f" --q 1,1,1,1,1,0,0,0 --qd 0,0,0,0,0,0,0,0
+expect 1 "kinematics with non-normalized Euler parameters"
+if [ -s "$ERR" ]; then ok "numerical failure prints a message"; else ko "numerical failure printed nothing"; fi
+stdout_empty "kinematics with non-normalized Euler parameters"
+run inverse "$f" --q 2,0,0,0,1,0,0,0 --qd 0,0,0,0,0,0,0,0 --json
+expect 1 "inverse with non-normalized Euler parameters"
+stdout_empty "inverse with non-normalized Euler parameters"
+run inverse "$f" --q 1,0,0,0,1,0,0,0 --qd 0,0,0,0,0,0,0,0 --json
+expect 0 "inverse with normalized Euler parameters"
+
+finish
