@@ -1,0 +1,1045 @@
+/*
+ * builder.c - assembling and validating an mbs_model (see builder.h).
+ *
+ * The builder records items by handle in input order; mbs_builder_finish()
+ * resolves the tree, orders the bodies (DFS preorder from the ground,
+ * children in the order the bodies were added), lays out the model vector,
+ * applies the design parameters and runs the physical checks.
+ *
+ * Model vector layout (m->x):
+ *   gravity (3)
+ *   per body, ground included, in final order: mass (1), com (3), inertia (6)
+ *   per point (named and anonymous, in the order added): 3
+ *   per vector (in the order added): 3
+ *   per joint 1..nb in final order: X_p (9), X_c (9)
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builder.h"
+#include "model_impl.h"
+#include "model_util.h"
+
+typedef struct {
+    char *name, *where;
+    double mass, com[3], inertia[6];
+} b_body;
+
+typedef struct {
+    int body;
+    char *name;            /* NULL: anonymous placement point */
+    char *where;
+    double xyz[3];
+} b_point;
+
+typedef struct {
+    int body;
+    char *name, *where;
+    double xyz[3];         /* unit */
+} b_vector;
+
+typedef struct {
+    char *name, *where;
+    mbs_joint_type type;
+    int parent, child;     /* body handles */
+    int ppoint, cpoint;    /* point handles */
+    double Xp[9], Xc[9];
+    double q0[7], qd0[7];
+} b_joint;
+
+enum { T_GRAVITY, T_MASS, T_COM, T_INERTIA, T_POINT };
+
+typedef struct {
+    int kind, handle, comp;  /* handle: body (mass, com, inertia) or point */
+    double scale, offset;
+    char *text, *where;
+} b_target;
+
+typedef struct {
+    char *name, *where;
+    double value, lower, upper;
+    int nt, capt;
+    b_target *t;
+} b_param;
+
+struct mbs_builder {
+    char *name, *source;
+    double g[3];
+    int nb, capb;          /* body[0] is the ground */
+    b_body *body;
+    int np, capp;
+    b_point *point;
+    int nv, capv;
+    b_vector *vector;
+    int nj, capj;
+    b_joint *joint;
+    int npar, cappar;
+    b_param *param;
+};
+
+static const char *TARGET_FORMS =
+    "valid forms: BODY.mass, BODY.com[k], BODY.inertia.xx|yy|zz|xy|xz|yz, BODY.POINT[k], gravity[k]; k = 0, 1, 2";
+
+/* Make room for one more element; 0 on success. */
+static int grow(void **arr, int *cap, int n, size_t sz)
+{
+    if (n < *cap) return 0;
+    int nc = *cap ? 2 * *cap : 8;
+    void *p = realloc(*arr, (size_t)nc * sz);
+    if (!p) return -1;
+    *arr = p;
+    *cap = nc;
+    return 0;
+}
+
+static int finite_n(const double *v, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (!isfinite(v[k])) return 0;
+    return 1;
+}
+
+static const char *W(const char *where) { return where ? where : "model"; }
+
+static int oom(mbs_error *err)
+{
+    return mbs_error_set(err, MBS_ERR_NOMEM, "out of memory while building the model");
+}
+
+/* ---------------------------------------------------------------- lifetime */
+
+mbs_builder *mbs_builder_new(const char *model_name, const char *source)
+{
+    mbs_builder *b = calloc(1, sizeof *b);
+    if (!b) return NULL;
+    b->g[2] = -9.81;
+    b->name = mbs_strdup(model_name ? model_name : "model");
+    b->source = source ? mbs_strdup(source) : NULL;
+    b->body = calloc(8, sizeof *b->body);
+    b->capb = 8;
+    if (b->body) b->body[0].name = mbs_strdup("ground");
+    if (!b->name || (source && !b->source) || !b->body || !b->body[0].name) {
+        mbs_builder_free(b);
+        return NULL;
+    }
+    return b;
+}
+
+void mbs_builder_free(mbs_builder *b)
+{
+    if (!b) return;
+    if (b->body)
+        for (int i = 0; i <= b->nb; i++) { free(b->body[i].name); free(b->body[i].where); }
+    for (int k = 0; k < b->np; k++) { free(b->point[k].name); free(b->point[k].where); }
+    for (int k = 0; k < b->nv; k++) { free(b->vector[k].name); free(b->vector[k].where); }
+    for (int k = 0; k < b->nj; k++) { free(b->joint[k].name); free(b->joint[k].where); }
+    for (int k = 0; k < b->npar; k++) {
+        b_param *p = &b->param[k];
+        for (int t = 0; t < p->nt; t++) { free(p->t[t].text); free(p->t[t].where); }
+        free(p->t);
+        free(p->name);
+        free(p->where);
+    }
+    free(b->body);
+    free(b->point);
+    free(b->vector);
+    free(b->joint);
+    free(b->param);
+    free(b->name);
+    free(b->source);
+    free(b);
+}
+
+void mbs_builder_set_gravity(mbs_builder *b, const double g[3])
+{
+    if (b && g) memcpy(b->g, g, sizeof b->g);
+}
+
+/* ---------------------------------------------------------------- items */
+
+int mbs_builder_find_body(const mbs_builder *b, const char *name)
+{
+    if (!b || !name) return -1;
+    for (int i = 0; i <= b->nb; i++)
+        if (strcmp(b->body[i].name, name) == 0) return i;
+    return -1;
+}
+
+int mbs_builder_find_point(const mbs_builder *b, int body, const char *name)
+{
+    if (!b || !name) return -1;
+    for (int k = 0; k < b->np; k++)
+        if (b->point[k].body == body && b->point[k].name && strcmp(b->point[k].name, name) == 0) return k;
+    return -1;
+}
+
+static int find_vector(const mbs_builder *b, int body, const char *name)
+{
+    for (int k = 0; k < b->nv; k++)
+        if (b->vector[k].body == body && strcmp(b->vector[k].name, name) == 0) return k;
+    return -1;
+}
+
+int mbs_builder_add_body(mbs_builder *b, const char *name, double mass,
+                         const double com[3], const double inertia6[6],
+                         const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_body: builder is NULL");
+    if (!name || !*name)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: a body needs a non-empty name", W(where));
+    if (strcmp(name, "ground") == 0)
+        return mbs_error_set(err, MBS_ERR_MODEL,
+                             "%s: the name \"ground\" is reserved for the fixed ground body", W(where));
+    int other = mbs_builder_find_body(b, name);
+    if (other > 0)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: duplicate body name \"%s\" (also %s)", W(where), name,
+                             W(b->body[other].where));
+    double c[3] = { 0, 0, 0 }, I[6] = { 0, 0, 0, 0, 0, 0 };
+    if (com) memcpy(c, com, sizeof c);
+    if (inertia6) memcpy(I, inertia6, sizeof I);
+    if (!isfinite(mass))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: body %s: mass is not finite (%g)", W(where), name, mass);
+    if (!finite_n(c, 3))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: body %s: centre of mass is not finite", W(where), name);
+    if (!finite_n(I, 6))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: body %s: inertia is not finite", W(where), name);
+    /* body[0] is the ground: nb + 1 entries are in use */
+    if (grow((void **)&b->body, &b->capb, b->nb + 1, sizeof *b->body)) return oom(err);
+    b_body *bd = &b->body[b->nb + 1];
+    memset(bd, 0, sizeof *bd);
+    bd->name = mbs_strdup(name);
+    bd->where = mbs_strdup(W(where));
+    if (!bd->name || !bd->where) {
+        free(bd->name);
+        free(bd->where);
+        return oom(err);
+    }
+    bd->mass = mass;
+    memcpy(bd->com, c, sizeof c);
+    memcpy(bd->inertia, I, sizeof I);
+    return ++b->nb;
+}
+
+int mbs_builder_add_point(mbs_builder *b, int body, const char *name,
+                          const double xyz[3], const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_point: builder is NULL");
+    if (body < 0 || body > b->nb)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: invalid body handle %d", W(where), body);
+    if (name && !*name)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: a point name must not be empty", W(where));
+    if (name && mbs_builder_find_point(b, body, name) >= 0)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: duplicate point name \"%s\" on body %s", W(where), name,
+                             b->body[body].name);
+    double p[3] = { 0, 0, 0 };
+    if (xyz) memcpy(p, xyz, sizeof p);
+    if (!finite_n(p, 3))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: point coordinates are not finite", W(where));
+    if (grow((void **)&b->point, &b->capp, b->np, sizeof *b->point)) return oom(err);
+    b_point *pt = &b->point[b->np];
+    memset(pt, 0, sizeof *pt);
+    pt->body = body;
+    pt->name = name ? mbs_strdup(name) : NULL;
+    pt->where = mbs_strdup(W(where));
+    if ((name && !pt->name) || !pt->where) {
+        free(pt->name);
+        free(pt->where);
+        return oom(err);
+    }
+    memcpy(pt->xyz, p, sizeof p);
+    return b->np++;
+}
+
+int mbs_builder_add_vector(mbs_builder *b, int body, const char *name,
+                           const double xyz[3], const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_vector: builder is NULL");
+    if (body < 0 || body > b->nb)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: invalid body handle %d", W(where), body);
+    if (!name || !*name)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: a vector needs a non-empty name", W(where));
+    if (find_vector(b, body, name) >= 0)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: duplicate vector name \"%s\" on body %s", W(where), name,
+                             b->body[body].name);
+    if (!xyz || !finite_n(xyz, 3))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: vector components are not finite", W(where));
+    double n = sqrt(xyz[0] * xyz[0] + xyz[1] * xyz[1] + xyz[2] * xyz[2]);
+    if (!(n > 1e-300) || !isfinite(n))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: vector %s is zero (it is normalized and needs a direction)",
+                             W(where), name);
+    if (grow((void **)&b->vector, &b->capv, b->nv, sizeof *b->vector)) return oom(err);
+    b_vector *v = &b->vector[b->nv];
+    memset(v, 0, sizeof *v);
+    v->body = body;
+    v->name = mbs_strdup(name);
+    v->where = mbs_strdup(W(where));
+    if (!v->name || !v->where) {
+        free(v->name);
+        free(v->where);
+        return oom(err);
+    }
+    for (int k = 0; k < 3; k++) v->xyz[k] = xyz[k] / n;
+    return b->nv++;
+}
+
+/* Orthonormal triad X = [axis, ref, axis x ref] (row-major, columns). */
+static int joint_frame(const double axis[3], const double *ref, double X[9])
+{
+    double a[3], r[3], t[3];
+    if (!finite_n(axis, 3)) return -1;
+    double n = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+    if (!(n > 1e-12) || !isfinite(n)) return -1;
+    for (int k = 0; k < 3; k++) a[k] = axis[k] / n;
+    int have = 0;
+    if (ref) {
+        double rn = sqrt(ref[0] * ref[0] + ref[1] * ref[1] + ref[2] * ref[2]);
+        if (isfinite(rn) && rn > 0) {
+            double d = ref[0] * a[0] + ref[1] * a[1] + ref[2] * a[2];
+            for (int k = 0; k < 3; k++) r[k] = ref[k] - d * a[k];
+            double pn = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+            if (pn > 1e-9 * rn) {
+                for (int k = 0; k < 3; k++) r[k] /= pn;
+                have = 1;
+            }
+        }
+    }
+    if (!have) {
+        /* Deterministic perpendicular: the coordinate axis following the
+         * dominant component of the axis (x -> y, y -> z, z -> x),
+         * orthogonalized. For the coordinate axes this gives a cyclic
+         * permutation of the identity. */
+        int kmax = 0;
+        for (int k = 1; k < 3; k++)
+            if (fabs(a[k]) > fabs(a[kmax])) kmax = k;
+        int kr = (kmax + 1) % 3;
+        double e[3] = { 0, 0, 0 };
+        e[kr] = 1;
+        double d = a[kr];
+        for (int k = 0; k < 3; k++) r[k] = e[k] - d * a[k];
+        double pn = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+        for (int k = 0; k < 3; k++) r[k] /= pn;
+    }
+    t[0] = a[1] * r[2] - a[2] * r[1];
+    t[1] = a[2] * r[0] - a[0] * r[2];
+    t[2] = a[0] * r[1] - a[1] * r[0];
+    for (int k = 0; k < 3; k++) {
+        X[3 * k + 0] = a[k];
+        X[3 * k + 1] = r[k];
+        X[3 * k + 2] = t[k];
+    }
+    return 0;
+}
+
+static const char *joint_where(const char *where) { return W(where); }
+
+int mbs_builder_add_joint(mbs_builder *b, const char *name, mbs_joint_type type,
+                          int parent_body, int child_body,
+                          const mbs_joint_side *parent_side,
+                          const mbs_joint_side *child_side,
+                          const double *q0, int nq0, const double *qd0, int nqd0,
+                          const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_joint: builder is NULL");
+    const char *w = joint_where(where);
+    if (!name || !*name) return mbs_error_set(err, MBS_ERR_MODEL, "%s: a joint needs a non-empty name", w);
+    for (int k = 0; k < b->nj; k++)
+        if (strcmp(b->joint[k].name, name) == 0)
+            return mbs_error_set(err, MBS_ERR_MODEL, "%s: duplicate joint name \"%s\" (also %s)", w, name,
+                                 b->joint[k].where);
+    int nq = mbs_joint_type_nq(type);
+    if (nq < 0) return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint %s: invalid joint type %d", w, name, (int)type);
+    if (parent_body < 0 || parent_body > b->nb)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: joint %s: invalid parent body handle %d", w, name, parent_body);
+    if (child_body < 0 || child_body > b->nb)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: joint %s: invalid child body handle %d", w, name, child_body);
+    if (child_body == 0)
+        return mbs_error_set(err, MBS_ERR_MODEL,
+                             "%s: joint %s: the child cannot be the ground (the ground does not move; "
+                             "swap parent and child)", w, name);
+    if (parent_body == child_body)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint %s: parent and child are the same body (%s)", w, name,
+                             b->body[child_body].name);
+
+    const mbs_joint_side *sides[2] = { parent_side, child_side };
+    const int bodies[2] = { parent_body, child_body };
+    const char *side_name[2] = { "parent", "child" };
+    double X[2][9];
+    int pt[2];
+    for (int s = 0; s < 2; s++) {
+        static const double zaxis[3] = { 0, 0, 1 };
+        const double *axis = sides[s] ? sides[s]->axis : zaxis;
+        const double *ref = sides[s] && sides[s]->has_ref ? sides[s]->ref : NULL;
+        if (!finite_n(axis, 3) || (ref && !finite_n(ref, 3)))
+            return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint %s: %s axis or ref is not finite", w, name,
+                                 side_name[s]);
+        if (joint_frame(axis, ref, X[s]))
+            return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint %s: the %s axis is zero (%g, %g, %g)", w, name,
+                                 side_name[s], axis[0], axis[1], axis[2]);
+        pt[s] = sides[s] ? sides[s]->point : -1;
+        if (pt[s] >= b->np || (pt[s] >= 0 && b->point[pt[s]].body != bodies[s]))
+            return mbs_error_set(err, MBS_ERR_ARG, "%s: joint %s: %s point handle %d is not a point of body %s", w,
+                                 name, side_name[s], pt[s], b->body[bodies[s]].name);
+    }
+
+    /* initial state */
+    double q[7] = { 0 }, qd[7] = { 0 };
+    int eu = mbs_joint_type_euler(type);
+    if (eu >= 0) q[eu] = 1;
+    if (q0) {
+        if (nq0 != nq)
+            return mbs_error_set(err, MBS_ERR_MODEL,
+                                 "%s: joint %s: q0 has %d values, a %s joint has %d coordinates", w, name, nq0,
+                                 mbs_joint_type_name(type), nq);
+        memcpy(q, q0, (size_t)nq * sizeof *q);
+    }
+    if (qd0) {
+        if (nqd0 != nq)
+            return mbs_error_set(err, MBS_ERR_MODEL,
+                                 "%s: joint %s: qd0 has %d values, a %s joint has %d coordinates", w, name, nqd0,
+                                 mbs_joint_type_name(type), nq);
+        memcpy(qd, qd0, (size_t)nq * sizeof *qd);
+    }
+    if (!finite_n(q, nq) || !finite_n(qd, nq))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint %s: q0 or qd0 is not finite", w, name);
+    if (eu >= 0) {
+        const double *p = q + eu, *pd = qd + eu;
+        double n = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
+        if (fabs(n - 1) > 1e-6)
+            return mbs_error_set(err, MBS_ERR_MODEL,
+                                 "%s: joint %s: q0: Euler parameters [%g, %g, %g, %g] are not normalized "
+                                 "(|p| = %.9g, must be 1 within 1e-6)", w, name, p[0], p[1], p[2], p[3], n);
+        double dot = p[0] * pd[0] + p[1] * pd[1] + p[2] * pd[2] + p[3] * pd[3];
+        if (fabs(dot) > 1e-6)
+            return mbs_error_set(err, MBS_ERR_MODEL,
+                                 "%s: joint %s: qd0: Euler parameter rates are not tangent (p.pdot = %g, "
+                                 "must be 0 within 1e-6)", w, name, dot);
+    }
+
+    /* anonymous points at the body origin for sides without a point */
+    for (int s = 0; s < 2; s++)
+        if (pt[s] < 0) {
+            int h = mbs_builder_add_point(b, bodies[s], NULL, NULL, w, err);
+            if (h < 0) return h;
+            pt[s] = h;
+        }
+
+    if (grow((void **)&b->joint, &b->capj, b->nj, sizeof *b->joint)) return oom(err);
+    b_joint *j = &b->joint[b->nj];
+    memset(j, 0, sizeof *j);
+    j->name = mbs_strdup(name);
+    j->where = mbs_strdup(w);
+    if (!j->name || !j->where) {
+        free(j->name);
+        free(j->where);
+        return oom(err);
+    }
+    j->type = type;
+    j->parent = parent_body;
+    j->child = child_body;
+    j->ppoint = pt[0];
+    j->cpoint = pt[1];
+    memcpy(j->Xp, X[0], sizeof j->Xp);
+    memcpy(j->Xc, X[1], sizeof j->Xc);
+    memcpy(j->q0, q, sizeof q);
+    memcpy(j->qd0, qd, sizeof qd);
+    return b->nj++;
+}
+
+/* ---------------------------------------------------------------- parameters */
+
+int mbs_builder_add_param(mbs_builder *b, const char *name, double value,
+                          double lower, double upper, const char *where,
+                          mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_param: builder is NULL");
+    const char *w = W(where);
+    if (!name || !*name) return mbs_error_set(err, MBS_ERR_MODEL, "%s: a parameter needs a non-empty name", w);
+    for (int k = 0; k < b->npar; k++)
+        if (strcmp(b->param[k].name, name) == 0)
+            return mbs_error_set(err, MBS_ERR_MODEL, "%s: duplicate parameter name \"%s\" (also %s)", w, name,
+                                 b->param[k].where);
+    if (!isfinite(value))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: parameter %s: value is not finite (%g)", w, name, value);
+    if (isnan(lower) || isnan(upper))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: parameter %s: bounds are NaN", w, name);
+    if (lower > upper)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: parameter %s: lower bound %g is above upper bound %g", w,
+                             name, lower, upper);
+    if (value < lower || value > upper)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: parameter %s: value %g is outside its bounds [%g, %g]", w,
+                             name, value, lower, upper);
+    if (grow((void **)&b->param, &b->cappar, b->npar, sizeof *b->param)) return oom(err);
+    b_param *p = &b->param[b->npar];
+    memset(p, 0, sizeof *p);
+    p->name = mbs_strdup(name);
+    p->where = mbs_strdup(w);
+    if (!p->name || !p->where) {
+        free(p->name);
+        free(p->where);
+        return oom(err);
+    }
+    p->value = value;
+    p->lower = lower;
+    p->upper = upper;
+    return b->npar++;
+}
+
+/* "[k]" with k in 0..2 and nothing after: k, else -1. */
+static int parse_index(const char *s)
+{
+    if (s[0] == '[' && s[1] >= '0' && s[1] <= '2' && s[2] == ']' && s[3] == '\0') return s[1] - '0';
+    return -1;
+}
+
+/* Resolve a target of body h from the text after "BODY.". 0 if found;
+ * otherwise -1 with a reason in why. */
+static int resolve_in_body(const mbs_builder *b, int h, const char *rest, b_target *t, char *why, size_t nwhy)
+{
+    const char *bn = b->body[h].name;
+    if (h > 0 && strcmp(rest, "mass") == 0) {
+        t->kind = T_MASS;
+        t->handle = h;
+        t->comp = 0;
+        return 0;
+    }
+    if (h > 0 && strncmp(rest, "com", 3) == 0 && (rest[3] == '[' || rest[3] == '\0')) {
+        int k = parse_index(rest + 3);
+        if (k < 0) {
+            snprintf(why, nwhy, "the index must be [0], [1] or [2]");
+            return -1;
+        }
+        t->kind = T_COM;
+        t->handle = h;
+        t->comp = k;
+        return 0;
+    }
+    if (h > 0 && strncmp(rest, "inertia", 7) == 0 && (rest[7] == '.' || rest[7] == '\0')) {
+        for (int k = 0; k < 6; k++)
+            if (rest[7] == '.' && strcmp(rest + 8, mbs_inertia_entry_names[k]) == 0) {
+                t->kind = T_INERTIA;
+                t->handle = h;
+                t->comp = k;
+                return 0;
+            }
+        snprintf(why, nwhy, "the inertia entry must be one of .xx .yy .zz .xy .xz .yz");
+        return -1;
+    }
+    const char *br = strrchr(rest, '[');
+    size_t len = br ? (size_t)(br - rest) : strlen(rest);
+    char pname[256];
+    if (len >= sizeof pname) len = sizeof pname - 1;
+    memcpy(pname, rest, len);
+    pname[len] = '\0';
+    int ph = mbs_builder_find_point(b, h, pname);
+    if (ph < 0) {
+        snprintf(why, nwhy, "body %s has no point named \"%s\"", bn, pname);
+        return -1;
+    }
+    int k = br ? parse_index(br) : -1;
+    if (k < 0) {
+        snprintf(why, nwhy, "a point coordinate needs an index [0], [1] or [2]");
+        return -1;
+    }
+    t->kind = T_POINT;
+    t->handle = ph;
+    t->comp = k;
+    return 0;
+}
+
+static void target_describe(const mbs_builder *b, const b_target *t, char *buf, size_t n)
+{
+    switch (t->kind) {
+    case T_GRAVITY: snprintf(buf, n, "gravity[%d]", t->comp); break;
+    case T_MASS: snprintf(buf, n, "%s.mass", b->body[t->handle].name); break;
+    case T_COM: snprintf(buf, n, "%s.com[%d]", b->body[t->handle].name, t->comp); break;
+    case T_INERTIA:
+        snprintf(buf, n, "%s.inertia.%s", b->body[t->handle].name, mbs_inertia_entry_names[t->comp]);
+        break;
+    default:
+        snprintf(buf, n, "%s.%s[%d]", b->body[b->point[t->handle].body].name, b->point[t->handle].name, t->comp);
+        break;
+    }
+}
+
+int mbs_builder_add_param_target(mbs_builder *b, int param, const char *target,
+                                 double scale, double offset, const char *where,
+                                 mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_param_target: builder is NULL");
+    const char *w = W(where);
+    if (param < 0 || param >= b->npar)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: invalid parameter handle %d", w, param);
+    if (!target || !*target) return mbs_error_set(err, MBS_ERR_MODEL, "%s: empty parameter target", w);
+    b_param *p = &b->param[param];
+    if (!isfinite(scale) || !isfinite(offset))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: parameter %s: scale and offset must be finite", w, p->name);
+
+    b_target t = { .kind = -1 };
+    char why[512] = "";
+    int found = 0;
+    if (strncmp(target, "gravity", 7) == 0) {
+        int k = parse_index(target + 7);
+        if (k >= 0) {
+            t.kind = T_GRAVITY;
+            t.comp = k;
+            found = 1;
+        } else {
+            snprintf(why, sizeof why, "the gravity index must be [0], [1] or [2]");
+        }
+    }
+    if (!found) {
+        /* BODY.rest: try every body name as a prefix (names may contain dots) */
+        int anybody = 0;
+        for (int h = 0; h <= b->nb && !found; h++) {
+            size_t n = strlen(b->body[h].name);
+            if (strncmp(target, b->body[h].name, n) == 0 && target[n] == '.') {
+                char why2[512];
+                if (resolve_in_body(b, h, target + n + 1, &t, why2, sizeof why2) == 0) found = 1;
+                else if (!anybody) memcpy(why, why2, sizeof why);
+                anybody = 1;
+            }
+        }
+        if (!found && !anybody && !why[0]) {
+            const char *dot = strchr(target, '.');
+            int n = dot ? (int)(dot - target) : (int)strlen(target);
+            snprintf(why, sizeof why, "no body named \"%.*s\"", n, target);
+        }
+    }
+    if (!found)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: unknown parameter target \"%s\": %s (%s)", w, target, why,
+                             TARGET_FORMS);
+
+    /* one parameter per model entry */
+    for (int k = 0; k < b->npar; k++)
+        for (int s = 0; s < b->param[k].nt; s++) {
+            const b_target *o = &b->param[k].t[s];
+            if (o->kind == t.kind && o->handle == t.handle && o->comp == t.comp) {
+                char d[300];
+                target_describe(b, &t, d, sizeof d);
+                return mbs_error_set(err, MBS_ERR_MODEL, "%s: %s is already set by parameter %s (%s)", w, d,
+                                     b->param[k].name, o->where);
+            }
+        }
+
+    if (grow((void **)&p->t, &p->capt, p->nt, sizeof *p->t)) return oom(err);
+    t.scale = scale;
+    t.offset = offset;
+    t.text = mbs_strdup(target);
+    t.where = mbs_strdup(w);
+    if (!t.text || !t.where) {
+        free(t.text);
+        free(t.where);
+        return oom(err);
+    }
+    p->t[p->nt++] = t;
+    return MBS_OK;
+}
+
+/* ---------------------------------------------------------------- finish */
+
+/* Topology: parent joint of every body, closed loops, cycles. Fills pj
+ * (joint index per body handle, pj[0] = -1). */
+static int check_topology(const mbs_builder *b, int *pj, mbs_error *err)
+{
+    const int nb = b->nb;
+    for (int i = 0; i <= nb; i++) pj[i] = -1;
+    for (int k = 0; k < b->nj; k++) {
+        const b_joint *j = &b->joint[k];
+        if (pj[j->child] >= 0)
+            return mbs_error_set(err, MBS_ERR_UNSUPPORTED,
+                                 "%s: closed loops are not supported yet (joint %s closes a loop through body %s, "
+                                 "which is already the child of joint %s)",
+                                 j->where, j->name, b->body[j->child].name, b->joint[pj[j->child]].name);
+        pj[j->child] = k;
+    }
+    for (int i = 1; i <= nb; i++)
+        if (pj[i] < 0)
+            return mbs_error_set(err, MBS_ERR_MODEL,
+                                 "%s: body %s is not connected to the ground (add a joint, e.g. floating)",
+                                 b->body[i].where, b->body[i].name);
+    /* every body has one parent: follow parents to the ground */
+    int *state = calloc((size_t)nb + 1, sizeof *state);   /* 0 new, 1 on path, 2 reaches ground */
+    if (!state) return oom(err);
+    state[0] = 2;
+    int rc = MBS_OK;
+    for (int i = 1; i <= nb && rc == MBS_OK; i++) {
+        int c = i;
+        while (state[c] == 0) {
+            state[c] = 1;
+            c = b->joint[pj[c]].parent;
+        }
+        if (state[c] == 1) {
+            /* c is on a cycle: list it and name its last joint in input order */
+            char list[600] = "";
+            size_t len = 0;
+            int last = pj[c], d = c;
+            do {
+                if (pj[d] > last) last = pj[d];
+                int n = snprintf(list + len, sizeof list - len, "%s%s", len ? " -> " : "", b->body[d].name);
+                if (n > 0 && (size_t)n < sizeof list - len) len += (size_t)n;
+                d = b->joint[pj[d]].parent;
+            } while (d != c);
+            rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
+                               "%s: closed loops are not supported yet (joint %s closes a loop through bodies "
+                               "%s -> %s, which never reach the ground)",
+                               b->joint[last].where, b->joint[last].name, list, b->body[c].name);
+            break;
+        }
+        for (c = i; state[c] == 1; c = b->joint[pj[c]].parent) state[c] = 2;
+    }
+    free(state);
+    return rc;
+}
+
+mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
+{
+    if (!b) {
+        mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_finish: builder is NULL");
+        return NULL;
+    }
+    const int nb = b->nb;
+    const char *src = b->source ? b->source : b->name;
+    if (!finite_n(b->g, 3)) {
+        mbs_error_set(err, MBS_ERR_MODEL, "%s: gravity is not finite (%g, %g, %g)", src, b->g[0], b->g[1], b->g[2]);
+        return NULL;
+    }
+    if (nb < 1) {
+        mbs_error_set(err, MBS_ERR_MODEL, "%s: the model has no moving body", src);
+        return NULL;
+    }
+
+    mbs_model *m = NULL;
+    int *pj = malloc(((size_t)nb + 1) * sizeof *pj);
+    int *order = malloc(((size_t)nb + 1) * sizeof *order);     /* final index -> handle */
+    int *newidx = malloc(((size_t)nb + 1) * sizeof *newidx);   /* handle -> final index */
+    int *kids = malloc(((size_t)nb + 1) * sizeof *kids);       /* children lists by handle */
+    int *kfirst = malloc(((size_t)nb + 1) * sizeof *kfirst);
+    int *kcount = calloc((size_t)nb + 1, sizeof *kcount);
+    int *stack = malloc(((size_t)nb + 1) * sizeof *stack);
+    int *point_x = malloc(((size_t)b->np + 1) * sizeof *point_x);
+    if (!pj || !order || !newidx || !kids || !kfirst || !kcount || !stack || !point_x) {
+        oom(err);
+        goto fail;
+    }
+    if (check_topology(b, pj, err) != MBS_OK) goto fail;
+
+    /* children of each handle, in handle (= input) order */
+    for (int h = 1; h <= nb; h++) kcount[b->joint[pj[h]].parent]++;
+    for (int h = 0, s = 0; h <= nb; h++) {
+        kfirst[h] = s;
+        s += kcount[h];
+    }
+    {
+        int *fill = calloc((size_t)nb + 1, sizeof *fill);
+        if (!fill) {
+            oom(err);
+            goto fail;
+        }
+        for (int h = 1; h <= nb; h++) {
+            int ph = b->joint[pj[h]].parent;
+            kids[kfirst[ph] + fill[ph]++] = h;
+        }
+        free(fill);
+    }
+    /* DFS preorder from the ground */
+    {
+        int sp = 0, n = 0;
+        stack[sp++] = 0;
+        while (sp > 0) {
+            int h = stack[--sp];
+            order[n] = h;
+            newidx[h] = n++;
+            for (int k = kcount[h] - 1; k >= 0; k--) stack[sp++] = kids[kfirst[h] + k];
+        }
+    }
+
+    m = calloc(1, sizeof *m);
+    if (!m) {
+        oom(err);
+        goto fail;
+    }
+    m->nb = nb;
+    m->name = mbs_strdup(b->name);
+    m->source = b->source ? mbs_strdup(b->source) : NULL;
+    m->body = calloc((size_t)nb + 1, sizeof *m->body);
+    m->joint = calloc((size_t)nb + 1, sizeof *m->joint);
+    if (!m->name || (b->source && !m->source) || !m->body || !m->joint) {
+        oom(err);
+        goto fail;
+    }
+
+    /* ---- model vector layout ---- */
+    int nx = 3 + 10 * (nb + 1) + 3 * b->np + 3 * b->nv + 18 * nb;
+    m->nx = nx;
+    m->x = calloc((size_t)nx, sizeof *m->x);
+    if (!m->x) {
+        oom(err);
+        goto fail;
+    }
+    double *x = m->x;
+    int off = 0;
+    m->x_gravity = off;
+    memcpy(x + off, b->g, 3 * sizeof *x);
+    off += 3;
+    for (int i = 0; i <= nb; i++) {
+        const b_body *bb = &b->body[order[i]];
+        mbs_body_info *bi = &m->body[i];
+        bi->name = mbs_strdup(bb->name);
+        bi->where = mbs_strdup(bb->where ? bb->where : src);
+        if (!bi->name || !bi->where) {
+            oom(err);
+            goto fail;
+        }
+        bi->x_mass = off;
+        bi->x_com = off + 1;
+        bi->x_inertia = off + 4;
+        if (i > 0) {
+            x[off] = bb->mass;
+            memcpy(x + off + 1, bb->com, 3 * sizeof *x);
+            memcpy(x + off + 4, bb->inertia, 6 * sizeof *x);
+        }
+        off += 10;
+    }
+    int nnamed = 0;
+    for (int k = 0; k < b->np; k++) {
+        point_x[k] = off;
+        memcpy(x + off, b->point[k].xyz, 3 * sizeof *x);
+        off += 3;
+        if (b->point[k].name) nnamed++;
+    }
+    int vec_x0 = off;
+    for (int k = 0; k < b->nv; k++) {
+        memcpy(x + off, b->vector[k].xyz, 3 * sizeof *x);
+        off += 3;
+    }
+    for (int i = 1; i <= nb; i++) {
+        const b_joint *bj = &b->joint[pj[order[i]]];
+        mbs_joint_info *ji = &m->joint[i];
+        ji->x_Xp = off;
+        memcpy(x + off, bj->Xp, 9 * sizeof *x);
+        off += 9;
+        ji->x_Xc = off;
+        memcpy(x + off, bj->Xc, 9 * sizeof *x);
+        off += 9;
+    }
+
+    /* ---- tree ---- */
+    m->body[0].parent = -1;
+    m->body[0].branch = -1;
+    m->body[0].depth = 0;
+    for (int i = 0; i <= nb; i++) {
+        m->body[i].first_child = -1;
+        m->body[i].next_sibling = -1;
+    }
+    for (int i = 1; i <= nb; i++) {
+        int p = newidx[b->joint[pj[order[i]]].parent];
+        m->body[i].parent = p;
+        m->body[i].depth = m->body[p].depth + 1;
+        if (m->body[i].depth > m->max_depth) m->max_depth = m->body[i].depth;
+    }
+    for (int i = nb; i >= 1; i--) {   /* prepend in reverse: siblings in order */
+        int p = m->body[i].parent;
+        m->body[i].next_sibling = m->body[p].first_child;
+        m->body[p].first_child = i;
+        m->body[p].nchildren++;
+    }
+    for (int i = nb; i >= 0; i--) {
+        int e = i + 1;
+        for (int c = m->body[i].first_child; c >= 0; c = m->body[c].next_sibling)
+            if (m->body[c].subtree_end > e) e = m->body[c].subtree_end;
+        m->body[i].subtree_end = e;
+    }
+    m->branch_first = malloc((size_t)nb * sizeof(int));
+    m->branch_last = malloc((size_t)nb * sizeof(int));
+    if (!m->branch_first || !m->branch_last) {
+        oom(err);
+        goto fail;
+    }
+    for (int i = 1; i <= nb; i++) {
+        int p = m->body[i].parent;
+        if (p == 0 || m->body[p].nchildren != 1) {
+            m->branch_first[m->nbranch] = i;
+            m->body[i].branch = m->nbranch++;
+        } else {
+            m->body[i].branch = m->body[p].branch;
+        }
+        m->branch_last[m->body[i].branch] = i;
+    }
+
+    /* ---- joints and coordinates ---- */
+    m->joint[0].type = MBS_JOINT_FIXED;
+    m->joint[0].parent = -1;
+    m->joint[0].euler = -1;
+    m->joint[0].x_ppoint = m->joint[0].x_cpoint = m->joint[0].x_Xp = m->joint[0].x_Xc = -1;
+    int nq = 0, ndof = 0, neul = 0;
+    for (int i = 1; i <= nb; i++) {
+        const b_joint *bj = &b->joint[pj[order[i]]];
+        mbs_joint_info *ji = &m->joint[i];
+        ji->name = mbs_strdup(bj->name);
+        ji->where = mbs_strdup(bj->where);
+        if (!ji->name || !ji->where) {
+            oom(err);
+            goto fail;
+        }
+        ji->type = bj->type;
+        ji->parent = m->body[i].parent;
+        ji->child = i;
+        ji->qoff = nq;
+        ji->nq = mbs_joint_type_nq(bj->type);
+        ji->ndof = mbs_joint_type_ndof(bj->type);
+        ji->euler = mbs_joint_type_euler(bj->type);
+        ji->x_ppoint = point_x[bj->ppoint];
+        ji->x_cpoint = point_x[bj->cpoint];
+        memcpy(ji->q0, bj->q0, sizeof ji->q0);
+        memcpy(ji->qd0, bj->qd0, sizeof ji->qd0);
+        nq += ji->nq;
+        ndof += ji->ndof;
+        if (ji->euler >= 0) neul++;
+    }
+    m->n_euler = neul;
+    if (nq > 0) {
+        m->coord_name = calloc((size_t)nq, sizeof *m->coord_name);
+        if (!m->coord_name) {
+            oom(err);
+            goto fail;
+        }
+    }
+    m->nq = nq;
+    m->ndof = ndof;
+    for (int i = 1; i <= nb; i++) {
+        const mbs_joint_info *ji = &m->joint[i];
+        for (int k = 0; k < ji->nq; k++) {
+            const char *suf = mbs_joint_coord_suffix(ji->type, k);
+            size_t len = strlen(ji->name) + (suf ? strlen(suf) + 1 : 0) + 1;
+            char *s = malloc(len);
+            if (!s) {
+                oom(err);
+                goto fail;
+            }
+            if (suf) snprintf(s, len, "%s.%s", ji->name, suf);
+            else snprintf(s, len, "%s", ji->name);
+            m->coord_name[ji->qoff + k] = s;
+        }
+    }
+
+    /* ---- named points and vectors ---- */
+    if (nnamed > 0) {
+        m->point = calloc((size_t)nnamed, sizeof *m->point);
+        if (!m->point) {
+            oom(err);
+            goto fail;
+        }
+    }
+    for (int k = 0; k < b->np; k++) {
+        const b_point *bp = &b->point[k];
+        if (!bp->name) continue;
+        mbs_point_info *pi = &m->point[m->npoint++];
+        const char *bn = b->body[bp->body].name;
+        size_t len = strlen(bn) + strlen(bp->name) + 2;
+        pi->name = malloc(len);
+        if (!pi->name) {
+            oom(err);
+            goto fail;
+        }
+        snprintf(pi->name, len, "%s.%s", bn, bp->name);
+        pi->body = newidx[bp->body];
+        pi->x = point_x[k];
+    }
+    if (b->nv > 0) {
+        m->vector = calloc((size_t)b->nv, sizeof *m->vector);
+        if (!m->vector) {
+            oom(err);
+            goto fail;
+        }
+    }
+    for (int k = 0; k < b->nv; k++) {
+        const b_vector *bv = &b->vector[k];
+        mbs_vector_info *vi = &m->vector[m->nvector++];
+        const char *bn = b->body[bv->body].name;
+        size_t len = strlen(bn) + strlen(bv->name) + 2;
+        vi->name = malloc(len);
+        if (!vi->name) {
+            oom(err);
+            goto fail;
+        }
+        snprintf(vi->name, len, "%s.%s", bn, bv->name);
+        vi->body = newidx[bv->body];
+        vi->x = vec_x0 + 3 * k;
+    }
+
+    /* ---- parameters ---- */
+    if (b->npar > 0) {
+        m->param = calloc((size_t)b->npar, sizeof *m->param);
+        if (!m->param) {
+            oom(err);
+            goto fail;
+        }
+    }
+    for (int k = 0; k < b->npar; k++) {
+        const b_param *bp = &b->param[k];
+        mbs_param_info *pi = &m->param[m->nparam++];
+        if (bp->nt == 0) {
+            mbs_error_set(err, MBS_ERR_MODEL, "%s: parameter %s sets nothing (give at least one target)", bp->where,
+                          bp->name);
+            goto fail;
+        }
+        pi->name = mbs_strdup(bp->name);
+        pi->value = bp->value;
+        pi->lower = bp->lower;
+        pi->upper = bp->upper;
+        pi->target = malloc((size_t)bp->nt * sizeof *pi->target);
+        pi->scale = malloc((size_t)bp->nt * sizeof *pi->scale);
+        pi->offset = malloc((size_t)bp->nt * sizeof *pi->offset);
+        pi->target_name = calloc((size_t)bp->nt, sizeof *pi->target_name);
+        if (!pi->name || !pi->target || !pi->scale || !pi->offset || !pi->target_name) {
+            oom(err);
+            goto fail;
+        }
+        pi->ntargets = bp->nt;
+        for (int t = 0; t < bp->nt; t++) {
+            const b_target *bt = &bp->t[t];
+            int idx = 0;
+            switch (bt->kind) {
+            case T_GRAVITY: idx = m->x_gravity + bt->comp; break;
+            case T_MASS: idx = m->body[newidx[bt->handle]].x_mass; break;
+            case T_COM: idx = m->body[newidx[bt->handle]].x_com + bt->comp; break;
+            case T_INERTIA: idx = m->body[newidx[bt->handle]].x_inertia + bt->comp; break;
+            default: idx = point_x[bt->handle] + bt->comp; break;
+            }
+            pi->target[t] = idx;
+            pi->scale[t] = bt->scale;
+            pi->offset[t] = bt->offset;
+            pi->target_name[t] = mbs_strdup(bt->text);
+            if (!pi->target_name[t]) {
+                oom(err);
+                goto fail;
+            }
+        }
+    }
+    mbs_model_apply_params(m);
+    if (mbs_model_check_physics(m, err) != MBS_OK) goto fail;
+
+    free(pj);
+    free(order);
+    free(newidx);
+    free(kids);
+    free(kfirst);
+    free(kcount);
+    free(stack);
+    free(point_x);
+    return m;
+
+fail:
+    free(pj);
+    free(order);
+    free(newidx);
+    free(kids);
+    free(kfirst);
+    free(kcount);
+    free(stack);
+    free(point_x);
+    mbs_model_free(m);
+    return NULL;
+}

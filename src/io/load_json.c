@@ -1,0 +1,630 @@
+/*
+ * load_json.c - the JSON model format (docs/model-format.md) with jansson.
+ *
+ * The document is walked member by member; every object is checked for
+ * unknown members, every value for its type, and each message carries the
+ * JSON path of the offending item: "model.json: bodies[1].inertia: ...".
+ * The model itself is assembled and validated by the builder.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "mbsens/model.h"
+#include "builder.h"
+#include "model_util.h"
+
+#define PATH_LEN 512
+
+typedef struct {
+    const char *file;   /* as used in messages */
+    mbs_error *err;
+    mbs_builder *b;
+} lctx;
+
+/* "<file>: <path>: <what>" */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static int fail(lctx *c, int code, const char *path, const char *fmt, ...)
+{
+    char what[MBS_ERROR_MSG_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (path && *path) return mbs_error_set(c->err, code, "%s: %s: %s", c->file, path, what);
+    return mbs_error_set(c->err, code, "%s: %s", c->file, what);
+}
+
+static const char *json_type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "a value";
+}
+
+/* Reject members not in the NULL-terminated list `allowed`. */
+static int check_members(lctx *c, json_t *obj, const char *path, const char *const *allowed)
+{
+    const char *key;
+    json_t *val;
+    json_object_foreach(obj, key, val) {
+        int ok = 0;
+        for (const char *const *a = allowed; *a; a++)
+            if (strcmp(key, *a) == 0) ok = 1;
+        if (!ok) {
+            char list[512] = "";
+            size_t len = 0;
+            for (const char *const *a = allowed; *a; a++) {
+                int n = snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", *a);
+                if (n > 0 && (size_t)n < sizeof list - len) len += (size_t)n;
+            }
+            return fail(c, MBS_ERR_MODEL, path, "unknown member \"%s\" (allowed: %s)", key, list);
+        }
+    }
+    return MBS_OK;
+}
+
+static int get_number(lctx *c, json_t *v, const char *path, double *out)
+{
+    if (!json_is_number(v))
+        return fail(c, MBS_ERR_MODEL, path, "expected a number, got %s", json_type_name(v));
+    double d = json_number_value(v);
+    if (!isfinite(d)) return fail(c, MBS_ERR_MODEL, path, "number is not finite");
+    *out = d;
+    return MBS_OK;
+}
+
+/* Array of exactly n finite numbers. */
+static int get_numbers(lctx *c, json_t *v, const char *path, int n, double *out)
+{
+    if (!json_is_array(v) || json_array_size(v) != (size_t)n)
+        return fail(c, MBS_ERR_MODEL, path, "expected an array of %d numbers, got %s%s", n, json_type_name(v),
+                    json_is_array(v) ? (json_array_size(v) == 1 ? " of 1 element" : " of another length") : "");
+    for (int k = 0; k < n; k++) {
+        json_t *e = json_array_get(v, (size_t)k);
+        if (!json_is_number(e))
+            return fail(c, MBS_ERR_MODEL, path, "expected an array of %d numbers (element %d is %s)", n, k,
+                        json_type_name(e));
+        out[k] = json_number_value(e);
+        if (!isfinite(out[k])) return fail(c, MBS_ERR_MODEL, path, "element %d is not finite", k);
+    }
+    return MBS_OK;
+}
+
+static int get_string(lctx *c, json_t *v, const char *path, const char **out)
+{
+    if (!json_is_string(v)) return fail(c, MBS_ERR_MODEL, path, "expected a string, got %s", json_type_name(v));
+    *out = json_string_value(v);
+    return MBS_OK;
+}
+
+static int missing(lctx *c, const char *path, const char *member)
+{
+    return fail(c, MBS_ERR_MODEL, path, "missing required member \"%s\"", member);
+}
+
+/* ---------------------------------------------------------------- bodies */
+
+static int load_inertia(lctx *c, json_t *v, const char *path, double I[6])
+{
+    static const char *msg = "expected an array of 6 numbers or a 3x3 array";
+    if (!json_is_array(v)) return fail(c, MBS_ERR_MODEL, path, "%s, got %s", msg, json_type_name(v));
+    size_t n = json_array_size(v);
+    if (n == 6) {
+        for (size_t k = 0; k < 6; k++) {
+            json_t *e = json_array_get(v, k);
+            if (!json_is_number(e)) return fail(c, MBS_ERR_MODEL, path, "%s (element %zu is %s)", msg, k,
+                                                json_type_name(e));
+            I[k] = json_number_value(e);
+            if (!isfinite(I[k])) return fail(c, MBS_ERR_MODEL, path, "element %zu is not finite", k);
+        }
+        return MBS_OK;
+    }
+    if (n != 3) return fail(c, MBS_ERR_MODEL, path, "%s, got an array of %zu elements", msg, n);
+    double J[9];
+    for (size_t r = 0; r < 3; r++) {
+        json_t *row = json_array_get(v, r);
+        if (!json_is_array(row) || json_array_size(row) != 3)
+            return fail(c, MBS_ERR_MODEL, path, "%s (row %zu is not an array of 3 numbers)", msg, r);
+        for (size_t k = 0; k < 3; k++) {
+            json_t *e = json_array_get(row, k);
+            if (!json_is_number(e))
+                return fail(c, MBS_ERR_MODEL, path, "%s (element [%zu][%zu] is %s)", msg, r, k, json_type_name(e));
+            J[3 * r + k] = json_number_value(e);
+            if (!isfinite(J[3 * r + k]))
+                return fail(c, MBS_ERR_MODEL, path, "element [%zu][%zu] is not finite", r, k);
+        }
+    }
+    double scale = 0;
+    for (int k = 0; k < 9; k++)
+        if (fabs(J[k]) > scale) scale = fabs(J[k]);
+    static const int pr[3][2] = { { 0, 1 }, { 0, 2 }, { 1, 2 } };
+    for (int k = 0; k < 3; k++) {
+        int a = pr[k][0], b = pr[k][1];
+        double u = J[3 * a + b], l = J[3 * b + a];
+        if (fabs(u - l) > 1e-9 * scale)
+            return fail(c, MBS_ERR_MODEL, path, "inertia matrix is not symmetric: [%d][%d] = %g but [%d][%d] = %g",
+                        a, b, u, b, a, l);
+    }
+    I[0] = J[0];
+    I[1] = J[4];
+    I[2] = J[8];
+    I[3] = 0.5 * (J[1] + J[3]);
+    I[4] = 0.5 * (J[2] + J[6]);
+    I[5] = 0.5 * (J[5] + J[7]);
+    return MBS_OK;
+}
+
+/* "points" or "vectors" object of a body. */
+static int load_named_vectors(lctx *c, json_t *obj, const char *path, int body, int vectors)
+{
+    if (!json_is_object(obj))
+        return fail(c, MBS_ERR_MODEL, path, "expected an object of named [x, y, z] %s, got %s",
+                    vectors ? "vectors" : "points", json_type_name(obj));
+    const char *key;
+    json_t *val;
+    json_object_foreach(obj, key, val) {
+        char p[PATH_LEN], where[PATH_LEN + 64];
+        double xyz[3];
+        snprintf(p, sizeof p, "%s.%s", path, key);
+        snprintf(where, sizeof where, "%s: %s", c->file, p);
+        int rc = get_numbers(c, val, p, 3, xyz);
+        if (rc) return rc;
+        rc = vectors ? mbs_builder_add_vector(c->b, body, key, xyz, where, c->err)
+                     : mbs_builder_add_point(c->b, body, key, xyz, where, c->err);
+        if (rc < 0) return rc;
+    }
+    return MBS_OK;
+}
+
+static int load_body(lctx *c, json_t *jb, size_t idx)
+{
+    static const char *const allowed[] = { "name", "mass", "com", "inertia", "points", "vectors", NULL };
+    char path[PATH_LEN], p[PATH_LEN + 32], where[PATH_LEN + 64];
+    snprintf(path, sizeof path, "bodies[%zu]", idx);
+    snprintf(where, sizeof where, "%s: %s", c->file, path);
+    if (!json_is_object(jb)) return fail(c, MBS_ERR_MODEL, path, "expected an object, got %s", json_type_name(jb));
+    int rc = check_members(c, jb, path, allowed);
+    if (rc) return rc;
+
+    const char *name;
+    json_t *v = json_object_get(jb, "name");
+    if (!v) return missing(c, path, "name");
+    snprintf(p, sizeof p, "%s.name", path);
+    if ((rc = get_string(c, v, p, &name))) return rc;
+
+    double mass, com[3] = { 0, 0, 0 }, I[6] = { 0, 0, 0, 0, 0, 0 };
+    if (!(v = json_object_get(jb, "mass"))) return missing(c, path, "mass");
+    snprintf(p, sizeof p, "%s.mass", path);
+    if ((rc = get_number(c, v, p, &mass))) return rc;
+    if ((v = json_object_get(jb, "com"))) {
+        snprintf(p, sizeof p, "%s.com", path);
+        if ((rc = get_numbers(c, v, p, 3, com))) return rc;
+    }
+    if ((v = json_object_get(jb, "inertia"))) {
+        snprintf(p, sizeof p, "%s.inertia", path);
+        if ((rc = load_inertia(c, v, p, I))) return rc;
+    }
+    int h = mbs_builder_add_body(c->b, name, mass, com, I, where, c->err);
+    if (h < 0) return h;
+    if ((v = json_object_get(jb, "points"))) {
+        snprintf(p, sizeof p, "%s.points", path);
+        if ((rc = load_named_vectors(c, v, p, h, 0))) return rc;
+    }
+    if ((v = json_object_get(jb, "vectors"))) {
+        snprintf(p, sizeof p, "%s.vectors", path);
+        if ((rc = load_named_vectors(c, v, p, h, 1))) return rc;
+    }
+    return MBS_OK;
+}
+
+/* ---------------------------------------------------------------- joints */
+
+static int body_ref(lctx *c, json_t *jj, const char *path, const char *member, int *out)
+{
+    char p[PATH_LEN + 32];
+    snprintf(p, sizeof p, "%s.%s", path, member);
+    json_t *v = json_object_get(jj, member);
+    if (!v) return missing(c, path, member);
+    const char *name;
+    int rc = get_string(c, v, p, &name);
+    if (rc) return rc;
+    int h = mbs_builder_find_body(c->b, name);
+    if (h < 0) return fail(c, MBS_ERR_MODEL, p, "unknown body \"%s\" (not in bodies, and not \"ground\")", name);
+    *out = h;
+    return MBS_OK;
+}
+
+/* Point of one joint side: absent (body origin), [x, y, z] or a point name. */
+static int side_point(lctx *c, json_t *jj, const char *path, const char *member, int body, const char *bname,
+                      int *out)
+{
+    char p[PATH_LEN + 32], where[PATH_LEN + 96];
+    snprintf(p, sizeof p, "%s.%s", path, member);
+    snprintf(where, sizeof where, "%s: %s", c->file, p);
+    json_t *v = json_object_get(jj, member);
+    if (!v || json_is_array(v)) {
+        double xyz[3] = { 0, 0, 0 };
+        if (v) {
+            int rc = get_numbers(c, v, p, 3, xyz);
+            if (rc) return rc;
+        }
+        int h = mbs_builder_add_point(c->b, body, NULL, xyz, where, c->err);
+        if (h < 0) return h;
+        *out = h;
+        return MBS_OK;
+    }
+    if (!json_is_string(v))
+        return fail(c, MBS_ERR_MODEL, p, "expected an array of 3 numbers or a point name, got %s",
+                    json_type_name(v));
+    const char *name = json_string_value(v);
+    int h = mbs_builder_find_point(c->b, body, name);
+    if (h < 0) {
+        /* also accept the qualified form "BODY.point" of this body */
+        size_t n = strlen(bname);
+        if (strncmp(name, bname, n) == 0 && name[n] == '.') h = mbs_builder_find_point(c->b, body, name + n + 1);
+    }
+    if (h < 0) return fail(c, MBS_ERR_MODEL, p, "unknown point \"%s\": body %s has no point of that name", name,
+                           bname);
+    *out = h;
+    return MBS_OK;
+}
+
+/* First present member among names[] (NULL-terminated), as a 3-vector.
+ * 1 if found, 0 if none, < 0 on error. */
+static int first_vec3(lctx *c, json_t *jj, const char *path, const char *const *names, double out[3])
+{
+    for (const char *const *n = names; *n; n++) {
+        json_t *v = json_object_get(jj, *n);
+        if (!v) continue;
+        char p[PATH_LEN + 32];
+        snprintf(p, sizeof p, "%s.%s", path, *n);
+        int rc = get_numbers(c, v, p, 3, out);
+        return rc ? rc : 1;
+    }
+    return 0;
+}
+
+/* An array of numbers of any length (q0, qd0), up to 7 values. */
+static int get_state(lctx *c, json_t *v, const char *path, int nq, const char *type, double *out, int *n)
+{
+    if (!json_is_array(v))
+        return fail(c, MBS_ERR_MODEL, path, "expected an array of %d numbers, got %s", nq, json_type_name(v));
+    size_t len = json_array_size(v);
+    if (len != (size_t)nq)
+        return fail(c, MBS_ERR_MODEL, path, "expected an array of %d numbers (the coordinates of a %s joint), "
+                    "got %zu", nq, type, len);
+    int rc = get_numbers(c, v, path, nq, out);
+    if (rc) return rc;
+    *n = nq;
+    return MBS_OK;
+}
+
+static int load_dh(lctx *c, json_t *v, const char *path, mbs_joint_type type, int parent, int child,
+                   const char *where, mbs_joint_side *ps, mbs_joint_side *cs)
+{
+    static const char *const allowed[] = { "a", "alpha", "d", "theta", NULL };
+    if (!json_is_object(v)) return fail(c, MBS_ERR_MODEL, path, "expected an object {a, alpha, d, theta}, got %s",
+                                        json_type_name(v));
+    int rc = check_members(c, v, path, allowed);
+    if (rc) return rc;
+    double val[4];
+    for (int k = 0; k < 4; k++) {
+        json_t *e = json_object_get(v, allowed[k]);
+        if (!e) return missing(c, path, allowed[k]);
+        char p[PATH_LEN + 32];
+        snprintf(p, sizeof p, "%s.%s", path, allowed[k]);
+        if ((rc = get_number(c, e, p, &val[k]))) return rc;
+    }
+    (void)type;
+    const double a = val[0], alpha = val[1], d = val[2], theta = val[3];
+    const double ca = cos(alpha), sa = sin(alpha);
+    /* Parent side: origin, axis z, ref Rz(theta) x. */
+    double origin[3] = { 0, 0, 0 };
+    int hp = mbs_builder_add_point(c->b, parent, NULL, origin, where, c->err);
+    if (hp < 0) return hp;
+    ps->point = hp;
+    ps->axis[0] = 0; ps->axis[1] = 0; ps->axis[2] = 1;
+    ps->ref[0] = cos(theta); ps->ref[1] = sin(theta); ps->ref[2] = 0;
+    ps->has_ref = 1;
+    /* Child side: point -Rx(alpha)^T (a, 0, d), axis Rx(alpha)^T z,
+     * ref Rx(alpha)^T x = x. Rx(alpha)^T v = (v0, ca v1 + sa v2, -sa v1 + ca v2). */
+    double cp[3] = { -a, -(sa * d), -(ca * d) };
+    int hc = mbs_builder_add_point(c->b, child, NULL, cp, where, c->err);
+    if (hc < 0) return hc;
+    cs->point = hc;
+    cs->axis[0] = 0; cs->axis[1] = sa; cs->axis[2] = ca;
+    cs->ref[0] = 1; cs->ref[1] = 0; cs->ref[2] = 0;
+    cs->has_ref = 1;
+    return MBS_OK;
+}
+
+static int load_joint(lctx *c, json_t *jj, size_t idx)
+{
+    static const char *const allowed[] = { "name", "type", "parent", "child", "parent_point", "child_point",
+                                           "axis", "parent_axis", "child_axis", "ref", "parent_ref", "child_ref",
+                                           "dh", "q0", "qd0", NULL };
+    static const char *const placement[] = { "parent_point", "child_point", "axis", "parent_axis", "child_axis",
+                                             "ref", "parent_ref", "child_ref", NULL };
+    char path[PATH_LEN], p[PATH_LEN + 32], where[PATH_LEN + 64];
+    snprintf(path, sizeof path, "joints[%zu]", idx);
+    snprintf(where, sizeof where, "%s: %s", c->file, path);
+    if (!json_is_object(jj)) return fail(c, MBS_ERR_MODEL, path, "expected an object, got %s", json_type_name(jj));
+    int rc = check_members(c, jj, path, allowed);
+    if (rc) return rc;
+
+    const char *name, *tname;
+    json_t *v;
+    if (!(v = json_object_get(jj, "name"))) return missing(c, path, "name");
+    snprintf(p, sizeof p, "%s.name", path);
+    if ((rc = get_string(c, v, p, &name))) return rc;
+    if (!(v = json_object_get(jj, "type"))) return missing(c, path, "type");
+    snprintf(p, sizeof p, "%s.type", path);
+    if ((rc = get_string(c, v, p, &tname))) return rc;
+    int t = mbs_joint_type_from_name(tname);
+    if (t < 0)
+        return fail(c, MBS_ERR_MODEL, p, "unknown joint type \"%s\" (valid: fixed, revolute, prismatic, "
+                    "cylindrical, cardan, spherical, planar, floating)", tname);
+    mbs_joint_type type = (mbs_joint_type)t;
+    int parent, child;
+    if ((rc = body_ref(c, jj, path, "parent", &parent))) return rc;
+    if ((rc = body_ref(c, jj, path, "child", &child))) return rc;
+    const char *pname = json_string_value(json_object_get(jj, "parent"));
+    const char *cname = json_string_value(json_object_get(jj, "child"));
+    if (child == 0)
+        return fail(c, MBS_ERR_MODEL, path, "joint %s: the child cannot be the ground (the ground does not move; "
+                    "swap parent and child)", name);
+    if (parent == child)
+        return fail(c, MBS_ERR_MODEL, path, "joint %s: parent and child are the same body (%s)", name, cname);
+
+    mbs_joint_side ps, cs;
+    memset(&ps, 0, sizeof ps);
+    memset(&cs, 0, sizeof cs);
+    json_t *dh = json_object_get(jj, "dh");
+    if (dh) {
+        snprintf(p, sizeof p, "%s.dh", path);
+        if (type != MBS_JOINT_REVOLUTE && type != MBS_JOINT_PRISMATIC)
+            return fail(c, MBS_ERR_MODEL, p, "dh placement is only for revolute and prismatic joints (this one "
+                        "is %s)", tname);
+        for (const char *const *n = placement; *n; n++)
+            if (json_object_get(jj, *n))
+                return fail(c, MBS_ERR_MODEL, p, "dh excludes \"%s\" (give either dh or points and axes)", *n);
+        if ((rc = load_dh(c, dh, p, type, parent, child, where, &ps, &cs))) return rc;
+    } else {
+        if ((rc = side_point(c, jj, path, "parent_point", parent, pname, &ps.point))) return rc;
+        if ((rc = side_point(c, jj, path, "child_point", child, cname, &cs.point))) return rc;
+        /* Default frames: axis z for the axis-based joints; the body axes
+         * (axis x, ref y) for fixed, spherical and floating joints. */
+        int identity = type == MBS_JOINT_FIXED || type == MBS_JOINT_SPHERICAL || type == MBS_JOINT_FLOATING;
+        const double def[3] = { identity ? 1 : 0, 0, identity ? 0 : 1 };
+        static const char *const pax[] = { "parent_axis", "axis", NULL }, *const cax[] = { "child_axis", "axis", NULL };
+        static const char *const prf[] = { "parent_ref", "ref", NULL }, *const crf[] = { "child_ref", "ref", NULL };
+        rc = first_vec3(c, jj, path, pax, ps.axis);
+        if (rc < 0) return rc;
+        if (rc == 0) memcpy(ps.axis, def, sizeof def);
+        rc = first_vec3(c, jj, path, cax, cs.axis);
+        if (rc < 0) return rc;
+        if (rc == 0) memcpy(cs.axis, def, sizeof def);
+        rc = first_vec3(c, jj, path, prf, ps.ref);
+        if (rc < 0) return rc;
+        ps.has_ref = rc;
+        rc = first_vec3(c, jj, path, crf, cs.ref);
+        if (rc < 0) return rc;
+        cs.has_ref = rc;
+    }
+
+    double q0[7], qd0[7];
+    int nq0 = 0, nqd0 = 0;
+    int nq = mbs_joint_type_nq(type);
+    json_t *jq = json_object_get(jj, "q0"), *jqd = json_object_get(jj, "qd0");
+    if (jq) {
+        snprintf(p, sizeof p, "%s.q0", path);
+        if ((rc = get_state(c, jq, p, nq, tname, q0, &nq0))) return rc;
+    }
+    if (jqd) {
+        snprintf(p, sizeof p, "%s.qd0", path);
+        if ((rc = get_state(c, jqd, p, nq, tname, qd0, &nqd0))) return rc;
+    }
+    rc = mbs_builder_add_joint(c->b, name, type, parent, child, &ps, &cs, jq ? q0 : NULL, nq0, jqd ? qd0 : NULL,
+                               nqd0, where, c->err);
+    return rc < 0 ? rc : MBS_OK;
+}
+
+/* ---------------------------------------------------------------- parameters */
+
+static int load_param(lctx *c, json_t *jp, size_t idx)
+{
+    static const char *const allowed[] = { "name", "value", "lower", "upper", "sets", NULL };
+    static const char *const tallowed[] = { "target", "scale", "offset", NULL };
+    char path[PATH_LEN], p[PATH_LEN + 32], where[PATH_LEN + 64];
+    snprintf(path, sizeof path, "parameters[%zu]", idx);
+    snprintf(where, sizeof where, "%s: %s", c->file, path);
+    if (!json_is_object(jp)) return fail(c, MBS_ERR_MODEL, path, "expected an object, got %s", json_type_name(jp));
+    int rc = check_members(c, jp, path, allowed);
+    if (rc) return rc;
+    const char *name;
+    json_t *v;
+    double value, lower = -INFINITY, upper = INFINITY;
+    if (!(v = json_object_get(jp, "name"))) return missing(c, path, "name");
+    snprintf(p, sizeof p, "%s.name", path);
+    if ((rc = get_string(c, v, p, &name))) return rc;
+    if (!(v = json_object_get(jp, "value"))) return missing(c, path, "value");
+    snprintf(p, sizeof p, "%s.value", path);
+    if ((rc = get_number(c, v, p, &value))) return rc;
+    if ((v = json_object_get(jp, "lower"))) {
+        snprintf(p, sizeof p, "%s.lower", path);
+        if ((rc = get_number(c, v, p, &lower))) return rc;
+    }
+    if ((v = json_object_get(jp, "upper"))) {
+        snprintf(p, sizeof p, "%s.upper", path);
+        if ((rc = get_number(c, v, p, &upper))) return rc;
+    }
+    json_t *sets = json_object_get(jp, "sets");
+    if (!sets) return missing(c, path, "sets");
+    snprintf(p, sizeof p, "%s.sets", path);
+    if (!json_is_array(sets) || json_array_size(sets) == 0)
+        return fail(c, MBS_ERR_MODEL, p, "expected a non-empty array of targets, got %s", json_type_name(sets));
+    int h = mbs_builder_add_param(c->b, name, value, lower, upper, where, c->err);
+    if (h < 0) return h;
+    size_t k;
+    json_t *e;
+    json_array_foreach(sets, k, e) {
+        char tp[PATH_LEN + 64], tw[PATH_LEN + 128], q[PATH_LEN + 96];
+        snprintf(tp, sizeof tp, "%s.sets[%zu]", path, k);
+        snprintf(tw, sizeof tw, "%s: %s", c->file, tp);
+        const char *target;
+        double scale = 1, offset = 0;
+        if (json_is_string(e)) {
+            target = json_string_value(e);
+        } else if (json_is_object(e)) {
+            if ((rc = check_members(c, e, tp, tallowed))) return rc;
+            json_t *t = json_object_get(e, "target");
+            if (!t) return missing(c, tp, "target");
+            snprintf(q, sizeof q, "%s.target", tp);
+            if ((rc = get_string(c, t, q, &target))) return rc;
+            if ((t = json_object_get(e, "scale"))) {
+                snprintf(q, sizeof q, "%s.scale", tp);
+                if ((rc = get_number(c, t, q, &scale))) return rc;
+            }
+            if ((t = json_object_get(e, "offset"))) {
+                snprintf(q, sizeof q, "%s.offset", tp);
+                if ((rc = get_number(c, t, q, &offset))) return rc;
+            }
+        } else {
+            return fail(c, MBS_ERR_MODEL, tp, "expected a target name or an object {target, scale, offset}, got %s",
+                        json_type_name(e));
+        }
+        rc = mbs_builder_add_param_target(c->b, h, target, scale, offset, tw, c->err);
+        if (rc < 0) return rc;
+    }
+    return MBS_OK;
+}
+
+/* ---------------------------------------------------------------- document */
+
+static int load_array(lctx *c, json_t *root, const char *member, int required, int nonempty,
+                      int (*item)(lctx *, json_t *, size_t))
+{
+    json_t *v = json_object_get(root, member);
+    if (!v) return required ? missing(c, "", member) : MBS_OK;
+    if (!json_is_array(v))
+        return fail(c, MBS_ERR_MODEL, member, "expected an array, got %s", json_type_name(v));
+    if (nonempty && json_array_size(v) == 0)
+        return fail(c, MBS_ERR_MODEL, member, "expected a non-empty array");
+    size_t k;
+    json_t *e;
+    json_array_foreach(v, k, e) {
+        int rc = item(c, e, k);
+        if (rc) return rc;
+    }
+    return MBS_OK;
+}
+
+static mbs_model *load_document(json_t *root, const char *file, mbs_error *err)
+{
+    static const char *const allowed[] = { "name", "description", "gravity", "bodies", "joints", "parameters",
+                                           NULL };
+    static const char *const reserved[] = { "forces", "constraints", "objectives", "simulation", "outputs", NULL };
+    lctx c = { file, err, NULL };
+    if (!json_is_object(root)) {
+        fail(&c, MBS_ERR_MODEL, "", "a model must be a JSON object, got %s", json_type_name(root));
+        return NULL;
+    }
+    for (const char *const *r = reserved; *r; r++)
+        if (json_object_get(root, *r)) {
+            fail(&c, MBS_ERR_UNSUPPORTED, *r, "%s is not supported yet", *r);
+            return NULL;
+        }
+    if (check_members(&c, root, "(top level)", allowed)) return NULL;
+
+    /* default model name: the file name without directory and extension */
+    char defname[256];
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    snprintf(defname, sizeof defname, "%s", base);
+    char *dot = strrchr(defname, '.');
+    if (dot && dot != defname) *dot = '\0';
+    const char *name = defname;
+    json_t *v;
+    if ((v = json_object_get(root, "name")) && get_string(&c, v, "name", &name)) return NULL;
+    if ((v = json_object_get(root, "description")) && !json_is_string(v)) {
+        fail(&c, MBS_ERR_MODEL, "description", "expected a string, got %s", json_type_name(v));
+        return NULL;
+    }
+    double g[3] = { 0, 0, -9.81 };
+    if ((v = json_object_get(root, "gravity")) && get_numbers(&c, v, "gravity", 3, g)) return NULL;
+
+    c.b = mbs_builder_new(name, file);
+    if (!c.b) {
+        mbs_error_set(err, MBS_ERR_NOMEM, "%s: out of memory", file);
+        return NULL;
+    }
+    mbs_builder_set_gravity(c.b, g);
+    mbs_model *m = NULL;
+    if (load_array(&c, root, "bodies", 1, 1, load_body) == MBS_OK &&
+        load_array(&c, root, "joints", 1, 0, load_joint) == MBS_OK &&
+        load_array(&c, root, "parameters", 0, 0, load_param) == MBS_OK)
+        m = mbs_builder_finish(c.b, err);
+    mbs_builder_free(c.b);
+    return m;
+}
+
+static const int JSON_FLAGS = JSON_REJECT_DUPLICATES;
+
+mbs_model *mbs_model_load(const char *path, mbs_error *err)
+{
+    if (!path) {
+        mbs_error_set(err, MBS_ERR_ARG, "mbs_model_load: path is NULL");
+        return NULL;
+    }
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_FLAGS, &je);
+    if (!root) {
+        enum json_error_code code = json_error_code(&je);
+        if (code == json_error_cannot_open_file)
+            mbs_error_set(err, MBS_ERR_IO, "%s: cannot read the file (%s)", path, je.text);
+        else if (code == json_error_out_of_memory)
+            mbs_error_set(err, MBS_ERR_NOMEM, "%s: out of memory", path);
+        else
+            mbs_error_set(err, MBS_ERR_PARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+        return NULL;
+    }
+    mbs_model *m = load_document(root, path, err);
+    json_decref(root);
+    return m;
+}
+
+mbs_model *mbs_model_load_string(const char *json, const char *name, mbs_error *err)
+{
+    if (!name) name = "<string>";
+    if (!json) {
+        mbs_error_set(err, MBS_ERR_ARG, "mbs_model_load_string: json is NULL");
+        return NULL;
+    }
+    json_error_t je;
+    json_t *root = json_loads(json, JSON_FLAGS, &je);
+    if (!root) {
+        if (json_error_code(&je) == json_error_out_of_memory)
+            mbs_error_set(err, MBS_ERR_NOMEM, "%s: out of memory", name);
+        else
+            mbs_error_set(err, MBS_ERR_PARSE, "%s:%d:%d: %s", name, je.line, je.column, je.text);
+        return NULL;
+    }
+    mbs_model *m = load_document(root, name, err);
+    json_decref(root);
+    return m;
+}
