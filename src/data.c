@@ -27,7 +27,12 @@ mbs_data *mbs_data_create(const mbs_model *m, mbs_error *err)
     }
     size_t nq = (size_t)(m->nq > 0 ? m->nq : 1);
     d->scratch = calloc(nq * nq + 4 * nq, sizeof(double));
-    if (!d->scratch) {
+    d->xload = calloc(15 * (size_t)(m->nb + 1), sizeof(double));
+    d->qload = calloc(nq, sizeof(double));
+    if (!d->scratch || !d->xload || !d->qload) {
+        free(d->scratch);
+        free(d->xload);
+        free(d->qload);
         mbs_ws_free(&d->ws);
         free(d);
         mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
@@ -41,7 +46,18 @@ void mbs_data_free(mbs_data *d)
     if (!d) return;
     mbs_ws_free(&d->ws);
     free(d->scratch);
+    free(d->xload);
+    free(d->qload);
     free(d);
+}
+
+void mbs_data_set_time(mbs_data *d, double t) { d->time = t; }
+double mbs_data_time(const mbs_data *d) { return d->time; }
+
+void mbs_data_prepare_loads(const mbs_model *m, mbs_data *d)
+{
+    memcpy(d->ws.xfrc, d->xload, sizeof(double) * 15 * (size_t)(m->nb + 1));
+    memcpy(d->ws.qfrc, d->qload, sizeof(double) * (size_t)m->nq);
 }
 
 void mbs_data_set_ref(mbs_data *d, mbs_ref_point ref) { d->ws.ref = ref; }
@@ -79,8 +95,8 @@ int mbs_data_fail(mbs_data *d, int code, const char *fmt, ...)
 
 void mbs_data_clear_loads(mbs_data *d)
 {
-    memset(d->ws.xfrc, 0, sizeof(double) * 15 * (size_t)(d->ws.nb + 1));
-    memset(d->ws.qfrc, 0, sizeof(double) * (size_t)d->ws.nq);
+    memset(d->xload, 0, sizeof(double) * 15 * (size_t)(d->ws.nb + 1));
+    memset(d->qload, 0, sizeof(double) * (size_t)d->ws.nq);
 }
 
 int mbs_data_add_body_load(mbs_data *d, int body, const double point[3],
@@ -89,7 +105,7 @@ int mbs_data_add_body_load(mbs_data *d, int body, const double point[3],
     const mbs_model *m = d->model;
     if (body < 1 || body > m->nb)
         return mbs_data_fail(d, MBS_ERR_ARG, "body load: body index %d out of range 1..%d", body, m->nb);
-    double *L = d->ws.xfrc + 15 * body;
+    double *L = d->xload + 15 * body;
     const double *c = m->x + m->body[body].x_com;
     for (int k = 0; k < 3; k++) {
         if ((f && !isfinite(f[k])) || (n && !isfinite(n[k])) || (point && !isfinite(point[k])))
@@ -106,7 +122,7 @@ int mbs_data_add_body_load(mbs_data *d, int body, const double point[3],
     return MBS_OK;
 }
 
-double *mbs_data_joint_load(mbs_data *d) { return d->ws.qfrc; }
+double *mbs_data_joint_load(mbs_data *d) { return d->qload; }
 
 /* ---- state checks ---- */
 
@@ -282,7 +298,10 @@ int mbs_inverse_dynamics(const mbs_model *m, mbs_data *d, const double *q,
 {
     int rc = mbs_data_check_state(d, q, qd, qdd);
     if (rc) return rc;
-    mbs_inverse_dynamics_x(m, m->x, &d->ws, q, qd, qdd, tau);
+    mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
+    mbs_data_prepare_loads(m, d);
+    mbs_body_terms(m, m->x, &d->ws);
+    mbs_rnea(m, &d->ws, tau);
     d->err[0] = 0;
     return MBS_OK;
 }
@@ -297,8 +316,8 @@ int mbs_mass_matrix(const mbs_model *m, mbs_data *d, const double *q, double *M)
 {
     int rc = mbs_data_check_state(d, q, NULL, NULL);
     if (rc) return rc;
-    mbs_kin_forward(m, m->x, &d->ws, q, NULL, NULL, 1);
-    mbs_body_terms(m, m->x, &d->ws);
+    mbs_kin_forward(m, m->x, &d->ws, q, NULL, NULL, 0);
+    mbs_mass_terms(m, m->x, &d->ws);
     mbs_crba(m, &d->ws, M);
     d->err[0] = 0;
     return MBS_OK;

@@ -10,6 +10,9 @@ struct mbs_data {
     int nq;
     mbs_ws ws;             /* kernel workspace (double) */
     double *scratch;       /* nq*nq + 4 nq doubles for dense solves */
+    double *xload;         /* user body loads, 15 per body (layout of ws.xfrc) */
+    double *qload;         /* user joint loads, nq */
+    double time;           /* time at which force elements are evaluated */
     char err[MBS_ERROR_MSG_LEN];
 };
 
@@ -19,6 +22,10 @@ int mbs_data_fail(mbs_data *d, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* Kernel loads for this evaluation: ws.xfrc/qfrc = user loads + force
+ * elements at d->time. Needs velocity-level kinematics in d->ws. */
+void mbs_data_prepare_loads(const mbs_model *m, mbs_data *d);
+
 /* Finite values and normalized Euler parameters (NULL vectors skipped). */
 int mbs_data_check_state(mbs_data *d, const double *q, const double *qd, const double *qdd);
 

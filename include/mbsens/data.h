@@ -27,6 +27,10 @@ mbs_ref_point mbs_data_ref(const mbs_data *d);
 const char *mbs_ref_point_name(mbs_ref_point ref);   /* "com", "origin", "joint" */
 int mbs_ref_point_from_name(const char *name);       /* -1 if unknown */
 
+/* Time at which time-dependent loads are evaluated (default 0). */
+void mbs_data_set_time(mbs_data *d, double t);
+double mbs_data_time(const mbs_data *d);
+
 /* The message of the last failed call on this data ("" if none). */
 const char *mbs_data_error(const mbs_data *d);
 

@@ -43,3 +43,12 @@ void MBS_K(mbs_body_terms)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w)
         v3_cross_add(Q + 3, g, Q);
     }
 }
+
+void MBS_K(mbs_mass_terms)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w)
+{
+    for (int i = 1; i <= m->nb; i++) {
+        mreal g[3];
+        v3_sub(g, w->rG + 3 * i, w->r + 3 * i);
+        m6_body_inertia(w->Mv + 36 * i, x[m->body[i].x_mass], g, w->J + 9 * i);
+    }
+}

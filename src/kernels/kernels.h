@@ -86,6 +86,9 @@ void MBS_K(mbs_kin_accelerations)(const mbs_model *m, MBS_K(mbs_ws) *w, const mr
  * loads, gyroscopic terms). Needs velocity-level kinematics. */
 void MBS_K(mbs_body_terms)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w);
 
+/* Only M^v (positions suffice); for the mass matrix. */
+void MBS_K(mbs_mass_terms)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w);
+
 /* Recursive Newton-Euler: tau = M qdd - Q. Needs level-2 kinematics and
  * body terms. */
 void MBS_K(mbs_rnea)(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *tau);
@@ -101,7 +104,8 @@ void MBS_K(mbs_crba)(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *M);
 int MBS_K(mbs_aba)(const mbs_model *m, MBS_K(mbs_ws) *w, const mreal *q,
                    const mreal *qd, const mreal *tau, mreal *qdd);
 
-/* Convenience used by tests: everything for inverse dynamics at (q, qd, qdd). */
+/* Convenience used by tests: everything for inverse dynamics at (q, qd, qdd),
+ * with the loads already in w->xfrc / w->qfrc. */
 void MBS_K(mbs_inverse_dynamics_x)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w,
                                    const mreal *q, const mreal *qd, const mreal *qdd,
                                    mreal *tau);
