@@ -67,7 +67,6 @@ static int write_atomic(const char *cmd, const char *path, const char *text, siz
     /* mkstemp creates the file with mode 0600; use the usual 0666 & ~umask. */
     mode_t mask = umask(0);
     umask(mask);
-    const char *what = "write";
     int ok = fchmod(fd, (mode_t)(0666 & ~mask)) == 0;
     FILE *f = ok ? fdopen(fd, "w") : NULL;
     if (!f) {
@@ -79,13 +78,11 @@ static int write_atomic(const char *cmd, const char *path, const char *text, siz
         ok = (fsync(fileno(f)) == 0) && ok;
         ok = (fclose(f) == 0) && ok;
     }
-    if (ok) {
-        what = "rename to";
+    if (ok)
         ok = rename(tmp, path) == 0;
-    }
     if (!ok) {
         int e = errno;
-        cli_error(cmd, "cannot %s '%s': %s", what, path, strerror(e));
+        cli_error(cmd, "cannot write '%s': %s", path, strerror(e));
         unlink(tmp);
     }
     free(tmp);

@@ -41,7 +41,7 @@ static void text_output(cli_buf *b, const cli_state *st, const double *tau)
             w = l;
     }
     cli_buf_printf(b, "model %s  (ref: %s)\n", mbs_model_name(m), mbs_ref_point_name(st->ref));
-    cli_buf_printf(b, "%-*s  %17s\n", w, "coordinate", "tau");
+    cli_buf_printf(b, "%-*s  %16s\n", w, "coordinate", "tau");
     for (int k = 0; k < st->nq; k++)
         cli_buf_printf(b, "%-*s  % .9e\n", w, mbs_coord_name(m, k), tau[k]);
 }

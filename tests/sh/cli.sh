@@ -289,6 +289,22 @@ for b in d['bodies']:
 "
 done
 
+# The generated chain is spatial; a floating base starts at [0.1, -0.2, 1.0].
+run kinematics "$TMP/chain_revolute_7_no.json" --json
+cp "$OUT" "$TMP/chain_kin.json"
+pycheck "$TMP/chain_kin.json" "generated revolute chain is spatial" "
+r = [p['r'] for p in d['points']]
+assert max(abs(x[1]) for x in r) > 1e-2 and max(abs(x[2]) for x in r) > 1e-2
+"
+run kinematics "$TMP/chain_cardan_7_yes.json" --json
+cp "$OUT" "$TMP/chain_kin.json"
+pycheck "$TMP/chain_kin.json" "floating base starts at [0.1, -0.2, 1.0]" "
+p = {x['name']: x for x in d['points']}
+assert all(abs(a - b) < 1e-12 for a, b in zip(p['link1.base']['r'], [0.1, -0.2, 1.0]))
+A = d['bodies'][0]['A']
+assert all(abs(A[i][j] - (i == j)) < 1e-12 for i in range(3) for j in range(3))
+"
+
 # ---------------------------------------------------------------- inverse
 # Static torques of the double pendulum (qd = qdd = 0), see tests/sh/install.sh.
 run inverse "$PENDULUM" --q 0.5,0.5 --qd 0,0 --qdd 0,0 --json
@@ -313,9 +329,24 @@ for f in "$TMP"/chain_*_256_*.json "$TMP"/chain_*_7_*.json; do
     cp "$OUT" "$TMP/chain_inv.json"
     pycheck "$TMP/chain_inv.json" "inverse on $(basename "$f"): $nq tau values" "
 assert len(d['tau']) == $nq and len(d['coordinates']) == $nq
-assert all(isinstance(x, float) and math.isfinite(x) for x in d['tau'])
+assert all(isinstance(x, (int, float)) and math.isfinite(x) for x in d['tau'])
 "
 done
+
+# --ref selects the formulation only: tau agrees on a spatial chain.
+f=$TMP/chain_spherical_7_yes.json
+for ref in com origin joint; do
+    run inverse "$f" --qdd "$(python3 -c 'print(",".join(str(0.1 * ((k % 5) - 2)) for k in range(31)))')" --ref "$ref" --json
+    expect 0 "inverse --ref $ref on $(basename "$f")"
+    cp "$OUT" "$TMP/inv_$ref.json"
+done
+pycheck "$TMP/inv_com.json" "inverse: tau independent of --ref" "
+for ref in ('origin', 'joint'):
+    e = json.load(open('$TMP/inv_' + ref + '.json'))
+    s = max(1.0, max(abs(x) for x in d['tau']))
+    err = max(abs(a - b) for a, b in zip(d['tau'], e['tau'])) / s
+    assert err < 1e-9, (ref, err)
+"
 
 # ---------------------------------------------------------------- value lists
 run inverse "$PENDULUM" --q 0.1,0.2,0.3
