@@ -1019,6 +1019,15 @@ mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
         }
     }
     mbs_model_apply_params(m);
+    for (int k = 0; k < b->npar; k++)
+        for (int t = 0; t < b->param[k].nt; t++) {
+            double v = m->x[m->param[k].target[t]];
+            if (!isfinite(v)) {
+                mbs_error_set(err, MBS_ERR_MODEL, "%s: parameter %s sets %s to %g", b->param[k].t[t].where,
+                              b->param[k].name, b->param[k].t[t].text, v);
+                goto fail;
+            }
+        }
     if (mbs_model_check_physics(m, err) != MBS_OK) goto fail;
 
     free(pj);

@@ -91,9 +91,11 @@ static int get_number(lctx *c, json_t *v, const char *path, double *out)
 /* Array of exactly n finite numbers. */
 static int get_numbers(lctx *c, json_t *v, const char *path, int n, double *out)
 {
-    if (!json_is_array(v) || json_array_size(v) != (size_t)n)
-        return fail(c, MBS_ERR_MODEL, path, "expected an array of %d numbers, got %s%s", n, json_type_name(v),
-                    json_is_array(v) ? (json_array_size(v) == 1 ? " of 1 element" : " of another length") : "");
+    if (!json_is_array(v))
+        return fail(c, MBS_ERR_MODEL, path, "expected an array of %d numbers, got %s", n, json_type_name(v));
+    if (json_array_size(v) != (size_t)n)
+        return fail(c, MBS_ERR_MODEL, path, "expected an array of %d numbers, got %zu element%s", n,
+                    json_array_size(v), json_array_size(v) == 1 ? "" : "s");
     for (int k = 0; k < n; k++) {
         json_t *e = json_array_get(v, (size_t)k);
         if (!json_is_number(e))
@@ -134,7 +136,8 @@ static int load_inertia(lctx *c, json_t *v, const char *path, double I[6])
         }
         return MBS_OK;
     }
-    if (n != 3) return fail(c, MBS_ERR_MODEL, path, "%s, got an array of %zu elements", msg, n);
+    if (n != 3 || !json_is_array(json_array_get(v, 0)))
+        return fail(c, MBS_ERR_MODEL, path, "%s, got an array of %zu element%s", msg, n, n == 1 ? "" : "s");
     double J[9];
     for (size_t r = 0; r < 3; r++) {
         json_t *row = json_array_get(v, r);
@@ -306,8 +309,8 @@ static int get_state(lctx *c, json_t *v, const char *path, int nq, const char *t
         return fail(c, MBS_ERR_MODEL, path, "expected an array of %d numbers, got %s", nq, json_type_name(v));
     size_t len = json_array_size(v);
     if (len != (size_t)nq)
-        return fail(c, MBS_ERR_MODEL, path, "expected an array of %d numbers (the coordinates of a %s joint), "
-                    "got %zu", nq, type, len);
+        return fail(c, MBS_ERR_MODEL, path, "expected %d value%s (the coordinates of a %s joint), got %zu", nq,
+                    nq == 1 ? "" : "s", type, len);
     int rc = get_numbers(c, v, path, nq, out);
     if (rc) return rc;
     *n = nq;
@@ -477,7 +480,8 @@ static int load_param(lctx *c, json_t *jp, size_t idx)
     if (!sets) return missing(c, path, "sets");
     snprintf(p, sizeof p, "%s.sets", path);
     if (!json_is_array(sets) || json_array_size(sets) == 0)
-        return fail(c, MBS_ERR_MODEL, p, "expected a non-empty array of targets, got %s", json_type_name(sets));
+        return fail(c, MBS_ERR_MODEL, p, "expected a non-empty array of targets, got %s",
+                    json_is_array(sets) ? "an empty array" : json_type_name(sets));
     int h = mbs_builder_add_param(c->b, name, value, lower, upper, where, c->err);
     if (h < 0) return h;
     size_t k;
