@@ -1,5 +1,5 @@
 /*
- * test_models.c - the shipped models (models/*.json) load and mean what
+ * test_models.c - the shipped models (models/<name>.json) load and mean what
  * docs/models.md says.
  *
  * double_pendulum.json: sizes, names, parameters, and the kinematics, mass

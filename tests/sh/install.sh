@@ -104,8 +104,22 @@ run_example() {
 }
 
 # (a) pkg-config + cc
-CFLAGS_PC=$(PKG_CONFIG_PATH=$PCDIR pkg-config --cflags mbsens 2>"$TMP/pc.err")
-LIBS_PC=$(PKG_CONFIG_PATH=$PCDIR pkg-config --libs mbsens 2>>"$TMP/pc.err")
+# The installed .pc file must describe the prefix it was installed to
+# (`cmake --install --prefix` after configuring with another prefix): its
+# libdir must be the directory it was found in.
+PCOPT=""
+PC_LIBDIR=$(PKG_CONFIG_PATH=$PCDIR pkg-config --variable=libdir mbsens 2>"$TMP/pc.err")
+if [ -n "$PC_LIBDIR" ] && [ "$(cd "$PC_LIBDIR" 2>/dev/null && pwd -P)" = "$(cd "$LIBDIR" && pwd -P)" ]; then
+    ok "mbsens.pc: libdir is the installed $LIBDIR"
+else
+    cat "$TMP/pc.err"
+    ko "mbsens.pc is not relocatable: libdir=$PC_LIBDIR ($(grep '^prefix=' "$PC")), installed in $LIBDIR"
+    # go on with the prefix overridden, to still test the rest
+    PCOPT="--define-variable=prefix=$PREFIX"
+fi
+# shellcheck disable=SC2086
+CFLAGS_PC=$(PKG_CONFIG_PATH=$PCDIR pkg-config $PCOPT --cflags mbsens 2>"$TMP/pc.err") &&
+LIBS_PC=$(PKG_CONFIG_PATH=$PCDIR pkg-config $PCOPT --libs mbsens 2>>"$TMP/pc.err")
 if [ $? -eq 0 ] && [ -n "$LIBS_PC" ]; then ok "pkg-config mbsens: $CFLAGS_PC $LIBS_PC"; else cat "$TMP/pc.err"; ko "pkg-config mbsens"; fi
 # shellcheck disable=SC2086
 if cc -std=c11 -Wall -Wextra -Wpedantic -Werror $SANFLAGS $CFLAGS_PC \
