@@ -204,7 +204,7 @@ static int load_body(lctx *c, json_t *jb, size_t idx)
     int rc = check_members(c, jb, path, allowed);
     if (rc) return rc;
 
-    const char *name;
+    const char *name = NULL;
     json_t *v = json_object_get(jb, "name");
     if (!v) return missing(c, path, "name");
     snprintf(p, sizeof p, "%s.name", path);
@@ -243,7 +243,7 @@ static int body_ref(lctx *c, json_t *jj, const char *path, const char *member, i
     snprintf(p, sizeof p, "%s.%s", path, member);
     json_t *v = json_object_get(jj, member);
     if (!v) return missing(c, path, member);
-    const char *name;
+    const char *name = NULL;
     int rc = get_string(c, v, p, &name);
     if (rc) return rc;
     int h = mbs_builder_find_body(c->b, name);
@@ -329,7 +329,7 @@ static int load_dh(lctx *c, json_t *v, const char *path, mbs_joint_type type, in
     for (int k = 0; k < 4; k++) {
         json_t *e = json_object_get(v, allowed[k]);
         if (!e) return missing(c, path, allowed[k]);
-        char p[PATH_LEN + 32];
+        char p[PATH_LEN + 96];
         snprintf(p, sizeof p, "%s.%s", path, allowed[k]);
         if ((rc = get_number(c, e, p, &val[k]))) return rc;
     }
@@ -370,7 +370,7 @@ static int load_joint(lctx *c, json_t *jj, size_t idx)
     int rc = check_members(c, jj, path, allowed);
     if (rc) return rc;
 
-    const char *name, *tname;
+    const char *name = NULL, *tname = NULL;
     json_t *v;
     if (!(v = json_object_get(jj, "name"))) return missing(c, path, "name");
     snprintf(p, sizeof p, "%s.name", path);
@@ -459,7 +459,7 @@ static int load_param(lctx *c, json_t *jp, size_t idx)
     if (!json_is_object(jp)) return fail(c, MBS_ERR_MODEL, path, "expected an object, got %s", json_type_name(jp));
     int rc = check_members(c, jp, path, allowed);
     if (rc) return rc;
-    const char *name;
+    const char *name = NULL;
     json_t *v;
     double value, lower = -INFINITY, upper = INFINITY;
     if (!(v = json_object_get(jp, "name"))) return missing(c, path, "name");
@@ -490,7 +490,7 @@ static int load_param(lctx *c, json_t *jp, size_t idx)
         char tp[PATH_LEN + 64], tw[PATH_LEN + 128], q[PATH_LEN + 96];
         snprintf(tp, sizeof tp, "%s.sets[%zu]", path, k);
         snprintf(tw, sizeof tw, "%s: %s", c->file, tp);
-        const char *target;
+        const char *target = NULL;
         double scale = 1, offset = 0;
         if (json_is_string(e)) {
             target = json_string_value(e);
