@@ -28,6 +28,20 @@ mbs_data *mbs_data_create(const mbs_model *m, mbs_error *err)
     size_t nq = (size_t)(m->nq > 0 ? m->nq : 1);
     d->scratch = calloc(nq * nq + 4 * nq, sizeof(double));
     d->xload = calloc(15 * (size_t)(m->nb + 1), sizeof(double));
+    d->dx = calloc((size_t)m->nx + 1, sizeof(double));
+    d->dbuf = calloc(6 * nq, sizeof(double));
+    if (mbs_ws_init(&d->dws, m) != 0 || !d->dx || !d->dbuf) {
+        mbs_ws_free(&d->dws);
+        free(d->dx);
+        free(d->dbuf);
+        free(d->scratch);
+        free(d->xload);
+        free(d->qload);
+        mbs_ws_free(&d->ws);
+        free(d);
+        mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
     d->qload = calloc(nq, sizeof(double));
     if (!d->scratch || !d->xload || !d->qload) {
         free(d->scratch);
@@ -45,6 +59,9 @@ void mbs_data_free(mbs_data *d)
 {
     if (!d) return;
     mbs_ws_free(&d->ws);
+    mbs_ws_free(&d->dws);
+    free(d->dx);
+    free(d->dbuf);
     free(d->scratch);
     free(d->xload);
     free(d->qload);
@@ -60,7 +77,7 @@ void mbs_data_prepare_loads(const mbs_model *m, mbs_data *d)
     memcpy(d->ws.qfrc, d->qload, sizeof(double) * (size_t)m->nq);
 }
 
-void mbs_data_set_ref(mbs_data *d, mbs_ref_point ref) { d->ws.ref = ref; }
+void mbs_data_set_ref(mbs_data *d, mbs_ref_point ref) { d->ws.ref = ref; d->dws.ref = ref; }
 mbs_ref_point mbs_data_ref(const mbs_data *d) { return d->ws.ref; }
 
 const char *mbs_ref_point_name(mbs_ref_point ref)

@@ -9,6 +9,9 @@ struct mbs_data {
     const mbs_model *model;
     int nq;
     mbs_ws ws;             /* kernel workspace (double) */
+    mbs_ws dws;            /* tangents (derivatives), same layout */
+    double *dx;            /* direction in the model vector, nx */
+    double *dbuf;          /* 6 nq doubles for directional work */
     double *scratch;       /* nq*nq + 4 nq doubles for dense solves */
     double *xload;         /* user body loads, 15 per body (layout of ws.xfrc) */
     double *qload;         /* user joint loads, nq */

@@ -27,7 +27,7 @@ static void rand_rot(mbs_rng *r, double *R)
     R[6] = 2 * (e1 * e3 - e0 * e2); R[7] = 2 * (e2 * e3 + e0 * e1); R[8] = 2 * (e0 * e0 + e3 * e3) - 1;
 }
 
-mbs_model *mbs_test_random_tree(mbs_rng *r, int nb, unsigned types)
+mbs_model *mbs_test_random_tree_p(mbs_rng *r, int nb, unsigned types, int with_params)
 {
     mbs_error err;
     mbs_builder *b = mbs_builder_new("random", "random tree");
@@ -35,7 +35,8 @@ mbs_model *mbs_test_random_tree(mbs_rng *r, int nb, unsigned types)
     double g[3] = { mbs_rng_uniform(r, -3, 3), mbs_rng_uniform(r, -3, 3), -9.81 };
     mbs_builder_set_gravity(b, g);
     if (!types) types = (1u << MBS_JOINT_TYPE_COUNT) - 1;
-    int handle[64];
+    int handle[64], jpar[64];
+    double jp[64][3], jc[64][3], bmass[64], bcom[64][3], bI[64][6], bp[64][3];
     char name[64];
     for (int i = 0; i < nb; i++) {
         double com[3], I6[6], R[9], pm[3];
@@ -56,11 +57,15 @@ mbs_model *mbs_test_random_tree(mbs_rng *r, int nb, unsigned types)
         I6[3] = J[1] * 0.1 * mass; I6[4] = J[2] * 0.1 * mass; I6[5] = J[5] * 0.1 * mass;
         snprintf(name, sizeof name, "b%d", i + 1);
         handle[i] = mbs_builder_add_body(b, name, mass, com, I6, name, &err);
+        bmass[i] = mass;
+        for (int k = 0; k < 3; k++) bcom[i][k] = com[k];
+        for (int k = 0; k < 6; k++) bI[i][k] = I6[k];
         if (handle[i] < 0) goto fail;
         double p[3], u[3];
         for (int k = 0; k < 3; k++) p[k] = mbs_rng_uniform(r, -0.6, 0.6);
         rand_unit(r, u);
         if (mbs_builder_add_point(b, handle[i], "p", p, name, &err) < 0) goto fail;
+        for (int k = 0; k < 3; k++) bp[i][k] = p[k];
         if (mbs_builder_add_vector(b, handle[i], "u", u, name, &err) < 0) goto fail;
     }
     for (int i = 0; i < nb; i++) {
@@ -72,14 +77,56 @@ mbs_model *mbs_test_random_tree(mbs_rng *r, int nb, unsigned types)
         double pp[3], cp[3];
         for (int k = 0; k < 3; k++) { pp[k] = mbs_rng_uniform(r, -0.5, 0.5); cp[k] = mbs_rng_uniform(r, -0.5, 0.5); }
         snprintf(name, sizeof name, "j%d", i + 1);
-        ps.point = mbs_builder_add_point(b, pb, NULL, pp, name, &err);
-        cs.point = mbs_builder_add_point(b, handle[i], NULL, cp, name, &err);
+        char pname[32];
+        snprintf(pname, sizeof pname, "pj%d", i + 1);
+        ps.point = mbs_builder_add_point(b, pb, pb == 0 ? NULL : pname, pp, name, &err);
+        cs.point = mbs_builder_add_point(b, handle[i], "cj", cp, name, &err);
+        jp[i][0] = pp[0]; jp[i][1] = pp[1]; jp[i][2] = pp[2];
+        jpar[i] = parent;
+        jc[i][0] = cp[0]; jc[i][1] = cp[1]; jc[i][2] = cp[2];
         if (ps.point < 0 || cs.point < 0) goto fail;
         rand_unit(r, ps.axis); rand_unit(r, ps.ref); ps.has_ref = 1;
         rand_unit(r, cs.axis); rand_unit(r, cs.ref); cs.has_ref = 1;
         if (mbs_builder_add_joint(b, name, (mbs_joint_type)type, pb, handle[i], &ps, &cs,
                                   NULL, 0, NULL, 0, name, &err) < 0)
             goto fail;
+    }
+    /* design parameters of every kind: mass, CoM coordinate, inertia entry,
+     * gravity, and a "length" that moves a named point and the joint point
+     * placed on it (two targets, the second with scale -0.5 and an offset) */
+    if (with_params) {
+        static const char *const ent[6] = { "xx", "yy", "zz", "xy", "xz", "yz" };
+        char pn[64], tg[96];
+        int h;
+        h = mbs_builder_add_param(b, "g_y", g[1], -10, 10, "param", &err);
+        if (h < 0 || mbs_builder_add_param_target(b, h, "gravity[1]", 1, 0, "param", &err) < 0) goto fail;
+        for (int i = 0; i < nb; i++) {
+            int k = mbs_rng_int(r, 3), e = mbs_rng_int(r, 6);
+            snprintf(pn, sizeof pn, "m%d", i + 1);
+            snprintf(tg, sizeof tg, "b%d.mass", i + 1);
+            h = mbs_builder_add_param(b, pn, bmass[i], 0.1, 10, "param", &err);
+            if (h < 0 || mbs_builder_add_param_target(b, h, tg, 1, 0, "param", &err) < 0) goto fail;
+            snprintf(pn, sizeof pn, "c%d", i + 1);
+            snprintf(tg, sizeof tg, "b%d.com[%d]", i + 1, k);
+            h = mbs_builder_add_param(b, pn, bcom[i][k], -1, 1, "param", &err);
+            if (h < 0 || mbs_builder_add_param_target(b, h, tg, 1, 0, "param", &err) < 0) goto fail;
+            snprintf(pn, sizeof pn, "I%d", i + 1);
+            snprintf(tg, sizeof tg, "b%d.inertia.%s", i + 1, ent[e]);
+            h = mbs_builder_add_param(b, pn, bI[i][e], -10, 10, "param", &err);
+            if (h < 0 || mbs_builder_add_param_target(b, h, tg, 1, 0, "param", &err) < 0) goto fail;
+            snprintf(pn, sizeof pn, "L%d", i + 1);
+            snprintf(tg, sizeof tg, "b%d.cj[%d]", i + 1, k);
+            h = mbs_builder_add_param(b, pn, jc[i][k], -2, 2, "param", &err);
+            if (h < 0 || mbs_builder_add_param_target(b, h, tg, 1, 0, "param", &err) < 0) goto fail;
+            snprintf(tg, sizeof tg, "b%d.p[%d]", i + 1, k);
+            if (mbs_builder_add_param_target(b, h, tg, -0.5, bp[i][k] + 0.5 * jc[i][k], "param", &err) < 0) goto fail;
+            if (jpar[i] > 0) {
+                snprintf(pn, sizeof pn, "P%d", i + 1);
+                snprintf(tg, sizeof tg, "b%d.pj%d[%d]", jpar[i], i + 1, k);
+                h = mbs_builder_add_param(b, pn, jp[i][k], -2, 2, "param", &err);
+                if (h < 0 || mbs_builder_add_param_target(b, h, tg, 1, 0, "param", &err) < 0) goto fail;
+            }
+        }
     }
     mbs_model *m = mbs_builder_finish(b, &err);
     mbs_builder_free(b);
@@ -116,4 +163,9 @@ void mbs_test_random_state(mbs_rng *r, const mbs_model *m, double *q, double *qd
             }
         }
     }
+}
+
+mbs_model *mbs_test_random_tree(mbs_rng *r, int nb, unsigned types)
+{
+    return mbs_test_random_tree_p(r, nb, types, 0);
 }

@@ -9,6 +9,11 @@
  * inertia (valid, rotated), a named point "p" and a vector "u"; joints have
  * random points, axes and refs. Returns NULL and prints on failure. */
 mbs_model *mbs_test_random_tree(mbs_rng *r, int nb, unsigned types);
+/* Same, with design parameters of every kind when with_params: gravity
+ * component, per body mass, a CoM coordinate, an inertia entry, a joint
+ * point coordinate that also moves the body's point "p" (two targets), and
+ * the parent-side joint point coordinate. */
+mbs_model *mbs_test_random_tree_p(mbs_rng *r, int nb, unsigned types, int with_params);
 
 /* Random state: q with normalized Euler parameters, qd with p.pd = 0,
  * qdd with p.pdd = -|pd|^2 (so q + t qd + t^2/2 qdd stays on |p| = 1 to

@@ -52,6 +52,15 @@ typedef struct mbs_joint_ops {
     void (*subspace)(const mreal *q, mreal *S);
     /* dS/dt along (q, qd), same layout */
     void (*subspace_dot)(const mreal *q, const mreal *qd, mreal *Sd);
+
+    /* ---- derivatives (directional, along dq and dqd) ---- */
+    /* dR, dt: derivatives of R(q), t(q) along dq */
+    void (*motion_d)(const mreal *q, const mreal *dq, mreal *dR, mreal *dt);
+    /* dS: derivative of S(q) along dq */
+    void (*subspace_d)(const mreal *q, const mreal *dq, mreal *dS);
+    /* dSd: derivative of dS/dt(q, qd) along (dq, dqd) */
+    void (*subspace_dot_d)(const mreal *q, const mreal *qd, const mreal *dq,
+                           const mreal *dqd, mreal *dSd);
 } mbs_joint_ops;
 
 /* One table entry per joint type, indexed by mbs_joint_type

@@ -23,6 +23,32 @@ static inline void jc_rot_y(mreal *R, mreal th)
     R[3] = 0;  R[4] = 1; R[5] = 0;
     R[6] = -s; R[7] = 0; R[8] = c;
 }
+/* Derivatives of the rotations about x and y with respect to the angle. */
+static inline void jc_rot_x_d(mreal *R, mreal th)
+{
+    mreal c = MCOS(th), s = MSIN(th);
+    R[0] = 0; R[1] = 0;  R[2] = 0;
+    R[3] = 0; R[4] = -s; R[5] = -c;
+    R[6] = 0; R[7] = c;  R[8] = -s;
+}
+static inline void jc_rot_y_d(mreal *R, mreal th)
+{
+    mreal c = MCOS(th), s = MSIN(th);
+    R[0] = -s; R[1] = 0; R[2] = c;
+    R[3] = 0;  R[4] = 0; R[5] = 0;
+    R[6] = -c; R[7] = 0; R[8] = -s;
+}
+/* Derivative of A(p) along dp. A is quadratic in p, so
+ * dA = (A(p + dp) - A(p - dp)) / 2 exactly. */
+static inline void jc_ep_rotation_d(mreal *dA, const mreal *p, const mreal *dp)
+{
+    mreal a[4], b[4], Ap[9], Am[9];
+    for (int k = 0; k < 4; k++) { a[k] = p[k] + dp[k]; b[k] = p[k] - dp[k]; }
+    ep_rotation(Ap, a);
+    ep_rotation(Am, b);
+    for (int k = 0; k < 9; k++) dA[k] = 0.5 * (Ap[k] - Am[k]);
+}
+
 /* Four subspace columns [0; 2 E(p)[:, k]] (columns of 6, already zeroed). */
 static inline void jc_euler_columns(mreal *S, const mreal *p)
 {

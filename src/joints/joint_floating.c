@@ -25,4 +25,24 @@ static void subspace_dot(const mreal *q, const mreal *qd, mreal *Sd)
     jc_euler_columns(Sd + 18, qd + 3);
 }
 
-const mbs_joint_ops MBS_K(mbs_joint_floating) = { "floating", 7, 6, 3, motion, subspace, subspace_dot };
+/* ---- derivatives ---- */
+static void motion_d(const mreal *q, const mreal *dq, mreal *dR, mreal *dt)
+{
+    jc_ep_rotation_d(dR, q + 3, dq + 3);
+    dt[0] = dq[0]; dt[1] = dq[1]; dt[2] = dq[2];
+}
+static void subspace_d(const mreal *q, const mreal *dq, mreal *dS)
+{
+    (void)q;
+    jc_zero(dS, 42);
+    jc_euler_columns(dS + 18, dq + 3);
+}
+static void subspace_dot_d(const mreal *q, const mreal *qd, const mreal *dq, const mreal *dqd, mreal *dSd)
+{
+    (void)q; (void)qd; (void)dq;
+    jc_zero(dSd, 42);
+    jc_euler_columns(dSd + 18, dqd + 3);
+}
+
+const mbs_joint_ops MBS_K(mbs_joint_floating) = { "floating", 7, 6, 3, motion, subspace, subspace_dot,
+    motion_d, subspace_d, subspace_dot_d };

@@ -21,4 +21,16 @@ static void subspace(const mreal *q, mreal *S)
 }
 static void subspace_dot(const mreal *q, const mreal *qd, mreal *Sd) { (void)q; (void)qd; jc_zero(Sd, 18); }
 
-const mbs_joint_ops MBS_K(mbs_joint_planar) = { "planar", 3, 3, -1, motion, subspace, subspace_dot };
+/* ---- derivatives ---- */
+static void motion_d(const mreal *q, const mreal *dq, mreal *dR, mreal *dt)
+{
+    jc_rot_x_d(dR, q[2]);
+    for (int k = 0; k < 9; k++) dR[k] *= dq[2];
+    dt[0] = 0; dt[1] = dq[0]; dt[2] = dq[1];
+}
+static void subspace_d(const mreal *q, const mreal *dq, mreal *dS) { (void)q; (void)dq; jc_zero(dS, 18); }
+static void subspace_dot_d(const mreal *q, const mreal *qd, const mreal *dq, const mreal *dqd, mreal *dSd)
+{ (void)q; (void)qd; (void)dq; (void)dqd; jc_zero(dSd, 18); }
+
+const mbs_joint_ops MBS_K(mbs_joint_planar) = { "planar", 3, 3, -1, motion, subspace, subspace_dot,
+    motion_d, subspace_d, subspace_dot_d };

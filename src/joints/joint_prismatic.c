@@ -16,4 +16,16 @@ static void subspace(const mreal *q, mreal *S)
 }
 static void subspace_dot(const mreal *q, const mreal *qd, mreal *Sd) { (void)q; (void)qd; jc_zero(Sd, 6); }
 
-const mbs_joint_ops MBS_K(mbs_joint_prismatic) = { "prismatic", 1, 1, -1, motion, subspace, subspace_dot };
+/* ---- derivatives ---- */
+static void motion_d(const mreal *q, const mreal *dq, mreal *dR, mreal *dt)
+{
+    (void)q;
+    jc_zero(dR, 9);
+    dt[0] = dq[0]; dt[1] = 0; dt[2] = 0;
+}
+static void subspace_d(const mreal *q, const mreal *dq, mreal *dS) { (void)q; (void)dq; jc_zero(dS, 6); }
+static void subspace_dot_d(const mreal *q, const mreal *qd, const mreal *dq, const mreal *dqd, mreal *dSd)
+{ (void)q; (void)qd; (void)dq; (void)dqd; jc_zero(dSd, 6); }
+
+const mbs_joint_ops MBS_K(mbs_joint_prismatic) = { "prismatic", 1, 1, -1, motion, subspace, subspace_dot,
+    motion_d, subspace_d, subspace_dot_d };

@@ -23,4 +23,24 @@ static void subspace_dot(const mreal *q, const mreal *qd, mreal *Sd)
     jc_euler_columns(Sd, qd);
 }
 
-const mbs_joint_ops MBS_K(mbs_joint_spherical) = { "spherical", 4, 3, 0, motion, subspace, subspace_dot };
+/* ---- derivatives ---- */
+static void motion_d(const mreal *q, const mreal *dq, mreal *dR, mreal *dt)
+{
+    jc_ep_rotation_d(dR, q, dq);
+    dt[0] = dt[1] = dt[2] = 0;
+}
+static void subspace_d(const mreal *q, const mreal *dq, mreal *dS)
+{
+    (void)q;
+    jc_zero(dS, 24);
+    jc_euler_columns(dS, dq);
+}
+static void subspace_dot_d(const mreal *q, const mreal *qd, const mreal *dq, const mreal *dqd, mreal *dSd)
+{
+    (void)q; (void)qd; (void)dq;
+    jc_zero(dSd, 24);
+    jc_euler_columns(dSd, dqd);
+}
+
+const mbs_joint_ops MBS_K(mbs_joint_spherical) = { "spherical", 4, 3, 0, motion, subspace, subspace_dot,
+    motion_d, subspace_d, subspace_dot_d };

@@ -133,3 +133,54 @@ int MBS_K(mbs_aba)(const mbs_model *m, MBS_K(mbs_ws) *w, const mreal *q,
     }
     return 0;
 }
+
+/*
+ * Solve M' y = r with the articulated-body factors left by mbs_aba (M^_i,
+ * U_i, N_i^-1): the same two sweeps with no velocity or gravity terms.
+ * M' is M completed along every Euler-parameter p (p^T y_block = p^T r_block).
+ * This is the back-substitution of the differentiated recursion: the
+ * derivative of qdd along any direction solves M' dqdd = -(tangent of the
+ * residual), so derivatives reuse the factors at O(n) per direction.
+ * s provides scratch arrays (F, u, Vd).
+ */
+void MBS_K(mbs_aba_solve)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws) *s,
+                          const mreal *r, mreal *y)
+{
+    const int nb = m->nb;
+    for (int i = 1; i <= nb; i++)
+        for (int c = 0; c < 6; c++) s->F[6 * i + c] = 0;
+    for (int i = nb; i >= 1; i--) {
+        const mbs_joint_info *jt = &m->joint[i];
+        const int ni = jt->nq;
+        const mreal *bi = w->b + MBS_BSTRIDE * i, *U = w->U + MBS_BSTRIDE * i, *Ni = w->Ninv + 49 * i;
+        const mreal *xv = s->F + 6 * i;
+        mreal *u = s->u + 7 * i;
+        for (int k = 0; k < ni; k++) u[k] = s6_dot(bi + 6 * k, xv) + r[jt->qoff + k];
+        if (jt->parent == 0) continue;
+        mreal yv[6], Nu[7];
+        for (int c = 0; c < 6; c++) yv[c] = xv[c];
+        for (int a = 0; a < ni; a++) {
+            Nu[a] = 0;
+            for (int c = 0; c < ni; c++) Nu[a] += Ni[a * ni + c] * u[c];
+        }
+        for (int a = 0; a < ni; a++)
+            for (int c = 0; c < 6; c++) yv[c] -= U[6 * a + c] * Nu[a];
+        s6_wrench_shift_add(s->F + 6 * jt->parent, w->a + 3 * i, yv);
+    }
+    for (int i = 1; i <= nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        const int ni = jt->nq;
+        const mreal *U = w->U + MBS_BSTRIDE * i, *Ni = w->Ninv + 49 * i, *u = s->u + 7 * i;
+        const mreal *bi = w->b + MBS_BSTRIDE * i;
+        mreal *Vd = s->Vd + 6 * i, rr[7];
+        if (jt->parent > 0) s6_twist_shift(Vd, w->a + 3 * i, s->Vd + 6 * jt->parent);
+        else s6_zero(Vd);
+        for (int k = 0; k < ni; k++) rr[k] = u[k] - s6_dot(U + 6 * k, Vd);
+        for (int k = 0; k < ni; k++) {
+            mreal v = 0;
+            for (int c = 0; c < ni; c++) v += Ni[k * ni + c] * rr[c];
+            y[jt->qoff + k] = v;
+            for (int c = 0; c < 6; c++) Vd[c] += bi[6 * k + c] * v;
+        }
+    }
+}

@@ -79,6 +79,15 @@ void MBS_K(mbs_ws_free)(MBS_K(mbs_ws) *w);
 void MBS_K(mbs_kin_forward)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w,
                             const mreal *q, const mreal *qd, const mreal *qdd, int level);
 
+/* Tangent of mbs_kin_forward along (dq, dqd, dqdd, dx), into dw; w must
+ * hold the primal at (q, qd, qdd). Bodies first..last-1 only; parents
+ * before `first` count as fixed. See kinematics_derivatives.c. */
+void MBS_K(mbs_kin_forward_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
+                              const mreal *dx, MBS_K(mbs_ws) *dw,
+                              const mreal *q, const mreal *qd, const mreal *qdd,
+                              const mreal *dq, const mreal *dqd, const mreal *dqdd,
+                              int level, int first, int last);
+
 /* Acceleration pass only (velocity level already done). */
 void MBS_K(mbs_kin_accelerations)(const mbs_model *m, MBS_K(mbs_ws) *w, const mreal *qdd);
 
@@ -93,6 +102,13 @@ void MBS_K(mbs_mass_terms)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w)
  * body terms. */
 void MBS_K(mbs_rnea)(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *tau);
 
+/* Tangents of body terms and of the Newton-Euler recursion (see
+ * body_terms_derivatives.c, inverse_dynamics_derivatives.c). */
+void MBS_K(mbs_body_terms_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
+                             const mreal *dx, MBS_K(mbs_ws) *dw, int first, int last);
+void MBS_K(mbs_rnea_d)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws) *dw,
+                       const mreal *dqfrc, mreal *dtau, int first, int last);
+
 /* Mass matrix by composite inertias (nq x nq, row-major). Needs position
  * kinematics and Mv. */
 void MBS_K(mbs_crba)(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *M);
@@ -103,6 +119,10 @@ void MBS_K(mbs_crba)(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *M);
  * joint inertia of body i is not positive definite. */
 int MBS_K(mbs_aba)(const mbs_model *m, MBS_K(mbs_ws) *w, const mreal *q,
                    const mreal *qd, const mreal *tau, mreal *qdd);
+
+/* Solve M' y = r with the factors of the last mbs_aba (s: scratch). */
+void MBS_K(mbs_aba_solve)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws) *s,
+                          const mreal *r, mreal *y);
 
 /* Convenience used by tests: everything for inverse dynamics at (q, qd, qdd),
  * with the loads already in w->xfrc / w->qfrc. */

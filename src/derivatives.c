@@ -1,0 +1,299 @@
+/*
+ * derivatives.c - public derivative API (include/mbsens/derivatives.h):
+ * Jacobians and directional derivatives of inverse and forward dynamics,
+ * assembled from the tangent kernels (src/kernels/ *_derivatives.c).
+ *
+ * Inverse dynamics: one tangent sweep per direction. A unit direction in a
+ * coordinate of joint i only moves the subtree of i, so the sweep visits that
+ * subtree and the path to the root: the full dtau/dq costs O(n depth).
+ *
+ * Forward dynamics: differentiating the completed equations of motion
+ *     M' qdd = Pi(r) - sum_k P_k |pd_k|^2,   r = tau - ID(q, qd, 0)
+ * (docs/formulations.md §8) gives, with dE = d/de ID(q, qd, qdd fixed) - dtau
+ * along the direction and c_k = p_k . r_k = p_k . (tau - tau_id)_k
+ * (tau_id = ID(q, qd, qdd) = M qdd + tau - r),
+ *     M' dqdd = -Pi(dE) - sum_k P_k (dp.qdd_k + 2 pd.dpd + (dp.p) c_k) - dP c_k
+ * M' is solved with the articulated-body factors (fully recursive, O(n) per
+ * direction) or one dense Cholesky factorization (semi-recursive).
+ */
+#include <math.h>
+#include <string.h>
+#include <lapacke.h>
+
+#include "mbsens/mbsens.h"
+#include "mbsens/derivatives.h"
+#include "data_impl.h"
+
+/* dx = sum_k drho_k d x / d rho_k */
+static void param_direction(const mbs_model *m, const double *drho, double *dx)
+{
+    memset(dx, 0, sizeof(double) * (size_t)m->nx);
+    for (int k = 0; k < m->nparam; k++) {
+        if (!drho || drho[k] == 0) continue;
+        const mbs_param_info *p = &m->param[k];
+        for (int t = 0; t < p->ntargets; t++) dx[p->target[t]] += p->scale[t] * drho[k];
+    }
+}
+
+static void unit_param(const mbs_model *m, int k, double *dx)
+{
+    memset(dx, 0, sizeof(double) * (size_t)m->nx);
+    const mbs_param_info *p = &m->param[k];
+    for (int t = 0; t < p->ntargets; t++) dx[p->target[t]] += p->scale[t];
+}
+
+/* Primal inverse dynamics leaving everything the tangents need in d->ws. */
+static void id_primal(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                      const double *qdd, double *tau)
+{
+    mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
+    mbs_data_prepare_loads(m, d);
+    mbs_body_terms(m, m->x, &d->ws);
+    mbs_rnea(m, &d->ws, tau);
+}
+
+/* Tangent of ID along a direction, bodies first..last-1 (+ root path). */
+static void id_tangent(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                       const double *qdd, const double *dq, const double *dqd,
+                       const double *dqdd, const double *dx, double *dtau, int first, int last)
+{
+    if (first < 1) first = 1;
+    if (last > m->nb + 1) last = m->nb + 1;
+    mbs_kin_forward_d(m, m->x, &d->ws, dx, &d->dws, q, qd, qdd, dq, dqd, dqdd, 2, first, last);
+    /* applied loads are constant along any direction */
+    memset(d->dws.xfrc + 15 * first, 0, sizeof(double) * 15 * (size_t)(last - first));
+    mbs_body_terms_d(m, m->x, &d->ws, dx, &d->dws, first, last);
+    mbs_rnea_d(m, &d->ws, &d->dws, NULL, dtau, first, last);
+}
+
+/* Body that owns coordinate k. */
+static int coord_body(const mbs_model *m, int k)
+{
+    for (int i = 1; i <= m->nb; i++)
+        if (k >= m->joint[i].qoff && k < m->joint[i].qoff + m->joint[i].nq) return i;
+    return -1;
+}
+
+static int check_finite(mbs_data *d, const double *v, int n, const char *what)
+{
+    for (int k = 0; k < n; k++)
+        if (!isfinite(v[k]))
+            return mbs_data_fail(d, MBS_ERR_NUMERIC, "%s: non-finite derivative (entry %d)", what, k);
+    return MBS_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* inverse dynamics                                                    */
+
+int mbs_inverse_dynamics_derivatives(const mbs_model *m, mbs_data *d,
+                                     const double *q, const double *qd, const double *qdd,
+                                     double *tau, double *dtau_dq, double *dtau_dqd)
+{
+    int rc = mbs_data_check_state(d, q, qd, qdd);
+    if (rc) return rc;
+    const int nq = m->nq;
+    double *t = d->dbuf, *e = d->dbuf + nq, *col = d->dbuf + 2 * nq;
+    id_primal(m, d, q, qd, qdd, t);
+    if (tau) memcpy(tau, t, sizeof(double) * (size_t)nq);
+    memset(e, 0, sizeof(double) * (size_t)nq);
+    for (int k = 0; k < nq; k++) {
+        int i = coord_body(m, k);
+        e[k] = 1;
+        if (dtau_dq) {
+            id_tangent(m, d, q, qd, qdd, e, NULL, NULL, NULL, col, i, m->body[i].subtree_end);
+            for (int r = 0; r < nq; r++) dtau_dq[r * nq + k] = col[r];
+        }
+        if (dtau_dqd) {
+            id_tangent(m, d, q, qd, qdd, NULL, e, NULL, NULL, col, i, m->body[i].subtree_end);
+            for (int r = 0; r < nq; r++) dtau_dqd[r * nq + k] = col[r];
+        }
+        e[k] = 0;
+    }
+    if (dtau_dq && (rc = check_finite(d, dtau_dq, nq * nq, "dtau/dq"))) return rc;
+    if (dtau_dqd && (rc = check_finite(d, dtau_dqd, nq * nq, "dtau/dqd"))) return rc;
+    d->err[0] = 0;
+    return MBS_OK;
+}
+
+int mbs_inverse_dynamics_param_derivatives(const mbs_model *m, mbs_data *d,
+                                           const double *q, const double *qd,
+                                           const double *qdd, double *dtau_drho)
+{
+    int rc = mbs_data_check_state(d, q, qd, qdd);
+    if (rc) return rc;
+    const int nq = m->nq, np = m->nparam;
+    double *col = d->dbuf + 2 * nq;
+    id_primal(m, d, q, qd, qdd, d->dbuf);
+    for (int k = 0; k < np; k++) {
+        unit_param(m, k, d->dx);
+        id_tangent(m, d, q, qd, qdd, NULL, NULL, NULL, d->dx, col, 1, m->nb + 1);
+        for (int r = 0; r < nq; r++) dtau_drho[r * np + k] = col[r];
+    }
+    if (np && (rc = check_finite(d, dtau_drho, nq * np, "dtau/drho"))) return rc;
+    d->err[0] = 0;
+    return MBS_OK;
+}
+
+int mbs_inverse_dynamics_directional(const mbs_model *m, mbs_data *d,
+                                     const double *q, const double *qd, const double *qdd,
+                                     const double *dq, const double *dqd, const double *dqdd,
+                                     const double *drho, double *dtau)
+{
+    int rc = mbs_data_check_state(d, q, qd, qdd);
+    if (rc) return rc;
+    id_primal(m, d, q, qd, qdd, d->dbuf);
+    param_direction(m, drho, d->dx);
+    id_tangent(m, d, q, qd, qdd, dq, dqd, dqdd, drho ? d->dx : NULL, dtau, 1, m->nb + 1);
+    if ((rc = check_finite(d, dtau, m->nq, "directional dtau"))) return rc;
+    d->err[0] = 0;
+    return MBS_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* forward dynamics                                                    */
+
+/* Primal FD leaving: qdd, the factors (ABA) or the Cholesky factor of M'
+ * (semi, in d->scratch), and a completed RNEA at (q, qd, qdd) in d->ws with
+ * tau_id = ID(q, qd, qdd) in tid. */
+static int fd_primal(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
+                     const double *qd, const double *tau, double *qdd, double *tid)
+{
+    const int nq = m->nq;
+    int rc;
+    if (alg == MBS_FD_SEMI_RECURSIVE) {
+        rc = mbs_forward_dynamics(m, d, MBS_FD_SEMI_RECURSIVE, q, qd, tau, qdd);
+        if (rc) return rc;
+        /* factor M' (the forward solve left it factored in scratch only if
+         * nq > 0; recompute explicitly to keep this independent) */
+        double *M = d->scratch;
+        mbs_crba(m, &d->ws, M);
+        for (int i = 1; i <= m->nb; i++) {
+            const mbs_joint_info *jt = &m->joint[i];
+            if (jt->euler < 0) continue;
+            const int e = jt->qoff + jt->euler;
+            for (int r = 0; r < 4; r++)
+                for (int c = 0; c < 4; c++) M[(e + r) * nq + e + c] += q[e + r] * q[e + c];
+        }
+        if (nq > 0 && LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', nq, M, nq) != 0)
+            return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics derivatives: mass matrix not positive definite");
+    } else {
+        rc = mbs_forward_dynamics(m, d, MBS_FD_RECURSIVE, q, qd, tau, qdd);
+        if (rc) return rc;
+    }
+    /* Newton-Euler at the solution (keeps the ABA factors MS, U, Ninv) */
+    mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
+    mbs_body_terms(m, m->x, &d->ws);
+    mbs_rnea(m, &d->ws, tid);
+    return MBS_OK;
+}
+
+/* Right-hand side from dE (in place) and solve for dqdd. */
+static void fd_solve(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
+                     const double *qd, const double *tau, const double *qdd, const double *tid,
+                     const double *dq, const double *dqd, double *rhs, double *dqdd)
+{
+    const int nq = m->nq;
+    for (int k = 0; k < nq; k++) rhs[k] = -rhs[k];
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->euler < 0) continue;
+        const int e = jt->qoff + jt->euler;
+        const double *p = q + e, *pd = qd ? qd + e : NULL;
+        double pE = 0, dpa = 0, pdd = 0, dpp = 0, c = 0;
+        for (int k = 0; k < 4; k++) {
+            pE += p[k] * rhs[e + k];               /* = -p.dE */
+            c += p[k] * ((tau ? tau[e + k] : 0) - tid[e + k]);
+            if (dq) { dpa += dq[e + k] * qdd[e + k]; dpp += dq[e + k] * p[k]; }
+            if (pd && dqd) pdd += 2 * pd[k] * dqd[e + k];
+        }
+        for (int k = 0; k < 4; k++) {
+            rhs[e + k] -= p[k] * (pE + dpa + pdd + dpp * c);
+            if (dq) rhs[e + k] -= dq[e + k] * c;
+        }
+    }
+    if (alg == MBS_FD_SEMI_RECURSIVE) {
+        if (nq > 0) LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', nq, 1, d->scratch, nq, rhs, 1);
+        memcpy(dqdd, rhs, sizeof(double) * (size_t)nq);
+    } else {
+        mbs_aba_solve(m, &d->ws, &d->dws, rhs, dqdd);
+    }
+}
+
+int mbs_forward_dynamics_derivatives(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg,
+                                     const double *q, const double *qd, const double *tau,
+                                     double *qdd, double *dqdd_dq, double *dqdd_dqd,
+                                     double *dqdd_dtau)
+{
+    const int nq = m->nq;
+    double *a = d->dbuf, *tid = d->dbuf + nq, *e = d->dbuf + 2 * nq, *rhs = d->dbuf + 3 * nq;
+    double *col = d->dbuf + 4 * nq;
+    int rc = fd_primal(m, d, alg, q, qd, tau, a, tid);
+    if (rc) return rc;
+    if (qdd) memcpy(qdd, a, sizeof(double) * (size_t)nq);
+    memset(e, 0, sizeof(double) * (size_t)nq);
+    for (int k = 0; k < nq; k++) {
+        int i = coord_body(m, k);
+        e[k] = 1;
+        if (dqdd_dq) {
+            id_tangent(m, d, q, qd, a, e, NULL, NULL, NULL, rhs, i, m->body[i].subtree_end);
+            fd_solve(m, d, alg, q, qd, tau, a, tid, e, NULL, rhs, col);
+            for (int r = 0; r < nq; r++) dqdd_dq[r * nq + k] = col[r];
+        }
+        if (dqdd_dqd) {
+            id_tangent(m, d, q, qd, a, NULL, e, NULL, NULL, rhs, i, m->body[i].subtree_end);
+            fd_solve(m, d, alg, q, qd, tau, a, tid, NULL, e, rhs, col);
+            for (int r = 0; r < nq; r++) dqdd_dqd[r * nq + k] = col[r];
+        }
+        if (dqdd_dtau) {
+            for (int r = 0; r < nq; r++) rhs[r] = -e[r];
+            fd_solve(m, d, alg, q, qd, tau, a, tid, NULL, NULL, rhs, col);
+            for (int r = 0; r < nq; r++) dqdd_dtau[r * nq + k] = col[r];
+        }
+        e[k] = 0;
+    }
+    if (dqdd_dq && (rc = check_finite(d, dqdd_dq, nq * nq, "dqdd/dq"))) return rc;
+    if (dqdd_dqd && (rc = check_finite(d, dqdd_dqd, nq * nq, "dqdd/dqd"))) return rc;
+    if (dqdd_dtau && (rc = check_finite(d, dqdd_dtau, nq * nq, "dqdd/dtau"))) return rc;
+    d->err[0] = 0;
+    return MBS_OK;
+}
+
+int mbs_forward_dynamics_param_derivatives(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg,
+                                           const double *q, const double *qd, const double *tau,
+                                           double *qdd, double *dqdd_drho)
+{
+    const int nq = m->nq, np = m->nparam;
+    double *a = d->dbuf, *tid = d->dbuf + nq, *rhs = d->dbuf + 3 * nq, *col = d->dbuf + 4 * nq;
+    int rc = fd_primal(m, d, alg, q, qd, tau, a, tid);
+    if (rc) return rc;
+    if (qdd) memcpy(qdd, a, sizeof(double) * (size_t)nq);
+    for (int k = 0; k < np; k++) {
+        unit_param(m, k, d->dx);
+        id_tangent(m, d, q, qd, a, NULL, NULL, NULL, d->dx, rhs, 1, m->nb + 1);
+        fd_solve(m, d, alg, q, qd, tau, a, tid, NULL, NULL, rhs, col);
+        for (int r = 0; r < nq; r++) dqdd_drho[r * np + k] = col[r];
+    }
+    if (np && (rc = check_finite(d, dqdd_drho, nq * np, "dqdd/drho"))) return rc;
+    d->err[0] = 0;
+    return MBS_OK;
+}
+
+int mbs_forward_dynamics_directional(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg,
+                                     const double *q, const double *qd, const double *tau,
+                                     const double *dq, const double *dqd, const double *dtau,
+                                     const double *drho, double *qdd, double *dqdd)
+{
+    const int nq = m->nq;
+    double *a = d->dbuf, *tid = d->dbuf + nq, *rhs = d->dbuf + 3 * nq;
+    int rc = fd_primal(m, d, alg, q, qd, tau, a, tid);
+    if (rc) return rc;
+    if (qdd) memcpy(qdd, a, sizeof(double) * (size_t)nq);
+    param_direction(m, drho, d->dx);
+    id_tangent(m, d, q, qd, a, dq, dqd, NULL, drho ? d->dx : NULL, rhs, 1, m->nb + 1);
+    if (dtau)
+        for (int k = 0; k < nq; k++) rhs[k] -= dtau[k];
+    fd_solve(m, d, alg, q, qd, tau, a, tid, dq, dqd, rhs, dqdd);
+    if ((rc = check_finite(d, dqdd, nq, "directional dqdd"))) return rc;
+    d->err[0] = 0;
+    return MBS_OK;
+}
