@@ -16,6 +16,7 @@
 #include "kinematics.h"
 #include "dynamics.h"
 #include "generate.h"
+#include "derivatives.h"
 
 #ifdef __cplusplus
 extern "C" {
