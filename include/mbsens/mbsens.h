@@ -17,6 +17,8 @@
 #include "dynamics.h"
 #include "generate.h"
 #include "derivatives.h"
+#include "simulate.h"
+#include "check.h"
 
 #ifdef __cplusplus
 extern "C" {
