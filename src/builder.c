@@ -67,6 +67,9 @@ typedef struct {
 struct mbs_builder {
     char *name, *source;
     double g[3];
+    int lenient_inertia;   /* mbs_builder_set_inertia_policy */
+    void (*warn)(void *user, const char *msg);
+    void *warn_user;
     int nb, capb;          /* body[0] is the ground */
     b_body *body;
     int np, capp;
@@ -150,6 +153,36 @@ void mbs_builder_free(mbs_builder *b)
     free(b->name);
     free(b->source);
     free(b);
+}
+
+void mbs_builder_set_inertia_policy(mbs_builder *b, int lenient,
+                                    void (*warn)(void *user, const char *msg), void *user)
+{
+    if (!b) return;
+    b->lenient_inertia = lenient != 0;
+    b->warn = warn;
+    b->warn_user = user;
+}
+
+/* Lenient inertia policy: one warning per body whose inertia violates the
+ * triangle inequality (same test as mbs_model_check_physics). */
+static void warn_triangle(const mbs_builder *b, const mbs_model *m)
+{
+    if (!b->warn) return;
+    for (int i = 1; i <= m->nb; i++) {
+        const double *I = m->x + m->body[i].x_inertia;
+        double lam[3];
+        if (!(m->x[m->body[i].x_mass] > 0)) continue;
+        mbs_inertia_principal(I, lam);
+        if (lam[0] > 0 && lam[0] + lam[1] < lam[2] * (1 - 1e-9)) {
+            char msg[MBS_ERROR_MSG_LEN];
+            snprintf(msg, sizeof msg,
+                     "%s: body %s: inertia violates the triangle inequality: principal moments %g, %g, %g "
+                     "(%g + %g < %g); accepted (lenient inertia)",
+                     W(m->body[i].where), m->body[i].name, lam[0], lam[1], lam[2], lam[0], lam[1], lam[2]);
+            b->warn(b->warn_user, msg);
+        }
+    }
 }
 
 void mbs_builder_set_gravity(mbs_builder *b, const double g[3])
@@ -1028,7 +1061,9 @@ mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
                 goto fail;
             }
         }
+    m->lenient_inertia = b->lenient_inertia;
     if (mbs_model_check_physics(m, err) != MBS_OK) goto fail;
+    if (b->lenient_inertia) warn_triangle(b, m);
 
     free(pj);
     free(order);

@@ -22,6 +22,15 @@ void mbs_builder_free(mbs_builder *b);
 
 void mbs_builder_set_gravity(mbs_builder *b, const double g[3]);
 
+/* Inertias whose principal moments violate the triangle inequality
+ * (I1 + I2 >= I3): rejected by default (lenient = 0). With lenient = 1 they
+ * are accepted, the model keeps accepting them (mbs_model_with_params), and
+ * finish() calls warn(user, "WHERE: body NAME: inertia violates ...") once
+ * per such body (warn may be NULL). Inertias that are not positive definite
+ * are always rejected. */
+void mbs_builder_set_inertia_policy(mbs_builder *b, int lenient,
+                                    void (*warn)(void *user, const char *msg), void *user);
+
 /* Returns the body handle (>= 1), or a negative status (duplicate name...). */
 int mbs_builder_add_body(mbs_builder *b, const char *name, double mass,
                          const double com[3], const double inertia6[6],

@@ -90,6 +90,7 @@ void mbs_model_free(mbs_model *m)
                 for (int t = 0; t < p->ntargets; t++) free(p->target_name[t]);
             free(p->target_name);
         }
+    free(m->sim.output);
     free(m->body);
     free(m->joint);
     free(m->coord_name);
@@ -137,6 +138,7 @@ mbs_model *mbs_model_copy(const mbs_model *m)
     c->point = NULL;
     c->vector = NULL;
     c->param = NULL;
+    c->sim.output = NULL;
     c->branch_first = c->branch_last = NULL;
     int fail = 0;
     size_t nb1 = (size_t)m->nb + 1;
@@ -209,6 +211,8 @@ mbs_model *mbs_model_copy(const mbs_model *m)
         }
         if (fail) break;
     }
+    if (fail) goto oom;
+    c->sim.output = dup_array(m->sim.output, (size_t)m->sim.noutput, sizeof *m->sim.output, &fail);
     if (fail) goto oom;
     return c;
 oom:
@@ -300,7 +304,7 @@ int mbs_model_check_physics(const mbs_model *m, mbs_error *err)
             return mbs_error_set(err, MBS_ERR_MODEL,
                                  "%s: body %s: inertia not positive definite: principal moments %g, %g, %g",
                                  w, b->name, lam[0], lam[1], lam[2]);
-        if (lam[0] + lam[1] < lam[2] * (1 - 1e-9))
+        if (lam[0] + lam[1] < lam[2] * (1 - 1e-9) && !m->lenient_inertia)
             return mbs_error_set(err, MBS_ERR_MODEL,
                                  "%s: body %s: inertia violates the triangle inequality: principal moments "
                                  "%g, %g, %g (%g + %g < %g)",

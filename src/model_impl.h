@@ -42,6 +42,12 @@ typedef struct mbs_joint_info {
     int x_Xp;              /* parent joint frame, 3x3 row-major: columns axis, ref, axis x ref */
     int x_Xc;              /* child joint frame */
     double q0[7], qd0[7];  /* initial state from the file */
+    /* URDF <limit> and <dynamics> (model data, not applied by the dynamics;
+     * src/io/load_urdf.c): has_limit = 0 if absent; NaN = not given. */
+    int has_limit;
+    double lower, upper, effort, velocity;
+    int has_dynamics;
+    double damping, friction;
 } mbs_joint_info;
 
 typedef struct mbs_point_info {
@@ -67,6 +73,17 @@ typedef struct mbs_param_info {
     char **target_name;    /* as written in the model file */
 } mbs_param_info;
 
+/* The "simulation" and "outputs" sections of a model file (src/integrators,
+ * docs/model-format.md). Zero (present = 0, no outputs) for models that
+ * have none: mbs_model_sim_options() then gives the built-in defaults. */
+#include "mbsens/simulate.h"
+typedef struct mbs_model_sim {
+    int present;               /* a "simulation" section was given */
+    mbs_sim_options options;   /* built-in defaults overridden by the section */
+    int noutput;
+    mbs_output *output;        /* the "outputs" section, in file order */
+} mbs_model_sim;
+
 struct mbs_model {
     char *name;
     char *source;          /* file it was loaded from */
@@ -84,11 +101,14 @@ struct mbs_model {
     mbs_vector_info *vector;
     int nparam;
     mbs_param_info *param;
+    mbs_model_sim sim;     /* simulation defaults and requested outputs */
     int n_euler;           /* number of Euler-parameter quadruples */
     int nbranch;
     int *branch_first;     /* first (closest to root) body of each branch */
     int *branch_last;      /* last body of each branch */
     int max_depth;
+    int lenient_inertia;   /* accept inertias violating the triangle inequality
+                            * (mbs_builder_set_inertia_policy: URDF, JSON "lenient_inertia") */
 };
 
 /* Names of the inertia entries, in model-vector order. */

@@ -50,6 +50,38 @@ mbs_model *mbs_model_load(const char *path, mbs_error *err);
 mbs_model *mbs_model_load_string(const char *json, const char *name, mbs_error *err);
 void mbs_model_free(mbs_model *m);
 
+/* Receives one warning (one line, "FILE:LINE: ..." or "FILE: ...") of a
+ * loader: accepted but suspicious input, e.g. lenient inertias. */
+typedef void (*mbs_warning_fn)(void *user, const char *msg);
+
+/* ---- URDF (src/io/load_urdf.c, docs/model-format.md "URDF") ----
+ * A zero-initialized struct (or NULL) gives the defaults. */
+typedef struct mbs_urdf_options {
+    int floating_base;     /* 1: the root link moves on a floating joint "root_joint" from the
+                            * ground; 0 (default): the root link is fixed to the ground */
+    int strict_inertia;    /* 1: reject inertias that violate the triangle inequality;
+                            * 0 (default): accept them with a warning naming the link */
+    mbs_warning_fn warn;   /* warnings; NULL: not reported */
+    void *warn_user;
+} mbs_urdf_options;
+
+/* Load a URDF file (libxml2). Errors name "file:line: ...". Links become
+ * bodies (links joined by fixed joints are merged rigidly into one body;
+ * the merged links' frames stay addressable as named points and vectors),
+ * joints keep their names, gravity is (0, 0, -9.81). Thread-safe: libxml2
+ * is initialized once per process (xmlInitParser, itself thread-safe). */
+mbs_model *mbs_model_load_urdf(const char *path, const mbs_urdf_options *opts, mbs_error *err);
+
+/* mbs_model_load() dispatches on the file name: "*.urdf" (any case) loads
+ * a URDF with the default options, anything else JSON. This variant also
+ * reports the loader's warnings (URDF inertias, JSON "lenient_inertia"). */
+mbs_model *mbs_model_load_warn(const char *path, mbs_warning_fn warn, void *warn_user, mbs_error *err);
+
+/* The model as a JSON document in the format of docs/model-format.md
+ * (src/io/write_json.c): loading it gives the same model (bodies, joints,
+ * points, vectors, parameters, URDF limits). malloc'd; NULL on error. */
+char *mbs_model_to_json(const mbs_model *m, mbs_error *err);
+
 /* ---- sizes ---- */
 int mbs_model_nbodies(const mbs_model *m);      /* moving bodies */
 int mbs_model_nq(const mbs_model *m);           /* joint coordinates */

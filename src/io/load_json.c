@@ -538,11 +538,179 @@ static int load_array(lctx *c, json_t *root, const char *member, int required, i
     return MBS_OK;
 }
 
-static mbs_model *load_document(json_t *root, const char *file, mbs_error *err)
+/* ---------------------------------------------------------------- simulation */
+
+/* One of the names accepted by from_name(), or an error listing them. */
+static int get_enum(lctx *c, json_t *obj, const char *member, int (*from_name)(const char *),
+                    const char *choices, int *out)
+{
+    json_t *v = json_object_get(obj, member);
+    if (!v) return MBS_OK;
+    char path[PATH_LEN];
+    snprintf(path, sizeof path, "simulation.%s", member);
+    const char *s;
+    int rc = get_string(c, v, path, &s);
+    if (rc) return rc;
+    int k = from_name(s);
+    if (k < 0) return fail(c, MBS_ERR_MODEL, path, "unknown value \"%s\" (expected %s)", s, choices);
+    *out = k;
+    return MBS_OK;
+}
+
+/* A number > 0 (or >= lo when positive == 0). */
+static int get_sim_number(lctx *c, json_t *obj, const char *member, int positive, double *out)
+{
+    json_t *v = json_object_get(obj, member);
+    if (!v) return MBS_OK;
+    char path[PATH_LEN];
+    snprintf(path, sizeof path, "simulation.%s", member);
+    double x;
+    int rc = get_number(c, v, path, &x);
+    if (rc) return rc;
+    if (positive && !(x > 0)) return fail(c, MBS_ERR_MODEL, path, "must be > 0, got %g", x);
+    *out = x;
+    return MBS_OK;
+}
+
+static int load_sim_options(lctx *c, json_t *s, mbs_sim_options *o)
+{
+    static const char *const allowed[] = { "formulation", "ref", "integrator", "solver", "cvodes_method", "t0", "dt",
+                                           "tf", "tolerance", "max_iterations", "rtol", "atol", "cvodes_max_steps",
+                                           "project", NULL };
+    if (!json_is_object(s))
+        return fail(c, MBS_ERR_MODEL, "simulation", "expected an object, got %s", json_type_name(s));
+    int rc = check_members(c, s, "simulation", allowed);
+    int e;
+    if (rc) return rc;
+    e = (int)o->formulation;
+    if ((rc = get_enum(c, s, "formulation", mbs_fd_algorithm_from_name, "fr or semi", &e))) return rc;
+    o->formulation = (mbs_fd_algorithm)e;
+    e = (int)o->ref;
+    if ((rc = get_enum(c, s, "ref", mbs_ref_point_from_name, "com, origin or joint", &e))) return rc;
+    o->ref = (mbs_ref_point)e;
+    e = (int)o->integrator;
+    if ((rc = get_enum(c, s, "integrator", mbs_integrator_from_name, "trapezoidal, rk4 or cvodes", &e))) return rc;
+    o->integrator = (mbs_integrator_type)e;
+    e = (int)o->solver;
+    if ((rc = get_enum(c, s, "solver", mbs_nl_solver_from_name, "newton or fixedpoint", &e))) return rc;
+    o->solver = (mbs_nl_solver)e;
+    e = (int)o->cvodes_method;
+    if ((rc = get_enum(c, s, "cvodes_method", mbs_cvodes_method_from_name, "bdf or adams", &e))) return rc;
+    o->cvodes_method = (mbs_cvodes_method)e;
+    if ((rc = get_sim_number(c, s, "t0", 0, &o->t0)) || (rc = get_sim_number(c, s, "dt", 1, &o->dt)) ||
+        (rc = get_sim_number(c, s, "tf", 0, &o->tf)) || (rc = get_sim_number(c, s, "tolerance", 1, &o->tolerance)) ||
+        (rc = get_sim_number(c, s, "rtol", 1, &o->rtol)) || (rc = get_sim_number(c, s, "atol", 1, &o->atol)))
+        return rc;
+    if (!(o->tf >= o->t0))
+        return fail(c, MBS_ERR_MODEL, "simulation.tf", "must be >= t0 = %g, got %g", o->t0, o->tf);
+    static const char *const ints[] = { "max_iterations", "cvodes_max_steps" };
+    for (int k = 0; k < 2; k++) {
+        json_t *v = json_object_get(s, ints[k]);
+        if (!v) continue;
+        char path[PATH_LEN];
+        snprintf(path, sizeof path, "simulation.%s", ints[k]);
+        if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 1000000000)
+            return fail(c, MBS_ERR_MODEL, path, "expected an integer between 1 and 1e9");
+        if (k == 0) o->max_iterations = (int)json_integer_value(v);
+        else o->cvodes_max_steps = (long)json_integer_value(v);
+    }
+    json_t *v = json_object_get(s, "project");
+    if (v) {
+        if (!json_is_boolean(v))
+            return fail(c, MBS_ERR_MODEL, "simulation.project", "expected true or false, got %s", json_type_name(v));
+        o->project = json_is_true(v);
+    }
+    return MBS_OK;
+}
+
+static int add_output(lctx *c, mbs_model *m, mbs_output_kind kind, int point)
+{
+    mbs_output *o = realloc(m->sim.output, sizeof *o * (size_t)(m->sim.noutput + 1));
+    if (!o) return fail(c, MBS_ERR_NOMEM, "outputs", "out of memory");
+    m->sim.output = o;
+    o[m->sim.noutput].kind = kind;
+    o[m->sim.noutput].point = point;
+    m->sim.noutput++;
+    return MBS_OK;
+}
+
+/* "outputs": [ "energy", { "point": "body.point", "quantities": [...] }, ... ] */
+static int load_outputs(lctx *c, json_t *arr, mbs_model *m)
+{
+    static const char *const allowed[] = { "point", "quantities", NULL };
+    static const char *const qnames[] = { "position", "velocity", "acceleration" };
+    if (!json_is_array(arr))
+        return fail(c, MBS_ERR_MODEL, "outputs", "expected an array, got %s", json_type_name(arr));
+    size_t k;
+    json_t *e;
+    json_array_foreach(arr, k, e) {
+        char path[PATH_LEN];
+        snprintf(path, sizeof path, "outputs[%zu]", k);
+        int rc;
+        if (json_is_string(e)) {
+            if (strcmp(json_string_value(e), "energy") != 0)
+                return fail(c, MBS_ERR_MODEL, path, "unknown output \"%s\" (expected \"energy\" or an object "
+                            "{\"point\": \"body.point\", \"quantities\": [...]})", json_string_value(e));
+            if ((rc = add_output(c, m, MBS_OUTPUT_ENERGY, -1))) return rc;
+            continue;
+        }
+        if (!json_is_object(e))
+            return fail(c, MBS_ERR_MODEL, path, "expected \"energy\" or an object {\"point\", \"quantities\"}, got %s",
+                        json_type_name(e));
+        if ((rc = check_members(c, e, path, allowed))) return rc;
+        json_t *p = json_object_get(e, "point");
+        if (!p) return missing(c, path, "point");
+        char ppath[PATH_LEN + 16];
+        snprintf(ppath, sizeof ppath, "%s.point", path);
+        const char *pname;
+        if ((rc = get_string(c, p, ppath, &pname))) return rc;
+        int point = mbs_point_find(m, pname);
+        if (point < 0) return fail(c, MBS_ERR_MODEL, ppath, "unknown point \"%s\" (expected \"body.point\")", pname);
+        json_t *q = json_object_get(e, "quantities");
+        if (!q) {
+            if ((rc = add_output(c, m, MBS_OUTPUT_POSITION, point))) return rc;
+            continue;
+        }
+        snprintf(ppath, sizeof ppath, "%s.quantities", path);
+        if (!json_is_array(q) || json_array_size(q) == 0)
+            return fail(c, MBS_ERR_MODEL, ppath, "expected a non-empty array of position, velocity, acceleration");
+        size_t j;
+        json_t *qn;
+        json_array_foreach(q, j, qn) {
+            int kind = -1;
+            for (int t = 0; t < 3; t++)
+                if (json_is_string(qn) && strcmp(json_string_value(qn), qnames[t]) == 0) kind = t;
+            if (kind < 0)
+                return fail(c, MBS_ERR_MODEL, ppath, "element %zu: expected position, velocity or acceleration", j);
+            if ((rc = add_output(c, m, (mbs_output_kind)kind, point))) return rc;
+        }
+    }
+    return MBS_OK;
+}
+
+/* The "simulation" and "outputs" sections, after the model is built (point
+ * names are resolved against it). */
+static int load_simulation(lctx *c, json_t *root, mbs_model *m)
+{
+    json_t *s = json_object_get(root, "simulation");
+    m->sim.options = mbs_sim_options_default();
+    int rc;
+    if (s) {
+        if ((rc = load_sim_options(c, s, &m->sim.options))) return rc;
+        m->sim.present = 1;
+    }
+    json_t *o = json_object_get(root, "outputs");
+    if (o && (rc = load_outputs(c, o, m))) return rc;
+    return MBS_OK;
+}
+
+static mbs_model *load_document(json_t *root, const char *file, mbs_warning_fn warn, void *warn_user,
+                                mbs_error *err)
 {
     static const char *const allowed[] = { "name", "description", "gravity", "bodies", "joints", "parameters",
+                                           "simulation", "outputs", "lenient_inertia",
                                            NULL };
-    static const char *const reserved[] = { "forces", "constraints", "objectives", "simulation", "outputs", NULL };
+    static const char *const reserved[] = { "forces", "constraints", "objectives", NULL };
     lctx c = { file, err, NULL };
     if (!json_is_object(root)) {
         fail(&c, MBS_ERR_MODEL, "", "a model must be a JSON object, got %s", json_type_name(root));
@@ -578,23 +746,62 @@ static mbs_model *load_document(json_t *root, const char *file, mbs_error *err)
         return NULL;
     }
     mbs_builder_set_gravity(c.b, g);
+    if ((v = json_object_get(root, "lenient_inertia"))) {
+        if (!json_is_boolean(v)) {
+            fail(&c, MBS_ERR_MODEL, "lenient_inertia", "expected true or false, got %s", json_type_name(v));
+            mbs_builder_free(c.b);
+            return NULL;
+        }
+        mbs_builder_set_inertia_policy(c.b, json_is_true(v), warn, warn_user);
+    }
     mbs_model *m = NULL;
     if (load_array(&c, root, "bodies", 1, 1, load_body) == MBS_OK &&
         load_array(&c, root, "joints", 1, 0, load_joint) == MBS_OK &&
         load_array(&c, root, "parameters", 0, 0, load_param) == MBS_OK)
         m = mbs_builder_finish(c.b, err);
+    if (m && load_simulation(&c, root, m) != MBS_OK) {
+        mbs_model_free(m);
+        m = NULL;
+    }
     mbs_builder_free(c.b);
     return m;
 }
 
 static const int JSON_FLAGS = JSON_REJECT_DUPLICATES;
 
+/* "*.urdf", any case */
+static int is_urdf(const char *path)
+{
+    size_t n = strlen(path);
+    if (n < 5) return 0;
+    const char *e = path + n - 5, *u = ".urdf";
+    for (int k = 0; k < 5; k++)
+        if (e[k] != u[k] && e[k] != u[k] - 'a' + 'A' && k > 0) return 0;
+    return e[0] == '.';
+}
+
+static mbs_model *load_json_file(const char *path, mbs_warning_fn warn, void *warn_user, mbs_error *err);
+
 mbs_model *mbs_model_load(const char *path, mbs_error *err)
+{
+    return mbs_model_load_warn(path, NULL, NULL, err);
+}
+
+mbs_model *mbs_model_load_warn(const char *path, mbs_warning_fn warn, void *warn_user, mbs_error *err)
 {
     if (!path) {
         mbs_error_set(err, MBS_ERR_ARG, "mbs_model_load: path is NULL");
         return NULL;
     }
+    if (is_urdf(path)) {
+        mbs_urdf_options o = { 0, 0, warn, warn_user };
+        return mbs_model_load_urdf(path, &o, err);
+    }
+    return load_json_file(path, warn, warn_user, err);
+}
+
+static mbs_model *load_json_file(const char *path, mbs_warning_fn warn, void *warn_user, mbs_error *err)
+{
     json_error_t je;
     json_t *root = json_load_file(path, JSON_FLAGS, &je);
     if (!root) {
@@ -607,7 +814,7 @@ mbs_model *mbs_model_load(const char *path, mbs_error *err)
             mbs_error_set(err, MBS_ERR_PARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);
         return NULL;
     }
-    mbs_model *m = load_document(root, path, err);
+    mbs_model *m = load_document(root, path, warn, warn_user, err);
     json_decref(root);
     return m;
 }
@@ -628,7 +835,7 @@ mbs_model *mbs_model_load_string(const char *json, const char *name, mbs_error *
             mbs_error_set(err, MBS_ERR_PARSE, "%s:%d:%d: %s", name, je.line, je.column, je.text);
         return NULL;
     }
-    mbs_model *m = load_document(root, name, err);
+    mbs_model *m = load_document(root, name, NULL, NULL, err);
     json_decref(root);
     return m;
 }

@@ -124,6 +124,18 @@ int MBS_K(mbs_aba)(const mbs_model *m, MBS_K(mbs_ws) *w, const mreal *q,
 void MBS_K(mbs_aba_solve)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws) *s,
                           const mreal *r, mreal *y);
 
+/* Objective integrands (objectives.c): the integral (terminal = 0) or
+ * terminal (terminal = 1) part of objective k at the state of w (level-2
+ * kinematics at q, qd, qdd) and time t, and its tangent along the
+ * direction in dw (tangent kinematics), dq, dqd, dqdd and dx. */
+mreal MBS_K(mbs_objective_integrand)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
+                                     int k, int terminal, const mreal *q, const mreal *qd,
+                                     const mreal *qdd, mreal t);
+mreal MBS_K(mbs_objective_integrand_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
+                                       const mreal *dx, const MBS_K(mbs_ws) *dw, int k, int terminal,
+                                       const mreal *q, const mreal *qd, const mreal *qdd,
+                                       const mreal *dq, const mreal *dqd, const mreal *dqdd, mreal t);
+
 /* Convenience used by tests: everything for inverse dynamics at (q, qd, qdd),
  * with the loads already in w->xfrc / w->qfrc. */
 void MBS_K(mbs_inverse_dynamics_x)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w,

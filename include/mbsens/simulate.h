@@ -1,0 +1,233 @@
+/*
+ * mbsens/simulate.h - time integration of the equations of motion.
+ *
+ * Three integrators advance the state (q, qd) of a tree model:
+ *
+ *   trapezoidal  Newmark beta = 1/4, gamma = 1/2 (the implicit trapezoidal
+ *                rule), fixed step; the nonlinear equations of a step are
+ *                solved by Newton-Raphson on the inverse-dynamics residual
+ *                with the tangent M + gamma h C + beta h^2 K, or by
+ *                fixed-point iteration on the forward dynamics (thesis
+ *                §2.4.1). Second order, no numerical damping.
+ *   rk4          classical explicit Runge-Kutta, fixed step, on the
+ *                first-order ODE y = [q; qd], ydot = [qd; FD(q, qd)].
+ *   cvodes       SUNDIALS CVODES on the same ODE: adaptive step and order
+ *                (BDF with dense Newton by default), tolerances rtol/atol.
+ *
+ * Two interfaces: a stepper object (mbs_integrator_create / _step / _free),
+ * which leaves the loop to the caller (optimization and sensitivity code),
+ * and mbs_simulate(), which runs from t0 to tf and calls a function after
+ * every step.
+ *
+ * Euler parameters (spherical and floating joints): the equations are
+ * completed along each p with the differentiated normalization
+ * p.pdd = -|pd|^2 (as in mbs_forward_dynamics). After each step the drift
+ * ||p| - 1| is recorded (mbs_sim_stats.euler_drift) and, unless
+ * options.project is 0, the state is projected back with
+ * mbs_normalize_state().
+ *
+ * Time-dependent loads are evaluated at the integrator's time through
+ * mbs_data_set_time(). The applied loads of the mbs_data (body and joint
+ * loads) act during the integration; the caller may change them between
+ * steps.
+ */
+#ifndef MBSENS_SIMULATE_H
+#define MBSENS_SIMULATE_H
+
+#include <stddef.h>
+#include "dynamics.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum mbs_integrator_type {
+    MBS_INTEGRATOR_TRAPEZOIDAL = 0,   /* "trapezoidal" */
+    MBS_INTEGRATOR_RK4,               /* "rk4" */
+    MBS_INTEGRATOR_CVODES             /* "cvodes" */
+} mbs_integrator_type;
+
+/* Nonlinear solver of the trapezoidal rule. */
+typedef enum mbs_nl_solver {
+    MBS_SOLVER_NEWTON = 0,            /* "newton" */
+    MBS_SOLVER_FIXEDPOINT             /* "fixedpoint" */
+} mbs_nl_solver;
+
+/* Linear multistep method of CVODES. */
+typedef enum mbs_cvodes_method {
+    MBS_CVODES_BDF = 0,   /* "bdf": dense Newton, Euler parameters projected in every step */
+    MBS_CVODES_ADAMS      /* "adams": fixed-point iteration, projection at output times */
+} mbs_cvodes_method;
+
+const char *mbs_integrator_name(mbs_integrator_type t);
+int mbs_integrator_from_name(const char *name);         /* -1 if unknown */
+const char *mbs_nl_solver_name(mbs_nl_solver s);
+int mbs_nl_solver_from_name(const char *name);          /* -1 if unknown */
+const char *mbs_cvodes_method_name(mbs_cvodes_method c);
+int mbs_cvodes_method_from_name(const char *name);      /* -1 if unknown */
+
+/* ---- tangent of the inverse-dynamics residual ----
+ *
+ * The residual of the trapezoidal rule is r(q, qd, qdd) = ID(q, qd, qdd):
+ * the generalized forces of mbs_inverse_dynamics (M qdd - Q, applied loads
+ * of d included, at the time of d). A tangent function writes
+ *     K = dr/dq,   C = dr/dqd     (nq x nq, row-major: K[i*nq + j] = dr_i/dq_j)
+ * at (q, qd, qdd). q may be slightly off the Euler-parameter manifold
+ * (Newton iterates); evaluate r there as it stands, without normalizing.
+ * `work` holds MBS_TANGENT_WORK_SIZE(nq) doubles of scratch. The state of
+ * d (its kinematics) may be overwritten. Returns MBS_OK or a negative
+ * status (message in mbs_data_error(d)). The Euler-parameter completion and
+ * the mass matrix (dr/dqdd) are added by the integrator. */
+typedef int (*mbs_tangent_fn)(void *ctx, const mbs_model *m, mbs_data *d,
+                              const double *q, const double *qd, const double *qdd,
+                              double *K, double *C, double *work);
+
+#define MBS_TANGENT_WORK_SIZE(nq) (4 * (size_t)(nq))
+
+/* The default tangent: central differences of the residual, step
+ * 6e-6 max(1, |x_j|) (truncation and round-off both ~1e-11 relative).
+ * Costs 4 nq inverse-dynamics evaluations. ctx is unused. */
+int mbs_tangent_fd(void *ctx, const mbs_model *m, mbs_data *d,
+                   const double *q, const double *qd, const double *qdd,
+                   double *K, double *C, double *work);
+
+/* The analytical tangent: mbs_inverse_dynamics_derivatives (exact, cheaper
+ * than mbs_tangent_fd). ctx is unused. */
+int mbs_tangent_analytic(void *ctx, const mbs_model *m, mbs_data *d,
+                         const double *q, const double *qd, const double *qdd,
+                         double *K, double *C, double *work);
+
+/* ---- options ---- */
+
+typedef struct mbs_sim_options {
+    mbs_fd_algorithm formulation;     /* forward dynamics for the initial accelerations,
+                                       * rk4, cvodes and the fixed-point solver (fr) */
+    mbs_ref_point ref;                /* reference point of the recursions (com) */
+    mbs_integrator_type integrator;   /* (trapezoidal) */
+    mbs_nl_solver solver;             /* trapezoidal: newton or fixedpoint (newton) */
+    double t0;                        /* initial time (0) */
+    double dt;                        /* step of the fixed-step methods and output
+                                       * interval of cvodes, > 0 (1e-3) */
+    double tf;                        /* final time of mbs_simulate (1) */
+    double tolerance;                 /* trapezoidal: convergence when the 2-norm of the
+                                       * increment dz is below this (1e-10) */
+    int max_iterations;               /* trapezoidal: iterations per step (20) */
+    double rtol, atol;                /* cvodes: relative and absolute tolerances (1e-8, 1e-10) */
+    mbs_cvodes_method cvodes_method;  /* (bdf) */
+    long cvodes_max_steps;            /* cvodes: internal steps per output interval (100000) */
+    int project;                      /* project Euler parameters after every step (1) */
+    mbs_tangent_fn tangent;           /* Newton tangent; NULL: mbs_tangent_fd */
+    void *tangent_ctx;
+} mbs_sim_options;
+
+/* The defaults in parentheses above. */
+mbs_sim_options mbs_sim_options_default(void);
+
+/* The defaults overridden by the model's "simulation" section
+ * (docs/model-format.md). */
+mbs_sim_options mbs_model_sim_options(const mbs_model *m);
+
+/* MBS_OK, or MBS_ERR_ARG with a message naming the bad member. */
+int mbs_sim_options_check(const mbs_sim_options *o, mbs_error *err);
+
+/* ---- statistics ---- */
+
+typedef struct mbs_sim_stats {
+    long steps;               /* integration steps (cvodes: internal steps) */
+    long outputs;             /* calls of mbs_integrator_step (output points after t0) */
+    long iterations;          /* nonlinear iterations in total (trapezoidal; cvodes:
+                               * its nonlinear solver iterations) */
+    int iterations_max;       /* most iterations in one step (trapezoidal) */
+    double iterations_mean;   /* iterations / steps */
+    long fevals;              /* evaluations of the dynamics made by the integrator:
+                               * inverse-dynamics residuals, forward dynamics, cvodes
+                               * right-hand sides (also for its difference-quotient
+                               * Jacobians); not those inside tangent functions */
+    long tangent_evals;       /* tangent (Jacobian) evaluations */
+    long factorizations;      /* LU factorizations (trapezoidal Newton; cvodes setups) */
+    long error_test_fails;    /* cvodes */
+    double energy0;           /* kinetic + gravitational potential energy at t0 */
+    double energy;            /* ... at the current time */
+    double energy_drift;      /* max |E(t) - E(t0)| over the output points */
+    double euler_drift;       /* max ||p| - 1| over Euler-parameter joints and
+                               * output points, before projection (0 if none) */
+} mbs_sim_stats;
+
+/* ---- stepper ---- */
+
+typedef struct mbs_integrator mbs_integrator;
+
+/* Allocates everything the integrator needs (steps do not allocate). d is
+ * used for every evaluation and must outlive the integrator; its reference
+ * point is set to opts->ref. The state is the model's initial state at
+ * opts->t0 until mbs_integrator_reset is called. NULL on failure (err). */
+mbs_integrator *mbs_integrator_create(const mbs_model *m, mbs_data *d,
+                                      const mbs_sim_options *opts, mbs_error *err);
+void mbs_integrator_free(mbs_integrator *it);
+
+/* Set the state at time t (q, qd may be NULL: the model's q0, qd0), compute
+ * the initial accelerations, reset the statistics. Euler parameters must be
+ * normalized (|p| = 1 to 1e-6, p.pd = 0 is enforced by projection). */
+int mbs_integrator_reset(mbs_integrator *it, double t, const double *q,
+                         const double *qd, mbs_error *err);
+
+/* Advance from the current time t to t + h (h > 0): one step of the
+ * fixed-step methods, adaptive steps of cvodes to the output time t + h.
+ * Afterwards d holds the kinematics of the new (q, qd, qdd). On failure err
+ * names the time and the cause, e.g. "trapezoidal rule (newton): no
+ * convergence at t = 0.25 ..."; the trapezoidal rule then keeps its state,
+ * the other methods may not (reset before going on). */
+int mbs_integrator_step(mbs_integrator *it, double h, mbs_error *err);
+
+double mbs_integrator_time(const mbs_integrator *it);
+const double *mbs_integrator_q(const mbs_integrator *it);
+const double *mbs_integrator_qd(const mbs_integrator *it);
+const double *mbs_integrator_qdd(const mbs_integrator *it);
+void mbs_integrator_stats(const mbs_integrator *it, mbs_sim_stats *stats);
+const mbs_sim_options *mbs_integrator_options(const mbs_integrator *it);
+
+/* ---- whole runs ---- */
+
+/* Called at t0 and after every step, with the kinematics of (q, qd, qdd)
+ * in d (so mbs_point_kinematics etc. may be used). Return 0 to continue;
+ * any other value stops the run and is returned by mbs_simulate. */
+typedef int (*mbs_sim_callback)(void *user, const mbs_model *m, mbs_data *d, double t,
+                                const double *q, const double *qd, const double *qdd);
+
+/* Integrate from opts->t0 to opts->tf with steps opts->dt (the last step is
+ * shortened to end exactly at tf). q0, qd0 may be NULL (the model's initial
+ * state); cb may be NULL; stats may be NULL. Returns MBS_OK, the callback's
+ * non-zero value, or a negative status with err filled. */
+int mbs_simulate(const mbs_model *m, mbs_data *d, const mbs_sim_options *opts,
+                 const double *q0, const double *qd0, mbs_sim_callback cb, void *user,
+                 mbs_sim_stats *stats, mbs_error *err);
+
+/* ---- outputs (the model's "outputs" section) ---- */
+
+typedef enum mbs_output_kind {
+    MBS_OUTPUT_POSITION = 0,   /* of a named point: 3 columns NAME.x NAME.y NAME.z */
+    MBS_OUTPUT_VELOCITY,       /* NAME.vx NAME.vy NAME.vz */
+    MBS_OUTPUT_ACCELERATION,   /* NAME.ax NAME.ay NAME.az */
+    MBS_OUTPUT_ENERGY          /* kinetic, potential, energy (total) */
+} mbs_output_kind;
+
+typedef struct mbs_output {
+    mbs_output_kind kind;
+    int point;                 /* named point index (position/velocity/acceleration) */
+} mbs_output;
+
+int mbs_model_noutputs(const mbs_model *m);
+mbs_output mbs_model_output(const mbs_model *m, int k);
+int mbs_output_ncolumns(const mbs_output *o);                 /* 3 */
+/* Name of column c (0..ncolumns-1) into buf; returns the length snprintf
+ * would write. */
+int mbs_output_column_name(const mbs_model *m, const mbs_output *o, int c,
+                           char *buf, size_t len);
+/* Values of the columns from the kinematics held in d. */
+void mbs_output_eval(const mbs_model *m, const mbs_data *d, const mbs_output *o,
+                     double *values);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,411 @@
+/*
+ * integrator.c - the integrator object (mbsens/simulate.h): options,
+ * create/reset/step/free, the bookkeeping after each step (Euler drift,
+ * projection, kinematics, energy, statistics) and mbs_simulate().
+ *
+ * The methods live in trapezoidal.c, rk4.c and cvodes.c; the dynamics they
+ * need (forward dynamics and the inverse-dynamics residual, both without
+ * the normalization check, since iterates and stages are slightly off
+ * |p| = 1) are here.
+ */
+#include <lapacke.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "integrator_impl.h"
+#include "../builder.h"
+#include "../model_impl.h"
+
+/* ---------------------------------------------------------------- names */
+
+const char *mbs_integrator_name(mbs_integrator_type t)
+{
+    switch (t) {
+    case MBS_INTEGRATOR_TRAPEZOIDAL: return "trapezoidal";
+    case MBS_INTEGRATOR_RK4: return "rk4";
+    case MBS_INTEGRATOR_CVODES: return "cvodes";
+    }
+    return "?";
+}
+
+int mbs_integrator_from_name(const char *name)
+{
+    if (!name) return -1;
+    if (!strcmp(name, "trapezoidal")) return MBS_INTEGRATOR_TRAPEZOIDAL;
+    if (!strcmp(name, "rk4")) return MBS_INTEGRATOR_RK4;
+    if (!strcmp(name, "cvodes")) return MBS_INTEGRATOR_CVODES;
+    return -1;
+}
+
+const char *mbs_nl_solver_name(mbs_nl_solver s)
+{
+    return s == MBS_SOLVER_FIXEDPOINT ? "fixedpoint" : "newton";
+}
+
+int mbs_nl_solver_from_name(const char *name)
+{
+    if (!name) return -1;
+    if (!strcmp(name, "newton")) return MBS_SOLVER_NEWTON;
+    if (!strcmp(name, "fixedpoint")) return MBS_SOLVER_FIXEDPOINT;
+    return -1;
+}
+
+const char *mbs_cvodes_method_name(mbs_cvodes_method c)
+{
+    return c == MBS_CVODES_ADAMS ? "adams" : "bdf";
+}
+
+int mbs_cvodes_method_from_name(const char *name)
+{
+    if (!name) return -1;
+    if (!strcmp(name, "bdf")) return MBS_CVODES_BDF;
+    if (!strcmp(name, "adams")) return MBS_CVODES_ADAMS;
+    return -1;
+}
+
+/* ---------------------------------------------------------------- options */
+
+mbs_sim_options mbs_sim_options_default(void)
+{
+    mbs_sim_options o;
+    memset(&o, 0, sizeof o);
+    o.formulation = MBS_FD_RECURSIVE;
+    o.ref = MBS_REF_COM;
+    o.integrator = MBS_INTEGRATOR_TRAPEZOIDAL;
+    o.solver = MBS_SOLVER_NEWTON;
+    o.t0 = 0;
+    o.dt = 1e-3;
+    o.tf = 1;
+    o.tolerance = 1e-10;
+    o.max_iterations = 20;
+    o.rtol = 1e-8;
+    o.atol = 1e-10;
+    o.cvodes_method = MBS_CVODES_BDF;
+    o.cvodes_max_steps = 100000;
+    o.project = 1;
+    o.tangent = NULL;
+    o.tangent_ctx = NULL;
+    return o;
+}
+
+mbs_sim_options mbs_model_sim_options(const mbs_model *m)
+{
+    if (m && m->sim.present) return m->sim.options;
+    return mbs_sim_options_default();
+}
+
+int mbs_sim_options_check(const mbs_sim_options *o, mbs_error *err)
+{
+    if (!o) return mbs_error_set(err, MBS_ERR_ARG, "simulation options: NULL");
+    if (o->formulation != MBS_FD_RECURSIVE && o->formulation != MBS_FD_SEMI_RECURSIVE)
+        return mbs_error_set(err, MBS_ERR_ARG, "simulation options: unknown formulation %d", (int)o->formulation);
+    if (o->ref != MBS_REF_COM && o->ref != MBS_REF_ORIGIN && o->ref != MBS_REF_JOINT)
+        return mbs_error_set(err, MBS_ERR_ARG, "simulation options: unknown reference point %d", (int)o->ref);
+    if (mbs_integrator_from_name(mbs_integrator_name(o->integrator)) < 0)
+        return mbs_error_set(err, MBS_ERR_ARG, "simulation options: unknown integrator %d", (int)o->integrator);
+    if (o->solver != MBS_SOLVER_NEWTON && o->solver != MBS_SOLVER_FIXEDPOINT)
+        return mbs_error_set(err, MBS_ERR_ARG, "simulation options: unknown solver %d", (int)o->solver);
+    if (o->cvodes_method != MBS_CVODES_BDF && o->cvodes_method != MBS_CVODES_ADAMS)
+        return mbs_error_set(err, MBS_ERR_ARG, "simulation options: unknown cvodes method %d", (int)o->cvodes_method);
+    if (!isfinite(o->t0))
+        return mbs_error_set(err, MBS_ERR_ARG, "simulation options: t0 must be finite, got %g", o->t0);
+    if (!(o->dt > 0) || !isfinite(o->dt))
+        return mbs_error_set(err, MBS_ERR_ARG, "simulation options: dt must be > 0, got %g", o->dt);
+    if (!isfinite(o->tf) || !(o->tf >= o->t0))
+        return mbs_error_set(err, MBS_ERR_ARG, "simulation options: tf must be finite and >= t0 = %g, got %g",
+                             o->t0, o->tf);
+    if (!(o->tolerance > 0) || !isfinite(o->tolerance))
+        return mbs_error_set(err, MBS_ERR_ARG, "simulation options: tolerance must be > 0, got %g", o->tolerance);
+    if (o->max_iterations < 1)
+        return mbs_error_set(err, MBS_ERR_ARG, "simulation options: max_iterations must be >= 1, got %d",
+                             o->max_iterations);
+    if (!(o->rtol > 0) || !isfinite(o->rtol))
+        return mbs_error_set(err, MBS_ERR_ARG, "simulation options: rtol must be > 0, got %g", o->rtol);
+    if (!(o->atol > 0) || !isfinite(o->atol))
+        return mbs_error_set(err, MBS_ERR_ARG, "simulation options: atol must be > 0, got %g", o->atol);
+    if (o->cvodes_max_steps < 1)
+        return mbs_error_set(err, MBS_ERR_ARG, "simulation options: cvodes_max_steps must be >= 1, got %ld",
+                             o->cvodes_max_steps);
+    return MBS_OK;
+}
+
+/* ---------------------------------------------------------------- dynamics */
+
+int mbs_integ_fail(mbs_integrator *it, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(it->msg, sizeof it->msg, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void mbs_integ_id(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                  const double *qdd, double *r)
+{
+    mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
+    mbs_data_prepare_loads(m, d);
+    mbs_body_terms(m, m->x, &d->ws);
+    mbs_rnea(m, &d->ws, r);
+}
+
+/* Semi-recursive forward dynamics as in src/forward_dynamics.c, with a
+ * column-major Cholesky (the matrix is symmetric, so row- and column-major
+ * are the same) through the _work interface, which does not allocate. */
+static int fd_semi(mbs_integrator *it, const double *q, const double *qd, double *qdd)
+{
+    const mbs_model *m = it->m;
+    mbs_data *d = it->d;
+    const int nq = m->nq;
+    double *M = it->Msemi, *rhs = it->Msemi + (size_t)nq * nq;
+    mbs_ws *w = &d->ws;
+    mbs_kin_forward(m, m->x, w, q, qd, NULL, 2);
+    mbs_data_prepare_loads(m, d);
+    mbs_body_terms(m, m->x, w);
+    mbs_rnea(m, w, rhs);                 /* M*0 - Q */
+    for (int k = 0; k < nq; k++) rhs[k] = -rhs[k];
+    mbs_crba(m, w, M);
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->euler < 0) continue;
+        const int e = jt->qoff + jt->euler;
+        const double *p = q + e;
+        double pr = 0, pdpd = 0;
+        for (int k = 0; k < 4; k++) { pr += p[k] * rhs[e + k]; pdpd += qd[e + k] * qd[e + k]; }
+        for (int r = 0; r < 4; r++) {
+            rhs[e + r] -= p[r] * (pr + pdpd);
+            for (int c = 0; c < 4; c++) M[(e + r) * nq + e + c] += p[r] * p[c];
+        }
+    }
+    if (nq == 0) return MBS_OK;
+    lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nq, M, nq);
+    if (info != 0)
+        return mbs_integ_fail(it, MBS_ERR_NUMERIC,
+                              "forward dynamics (semi-recursive): mass matrix not positive definite "
+                              "at coordinate %d (%s)", (int)info - 1,
+                              info > 0 ? m->coord_name[info - 1] : "?");
+    LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', nq, 1, M, nq, rhs, nq);
+    memcpy(qdd, rhs, sizeof(double) * (size_t)nq);
+    return MBS_OK;
+}
+
+int mbs_integ_fd(mbs_integrator *it, double t, const double *q, const double *qd, double *qdd)
+{
+    const mbs_model *m = it->m;
+    mbs_data *d = it->d;
+    it->st.fevals++;
+    mbs_data_set_time(d, t);
+    for (int k = 0; k < m->nq; k++)
+        if (!isfinite(q[k]) || !isfinite(qd[k]))
+            return mbs_integ_fail(it, MBS_ERR_NUMERIC, "state not finite at t = %.9g (%s = %g, %s.qd = %g)",
+                                  t, m->coord_name[k], q[k], m->coord_name[k], qd[k]);
+    int rc = MBS_OK;
+    if (it->o.formulation == MBS_FD_SEMI_RECURSIVE) {
+        rc = fd_semi(it, q, qd, qdd);
+    } else {
+        mbs_kin_forward(m, m->x, &d->ws, q, qd, NULL, 1);
+        mbs_data_prepare_loads(m, d);
+        mbs_body_terms(m, m->x, &d->ws);
+        int bad = mbs_aba(m, &d->ws, q, qd, NULL, qdd);
+        if (bad < 0)
+            rc = mbs_integ_fail(it, MBS_ERR_NUMERIC,
+                                "forward dynamics (fully recursive): articulated inertia of joint '%s' is "
+                                "not positive definite (massless subtree?)", m->joint[-bad].name);
+    }
+    if (rc) return rc;
+    for (int k = 0; k < m->nq; k++)
+        if (!isfinite(qdd[k]))
+            return mbs_integ_fail(it, MBS_ERR_NUMERIC, "forward dynamics: acceleration of %s is not finite at t = %.9g",
+                                  m->coord_name[k], t);
+    return MBS_OK;
+}
+
+double mbs_integ_euler_drift(const mbs_model *m, const double *q)
+{
+    double drift = 0;
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->euler < 0) continue;
+        const double *p = q + jt->qoff + jt->euler;
+        double e = fabs(sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]) - 1);
+        if (!(e <= drift)) drift = e;   /* NaN propagates */
+    }
+    return drift;
+}
+
+/* ---------------------------------------------------------------- object */
+
+static const mbs_integ_method *method_of(mbs_integrator_type t)
+{
+    switch (t) {
+    case MBS_INTEGRATOR_TRAPEZOIDAL: return &mbs_integ_trapezoidal;
+    case MBS_INTEGRATOR_RK4: return &mbs_integ_rk4;
+    case MBS_INTEGRATOR_CVODES: return &mbs_integ_cvodes;
+    }
+    return NULL;
+}
+
+/* Kinematics of the current state in d, and its energy. */
+static void observe(mbs_integrator *it)
+{
+    const mbs_model *m = it->m;
+    mbs_data_set_time(it->d, it->t);
+    mbs_kin_forward(m, m->x, &it->d->ws, it->q, it->qd, it->qdd, 2);
+    it->st.energy = mbs_kinetic_energy(m, it->d) + mbs_potential_energy(m, it->d);
+}
+
+mbs_integrator *mbs_integrator_create(const mbs_model *m, mbs_data *d,
+                                      const mbs_sim_options *opts, mbs_error *err)
+{
+    if (!m || !d) {
+        mbs_error_set(err, MBS_ERR_ARG, "mbs_integrator_create: model or data is NULL");
+        return NULL;
+    }
+    if (d->model != m) {
+        mbs_error_set(err, MBS_ERR_ARG, "mbs_integrator_create: the data was created for another model");
+        return NULL;
+    }
+    mbs_sim_options o = opts ? *opts : mbs_model_sim_options(m);
+    if (mbs_sim_options_check(&o, err)) return NULL;
+    if (!o.tangent) o.tangent = mbs_tangent_fd;
+    mbs_integrator *it = calloc(1, sizeof *it);
+    if (!it) {
+        mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    it->m = m;
+    it->d = d;
+    it->o = o;
+    it->nq = m->nq;
+    it->meth = method_of(o.integrator);
+    size_t n = (size_t)(m->nq > 0 ? m->nq : 1);
+    it->q = calloc(3 * n, sizeof(double));
+    it->Msemi = calloc(n * n + n, sizeof(double));
+    if (!it->q || !it->Msemi) {
+        mbs_integrator_free(it);
+        mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    it->qd = it->q + n;
+    it->qdd = it->q + 2 * n;
+    mbs_data_set_ref(d, o.ref);
+    int rc = it->meth->init(it);
+    if (rc) {
+        mbs_error_set(err, rc, "%s", it->msg[0] ? it->msg : "out of memory");
+        mbs_integrator_free(it);
+        return NULL;
+    }
+    if (mbs_integrator_reset(it, o.t0, NULL, NULL, err)) {
+        mbs_integrator_free(it);
+        return NULL;
+    }
+    return it;
+}
+
+void mbs_integrator_free(mbs_integrator *it)
+{
+    if (!it) return;
+    if (it->impl && it->meth && it->meth->free) it->meth->free(it);
+    free(it->q);
+    free(it->Msemi);
+    free(it);
+}
+
+int mbs_integrator_reset(mbs_integrator *it, double t, const double *q, const double *qd,
+                         mbs_error *err)
+{
+    if (!it) return mbs_error_set(err, MBS_ERR_ARG, "mbs_integrator_reset: integrator is NULL");
+    const mbs_model *m = it->m;
+    if (!isfinite(t)) return mbs_error_set(err, MBS_ERR_ARG, "mbs_integrator_reset: time not finite");
+    double *q0 = it->q, *qd0 = it->qd;
+    mbs_model_initial_state(m, q0, qd0);
+    if (q) memcpy(q0, q, sizeof(double) * (size_t)m->nq);
+    if (qd) memcpy(qd0, qd, sizeof(double) * (size_t)m->nq);
+    int rc = mbs_data_check_state(it->d, q0, qd0, NULL);
+    if (rc) return mbs_error_set(err, rc, "initial state: %s", mbs_data_error(it->d));
+    mbs_normalize_state(m, q0, qd0);
+    memset(&it->st, 0, sizeof it->st);
+    it->t = t;
+    it->msg[0] = 0;
+    rc = mbs_integ_fd(it, t, q0, qd0, it->qdd);
+    if (rc) return mbs_error_set(err, rc, "initial accelerations: %s", it->msg);
+    if (it->meth->reset && (rc = it->meth->reset(it)))
+        return mbs_error_set(err, rc, "%s", it->msg);
+    observe(it);
+    it->st.energy0 = it->st.energy;
+    return MBS_OK;
+}
+
+int mbs_integrator_step(mbs_integrator *it, double h, mbs_error *err)
+{
+    if (!it) return mbs_error_set(err, MBS_ERR_ARG, "mbs_integrator_step: integrator is NULL");
+    if (!(h > 0) || !isfinite(h))
+        return mbs_error_set(err, MBS_ERR_ARG, "mbs_integrator_step: step must be > 0, got %g", h);
+    const mbs_model *m = it->m;
+    it->msg[0] = 0;
+    int rc = it->meth->step(it, h);
+    if (rc) return mbs_error_set(err, rc, "%s", it->msg[0] ? it->msg : "integration step failed");
+    it->st.outputs++;
+    double drift = mbs_integ_euler_drift(m, it->q);
+    if (!(drift <= it->st.euler_drift)) it->st.euler_drift = drift;
+    if (it->o.project && m->n_euler > 0) {
+        if (mbs_normalize_state(m, it->q, it->qd))
+            return mbs_error_set(err, MBS_ERR_NUMERIC, "Euler parameters degenerate at t = %.9g", it->t);
+        if (it->meth->recompute_qdd) {
+            rc = mbs_integ_fd(it, it->t, it->q, it->qd, it->qdd);
+            if (rc) return mbs_error_set(err, rc, "%s", it->msg);
+        }
+        if (it->meth->projected && (rc = it->meth->projected(it)))
+            return mbs_error_set(err, rc, "%s", it->msg);
+    }
+    observe(it);
+    double de = fabs(it->st.energy - it->st.energy0);
+    if (!(de <= it->st.energy_drift)) it->st.energy_drift = de;
+    return MBS_OK;
+}
+
+double mbs_integrator_time(const mbs_integrator *it) { return it->t; }
+const double *mbs_integrator_q(const mbs_integrator *it) { return it->q; }
+const double *mbs_integrator_qd(const mbs_integrator *it) { return it->qd; }
+const double *mbs_integrator_qdd(const mbs_integrator *it) { return it->qdd; }
+const mbs_sim_options *mbs_integrator_options(const mbs_integrator *it) { return &it->o; }
+
+void mbs_integrator_stats(const mbs_integrator *it, mbs_sim_stats *stats)
+{
+    *stats = it->st;
+    stats->iterations_mean = it->st.steps > 0 ? (double)it->st.iterations / (double)it->st.steps : 0;
+}
+
+/* ---------------------------------------------------------------- runs */
+
+int mbs_simulate(const mbs_model *m, mbs_data *d, const mbs_sim_options *opts,
+                 const double *q0, const double *qd0, mbs_sim_callback cb, void *user,
+                 mbs_sim_stats *stats, mbs_error *err)
+{
+    if (stats) memset(stats, 0, sizeof *stats);
+    mbs_integrator *it = mbs_integrator_create(m, d, opts, err);
+    if (!it) return err ? err->code : MBS_ERR_ARG;
+    const mbs_sim_options *o = &it->o;
+    int rc = mbs_integrator_reset(it, o->t0, q0, qd0, err);
+    if (!rc && cb && (rc = cb(user, m, d, it->t, it->q, it->qd, it->qdd)) != 0)
+        mbs_error_set(err, rc, "simulation stopped by the callback at t = %.9g", it->t);
+    /* Step k ends at t0 + k dt (no accumulation of rounding in t); the last
+     * step is shortened to end at tf, and a remainder below 1e-9 dt is
+     * absorbed by the previous step. */
+    const double span = o->tf - o->t0;
+    long nsteps = (long)ceil(span / o->dt - 1e-9);
+    if (nsteps < 0) nsteps = 0;
+    for (long k = 1; !rc && k <= nsteps; k++) {
+        double tn = k == nsteps ? o->tf : o->t0 + (double)k * o->dt;
+        rc = mbs_integrator_step(it, tn - it->t, err);
+        if (!rc) it->t = tn;    /* exact grid times (the step ended there up to rounding) */
+        if (!rc && cb && (rc = cb(user, m, d, it->t, it->q, it->qd, it->qdd)) != 0)
+            mbs_error_set(err, rc, "simulation stopped by the callback at t = %.9g", it->t);
+    }
+    if (stats) mbs_integrator_stats(it, stats);
+    mbs_integrator_free(it);
+    return rc;
+}

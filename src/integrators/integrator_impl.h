@@ -1,0 +1,71 @@
+/*
+ * integrator_impl.h - the integrator object and the helpers shared by the
+ * methods (internal).
+ *
+ * integrator.c owns the object, the state, the statistics and the
+ * bookkeeping after each step (drift, projection, kinematics, energy);
+ * trapezoidal.c, rk4.c and cvodes.c each provide a method table.
+ */
+#ifndef MBS_INTEGRATOR_IMPL_H
+#define MBS_INTEGRATOR_IMPL_H
+
+#include "mbsens/mbsens.h"
+#include "../data_impl.h"
+
+typedef struct mbs_integ_method {
+    const char *name;
+    /* allocate it->impl (called once by create) */
+    int (*init)(mbs_integrator *it);
+    /* after the state (t, q, qd, qdd) was set by reset */
+    int (*reset)(mbs_integrator *it);
+    /* advance it->t by h: write it->q, it->qd (unprojected), it->qdd and
+     * it->t; on failure leave them untouched and fill it->msg */
+    int (*step)(mbs_integrator *it, double h);
+    /* recompute qdd after the projection (explicit methods), or not */
+    int recompute_qdd;
+    /* the state was projected by the common code; e.g. cvodes re-initializes */
+    int (*projected)(mbs_integrator *it);
+    void (*free)(mbs_integrator *it);
+} mbs_integ_method;
+
+struct mbs_integrator {
+    const mbs_model *m;
+    mbs_data *d;
+    mbs_sim_options o;
+    const mbs_integ_method *meth;
+    void *impl;
+    int nq;
+    double t;
+    double *q, *qd, *qdd;   /* current state; qdd: accelerations at (q, qd) */
+    double *Msemi;          /* nq*nq + nq: mass matrix and rhs of the semi-recursive FD */
+    mbs_sim_stats st;
+    char msg[MBS_ERROR_MSG_LEN];
+};
+
+/* it->msg = formatted message; returns code. */
+int mbs_integ_fail(mbs_integrator *it, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Forward dynamics qdd = FD(q, qd) at time t with the formulation of the
+ * options, without the normalization check of mbs_forward_dynamics (stage
+ * and iterate states are slightly off |p| = 1; the completed equations are
+ * well defined there). Counts one evaluation. */
+int mbs_integ_fd(mbs_integrator *it, double t, const double *q, const double *qd, double *qdd);
+
+/* Inverse-dynamics residual r = M qdd - Q (loads included) at time t, no
+ * normalization check, no evaluation count. Leaves the kinematics and body
+ * terms of (q, qd, qdd) in it->d. */
+void mbs_integ_id(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                  const double *qdd, double *r);
+
+/* max over Euler-parameter joints of ||p| - 1| (0 if none). */
+double mbs_integ_euler_drift(const mbs_model *m, const double *q);
+
+extern const mbs_integ_method mbs_integ_trapezoidal;
+extern const mbs_integ_method mbs_integ_rk4;
+extern const mbs_integ_method mbs_integ_cvodes;
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * outputs.c - the model's requested outputs ("outputs" section,
+ * docs/model-format.md): point positions, velocities, accelerations and
+ * energies, evaluated from the kinematics held in an mbs_data.
+ */
+#include <stdio.h>
+
+#include "integrator_impl.h"
+#include "../model_impl.h"
+
+int mbs_model_noutputs(const mbs_model *m) { return m ? m->sim.noutput : 0; }
+
+mbs_output mbs_model_output(const mbs_model *m, int k)
+{
+    mbs_output o = { MBS_OUTPUT_ENERGY, -1 };
+    if (m && k >= 0 && k < m->sim.noutput) o = m->sim.output[k];
+    return o;
+}
+
+int mbs_output_ncolumns(const mbs_output *o)
+{
+    (void)o;
+    return 3;
+}
+
+int mbs_output_column_name(const mbs_model *m, const mbs_output *o, int c, char *buf, size_t len)
+{
+    static const char *const xyz[3][3] = { { "x", "y", "z" }, { "vx", "vy", "vz" }, { "ax", "ay", "az" } };
+    static const char *const energy[3] = { "kinetic_energy", "potential_energy", "energy" };
+    if (c < 0 || c > 2) return snprintf(buf, len, "?");
+    if (o->kind == MBS_OUTPUT_ENERGY) return snprintf(buf, len, "%s", energy[c]);
+    const char *name = (o->point >= 0 && o->point < m->npoint) ? m->point[o->point].name : "?";
+    return snprintf(buf, len, "%s.%s", name, xyz[o->kind][c]);
+}
+
+void mbs_output_eval(const mbs_model *m, const mbs_data *d, const mbs_output *o, double *v)
+{
+    switch (o->kind) {
+    case MBS_OUTPUT_POSITION: mbs_point_kinematics(m, d, o->point, v, NULL, NULL); break;
+    case MBS_OUTPUT_VELOCITY: mbs_point_kinematics(m, d, o->point, NULL, v, NULL); break;
+    case MBS_OUTPUT_ACCELERATION: mbs_point_kinematics(m, d, o->point, NULL, NULL, v); break;
+    case MBS_OUTPUT_ENERGY:
+        v[0] = mbs_kinetic_energy(m, d);
+        v[1] = mbs_potential_energy(m, d);
+        v[2] = v[0] + v[1];
+        break;
+    }
+}

@@ -1,0 +1,283 @@
+/*
+ * trapezoidal.c - the implicit trapezoidal rule: Newmark with beta = 1/4,
+ * gamma = 1/2, fixed step (thesis §2.4.1; digest §8.4).
+ *
+ * Step n -> n+1 (h = t_{n+1} - t_n). The velocities and accelerations at
+ * n+1 are affine functions of the positions z = z_{n+1} (thesis (2.223),
+ * corrected coefficients):
+ *
+ *   zd(z)  = gamma/(beta h) (z - z_n) - (gamma/beta - 1) zd_n - (gamma/(2 beta) - 1) h zdd_n
+ *   zdd(z) = 1/(beta h^2) (z - z_n) - 1/(beta h) zd_n - (1/(2 beta) - 1) zdd_n
+ *
+ * (for beta = 1/4, gamma = 1/2: z - z_n = h/2 (zd_n + zd), zd - zd_n =
+ * h/2 (zdd_n + zdd)). Predictor (2.222): z = z_n + h zd_n + h^2/2 zdd_n,
+ * which gives zd = zd_n + h zdd_n and zdd = zdd_n.
+ *
+ * Newton-Raphson (thesis §2.4.1.2, §6.2.1). The residual is the O(n)
+ * Newton-Euler inverse dynamics, r(z) = ID(z, zd(z), zdd(z)) = M zdd - Q,
+ * completed for each Euler-parameter joint (rows E, p = z_E):
+ *
+ *   r'_E = r_E - p (p . r_E) + p (p . pdd + |pd|^2)
+ *
+ * The component of r_E along p vanishes identically (b p = 0 gives
+ * p . r_E = -p . (joint loads on E)); it is replaced by the differentiated
+ * normalization p.pdd = -|pd|^2. For |p| = 1 this is exactly the completed
+ * system of mbs_forward_dynamics (M + p p^T) zdd = rhs - p (p . rhs + |pd|^2),
+ * so Newton and the fixed-point iteration solve the same equations.
+ *
+ * The tangent dr'/dz scaled by beta h^2 is S' = M' + gamma h C' + beta h^2 K'.
+ * With S = M + gamma h C + beta h^2 K (K = dr/dz, C = dr/dzd from the
+ * tangent function, M = dr/dzdd by composite inertias):
+ *
+ *   rows E:        S'_E = (I - p p^T) S_E
+ *   block (E, E): += p p^T                                    (from zdd)
+ *                 + 2 gamma h p pd^T                          (from zd)
+ *                 + beta h^2 [(p.pdd + |pd|^2 - p.r_E) I + p (pdd - r_E)^T]  (from z)
+ *
+ * Iteration: S' dz = -beta h^2 r', z += dz, zd and zdd from the affine
+ * relations, until ||dz||_2 < tolerance.
+ *
+ * Round-off: written as above, zdd = (z - z_n)/(beta h^2) - ... amplifies the
+ * rounding error of z (eps |z|) by 1/(beta h^2). The unknown is therefore the
+ * correction D = z - z_pred to the predictor, and the affine relations are
+ * evaluated in the equivalent form
+ *   z = z_pred + D,  zd = zd_pred + gamma/(beta h) D,  zdd = zdd_n + D/(beta h^2),
+ * whose rounding errors are relative to |D| (small), not to |z|.
+ Fixed point (§2.4.1.1): zdd from
+ * the forward dynamics at (z, zd), then the Newmark update of z and zd,
+ * until ||dz||_2 < tolerance.
+ *
+ * The step keeps z_{n+1}, zd_{n+1}, zdd_{n+1} explicit (it->q, qd, qdd); the
+ * trajectory sensitivities differentiate exactly these relations.
+ */
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "integrator_impl.h"
+#include "../model_impl.h"
+
+#define BETA 0.25
+#define GAMMA 0.5
+
+typedef struct {
+    double *zn, *zdn, *zddn;   /* state at t_n */
+    double *z, *zd, *zdd;      /* iterate at t_{n+1} */
+    double *zp, *zdp, *D;      /* predictor (z, zd) and the correction D = z - zp */
+    double *r0, *r, *dz, *a;   /* raw and completed residual, increment, FD accelerations */
+    double *K, *C, *M, *S;     /* nq x nq */
+    lapack_int *ipiv;
+    double *work;              /* MBS_TANGENT_WORK_SIZE(nq) */
+} trap_ws;
+
+static int trap_init(mbs_integrator *it)
+{
+    size_t n = (size_t)(it->nq > 0 ? it->nq : 1);
+    trap_ws *w = calloc(1, sizeof *w);
+    if (!w) return MBS_ERR_NOMEM;
+    it->impl = w;
+    /* 13 vectors, 4 matrices, the tangent work */
+    double *buf = calloc(13 * n + 4 * n * n + MBS_TANGENT_WORK_SIZE(n), sizeof(double));
+    w->ipiv = calloc(n, sizeof *w->ipiv);
+    if (!buf || !w->ipiv) {
+        free(buf);
+        return MBS_ERR_NOMEM;
+    }
+    double **vec[] = { &w->zn, &w->zdn, &w->zddn, &w->z, &w->zd, &w->zdd, &w->r0, &w->r, &w->dz, &w->a,
+                        &w->zp, &w->zdp, &w->D };
+    double *p = buf;
+    for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++, p += n) *vec[k] = p;
+    w->K = p; p += n * n;
+    w->C = p; p += n * n;
+    w->M = p; p += n * n;
+    w->S = p; p += n * n;
+    w->work = p;
+    return MBS_OK;
+}
+
+static void trap_free(mbs_integrator *it)
+{
+    trap_ws *w = it->impl;
+    free(w->zn);   /* start of the buffer */
+    free(w->ipiv);
+    free(w);
+    it->impl = NULL;
+}
+
+/* z, zd, zdd from the correction D by the affine Newmark relations. */
+static void affine(const trap_ws *w, int nq, double h)
+{
+    const double c1 = GAMMA / (BETA * h), d1 = 1 / (BETA * h * h);
+    for (int k = 0; k < nq; k++) {
+        w->z[k] = w->zp[k] + w->D[k];
+        w->zd[k] = w->zdp[k] + c1 * w->D[k];
+        w->zdd[k] = w->zddn[k] + d1 * w->D[k];
+    }
+}
+
+/* r = r0 completed along p for every Euler-parameter joint. */
+static void complete_residual(const mbs_model *m, const trap_ws *w)
+{
+    memcpy(w->r, w->r0, sizeof(double) * (size_t)m->nq);
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->euler < 0) continue;
+        const int e = jt->qoff + jt->euler;
+        const double *p = w->z + e, *pd = w->zd + e, *pdd = w->zdd + e, *rE = w->r0 + e;
+        double pr = 0, c = 0;
+        for (int k = 0; k < 4; k++) { pr += p[k] * rE[k]; c += p[k] * pdd[k] + pd[k] * pd[k]; }
+        for (int k = 0; k < 4; k++) w->r[e + k] += p[k] * (c - pr);
+    }
+}
+
+static double norm2(const double *x, int n)
+{
+    double s = 0;
+    for (int k = 0; k < n; k++) s += x[k] * x[k];
+    return sqrt(s);
+}
+
+/* Completed residual at the current iterate (t of d already set). */
+static double residual_norm(mbs_integrator *it, trap_ws *w)
+{
+    mbs_integ_id(it->m, it->d, w->z, w->zd, w->zdd, w->r0);
+    it->st.fevals++;
+    complete_residual(it->m, w);
+    return norm2(w->r, it->nq);
+}
+
+/* S' (column-major) from M, K, C (row-major) at the iterate; see the top. */
+static void assemble_tangent(const mbs_model *m, trap_ws *w, double h)
+{
+    const int nq = m->nq;
+    const double ch = GAMMA * h, kh = BETA * h * h;
+    for (int r = 0; r < nq; r++)
+        for (int c = 0; c < nq; c++)
+            w->S[(size_t)c * nq + r] = w->M[(size_t)r * nq + c] + ch * w->C[(size_t)r * nq + c] +
+                                       kh * w->K[(size_t)r * nq + c];
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->euler < 0) continue;
+        const int e = jt->qoff + jt->euler;
+        const double *p = w->z + e, *pd = w->zd + e, *pdd = w->zdd + e, *rE = w->r0 + e;
+        for (int c = 0; c < nq; c++) {
+            double *col = w->S + (size_t)c * nq + e;
+            double s = p[0] * col[0] + p[1] * col[1] + p[2] * col[2] + p[3] * col[3];
+            for (int k = 0; k < 4; k++) col[k] -= p[k] * s;
+        }
+        double pr = 0, cE = 0;
+        for (int k = 0; k < 4; k++) { pr += p[k] * rE[k]; cE += p[k] * pdd[k] + pd[k] * pd[k]; }
+        for (int a = 0; a < 4; a++)
+            for (int b = 0; b < 4; b++)
+                w->S[(size_t)(e + b) * nq + e + a] += p[a] * p[b] + 2 * ch * p[a] * pd[b] +
+                                                     kh * ((a == b ? cE - pr : 0) + p[a] * (pdd[b] - rE[b]));
+    }
+}
+
+static int newton(mbs_integrator *it, trap_ws *w, double h, int *iters, double *ndz)
+{
+    const mbs_model *m = it->m;
+    const int nq = m->nq;
+    for (int k = 1; k <= it->o.max_iterations; k++) {
+        *iters = k;
+        mbs_integ_id(m, it->d, w->z, w->zd, w->zdd, w->r0);
+        it->st.fevals++;
+        mbs_crba(m, &it->d->ws, w->M);      /* body terms of this iterate are in d */
+        complete_residual(m, w);
+        double nr = norm2(w->r, nq);
+        if (!isfinite(nr))
+            return mbs_integ_fail(it, MBS_ERR_NUMERIC, "residual not finite");
+        int rc = it->o.tangent(it->o.tangent_ctx, m, it->d, w->z, w->zd, w->zdd, w->K, w->C, w->work);
+        it->st.tangent_evals++;
+        if (rc) return mbs_integ_fail(it, rc, "tangent: %s", mbs_data_error(it->d));
+        assemble_tangent(m, w, h);
+        it->st.factorizations++;
+        lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nq, nq, w->S, nq, w->ipiv);
+        if (info != 0)
+            return mbs_integ_fail(it, MBS_ERR_NUMERIC, "tangent matrix singular (%s)",
+                                  info > 0 ? m->coord_name[info - 1] : "bad argument");
+        for (int c = 0; c < nq; c++) w->dz[c] = -BETA * h * h * w->r[c];
+        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nq, 1, w->S, nq, w->ipiv, w->dz, nq);
+        for (int c = 0; c < nq; c++) w->D[c] += w->dz[c];
+        affine(w, nq, h);
+        *ndz = norm2(w->dz, nq);
+        if (!isfinite(*ndz)) return mbs_integ_fail(it, MBS_ERR_NUMERIC, "iteration diverged");
+        if (*ndz < it->o.tolerance) return MBS_OK;
+    }
+    return 1;   /* not converged */
+}
+
+static int fixed_point(mbs_integrator *it, trap_ws *w, double t1, double h, int *iters, double *ndz)
+{
+    const int nq = it->nq;
+    for (int k = 1; k <= it->o.max_iterations; k++) {
+        *iters = k;
+        int rc = mbs_integ_fd(it, t1, w->z, w->zd, w->a);
+        if (rc) return rc;
+        /* Newmark: z = z_n + h zd_n + h^2/2 ((1 - 2 beta) zdd_n + 2 beta a), i.e.
+         * D = beta h^2 (a - zdd_n); zd, zdd from D (zdd = a) */
+        double s = 0;
+        for (int c = 0; c < nq; c++) {
+            double D = BETA * h * h * (w->a[c] - w->zddn[c]);
+            double d = D - w->D[c];
+            s += d * d;
+            w->D[c] = D;
+        }
+        affine(w, nq, h);
+        *ndz = sqrt(s);
+        if (!isfinite(*ndz)) return mbs_integ_fail(it, MBS_ERR_NUMERIC, "iteration diverged");
+        if (*ndz < it->o.tolerance) return MBS_OK;
+    }
+    return 1;
+}
+
+static int trap_step(mbs_integrator *it, double h)
+{
+    trap_ws *w = it->impl;
+    const int nq = it->nq;
+    const size_t bytes = sizeof(double) * (size_t)nq;
+    const double t1 = it->t + h;
+    memcpy(w->zn, it->q, bytes);
+    memcpy(w->zdn, it->qd, bytes);
+    memcpy(w->zddn, it->qdd, bytes);
+    for (int k = 0; k < nq; k++) {
+        w->zp[k] = w->zn[k] + h * w->zdn[k] + 0.5 * h * h * w->zddn[k];
+        w->zdp[k] = w->zdn[k] + h * w->zddn[k];
+        w->D[k] = 0;
+    }
+    affine(w, nq, h);
+    mbs_data_set_time(it->d, t1);
+
+    int iters = 0;
+    double ndz = 0;
+    const int fp = it->o.solver == MBS_SOLVER_FIXEDPOINT;
+    int rc = fp ? fixed_point(it, w, t1, h, &iters, &ndz) : newton(it, w, h, &iters, &ndz);
+    const char *name = mbs_nl_solver_name(it->o.solver);
+    if (rc < 0) {
+        char cause[MBS_ERROR_MSG_LEN];
+        memcpy(cause, it->msg, sizeof cause);
+        return mbs_integ_fail(it, rc, "trapezoidal rule (%s): failure at t = %.9g (step from t = %.9g, h = %g), "
+                              "iteration %d: %s", name, t1, it->t, h, iters, cause);
+    }
+    if (rc > 0) {
+        mbs_data_set_time(it->d, t1);
+        double nr = residual_norm(it, w);
+        return mbs_integ_fail(it, MBS_ERR_NUMERIC,
+                              "trapezoidal rule (%s): no convergence at t = %.9g (step from t = %.9g, h = %g) "
+                              "after %d iteration%s: |dz| = %.3e > tolerance %.3e, |residual| = %.3e",
+                              name, t1, it->t, h, iters, iters == 1 ? "" : "s", ndz, it->o.tolerance, nr);
+    }
+    it->st.steps++;
+    it->st.iterations += iters;
+    if (iters > it->st.iterations_max) it->st.iterations_max = iters;
+    memcpy(it->q, w->z, bytes);
+    memcpy(it->qd, w->zd, bytes);
+    memcpy(it->qdd, w->zdd, bytes);
+    it->t = t1;
+    return MBS_OK;
+}
+
+const mbs_integ_method mbs_integ_trapezoidal = {
+    "trapezoidal", trap_init, NULL, trap_step, 0, NULL, trap_free,
+};

@@ -1,0 +1,297 @@
+/*
+ * load_objectives.c - the "objectives" section of the JSON model format
+ * (docs/model-format.md, docs/sensitivity.md), and the objectives' copy and
+ * free.
+ *
+ *   "objectives": [
+ *     { "name": "psi1",
+ *       "integral": [ { "point": "bar12.P2", "quantity": "position",
+ *                       "reference": [0.5, -2, 0], "weight": 1 } ],
+ *       "terminal": [ ... ] } ]
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "objective_model.h"
+#include "builder.h"
+#include "model_util.h"
+
+typedef struct {
+    const char *file;
+    mbs_error *err;
+    const mbs_model *m;
+} octx;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int ofail(octx *c, const char *path, const char *fmt, ...)
+{
+    char what[MBS_ERROR_MSG_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return mbs_error_set(c->err, MBS_ERR_MODEL, "%s: %s: %s", c->file, path, what);
+}
+
+static int check_members(octx *c, json_t *obj, const char *path, const char *const *allowed)
+{
+    const char *key;
+    json_t *val;
+    json_object_foreach(obj, key, val) {
+        int ok = 0;
+        for (const char *const *a = allowed; *a; a++)
+            if (!strcmp(key, *a)) ok = 1;
+        if (!ok) {
+            char list[256] = "";
+            size_t len = 0;
+            for (const char *const *a = allowed; *a; a++) {
+                int n = snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", *a);
+                if (n > 0 && (size_t)n < sizeof list - len) len += (size_t)n;
+            }
+            return ofail(c, path, "unknown member \"%s\" (allowed: %s)", key, list);
+        }
+    }
+    return MBS_OK;
+}
+
+static int find_func(const mbs_model *m, const char *name)
+{
+    for (int k = 0; k < m->nfunc; k++)
+        if (m->func[k].name && !strcmp(m->func[k].name, name)) return k;
+    return -1;
+}
+
+static int find_coord(const mbs_model *m, const char *name)
+{
+    for (int k = 0; k < m->nq; k++)
+        if (!strcmp(m->coord_name[k], name)) return k;
+    return -1;
+}
+
+static int find_vector(const mbs_model *m, int body, const char *name)
+{
+    char q[512];
+    snprintf(q, sizeof q, "%s.%s", m->body[body].name, name);
+    for (int k = 0; k < m->nvector; k++)
+        if (m->vector[k].name && (!strcmp(m->vector[k].name, name) || !strcmp(m->vector[k].name, q)) &&
+            m->vector[k].body == body)
+            return k;
+    return -1;
+}
+
+/* one reference component: number or function name */
+static int ref_component(octx *c, json_t *v, const char *path, double *val, int *func)
+{
+    if (json_is_number(v)) {
+        *val = json_number_value(v);
+        *func = -1;
+        if (!isfinite(*val)) return ofail(c, path, "reference is not finite");
+        return MBS_OK;
+    }
+    if (json_is_string(v)) {
+        *val = 0;
+        *func = find_func(c->m, json_string_value(v));
+        if (*func < 0) return ofail(c, path, "unknown function \"%s\"", json_string_value(v));
+        return MBS_OK;
+    }
+    return ofail(c, path, "expected a number or the name of a function");
+}
+
+static int load_term(octx *c, json_t *t, const char *path, mbs_objective_term *tm)
+{
+    static const char *const allowed[] = { "point", "coordinate", "body", "quantity", "component",
+                                           "vector", "reference", "weight", "squared", NULL };
+    char p[640];
+    if (!json_is_object(t)) return ofail(c, path, "expected an object");
+    if (check_members(c, t, path, allowed)) return c->err ? c->err->code : MBS_ERR_MODEL;
+    memset(tm, 0, sizeof *tm);
+    tm->point = tm->coord = tm->body = tm->vector = tm->component = -1;
+    tm->func[0] = tm->func[1] = tm->func[2] = -1;
+    tm->weight = 1;
+    tm->squared = 1;
+    json_t *jp = json_object_get(t, "point"), *jc = json_object_get(t, "coordinate");
+    json_t *jb = json_object_get(t, "body"), *jq = json_object_get(t, "quantity");
+    if ((jp != NULL) + (jc != NULL) + (jb != NULL) != 1)
+        return ofail(c, path, "exactly one of \"point\", \"coordinate\" or \"body\" is required");
+    const char *qty = NULL;
+    if (jq) {
+        if (!json_is_string(jq)) {
+            snprintf(p, sizeof p, "%s.quantity", path);
+            return ofail(c, p, "expected a string");
+        }
+        qty = json_string_value(jq);
+    }
+    int n = 3;
+    if (jp) {
+        snprintf(p, sizeof p, "%s.point", path);
+        if (!json_is_string(jp)) return ofail(c, p, "expected a point name \"body.point\"");
+        tm->point = mbs_point_find(c->m, json_string_value(jp));
+        if (tm->point < 0) return ofail(c, p, "unknown point \"%s\"", json_string_value(jp));
+        if (!qty || !strcmp(qty, "position")) tm->quantity = MBS_OBJQ_POINT_POSITION;
+        else if (!strcmp(qty, "velocity")) tm->quantity = MBS_OBJQ_POINT_VELOCITY;
+        else if (!strcmp(qty, "acceleration")) tm->quantity = MBS_OBJQ_POINT_ACCELERATION;
+        else {
+            snprintf(p, sizeof p, "%s.quantity", path);
+            return ofail(c, p, "unknown quantity \"%s\" for a point (position, velocity, acceleration)", qty);
+        }
+    } else if (jc) {
+        snprintf(p, sizeof p, "%s.coordinate", path);
+        if (!json_is_string(jc)) return ofail(c, p, "expected a coordinate name");
+        tm->coord = find_coord(c->m, json_string_value(jc));
+        if (tm->coord < 0) return ofail(c, p, "unknown coordinate \"%s\"", json_string_value(jc));
+        n = 1;
+        if (!qty || !strcmp(qty, "value")) tm->quantity = MBS_OBJQ_COORDINATE;
+        else if (!strcmp(qty, "velocity")) tm->quantity = MBS_OBJQ_COORDINATE_VELOCITY;
+        else if (!strcmp(qty, "acceleration")) tm->quantity = MBS_OBJQ_COORDINATE_ACCELERATION;
+        else {
+            snprintf(p, sizeof p, "%s.quantity", path);
+            return ofail(c, p, "unknown quantity \"%s\" for a coordinate (value, velocity, acceleration)", qty);
+        }
+    } else {
+        snprintf(p, sizeof p, "%s.body", path);
+        if (!json_is_string(jb)) return ofail(c, p, "expected a body name");
+        tm->body = mbs_body_find(c->m, json_string_value(jb));
+        if (tm->body < 1) return ofail(c, p, "unknown body \"%s\"", json_string_value(jb));
+        if (qty && strcmp(qty, "angular_velocity")) {
+            snprintf(p, sizeof p, "%s.quantity", path);
+            return ofail(c, p, "unknown quantity \"%s\" for a body (angular_velocity)", qty);
+        }
+        tm->quantity = MBS_OBJQ_ANGULAR_VELOCITY;
+        json_t *jv = json_object_get(t, "vector");
+        if (jv) {
+            snprintf(p, sizeof p, "%s.vector", path);
+            if (!json_is_string(jv)) return ofail(c, p, "expected the name of a vector of the body");
+            tm->vector = find_vector(c->m, tm->body, json_string_value(jv));
+            if (tm->vector < 0) return ofail(c, p, "body \"%s\" has no vector \"%s\"", c->m->body[tm->body].name, json_string_value(jv));
+            n = 1;
+        }
+    }
+    if (json_object_get(t, "vector") && tm->quantity != MBS_OBJQ_ANGULAR_VELOCITY) {
+        snprintf(p, sizeof p, "%s.vector", path);
+        return ofail(c, p, "\"vector\" applies to body angular velocities only");
+    }
+    json_t *v;
+    if ((v = json_object_get(t, "component"))) {
+        snprintf(p, sizeof p, "%s.component", path);
+        if (n == 1) return ofail(c, p, "the quantity is a scalar: no component");
+        if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= 2)
+            tm->component = (int)json_integer_value(v);
+        else if (json_is_string(v) && strlen(json_string_value(v)) == 1 && strchr("xyz", json_string_value(v)[0]))
+            tm->component = json_string_value(v)[0] - 'x';
+        else
+            return ofail(c, p, "expected 0, 1, 2 or \"x\", \"y\", \"z\"");
+    }
+    if ((v = json_object_get(t, "weight"))) {
+        snprintf(p, sizeof p, "%s.weight", path);
+        if (!json_is_number(v) || !isfinite(json_number_value(v))) return ofail(c, p, "expected a finite number");
+        tm->weight = json_number_value(v);
+    }
+    if ((v = json_object_get(t, "squared"))) {
+        snprintf(p, sizeof p, "%s.squared", path);
+        if (!json_is_boolean(v)) return ofail(c, p, "expected true or false");
+        tm->squared = json_is_true(v);
+    }
+    int scalar = n == 1 || tm->component >= 0;
+    if (!tm->squared && !scalar)
+        return ofail(c, path, "a linear (\"squared\": false) term needs a scalar quantity: give a \"component\"");
+    tm->nref = 1;
+    if ((v = json_object_get(t, "reference"))) {
+        snprintf(p, sizeof p, "%s.reference", path);
+        if (json_is_array(v)) {
+            if (scalar) return ofail(c, p, "the quantity is a scalar: expected one number or function name");
+            if (json_array_size(v) != 3) return ofail(c, p, "expected 3 components, got %zu", json_array_size(v));
+            tm->nref = 3;
+            for (int k = 0; k < 3; k++) {
+                char pk[700];
+                snprintf(pk, sizeof pk, "%s[%d]", p, k);
+                if (ref_component(c, json_array_get(v, (size_t)k), pk, &tm->ref[k], &tm->func[k])) return c->err ? c->err->code : MBS_ERR_MODEL;
+            }
+        } else {
+            if (!scalar) return ofail(c, p, "a vector quantity needs a reference of 3 components");
+            if (ref_component(c, v, p, &tm->ref[0], &tm->func[0])) return c->err ? c->err->code : MBS_ERR_MODEL;
+        }
+    }
+    return MBS_OK;
+}
+
+int mbs_json_load_objectives(json_t *arr, const char *file, mbs_model *m, mbs_error *err)
+{
+    octx c = { file, err, m };
+    if (!arr) return MBS_OK;
+    if (!json_is_array(arr)) return ofail(&c, "objectives", "expected an array");
+    size_t n = json_array_size(arr);
+    if (n == 0) return MBS_OK;
+    m->obj = calloc(n, sizeof *m->obj);
+    if (!m->obj) return mbs_error_set(err, MBS_ERR_NOMEM, "%s: out of memory", file);
+    m->nobj = (int)n;
+    for (size_t k = 0; k < n; k++) {
+        static const char *const allowed[] = { "name", "integral", "terminal", NULL };
+        char path[128], p[256];
+        snprintf(path, sizeof path, "objectives[%zu]", k);
+        json_t *o = json_array_get(arr, k);
+        mbs_objective_info *oi = &m->obj[k];
+        if (!json_is_object(o)) return ofail(&c, path, "expected an object");
+        if (check_members(&c, o, path, allowed)) return err ? err->code : MBS_ERR_MODEL;
+        json_t *jn = json_object_get(o, "name");
+        if (!jn || !json_is_string(jn) || !json_string_value(jn)[0])
+            return ofail(&c, path, "\"name\" (a non-empty string) is required");
+        for (size_t j = 0; j < k; j++)
+            if (!strcmp(m->obj[j].name, json_string_value(jn)))
+                return ofail(&c, path, "duplicate objective name \"%s\"", json_string_value(jn));
+        oi->name = mbs_strdup(json_string_value(jn));
+        oi->where = mbs_strdup(path);
+        json_t *ji = json_object_get(o, "integral"), *jt = json_object_get(o, "terminal");
+        if (ji && !json_is_array(ji)) { snprintf(p, sizeof p, "%s.integral", path); return ofail(&c, p, "expected an array of terms"); }
+        if (jt && !json_is_array(jt)) { snprintf(p, sizeof p, "%s.terminal", path); return ofail(&c, p, "expected an array of terms"); }
+        size_t ni = ji ? json_array_size(ji) : 0, nt = jt ? json_array_size(jt) : 0;
+        if (ni + nt == 0) return ofail(&c, path, "an objective needs at least one \"integral\" or \"terminal\" term");
+        oi->term = calloc(ni + nt, sizeof *oi->term);
+        if (!oi->name || !oi->where || !oi->term) return mbs_error_set(err, MBS_ERR_NOMEM, "%s: out of memory", file);
+        oi->nterm = (int)(ni + nt);
+        oi->nintegral = (int)ni;
+        for (size_t j = 0; j < ni + nt; j++) {
+            snprintf(p, sizeof p, "%s.%s[%zu]", path, j < ni ? "integral" : "terminal", j < ni ? j : j - ni);
+            if (load_term(&c, json_array_get(j < ni ? ji : jt, j < ni ? j : j - ni), p, &oi->term[j]))
+                return err ? err->code : MBS_ERR_MODEL;
+        }
+    }
+    return MBS_OK;
+}
+
+void mbs_objectives_free(mbs_model *m)
+{
+    for (int k = 0; k < m->nobj && m->obj; k++) {
+        free(m->obj[k].name);
+        free(m->obj[k].where);
+        free(m->obj[k].term);
+    }
+    free(m->obj);
+    m->obj = NULL;
+    m->nobj = 0;
+}
+
+int mbs_objectives_copy(mbs_model *dst, const mbs_model *src)
+{
+    dst->obj = NULL;
+    dst->nobj = 0;
+    if (src->nobj == 0) return 0;
+    dst->obj = calloc((size_t)src->nobj, sizeof *dst->obj);
+    if (!dst->obj) return -1;
+    dst->nobj = src->nobj;
+    for (int k = 0; k < src->nobj; k++) {
+        const mbs_objective_info *s = &src->obj[k];
+        mbs_objective_info *d = &dst->obj[k];
+        *d = *s;
+        d->name = mbs_strdup(s->name);
+        d->where = mbs_strdup(s->where);
+        d->term = malloc(sizeof *d->term * (size_t)s->nterm);
+        if (!d->name || !d->where || !d->term) return -1;
+        memcpy(d->term, s->term, sizeof *d->term * (size_t)s->nterm);
+    }
+    return 0;
+}

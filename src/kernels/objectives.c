@@ -1,0 +1,200 @@
+/*
+ * objectives.c - objective-function integrands and their tangents
+ * (docs/sensitivity.md).
+ *
+ * An objective is psi = int sum_terms g dt + sum_terminal g(tF), each term
+ * g = w |e|^2 (squared) or w e (linear), e = quantity - reference(t). The
+ * quantities are read from the workspace after level-2 kinematics (point
+ * positions, velocities, accelerations; coordinates; angular velocities),
+ * so the same code serves simulations, the complex-step build and, through
+ * the tangent below, every sensitivity method.
+ */
+#include "kernels.h"
+#include "../algebra.h"
+#include "../forces/functions.h"
+
+static const mreal zeros[3];
+
+/* quantity of a term (n components) from the primal workspace */
+static int term_value(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
+                      const mbs_objective_term *tm, const mreal *q, const mreal *qd,
+                      const mreal *qdd, mreal *v)
+{
+    switch (tm->quantity) {
+    case MBS_OBJQ_POINT_POSITION:
+    case MBS_OBJQ_POINT_VELOCITY:
+    case MBS_OBJQ_POINT_ACCELERATION: {
+        const mbs_point_info *p = &m->point[tm->point];
+        const int b = p->body;
+        mreal rP[3], s[3], t[3], u[3];
+        m3_mv(rP, w->A + 9 * b, x + p->x);
+        v3_add(rP, rP, w->o + 3 * b);
+        if (tm->quantity == MBS_OBJQ_POINT_POSITION) { v3_copy(v, rP); return 3; }
+        v3_sub(s, rP, w->r + 3 * b);
+        const mreal *V = w->V + 6 * b, *Vd = w->Vd + 6 * b;
+        if (tm->quantity == MBS_OBJQ_POINT_VELOCITY) {
+            v3_cross(t, V + 3, s);
+            v3_add(v, V, t);
+            return 3;
+        }
+        v3_cross(t, Vd + 3, s);
+        v3_cross(u, V + 3, s);
+        v3_cross_add(t, V + 3, u);
+        v3_add(v, Vd, t);
+        return 3;
+    }
+    case MBS_OBJQ_COORDINATE: v[0] = q[tm->coord]; return 1;
+    case MBS_OBJQ_COORDINATE_VELOCITY: v[0] = qd ? qd[tm->coord] : 0; return 1;
+    case MBS_OBJQ_COORDINATE_ACCELERATION: v[0] = qdd ? qdd[tm->coord] : 0; return 1;
+    case MBS_OBJQ_ANGULAR_VELOCITY: {
+        const mreal *om = w->V + 6 * tm->body + 3;
+        if (tm->vector < 0) { v3_copy(v, om); return 3; }
+        mreal u[3];
+        m3_mv(u, w->A + 9 * tm->body, x + m->vector[tm->vector].x);
+        v[0] = v3_dot(om, u);
+        return 1;
+    }
+    }
+    return 0;
+}
+
+/* tangent of the quantity along the direction held in dw / dq.. / dx */
+static void term_value_d(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
+                         const mreal *dx, const MBS_K(mbs_ws) *dw, const mbs_objective_term *tm,
+                         const mreal *dq, const mreal *dqd, const mreal *dqdd, mreal *dv)
+{
+    switch (tm->quantity) {
+    case MBS_OBJQ_POINT_POSITION:
+    case MBS_OBJQ_POINT_VELOCITY:
+    case MBS_OBJQ_POINT_ACCELERATION: {
+        const mbs_point_info *p = &m->point[tm->point];
+        const int b = p->body;
+        const mreal *A = w->A + 9 * b, *dA = dw->A + 9 * b, *pb = x + p->x;
+        const mreal *dpb = dx ? dx + p->x : zeros;
+        mreal rP[3], drP[3], t[3];
+        m3_mv(rP, A, pb);
+        v3_add(rP, rP, w->o + 3 * b);
+        m3_mv(drP, dA, pb);
+        m3_mv(t, A, dpb);
+        v3_add(drP, drP, t);
+        v3_add(drP, drP, dw->o + 3 * b);
+        if (tm->quantity == MBS_OBJQ_POINT_POSITION) { v3_copy(dv, drP); return; }
+        mreal s[3], ds[3];
+        v3_sub(s, rP, w->r + 3 * b);
+        v3_sub(ds, drP, dw->r + 3 * b);
+        const mreal *V = w->V + 6 * b, *dV = dw->V + 6 * b;
+        if (tm->quantity == MBS_OBJQ_POINT_VELOCITY) {
+            /* v = V + w x s */
+            v3_copy(dv, dV);
+            v3_cross_add(dv, dV + 3, s);
+            v3_cross_add(dv, V + 3, ds);
+            return;
+        }
+        /* a = Vd + al x s + w x (w x s) */
+        const mreal *Vd = w->Vd + 6 * b, *dVd = dw->Vd + 6 * b;
+        mreal ws[3], dws[3];
+        v3_cross(ws, V + 3, s);
+        v3_zero(dws);
+        v3_cross_add(dws, dV + 3, s);
+        v3_cross_add(dws, V + 3, ds);
+        v3_copy(dv, dVd);
+        v3_cross_add(dv, dVd + 3, s);
+        v3_cross_add(dv, Vd + 3, ds);
+        v3_cross_add(dv, dV + 3, ws);
+        v3_cross_add(dv, V + 3, dws);
+        return;
+    }
+    case MBS_OBJQ_COORDINATE: dv[0] = dq ? dq[tm->coord] : 0; return;
+    case MBS_OBJQ_COORDINATE_VELOCITY: dv[0] = dqd ? dqd[tm->coord] : 0; return;
+    case MBS_OBJQ_COORDINATE_ACCELERATION: dv[0] = dqdd ? dqdd[tm->coord] : 0; return;
+    case MBS_OBJQ_ANGULAR_VELOCITY: {
+        const mreal *om = w->V + 6 * tm->body + 3, *dom = dw->V + 6 * tm->body + 3;
+        if (tm->vector < 0) { v3_copy(dv, dom); return; }
+        const mreal *ub = x + m->vector[tm->vector].x;
+        mreal u[3], du[3];
+        m3_mv(u, w->A + 9 * tm->body, ub);
+        m3_mv(du, dw->A + 9 * tm->body, ub);
+        dv[0] = v3_dot(dom, u) + v3_dot(om, du);
+        return;
+    }
+    }
+}
+
+/* reference of component c at t, and (if dref) its tangent along dx */
+static mreal term_ref(const mbs_model *m, const mreal *x, const mbs_objective_term *tm, int c,
+                      mreal t, const mreal *dx, mreal *dref)
+{
+    int f = tm->func[c];
+    if (f < 0) {
+        if (dref) *dref = 0;
+        return tm->ref[c];
+    }
+    const mbs_func_info *fi = &m->func[f];
+    if (dref) {
+        *dref = 0;
+        if (dx) {
+            if (fi->type == MBS_FUNC_SPLINE) {
+                /* a spline is linear in its knot values: its tangent is the
+                 * spline through the knot tangents */
+                *dref = MBS_K(mbs_func_eval)(fi, dx, t, 0);
+            } else {
+                mreal buf[8];
+                MBS_K(mbs_func_dx)(fi, x, t, buf);
+                for (int j = 0; j < fi->nx && j < 8; j++) *dref += buf[j] * dx[fi->x + j];
+            }
+        }
+    }
+    return MBS_K(mbs_func_eval)(fi, x, t, 0);
+}
+
+/* components a term uses: [c0, c1) */
+static void term_range(const mbs_objective_term *tm, int n, int *c0, int *c1)
+{
+    if (n == 1) { *c0 = 0; *c1 = 1; return; }
+    if (tm->component >= 0) { *c0 = tm->component; *c1 = tm->component + 1; return; }
+    *c0 = 0; *c1 = 3;
+}
+
+mreal MBS_K(mbs_objective_integrand)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
+                                     int k, int terminal, const mreal *q, const mreal *qd,
+                                     const mreal *qdd, mreal t)
+{
+    const mbs_objective_info *o = &m->obj[k];
+    const int t0 = terminal ? o->nintegral : 0, t1 = terminal ? o->nterm : o->nintegral;
+    mreal g = 0;
+    for (int i = t0; i < t1; i++) {
+        const mbs_objective_term *tm = &o->term[i];
+        mreal v[3];
+        int n = term_value(m, x, w, tm, q, qd, qdd, v), c0, c1;
+        term_range(tm, n, &c0, &c1);
+        for (int c = c0; c < c1; c++) {
+            mreal e = v[c] - term_ref(m, x, tm, tm->nref == 1 ? 0 : c, t, 0, 0);
+            g += tm->weight * (tm->squared ? e * e : e);
+        }
+    }
+    return g;
+}
+
+mreal MBS_K(mbs_objective_integrand_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
+                                       const mreal *dx, const MBS_K(mbs_ws) *dw, int k, int terminal,
+                                       const mreal *q, const mreal *qd, const mreal *qdd,
+                                       const mreal *dq, const mreal *dqd, const mreal *dqdd, mreal t)
+{
+    const mbs_objective_info *o = &m->obj[k];
+    const int t0 = terminal ? o->nintegral : 0, t1 = terminal ? o->nterm : o->nintegral;
+    mreal dg = 0;
+    for (int i = t0; i < t1; i++) {
+        const mbs_objective_term *tm = &o->term[i];
+        mreal v[3], dv[3];
+        int n = term_value(m, x, w, tm, q, qd, qdd, v), c0, c1;
+        term_value_d(m, x, w, dx, dw, tm, dq, dqd, dqdd, dv);
+        term_range(tm, n, &c0, &c1);
+        for (int c = c0; c < c1; c++) {
+            mreal dref;
+            mreal e = v[c] - term_ref(m, x, tm, tm->nref == 1 ? 0 : c, t, dx, &dref);
+            mreal de = dv[c] - dref;
+            dg += tm->weight * (tm->squared ? 2 * e * de : de);
+        }
+    }
+    return dg;
+}

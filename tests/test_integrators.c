@@ -1,0 +1,777 @@
+/*
+ * test_integrators.c - time integration (mbsens/simulate.h).
+ *
+ *   - single pendulum at a large amplitude: period against the exact
+ *     4 sqrt(L/g) K(sin(theta0/2)) (K by the arithmetic-geometric mean),
+ *     every integrator and solver;
+ *   - double pendulum, small oscillations along each mode shape: periods
+ *     against the eigenvalues of the linearized system, and against the
+ *     discrete periods the trapezoidal rule and RK4 must give for a linear
+ *     system (arctan and the RK4 amplification factor);
+ *   - convergence: trapezoidal state error and energy error ~h^2, RK4 state
+ *     error ~h^4; the energy error of the trapezoidal rule stays bounded;
+ *   - agreement: fully recursive = semi-recursive, Newton = fixed point
+ *     (the same discrete solution), three reference points, CVODES (BDF and
+ *     Adams) = RK4, FD tangent = analytical tangent, on a spatial chain with
+ *     a floating base and spherical joints;
+ *   - torque-free asymmetric rigid body on a floating joint, spinning about
+ *     its intermediate axis (it flips): global angular momentum, linear
+ *     momentum and energy conserved, Euler-parameter drift reported and
+ *     projected;
+ *   - errors: non-convergence (iteration limit 1, too large a step), CVODES
+ *     failure, bad options; each message names the time;
+ *   - the model's "simulation" and "outputs" sections.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#define PI 3.14159265358979323846
+#define G 9.81
+
+/* ------------------------------------------------------------ helpers */
+
+static mbs_model *load(const char *json, const char *name)
+{
+    mbs_error err;
+    mbs_model *m = mbs_model_load_string(json, name, &err);
+    CHECK(m != NULL, "load %s: %s", name, m ? "" : err.msg);
+    return m;
+}
+
+/* A recorded trajectory: t and y = [q, qd] at every output point. */
+typedef struct {
+    int nq, n, cap;
+    double *t, *y;
+} traj;
+
+static int record(void *user, const mbs_model *m, mbs_data *d, double t, const double *q,
+                  const double *qd, const double *qdd)
+{
+    (void)m;
+    (void)d;
+    (void)qdd;
+    traj *r = user;
+    if (r->n == r->cap) {
+        int cap = r->cap ? 2 * r->cap : 1024;
+        double *tt = realloc(r->t, sizeof(double) * (size_t)cap);
+        if (!tt) return MBS_ERR_NOMEM;
+        r->t = tt;
+        double *yy = realloc(r->y, sizeof(double) * (size_t)cap * 2 * (size_t)r->nq);
+        if (!yy) return MBS_ERR_NOMEM;
+        r->y = yy;
+        r->cap = cap;
+    }
+    r->t[r->n] = t;
+    memcpy(r->y + (size_t)r->n * 2 * r->nq, q, sizeof(double) * (size_t)r->nq);
+    memcpy(r->y + (size_t)r->n * 2 * r->nq + r->nq, qd, sizeof(double) * (size_t)r->nq);
+    r->n++;
+    return 0;
+}
+
+static void traj_free(traj *r)
+{
+    free(r->t);
+    free(r->y);
+    memset(r, 0, sizeof *r);
+}
+
+/* Run a simulation, recording the trajectory. Returns the status. */
+static int run(const mbs_model *m, const mbs_sim_options *o, const double *q0, const double *qd0,
+               traj *r, mbs_sim_stats *st, const char *what)
+{
+    mbs_error err;
+    memset(&err, 0, sizeof err);
+    mbs_data *d = mbs_data_create(m, NULL);
+    memset(r, 0, sizeof *r);
+    r->nq = mbs_model_nq(m);
+    mbs_sim_stats s;
+    int rc = mbs_simulate(m, d, o, q0, qd0, record, r, st ? st : &s, &err);
+    CHECK(rc == MBS_OK, "%s: %s", what, err.msg);
+    mbs_data_free(d);
+    return rc;
+}
+
+/* Final state y = [q, qd] */
+static const double *final_state(const traj *r) { return r->y + (size_t)(r->n - 1) * 2 * r->nq; }
+
+/* Times at which coordinate k crosses zero downwards (from > 0 to <= 0),
+ * located on the cubic Hermite interpolant of (q, qd) between outputs.
+ * Returns the number found (at most max). */
+static int down_crossings(const traj *r, int k, double *tc, int max)
+{
+    int nc = 0;
+    const int w = 2 * r->nq;
+    for (int i = 1; i < r->n && nc < max; i++) {
+        double q0 = r->y[(size_t)(i - 1) * w + k], v0 = r->y[(size_t)(i - 1) * w + r->nq + k];
+        double q1 = r->y[(size_t)i * w + k], v1 = r->y[(size_t)i * w + r->nq + k];
+        if (!(q0 > 0 && q1 <= 0)) continue;
+        double h = r->t[i] - r->t[i - 1], a = 0, b = 1;
+        for (int it = 0; it < 200 && b - a > 1e-16; it++) {
+            double s = 0.5 * (a + b), s2 = s * s, s3 = s2 * s;
+            double v = (2 * s3 - 3 * s2 + 1) * q0 + (s3 - 2 * s2 + s) * h * v0 + (-2 * s3 + 3 * s2) * q1 +
+                       (s3 - s2) * h * v1;
+            if (v > 0) a = s;
+            else b = s;
+        }
+        tc[nc++] = r->t[i - 1] + 0.5 * (a + b) * h;
+    }
+    return nc;
+}
+
+/* Complete elliptic integral of the first kind K(k) = pi / (2 AGM(1, sqrt(1 - k^2))). */
+static double ellipk(double k)
+{
+    double a = 1, b = sqrt(1 - k * k);
+    for (int i = 0; i < 40 && fabs(a - b) > 1e-16 * a; i++) {
+        double an = 0.5 * (a + b);
+        b = sqrt(a * b);
+        a = an;
+    }
+    return PI / (2 * a);
+}
+
+static mbs_sim_options opts(mbs_integrator_type integ, double dt, double tf)
+{
+    mbs_sim_options o = mbs_sim_options_default();
+    o.integrator = integ;
+    o.dt = dt;
+    o.tf = tf;
+    return o;
+}
+
+/* ------------------------------------------------------------ pendulum */
+
+static const char *PENDULUM =
+    "{ \"name\": \"pendulum\", \"gravity\": [0, -9.81, 0],"
+    "  \"bodies\": [ { \"name\": \"bob\", \"mass\": 1, \"com\": [0, -1, 0],"
+    "                  \"points\": { \"tip\": [0, -1, 0] } } ],"
+    "  \"joints\": [ { \"name\": \"theta\", \"type\": \"revolute\", \"parent\": \"ground\", \"child\": \"bob\","
+    "                  \"axis\": [0, 0, 1], \"q0\": [2.0] } ] }";
+
+/* Large-amplitude pendulum (theta0 = 2 rad, L = 1 m): period from two
+ * successive downward zero crossings against the exact value.
+ *
+ * Tolerances from the step. For a linear oscillator the trapezoidal rule's
+ * frequency is (2/h) atan(w h/2): relative period error (w h)^2/12 + O(h^4);
+ * RK4's is (w h)^4/120. The pendulum's local frequency never exceeds
+ * w0 = sqrt(g/L) (its linearization at the bottom), so these are bounds
+ * with w = w0: 8.2e-7 (trapezoidal, h = 1e-3), 8.0e-9 (RK4, h = 1e-2).
+ * The measured errors are 4.0e-7 and 2.8e-9. CVODES: global error of a few
+ * hundred steps at rtol = 1e-10: bound 1e-8. */
+static void test_pendulum_period(void)
+{
+    mbs_model *m = load(PENDULUM, "pendulum");
+    if (!m) return;
+    const double theta0 = 2.0, w0 = sqrt(G);
+    const double Texact = 4 * sqrt(1 / G) * ellipk(sin(theta0 / 2));
+    CHECK_CLOSE(Texact, 2.665870942835, 1e-11, "exact period (AGM)");
+    struct { mbs_integrator_type integ; mbs_nl_solver solver; mbs_cvodes_method cm; double h, tol; } cases[] = {
+        { MBS_INTEGRATOR_TRAPEZOIDAL, MBS_SOLVER_NEWTON, 0, 1e-3, (w0 * 1e-3) * (w0 * 1e-3) / 12 },
+        { MBS_INTEGRATOR_TRAPEZOIDAL, MBS_SOLVER_FIXEDPOINT, 0, 1e-3, (w0 * 1e-3) * (w0 * 1e-3) / 12 },
+        { MBS_INTEGRATOR_RK4, 0, 0, 1e-2, pow(w0 * 1e-2, 4) / 120 },
+        { MBS_INTEGRATOR_CVODES, 0, MBS_CVODES_BDF, 1e-2, 1e-8 },
+        { MBS_INTEGRATOR_CVODES, 0, MBS_CVODES_ADAMS, 1e-2, 1e-8 },
+    };
+    double err_trap[2] = { 0, 0 };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        mbs_sim_options o = opts(cases[c].integ, cases[c].h, 1.3 * Texact);
+        o.solver = cases[c].solver;
+        o.cvodes_method = cases[c].cm;
+        o.rtol = 1e-10;
+        o.atol = 1e-12;
+        traj r;
+        mbs_sim_stats st;
+        if (run(m, &o, NULL, NULL, &r, &st, "pendulum") == MBS_OK) {
+            double tc[4];
+            int nc = down_crossings(&r, 0, tc, 4);
+            CHECK(nc == 2, "two crossings, got %d", nc);
+            double Tm = nc >= 2 ? tc[1] - tc[0] : 0;
+            double rel = fabs(Tm - Texact) / Texact;
+            printf("pendulum %-11s %-10s %-5s h = %-6g period %.12f  rel. error %.2e (bound %.2e)  steps %ld"
+                   "  iterations mean %.2f max %d  evaluations %ld\n",
+                   mbs_integrator_name(o.integrator), o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL ?
+                   mbs_nl_solver_name(o.solver) : "", o.integrator == MBS_INTEGRATOR_CVODES ?
+                   mbs_cvodes_method_name(o.cvodes_method) : "", o.dt, Tm, rel, cases[c].tol, st.steps,
+                   st.iterations_mean, st.iterations_max, st.fevals);
+            CHECK(rel <= cases[c].tol, "%s period error %.3e > %.3e", mbs_integrator_name(o.integrator), rel,
+                  cases[c].tol);
+            if (o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL) {
+                err_trap[o.solver] = rel;
+                CHECK(st.iterations_max <= 3, "Newmark iterations per step %d", st.iterations_max);
+            }
+        }
+        traj_free(&r);
+    }
+    /* the two solvers converge to the same discrete solution */
+    CHECK_CLOSE(err_trap[0], err_trap[1], 1e-9, "newton and fixed point: same period");
+    mbs_model_free(m);
+}
+
+/* ------------------------------------------------------------ double pendulum */
+
+/* models/double_pendulum.json (docs/models.md): L1 = L2 = 1, M_P = M_Q = 1.
+ * Linearized: M0 = [[5, 2], [2, 1]], K0 = g [[3, 1], [1, 1]];
+ * det(K0 - w^2 M0) = 0 gives w^2 = g (2 -+ sqrt 2), mode shapes
+ * theta2/theta1 = sqrt 2 - 1 (slow) and -(1 + sqrt 2) (fast).
+ * Started on a mode shape with amplitude 1e-4, the motion is that mode; its
+ * period is measured by zero crossings of theta1 over two periods.
+ *
+ * For a linear system both fixed-step methods are exact functions of w h:
+ * trapezoidal w_h = (2/h) atan(w h/2); RK4 w_h = arg R(i w h)/h with
+ * R(z) = 1 + z + z^2/2 + z^3/6 + z^4/24 (CVODES at rtol 1e-10: the exact
+ * period). The measured periods must match these discrete periods to 1e-7:
+ * what is left is the nonlinear frequency shift (measured 2e-8 for the fast
+ * mode, whose theta2 amplitude is 2.4e-4, with all three methods) and the
+ * crossing interpolation. The discrete periods are within (w h)^2/12
+ * (trapezoidal) and (w h)^4/120 (RK4) of the exact one (leading terms of
+ * the series, which alternate), so the measured error is bounded by that
+ * plus 1e-7. */
+static void test_double_pendulum_modes(void)
+{
+    mbs_error err;
+    mbs_model *m = mbs_model_load(mbs_test_path("models/double_pendulum.json"), &err);
+    CHECK(m != NULL, "load double pendulum: %s", m ? "" : err.msg);
+    if (!m) return;
+    const double s2 = sqrt(2.0);
+    const double w[2] = { sqrt(G * (2 - s2)), sqrt(G * (2 + s2)) };
+    const double shape[2] = { s2 - 1, -(1 + s2) };
+    for (int mode = 0; mode < 2; mode++) {
+        const double T = 2 * PI / w[mode];
+        double q0[2] = { 1e-4, 1e-4 * shape[mode] }, qd0[2] = { 0, 0 };
+        struct { mbs_integrator_type integ; double h; } cases[] = {
+            { MBS_INTEGRATOR_TRAPEZOIDAL, 1e-3 }, { MBS_INTEGRATOR_RK4, 1e-2 }, { MBS_INTEGRATOR_CVODES, 1e-2 },
+        };
+        for (int c = 0; c < 3; c++) {
+            const double h = cases[c].h, wh = w[mode] * h;
+            double Tdisc = T, bound = 0;
+            if (cases[c].integ == MBS_INTEGRATOR_TRAPEZOIDAL) {
+                Tdisc = 2 * PI / ((2 / h) * atan(wh / 2));
+                bound = wh * wh / 12;
+            } else if (cases[c].integ == MBS_INTEGRATOR_RK4) {
+                double re = 1 - wh * wh / 2 + pow(wh, 4) / 24, im = wh - pow(wh, 3) / 6;
+                Tdisc = 2 * PI / (atan2(im, re) / h);
+                bound = pow(wh, 4) / 120;
+            }
+            mbs_sim_options o = opts(cases[c].integ, h, 2.3 * T);
+            o.rtol = 1e-10;
+            o.atol = 1e-14;    /* amplitudes are 1e-4 */
+            traj r;
+            if (run(m, &o, q0, qd0, &r, NULL, "double pendulum") == MBS_OK) {
+                double tc[4];
+                int nc = down_crossings(&r, 0, tc, 4);
+                CHECK(nc >= 3, "mode %d: crossings %d", mode, nc);
+                double Tm = nc >= 3 ? 0.5 * (tc[2] - tc[0]) : 0;
+                printf("double pendulum mode %d (T = %.9f) %-11s h = %-5g measured %.9f  rel. error %.2e"
+                       "  discrete-period error %.2e\n", mode + 1, T, mbs_integrator_name(o.integrator), h, Tm,
+                       fabs(Tm - T) / T, fabs(Tm - Tdisc) / T);
+                CHECK(fabs(Tdisc - T) / T <= bound * (1 + 1e-9), "discrete period bound");
+                CHECK(fabs(Tm - T) / T <= bound + 1e-7, "mode %d %s: error %.3e > %.3e", mode,
+                      mbs_integrator_name(o.integrator), fabs(Tm - T) / T, bound + 1e-7);
+                CHECK(fabs(Tm - Tdisc) / T <= 1e-7, "mode %d %s: discrete period %.12f, measured %.12f", mode,
+                      mbs_integrator_name(o.integrator), Tdisc, Tm);
+                /* the other mode is not excited: theta2/theta1 stays on the mode shape */
+                double dev = 0;
+                for (int i = 0; i < r.n; i++) {
+                    double d = fabs(r.y[4 * i + 1] - shape[mode] * r.y[4 * i]);
+                    if (d > dev) dev = d;
+                }
+                CHECK(dev <= 1e-4 * 1e-4, "mode %d: off the mode shape by %.3e", mode, dev);
+            }
+            traj_free(&r);
+        }
+    }
+    mbs_model_free(m);
+}
+
+/* ------------------------------------------------------------ convergence */
+
+/* Double pendulum from its file state (0.5, 0.5) rad at rest, t in [0, 1]:
+ * errors at tf against RK4 with h = 1e-4 (error ~1e-15). The RK4 steps
+ * (w h <= 0.12 with w up to ~6 rad/s) are in the asymptotic range, where
+ * the error ratio approaches 16 (at h = 0.04 it is still 13.5). */
+static void test_convergence(void)
+{
+    mbs_error err;
+    mbs_model *m = mbs_model_load(mbs_test_path("models/double_pendulum.json"), &err);
+    CHECK(m != NULL, "load: %s", m ? "" : err.msg);
+    if (!m) return;
+    traj ref;
+    mbs_sim_options o = opts(MBS_INTEGRATOR_RK4, 1e-4, 1.0);
+    if (run(m, &o, NULL, NULL, &ref, NULL, "reference") != MBS_OK) { mbs_model_free(m); return; }
+    const double *yref = final_state(&ref);
+
+    double e_trap[3], e_energy[3], e_rk4[3];
+    const double htrap[3] = { 4e-3, 2e-3, 1e-3 }, hrk[3] = { 2e-2, 1e-2, 5e-3 };
+    for (int k = 0; k < 3; k++) {
+        traj r;
+        mbs_sim_stats st;
+        o = opts(MBS_INTEGRATOR_TRAPEZOIDAL, htrap[k], 1.0);
+        e_trap[k] = e_energy[k] = NAN;
+        if (run(m, &o, NULL, NULL, &r, &st, "trapezoidal") == MBS_OK) {
+            e_trap[k] = mbs_rel_err(final_state(&r), yref, 4);
+            e_energy[k] = st.energy_drift;
+        }
+        traj_free(&r);
+        o = opts(MBS_INTEGRATOR_RK4, hrk[k], 1.0);
+        e_rk4[k] = NAN;
+        if (run(m, &o, NULL, NULL, &r, &st, "rk4") == MBS_OK) e_rk4[k] = mbs_rel_err(final_state(&r), yref, 4);
+        traj_free(&r);
+    }
+    for (int k = 0; k < 3; k++)
+        printf("convergence: trapezoidal h = %g state error %.3e energy error %.3e | rk4 h = %g state error %.3e\n",
+               htrap[k], e_trap[k], e_energy[k], hrk[k], e_rk4[k]);
+    for (int k = 0; k < 2; k++) {
+        double rt = e_trap[k] / e_trap[k + 1], re = e_energy[k] / e_energy[k + 1], rr = e_rk4[k] / e_rk4[k + 1];
+        printf("convergence ratios (h / h/2): trapezoidal state %.3f, energy %.3f; rk4 state %.3f\n", rt, re, rr);
+        CHECK(rt > 3.5 && rt < 4.5, "trapezoidal state error ratio %.3f (second order: 4)", rt);
+        CHECK(re > 3 && re < 5, "trapezoidal energy error ratio %.3f (second order: 4)", re);
+        CHECK(rr > 14 && rr < 18, "rk4 state error ratio %.3f (fourth order: 16)", rr);
+    }
+    traj_free(&ref);
+
+    /* The energy error of the trapezoidal rule stays bounded (no drift): the
+     * large-amplitude pendulum over 8 periods with h = 2e-3; the largest
+     * error over the run is that of the first period, and the final one is
+     * no larger. */
+    mbs_model *p = load(PENDULUM, "pendulum");
+    if (p) {
+        const double T = 4 * sqrt(1 / G) * ellipk(sin(1.0));
+        mbs_sim_stats s1, s8;
+        traj r;
+        o = opts(MBS_INTEGRATOR_TRAPEZOIDAL, 2e-3, T);
+        run(p, &o, NULL, NULL, &r, &s1, "pendulum 1 period");
+        traj_free(&r);
+        o.tf = 8 * T;
+        run(p, &o, NULL, NULL, &r, &s8, "pendulum 8 periods");
+        traj_free(&r);
+        printf("energy error, pendulum h = 2e-3: max over 1 period %.3e, over 8 periods %.3e, at the end %.3e\n",
+               s1.energy_drift, s8.energy_drift, fabs(s8.energy - s8.energy0));
+        CHECK(s8.energy_drift <= 1.01 * s1.energy_drift, "energy error grows: %.3e after 1 period, %.3e after 8",
+              s1.energy_drift, s8.energy_drift);
+        CHECK(fabs(s8.energy - s8.energy0) <= s1.energy_drift, "final energy error");
+        mbs_model_free(p);
+    }
+    mbs_model_free(m);
+}
+
+/* ------------------------------------------------------------ agreement */
+
+static void test_agreement(void)
+{
+    mbs_error err;
+    char *json = mbs_generate_chain_json(4, MBS_JOINT_SPHERICAL, 1, &err);
+    CHECK(json != NULL, "generate: %s", json ? "" : err.msg);
+    if (!json) return;
+    mbs_model *m = load(json, "chain");
+    free(json);
+    if (!m) return;
+    const int nq = mbs_model_nq(m), ny = 2 * nq;
+    const double tf = 0.3;
+
+    /* trapezoidal, Newton, fr, com: the reference discrete solution */
+    mbs_sim_options o = opts(MBS_INTEGRATOR_TRAPEZOIDAL, 2e-3, tf);
+    traj ref;
+    mbs_sim_stats sref;
+    if (run(m, &o, NULL, NULL, &ref, &sref, "trapezoidal newton fr") != MBS_OK) { mbs_model_free(m); return; }
+    printf("chain (nq = %d): trapezoidal newton h = 2e-3: %ld steps, iterations mean %.2f max %d, "
+           "Euler drift %.2e, energy drift %.2e\n", nq, sref.steps, sref.iterations_mean, sref.iterations_max,
+           sref.euler_drift, sref.energy_drift);
+    CHECK(sref.euler_drift > 0 && sref.euler_drift < 1e-9, "Euler drift %.3e", sref.euler_drift);
+
+    struct { const char *what; mbs_sim_options o; double tol; } v[8];
+    int nv = 0;
+    v[nv].what = "newton semi";
+    v[nv].o = o; v[nv].o.formulation = MBS_FD_SEMI_RECURSIVE; v[nv++].tol = 1e-12;
+    v[nv].what = "fixedpoint fr";
+    v[nv].o = o; v[nv].o.solver = MBS_SOLVER_FIXEDPOINT; v[nv++].tol = 1e-9;
+    v[nv].what = "fixedpoint semi";
+    v[nv].o = o; v[nv].o.solver = MBS_SOLVER_FIXEDPOINT; v[nv].o.formulation = MBS_FD_SEMI_RECURSIVE; v[nv++].tol = 1e-9;
+    v[nv].what = "newton ref origin";
+    v[nv].o = o; v[nv].o.ref = MBS_REF_ORIGIN; v[nv++].tol = 1e-11;
+    v[nv].what = "newton ref joint";
+    v[nv].o = o; v[nv].o.ref = MBS_REF_JOINT; v[nv++].tol = 1e-11;
+    v[nv].what = "newton analytical tangent";
+    v[nv].o = o; v[nv].o.tangent = mbs_tangent_analytic; v[nv++].tol = 1e-12;
+    for (int k = 0; k < nv; k++) {
+        traj r;
+        mbs_sim_stats st;
+        if (run(m, &v[k].o, NULL, NULL, &r, &st, v[k].what) == MBS_OK) {
+            double e = 0;
+            for (int i = 0; i < r.n && i < ref.n; i++) {
+                double ei = mbs_rel_err(r.y + (size_t)i * ny, ref.y + (size_t)i * ny, ny);
+                if (ei > e) e = ei;
+            }
+            CHECK(r.n == ref.n, "%s: %d outputs, expected %d", v[k].what, r.n, ref.n);
+            printf("chain: trapezoidal %-26s max deviation from newton fr %.2e (tol %.0e), iterations mean %.2f "
+                   "max %d\n", v[k].what, e, v[k].tol, st.iterations_mean, st.iterations_max);
+            CHECK(e <= v[k].tol, "%s: deviation %.3e > %.1e", v[k].what, e, v[k].tol);
+            if (v[k].o.tangent == mbs_tangent_analytic)
+                CHECK(st.iterations == sref.iterations, "analytical tangent: %ld iterations, FD %ld",
+                      st.iterations, sref.iterations);
+        }
+        traj_free(&r);
+    }
+
+    /* RK4 fr = semi (round-off); CVODES BDF and Adams = RK4 with a fine step */
+    traj rk, rs;
+    o = opts(MBS_INTEGRATOR_RK4, 1e-3, tf);
+    run(m, &o, NULL, NULL, &rk, NULL, "rk4 fr");
+    o.formulation = MBS_FD_SEMI_RECURSIVE;
+    run(m, &o, NULL, NULL, &rs, NULL, "rk4 semi");
+    if (rk.n == rs.n && rk.n > 0) {
+        double e = mbs_rel_err(final_state(&rs), final_state(&rk), ny);
+        printf("chain: rk4 semi vs fr %.2e\n", e);
+        CHECK(e <= 1e-12, "rk4 semi vs fr: %.3e", e);
+    }
+    /* trapezoidal (h = 2e-3) vs RK4: the trapezoidal error, second order */
+    double et = mbs_rel_err(final_state(&ref), final_state(&rk), ny);
+    printf("chain: trapezoidal h = 2e-3 vs rk4 h = 1e-3: %.2e\n", et);
+    CHECK(et <= 1e-4, "trapezoidal vs rk4: %.3e", et);
+    for (int method = 0; method < 2; method++) {
+        traj rc;
+        mbs_sim_stats st;
+        o = opts(MBS_INTEGRATOR_CVODES, 1e-2, tf);
+        o.cvodes_method = (mbs_cvodes_method)method;
+        o.rtol = 1e-10;
+        o.atol = 1e-12;
+        if (run(m, &o, NULL, NULL, &rc, &st, "cvodes") == MBS_OK && rk.n > 0) {
+            double e = mbs_rel_err(final_state(&rc), final_state(&rk), ny);
+            printf("chain: cvodes %s vs rk4: %.2e (steps %ld, evaluations %ld, Jacobians %ld, Euler drift %.2e)\n",
+                   mbs_cvodes_method_name(o.cvodes_method), e, st.steps, st.fevals, st.tangent_evals,
+                   st.euler_drift);
+            CHECK(e <= 1e-7, "cvodes %s vs rk4: %.3e", mbs_cvodes_method_name(o.cvodes_method), e);
+            CHECK(rc.n == 31, "cvodes outputs %d", rc.n);
+            CHECK(fabs(rc.t[rc.n - 1] - tf) <= 1e-15, "last output at tf");
+        }
+        traj_free(&rc);
+    }
+    traj_free(&rk);
+    traj_free(&rs);
+    traj_free(&ref);
+    mbs_model_free(m);
+}
+
+/* ------------------------------------------------------------ free rigid body */
+
+static const char *FREE_BODY =
+    "{ \"name\": \"free_body\", \"gravity\": [0, 0, 0],"
+    "  \"bodies\": [ { \"name\": \"box\", \"mass\": 3, \"com\": [0.1, -0.05, 0.02],"
+    "                  \"inertia\": [2, 3, 4, 0, 0, 0] } ],"
+    "  \"joints\": [ { \"name\": \"free\", \"type\": \"floating\", \"parent\": \"ground\", \"child\": \"box\","
+    "                  \"child_point\": [0.1, -0.05, 0.02] } ] }";
+
+/* Global angular momentum about the CoM, A J A^T w, and linear momentum. */
+static void momenta(const mbs_model *m, mbs_data *d, const double *q, const double *qd, double H[3], double P[3])
+{
+    mbs_kinematics(m, d, q, qd, NULL);
+    double A[9], v[3], w[3], wl[3], Jl[3] = { 2, 3, 4 };
+    mbs_body_pose(d, 1, A, NULL);
+    mbs_body_velocity(d, 1, v, w);
+    for (int r = 0; r < 3; r++) wl[r] = (A[r] * w[0] + A[3 + r] * w[1] + A[6 + r] * w[2]) * Jl[r];
+    for (int r = 0; r < 3; r++) {
+        H[r] = A[3 * r] * wl[0] + A[3 * r + 1] * wl[1] + A[3 * r + 2] * wl[2];
+        P[r] = 3 * v[r];
+    }
+}
+
+/* An asymmetric body (principal moments 2, 3, 4) spinning at 2 rad/s about
+ * its intermediate axis with a 10 % transverse perturbation: the spin axis
+ * flips (Dzhanibekov effect; body w_y changes sign after ~4 s), the hardest
+ * case for the Euler-parameter integration. No gravity, no loads: linear
+ * and angular momentum and the energy are invariants.
+ *
+ * Bounds. Neither fixed-step method conserves H and E exactly in these
+ * coordinates. Their phase error over T is T (w h)^2/12 (trapezoidal) and
+ * T (w h)^4/120 (RK4) with w = |w0| ~ 2 rad/s: 9.5e-6 (h = 2e-3; 4 times
+ * less at h = 1e-3) and 9.5e-9 (RK4, h = 1e-2); the invariants drift by
+ * less than that. CVODES: at most
+ * steps x rtol (the local errors summed). The trapezoidal H error must
+ * also be second order (ratio 4 between h and h/2). Linear momentum is
+ * exact up to round-off for all methods (the translation is decoupled and
+ * the Newmark relations are evaluated in correction form). */
+static void test_free_body(void)
+{
+    mbs_model *m = load(FREE_BODY, "free body");
+    if (!m) return;
+    mbs_data *d = mbs_data_create(m, NULL);
+    double q0[7] = { 0, 0, 0, 1, 0, 0, 0 }, qd0[7] = { 0.3, -0.1, 0.2, 0, 0, 0, 0 };
+    const double w0[3] = { 0.2, 2.0, 0.2 };
+    mbs_euler_rates_from_omega(q0 + 3, w0, qd0 + 3);
+    double H0[3], P0[3];
+    momenta(m, d, q0, qd0, H0, P0);
+    const double tf = 7.0, Hn = sqrt(H0[0] * H0[0] + H0[1] * H0[1] + H0[2] * H0[2]);
+    const double wn = sqrt(w0[0] * w0[0] + w0[1] * w0[1] + w0[2] * w0[2]);
+    struct { mbs_integrator_type integ; double h; int project; } cases[] = {
+        { MBS_INTEGRATOR_TRAPEZOIDAL, 2e-3, 1 },
+        { MBS_INTEGRATOR_TRAPEZOIDAL, 1e-3, 1 },
+        { MBS_INTEGRATOR_TRAPEZOIDAL, 2e-3, 0 },
+        { MBS_INTEGRATOR_RK4, 1e-2, 1 },
+        { MBS_INTEGRATOR_CVODES, 1e-2, 1 },
+    };
+    double eH[2] = { 0, 0 };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        mbs_sim_options o = opts(cases[c].integ, cases[c].h, tf);
+        o.project = cases[c].project;
+        o.rtol = 1e-10;
+        o.atol = 1e-12;
+        traj r;
+        mbs_sim_stats st;
+        if (run(m, &o, q0, qd0, &r, &st, "free body") != MBS_OK) { traj_free(&r); continue; }
+        double errH = 0, errP = 0, pnorm = 0, wy_min = 1e9;
+        for (int i = 0; i < r.n; i++) {
+            const double *q = r.y + 14 * i, *qd = q + 7;
+            double H[3], P[3], A[9], w[3];
+            mbs_data *dd = d;
+            if (!o.project) {   /* mbs_kinematics needs |p| = 1 to 1e-6; use a normalized copy */
+                double qq[7], vv[7];
+                memcpy(qq, q, sizeof qq);
+                memcpy(vv, qd, sizeof vv);
+                mbs_normalize_state(m, qq, vv);
+                momenta(m, dd, qq, vv, H, P);
+            } else {
+                momenta(m, dd, q, qd, H, P);
+                double n = sqrt(q[3] * q[3] + q[4] * q[4] + q[5] * q[5] + q[6] * q[6]);
+                if (fabs(n - 1) > pnorm) pnorm = fabs(n - 1);
+            }
+            mbs_body_pose(d, 1, A, NULL);
+            mbs_body_velocity(d, 1, NULL, w);
+            double wy = A[1] * w[0] + A[4] * w[1] + A[7] * w[2];   /* body y component */
+            if (wy < wy_min) wy_min = wy;
+            for (int k = 0; k < 3; k++) {
+                if (fabs(H[k] - H0[k]) > errH) errH = fabs(H[k] - H0[k]);
+                if (fabs(P[k] - P0[k]) > errP) errP = fabs(P[k] - P0[k]);
+            }
+        }
+        errH /= Hn;
+        double errE = st.energy_drift / st.energy0, wh = wn * o.dt, bound;
+        if (o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL) bound = tf * wh * wh / 12;
+        else if (o.integrator == MBS_INTEGRATOR_RK4) bound = tf * pow(wh, 4) / 120;
+        else bound = (double)st.steps * o.rtol;
+        printf("free body %-11s h = %-5g project %d: |dH|/|H| %.2e  |dP| %.2e  dE/E %.2e  Euler drift %.2e"
+               "  |p|-1 after projection %.1e  min body w_y %.3f  steps %ld iterations mean %.2f max %d\n",
+               mbs_integrator_name(o.integrator), o.dt, o.project, errH, errP, errE, st.euler_drift, pnorm, wy_min,
+               st.steps, st.iterations_mean, st.iterations_max);
+        CHECK(wy_min < -0.5, "the spin axis flips (min w_y %.3f)", wy_min);
+        CHECK(errH <= bound, "%s: angular momentum error %.3e > %.2e", mbs_integrator_name(o.integrator), errH,
+              bound);
+        CHECK(errE <= bound, "%s: energy error %.3e > %.2e", mbs_integrator_name(o.integrator), errE, bound);
+        CHECK(errP <= 1e-13, "linear momentum error %.3e", errP);
+        CHECK(st.euler_drift > 0, "Euler drift is reported");
+        /* without projection the drift accumulates like the phase error */
+        CHECK(st.euler_drift <= (o.project ? 1e-9 : bound), "Euler drift %.3e", st.euler_drift);
+        if (o.project) CHECK(pnorm <= 4e-16, "projected: ||p| - 1| = %.3e", pnorm);
+        if (o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL && o.project) eH[o.dt < 1.5e-3] = errH;
+        traj_free(&r);
+    }
+    printf("free body: trapezoidal angular momentum error ratio (h / h/2) %.3f\n", eH[0] / eH[1]);
+    CHECK(eH[0] / eH[1] > 3.5 && eH[0] / eH[1] < 4.5, "angular momentum error: second order");
+    mbs_data_free(d);
+    mbs_model_free(m);
+}
+
+/* ------------------------------------------------------------ errors */
+
+static int contains(const char *s, const char *sub) { return strstr(s, sub) != NULL; }
+
+static void test_errors(void)
+{
+    mbs_model *m = load(PENDULUM, "pendulum");
+    if (!m) return;
+    mbs_data *d = mbs_data_create(m, NULL);
+    mbs_error err;
+
+    /* iteration limit 1: started with a velocity, the predictor error
+     * (h^3/6 |z'''| ~ 1e-9) is above the tolerance at the first step */
+    for (int s = 0; s < 2; s++) {
+        mbs_sim_options o = opts(MBS_INTEGRATOR_TRAPEZOIDAL, 1e-3, 1);
+        o.solver = (mbs_nl_solver)s;
+        o.max_iterations = 1;
+        memset(&err, 0, sizeof err);
+        double qd0[1] = { 1 };
+        int rc = mbs_simulate(m, d, &o, NULL, qd0, NULL, NULL, NULL, &err);
+        printf("max_iterations = 1 (%s): %s\n", mbs_nl_solver_name(o.solver), err.msg);
+        CHECK(rc == MBS_ERR_NUMERIC && err.code == MBS_ERR_NUMERIC, "rc %d", rc);
+        CHECK(contains(err.msg, "no convergence at t = 0.001 ") && contains(err.msg, "after 1 iteration") &&
+              contains(err.msg, "|residual| = ") && contains(err.msg, mbs_nl_solver_name(o.solver)),
+              "message: %s", err.msg);
+    }
+    /* a step far too large for the fixed-point iteration (contraction
+     * factor ~ beta h^2 g/L = 2.5 at h = 1): diverges at the first step */
+    {
+        mbs_sim_options o = opts(MBS_INTEGRATOR_TRAPEZOIDAL, 1.0, 3);
+        o.solver = MBS_SOLVER_FIXEDPOINT;
+        memset(&err, 0, sizeof err);
+        int rc = mbs_simulate(m, d, &o, NULL, NULL, NULL, NULL, NULL, &err);
+        printf("fixed point, h = 1: %s\n", err.msg);
+        CHECK(rc == MBS_ERR_NUMERIC, "rc %d", rc);
+        CHECK(contains(err.msg, "at t = 1 ") && contains(err.msg, "fixedpoint"), "message: %s", err.msg);
+    }
+    /* Newton converges where the fixed point does not */
+    {
+        mbs_sim_options o = opts(MBS_INTEGRATOR_TRAPEZOIDAL, 0.1, 3);
+        mbs_sim_stats st;
+        int rc = mbs_simulate(m, d, &o, NULL, NULL, NULL, NULL, &st, &err);
+        CHECK(rc == MBS_OK, "newton h = 0.1: %s", err.msg);
+        printf("newton h = 0.1: iterations mean %.2f max %d\n", st.iterations_mean, st.iterations_max);
+    }
+    /* CVODES: too few internal steps */
+    {
+        mbs_sim_options o = opts(MBS_INTEGRATOR_CVODES, 0.5, 1);
+        o.cvodes_max_steps = 3;
+        memset(&err, 0, sizeof err);
+        int rc = mbs_simulate(m, d, &o, NULL, NULL, NULL, NULL, NULL, &err);
+        printf("cvodes max steps 3: %s\n", err.msg);
+        CHECK(rc == MBS_ERR_NUMERIC, "rc %d", rc);
+        CHECK(contains(err.msg, "too much work at t = ") && contains(err.msg, "to 0.5"), "message: %s", err.msg);
+    }
+    /* bad options */
+    {
+        mbs_sim_options o = opts(MBS_INTEGRATOR_TRAPEZOIDAL, 0, 1);
+        int rc = mbs_simulate(m, d, &o, NULL, NULL, NULL, NULL, NULL, &err);
+        CHECK(rc == MBS_ERR_ARG && contains(err.msg, "dt must be > 0"), "dt = 0: %s", err.msg);
+        o = opts(MBS_INTEGRATOR_TRAPEZOIDAL, 1e-3, -1);
+        rc = mbs_simulate(m, d, &o, NULL, NULL, NULL, NULL, NULL, &err);
+        CHECK(rc == MBS_ERR_ARG && contains(err.msg, "tf"), "tf < t0: %s", err.msg);
+        o = opts((mbs_integrator_type)7, 1e-3, 1);
+        rc = mbs_simulate(m, d, &o, NULL, NULL, NULL, NULL, NULL, &err);
+        CHECK(rc == MBS_ERR_ARG && contains(err.msg, "integrator"), "integrator 7: %s", err.msg);
+        double qbad[1] = { NAN };
+        o = opts(MBS_INTEGRATOR_RK4, 1e-3, 1);
+        rc = mbs_simulate(m, d, &o, qbad, NULL, NULL, NULL, NULL, &err);
+        CHECK(rc == MBS_ERR_NUMERIC && contains(err.msg, "initial state"), "q = nan: %s", err.msg);
+    }
+    /* stepper: step sizes, time grid, callback stop */
+    {
+        mbs_sim_options o = opts(MBS_INTEGRATOR_RK4, 0.3, 1);
+        mbs_integrator *it = mbs_integrator_create(m, d, &o, &err);
+        CHECK(it != NULL, "create: %s", err.msg);
+        if (it) {
+            CHECK(mbs_integrator_step(it, 0, &err) == MBS_ERR_ARG, "h = 0 rejected");
+            CHECK(mbs_integrator_step(it, 0.01, &err) == MBS_OK && fabs(mbs_integrator_time(it) - 0.01) < 1e-15,
+                  "step");
+            mbs_sim_stats st;
+            mbs_integrator_stats(it, &st);
+            CHECK(st.steps == 1 && st.fevals == 1 + 4, "rk4: 4 evaluations per step (+1 initial), got %ld",
+                  st.fevals);
+            double q[1] = { 0.1 }, qd[1] = { 0 };
+            CHECK(mbs_integrator_reset(it, 5, q, qd, &err) == MBS_OK && mbs_integrator_time(it) == 5 &&
+                  mbs_integrator_q(it)[0] == 0.1, "reset");
+            CHECK_CLOSE(mbs_integrator_qdd(it)[0], -G * sin(0.1), 1e-13, "initial acceleration");
+            mbs_integrator_free(it);
+        }
+        traj r;
+        run(m, &o, NULL, NULL, &r, NULL, "grid");
+        CHECK(r.n == 5 && fabs(r.t[3] - 0.9) < 1e-15 && r.t[4] == 1.0, "outputs at 0, .3, .6, .9, 1 (%d)", r.n);
+        traj_free(&r);
+    }
+    mbs_data_free(d);
+    mbs_model_free(m);
+}
+
+/* ------------------------------------------------------------ model sections */
+
+static void test_model_sections(void)
+{
+    const char *json =
+        "{ \"name\": \"p\", \"gravity\": [0, -9.81, 0],"
+        "  \"bodies\": [ { \"name\": \"bob\", \"mass\": 1, \"com\": [0, -1, 0], \"points\": { \"tip\": [0, -1, 0] } } ],"
+        "  \"joints\": [ { \"name\": \"theta\", \"type\": \"revolute\", \"parent\": \"ground\", \"child\": \"bob\","
+        "                  \"axis\": [0, 0, 1], \"q0\": [0.5] } ],"
+        "  \"parameters\": [ { \"name\": \"L\", \"value\": 1, \"sets\": [ { \"target\": \"bob.tip[1]\", \"scale\": -1 } ] } ],"
+        "  \"simulation\": { \"formulation\": \"semi\", \"ref\": \"joint\", \"integrator\": \"rk4\","
+        "                    \"solver\": \"fixedpoint\", \"dt\": 0.01, \"tf\": 2.5, \"tolerance\": 1e-9,"
+        "                    \"max_iterations\": 7, \"rtol\": 1e-6, \"atol\": 1e-9, \"cvodes_method\": \"adams\","
+        "                    \"project\": false },"
+        "  \"outputs\": [ { \"point\": \"bob.tip\", \"quantities\": [\"position\", \"acceleration\"] }, \"energy\","
+        "                 { \"point\": \"bob.tip\" } ] }";
+    mbs_model *m = load(json, "sections");
+    if (!m) return;
+    mbs_sim_options o = mbs_model_sim_options(m);
+    CHECK(o.formulation == MBS_FD_SEMI_RECURSIVE && o.ref == MBS_REF_JOINT && o.integrator == MBS_INTEGRATOR_RK4 &&
+          o.solver == MBS_SOLVER_FIXEDPOINT && o.dt == 0.01 && o.tf == 2.5 && o.tolerance == 1e-9 &&
+          o.max_iterations == 7 && o.rtol == 1e-6 && o.atol == 1e-9 && o.cvodes_method == MBS_CVODES_ADAMS &&
+          o.project == 0 && o.t0 == 0, "simulation section read");
+    CHECK(mbs_model_noutputs(m) == 4, "outputs: %d", mbs_model_noutputs(m));
+    const char *names[4][3] = { { "bob.tip.x", "bob.tip.y", "bob.tip.z" }, { "bob.tip.ax", "bob.tip.ay", "bob.tip.az" },
+                                { "kinetic_energy", "potential_energy", "energy" }, { "bob.tip.x", "bob.tip.y", "bob.tip.z" } };
+    mbs_data *d = mbs_data_create(m, NULL);
+    double q[1] = { 0.5 }, qd[1] = { 2 }, qdd[1] = { -3 };
+    mbs_kinematics(m, d, q, qd, qdd);
+    for (int k = 0; k < 4 && k < mbs_model_noutputs(m); k++) {
+        mbs_output out = mbs_model_output(m, k);
+        CHECK(mbs_output_ncolumns(&out) == 3, "columns");
+        for (int c = 0; c < 3; c++) {
+            char buf[64];
+            mbs_output_column_name(m, &out, c, buf, sizeof buf);
+            CHECK(strcmp(buf, names[k][c]) == 0, "output %d column %d: %s", k, c, buf);
+        }
+        double v[3];
+        mbs_output_eval(m, d, &out, v);
+        if (k == 0) CHECK(fabs(v[0] - sin(0.5)) < 1e-15 && fabs(v[1] + cos(0.5)) < 1e-15, "tip position");
+        if (k == 1) /* a = qdd e_t - qd^2 e_r: e_t = (cos, sin), e_r = (sin, -cos) */
+            CHECK(fabs(v[0] - (-3 * cos(0.5) - 4 * sin(0.5))) < 1e-13 && fabs(v[1] - (-3 * sin(0.5) + 4 * cos(0.5))) < 1e-13,
+                  "tip acceleration %g %g", v[0], v[1]);
+        if (k == 2) CHECK(fabs(v[0] - 2) < 1e-13 && fabs(v[1] + G * cos(0.5)) < 1e-13 && fabs(v[2] - v[0] - v[1]) < 1e-15,
+                          "energies %g %g %g", v[0], v[1], v[2]);
+    }
+    /* copies keep the sections */
+    double L = 1.5;
+    mbs_error err;
+    mbs_model *c = mbs_model_with_params(m, &L, &err);
+    CHECK(c != NULL && mbs_model_noutputs(c) == 4 && mbs_model_sim_options(c).dt == 0.01, "copy keeps the sections");
+    mbs_model_free(c);
+    mbs_data_free(d);
+    mbs_model_free(m);
+
+    /* defaults without a section */
+    m = load(PENDULUM, "pendulum");
+    if (m) {
+        o = mbs_model_sim_options(m);
+        mbs_sim_options def = mbs_sim_options_default();
+        CHECK(memcmp(&o, &def, sizeof o) == 0 && mbs_model_noutputs(m) == 0, "defaults");
+        CHECK(def.dt == 1e-3 && def.tolerance == 1e-10 && def.max_iterations == 20 && def.project == 1 &&
+              def.integrator == MBS_INTEGRATOR_TRAPEZOIDAL && def.solver == MBS_SOLVER_NEWTON, "default values");
+        mbs_model_free(m);
+    }
+
+    /* errors name the JSON path */
+    const char *base =
+        "{ \"bodies\": [ { \"name\": \"bob\", \"mass\": 1, \"points\": { \"tip\": [0, -1, 0] } } ],"
+        "  \"joints\": [ { \"name\": \"j\", \"type\": \"revolute\", \"parent\": \"ground\", \"child\": \"bob\" } ], %s }";
+    struct { const char *section, *expect; } bad[] = {
+        { "\"simulation\": { \"dt\": -1 }", "t.json: simulation.dt: must be > 0, got -1" },
+        { "\"simulation\": { \"integrator\": \"euler\" }", "simulation.integrator: unknown value \"euler\"" },
+        { "\"simulation\": { \"step\": 0.1 }", "simulation: unknown member \"step\"" },
+        { "\"simulation\": { \"t0\": 2, \"tf\": 1 }", "simulation.tf: must be >= t0" },
+        { "\"simulation\": { \"max_iterations\": 0 }", "simulation.max_iterations: expected an integer" },
+        { "\"simulation\": { \"project\": 1 }", "simulation.project: expected true or false" },
+        { "\"outputs\": [ \"momentum\" ]", "outputs[0]: unknown output \"momentum\"" },
+        { "\"outputs\": [ { \"point\": \"bob.nose\" } ]", "outputs[0].point: unknown point \"bob.nose\"" },
+        { "\"outputs\": [ { \"point\": \"bob.tip\", \"quantities\": [\"jerk\"] } ]", "outputs[0].quantities: element 0" },
+        { "\"outputs\": { }", "outputs: expected an array" },
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char text[1024];
+        snprintf(text, sizeof text, base, bad[k].section);
+        memset(&err, 0, sizeof err);
+        mbs_model *b = mbs_model_load_string(text, "t.json", &err);
+        CHECK(b == NULL && err.code == MBS_ERR_MODEL && contains(err.msg, bad[k].expect), "%s: got '%s'",
+              bad[k].section, err.msg);
+        mbs_model_free(b);
+    }
+}
+
+int main(void)
+{
+    test_pendulum_period();
+    test_double_pendulum_modes();
+    test_convergence();
+    test_agreement();
+    test_free_body();
+    test_errors();
+    test_model_sections();
+    return mbs_test_summary("test_integrators");
+}
