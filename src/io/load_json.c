@@ -548,7 +548,7 @@ static int get_enum(lctx *c, json_t *obj, const char *member, int (*from_name)(c
     if (!v) return MBS_OK;
     char path[PATH_LEN];
     snprintf(path, sizeof path, "simulation.%s", member);
-    const char *s;
+    const char *s = NULL;
     int rc = get_string(c, v, path, &s);
     if (rc) return rc;
     int k = from_name(s);
@@ -564,7 +564,7 @@ static int get_sim_number(lctx *c, json_t *obj, const char *member, int positive
     if (!v) return MBS_OK;
     char path[PATH_LEN];
     snprintf(path, sizeof path, "simulation.%s", member);
-    double x;
+    double x = 0;
     int rc = get_number(c, v, path, &x);
     if (rc) return rc;
     if (positive && !(x > 0)) return fail(c, MBS_ERR_MODEL, path, "must be > 0, got %g", x);
@@ -662,7 +662,7 @@ static int load_outputs(lctx *c, json_t *arr, mbs_model *m)
         if (!p) return missing(c, path, "point");
         char ppath[PATH_LEN + 16];
         snprintf(ppath, sizeof ppath, "%s.point", path);
-        const char *pname;
+        const char *pname = NULL;
         if ((rc = get_string(c, p, ppath, &pname))) return rc;
         int point = mbs_point_find(m, pname);
         if (point < 0) return fail(c, MBS_ERR_MODEL, ppath, "unknown point \"%s\" (expected \"body.point\")", pname);
