@@ -14,6 +14,7 @@
  *   --min-time S     seconds per repetition (default 0.2)
  *   --reps N         repetitions (default 5, odd is best)
  * The remaining argument (if any) is the path of models/human43.json.
+ * Unless OPENBLAS_NUM_THREADS is set, OpenBLAS is made single-threaded.
  */
 #ifndef MBS_BENCH_COMMON_H
 #define MBS_BENCH_COMMON_H
