@@ -12,6 +12,8 @@
  *   per point (named and anonymous, in the order added): 3
  *   per vector (in the order added): 3
  *   per joint 1..nb in final order: X_p (9), X_c (9)
+ *   per time function (in the order added): its numbers (mbs_func_info)
+ *   per force element (in the order added): its numbers (mbs_force_info)
  */
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@
 #include "builder.h"
 #include "model_impl.h"
 #include "model_util.h"
+#include "force_model.h"
 
 typedef struct {
     char *name, *where;
@@ -49,7 +52,31 @@ typedef struct {
     double q0[7], qd0[7];
 } b_joint;
 
-enum { T_GRAVITY, T_MASS, T_COM, T_INERTIA, T_POINT };
+/* Time functions and force elements (src/force_model.c, src/forces/). */
+typedef struct {
+    char *name, *where;
+    mbs_func_type type;
+    int variant;
+    int n;                 /* numbers in x */
+    double *num;           /* n numbers, x order */
+    double *t;             /* spline knot times (n), else NULL */
+    double *coef;          /* spline factorization (6 n), else NULL */
+} b_func;
+
+typedef struct {
+    char *name, *where;
+    mbs_force_type type;
+    int body[2];           /* body handles (-1 unused) */
+    int point[2];          /* point handles; body_load: -1 = the CoM */
+    int joint, coord;      /* joint handle, coordinate within the joint */
+    int nnum;
+    double num[6];         /* the element's numbers, x order */
+    int free_given;        /* spring_damper: length given */
+    int func;              /* function handle or -1 */
+    int body_axes;
+} b_force;
+
+enum { T_GRAVITY, T_MASS, T_COM, T_INERTIA, T_POINT, T_FORCE, T_FUNC };
 
 typedef struct {
     int kind, handle, comp;  /* handle: body (mass, com, inertia) or point */
@@ -80,10 +107,16 @@ struct mbs_builder {
     b_joint *joint;
     int npar, cappar;
     b_param *param;
+    int nfunc, capfunc;
+    b_func *func;
+    int nforce, capforce;
+    b_force *force;
 };
 
 static const char *TARGET_FORMS =
-    "valid forms: BODY.mass, BODY.com[k], BODY.inertia.xx|yy|zz|xy|xz|yz, BODY.POINT[k], gravity[k]; k = 0, 1, 2";
+    "valid forms: BODY.mass, BODY.com[k], BODY.inertia.xx|yy|zz|xy|xz|yz, BODY.POINT[k], gravity[k]; k = 0, 1, 2; "
+    "FORCE.stiffness|damping|length|position|value|force[k]|torque[k]; "
+    "FUNC.value|t0|v0|t1|v1|amplitude|frequency|phase|offset|values[k]";
 
 /* Make room for one more element; 0 on success. */
 static int grow(void **arr, int *cap, int n, size_t sz)
@@ -145,6 +178,16 @@ void mbs_builder_free(mbs_builder *b)
         free(p->name);
         free(p->where);
     }
+    for (int k = 0; k < b->nfunc; k++) {
+        free(b->func[k].name);
+        free(b->func[k].where);
+        free(b->func[k].num);
+        free(b->func[k].t);
+        free(b->func[k].coef);
+    }
+    for (int k = 0; k < b->nforce; k++) { free(b->force[k].name); free(b->force[k].where); }
+    free(b->func);
+    free(b->force);
     free(b->body);
     free(b->point);
     free(b->vector);
@@ -480,6 +523,268 @@ int mbs_builder_add_joint(mbs_builder *b, const char *name, mbs_joint_type type,
     return b->nj++;
 }
 
+/* ---------------------------------------------------------------- functions, forces */
+
+int mbs_builder_find_joint(const mbs_builder *b, const char *name)
+{
+    if (!b || !name) return -1;
+    for (int k = 0; k < b->nj; k++)
+        if (strcmp(b->joint[k].name, name) == 0) return k;
+    return -1;
+}
+
+int mbs_builder_joint_type(const mbs_builder *b, int joint)
+{
+    return b && joint >= 0 && joint < b->nj ? (int)b->joint[joint].type : -1;
+}
+
+int mbs_builder_find_function(const mbs_builder *b, const char *name)
+{
+    if (!b || !name) return -1;
+    for (int k = 0; k < b->nfunc; k++)
+        if (strcmp(b->func[k].name, name) == 0) return k;
+    return -1;
+}
+
+static int find_force(const mbs_builder *b, const char *name)
+{
+    for (int k = 0; k < b->nforce; k++)
+        if (strcmp(b->force[k].name, name) == 0) return k;
+    return -1;
+}
+
+int mbs_builder_add_function(mbs_builder *b, const char *name, mbs_func_type type, int variant,
+                             const double *numbers, int n, const double *times,
+                             const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_function: builder is NULL");
+    const char *w = W(where);
+    if (!name || !*name) return mbs_error_set(err, MBS_ERR_MODEL, "%s: a function needs a non-empty name", w);
+    int other = mbs_builder_find_function(b, name);
+    if (other >= 0)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: duplicate function name \"%s\" (also %s)", w, name,
+                             b->func[other].where);
+    int nx = mbs_func_type_nx(type, n);
+    if (nx < 0) return mbs_error_set(err, MBS_ERR_ARG, "%s: function %s: invalid type %d", w, name, (int)type);
+    if (type == MBS_FUNC_SPLINE && n < 2)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: spline %s: needs at least 2 knots, got %d", w, name, n);
+    if (type != MBS_FUNC_SPLINE && n != nx)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: function %s: a %s function has %d numbers, got %d", w, name,
+                             mbs_function_type_name(type), nx, n);
+    if ((type == MBS_FUNC_STEP || type == MBS_FUNC_SPLINE) && variant != 0 && variant != 1)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: function %s: invalid variant %d", w, name, variant);
+    if (!numbers || !finite_n(numbers, nx))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: function %s: values are not finite", w, name);
+    if (type == MBS_FUNC_STEP && !(numbers[2] > numbers[0]))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: step %s: t1 (%g) must be greater than t0 (%g)", w, name,
+                             numbers[2], numbers[0]);
+    if (grow((void **)&b->func, &b->capfunc, b->nfunc, sizeof *b->func)) return oom(err);
+    b_func *f = &b->func[b->nfunc];
+    memset(f, 0, sizeof *f);
+    f->type = type;
+    f->variant = (type == MBS_FUNC_STEP || type == MBS_FUNC_SPLINE) ? variant : 0;
+    f->n = nx;
+    f->name = mbs_strdup(name);
+    f->where = mbs_strdup(w);
+    f->num = malloc((size_t)nx * sizeof *f->num);
+    if (type == MBS_FUNC_SPLINE) {
+        f->t = malloc((size_t)n * sizeof *f->t);
+        f->coef = malloc(6 * (size_t)n * sizeof *f->coef);
+    }
+    if (!f->name || !f->where || !f->num || (type == MBS_FUNC_SPLINE && (!f->t || !f->coef))) {
+        free(f->name); free(f->where); free(f->num); free(f->t); free(f->coef);
+        return oom(err);
+    }
+    memcpy(f->num, numbers, (size_t)nx * sizeof *f->num);
+    if (type == MBS_FUNC_SPLINE) {
+        if (!times || mbs_spline_setup(n, times, variant, f->coef) != 0) {
+            int bad = 0;
+            for (int k = 0; times && k < n; k++)
+                if (!isfinite(times[k]) || (k > 0 && !(times[k] > times[k - 1]))) { bad = k; break; }
+            free(f->name); free(f->where); free(f->num); free(f->t); free(f->coef);
+            if (!times) return mbs_error_set(err, MBS_ERR_ARG, "%s: spline %s: no knot times", w, name);
+            return mbs_error_set(err, MBS_ERR_MODEL,
+                                 "%s: spline %s: knot times must be finite and strictly increasing "
+                                 "(time %d is %g after %g)", w, name, bad, times[bad], bad ? times[bad - 1] : NAN);
+        }
+        memcpy(f->t, times, (size_t)n * sizeof *f->t);
+    }
+    return b->nfunc++;
+}
+
+/* Common part of the force constructors: name checks and a new record. */
+static b_force *new_force(mbs_builder *b, const char *name, mbs_force_type type, const char *w, mbs_error *err,
+                          int *rc)
+{
+    if (!name || !*name) {
+        *rc = mbs_error_set(err, MBS_ERR_MODEL, "%s: a force element needs a non-empty name", w);
+        return NULL;
+    }
+    int other = find_force(b, name);
+    if (other >= 0) {
+        *rc = mbs_error_set(err, MBS_ERR_MODEL, "%s: duplicate force name \"%s\" (also %s)", w, name,
+                            b->force[other].where);
+        return NULL;
+    }
+    if (grow((void **)&b->force, &b->capforce, b->nforce, sizeof *b->force)) {
+        *rc = oom(err);
+        return NULL;
+    }
+    b_force *f = &b->force[b->nforce];
+    memset(f, 0, sizeof *f);
+    f->name = mbs_strdup(name);
+    f->where = mbs_strdup(w);
+    if (!f->name || !f->where) {
+        free(f->name);
+        free(f->where);
+        *rc = oom(err);
+        return NULL;
+    }
+    f->type = type;
+    f->body[0] = f->body[1] = -1;
+    f->point[0] = f->point[1] = -1;
+    f->joint = f->coord = -1;
+    f->func = -1;
+    return f;
+}
+
+static int check_spring_numbers(const char *w, const char *tn, const char *name, double k, double c,
+                                mbs_error *err)
+{
+    if (!isfinite(k) || !isfinite(c))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: %s %s: stiffness and damping must be finite", w, tn, name);
+    if (c < 0)
+        return mbs_error_set(err, MBS_ERR_MODEL,
+                             "%s: %s %s: damping must be >= 0 (a negative damping feeds energy in), got %g", w, tn,
+                             name, c);
+    return MBS_OK;
+}
+
+int mbs_builder_add_spring_damper(mbs_builder *b, const char *name, int point1, int point2,
+                                  double stiffness, double damping, const double *length,
+                                  const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_spring_damper: builder is NULL");
+    const char *w = W(where);
+    int rc = check_spring_numbers(w, "spring_damper", name ? name : "", stiffness, damping, err);
+    if (rc) return rc;
+    if (point1 < 0 || point1 >= b->np || point2 < 0 || point2 >= b->np)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: spring_damper %s: invalid point handle", w, name ? name : "");
+    if (length && (!isfinite(*length) || *length < 0))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: spring_damper %s: free length must be finite and >= 0, got %g",
+                             w, name ? name : "", *length);
+    b_force *f = new_force(b, name, MBS_FORCE_SPRING_DAMPER, w, err, &rc);
+    if (!f) return rc;
+    f->point[0] = point1;
+    f->point[1] = point2;
+    f->body[0] = b->point[point1].body;
+    f->body[1] = b->point[point2].body;
+    f->nnum = 3;
+    f->num[0] = stiffness;
+    f->num[1] = damping;
+    f->num[2] = length ? *length : 0;
+    f->free_given = length != NULL;
+    return b->nforce++;
+}
+
+/* Joint handle and coordinate of a joint element. */
+static int check_joint_coord(const mbs_builder *b, const char *w, const char *tn, const char *name, int joint,
+                             int coord, mbs_error *err)
+{
+    if (joint < 0 || joint >= b->nj)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: %s %s: invalid joint handle %d", w, tn, name, joint);
+    const b_joint *j = &b->joint[joint];
+    int nq = mbs_joint_type_nq(j->type);
+    if (nq == 0)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: %s %s: joint %s is fixed and has no coordinate", w, tn, name,
+                             j->name);
+    if (coord < 0 || coord >= nq)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: %s %s: joint %s (%s) has coordinates 0..%d, not %d", w, tn,
+                             name, j->name, mbs_joint_type_name(j->type), nq - 1, coord);
+    int eu = mbs_joint_type_euler(j->type);
+    if (eu >= 0 && coord >= eu && coord < eu + 4)
+        return mbs_error_set(err, MBS_ERR_MODEL,
+                             "%s: %s %s: coordinate %s.%s of joint %s is an Euler parameter; elements on Euler "
+                             "parameters are not supported (use body loads or spring_damper elements)",
+                             w, tn, name, j->name, mbs_joint_coord_suffix(j->type, coord), j->name);
+    return MBS_OK;
+}
+
+int mbs_builder_add_joint_spring(mbs_builder *b, const char *name, int joint, int coord,
+                                 double stiffness, double damping, double position,
+                                 const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_joint_spring: builder is NULL");
+    const char *w = W(where);
+    const char *nm = name ? name : "";
+    int rc = check_spring_numbers(w, "joint_spring", nm, stiffness, damping, err);
+    if (rc) return rc;
+    if (!isfinite(position))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint_spring %s: position is not finite", w, nm);
+    if ((rc = check_joint_coord(b, w, "joint_spring", nm, joint, coord, err))) return rc;
+    b_force *f = new_force(b, name, MBS_FORCE_JOINT_SPRING, w, err, &rc);
+    if (!f) return rc;
+    f->joint = joint;
+    f->coord = coord;
+    f->nnum = 3;
+    f->num[0] = stiffness;
+    f->num[1] = damping;
+    f->num[2] = position;
+    return b->nforce++;
+}
+
+int mbs_builder_add_joint_force(mbs_builder *b, const char *name, int joint, int coord, double value,
+                                int func, const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_joint_force: builder is NULL");
+    const char *w = W(where);
+    const char *nm = name ? name : "";
+    if (!isfinite(value)) return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint_force %s: value is not finite", w, nm);
+    if (func < -1 || func >= b->nfunc)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: joint_force %s: invalid function handle %d", w, nm, func);
+    int rc = check_joint_coord(b, w, "joint_force", nm, joint, coord, err);
+    if (rc) return rc;
+    b_force *f = new_force(b, name, MBS_FORCE_JOINT_FORCE, w, err, &rc);
+    if (!f) return rc;
+    f->joint = joint;
+    f->coord = coord;
+    f->nnum = 1;
+    f->num[0] = value;
+    f->func = func;
+    return b->nforce++;
+}
+
+int mbs_builder_add_body_load(mbs_builder *b, const char *name, int body, int point,
+                              const double force[3], const double torque[3], int body_axes,
+                              int func, const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_body_load: builder is NULL");
+    const char *w = W(where);
+    const char *nm = name ? name : "";
+    if (body < 1 || body > b->nb)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: body_load %s: needs a moving body (handle %d)", w, nm, body);
+    if (point < -1 || point >= b->np || (point >= 0 && b->point[point].body != body))
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: body_load %s: point handle %d is not a point of body %s", w, nm,
+                             point, b->body[body].name);
+    if ((force && !finite_n(force, 3)) || (torque && !finite_n(torque, 3)))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: body_load %s: force or torque is not finite", w, nm);
+    if (func < -1 || func >= b->nfunc)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: body_load %s: invalid function handle %d", w, nm, func);
+    int rc;
+    b_force *f = new_force(b, name, MBS_FORCE_BODY_LOAD, w, err, &rc);
+    if (!f) return rc;
+    f->body[0] = body;
+    f->point[0] = point;
+    f->nnum = 6;
+    for (int k = 0; k < 3; k++) {
+        f->num[k] = force ? force[k] : 0;
+        f->num[3 + k] = torque ? torque[k] : 0;
+    }
+    f->body_axes = body_axes != 0;
+    f->func = func;
+    return b->nforce++;
+}
+
 /* ---------------------------------------------------------------- parameters */
 
 int mbs_builder_add_param(mbs_builder *b, const char *name, double value,
@@ -581,8 +886,101 @@ static int resolve_in_body(const mbs_builder *b, int h, const char *rest, b_targ
     return 0;
 }
 
+/* Parameter targets in force elements and functions: the member names of
+ * the model file; comp is the offset in the item's block of x. `count`:
+ * 1 for a scalar, 3 for [k] with k = 0..2, 0 for [k] with k = 0..n-1. */
+typedef struct {
+    const char *name;
+    int comp, count;
+} member_def;
+
+static const member_def *force_members(mbs_force_type t)
+{
+    static const member_def sd[] = { { "stiffness", 0, 1 }, { "damping", 1, 1 }, { "length", 2, 1 }, { NULL, 0, 0 } };
+    static const member_def js[] = { { "stiffness", 0, 1 }, { "damping", 1, 1 }, { "position", 2, 1 }, { NULL, 0, 0 } };
+    static const member_def jf[] = { { "value", 0, 1 }, { NULL, 0, 0 } };
+    static const member_def bl[] = { { "force", 0, 3 }, { "torque", 3, 3 }, { NULL, 0, 0 } };
+    switch (t) {
+    case MBS_FORCE_SPRING_DAMPER: return sd;
+    case MBS_FORCE_JOINT_SPRING: return js;
+    case MBS_FORCE_JOINT_FORCE: return jf;
+    default: return bl;
+    }
+}
+
+static const member_def *func_members(mbs_func_type t)
+{
+    static const member_def co[] = { { "value", 0, 1 }, { NULL, 0, 0 } };
+    static const member_def st[] = { { "t0", 0, 1 }, { "v0", 1, 1 }, { "t1", 2, 1 }, { "v1", 3, 1 }, { NULL, 0, 0 } };
+    static const member_def si[] = { { "amplitude", 0, 1 }, { "frequency", 1, 1 }, { "phase", 2, 1 },
+                                     { "offset", 3, 1 }, { NULL, 0, 0 } };
+    static const member_def sp[] = { { "values", 0, 0 }, { NULL, 0, 0 } };
+    switch (t) {
+    case MBS_FUNC_CONSTANT: return co;
+    case MBS_FUNC_STEP: return st;
+    case MBS_FUNC_SINE: return si;
+    default: return sp;
+    }
+}
+
+/* Resolve `rest` (after "NAME.") among the members; n: length of a [k]
+ * member with count 0. 0 and *comp, or -1 with a reason. */
+static int resolve_member(const member_def *defs, int n, const char *kind, const char *name, const char *rest,
+                          int *comp, char *why, size_t nwhy)
+{
+    char list[256] = "";
+    size_t len = 0;
+    for (const member_def *d = defs; d->name; d++) {
+        size_t l = strlen(d->name);
+        int k = snprintf(list + len, sizeof list - len, "%s%s%s", len ? ", " : "", d->name, d->count == 1 ? "" : "[k]");
+        if (k > 0 && (size_t)k < sizeof list - len) len += (size_t)k;
+        if (strncmp(rest, d->name, l) != 0 || (rest[l] != '\0' && rest[l] != '[')) continue;
+        if (d->count == 1) {
+            if (rest[l] != '\0') {
+                snprintf(why, nwhy, "%s %s: %s takes no index", kind, name, d->name);
+                return -1;
+            }
+            *comp = d->comp;
+            return 0;
+        }
+        int max = d->count ? d->count : n;
+        const char *p = rest + l;
+        char *end = NULL;
+        long idx = -1;
+        if (p[0] == '[' && p[1] >= '0' && p[1] <= '9') idx = strtol(p + 1, &end, 10);
+        if (idx < 0 || !end || end[0] != ']' || end[1] != '\0' || idx >= max) {
+            snprintf(why, nwhy, "%s %s: %s needs an index [0] .. [%d]", kind, name, d->name, max - 1);
+            return -1;
+        }
+        *comp = d->comp + (int)idx;
+        return 0;
+    }
+    snprintf(why, nwhy, "%s %s has no member \"%s\" (targets: %s)", kind, name, rest, list);
+    return -1;
+}
+
+static void member_text(const member_def *defs, int comp, char *buf, size_t n)
+{
+    const member_def *best = defs;
+    for (const member_def *d = defs; d->name; d++)
+        if (d->comp <= comp) best = d;
+    if (best->count == 1) snprintf(buf, n, "%s", best->name);
+    else snprintf(buf, n, "%s[%d]", best->name, comp - best->comp);
+}
+
 static void target_describe(const mbs_builder *b, const b_target *t, char *buf, size_t n)
 {
+    char mem[64];
+    if (t->kind == T_FORCE) {
+        member_text(force_members(b->force[t->handle].type), t->comp, mem, sizeof mem);
+        snprintf(buf, n, "%s.%s", b->force[t->handle].name, mem);
+        return;
+    }
+    if (t->kind == T_FUNC) {
+        member_text(func_members(b->func[t->handle].type), t->comp, mem, sizeof mem);
+        snprintf(buf, n, "%s.%s", b->func[t->handle].name, mem);
+        return;
+    }
     switch (t->kind) {
     case T_GRAVITY: snprintf(buf, n, "gravity[%d]", t->comp); break;
     case T_MASS: snprintf(buf, n, "%s.mass", b->body[t->handle].name); break;
@@ -634,10 +1032,43 @@ int mbs_builder_add_param_target(mbs_builder *b, int param, const char *target,
                 anybody = 1;
             }
         }
+        /* FORCE.rest and FUNCTION.rest; a name that also resolves as
+         * another item is ambiguous */
+        for (int kind = 0; kind < 2; kind++) {
+            int count = kind ? b->nfunc : b->nforce;
+            for (int h = 0; h < count; h++) {
+                const char *nm = kind ? b->func[h].name : b->force[h].name;
+                size_t n = strlen(nm);
+                if (strncmp(target, nm, n) != 0 || target[n] != '.') continue;
+                char why2[512];
+                int comp;
+                int ok = kind ? resolve_member(func_members(b->func[h].type), b->func[h].n, "function", nm,
+                                               target + n + 1, &comp, why2, sizeof why2)
+                              : resolve_member(force_members(b->force[h].type), 0,
+                                               mbs_force_type_name(b->force[h].type), nm, target + n + 1, &comp,
+                                               why2, sizeof why2);
+                if (ok == 0 && found) {
+                    char d[300];
+                    target_describe(b, &t, d, sizeof d);
+                    return mbs_error_set(err, MBS_ERR_MODEL,
+                                         "%s: ambiguous parameter target \"%s\": it names %s and %s %s (rename one)",
+                                         w, target, d, kind ? "function" : "force", nm);
+                }
+                if (ok == 0) {
+                    t.kind = kind ? T_FUNC : T_FORCE;
+                    t.handle = h;
+                    t.comp = comp;
+                    found = 1;
+                } else if (!anybody) {
+                    memcpy(why, why2, sizeof why);
+                }
+                anybody = 1;
+            }
+        }
         if (!found && !anybody && !why[0]) {
             const char *dot = strchr(target, '.');
             int n = dot ? (int)(dot - target) : (int)strlen(target);
-            snprintf(why, sizeof why, "no body named \"%.*s\"", n, target);
+            snprintf(why, sizeof why, "no body named \"%.*s\" (nor a force or function)", n, target);
         }
     }
     if (!found)
@@ -752,6 +1183,7 @@ mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
     int *kcount = calloc((size_t)nb + 1, sizeof *kcount);
     int *stack = malloc(((size_t)nb + 1) * sizeof *stack);
     int *point_x = malloc(((size_t)b->np + 1) * sizeof *point_x);
+    int *free_given = NULL;    /* per force: free length given */
     if (!pj || !order || !newidx || !kids || !kfirst || !kcount || !stack || !point_x) {
         oom(err);
         goto fail;
@@ -805,6 +1237,8 @@ mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
 
     /* ---- model vector layout ---- */
     int nx = 3 + 10 * (nb + 1) + 3 * b->np + 3 * b->nv + 18 * nb;
+    for (int k = 0; k < b->nforce; k++) nx += b->force[k].nnum;
+    for (int k = 0; k < b->nfunc; k++) nx += b->func[k].n;
     m->nx = nx;
     m->x = calloc((size_t)nx, sizeof *m->x);
     if (!m->x) {
@@ -1002,6 +1436,96 @@ mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
         vi->x = vec_x0 + 3 * k;
     }
 
+    /* ---- time functions and force elements (x: after the joint frames) ---- */
+    if (b->nfunc > 0) {
+        m->func = calloc((size_t)b->nfunc, sizeof *m->func);
+        if (!m->func) {
+            oom(err);
+            goto fail;
+        }
+    }
+    for (int k = 0; k < b->nfunc; k++) {
+        const b_func *bf = &b->func[k];
+        mbs_func_info *fi = &m->func[m->nfunc++];
+        fi->name = mbs_strdup(bf->name);
+        fi->where = mbs_strdup(bf->where);
+        if (!fi->name || !fi->where) {
+            oom(err);
+            goto fail;
+        }
+        fi->type = bf->type;
+        fi->variant = bf->variant;
+        fi->x = off;
+        fi->nx = bf->n;
+        memcpy(x + off, bf->num, (size_t)bf->n * sizeof *x);
+        off += bf->n;
+        if (bf->type == MBS_FUNC_SPLINE) {
+            fi->n = bf->n;
+            fi->t = malloc((size_t)bf->n * sizeof *fi->t);
+            fi->coef = malloc(6 * (size_t)bf->n * sizeof *fi->coef);
+            if (!fi->t || !fi->coef) {
+                oom(err);
+                goto fail;
+            }
+            memcpy(fi->t, bf->t, (size_t)bf->n * sizeof *fi->t);
+            memcpy(fi->coef, bf->coef, 6 * (size_t)bf->n * sizeof *fi->coef);
+        }
+    }
+    if (b->nforce > 0) {
+        m->force = calloc((size_t)b->nforce, sizeof *m->force);
+        free_given = calloc((size_t)b->nforce, sizeof *free_given);
+        if (!m->force || !free_given) {
+            oom(err);
+            goto fail;
+        }
+    }
+    for (int k = 0; k < b->nforce; k++) {
+        const b_force *bf = &b->force[k];
+        mbs_force_info *fi = &m->force[m->nforce++];
+        fi->name = mbs_strdup(bf->name);
+        fi->where = mbs_strdup(bf->where);
+        if (!fi->name || !fi->where) {
+            oom(err);
+            goto fail;
+        }
+        fi->type = bf->type;
+        fi->func = bf->func;
+        fi->body_axes = bf->body_axes;
+        fi->x = off;
+        fi->nx = bf->nnum;
+        memcpy(x + off, bf->num, (size_t)bf->nnum * sizeof *x);
+        fi->x_stiffness = fi->x_damping = fi->x_free = fi->x_value = fi->x_torque = -1;
+        fi->body[0] = fi->body[1] = -1;
+        fi->x_point[0] = fi->x_point[1] = -1;
+        fi->joint = fi->coord = -1;
+        for (int s = 0; s < 2; s++) {
+            if (bf->body[s] < 0) continue;
+            fi->body[s] = newidx[bf->body[s]];
+            fi->x_point[s] = bf->point[s] >= 0 ? point_x[bf->point[s]] : m->body[fi->body[s]].x_com;
+        }
+        if (bf->joint >= 0) {
+            fi->joint = newidx[b->joint[bf->joint].child];
+            fi->coord = m->joint[fi->joint].qoff + bf->coord;
+        }
+        switch (bf->type) {
+        case MBS_FORCE_SPRING_DAMPER:
+        case MBS_FORCE_JOINT_SPRING:
+            fi->x_stiffness = off;
+            fi->x_damping = off + 1;
+            fi->x_free = off + 2;
+            break;
+        case MBS_FORCE_JOINT_FORCE:
+            fi->x_value = off;
+            break;
+        default:
+            fi->x_value = off;
+            fi->x_torque = off + 3;
+            break;
+        }
+        free_given[k] = bf->free_given;
+        off += bf->nnum;
+    }
+
     /* ---- parameters ---- */
     if (b->npar > 0) {
         m->param = calloc((size_t)b->npar, sizeof *m->param);
@@ -1039,6 +1563,8 @@ mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
             case T_MASS: idx = m->body[newidx[bt->handle]].x_mass; break;
             case T_COM: idx = m->body[newidx[bt->handle]].x_com + bt->comp; break;
             case T_INERTIA: idx = m->body[newidx[bt->handle]].x_inertia + bt->comp; break;
+            case T_FORCE: idx = m->force[bt->handle].x + bt->comp; break;
+            case T_FUNC: idx = m->func[bt->handle].x + bt->comp; break;
             default: idx = point_x[bt->handle] + bt->comp; break;
             }
             pi->target[t] = idx;
@@ -1062,6 +1588,12 @@ mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
             }
         }
     m->lenient_inertia = b->lenient_inertia;
+    /* initial spring lengths (default free lengths), then the parameters
+     * again so that a parameter setting a free length wins */
+    if (m->nforce > 0) {
+        if (mbs_forces_init(m, free_given, err) != MBS_OK) goto fail;
+        mbs_model_apply_params(m);
+    }
     if (mbs_model_check_physics(m, err) != MBS_OK) goto fail;
     if (b->lenient_inertia) warn_triangle(b, m);
 
@@ -1073,6 +1605,7 @@ mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
     free(kcount);
     free(stack);
     free(point_x);
+    free(free_given);
     return m;
 
 fail:
@@ -1084,6 +1617,7 @@ fail:
     free(kcount);
     free(stack);
     free(point_x);
+    free(free_given);
     mbs_model_free(m);
     return NULL;
 }

@@ -14,6 +14,7 @@
 #define MBS_BUILDER_H
 
 #include "mbsens/model.h"
+#include "mbsens/forces.h"
 
 typedef struct mbs_builder mbs_builder;
 
@@ -67,7 +68,10 @@ int mbs_builder_add_joint(mbs_builder *b, const char *name, mbs_joint_type type,
 
 /* Design parameter. Targets are added afterwards by name:
  *   "BODY.mass", "BODY.com[k]", "BODY.inertia.xx|yy|zz|xy|xz|yz",
- *   "BODY.POINT[k]" (a named point), "gravity[k]".
+ *   "BODY.POINT[k]" (a named point), "gravity[k]",
+ *   "FORCE.stiffness|damping|length|position|value|force[k]|torque[k]",
+ *   "FUNC.value|t0|v0|t1|v1|amplitude|frequency|phase|offset|values[k]"
+ * (forces and functions must be added before their targets).
  * Returns a parameter handle >= 0. */
 int mbs_builder_add_param(mbs_builder *b, const char *name, double value,
                           double lower, double upper, const char *where,
@@ -75,6 +79,37 @@ int mbs_builder_add_param(mbs_builder *b, const char *name, double value,
 int mbs_builder_add_param_target(mbs_builder *b, int param, const char *target,
                                  double scale, double offset, const char *where,
                                  mbs_error *err);
+
+/* ---- time functions and force elements (mbsens/forces.h) ----
+ * Handles are returned in the order added (>= 0) or a negative status.
+ * Joint elements take a joint handle (mbs_builder_add_joint) and a
+ * coordinate index within that joint (not an Euler parameter). */
+int mbs_builder_find_joint(const mbs_builder *b, const char *name);      /* -1 if absent */
+int mbs_builder_joint_type(const mbs_builder *b, int joint);             /* -1 if invalid */
+int mbs_builder_find_function(const mbs_builder *b, const char *name);   /* -1 if absent */
+/* numbers: the function's numbers in model-vector order (constant: value;
+ * step: t0, v0, t1, v1; sine: amplitude, frequency [Hz], phase, offset;
+ * spline: the n knot values, with the n knot times in `times`). n is their
+ * count. variant: step 0 cubic / 1 quintic; spline 0 natural / 1 clamped. */
+int mbs_builder_add_function(mbs_builder *b, const char *name, mbs_func_type type, int variant,
+                             const double *numbers, int n, const double *times,
+                             const char *where, mbs_error *err);
+/* Between two points (handles; their bodies may be the ground). length
+ * NULL: the distance in the initial configuration. */
+int mbs_builder_add_spring_damper(mbs_builder *b, const char *name, int point1, int point2,
+                                  double stiffness, double damping, const double *length,
+                                  const char *where, mbs_error *err);
+int mbs_builder_add_joint_spring(mbs_builder *b, const char *name, int joint, int coord,
+                                 double stiffness, double damping, double position,
+                                 const char *where, mbs_error *err);
+/* func: function handle, or -1 for a constant factor 1. */
+int mbs_builder_add_joint_force(mbs_builder *b, const char *name, int joint, int coord, double value,
+                                int func, const char *where, mbs_error *err);
+/* point: a point handle of `body`, or -1 for its centre of mass. force and
+ * torque may be NULL (zero); body_axes != 0: they turn with the body. */
+int mbs_builder_add_body_load(mbs_builder *b, const char *name, int body, int point,
+                              const double force[3], const double torque[3], int body_axes,
+                              int func, const char *where, mbs_error *err);
 
 /* Validate and build. The builder can be freed afterwards. NULL on error. */
 mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err);

@@ -12,6 +12,7 @@
 #include "data_impl.h"
 #include "algebra.h"
 #include "builder.h"
+#include "forces/force.h"
 
 mbs_data *mbs_data_create(const mbs_model *m, mbs_error *err)
 {
@@ -71,10 +72,11 @@ void mbs_data_free(mbs_data *d)
 void mbs_data_set_time(mbs_data *d, double t) { d->time = t; }
 double mbs_data_time(const mbs_data *d) { return d->time; }
 
-void mbs_data_prepare_loads(const mbs_model *m, mbs_data *d)
+void mbs_data_prepare_loads(const mbs_model *m, mbs_data *d, const double *q, const double *qd)
 {
     memcpy(d->ws.xfrc, d->xload, sizeof(double) * 15 * (size_t)(m->nb + 1));
     memcpy(d->ws.qfrc, d->qload, sizeof(double) * (size_t)m->nq);
+    mbs_forces_apply(m, m->x, &d->ws, q, qd, d->time);   /* force elements */
 }
 
 void mbs_data_set_ref(mbs_data *d, mbs_ref_point ref) { d->ws.ref = ref; d->dws.ref = ref; }
@@ -316,7 +318,7 @@ int mbs_inverse_dynamics(const mbs_model *m, mbs_data *d, const double *q,
     int rc = mbs_data_check_state(d, q, qd, qdd);
     if (rc) return rc;
     mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
-    mbs_data_prepare_loads(m, d);
+    mbs_data_prepare_loads(m, d, q, qd);
     mbs_body_terms(m, m->x, &d->ws);
     mbs_rnea(m, &d->ws, tau);
     d->err[0] = 0;

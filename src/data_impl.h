@@ -26,8 +26,9 @@ int mbs_data_fail(mbs_data *d, int code, const char *fmt, ...)
 #endif
     ;
 /* Kernel loads for this evaluation: ws.xfrc/qfrc = user loads + force
- * elements at d->time. Needs velocity-level kinematics in d->ws. */
-void mbs_data_prepare_loads(const mbs_model *m, mbs_data *d);
+ * elements (src/forces/) at d->time. Needs velocity-level kinematics in
+ * d->ws at (q, qd), which joint elements also read (qd may be NULL). */
+void mbs_data_prepare_loads(const mbs_model *m, mbs_data *d, const double *q, const double *qd);
 
 /* Finite values and normalized Euler parameters (NULL vectors skipped). */
 int mbs_data_check_state(mbs_data *d, const double *q, const double *qd, const double *qdd);

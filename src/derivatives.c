@@ -47,7 +47,7 @@ static void id_primal(const mbs_model *m, mbs_data *d, const double *q, const do
                       const double *qdd, double *tau)
 {
     mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
-    mbs_data_prepare_loads(m, d);
+    mbs_data_prepare_loads(m, d, q, qd);
     mbs_body_terms(m, m->x, &d->ws);
     mbs_rnea(m, &d->ws, tau);
 }

@@ -36,7 +36,7 @@ static int semi_recursive(const mbs_model *m, mbs_data *d, const double *q,
     double *M = d->scratch, *rhs = d->scratch + (size_t)nq * nq;
     mbs_ws *w = &d->ws;
     mbs_kin_forward(m, m->x, w, q, qd, NULL, 2);
-    mbs_data_prepare_loads(m, d);
+    mbs_data_prepare_loads(m, d, q, qd);
     mbs_body_terms(m, m->x, w);
     mbs_rnea(m, w, rhs);                 /* rhs = M*0 - Q = -Q */
     for (int k = 0; k < nq; k++) rhs[k] = (tau ? tau[k] : 0) - rhs[k];
@@ -76,7 +76,7 @@ int mbs_forward_dynamics(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg,
         rc = semi_recursive(m, d, q, qd, tau, qdd);
     } else {
         mbs_kin_forward(m, m->x, &d->ws, q, qd, NULL, 1);
-        mbs_data_prepare_loads(m, d);
+        mbs_data_prepare_loads(m, d, q, qd);
         mbs_body_terms(m, m->x, &d->ws);
         int bad = mbs_aba(m, &d->ws, q, qd, tau, qdd);
         if (bad < 0) {

@@ -10,6 +10,7 @@
 #include "model_impl.h"
 #include "model_util.h"
 #include "builder.h"
+#include "force_model.h"
 
 const char *const mbs_inertia_entry_names[6] = { "xx", "yy", "zz", "xy", "xz", "yz" };
 
@@ -91,6 +92,7 @@ void mbs_model_free(mbs_model *m)
             free(p->target_name);
         }
     free(m->sim.output);
+    mbs_forces_free(m);
     free(m->body);
     free(m->joint);
     free(m->coord_name);
@@ -140,6 +142,9 @@ mbs_model *mbs_model_copy(const mbs_model *m)
     c->param = NULL;
     c->sim.output = NULL;
     c->branch_first = c->branch_last = NULL;
+    c->force = NULL;
+    c->func = NULL;
+    c->nforce = c->nfunc = 0;
     int fail = 0;
     size_t nb1 = (size_t)m->nb + 1;
 
@@ -214,6 +219,7 @@ mbs_model *mbs_model_copy(const mbs_model *m)
     if (fail) goto oom;
     c->sim.output = dup_array(m->sim.output, (size_t)m->sim.noutput, sizeof *m->sim.output, &fail);
     if (fail) goto oom;
+    if (mbs_forces_copy(c, m) != 0) goto oom;
     return c;
 oom:
     mbs_model_free(c);
@@ -328,7 +334,7 @@ int mbs_model_check_physics(const mbs_model *m, mbs_error *err)
             return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint %s: joint point is not finite",
                                  j->where ? j->where : src, j->name);
     }
-    return MBS_OK;
+    return mbs_forces_check(m, err);   /* force elements and time functions */
 }
 
 void mbs_model_apply_params(mbs_model *m)

@@ -12,6 +12,7 @@
 #define MBS_MODEL_IMPL_H
 
 #include "mbsens/model.h"
+#include "mbsens/forces.h"
 
 typedef struct mbs_body_info {
     char *name;
@@ -62,6 +63,46 @@ typedef struct mbs_vector_info {
     int x;                 /* unit vector, local coordinates */
 } mbs_vector_info;
 
+/* A force element (docs/model-format.md, "forces"; kernels in src/forces/).
+ * Its numbers live in x[x .. x+nx-1]; the x_* fields below point into that
+ * block (or at model points), -1 where a field does not apply. */
+typedef struct mbs_force_info {
+    char *name;
+    char *where;
+    mbs_force_type type;
+    int body[2];           /* spring_damper: bodies of the two ends; body_load: body[0]; else -1 */
+    int x_point[2];        /* local point coordinates (3 each) of those ends; body_load at the
+                            * CoM points at the body's x_com */
+    int joint;             /* joint_spring, joint_force: joint index; else -1 */
+    int coord;             /* joint_spring, joint_force: coordinate index in q; else -1 */
+    int x, nx;             /* the element's own numbers in x */
+    int x_stiffness;       /* spring_damper, joint_spring */
+    int x_damping;         /* spring_damper, joint_spring */
+    int x_free;            /* free length (spring_damper) or free coordinate q0 (joint_spring) */
+    int x_value;           /* joint_force: magnitude (1); body_load: force (3) */
+    int x_torque;          /* body_load: torque (3) */
+    int func;              /* time function index, -1 = constant factor 1 */
+    int body_axes;         /* body_load: force and torque given in body axes (else global) */
+    double eps;            /* spring_damper: length regularization l = sqrt(|d|^2 + eps^2) */
+    double l_init;         /* spring_damper: length in the initial configuration */
+} mbs_force_info;
+
+/* A time function. Its numbers live in x[x .. x+nx-1]: constant [value],
+ * step [t0, v0, t1, v1], sine [amplitude, frequency, phase, offset],
+ * spline [y_0 .. y_{n-1}] (knot values). Spline knot times are fixed (not in
+ * x): the spline is linear in the knot values, with a times-only
+ * factorization precomputed at load (src/forces/functions.c). */
+typedef struct mbs_func_info {
+    char *name;
+    char *where;
+    mbs_func_type type;
+    int variant;           /* step: 0 cubic, 1 quintic; spline: 0 natural, 1 clamped */
+    int x, nx;
+    int n;                 /* spline: knots (= nx) */
+    double *t;             /* spline: knot times, n, strictly increasing */
+    double *coef;          /* spline: 6 per knot: a, c', piv, R-, R0, R+ (see functions.c) */
+} mbs_func_info;
+
 /* A design parameter rho sets model entries x[target[k]] = scale[k] * rho + offset[k]. */
 typedef struct mbs_param_info {
     char *name;
@@ -109,6 +150,10 @@ struct mbs_model {
     int max_depth;
     int lenient_inertia;   /* accept inertias violating the triangle inequality
                             * (mbs_builder_set_inertia_policy: URDF, JSON "lenient_inertia") */
+    int nforce;
+    mbs_force_info *force; /* force elements, in file order */
+    int nfunc;
+    mbs_func_info *func;   /* time functions, in file order */
 };
 
 /* Names of the inertia entries, in model-vector order. */

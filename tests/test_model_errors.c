@@ -302,7 +302,7 @@ static void test_parameters(void)
 static void test_unsupported(void)
 {
     /* simulation and outputs are supported now (src/integrators) */
-    static const char *sections[] = { "forces", "constraints", "objectives" };
+    static const char *sections[] = { "constraints", "objectives" };
     for (int k = 0; k < (int)(sizeof sections / sizeof *sections); k++) {
         char json[512], msg[64];
         snprintf(json, sizeof json, "{ 'bodies': [ " BODY("a") " ], 'joints': [ " JOINT("j1", "revolute", "ground",

@@ -147,7 +147,7 @@ void mbs_integ_id(const mbs_model *m, mbs_data *d, const double *q, const double
                   const double *qdd, double *r)
 {
     mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
-    mbs_data_prepare_loads(m, d);
+    mbs_data_prepare_loads(m, d, q, qd);
     mbs_body_terms(m, m->x, &d->ws);
     mbs_rnea(m, &d->ws, r);
 }
@@ -163,7 +163,7 @@ static int fd_semi(mbs_integrator *it, const double *q, const double *qd, double
     double *M = it->Msemi, *rhs = it->Msemi + (size_t)nq * nq;
     mbs_ws *w = &d->ws;
     mbs_kin_forward(m, m->x, w, q, qd, NULL, 2);
-    mbs_data_prepare_loads(m, d);
+    mbs_data_prepare_loads(m, d, q, qd);
     mbs_body_terms(m, m->x, w);
     mbs_rnea(m, w, rhs);                 /* M*0 - Q */
     for (int k = 0; k < nq; k++) rhs[k] = -rhs[k];
@@ -207,7 +207,7 @@ int mbs_integ_fd(mbs_integrator *it, double t, const double *q, const double *qd
         rc = fd_semi(it, q, qd, qdd);
     } else {
         mbs_kin_forward(m, m->x, &d->ws, q, qd, NULL, 1);
-        mbs_data_prepare_loads(m, d);
+        mbs_data_prepare_loads(m, d, q, qd);
         mbs_body_terms(m, m->x, &d->ws);
         int bad = mbs_aba(m, &d->ws, q, qd, NULL, qdd);
         if (bad < 0)

@@ -15,8 +15,10 @@
 #include <jansson.h>
 
 #include "mbsens/model.h"
+#include "mbsens/forces.h"
 #include "builder.h"
 #include "model_util.h"
+#include "force_model.h"
 
 #define PATH_LEN 512
 
@@ -518,6 +520,396 @@ static int load_param(lctx *c, json_t *jp, size_t idx)
     return MBS_OK;
 }
 
+/* ---------------------------------------------------------------- functions */
+
+/* Array of at least `min` finite numbers, malloc'd into *out (free it). */
+static int get_number_list(lctx *c, json_t *v, const char *path, int min, double **out, int *n)
+{
+    *out = NULL;
+    if (!json_is_array(v))
+        return fail(c, MBS_ERR_MODEL, path, "expected an array of numbers, got %s", json_type_name(v));
+    size_t len = json_array_size(v);
+    if (len < (size_t)min || len > 1000000)
+        return fail(c, MBS_ERR_MODEL, path, "expected an array of at least %d numbers, got %zu element%s", min, len,
+                    len == 1 ? "" : "s");
+    double *a = malloc(len * sizeof *a);
+    if (!a) return mbs_error_set(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
+    for (size_t k = 0; k < len; k++) {
+        json_t *e = json_array_get(v, k);
+        if (!json_is_number(e) || !isfinite(json_number_value(e))) {
+            free(a);
+            return fail(c, MBS_ERR_MODEL, path, "element %zu is %s", k,
+                        json_is_number(e) ? "not finite" : json_type_name(e));
+        }
+        a[k] = json_number_value(e);
+    }
+    *out = a;
+    *n = (int)len;
+    return MBS_OK;
+}
+
+/* Optional (def given) or required number member. */
+static int member_number(lctx *c, json_t *obj, const char *path, const char *member, const double *def,
+                         double *out)
+{
+    char p[PATH_LEN + 32];
+    json_t *v = json_object_get(obj, member);
+    if (!v) {
+        if (!def) return missing(c, path, member);
+        *out = *def;
+        return MBS_OK;
+    }
+    snprintf(p, sizeof p, "%s.%s", path, member);
+    return get_number(c, v, p, out);
+}
+
+/* Optional string member among choices[] (NULL-terminated): its index, def if absent. */
+static int member_choice(lctx *c, json_t *obj, const char *path, const char *member, const char *const *choices,
+                         int def, int *out)
+{
+    char p[PATH_LEN + 32];
+    json_t *v = json_object_get(obj, member);
+    *out = def;
+    if (!v) return MBS_OK;
+    snprintf(p, sizeof p, "%s.%s", path, member);
+    const char *s;
+    int rc = get_string(c, v, p, &s);
+    if (rc) return rc;
+    for (int k = 0; choices[k]; k++)
+        if (strcmp(s, choices[k]) == 0) {
+            *out = k;
+            return MBS_OK;
+        }
+    char list[256] = "";
+    size_t len = 0;
+    for (int k = 0; choices[k]; k++) {
+        int n = snprintf(list + len, sizeof list - len, "%s\"%s\"", k ? ", " : "", choices[k]);
+        if (n > 0 && (size_t)n < sizeof list - len) len += (size_t)n;
+    }
+    return fail(c, MBS_ERR_MODEL, p, "unknown value \"%s\" (valid: %s)", s, list);
+}
+
+static int load_function(lctx *c, json_t *jf, size_t idx)
+{
+    static const char *const a_const[] = { "name", "type", "value", NULL };
+    static const char *const a_step[] = { "name", "type", "t0", "v0", "t1", "v1", "shape", NULL };
+    static const char *const a_sine[] = { "name", "type", "amplitude", "frequency", "phase", "offset", NULL };
+    static const char *const a_spline[] = { "name", "type", "times", "values", "ends", NULL };
+    static const char *const shapes[] = { "cubic", "quintic", NULL };
+    static const char *const ends[] = { "natural", "clamped", NULL };
+    char path[PATH_LEN], p[PATH_LEN + 32], where[PATH_LEN + 64];
+    snprintf(path, sizeof path, "functions[%zu]", idx);
+    snprintf(where, sizeof where, "%s: %s", c->file, path);
+    if (!json_is_object(jf)) return fail(c, MBS_ERR_MODEL, path, "expected an object, got %s", json_type_name(jf));
+    const char *name, *tname;
+    json_t *v;
+    int rc;
+    if (!(v = json_object_get(jf, "name"))) return missing(c, path, "name");
+    snprintf(p, sizeof p, "%s.name", path);
+    if ((rc = get_string(c, v, p, &name))) return rc;
+    if (!(v = json_object_get(jf, "type"))) return missing(c, path, "type");
+    snprintf(p, sizeof p, "%s.type", path);
+    if ((rc = get_string(c, v, p, &tname))) return rc;
+    int type = mbs_function_type_from_name(tname);
+    if (type < 0)
+        return fail(c, MBS_ERR_MODEL, p, "unknown function type \"%s\" (valid: constant, step, sine, spline)",
+                    tname);
+    const char *const *allowed = type == MBS_FUNC_CONSTANT ? a_const
+                                 : type == MBS_FUNC_STEP   ? a_step
+                                 : type == MBS_FUNC_SINE   ? a_sine
+                                                           : a_spline;
+    if ((rc = check_members(c, jf, path, allowed))) return rc;
+    static const double zero = 0;
+    double num[4];
+    int variant = 0;
+    switch (type) {
+    case MBS_FUNC_CONSTANT:
+        if ((rc = member_number(c, jf, path, "value", NULL, &num[0]))) return rc;
+        break;
+    case MBS_FUNC_STEP:
+        for (int k = 0; k < 4; k++)
+            if ((rc = member_number(c, jf, path, allowed[2 + k], NULL, &num[k]))) return rc;
+        if (!(num[2] > num[0])) {
+            snprintf(p, sizeof p, "%s.t1", path);
+            return fail(c, MBS_ERR_MODEL, p, "t1 (%g) must be greater than t0 (%g)", num[2], num[0]);
+        }
+        if ((rc = member_choice(c, jf, path, "shape", shapes, 0, &variant))) return rc;
+        break;
+    case MBS_FUNC_SINE:
+        if ((rc = member_number(c, jf, path, "amplitude", NULL, &num[0])) ||
+            (rc = member_number(c, jf, path, "frequency", NULL, &num[1])) ||
+            (rc = member_number(c, jf, path, "phase", &zero, &num[2])) ||
+            (rc = member_number(c, jf, path, "offset", &zero, &num[3])))
+            return rc;
+        break;
+    default: {
+        double *t = NULL, *y = NULL;
+        int nt = 0, ny = 0;
+        if (!(v = json_object_get(jf, "times"))) return missing(c, path, "times");
+        snprintf(p, sizeof p, "%s.times", path);
+        if ((rc = get_number_list(c, v, p, 2, &t, &nt))) return rc;
+        for (int k = 1; k < nt; k++)
+            if (!(t[k] > t[k - 1])) {
+                rc = fail(c, MBS_ERR_MODEL, p, "knot times must be strictly increasing (element %d is %g, after %g)",
+                          k, t[k], t[k - 1]);
+                free(t);
+                return rc;
+            }
+        if (!(v = json_object_get(jf, "values"))) {
+            free(t);
+            return missing(c, path, "values");
+        }
+        snprintf(p, sizeof p, "%s.values", path);
+        if ((rc = get_number_list(c, v, p, 2, &y, &ny))) {
+            free(t);
+            return rc;
+        }
+        if (ny != nt) {
+            free(t);
+            free(y);
+            return fail(c, MBS_ERR_MODEL, p, "expected %d values (one per knot time), got %d", nt, ny);
+        }
+        if ((rc = member_choice(c, jf, path, "ends", ends, 0, &variant)) == MBS_OK)
+            rc = mbs_builder_add_function(c->b, name, MBS_FUNC_SPLINE, variant, y, ny, t, where, c->err);
+        free(t);
+        free(y);
+        return rc < 0 ? rc : MBS_OK;
+    }
+    }
+    rc = mbs_builder_add_function(c->b, name, (mbs_func_type)type, variant, num, mbs_func_type_nx(type, 0), NULL,
+                                  where, c->err);
+    return rc < 0 ? rc : MBS_OK;
+}
+
+/* ---------------------------------------------------------------- forces */
+
+/* One end of an element: body member + point member (a point name of that
+ * body, or [x, y, z], default the body origin), or, without the body
+ * member, a qualified point "BODY.POINT". Point handle into *out. */
+static int force_end(lctx *c, json_t *jf, const char *path, const char *bmember, const char *pmember, int *out)
+{
+    if (json_object_get(jf, bmember)) {
+        int body;
+        int rc = body_ref(c, jf, path, bmember, &body);
+        if (rc) return rc;
+        const char *bname = json_string_value(json_object_get(jf, bmember));
+        return side_point(c, jf, path, pmember, body, bname, out);
+    }
+    char p[PATH_LEN + 32];
+    snprintf(p, sizeof p, "%s.%s", path, pmember);
+    json_t *v = json_object_get(jf, pmember);
+    if (!v) return missing(c, path, bmember);
+    if (!json_is_string(v))
+        return fail(c, MBS_ERR_MODEL, p, "expected a point name \"BODY.POINT\" (or give \"%s\"), got %s", bmember,
+                    json_type_name(v));
+    const char *s = json_string_value(v);
+    /* body names may contain dots: try every split */
+    for (const char *d = strchr(s, '.'); d; d = strchr(d + 1, '.')) {
+        char bn[PATH_LEN];
+        size_t n = (size_t)(d - s);
+        if (n >= sizeof bn) break;
+        memcpy(bn, s, n);
+        bn[n] = '\0';
+        int body = mbs_builder_find_body(c->b, bn);
+        if (body < 0) continue;
+        int h = mbs_builder_find_point(c->b, body, d + 1);
+        if (h >= 0) {
+            *out = h;
+            return MBS_OK;
+        }
+    }
+    return fail(c, MBS_ERR_MODEL, p, "unknown point \"%s\" (expected \"BODY.POINT\" naming a point of a body, or "
+                "give \"%s\" and a point of that body)", s, bmember);
+}
+
+/* "joint" and "coordinate" of a joint element: joint handle and coordinate index. */
+static int joint_coord(lctx *c, json_t *jf, const char *path, int *joint, int *coord)
+{
+    char p[PATH_LEN + 32];
+    json_t *v = json_object_get(jf, "joint");
+    if (!v) return missing(c, path, "joint");
+    snprintf(p, sizeof p, "%s.joint", path);
+    const char *jname;
+    int rc = get_string(c, v, p, &jname);
+    if (rc) return rc;
+    int h = mbs_builder_find_joint(c->b, jname);
+    if (h < 0) return fail(c, MBS_ERR_MODEL, p, "unknown joint \"%s\" (not in joints)", jname);
+    mbs_joint_type type = (mbs_joint_type)mbs_builder_joint_type(c->b, h);
+    int nq = mbs_joint_type_nq(type);
+    if (nq == 0) return fail(c, MBS_ERR_MODEL, p, "joint %s is fixed: it has no coordinate", jname);
+    char list[256] = "";
+    size_t len = 0;
+    for (int k = 0; k < nq && nq > 1; k++) {
+        int n = snprintf(list + len, sizeof list - len, "%s%s", k ? ", " : "", mbs_joint_coord_suffix(type, k));
+        if (n > 0 && (size_t)n < sizeof list - len) len += (size_t)n;
+    }
+    int k = -1;
+    snprintf(p, sizeof p, "%s.coordinate", path);
+    v = json_object_get(jf, "coordinate");
+    if (!v) {
+        if (nq > 1)
+            return fail(c, MBS_ERR_MODEL, path, "joint %s (%s) has %d coordinates: give \"coordinate\" (%s)", jname,
+                        mbs_joint_type_name(type), nq, list);
+        k = 0;
+    } else if (json_is_integer(v)) {
+        json_int_t i = json_integer_value(v);
+        if (i < 0 || i >= nq)
+            return fail(c, MBS_ERR_MODEL, p, "coordinate index %lld out of range 0..%d of joint %s (%s)", (long long)i,
+                        nq - 1, jname, mbs_joint_type_name(type));
+        k = (int)i;
+    } else if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        size_t n = strlen(jname);
+        if (strncmp(s, jname, n) == 0 && s[n] == '.') s += n + 1;   /* "JOINT.SUFFIX" */
+        else if (nq == 1 && strcmp(s, jname) == 0) k = 0;
+        for (int j = 0; j < nq && k < 0; j++) {
+            const char *suf = mbs_joint_coord_suffix(type, j);
+            if (suf && strcmp(s, suf) == 0) k = j;
+        }
+        if (k < 0)
+            return fail(c, MBS_ERR_MODEL, p, "joint %s (%s) has no coordinate \"%s\" (%s%s)", jname,
+                        mbs_joint_type_name(type), json_string_value(v), nq > 1 ? "valid: " : "its one coordinate is ",
+                        nq > 1 ? list : jname);
+    } else {
+        return fail(c, MBS_ERR_MODEL, p, "expected a coordinate name or index, got %s", json_type_name(v));
+    }
+    int eu = mbs_joint_type_euler(type);
+    if (eu >= 0 && k >= eu && k < eu + 4)
+        return fail(c, MBS_ERR_MODEL, v ? p : path,
+                    "coordinate %s.%s is an Euler parameter: joint elements act on angles and distances only "
+                    "(use a body_load or a spring_damper for rotations of a %s joint)",
+                    jname, mbs_joint_coord_suffix(type, k), mbs_joint_type_name(type));
+    *joint = h;
+    *coord = k;
+    return MBS_OK;
+}
+
+/* Optional "function": handle or -1. */
+static int force_function(lctx *c, json_t *jf, const char *path, int *func)
+{
+    *func = -1;
+    json_t *v = json_object_get(jf, "function");
+    if (!v) return MBS_OK;
+    char p[PATH_LEN + 32];
+    snprintf(p, sizeof p, "%s.function", path);
+    const char *name;
+    int rc = get_string(c, v, p, &name);
+    if (rc) return rc;
+    *func = mbs_builder_find_function(c->b, name);
+    if (*func < 0) return fail(c, MBS_ERR_MODEL, p, "unknown function \"%s\" (not in functions)", name);
+    return MBS_OK;
+}
+
+/* stiffness (any sign), damping (>= 0), defaults 0. */
+static int spring_numbers(lctx *c, json_t *jf, const char *path, double *k, double *d)
+{
+    static const double zero = 0;
+    int rc = member_number(c, jf, path, "stiffness", &zero, k);
+    if (rc) return rc;
+    if ((rc = member_number(c, jf, path, "damping", &zero, d))) return rc;
+    if (*d < 0) {
+        char p[PATH_LEN + 32];
+        snprintf(p, sizeof p, "%s.damping", path);
+        return fail(c, MBS_ERR_MODEL, p, "damping must be >= 0 (a negative damping feeds energy in), got %g", *d);
+    }
+    return MBS_OK;
+}
+
+static int load_force(lctx *c, json_t *jf, size_t idx)
+{
+    static const char *const a_sd[] = { "name", "type", "body1", "point1", "body2", "point2", "stiffness", "damping",
+                                        "length", NULL };
+    static const char *const a_js[] = { "name", "type", "joint", "coordinate", "stiffness", "damping", "position",
+                                        NULL };
+    static const char *const a_jf[] = { "name", "type", "joint", "coordinate", "value", "function", NULL };
+    static const char *const a_bl[] = { "name", "type", "body", "point", "force", "torque", "axes", "function",
+                                        NULL };
+    static const char *const axes[] = { "global", "body", NULL };
+    char path[PATH_LEN], p[PATH_LEN + 32], where[PATH_LEN + 64];
+    snprintf(path, sizeof path, "forces[%zu]", idx);
+    snprintf(where, sizeof where, "%s: %s", c->file, path);
+    if (!json_is_object(jf)) return fail(c, MBS_ERR_MODEL, path, "expected an object, got %s", json_type_name(jf));
+    const char *name, *tname;
+    json_t *v;
+    int rc;
+    if (!(v = json_object_get(jf, "name"))) return missing(c, path, "name");
+    snprintf(p, sizeof p, "%s.name", path);
+    if ((rc = get_string(c, v, p, &name))) return rc;
+    if (!(v = json_object_get(jf, "type"))) return missing(c, path, "type");
+    snprintf(p, sizeof p, "%s.type", path);
+    if ((rc = get_string(c, v, p, &tname))) return rc;
+    int type = mbs_force_type_from_name(tname);
+    if (type < 0)
+        return fail(c, MBS_ERR_MODEL, p,
+                    "unknown force type \"%s\" (valid: spring_damper, joint_spring, joint_force, body_load)", tname);
+    const char *const *allowed = type == MBS_FORCE_SPRING_DAMPER ? a_sd
+                                 : type == MBS_FORCE_JOINT_SPRING ? a_js
+                                 : type == MBS_FORCE_JOINT_FORCE  ? a_jf
+                                                                  : a_bl;
+    if ((rc = check_members(c, jf, path, allowed))) return rc;
+    static const double zero = 0, one = 1;
+    double k, d, val;
+    int joint, coord, func;
+    switch (type) {
+    case MBS_FORCE_SPRING_DAMPER: {
+        int p1, p2;
+        if ((rc = force_end(c, jf, path, "body1", "point1", &p1)) ||
+            (rc = force_end(c, jf, path, "body2", "point2", &p2)) ||
+            (rc = spring_numbers(c, jf, path, &k, &d)))
+            return rc;
+        double len;
+        int has_len = json_object_get(jf, "length") != NULL;
+        if (has_len) {
+            if ((rc = member_number(c, jf, path, "length", NULL, &len))) return rc;
+            if (len < 0) {
+                snprintf(p, sizeof p, "%s.length", path);
+                return fail(c, MBS_ERR_MODEL, p, "free length must be >= 0, got %g", len);
+            }
+        }
+        rc = mbs_builder_add_spring_damper(c->b, name, p1, p2, k, d, has_len ? &len : NULL, where, c->err);
+        break;
+    }
+    case MBS_FORCE_JOINT_SPRING:
+        if ((rc = joint_coord(c, jf, path, &joint, &coord)) || (rc = spring_numbers(c, jf, path, &k, &d)) ||
+            (rc = member_number(c, jf, path, "position", &zero, &val)))
+            return rc;
+        rc = mbs_builder_add_joint_spring(c->b, name, joint, coord, k, d, val, where, c->err);
+        break;
+    case MBS_FORCE_JOINT_FORCE:
+        if ((rc = joint_coord(c, jf, path, &joint, &coord)) || (rc = force_function(c, jf, path, &func)))
+            return rc;
+        if ((rc = member_number(c, jf, path, "value", func >= 0 ? &one : NULL, &val))) return rc;
+        rc = mbs_builder_add_joint_force(c->b, name, joint, coord, val, func, where, c->err);
+        break;
+    default: {
+        int body, point = -1, frame;
+        double f[3] = { 0, 0, 0 }, n[3] = { 0, 0, 0 };
+        if ((rc = body_ref(c, jf, path, "body", &body))) return rc;
+        const char *bname = json_string_value(json_object_get(jf, "body"));
+        if (body == 0) {
+            snprintf(p, sizeof p, "%s.body", path);
+            return fail(c, MBS_ERR_MODEL, p, "a body_load needs a moving body (a load on the ground does nothing)");
+        }
+        if (json_object_get(jf, "point") && (rc = side_point(c, jf, path, "point", body, bname, &point))) return rc;
+        json_t *jfv = json_object_get(jf, "force"), *jtv = json_object_get(jf, "torque");
+        if (!jfv && !jtv) return fail(c, MBS_ERR_MODEL, path, "a body_load needs \"force\" or \"torque\" (or both)");
+        if (jfv) {
+            snprintf(p, sizeof p, "%s.force", path);
+            if ((rc = get_numbers(c, jfv, p, 3, f))) return rc;
+        }
+        if (jtv) {
+            snprintf(p, sizeof p, "%s.torque", path);
+            if ((rc = get_numbers(c, jtv, p, 3, n))) return rc;
+        }
+        if ((rc = member_choice(c, jf, path, "axes", axes, 0, &frame)) || (rc = force_function(c, jf, path, &func)))
+            return rc;
+        rc = mbs_builder_add_body_load(c->b, name, body, point, f, n, frame, func, where, c->err);
+        break;
+    }
+    }
+    return rc < 0 ? rc : MBS_OK;
+}
+
 /* ---------------------------------------------------------------- document */
 
 static int load_array(lctx *c, json_t *root, const char *member, int required, int nonempty,
@@ -708,9 +1100,10 @@ static mbs_model *load_document(json_t *root, const char *file, mbs_warning_fn w
                                 mbs_error *err)
 {
     static const char *const allowed[] = { "name", "description", "gravity", "bodies", "joints", "parameters",
+                                           "functions", "forces",
                                            "simulation", "outputs", "lenient_inertia",
                                            NULL };
-    static const char *const reserved[] = { "forces", "constraints", "objectives", NULL };
+    static const char *const reserved[] = { "constraints", "objectives", NULL };
     lctx c = { file, err, NULL };
     if (!json_is_object(root)) {
         fail(&c, MBS_ERR_MODEL, "", "a model must be a JSON object, got %s", json_type_name(root));
@@ -757,6 +1150,8 @@ static mbs_model *load_document(json_t *root, const char *file, mbs_warning_fn w
     mbs_model *m = NULL;
     if (load_array(&c, root, "bodies", 1, 1, load_body) == MBS_OK &&
         load_array(&c, root, "joints", 1, 0, load_joint) == MBS_OK &&
+        load_array(&c, root, "functions", 0, 0, load_function) == MBS_OK &&
+        load_array(&c, root, "forces", 0, 0, load_force) == MBS_OK &&
         load_array(&c, root, "parameters", 0, 0, load_param) == MBS_OK)
         m = mbs_builder_finish(c.b, err);
     if (m && load_simulation(&c, root, m) != MBS_OK) {

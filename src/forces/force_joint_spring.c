@@ -1,0 +1,28 @@
+/*
+ * force_joint_spring.c - spring-damper on one joint coordinate q_k:
+ *   Q_k += -k (q_k - q0) - c qd_k,   V = 1/2 k (q_k - q0)^2.
+ * Any coordinate except Euler parameters (rejected at load): the angle of
+ * a revolute joint, a slide, one of the cardan angles, x/y/z of a floating
+ * joint...
+ */
+#include "force.h"
+
+static void apply(const mbs_model *m, const mbs_force_info *fe, const mreal *x,
+                  MBS_K(mbs_ws) *w, const mreal *q, const mreal *qd, mreal t)
+{
+    (void)m; (void)t;
+    const int k = fe->coord;
+    mreal Q = -x[fe->x_stiffness] * (q[k] - x[fe->x_free]);
+    if (qd) Q -= x[fe->x_damping] * qd[k];
+    w->qfrc[k] += Q;
+}
+
+static mreal energy(const mbs_model *m, const mbs_force_info *fe, const mreal *x,
+                    const MBS_K(mbs_ws) *w, const mreal *q)
+{
+    (void)m; (void)w;
+    const mreal s = q[fe->coord] - x[fe->x_free];
+    return 0.5 * x[fe->x_stiffness] * s * s;
+}
+
+const MBS_K(mbs_force_ops) MBS_K(mbs_force_joint_spring) = { "joint_spring", apply, energy };

@@ -1,0 +1,210 @@
+/*
+ * functions.c - time functions (see functions.h for the definitions).
+ *
+ * Spline evaluation. Knots t_0 < ... < t_{n-1}, values y_k (in x), second
+ * derivatives M_k = f''(t_k) from T M = R y, where row k of T is
+ * (a_k, b_k, c_k) on (M_{k-1}, M_k, M_{k+1}) and row k of R is
+ * (R-_k, R0_k, R+_k) on (y_{k-1}, y_k, y_{k+1}):
+ *   interior   h_{k-1} M_{k-1} + 2 (h_{k-1} + h_k) M_k + h_k M_{k+1}
+ *                = 6 (y_{k+1} - y_k)/h_k - 6 (y_k - y_{k-1})/h_{k-1}
+ *   natural    M_0 = 0, M_{n-1} = 0
+ *   clamped    f'(t_0) = 0, f'(t_{n-1}) = 0
+ * (h_k = t_{k+1} - t_k). T = L U (Thomas): U unit upper bidiagonal with
+ * super-diagonal c'_k, L lower bidiagonal with diagonal 1/piv_k and
+ * sub-diagonal a_k. coef stores per knot (a_k, c'_k, piv_k, R-_k, R0_k, R+_k),
+ * all functions of the times only (mbs_spline_setup in force_model.c).
+ *
+ * On [t_i, t_{i+1}], A = (t_{i+1} - t)/h, B = 1 - A:
+ *   f = A y_i + B y_{i+1} + ((A^3 - A) M_i + (B^3 - B) M_{i+1}) h^2/6
+ * which we write f = alpha M_i + beta M_{i+1} + gamma y_i + delta y_{i+1};
+ * outside the knots f follows the end tangent, again of that form.
+ *
+ * M_i and M_{i+1} come from one forward sweep without storage: the forward
+ * substitution d'_j = (r_j - a_j d'_{j-1}) piv_j (r = R y) and the back
+ * substitution M_k = d'_k - c'_k M_{k+1} unrolled,
+ *   M_k = sum_{j >= k} d'_j prod_{l=k}^{j-1} (-c'_l).
+ * The weights dF/dy = R^T T^{-T} (alpha e_i + beta e_{i+1}) + gamma e_i +
+ * delta e_{i+1} are the transposed solve, done in the output array.
+ */
+#include "functions.h"
+
+static const double TWO_PI = 6.283185307179586476925286766559;
+
+/* Interval i in 0..n-2 and the coefficients alpha..delta and their time
+ * derivatives at t. */
+static int spline_coeffs(const mbs_func_info *f, mreal t, mreal c[4], mreal dc[4])
+{
+    const double *tk = f->t;
+    const int n = f->n;
+    const double tr = MRE(t);
+    int i;
+    if (tr < tk[0]) {
+        const double h = tk[1] - tk[0];
+        const mreal s = t - tk[0];
+        c[0] = -h / 3 * s;   dc[0] = -h / 3;
+        c[1] = -h / 6 * s;   dc[1] = -h / 6;
+        c[2] = 1 - s / h;    dc[2] = -1 / h;
+        c[3] = s / h;        dc[3] = 1 / h;
+        return 0;
+    }
+    if (tr > tk[n - 1]) {
+        i = n - 2;
+        const double h = tk[n - 1] - tk[n - 2];
+        const mreal s = t - tk[n - 1];
+        c[0] = h / 6 * s;    dc[0] = h / 6;
+        c[1] = h / 3 * s;    dc[1] = h / 3;
+        c[2] = -s / h;       dc[2] = -1 / h;
+        c[3] = 1 + s / h;    dc[3] = 1 / h;
+        return i;
+    }
+    int lo = 0, hi = n - 1;              /* tk[lo] <= tr <= tk[hi] */
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (tk[mid] <= tr) lo = mid;
+        else hi = mid;
+    }
+    i = lo;
+    const double h = tk[i + 1] - tk[i];
+    const mreal A = (tk[i + 1] - t) / h, B = 1 - A;
+    c[0] = (A * A * A - A) * h * h / 6;  dc[0] = -(3 * A * A - 1) * h / 6;
+    c[1] = (B * B * B - B) * h * h / 6;  dc[1] = (3 * B * B - 1) * h / 6;
+    c[2] = A;                            dc[2] = -1 / h;
+    c[3] = B;                            dc[3] = 1 / h;
+    return i;
+}
+
+static mreal spline_eval(const mbs_func_info *f, const mreal *y, mreal t, mreal *dfdt)
+{
+    const int n = f->n;
+    const double *cf = f->coef;
+    mreal c[4], dc[4];
+    const int i = spline_coeffs(f, t, c, dc);
+    mreal dprev = 0, Mi = 0, Mi1 = 0;
+    double ci = 1, ci1 = 1;
+    for (int j = 0; j < n; j++) {
+        const double *r = cf + 6 * j;
+        mreal rj = r[4] * y[j];
+        if (j > 0) rj += r[3] * y[j - 1];
+        if (j < n - 1) rj += r[5] * y[j + 1];
+        const mreal dj = (rj - r[0] * dprev) * r[2];
+        if (j >= i) { Mi += ci * dj; ci *= -r[1]; }
+        if (j > i) { Mi1 += ci1 * dj; ci1 *= -r[1]; }
+        dprev = dj;
+        if (j > i && ci == 0 && ci1 == 0) break;  /* the products underflowed */
+    }
+    if (dfdt) *dfdt = dc[0] * Mi + dc[1] * Mi1 + dc[2] * y[i] + dc[3] * y[i + 1];
+    return c[0] * Mi + c[1] * Mi1 + c[2] * y[i] + c[3] * y[i + 1];
+}
+
+static void spline_weights(const mbs_func_info *f, mreal t, mreal *w)
+{
+    const int n = f->n;
+    const double *cf = f->coef;
+    mreal c[4], dc[4];
+    const int i = spline_coeffs(f, t, c, dc);
+    for (int k = 0; k < n; k++) w[k] = 0;
+    w[i] = c[0];
+    w[i + 1] = c[1];
+    /* U^T v = g (forward), L^T z = v (backward), in place */
+    for (int k = 1; k < n; k++) w[k] -= cf[6 * (k - 1) + 1] * w[k - 1];
+    w[n - 1] *= cf[6 * (n - 1) + 2];
+    for (int k = n - 2; k >= 0; k--) w[k] = (w[k] - cf[6 * (k + 1)] * w[k + 1]) * cf[6 * k + 2];
+    /* R^T z in place: w_j = R+_{j-1} z_{j-1} + R0_j z_j + R-_{j+1} z_{j+1} */
+    mreal zprev = 0;
+    for (int j = 0; j < n; j++) {
+        const mreal zj = w[j];
+        mreal s = cf[6 * j + 4] * zj;
+        if (j > 0) s += cf[6 * (j - 1) + 5] * zprev;
+        if (j < n - 1) s += cf[6 * (j + 1) + 3] * w[j + 1];
+        w[j] = s;
+        zprev = zj;
+    }
+    w[i] += c[2];
+    w[i + 1] += c[3];
+}
+
+/* Step shape p(xi) and dp/dxi. */
+static mreal step_shape(int quintic, mreal xi, mreal *dp)
+{
+    if (quintic) {
+        *dp = 30 * xi * xi * (1 - xi) * (1 - xi);
+        return xi * xi * xi * (10 - 15 * xi + 6 * xi * xi);
+    }
+    *dp = 6 * xi * (1 - xi);
+    return xi * xi * (3 - 2 * xi);
+}
+
+mreal MBS_K(mbs_func_eval)(const mbs_func_info *f, const mreal *x, mreal t, mreal *dfdt)
+{
+    const mreal *p = x + f->x;
+    mreal d = 0, v = 0;
+    switch (f->type) {
+    case MBS_FUNC_CONSTANT:
+        v = p[0];
+        break;
+    case MBS_FUNC_STEP: {
+        const mreal t0 = p[0], v0 = p[1], t1 = p[2], v1 = p[3];
+        if (MRE(t) <= MRE(t0)) v = v0;
+        else if (MRE(t) >= MRE(t1)) v = v1;
+        else {
+            mreal dp, h = t1 - t0;
+            mreal s = step_shape(f->variant, (t - t0) / h, &dp);
+            v = v0 + (v1 - v0) * s;
+            d = (v1 - v0) * dp / h;
+        }
+        break;
+    }
+    case MBS_FUNC_SINE: {
+        const mreal w = TWO_PI * p[1], ph = w * t + p[2];
+        v = p[3] + p[0] * MSIN(ph);
+        d = p[0] * w * MCOS(ph);
+        break;
+    }
+    case MBS_FUNC_SPLINE:
+        v = spline_eval(f, p, t, &d);
+        break;
+    default:
+        break;
+    }
+    if (dfdt) *dfdt = d;
+    return v;
+}
+
+void MBS_K(mbs_func_dx)(const mbs_func_info *f, const mreal *x, mreal t, mreal *dfdx)
+{
+    const mreal *p = x + f->x;
+    switch (f->type) {
+    case MBS_FUNC_CONSTANT:
+        dfdx[0] = 1;
+        break;
+    case MBS_FUNC_STEP: {
+        const mreal t0 = p[0], v0 = p[1], t1 = p[2], v1 = p[3];
+        for (int k = 0; k < 4; k++) dfdx[k] = 0;
+        if (MRE(t) <= MRE(t0)) dfdx[1] = 1;
+        else if (MRE(t) >= MRE(t1)) dfdx[3] = 1;
+        else {
+            mreal dp, h = t1 - t0, xi = (t - t0) / h;
+            mreal s = step_shape(f->variant, xi, &dp);
+            dfdx[0] = (v1 - v0) * dp * (xi - 1) / h;
+            dfdx[1] = 1 - s;
+            dfdx[2] = -(v1 - v0) * dp * xi / h;
+            dfdx[3] = s;
+        }
+        break;
+    }
+    case MBS_FUNC_SINE: {
+        const mreal w = TWO_PI * p[1], ph = w * t + p[2], c = MCOS(ph);
+        dfdx[0] = MSIN(ph);
+        dfdx[1] = p[0] * c * TWO_PI * t;
+        dfdx[2] = p[0] * c;
+        dfdx[3] = 1;
+        break;
+    }
+    case MBS_FUNC_SPLINE:
+        spline_weights(f, t, dfdx);
+        break;
+    default:
+        for (int k = 0; k < f->nx; k++) dfdx[k] = 0;
+        break;
+    }
+}

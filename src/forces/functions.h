@@ -1,0 +1,56 @@
+/*
+ * functions.h - time functions, evaluated by the kernels (internal).
+ *
+ * Written over `mreal` and compiled twice like every kernel (scalar.h).
+ * A function's numbers live in the model vector x (mbs_func_info.x, .nx),
+ * so f is differentiable with respect to them; t may be complex too (the
+ * interval of a spline or the phase of a step is chosen from its real
+ * part only).
+ *
+ *   constant  x = [v]                     f = v
+ *   step      x = [t0, v0, t1, v1]        f = v0 for t <= t0, v1 for t >= t1,
+ *                                          v0 + (v1 - v0) p(xi) between,
+ *                                          xi = (t - t0)/(t1 - t0),
+ *                                          cubic   p = xi^2 (3 - 2 xi)        (C1)
+ *                                          quintic p = xi^3 (10 - 15 xi + 6 xi^2) (C2)
+ *   sine      x = [A, fr, phi, c]         f = c + A sin(2 pi fr t + phi)
+ *   spline    x = [y_0 .. y_{n-1}]        cubic spline through (t_k, y_k), natural
+ *                                          (f'' = 0 at the ends) or clamped (f' = 0
+ *                                          at the ends); outside [t_0, t_{n-1}]
+ *                                          continued along its end tangent.
+ *
+ * Spline: with M_k = f''(t_k), the continuity conditions are a tridiagonal
+ * system T M = R y whose matrices depend on the knot times only. Its LU
+ * factors and R are precomputed at load (mbs_spline_setup, force_model.c),
+ * so f is an exactly linear function of the knot values y:
+ *   f(t) = sum_k W_k(t) y_k,   W_k = mbs_func_dx(...)[k],
+ * evaluated in O(n) time without storage (functions.c).
+ */
+#ifdef MBS_COMPLEX
+#ifndef MBS_FUNCTIONS_H_CS
+#define MBS_FUNCTIONS_H_CS
+#define MBS_FUNCTIONS_BODY
+#endif
+#else
+#ifndef MBS_FUNCTIONS_H_D
+#define MBS_FUNCTIONS_H_D
+#define MBS_FUNCTIONS_BODY
+#endif
+#endif
+
+#ifdef MBS_FUNCTIONS_BODY
+#undef MBS_FUNCTIONS_BODY
+
+#include "../scalar.h"
+#include "../model_impl.h"
+
+/* f(t) and, if dfdt != NULL, df/dt. No allocation. */
+mreal MBS_K(mbs_func_eval)(const mbs_func_info *f, const mreal *x, mreal t, mreal *dfdt);
+
+/* Partial derivatives of f(t) with respect to the function's numbers
+ * x[f->x + j], j = 0 .. f->nx - 1, into dfdx (nx entries). For a spline
+ * these are the linear weights W_k(t) (they depend on t and the knot times
+ * only); dfdx doubles as scratch, nothing is allocated. */
+void MBS_K(mbs_func_dx)(const mbs_func_info *f, const mreal *x, mreal t, mreal *dfdx);
+
+#endif
