@@ -23,6 +23,7 @@
 #include "mbsens/mbsens.h"
 #include "mbsens/derivatives.h"
 #include "data_impl.h"
+#include "derivatives_impl.h"
 
 /* dx = sum_k drho_k d x / d rho_k */
 static void param_direction(const mbs_model *m, const double *drho, double *dx)
@@ -35,7 +36,7 @@ static void param_direction(const mbs_model *m, const double *drho, double *dx)
     }
 }
 
-static void unit_param(const mbs_model *m, int k, double *dx)
+void mbs_deriv_param_dx(const mbs_model *m, int k, double *dx)
 {
     memset(dx, 0, sizeof(double) * (size_t)m->nx);
     const mbs_param_info *p = &m->param[k];
@@ -43,7 +44,7 @@ static void unit_param(const mbs_model *m, int k, double *dx)
 }
 
 /* Primal inverse dynamics leaving everything the tangents need in d->ws. */
-static void id_primal(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+void mbs_deriv_id_primal(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
                       const double *qdd, double *tau)
 {
     mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
@@ -53,7 +54,7 @@ static void id_primal(const mbs_model *m, mbs_data *d, const double *q, const do
 }
 
 /* Tangent of ID along a direction, bodies first..last-1 (+ root path). */
-static void id_tangent(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+void mbs_deriv_id_tangent(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
                        const double *qdd, const double *dq, const double *dqd,
                        const double *dqdd, const double *dx, double *dtau, int first, int last)
 {
@@ -93,18 +94,18 @@ int mbs_inverse_dynamics_derivatives(const mbs_model *m, mbs_data *d,
     if (rc) return rc;
     const int nq = m->nq;
     double *t = d->dbuf, *e = d->dbuf + nq, *col = d->dbuf + 2 * nq;
-    id_primal(m, d, q, qd, qdd, t);
+    mbs_deriv_id_primal(m, d, q, qd, qdd, t);
     if (tau) memcpy(tau, t, sizeof(double) * (size_t)nq);
     memset(e, 0, sizeof(double) * (size_t)nq);
     for (int k = 0; k < nq; k++) {
         int i = coord_body(m, k);
         e[k] = 1;
         if (dtau_dq) {
-            id_tangent(m, d, q, qd, qdd, e, NULL, NULL, NULL, col, i, m->body[i].subtree_end);
+            mbs_deriv_id_tangent(m, d, q, qd, qdd, e, NULL, NULL, NULL, col, i, m->body[i].subtree_end);
             for (int r = 0; r < nq; r++) dtau_dq[r * nq + k] = col[r];
         }
         if (dtau_dqd) {
-            id_tangent(m, d, q, qd, qdd, NULL, e, NULL, NULL, col, i, m->body[i].subtree_end);
+            mbs_deriv_id_tangent(m, d, q, qd, qdd, NULL, e, NULL, NULL, col, i, m->body[i].subtree_end);
             for (int r = 0; r < nq; r++) dtau_dqd[r * nq + k] = col[r];
         }
         e[k] = 0;
@@ -123,10 +124,10 @@ int mbs_inverse_dynamics_param_derivatives(const mbs_model *m, mbs_data *d,
     if (rc) return rc;
     const int nq = m->nq, np = m->nparam;
     double *col = d->dbuf + 2 * nq;
-    id_primal(m, d, q, qd, qdd, d->dbuf);
+    mbs_deriv_id_primal(m, d, q, qd, qdd, d->dbuf);
     for (int k = 0; k < np; k++) {
-        unit_param(m, k, d->dx);
-        id_tangent(m, d, q, qd, qdd, NULL, NULL, NULL, d->dx, col, 1, m->nb + 1);
+        mbs_deriv_param_dx(m, k, d->dx);
+        mbs_deriv_id_tangent(m, d, q, qd, qdd, NULL, NULL, NULL, d->dx, col, 1, m->nb + 1);
         for (int r = 0; r < nq; r++) dtau_drho[r * np + k] = col[r];
     }
     if (np && (rc = check_finite(d, dtau_drho, nq * np, "dtau/drho"))) return rc;
@@ -141,9 +142,9 @@ int mbs_inverse_dynamics_directional(const mbs_model *m, mbs_data *d,
 {
     int rc = mbs_data_check_state(d, q, qd, qdd);
     if (rc) return rc;
-    id_primal(m, d, q, qd, qdd, d->dbuf);
+    mbs_deriv_id_primal(m, d, q, qd, qdd, d->dbuf);
     param_direction(m, drho, d->dx);
-    id_tangent(m, d, q, qd, qdd, dq, dqd, dqdd, drho ? d->dx : NULL, dtau, 1, m->nb + 1);
+    mbs_deriv_id_tangent(m, d, q, qd, qdd, dq, dqd, dqdd, drho ? d->dx : NULL, dtau, 1, m->nb + 1);
     if ((rc = check_finite(d, dtau, m->nq, "directional dtau"))) return rc;
     d->err[0] = 0;
     return MBS_OK;
@@ -235,12 +236,12 @@ int mbs_forward_dynamics_derivatives(const mbs_model *m, mbs_data *d, mbs_fd_alg
         int i = coord_body(m, k);
         e[k] = 1;
         if (dqdd_dq) {
-            id_tangent(m, d, q, qd, a, e, NULL, NULL, NULL, rhs, i, m->body[i].subtree_end);
+            mbs_deriv_id_tangent(m, d, q, qd, a, e, NULL, NULL, NULL, rhs, i, m->body[i].subtree_end);
             fd_solve(m, d, alg, q, qd, tau, a, tid, e, NULL, rhs, col);
             for (int r = 0; r < nq; r++) dqdd_dq[r * nq + k] = col[r];
         }
         if (dqdd_dqd) {
-            id_tangent(m, d, q, qd, a, NULL, e, NULL, NULL, rhs, i, m->body[i].subtree_end);
+            mbs_deriv_id_tangent(m, d, q, qd, a, NULL, e, NULL, NULL, rhs, i, m->body[i].subtree_end);
             fd_solve(m, d, alg, q, qd, tau, a, tid, NULL, e, rhs, col);
             for (int r = 0; r < nq; r++) dqdd_dqd[r * nq + k] = col[r];
         }
@@ -268,8 +269,8 @@ int mbs_forward_dynamics_param_derivatives(const mbs_model *m, mbs_data *d, mbs_
     if (rc) return rc;
     if (qdd) memcpy(qdd, a, sizeof(double) * (size_t)nq);
     for (int k = 0; k < np; k++) {
-        unit_param(m, k, d->dx);
-        id_tangent(m, d, q, qd, a, NULL, NULL, NULL, d->dx, rhs, 1, m->nb + 1);
+        mbs_deriv_param_dx(m, k, d->dx);
+        mbs_deriv_id_tangent(m, d, q, qd, a, NULL, NULL, NULL, d->dx, rhs, 1, m->nb + 1);
         fd_solve(m, d, alg, q, qd, tau, a, tid, NULL, NULL, rhs, col);
         for (int r = 0; r < nq; r++) dqdd_drho[r * np + k] = col[r];
     }
@@ -289,7 +290,7 @@ int mbs_forward_dynamics_directional(const mbs_model *m, mbs_data *d, mbs_fd_alg
     if (rc) return rc;
     if (qdd) memcpy(qdd, a, sizeof(double) * (size_t)nq);
     param_direction(m, drho, d->dx);
-    id_tangent(m, d, q, qd, a, dq, dqd, NULL, drho ? d->dx : NULL, rhs, 1, m->nb + 1);
+    mbs_deriv_id_tangent(m, d, q, qd, a, dq, dqd, NULL, drho ? d->dx : NULL, rhs, 1, m->nb + 1);
     if (dtau)
         for (int k = 0; k < nq; k++) rhs[k] -= dtau[k];
     fd_solve(m, d, alg, q, qd, tau, a, tid, dq, dqd, rhs, dqdd);

@@ -1,0 +1,91 @@
+/*
+ * mbsens/sensitivity.h - objective functions and their gradients with
+ * respect to the design parameters over whole simulations.
+ *
+ * An objective (the model's "objectives" section, docs/model-format.md) is
+ *     psi(rho) = integral_{t0}^{tF} g(q, qd, qdd, rho, t) dt + G(q, qd, qdd, rho)|_{tF}
+ * The gradient dpsi/drho over the model's design parameters is computed by
+ *
+ *   ddm   direct differentiation: one sensitivity system per parameter,
+ *         integrated with the dynamics. Semi-recursive formulation: the
+ *         exact derivative of the discrete trapezoidal (Newmark) step, one
+ *         factorization of the Newton tangent per step for all parameters.
+ *         Fully recursive: Anderson & Hsu's O(p n) scheme, RK4 on the state
+ *         and its sensitivities, the acceleration sensitivities by
+ *         articulated-body solves (never forming M).
+ *   davm  discrete adjoint of the trapezoidal rule: one backward sweep per
+ *         objective, exact derivative of the discrete psi (as ddm).
+ *   cavm  continuous adjoint of the equations of motion (ODE form), CVODES
+ *         forward with checkpoints and backward adjoint with Hermite
+ *         interpolation of the stored solution.
+ *   fd    central finite differences over whole simulations (2p + 1 runs).
+ *   cs    complex step over whole simulations (RK4 on the complex build of
+ *         the kernels; exact derivative of the RK4-discretized psi).
+ * psi is integrated with the scheme of its gradient (trapezoidal quadrature
+ * on the trapezoidal steps; RK4 stages; CVODES quadrature).
+ */
+#ifndef MBSENS_SENSITIVITY_H
+#define MBSENS_SENSITIVITY_H
+
+#include "simulate.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- objectives of a model ---- */
+int mbs_model_nobjectives(const mbs_model *m);
+const char *mbs_objective_name(const mbs_model *m, int k);
+int mbs_objective_find(const mbs_model *m, const char *name);   /* -1 if absent */
+
+/* ---- methods ---- */
+typedef enum mbs_sens_method {
+    MBS_SENS_DDM = 0,
+    MBS_SENS_DAVM,
+    MBS_SENS_CAVM,
+    MBS_SENS_FD,
+    MBS_SENS_CS
+} mbs_sens_method;
+
+const char *mbs_sens_method_name(mbs_sens_method m);   /* "ddm", "davm", "cavm", "fd", "cs" */
+int mbs_sens_method_from_name(const char *name);       /* -1 if unknown */
+
+/* Called at t0 and after every output step with the running values:
+ * psi[nobj] (integral up to t, terminal terms evaluated at t) and, for ddm
+ * and fd... only ddm, grad[nobj * nparam] (row-major, NULL otherwise).
+ * Return non-zero to stop. */
+typedef int (*mbs_sens_history_fn)(void *user, double t, int nobj, int nparam,
+                                   const double *psi, const double *grad);
+
+typedef struct mbs_sens_options {
+    mbs_sim_options sim;          /* formulation, reference point, integrator
+                                   * settings (dt, tf, tolerance, cvodes tolerances) */
+    mbs_sens_method method;       /* (ddm) */
+    double fd_step;               /* fd: relative step h max(1, |rho|) (1e-6) */
+    mbs_sens_history_fn history;  /* optional */
+    void *history_user;
+} mbs_sens_options;
+
+/* Defaults: the model's simulation options, ddm, fd_step 1e-6. */
+mbs_sens_options mbs_sens_options_default(const mbs_model *m);
+
+typedef struct mbs_sens_result {
+    int nobj, nparam;
+    double *psi;                  /* nobj */
+    double *grad;                 /* nobj x nparam, row-major: dpsi_i/drho_j */
+    double wall_seconds;
+    mbs_sim_stats stats;          /* of the forward simulation */
+} mbs_sens_result;
+
+/* Run the analysis. res is filled (free it with mbs_sens_result_free).
+ * Errors: no objectives or no parameters (MBS_ERR_ARG), unsupported
+ * combination (MBS_ERR_UNSUPPORTED, e.g. davm with the fully recursive
+ * formulation), numerical failure with time and cause (MBS_ERR_NUMERIC). */
+int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *opts,
+                    mbs_sens_result *res, mbs_error *err);
+void mbs_sens_result_free(mbs_sens_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,26 @@
+/*
+ * derivatives_impl.h - the building blocks of src/derivatives.c shared with
+ * the trajectory-sensitivity code (internal).
+ */
+#ifndef MBS_DERIVATIVES_IMPL_H
+#define MBS_DERIVATIVES_IMPL_H
+
+#include "data_impl.h"
+
+/* dx = d x / d rho_k: the unit direction of parameter k in the model vector. */
+void mbs_deriv_param_dx(const mbs_model *m, int k, double *dx);
+
+/* Primal Newton-Euler at (q, qd, qdd) (loads at the data's time), leaving in
+ * d->ws everything the tangents need; tau = ID. No state checks. */
+void mbs_deriv_id_primal(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                         const double *qdd, double *tau);
+
+/* Tangent of ID along (dq, dqd, dqdd, dx) (any NULL = 0) at the primal left by
+ * mbs_deriv_id_primal; bodies first..last-1 and the path to the root (pass
+ * 1, nb + 1 for a general direction). Leaves the tangent kinematics in
+ * d->dws (used by the objective tangents). */
+void mbs_deriv_id_tangent(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                          const double *qdd, const double *dq, const double *dqd,
+                          const double *dqdd, const double *dx, double *dtau, int first, int last);
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * sens_impl.h - shared pieces of the trajectory-sensitivity methods
+ * (internal; docs/sensitivity.md).
+ */
+#ifndef MBS_SENS_IMPL_H
+#define MBS_SENS_IMPL_H
+
+#include "mbsens/mbsens.h"
+#include "mbsens/sensitivity.h"
+#include "../data_impl.h"
+#include "../derivatives_impl.h"
+#include "../builder.h"
+
+/* Work shared by a run: sizes, the result arrays, scratch. */
+typedef struct sens_run {
+    const mbs_model *m;
+    const mbs_sens_options *o;
+    mbs_data *d;
+    int nq, np, nobj;
+    double *psi, *grad;     /* result arrays (nobj, nobj * np) */
+    char msg[MBS_ERROR_MSG_LEN];
+} sens_run;
+
+/* Integrand g (integral part, terminal = 0) or terminal part G (1) of every
+ * objective at (q, qd, qdd, t): runs the primal kinematics and loads in d
+ * (mbs_deriv_id_primal) and writes g[nobj]. */
+void sens_objectives(sens_run *r, const double *q, const double *qd, const double *qdd,
+                     double t, int terminal, double *g);
+
+/* Tangents of the objectives along (dq, dqd, dqdd, dx) at the primal left by
+ * sens_objectives (same state): dg[nobj]. */
+void sens_objectives_d(sens_run *r, const double *q, const double *qd, const double *qdd,
+                       const double *dq, const double *dqd, const double *dqdd, const double *dx,
+                       double t, int terminal, double *dg);
+
+/* The trapezoidal (Newmark beta 1/4, gamma 1/2) step's completed residual
+ * and its tangent matrix S' = M' + gamma h C' + beta h^2 K', as in
+ * src/integrators/trapezoidal.c; S column-major nq x nq. r0 is the raw
+ * residual ID at (z, zd, zdd). */
+void sens_trap_tangent(const mbs_model *m, const double *z, const double *zd, const double *zdd,
+                       const double *r0, const double *M, const double *K, const double *C,
+                       double h, double *S);
+/* Tangent of the completed residual: dr (raw tangent, in place) becomes dr'. */
+void sens_trap_complete_d(const mbs_model *m, const double *z, const double *zd, const double *zdd,
+                          const double *r0, const double *dz, const double *dzd, const double *dzdd,
+                          double *dr);
+
+/* Methods (each fills r->psi and r->grad). */
+int sens_ddm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
+int sens_ddm_rk4(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
+int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
+int sens_cavm(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
+
+/* psi only, by the integrator of the options (trapezoidal quadrature on the
+ * output grid; used by the fd reference). */
+int sens_psi_only(const mbs_model *m, const mbs_sens_options *o, double *psi,
+                  mbs_sim_stats *stats, mbs_error *err);
+
+#endif

@@ -1,0 +1,299 @@
+/*
+ * sensitivity.c - mbs_sensitivity: dispatch to the methods, the objective
+ * helpers they share, and the finite-difference reference.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sens_impl.h"
+
+/* ---------------------------------------------------------------- names */
+
+int mbs_model_nobjectives(const mbs_model *m) { return m->nobj; }
+const char *mbs_objective_name(const mbs_model *m, int k)
+{
+    return k >= 0 && k < m->nobj ? m->obj[k].name : NULL;
+}
+int mbs_objective_find(const mbs_model *m, const char *name)
+{
+    for (int k = 0; name && k < m->nobj; k++)
+        if (!strcmp(m->obj[k].name, name)) return k;
+    return -1;
+}
+
+static const char *const method_names[] = { "ddm", "davm", "cavm", "fd", "cs" };
+
+const char *mbs_sens_method_name(mbs_sens_method m)
+{
+    return (int)m >= 0 && (int)m < 5 ? method_names[m] : "?";
+}
+
+int mbs_sens_method_from_name(const char *name)
+{
+    for (int k = 0; name && k < 5; k++)
+        if (!strcmp(name, method_names[k])) return k;
+    return -1;
+}
+
+mbs_sens_options mbs_sens_options_default(const mbs_model *m)
+{
+    mbs_sens_options o;
+    memset(&o, 0, sizeof o);
+    o.sim = mbs_model_sim_options(m);
+    o.method = MBS_SENS_DDM;
+    o.fd_step = 1e-6;
+    return o;
+}
+
+void mbs_sens_result_free(mbs_sens_result *res)
+{
+    if (!res) return;
+    free(res->psi);
+    free(res->grad);
+    res->psi = res->grad = NULL;
+}
+
+/* ---------------------------------------------------------------- objectives */
+
+void sens_objectives(sens_run *r, const double *q, const double *qd, const double *qdd,
+                     double t, int terminal, double *g)
+{
+    const mbs_model *m = r->m;
+    mbs_data_set_time(r->d, t);
+    mbs_deriv_id_primal(m, r->d, q, qd, qdd, r->d->dbuf);
+    for (int k = 0; k < m->nobj; k++)
+        g[k] = mbs_objective_integrand(m, m->x, &r->d->ws, k, terminal, q, qd, qdd, t);
+}
+
+void sens_objectives_d(sens_run *r, const double *q, const double *qd, const double *qdd,
+                       const double *dq, const double *dqd, const double *dqdd, const double *dx,
+                       double t, int terminal, double *dg)
+{
+    const mbs_model *m = r->m;
+    mbs_kin_forward_d(m, m->x, &r->d->ws, dx, &r->d->dws, q, qd, qdd, dq, dqd, dqdd, 2, 1, m->nb + 1);
+    for (int k = 0; k < m->nobj; k++)
+        dg[k] = mbs_objective_integrand_d(m, m->x, &r->d->ws, dx, &r->d->dws, k, terminal,
+                                          q, qd, qdd, dq, dqd, dqdd, t);
+}
+
+/* ---------------------------------------------------------------- the trapezoidal step */
+
+#define BETA 0.25
+#define GAMMA 0.5
+
+void sens_trap_tangent(const mbs_model *m, const double *z, const double *zd, const double *zdd,
+                       const double *r0, const double *M, const double *K, const double *C,
+                       double h, double *S)
+{
+    const int nq = m->nq;
+    const double ch = GAMMA * h, kh = BETA * h * h;
+    for (int r = 0; r < nq; r++)
+        for (int c = 0; c < nq; c++)
+            S[(size_t)c * nq + r] = M[(size_t)r * nq + c] + ch * C[(size_t)r * nq + c] + kh * K[(size_t)r * nq + c];
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->euler < 0) continue;
+        const int e = jt->qoff + jt->euler;
+        const double *p = z + e, *pd = zd + e, *pdd = zdd + e, *rE = r0 + e;
+        for (int c = 0; c < nq; c++) {
+            double *col = S + (size_t)c * nq + e;
+            double s = p[0] * col[0] + p[1] * col[1] + p[2] * col[2] + p[3] * col[3];
+            for (int k = 0; k < 4; k++) col[k] -= p[k] * s;
+        }
+        double pr = 0, cE = 0;
+        for (int k = 0; k < 4; k++) { pr += p[k] * rE[k]; cE += p[k] * pdd[k] + pd[k] * pd[k]; }
+        for (int a = 0; a < 4; a++)
+            for (int b = 0; b < 4; b++)
+                S[(size_t)(e + b) * nq + e + a] += p[a] * p[b] + 2 * ch * p[a] * pd[b] +
+                                                  kh * ((a == b ? cE - pr : 0) + p[a] * (pdd[b] - rE[b]));
+    }
+}
+
+void sens_trap_complete_d(const mbs_model *m, const double *z, const double *zd, const double *zdd,
+                          const double *r0, const double *dz, const double *dzd, const double *dzdd,
+                          double *dr)
+{
+    /* r'_E = r_E - p (p.r_E) + p (p.pdd + |pd|^2) */
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->euler < 0) continue;
+        const int e = jt->qoff + jt->euler;
+        const double *p = z + e, *pd = zd + e, *pdd = zdd + e, *rE = r0 + e;
+        const double *dp = dz + e, *dpd = dzd + e, *dpdd = dzdd + e;
+        double pr = 0, dpr = 0, pdr = 0, c = 0, dc = 0;
+        for (int k = 0; k < 4; k++) {
+            pr += p[k] * rE[k];
+            dpr += dp[k] * rE[k];
+            pdr += p[k] * dr[e + k];
+            c += p[k] * pdd[k] + pd[k] * pd[k];
+            dc += dp[k] * pdd[k] + p[k] * dpdd[k] + 2 * pd[k] * dpd[k];
+        }
+        for (int k = 0; k < 4; k++)
+            dr[e + k] += -dp[k] * pr - p[k] * (dpr + pdr) + dp[k] * c + p[k] * dc;
+    }
+}
+
+/* ---------------------------------------------------------------- psi only */
+
+/* psi by the trapezoidal quadrature of g on the steps of the integrator. */
+static int psi_trapezoidal_grid(const mbs_model *m, const mbs_sens_options *o, double *psi,
+                                mbs_sim_stats *stats, mbs_error *err)
+{
+    int rc;
+    mbs_data *d = mbs_data_create(m, err);
+    if (!d) return err ? err->code : MBS_ERR_NOMEM;
+    mbs_sim_options so = o->sim;
+    so.project = 0;
+    mbs_integrator *it = mbs_integrator_create(m, d, &so, err);
+    double *g = calloc((size_t)m->nobj + 1, sizeof *g);
+    sens_run r;
+    memset(&r, 0, sizeof r);
+    r.m = m;
+    r.o = o;
+    r.d = d;
+    if (!it || !g) { rc = err ? err->code : MBS_ERR_NOMEM; goto done; }
+    if ((rc = mbs_integrator_reset(it, so.t0, NULL, NULL, err))) goto done;
+    for (int k = 0; k < m->nobj; k++) psi[k] = 0;
+    double t = so.t0;
+    sens_objectives(&r, mbs_integrator_q(it), mbs_integrator_qd(it), mbs_integrator_qdd(it), t, 0, g);
+    while (t < so.tf - 1e-12 * fmax(1, fabs(so.tf))) {
+        double h = fmin(so.dt, so.tf - t);
+        for (int k = 0; k < m->nobj; k++) psi[k] += 0.5 * h * g[k];
+        if ((rc = mbs_integrator_step(it, h, err))) goto done;
+        t = mbs_integrator_time(it);
+        sens_objectives(&r, mbs_integrator_q(it), mbs_integrator_qd(it), mbs_integrator_qdd(it), t, 0, g);
+        for (int k = 0; k < m->nobj; k++) psi[k] += 0.5 * h * g[k];
+    }
+    sens_objectives(&r, mbs_integrator_q(it), mbs_integrator_qd(it), mbs_integrator_qdd(it), t, 1, g);
+    for (int k = 0; k < m->nobj; k++) psi[k] += g[k];
+    if (stats) mbs_integrator_stats(it, stats);
+done:
+    free(g);
+    mbs_integrator_free(it);
+    mbs_data_free(d);
+    return rc;
+}
+
+int sens_psi_only(const mbs_model *m, const mbs_sens_options *o, double *psi,
+                  mbs_sim_stats *stats, mbs_error *err)
+{
+    if (o->sim.integrator == MBS_INTEGRATOR_RK4) {
+        /* the RK4 quadrature of the ddm-rk4 method, without sensitivities */
+        sens_run r;
+        memset(&r, 0, sizeof r);
+        r.m = m;
+        r.o = o;
+        r.nq = m->nq;
+        r.np = 0;
+        r.nobj = m->nobj;
+        r.psi = psi;
+        r.d = mbs_data_create(m, err);
+        if (!r.d) return err ? err->code : MBS_ERR_NOMEM;
+        int rc = sens_ddm_rk4(&r, stats, err);
+        mbs_data_free(r.d);
+        return rc;
+    }
+    return psi_trapezoidal_grid(m, o, psi, stats, err);
+}
+
+/* ---------------------------------------------------------------- fd */
+
+static int sens_fd(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
+{
+    const mbs_model *m = r->m;
+    int rc = sens_psi_only(m, r->o, r->psi, stats, err);
+    if (rc) return rc;
+    double *vals = malloc(sizeof(double) * (size_t)r->np);
+    double *pp = malloc(sizeof(double) * (size_t)r->nobj), *pm = malloc(sizeof(double) * (size_t)r->nobj);
+    if (!vals || !pp || !pm) { rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory"); goto done; }
+    for (int j = 0; j < r->np; j++) vals[j] = m->param[j].value;
+    for (int j = 0; j < r->np && !rc; j++) {
+        double h = r->o->fd_step * fmax(1, fabs(vals[j]));
+        double *out[2] = { pp, pm };
+        for (int s = 0; s < 2 && !rc; s++) {
+            vals[j] = m->param[j].value + (s ? -h : h);
+            /* bounds are a design constraint, not a model one: evaluate
+             * outside them if needed for the difference */
+            mbs_model *mp = mbs_model_with_params(m, vals, err);
+            if (!mp) {
+                /* retry ignoring bounds is not possible through the API:
+                 * report with the parameter name */
+                rc = err ? err->code : MBS_ERR_MODEL;
+                break;
+            }
+            rc = sens_psi_only(mp, r->o, out[s], NULL, err);
+            mbs_model_free(mp);
+        }
+        vals[j] = m->param[j].value;
+        if (rc) break;
+        for (int k = 0; k < r->nobj; k++) r->grad[k * r->np + j] = (pp[k] - pm[k]) / (2 * h);
+    }
+done:
+    free(vals);
+    free(pp);
+    free(pm);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- api */
+
+int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_result *res,
+                    mbs_error *err)
+{
+    if (!m || !o || !res) return mbs_error_set(err, MBS_ERR_ARG, "mbs_sensitivity: NULL argument");
+    memset(res, 0, sizeof *res);
+    if (m->nobj < 1)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: the model declares no objectives (add an \"objectives\" section)",
+                             m->source ? m->source : m->name);
+    if (m->nparam < 1)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: the model declares no design parameters (add a \"parameters\" section)",
+                             m->source ? m->source : m->name);
+    int rc = mbs_sim_options_check(&o->sim, err);
+    if (rc) return rc;
+    if (!(o->sim.tf > o->sim.t0))
+        return mbs_error_set(err, MBS_ERR_ARG, "sensitivity: tf (%g) must be after t0 (%g)", o->sim.tf, o->sim.t0);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    sens_run r;
+    memset(&r, 0, sizeof r);
+    r.m = m;
+    r.o = o;
+    r.nq = m->nq;
+    r.np = m->nparam;
+    r.nobj = m->nobj;
+    res->nobj = r.nobj;
+    res->nparam = r.np;
+    res->psi = calloc((size_t)r.nobj, sizeof(double));
+    res->grad = calloc((size_t)r.nobj * (size_t)r.np, sizeof(double));
+    r.psi = res->psi;
+    r.grad = res->grad;
+    r.d = mbs_data_create(m, err);
+    if (!res->psi || !res->grad || !r.d) {
+        mbs_data_free(r.d);
+        mbs_sens_result_free(res);
+        return err && err->code ? err->code : mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+    }
+    mbs_data_set_ref(r.d, o->sim.ref);
+    switch (o->method) {
+    case MBS_SENS_DDM:
+        rc = o->sim.formulation == MBS_FD_RECURSIVE && o->sim.integrator != MBS_INTEGRATOR_TRAPEZOIDAL
+                 ? sens_ddm_rk4(&r, &res->stats, err)
+                 : sens_ddm_trapezoidal(&r, &res->stats, err);
+        break;
+    case MBS_SENS_DAVM: rc = sens_davm_trapezoidal(&r, &res->stats, err); break;
+    case MBS_SENS_CAVM: rc = sens_cavm(&r, &res->stats, err); break;
+    case MBS_SENS_FD: rc = sens_fd(&r, &res->stats, err); break;
+    case MBS_SENS_CS:
+        rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED, "sensitivity: method cs is not available yet");
+        break;
+    default: rc = mbs_error_set(err, MBS_ERR_ARG, "sensitivity: unknown method %d", (int)o->method);
+    }
+    mbs_data_free(r.d);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    res->wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (rc) mbs_sens_result_free(res);
+    return rc;
+}
