@@ -34,6 +34,7 @@ int cmd_info(int argc, char **argv);
 int cmd_kinematics(int argc, char **argv);
 int cmd_inverse(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 
 /* ---- messages ---- */

@@ -17,6 +17,7 @@ static const command commands[] = {
     {"kinematics", cmd_kinematics, "positions, velocities, accelerations of bodies and points"},
     {"inverse", cmd_inverse, "inverse dynamics: generalized forces tau for q, qd, qdd"},
     {"generate", cmd_generate, "write a generated benchmark model (spatial chain)"},
+    {"simulate", cmd_simulate, "forward-dynamics simulation: trajectory as CSV"},
     {"check", cmd_check, "verify the analytical derivatives against complex step"},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))

@@ -1,0 +1,418 @@
+/*
+ * cmd_simulate.c - `mbsens simulate MODEL [options] [--out FILE.csv]`:
+ * forward-dynamics simulation (mbs_simulate), trajectory as CSV.
+ *
+ * Settings: command-line options, else the model's "simulation" section,
+ * else the built-in defaults (mbs_model_sim_options). Columns: t, every
+ * coordinate, its velocity (NAME.qd) and acceleration (NAME.qdd), then the
+ * model's "outputs" (mbs_output_column_name).
+ *
+ * --out FILE: the rows are streamed to a temporary file .FILE.XXXXXX in the
+ * same directory, which is synced and renamed over FILE at the end; on any
+ * failure (numerical, I/O, interrupt) it is removed, so FILE is either the
+ * complete result or untouched. Without --out the CSV is kept in memory and
+ * printed on standard output only if the run succeeds.
+ *
+ * The summary goes to standard error (standard output may carry the CSV);
+ * on a terminal, runs longer than 2 s show their progress there.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli_util.h"
+
+static void usage(FILE *out)
+{
+    fputs("Usage: mbsens simulate MODEL [--integrator trapezoidal|rk4|cvodes]\n"
+          "                       [--solver newton|fixedpoint] [--formulation fr|semi]\n"
+          "                       [--ref com|origin|joint] [--dt H] [--tf T]\n"
+          "                       [--tolerance TOL] [--max-iterations N]\n"
+          "                       [--rtol R] [--atol A] [--cvodes-method bdf|adams]\n"
+          "                       [--no-project] [--out FILE.csv] [--quiet]\n"
+          "\n"
+          "Forward-dynamics simulation from the model's initial state (q0, qd0) over\n"
+          "[0, T]. Writes a CSV with a header line: t, every coordinate, its velocity\n"
+          "(NAME.qd) and acceleration (NAME.qdd), then the model's requested outputs\n"
+          "(\"outputs\" section: point position/velocity/acceleration, energy), one row\n"
+          "per output time 0, H, 2H, ..., T. Settings not given here come from the\n"
+          "model's \"simulation\" section, then from the defaults below. A summary\n"
+          "(steps, iterations, energy and Euler-parameter drift, wall time) is printed\n"
+          "on standard error.\n"
+          "\n"
+          "Options:\n"
+          "  --integrator NAME   trapezoidal (default; Newmark beta 1/4, gamma 1/2, fixed\n"
+          "                      step), rk4 (fixed step) or cvodes (adaptive, SUNDIALS)\n"
+          "  --solver NAME       trapezoidal: newton (default) or fixedpoint\n"
+          "  --formulation NAME  forward dynamics: fr (fully recursive, default) or semi\n"
+          "  --ref POINT         reference point: com (default), origin or joint\n"
+          "  --dt H              step (trapezoidal, rk4) and output interval (default 1e-3)\n"
+          "  --tf T              final time (default 1)\n"
+          "  --tolerance TOL     trapezoidal: 2-norm of the increment (default 1e-10)\n"
+          "  --max-iterations N  trapezoidal: iterations per step (default 20)\n"
+          "  --rtol R, --atol A  cvodes: tolerances (defaults 1e-8, 1e-10)\n"
+          "  --cvodes-method M   cvodes: bdf (default) or adams\n"
+          "  --no-project        do not project Euler parameters onto |p| = 1 after steps\n"
+          "  --out FILE          write the CSV to FILE (atomically: temporary file and\n"
+          "                      rename; nothing is left behind on failure); default or\n"
+          "                      '-': standard output\n"
+          "  -q, --quiet         no summary and no progress\n"
+          "  -h, --help          show this help and exit\n", out);
+}
+
+/* ---------------------------------------------------------------- values */
+
+static int parse_double(const char *cmd, const char *opt, const char *s, int positive, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    while (*end == ' ' || *end == '\t') end++;
+    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
+        return cli_usage_error(cmd, usage, "%s: invalid number '%s'", opt, s);
+    if (positive && !(v > 0))
+        return cli_usage_error(cmd, usage, "%s: must be > 0, got %s", opt, s);
+    *out = v;
+    return CLI_EXIT_OK;
+}
+
+static int parse_enum(const char *cmd, const char *opt, const char *s, int (*from_name)(const char *),
+                      const char *choices, int *out)
+{
+    int k = from_name(s);
+    if (k < 0) return cli_usage_error(cmd, usage, "%s: unknown value '%s' (expected %s)", opt, s, choices);
+    *out = k;
+    return CLI_EXIT_OK;
+}
+
+/* ---------------------------------------------------------------- output */
+
+/* The temporary file, for the signal handler (removed on SIGINT/SIGTERM). */
+static char *volatile tmp_path_for_signal;
+
+static void on_signal(int sig)
+{
+    char *p = tmp_path_for_signal;
+    if (p) unlink(p);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+typedef struct {
+    const char *cmd;
+    const mbs_model *m;
+    int nq, nout;
+    FILE *f;              /* --out: the temporary file */
+    cli_buf *buf;         /* standard output: in memory */
+    long rows;
+    double tlast;         /* time of the last row */
+    int write_error;
+    double *vals;         /* 3 per output */
+    /* progress */
+    int progress;
+    double t0, tf;
+    struct timespec start, last;
+    int shown;
+} sink;
+
+static double seconds_since(const struct timespec *a)
+{
+    struct timespec b;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    return (double)(b.tv_sec - a->tv_sec) + 1e-9 * (double)(b.tv_nsec - a->tv_nsec);
+}
+
+/* x with the fewest significant digits (15..17) that read back exactly. */
+static void emit(sink *s, const char *sep, double x)
+{
+    char num[40];
+    for (int p = 15; p <= 17; p++) {
+        snprintf(num, sizeof num, "%s%.*g", sep, p, x);
+        if (strtod(num + strlen(sep), NULL) == x) break;
+    }
+    if (s->f) {
+        if (fputs(num, s->f) < 0) s->write_error = errno ? errno : EIO;
+    } else {
+        cli_buf_puts(s->buf, num);
+    }
+}
+
+static void emit_str(sink *s, const char *str)
+{
+    if (s->f) {
+        if (fputs(str, s->f) < 0) s->write_error = errno ? errno : EIO;
+    } else {
+        cli_buf_puts(s->buf, str);
+    }
+}
+
+static void header(sink *s)
+{
+    const mbs_model *m = s->m;
+    emit_str(s, "t");
+    static const char *const suffix[3] = { "", ".qd", ".qdd" };
+    for (int part = 0; part < 3; part++)
+        for (int k = 0; k < s->nq; k++) {
+            emit_str(s, ",");
+            emit_str(s, mbs_coord_name(m, k));
+            emit_str(s, suffix[part]);
+        }
+    for (int k = 0; k < s->nout; k++) {
+        mbs_output o = mbs_model_output(m, k);
+        for (int c = 0; c < mbs_output_ncolumns(&o); c++) {
+            char name[512];
+            mbs_output_column_name(m, &o, c, name, sizeof name);
+            emit_str(s, ",");
+            emit_str(s, name);
+        }
+    }
+    emit_str(s, "\n");
+}
+
+static int on_step(void *user, const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
+                   const double *qdd)
+{
+    sink *s = user;
+    emit(s, "", t);
+    const double *v[3] = { q, qd, qdd };
+    for (int part = 0; part < 3; part++)
+        for (int k = 0; k < s->nq; k++) emit(s, ",", v[part][k]);
+    for (int k = 0; k < s->nout; k++) {
+        mbs_output o = mbs_model_output(m, k);
+        mbs_output_eval(m, d, &o, s->vals);
+        for (int c = 0; c < mbs_output_ncolumns(&o); c++) emit(s, ",", s->vals[c]);
+    }
+    emit_str(s, "\n");
+    s->rows++;
+    s->tlast = t;
+    if (s->write_error) return MBS_ERR_IO;
+    if (s->buf && s->buf->oom) return MBS_ERR_NOMEM;
+    if (s->progress && seconds_since(&s->start) > 2 && seconds_since(&s->last) > 0.2) {
+        clock_gettime(CLOCK_MONOTONIC, &s->last);
+        double span = s->tf - s->t0, frac = span > 0 ? (t - s->t0) / span : 1;
+        fprintf(stderr, "\rmbsens simulate: t = %-12.6g of %g (%3.0f%%)  ", t, s->tf, 100 * frac);
+        fflush(stderr);
+        s->shown = 1;
+    }
+    return 0;
+}
+
+/* Create the temporary file .BASE.XXXXXX next to path. */
+static FILE *open_temp(const char *cmd, const char *path, char **tmp_out)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    const char *base = slash ? slash + 1 : path;
+    if (*base == '\0') {
+        cli_error(cmd, "cannot write '%s': not a file name", path);
+        return NULL;
+    }
+    size_t tlen = dirlen + strlen(base) + 16;
+    char *tmp = malloc(tlen);
+    if (!tmp) {
+        cli_error(cmd, "out of memory");
+        return NULL;
+    }
+    snprintf(tmp, tlen, "%.*s.%s.XXXXXX", (int)dirlen, path, base);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        cli_error(cmd, "cannot create '%s': %s", path, strerror(errno));
+        free(tmp);
+        return NULL;
+    }
+    tmp_path_for_signal = tmp;
+    mode_t mask = umask(0);
+    umask(mask);
+    FILE *f = fchmod(fd, (mode_t)(0666 & ~mask)) == 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        cli_error(cmd, "cannot write '%s': %s", path, strerror(errno));
+        close(fd);
+        unlink(tmp);
+        tmp_path_for_signal = NULL;
+        free(tmp);
+        return NULL;
+    }
+    *tmp_out = tmp;
+    return f;
+}
+
+/* ---------------------------------------------------------------- command */
+
+int cmd_simulate(int argc, char **argv)
+{
+    const char *cmd = "simulate";
+    const char *s_integ = NULL, *s_solver = NULL, *s_form = NULL, *s_ref = NULL, *s_dt = NULL, *s_tf = NULL;
+    const char *s_tol = NULL, *s_maxit = NULL, *s_rtol = NULL, *s_atol = NULL, *s_cvm = NULL, *out = NULL;
+    const char *pos[1];
+    int no_project = 0, quiet = 0, npos = 0;
+    const cli_option opts[] = {
+        {"--integrator", NULL, &s_integ, NULL},   {"--solver", NULL, &s_solver, NULL},
+        {"--formulation", NULL, &s_form, NULL},   {"--ref", NULL, &s_ref, NULL},
+        {"--dt", NULL, &s_dt, NULL},              {"--tf", NULL, &s_tf, NULL},
+        {"--tolerance", NULL, &s_tol, NULL},      {"--max-iterations", NULL, &s_maxit, NULL},
+        {"--rtol", NULL, &s_rtol, NULL},          {"--atol", NULL, &s_atol, NULL},
+        {"--cvodes-method", NULL, &s_cvm, NULL},  {"--no-project", NULL, NULL, &no_project},
+        {"--out", "-o", &out, NULL},              {"--quiet", "-q", NULL, &quiet},
+    };
+    int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
+    if (rc == CLI_PARSE_HELP) return CLI_EXIT_OK;
+    if (rc != CLI_EXIT_OK) return rc;
+    if (npos != 1) return cli_usage_error(cmd, usage, "missing MODEL argument");
+
+    /* Check the option values before loading the model (usage errors, 2). */
+    int e_integ = -1, e_solver = -1, e_form = -1, e_ref = -1, e_cvm = -1, maxit = 0;
+    double dt = 0, tf = 0, tol = 0, rtol = 0, atol = 0;
+    if ((s_integ && (rc = parse_enum(cmd, "--integrator", s_integ, mbs_integrator_from_name,
+                                     "trapezoidal, rk4 or cvodes", &e_integ))) ||
+        (s_solver && (rc = parse_enum(cmd, "--solver", s_solver, mbs_nl_solver_from_name, "newton or fixedpoint",
+                                      &e_solver))) ||
+        (s_form && (rc = parse_enum(cmd, "--formulation", s_form, mbs_fd_algorithm_from_name, "fr or semi",
+                                    &e_form))) ||
+        (s_ref && (rc = parse_enum(cmd, "--ref", s_ref, mbs_ref_point_from_name, "com, origin or joint", &e_ref))) ||
+        (s_cvm && (rc = parse_enum(cmd, "--cvodes-method", s_cvm, mbs_cvodes_method_from_name, "bdf or adams",
+                                   &e_cvm))) ||
+        (s_dt && (rc = parse_double(cmd, "--dt", s_dt, 1, &dt))) ||
+        (s_tf && (rc = parse_double(cmd, "--tf", s_tf, 0, &tf))) ||
+        (s_tol && (rc = parse_double(cmd, "--tolerance", s_tol, 1, &tol))) ||
+        (s_rtol && (rc = parse_double(cmd, "--rtol", s_rtol, 1, &rtol))) ||
+        (s_atol && (rc = parse_double(cmd, "--atol", s_atol, 1, &atol))))
+        return rc;
+    if (s_maxit) {
+        char *end;
+        errno = 0;
+        long v = strtol(s_maxit, &end, 10);
+        if (end == s_maxit || *end != '\0' || errno == ERANGE || v < 1 || v > 1000000)
+            return cli_usage_error(cmd, usage, "--max-iterations: expected an integer between 1 and 1000000, got '%s'",
+                                   s_maxit);
+        maxit = (int)v;
+    }
+
+    mbs_model *m = cli_load_model(cmd, pos[0]);
+    if (!m) return CLI_EXIT_FAIL;
+    mbs_sim_options o = mbs_model_sim_options(m);
+    if (e_integ >= 0) o.integrator = (mbs_integrator_type)e_integ;
+    if (e_solver >= 0) o.solver = (mbs_nl_solver)e_solver;
+    if (e_form >= 0) o.formulation = (mbs_fd_algorithm)e_form;
+    if (e_ref >= 0) o.ref = (mbs_ref_point)e_ref;
+    if (e_cvm >= 0) o.cvodes_method = (mbs_cvodes_method)e_cvm;
+    if (s_dt) o.dt = dt;
+    if (s_tf) o.tf = tf;
+    if (s_tol) o.tolerance = tol;
+    if (s_rtol) o.rtol = rtol;
+    if (s_atol) o.atol = atol;
+    if (maxit) o.max_iterations = maxit;
+    if (no_project) o.project = 0;
+    mbs_error err;
+    memset(&err, 0, sizeof err);
+    if (mbs_sim_options_check(&o, &err) != MBS_OK) {
+        mbs_model_free(m);
+        return cli_usage_error(cmd, usage, "%s", err.msg);
+    }
+
+    const int to_file = out && strcmp(out, "-") != 0;
+    cli_buf buf = {0};
+    sink s;
+    memset(&s, 0, sizeof s);
+    s.cmd = cmd;
+    s.m = m;
+    s.nq = mbs_model_nq(m);
+    s.nout = mbs_model_noutputs(m);
+    s.buf = &buf;
+    s.t0 = o.t0;
+    s.tf = o.tf;
+    s.progress = !quiet && isatty(fileno(stderr));
+    clock_gettime(CLOCK_MONOTONIC, &s.start);
+    s.last = s.start;
+    s.vals = calloc(3 * (size_t)(s.nout > 0 ? s.nout : 1), sizeof(double));
+    mbs_data *d = mbs_data_create(m, &err);
+    char *tmp = NULL;
+    rc = CLI_EXIT_OK;
+    if (!d || !s.vals) {
+        cli_error(cmd, "%s", d ? "out of memory" : err.msg);
+        rc = CLI_EXIT_FAIL;
+    }
+    void (*old_int)(int) = SIG_DFL, (*old_term)(int) = SIG_DFL;
+    if (!rc && to_file) {
+        old_int = signal(SIGINT, on_signal);
+        old_term = signal(SIGTERM, on_signal);
+        s.f = open_temp(cmd, out, &tmp);
+        if (!s.f) rc = CLI_EXIT_FAIL;
+        s.buf = NULL;
+    }
+    mbs_sim_stats st;
+    memset(&st, 0, sizeof st);
+    int status = MBS_OK;
+    if (!rc) {
+        header(&s);
+        status = mbs_simulate(m, d, &o, NULL, NULL, on_step, &s, &st, &err);
+    }
+    double wall = seconds_since(&s.start);
+    if (s.shown) fputs("\r\033[K", stderr);
+    if (!rc && status != MBS_OK) {
+        if (s.write_error)
+            cli_error(cmd, "cannot write '%s': %s (at t = %g)", out, strerror(s.write_error), s.tlast);
+        else if (status == MBS_ERR_NOMEM)
+            cli_error(cmd, "out of memory (the CSV is kept in memory without --out)");
+        else
+            cli_error(cmd, "%s", err.msg);
+        rc = CLI_EXIT_FAIL;
+    }
+    if (s.f) {
+        int ok = !rc;
+        ok = (fflush(s.f) == 0) && ok;
+        ok = ok && fsync(fileno(s.f)) == 0;
+        int e = errno;
+        ok = (fclose(s.f) == 0) && ok;
+        if (!ok && !rc) {
+            cli_error(cmd, "cannot write '%s': %s", out, strerror(e ? e : errno));
+            rc = CLI_EXIT_FAIL;
+        }
+        if (!rc && rename(tmp, out) != 0) {
+            cli_error(cmd, "cannot write '%s': %s", out, strerror(errno));
+            rc = CLI_EXIT_FAIL;
+        }
+        if (rc) unlink(tmp);
+        tmp_path_for_signal = NULL;
+        signal(SIGINT, old_int);
+        signal(SIGTERM, old_term);
+    }
+    if (!rc && !to_file) rc = cli_buf_emit(&buf, stdout, cmd);
+    if (!rc && !quiet) {
+        const int trap = o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL;
+        fprintf(stderr, "mbsens simulate: %s, %s", mbs_model_name(m), mbs_integrator_name(o.integrator));
+        if (trap) fprintf(stderr, " (%s)", mbs_nl_solver_name(o.solver));
+        if (o.integrator == MBS_INTEGRATOR_CVODES)
+            fprintf(stderr, " (%s, rtol %g, atol %g)", mbs_cvodes_method_name(o.cvodes_method), o.rtol, o.atol);
+        fprintf(stderr, ", formulation %s, ref %s, dt %g, t = %g .. %g\n", mbs_fd_algorithm_name(o.formulation),
+                mbs_ref_point_name(o.ref), o.dt, o.t0, o.tf);
+        fprintf(stderr, "  steps            %ld (%ld output rows)\n", st.steps, s.rows);
+        if (trap)
+            fprintf(stderr, "  iterations       mean %.2f, max %d per step (%s)\n", st.iterations_mean,
+                    st.iterations_max, mbs_nl_solver_name(o.solver));
+        else if (o.integrator == MBS_INTEGRATOR_CVODES)
+            fprintf(stderr, "  iterations       %ld nonlinear (%.2f per step), %ld error-test failures\n",
+                    st.iterations, st.iterations_mean, st.error_test_fails);
+        fprintf(stderr, "  evaluations      %ld dynamics, %ld tangents/Jacobians\n", st.fevals, st.tangent_evals);
+        double scale = fabs(st.energy0) > 0 ? fabs(st.energy0) : 1;
+        fprintf(stderr, "  energy drift     %.3e (max |E - E0|; relative %.3e; E0 = %.9g)\n", st.energy_drift,
+                st.energy_drift / scale, st.energy0);
+        fprintf(stderr, "  Euler drift      %.3e (max ||p| - 1| before %s)\n", st.euler_drift,
+                o.project ? "projection" : "any projection: projection off");
+        fprintf(stderr, "  wall time        %.3f s\n", wall);
+        if (to_file) fprintf(stderr, "  wrote            %s\n", out);
+    }
+    cli_buf_free(&buf);
+    free(tmp);
+    free(s.vals);
+    mbs_data_free(d);
+    mbs_model_free(m);
+    return rc;
+}
