@@ -1,0 +1,229 @@
+/*
+ * adjoint_discrete.c - discrete adjoint (DAVM) of the trapezoidal rule,
+ * semi-recursive formulation (docs/sensitivity.md): the transpose of the
+ * recurrence that ddm_trapezoidal.c differentiates, swept backwards once per
+ * objective over the stored trajectory. It gives the exact gradient of the
+ * discrete psi, like the DDM, at a cost per step independent of the number
+ * of objectives' gradients' parameters except for the final products with
+ * dr/drho.
+ *
+ * Forward: X_n = (z_n, zd_n, zdd_n); step n solves r'(X_{n+1}; rho) = 0 for
+ * D with X_{n+1} = (z_p + D, zd_p + c1 D, zdd_n + d1 D), c1 = gamma/(beta h),
+ * d1 = 1/(beta h^2). psi = sum_n w_n g(X_n) + G(X_N), w the trapezoidal
+ * weights.
+ * Backward, with a = dpsi/dX_{n+1} (all later dependence):
+ *   S'^T nu = a_z + c1 a_zd + d1 a_zdd
+ *   b_z = a_z - beta h^2 R_z^T nu,  b_zd = a_zd - beta h^2 R_zd^T nu,
+ *   b_zdd = a_zdd - beta h^2 R_zdd^T nu,  dpsi/drho -= beta h^2 R_rho^T nu
+ *   a_z,n = b_z;  a_zd,n = h b_z + b_zd;  a_zdd,n = h^2/2 b_z + h b_zd + b_zdd
+ *   a_n += w_n g_X(X_n)
+ * and at t0 (z0, zd0 fixed; zdd0 = FD(z0, zd0; rho)): dpsi/drho += a_zdd,0 . dFD/drho.
+ */
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sens_impl.h"
+
+#define BETA 0.25
+#define GAMMA 0.5
+
+/* Explicit completed Jacobians R_z, R_zd, R_zdd (row-major) from the raw
+ * K, C, M by completing every column. */
+static void completed_jacobians(const mbs_model *m, const double *z, const double *zd,
+                                const double *zdd, const double *r0, double *K, double *C,
+                                double *M, double *col, double *e)
+{
+    const int nq = m->nq;
+    if (m->n_euler == 0) return;
+    double *mats[3] = { K, C, M };
+    for (int which = 0; which < 3; which++) {
+        double *A = mats[which];
+        for (int c = 0; c < nq; c++) {
+            for (int r = 0; r < nq; r++) col[r] = A[r * nq + c];
+            memset(e, 0, sizeof(double) * (size_t)nq);
+            e[c] = 1;
+            memset(e + nq, 0, sizeof(double) * (size_t)nq);
+            sens_trap_complete_d(m, z, zd, zdd, r0, which == 0 ? e : e + nq, which == 1 ? e : e + nq,
+                                 which == 2 ? e : e + nq, col);
+            for (int r = 0; r < nq; r++) A[r * nq + c] = col[r];
+        }
+    }
+}
+
+/* objective k's gradient w.r.t. (z, zd, zdd) at the state left by
+ * sens_objectives (integral or terminal part), scaled by w and added to a */
+static void objective_gradient(sens_run *r, int k, const double *z, const double *zd,
+                               const double *zdd, double t, int terminal, double w, double *a,
+                               double *e, double *dgall)
+{
+    const int nq = r->nq;
+    memset(e, 0, sizeof(double) * 2 * (size_t)nq);
+    double *zero = e + nq;
+    for (int blk = 0; blk < 3; blk++)
+        for (int c = 0; c < nq; c++) {
+            e[c] = 1;
+            sens_objectives_d(r, z, zd, zdd, blk == 0 ? e : zero, blk == 1 ? e : zero, blk == 2 ? e : zero,
+                              NULL, t, terminal, dgall);
+            a[blk * nq + c] += w * dgall[k];
+            e[c] = 0;
+        }
+}
+
+int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
+{
+    const mbs_model *m = r->m;
+    const int nq = r->nq, np = r->np, no = r->nobj;
+    const size_t n = (size_t)(nq > 0 ? nq : 1), P = (size_t)(np > 0 ? np : 1);
+    int rc = MBS_OK;
+    mbs_sim_options so = r->o->sim;
+    so.project = 0;
+    so.integrator = MBS_INTEGRATOR_TRAPEZOIDAL;
+    so.solver = MBS_SOLVER_NEWTON;
+    if (!so.tangent) so.tangent = mbs_tangent_analytic;
+    /* the step grid */
+    long N = 0;
+    for (double t = so.t0; t < so.tf - 1e-12 * fmax(1, fabs(so.tf)); t = fmin(t + so.dt, so.tf)) N++;
+    mbs_data *di = mbs_data_create(m, err);
+    mbs_integrator *it = di ? mbs_integrator_create(m, di, &so, err) : NULL;
+    double *X = malloc(sizeof(double) * 3 * n * (size_t)(N + 1));
+    double *T = malloc(sizeof(double) * (size_t)(N + 1));
+    double *M = calloc(n * n, 8), *K = calloc(n * n, 8), *C = calloc(n * n, 8), *S = calloc(n * n, 8);
+    double *a = calloc(3 * n, 8), *b = calloc(3 * n, 8), *nu = calloc(n, 8), *r0 = calloc(n, 8);
+    double *col = calloc(n, 8), *e = calloc(2 * n, 8), *dr = calloc(n, 8), *dx = calloc((size_t)m->nx + 1, 8);
+    double *g = calloc((size_t)no + 1, 8), *dgall = calloc((size_t)no + 1, 8), *A0 = calloc(n * P, 8);
+    lapack_int *ipiv = calloc(n, sizeof *ipiv);
+    if (!it || !X || !T || !M || !K || !C || !S || !a || !b || !nu || !r0 || !col || !e || !dr || !dx ||
+        !g || !dgall || !A0 || !ipiv) {
+        rc = err && err->code ? err->code : mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    /* ---- forward: trajectory and psi ---- */
+    if ((rc = mbs_integrator_reset(it, so.t0, NULL, NULL, err))) goto done;
+    for (int k = 0; k < no; k++) r->psi[k] = 0;
+    T[0] = so.t0;
+    memcpy(X, mbs_integrator_q(it), 8 * (size_t)nq);
+    memcpy(X + n, mbs_integrator_qd(it), 8 * (size_t)nq);
+    memcpy(X + 2 * n, mbs_integrator_qdd(it), 8 * (size_t)nq);
+    sens_objectives(r, X, X + n, X + 2 * n, T[0], 0, g);
+    for (long s = 0; s < N; s++) {
+        const double h = fmin(so.dt, so.tf - T[s]);
+        for (int k = 0; k < no; k++) r->psi[k] += 0.5 * h * g[k];
+        if ((rc = mbs_integrator_step(it, h, err))) goto done;
+        double *Xs = X + 3 * n * (size_t)(s + 1);
+        T[s + 1] = mbs_integrator_time(it);
+        memcpy(Xs, mbs_integrator_q(it), 8 * (size_t)nq);
+        memcpy(Xs + n, mbs_integrator_qd(it), 8 * (size_t)nq);
+        memcpy(Xs + 2 * n, mbs_integrator_qdd(it), 8 * (size_t)nq);
+        sens_objectives(r, Xs, Xs + n, Xs + 2 * n, T[s + 1], 0, g);
+        for (int k = 0; k < no; k++) r->psi[k] += 0.5 * h * g[k];
+        if (r->o->history) r->o->history(r->o->history_user, T[s + 1], no, np, r->psi, NULL);
+    }
+    {
+        double *XN = X + 3 * n * (size_t)N;
+        sens_objectives(r, XN, XN + n, XN + 2 * n, T[N], 1, g);
+        for (int k = 0; k < no; k++) r->psi[k] += g[k];
+    }
+    if (stats) mbs_integrator_stats(it, stats);
+    /* dFD/drho at t0 */
+    mbs_data_set_time(r->d, T[0]);
+    if ((rc = mbs_forward_dynamics_param_derivatives(m, r->d, so.formulation, X, X + n, NULL, NULL, A0))) {
+        mbs_error_set(err, rc, "adjoint at t = %.9g: %s", T[0], mbs_data_error(r->d));
+        goto done;
+    }
+
+    /* ---- backward, one sweep per objective ---- */
+    for (int k = 0; k < no; k++) {
+        double *grad = r->grad + (size_t)k * np;
+        for (int j = 0; j < np; j++) grad[j] = 0;
+        memset(a, 0, sizeof(double) * 3 * n);
+        {
+            double *XN = X + 3 * n * (size_t)N;
+            const double hN = T[N] - T[N - 1];
+            sens_objectives(r, XN, XN + n, XN + 2 * n, T[N], 0, g);
+            objective_gradient(r, k, XN, XN + n, XN + 2 * n, T[N], 0, 0.5 * hN, a, e, dgall);
+            for (int j = 0; j < np; j++) {
+                mbs_deriv_param_dx(m, j, dx);
+                sens_objectives_d(r, XN, XN + n, XN + 2 * n, NULL, NULL, NULL, dx, T[N], 0, dgall);
+                grad[j] += 0.5 * hN * dgall[k];
+            }
+            sens_objectives(r, XN, XN + n, XN + 2 * n, T[N], 1, g);
+            objective_gradient(r, k, XN, XN + n, XN + 2 * n, T[N], 1, 1.0, a, e, dgall);
+            for (int j = 0; j < np; j++) {
+                mbs_deriv_param_dx(m, j, dx);
+                sens_objectives_d(r, XN, XN + n, XN + 2 * n, NULL, NULL, NULL, dx, T[N], 1, dgall);
+                grad[j] += dgall[k];
+            }
+        }
+        for (long s = N - 1; s >= 0; s--) {
+            const double h = T[s + 1] - T[s], kh = BETA * h * h;
+            const double c1 = GAMMA / (BETA * h), d1 = 1 / (BETA * h * h);
+            const double *X1 = X + 3 * n * (size_t)(s + 1), *z = X1, *zd = X1 + n, *zdd = X1 + 2 * n;
+            mbs_data_set_time(r->d, T[s + 1]);
+            if ((rc = mbs_inverse_dynamics_derivatives(m, r->d, z, zd, zdd, r0, K, C)) ||
+                (rc = mbs_mass_matrix(m, r->d, z, M))) {
+                mbs_error_set(err, rc, "adjoint at t = %.9g: %s", T[s + 1], mbs_data_error(r->d));
+                goto done;
+            }
+            mbs_deriv_id_primal(m, r->d, z, zd, zdd, r0);
+            sens_trap_tangent(m, z, zd, zdd, r0, M, K, C, h, S);
+            completed_jacobians(m, z, zd, zdd, r0, K, C, M, col, e);
+            for (int c = 0; c < nq; c++) nu[c] = a[c] + c1 * a[n + c] + d1 * a[2 * n + c];
+            if (nq > 0) {
+                if (LAPACKE_dgetrf(LAPACK_COL_MAJOR, nq, nq, S, nq, ipiv) != 0) {
+                    rc = mbs_error_set(err, MBS_ERR_NUMERIC, "adjoint at t = %.9g: step tangent singular", T[s + 1]);
+                    goto done;
+                }
+                LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'T', nq, 1, S, nq, ipiv, nu, nq);
+            }
+            /* b = a - beta h^2 R^T nu */
+            for (int c = 0; c < nq; c++) {
+                double sz = 0, szd = 0, szdd = 0;
+                for (int rr = 0; rr < nq; rr++) {
+                    sz += K[rr * nq + c] * nu[rr];
+                    szd += C[rr * nq + c] * nu[rr];
+                    szdd += M[rr * nq + c] * nu[rr];
+                }
+                b[c] = a[c] - kh * sz;
+                b[n + c] = a[n + c] - kh * szd;
+                b[2 * n + c] = a[2 * n + c] - kh * szdd;
+            }
+            /* parameters: - beta h^2 nu . R_rho */
+            for (int j = 0; j < np; j++) {
+                mbs_deriv_param_dx(m, j, dx);
+                mbs_deriv_id_tangent(m, r->d, z, zd, zdd, NULL, NULL, NULL, dx, dr, 1, m->nb + 1);
+                memset(e, 0, sizeof(double) * (size_t)nq);
+                sens_trap_complete_d(m, z, zd, zdd, r0, e, e, e, dr);
+                double s2 = 0;
+                for (int c = 0; c < nq; c++) s2 += nu[c] * dr[c];
+                grad[j] -= kh * s2;
+            }
+            /* back to X_s */
+            for (int c = 0; c < nq; c++) {
+                a[c] = b[c];
+                a[n + c] = h * b[c] + b[n + c];
+                a[2 * n + c] = 0.5 * h * h * b[c] + h * b[n + c] + b[2 * n + c];
+            }
+            /* direct objective terms at X_s */
+            const double *X0 = X + 3 * n * (size_t)s;
+            const double w = 0.5 * h + (s > 0 ? 0.5 * (T[s] - T[s - 1]) : 0);
+            sens_objectives(r, X0, X0 + n, X0 + 2 * n, T[s], 0, g);
+            objective_gradient(r, k, X0, X0 + n, X0 + 2 * n, T[s], 0, w, a, e, dgall);
+            for (int j = 0; j < np; j++) {
+                mbs_deriv_param_dx(m, j, dx);
+                sens_objectives_d(r, X0, X0 + n, X0 + 2 * n, NULL, NULL, NULL, dx, T[s], 0, dgall);
+                grad[j] += w * dgall[k];
+            }
+        }
+        /* t0: zdd0 = FD(z0, zd0; rho) */
+        for (int j = 0; j < np; j++)
+            for (int c = 0; c < nq; c++) grad[j] += a[2 * n + c] * A0[(size_t)c * P + j];
+    }
+done:
+    mbs_integrator_free(it);
+    mbs_data_free(di);
+    free(X); free(T); free(M); free(K); free(C); free(S); free(a); free(b); free(nu); free(r0);
+    free(col); free(e); free(dr); free(dx); free(g); free(dgall); free(A0); free(ipiv);
+    return rc;
+}
