@@ -16,6 +16,7 @@ struct mbs_data {
     double *xload;         /* user body loads, 15 per body (layout of ws.xfrc) */
     double *qload;         /* user joint loads, nq */
     double time;           /* time at which force elements are evaluated */
+    struct mbs_con_ws *con; /* constraints and kinematic problems (kinematic_problems.c) */
     char err[MBS_ERROR_MSG_LEN];
 };
 
@@ -29,6 +30,12 @@ int mbs_data_fail(mbs_data *d, int code, const char *fmt, ...)
  * elements (src/forces/) at d->time. Needs velocity-level kinematics in
  * d->ws at (q, qd), which joint elements also read (qd may be NULL). */
 void mbs_data_prepare_loads(const mbs_model *m, mbs_data *d, const double *q, const double *qd);
+
+/* mbs_forward_dynamics without the state checks (integrator stages and
+ * iterates are slightly off |p| = 1; the completed equations are defined
+ * there). Non-finite results are still reported. */
+int mbs_fd_unchecked(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
+                     const double *qd, const double *tau, double *qdd);
 
 /* Finite values and normalized Euler parameters (NULL vectors skipped). */
 int mbs_data_check_state(mbs_data *d, const double *q, const double *qd, const double *qdd);

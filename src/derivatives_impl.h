@@ -23,4 +23,16 @@ void mbs_deriv_id_tangent(const mbs_model *m, mbs_data *d, const double *q, cons
                           const double *qdd, const double *dq, const double *dqd,
                           const double *dqdd, const double *dx, double *dtau, int first, int last);
 
+/* Forward dynamics qdd = FD(q, qd, tau) leaving the factors (articulated
+ * inertias, or the Cholesky factor of M' in d->scratch for the
+ * semi-recursive algorithm) and a completed Newton-Euler pass at (q, qd,
+ * qdd) in d->ws; tid = ID(q, qd, qdd). No state checks. */
+int mbs_deriv_fd_primal(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
+                        const double *qd, const double *tau, double *qdd, double *tid);
+/* dqdd from rhs = dE = (tangent of ID at fixed qdd) - dtau (overwritten), with
+ * the Euler-parameter completion terms along the state direction (dq, dqd). */
+void mbs_deriv_fd_solve(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
+                        const double *qd, const double *tau, const double *qdd, const double *tid,
+                        const double *dq, const double *dqd, double *rhs, double *dqdd);
+
 #endif

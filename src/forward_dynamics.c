@@ -72,6 +72,13 @@ int mbs_forward_dynamics(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg,
 {
     int rc = mbs_data_check_state(d, q, qd, tau);
     if (rc) return rc;
+    return mbs_fd_unchecked(m, d, alg, q, qd, tau, qdd);
+}
+
+int mbs_fd_unchecked(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
+                     const double *qd, const double *tau, double *qdd)
+{
+    int rc = MBS_OK;
     if (alg == MBS_FD_SEMI_RECURSIVE) {
         rc = semi_recursive(m, d, q, qd, tau, qdd);
     } else {

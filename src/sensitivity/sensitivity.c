@@ -180,8 +180,8 @@ done:
 int sens_psi_only(const mbs_model *m, const mbs_sens_options *o, double *psi,
                   mbs_sim_stats *stats, mbs_error *err)
 {
-    if (o->sim.integrator == MBS_INTEGRATOR_RK4) {
-        /* the RK4 quadrature of the ddm-rk4 method, without sensitivities */
+    if (o->sim.formulation == MBS_FD_RECURSIVE) {
+        /* the RK4 quadrature of the fully recursive DDM, without sensitivities */
         sens_run r;
         memset(&r, 0, sizeof r);
         r.m = m;
@@ -279,11 +279,16 @@ int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_resu
     mbs_data_set_ref(r.d, o->sim.ref);
     switch (o->method) {
     case MBS_SENS_DDM:
-        rc = o->sim.formulation == MBS_FD_RECURSIVE && o->sim.integrator != MBS_INTEGRATOR_TRAPEZOIDAL
-                 ? sens_ddm_rk4(&r, &res->stats, err)
-                 : sens_ddm_trapezoidal(&r, &res->stats, err);
+        rc = o->sim.formulation == MBS_FD_RECURSIVE ? sens_ddm_rk4(&r, &res->stats, err)
+                                                    : sens_ddm_trapezoidal(&r, &res->stats, err);
         break;
-    case MBS_SENS_DAVM: rc = sens_davm_trapezoidal(&r, &res->stats, err); break;
+    case MBS_SENS_DAVM:
+        rc = o->sim.formulation == MBS_FD_RECURSIVE
+                 ? mbs_error_set(err, MBS_ERR_UNSUPPORTED, "sensitivity: the discrete adjoint (davm) is "
+                                 "implemented for the trapezoidal rule of the semi-recursive formulation; "
+                                 "use --formulation semi, or ddm/cavm with fr")
+                 : sens_davm_trapezoidal(&r, &res->stats, err);
+        break;
     case MBS_SENS_CAVM: rc = sens_cavm(&r, &res->stats, err); break;
     case MBS_SENS_FD: rc = sens_fd(&r, &res->stats, err); break;
     case MBS_SENS_CS:
