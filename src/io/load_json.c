@@ -1167,12 +1167,15 @@ static const int JSON_FLAGS = JSON_REJECT_DUPLICATES;
 /* "*.urdf", any case */
 static int is_urdf(const char *path)
 {
+    static const char ext[] = ".urdf";
     size_t n = strlen(path);
     if (n < 5) return 0;
-    const char *e = path + n - 5, *u = ".urdf";
-    for (int k = 0; k < 5; k++)
-        if (e[k] != u[k] && e[k] != u[k] - 'a' + 'A' && k > 0) return 0;
-    return e[0] == '.';
+    for (size_t k = 0; k < 5; k++) {
+        char ch = path[n - 5 + k];
+        if (ch >= 'A' && ch <= 'Z') ch = (char)(ch - 'A' + 'a');
+        if (ch != ext[k]) return 0;
+    }
+    return 1;
 }
 
 static mbs_model *load_json_file(const char *path, mbs_warning_fn warn, void *warn_user, mbs_error *err);
