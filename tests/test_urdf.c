@@ -54,7 +54,7 @@ static void test_errors(void)
     expect_error("tests/urdf/does_not_exist.urdf", MBS_ERR_IO, ": ", (const char *const[]){ "cannot read", NULL });
 
     /* the root of the small robot is massless: it cannot float */
-    mbs_urdf_options o = { 1, 0, NULL, NULL };
+    mbs_urdf_options o = { 1, 0, NULL, NULL, 0 };
     mbs_error err = { 0, "" };
     mbs_model *m = mbs_model_load_urdf(mbs_test_path("tests/urdf/small_robot.urdf"), &o, &err);
     CHECK(m == NULL && strstr(err.msg, "small_robot.urdf:7: link world is the floating base") != NULL, "%s",
@@ -80,7 +80,7 @@ static void test_warnings(void)
     char where[4200];
     snprintf(where, sizeof where, "%s:15: link rod: inertia violates the triangle inequality", path);
     wlog w = { 0, "" };
-    mbs_urdf_options o = { 0, 0, collect, &w };
+    mbs_urdf_options o = { 0, 0, collect, &w, 0 };
     mbs_error err = { 0, "" };
     mbs_model *m = mbs_model_load_urdf(path, &o, &err);
     CHECK(m != NULL, "%s", err.msg);
@@ -198,7 +198,7 @@ static void test_small_robot(void)
 {
     mbs_error err = { 0, "" };
     wlog w = { 0, "" };
-    mbs_urdf_options o = { 0, 0, collect, &w };
+    mbs_urdf_options o = { 0, 0, collect, &w, 0 };
     mbs_model *m = mbs_model_load_urdf(mbs_test_path("tests/urdf/small_robot.urdf"), &o, &err);
     CHECK(m != NULL, "%s", err.msg);
     if (!m) return;

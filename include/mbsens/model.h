@@ -63,6 +63,8 @@ typedef struct mbs_urdf_options {
                             * 0 (default): accept them with a warning naming the link */
     mbs_warning_fn warn;   /* warnings; NULL: not reported */
     void *warn_user;
+    int balance_inertia;   /* 1 (with strict_inertia = 0): replace such an inertia by the isotropic
+                            * one of the same trace (MuJoCo's compiler option balanceinertia) */
 } mbs_urdf_options;
 
 /* Load a URDF file (libxml2). Errors name "file:line: ...". Links become

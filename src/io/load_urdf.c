@@ -53,11 +53,13 @@ typedef struct {
     int line;
     int has_inertial, inertia_line;
     double mass, com[3], I[6];   /* I about the CoM, link axes: xx yy zz xy xz yz */
+    double Iraw[6];        /* I as given (before balancing) */
     int parent_joint;      /* -1: none (root) */
     int group;             /* head link of its rigid group */
     double R[9], p[3];     /* placement in the head link's frame */
     int body;              /* builder handle of the group (0: ground) */
     int bad_triangle;      /* its inertia violates the triangle inequality */
+    double tiny;           /* largest inertia entry when taken as a point mass (round-off), else 0 */
 } ulink;
 
 typedef struct {
@@ -282,7 +284,10 @@ static int parse_link(uctx *c, const xmlNode *n, ulink *l)
         double big = 0;
         for (int k = 0; k < 6; k++)
             if (fabs(l->I[k]) > big) big = fabs(l->I[k]);
-        if (big > 0 && big < 1e-12 * l->mass) memset(l->I, 0, sizeof l->I);
+        if (big > 0 && big < 1e-12 * l->mass) {
+            memset(l->I, 0, sizeof l->I);
+            l->tiny = big;
+        }
     }
     /* inertial frame -> link frame */
     rpy_matrix(rpy, R);
@@ -368,12 +373,19 @@ static int check_link_inertia(uctx *c, ulink *l)
                      l->name, lam[0], lam[1], lam[2]);
     if (l->mass == 0)
         return ufail(c, l->inertia_line, "link %s: zero mass but a non-zero inertia", l->name);
+    memcpy(l->Iraw, l->I, sizeof l->I);
     if (lam[0] + lam[1] < lam[2] * (1 - 1e-9)) {
         if (c->o->strict_inertia)
             return ufail(c, l->inertia_line,
                          "link %s: inertia violates the triangle inequality: principal moments %g, %g, %g "
                          "(%g + %g < %g)", l->name, lam[0], lam[1], lam[2], lam[0], lam[1], lam[2]);
         l->bad_triangle = 1;
+        if (c->o->balance_inertia) {
+            /* MuJoCo's balanceinertia: the principal moments are replaced by
+             * their mean, i.e. the isotropic inertia of the same trace */
+            double mean = (l->I[0] + l->I[1] + l->I[2]) / 3;
+            for (int k = 0; k < 6; k++) l->I[k] = k < 3 ? mean : 0;
+        }
     }
     return MBS_OK;
 }
@@ -666,12 +678,17 @@ static mbs_model *build(uctx *c, const char *robot_name)
      * the triangle inequality without a link that does */
     for (int t = 0; t < nl; t++) {
         const ulink *l = &c->link[order[t]];
+        if (l->tiny > 0)
+            uwarn(c, l->inertia_line,
+                  "link %s: inertia negligible (largest entry %g kg m^2, radius of gyration below 1 um): "
+                  "taken as a point mass", l->name, l->tiny);
         if (!l->bad_triangle) continue;
         double lam[3];
-        mbs_inertia_principal(l->I, lam);
+        mbs_inertia_principal(l->Iraw, lam);
         uwarn(c, l->inertia_line,
               "link %s: inertia violates the triangle inequality: principal moments %g, %g, %g (%g + %g < %g); "
-              "accepted", l->name, lam[0], lam[1], lam[2], lam[0], lam[1], lam[2]);
+              "%s", l->name, lam[0], lam[1], lam[2], lam[0], lam[1], lam[2],
+              c->o->balance_inertia ? "balanced (each principal moment replaced by their mean)" : "accepted");
     }
     for (int i = 1; i <= m->nb; i++) {
         int head = find_link(c, m->body[i].name), any = 0;
@@ -718,7 +735,7 @@ static void xml_init(void) { xmlInitParser(); }
 
 mbs_model *mbs_model_load_urdf(const char *path, const mbs_urdf_options *opts, mbs_error *err)
 {
-    static const mbs_urdf_options defaults = { 0, 0, NULL, NULL };
+    static const mbs_urdf_options defaults = { 0, 0, NULL, NULL, 0 };
     if (!path) {
         mbs_error_set(err, MBS_ERR_ARG, "mbs_model_load_urdf: path is NULL");
         return NULL;
