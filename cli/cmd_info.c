@@ -13,7 +13,8 @@ static void usage(FILE *out)
           "\n"
           "Summary of a model file: name, counts, bodies (name, parent, mass),\n"
           "joints (name, type, bodies, coordinate names), named points and vectors,\n"
-          "design parameters (name, value, bounds) and the initial state.\n"
+          "design parameters (name, value, bounds), time functions and force\n"
+          "elements (name, type) and the initial state.\n"
           "\n"
           "Options:\n"
           "  --json      print a JSON object instead of text\n"
@@ -121,6 +122,22 @@ static void text_info(cli_buf *b, const mbs_model *m, const double *q0, const do
             cli_buf_puts(b, "]\n");
         }
     }
+    int nfn = mbs_model_nfunctions(m), nfo = mbs_model_nforces(m);
+    if (nfn > 0) {
+        int wn = 4;
+        for (int k = 0; k < nfn; k++) wn = max_int(wn, name_width(mbs_function_name(m, k)));
+        cli_buf_printf(b, "\nfunctions:\n  %-*s  %s\n", wn, "name", "type");
+        for (int k = 0; k < nfn; k++)
+            cli_buf_printf(b, "  %-*s  %s\n", wn, mbs_function_name(m, k),
+                           mbs_function_type_name(mbs_function_type_of(m, k)));
+    }
+    if (nfo > 0) {
+        int wn = 4;
+        for (int k = 0; k < nfo; k++) wn = max_int(wn, name_width(mbs_force_name(m, k)));
+        cli_buf_printf(b, "\nforces:\n  %-*s  %s\n", wn, "name", "type");
+        for (int k = 0; k < nfo; k++)
+            cli_buf_printf(b, "  %-*s  %s\n", wn, mbs_force_name(m, k), mbs_force_type_name(mbs_force_type_of(m, k)));
+    }
 }
 
 static void json_info(cli_buf *b, const mbs_model *m, const double *q0, const double *qd0)
@@ -217,7 +234,22 @@ static void json_info(cli_buf *b, const mbs_model *m, const double *q0, const do
         cli_json_num(b, mbs_param_upper(m, k));
         cli_buf_puts(b, "}");
     }
-    cli_buf_puts(b, npar ? "\n  ]\n}\n" : "]\n}\n");
+    cli_buf_puts(b, npar ? "\n  ],\n" : "],\n");
+    /* time functions and force elements: {name, type} */
+    for (int list = 0; list < 2; list++) {
+        int n = list ? mbs_model_nforces(m) : mbs_model_nfunctions(m);
+        cli_buf_puts(b, list ? "  \"forces\": [" : "  \"functions\": [");
+        for (int k = 0; k < n; k++) {
+            cli_buf_puts(b, k ? ",\n    {\"name\": " : "\n    {\"name\": ");
+            cli_json_str(b, list ? mbs_force_name(m, k) : mbs_function_name(m, k));
+            cli_buf_puts(b, ", \"type\": ");
+            cli_json_str(b, list ? mbs_force_type_name(mbs_force_type_of(m, k))
+                                 : mbs_function_type_name(mbs_function_type_of(m, k)));
+            cli_buf_puts(b, "}");
+        }
+        cli_buf_puts(b, n ? "\n  ]" : "]");
+        cli_buf_puts(b, list ? "\n}\n" : ",\n");
+    }
 }
 
 int cmd_info(int argc, char **argv)

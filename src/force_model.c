@@ -266,6 +266,80 @@ int mbs_forces_copy(mbs_model *c, const mbs_model *m)
     return fail ? -1 : 0;
 }
 
+/* ---------------------------------------------------------------- printing */
+
+/* "body.point" if a named point sits at x offset xp, else "body [x, y, z]". */
+static void print_end(const mbs_model *m, int body, int xp, FILE *out)
+{
+    for (int k = 0; k < m->npoint; k++)
+        if (m->point[k].x == xp) {
+            fputs(m->point[k].name, out);
+            return;
+        }
+    const double *p = m->x + xp;
+    if (body > 0 && xp == m->body[body].x_com) fprintf(out, "%s (centre of mass)", m->body[body].name);
+    else fprintf(out, "%s [%g, %g, %g]", m->body[body].name, p[0], p[1], p[2]);
+}
+
+void mbs_forces_print(const mbs_model *m, FILE *out)
+{
+    const double *x = m->x;
+    if (m->nfunc > 0) {
+        fprintf(out, "\nfunctions\n");
+        for (int k = 0; k < m->nfunc; k++) {
+            const mbs_func_info *f = &m->func[k];
+            const double *p = x + f->x;
+            fprintf(out, "  %-16s %-9s ", f->name, mbs_function_type_name(f->type));
+            switch (f->type) {
+            case MBS_FUNC_CONSTANT: fprintf(out, "%g", p[0]); break;
+            case MBS_FUNC_STEP:
+                fprintf(out, "%g at t <= %g to %g at t >= %g (%s)", p[1], p[0], p[3], p[2],
+                        f->variant ? "quintic" : "cubic");
+                break;
+            case MBS_FUNC_SINE:
+                fprintf(out, "%g + %g sin(2 pi %g t + %g)", p[3], p[0], p[1], p[2]);
+                break;
+            default:
+                fprintf(out, "%d knots on [%g, %g] (%s)", f->n, f->t[0], f->t[f->n - 1],
+                        f->variant ? "clamped" : "natural");
+                break;
+            }
+            fputc('\n', out);
+        }
+    }
+    if (m->nforce > 0) {
+        fprintf(out, "\nforces\n");
+        for (int k = 0; k < m->nforce; k++) {
+            const mbs_force_info *fe = &m->force[k];
+            fprintf(out, "  %-16s %-14s ", fe->name, mbs_force_type_name(fe->type));
+            switch (fe->type) {
+            case MBS_FORCE_SPRING_DAMPER:
+                print_end(m, fe->body[0], fe->x_point[0], out);
+                fputs(" -- ", out);
+                print_end(m, fe->body[1], fe->x_point[1], out);
+                fprintf(out, ": k %g, c %g, l0 %g", x[fe->x_stiffness], x[fe->x_damping], x[fe->x_free]);
+                break;
+            case MBS_FORCE_JOINT_SPRING:
+                fprintf(out, "%s: k %g, c %g, q0 %g", m->coord_name[fe->coord], x[fe->x_stiffness], x[fe->x_damping],
+                        x[fe->x_free]);
+                break;
+            case MBS_FORCE_JOINT_FORCE:
+                fprintf(out, "%s: %g", m->coord_name[fe->coord], x[fe->x_value]);
+                break;
+            default: {
+                const double *f = x + fe->x_value, *n = x + fe->x_torque;
+                print_end(m, fe->body[0], fe->x_point[0], out);
+                fprintf(out, ": force [%g, %g, %g], torque [%g, %g, %g] (%s axes)", f[0], f[1], f[2], n[0], n[1],
+                        n[2], fe->body_axes ? "body" : "global");
+                break;
+            }
+            }
+            if (fe->func >= 0) fprintf(out, " x %s(t)", m->func[fe->func].name);
+            fputc('\n', out);
+        }
+    }
+}
+
 /* ---------------------------------------------------------------- public API */
 
 static int force_ok(const mbs_model *m, int k) { return m && k >= 0 && k < m->nforce; }

@@ -7,6 +7,7 @@
 #ifndef MBS_FORCE_MODEL_H
 #define MBS_FORCE_MODEL_H
 
+#include <stdio.h>
 #include "model_impl.h"
 
 /* Numbers of a function type in x (spline: its knots, n). */
@@ -34,5 +35,9 @@ int mbs_forces_check(const mbs_model *m, mbs_error *err);
  * consistent for mbs_forces_free). */
 int mbs_forces_copy(mbs_model *c, const mbs_model *m);
 void mbs_forces_free(mbs_model *m);
+
+/* The functions and force elements of m, for mbs_model_print (nothing if
+ * the model has none). */
+void mbs_forces_print(const mbs_model *m, FILE *out);
 
 #endif

@@ -575,6 +575,7 @@ void mbs_model_print(const mbs_model *m, FILE *out)
             fputc('\n', out);
         }
     }
+    mbs_forces_print(m, out);
     if (m->nparam > 0) {
         fprintf(out, "\nparameters\n");
         fprintf(out, "  %-16s %12s %12s %12s  %s\n", "name", "value", "lower", "upper", "sets");

@@ -310,7 +310,7 @@ static void test_random_trees(void)
 {
     mbs_rng rng;
     mbs_rng_seed(&rng, 77);
-    double w_pow = 0, w_grad = 0, w_ref = 0, w_path = 0, w_cons = 0;
+    double w_pow = 0, w_grad = 0, w_ref = 0, w_path = 0, w_cons = 0, w_tan = 0;
     int counts[MBS_FORCE_TYPE_COUNT] = { 0 }, ngrad = 0;
     for (int tree = 0; tree < NTREES; tree++) {
         int nb = 1 + mbs_rng_int(&rng, 10);
@@ -457,6 +457,52 @@ static void test_random_trees(void)
             w_cons = fmax(w_cons, fabs(cimag(E) / H - Pa) / (1 + fabs(Pa)));
         }
 
+        /* ---- tangent of the element loads (mbs_forces_apply_d) against
+         * complex step, along a random direction in q, qd and the whole
+         * model vector ---- */
+        {
+            mbs_ws_cs wp, dwp;
+            CHECK(mbs_ws_init_cs(&wp, m) == 0 && mbs_ws_init_cs(&dwp, m) == 0, "ws");
+            mreal *dxv = calloc((size_t)m->nx, sizeof(mreal)), *xr = calloc((size_t)m->nx, sizeof(mreal));
+            mreal *dqv = calloc(n1, sizeof(mreal)), *dqdv = calloc(n1, sizeof(mreal)), *dqf = calloc(n1, sizeof(mreal));
+            for (int k = 0; k < m->nx; k++) {
+                dxv[k] = mbs_rng_uniform(&rng, -1, 1);
+                xr[k] = m->x[k];
+                xc[k] = m->x[k] + I * H * dxv[k];
+            }
+            for (int k = 0; k < nq; k++) {
+                dqv[k] = mbs_rng_uniform(&rng, -1, 1);
+                dqdv[k] = mbs_rng_uniform(&rng, -1, 1);
+                qc[k] = q[k] + I * H * dqv[k];
+                qdc[k] = qd[k] + I * H * dqdv[k];
+            }
+            mbs_kin_forward_cs(m, xc, &wc, qc, qdc, NULL, 1);
+            memset(wc.xfrc, 0, sizeof(mreal) * 15 * (size_t)(m->nb + 1));
+            memset(wc.qfrc, 0, sizeof(mreal) * (size_t)nq);
+            mbs_forces_apply_cs(m, xc, &wc, qc, qdc, t);
+            /* primal and kinematic tangents from the same complex run */
+            for (int k = 0; k < 9 * (m->nb + 1); k++) { wp.A[k] = creal(wc.A[k]); dwp.A[k] = cimag(wc.A[k]) / H; }
+            for (int k = 0; k < 3 * (m->nb + 1); k++) {
+                wp.o[k] = creal(wc.o[k]); dwp.o[k] = cimag(wc.o[k]) / H;
+                wp.r[k] = creal(wc.r[k]); dwp.r[k] = cimag(wc.r[k]) / H;
+            }
+            for (int k = 0; k < 6 * (m->nb + 1); k++) { wp.V[k] = creal(wc.V[k]); dwp.V[k] = cimag(wc.V[k]) / H; }
+            for (int k = 0; k < 9; k++) dwp.A[k] = 7;   /* the ground's tangents must not be read */
+            memset(dwp.xfrc, 0, sizeof(mreal) * 15 * (size_t)(m->nb + 1));
+            for (int k = 0; k < nq; k++) { qc[k] = q[k]; qdc[k] = qd[k]; }
+            mbs_forces_apply_d_cs(m, xr, &wp, dxv, &dwp, qc, qdc, dqv, dqdv, dqf, t);
+            double scale = 1, err = 0;
+            for (int k = 15; k < 15 * (m->nb + 1); k++) scale = fmax(scale, fabs(cimag(wc.xfrc[k]) / H));
+            for (int k = 0; k < nq; k++) scale = fmax(scale, fabs(cimag(wc.qfrc[k]) / H));
+            for (int k = 15; k < 15 * (m->nb + 1); k++) err = fmax(err, fabs(creal(dwp.xfrc[k]) - cimag(wc.xfrc[k]) / H));
+            for (int k = 0; k < nq; k++) err = fmax(err, fabs(creal(dqf[k]) - cimag(wc.qfrc[k]) / H));
+            w_tan = fmax(w_tan, err / scale);
+            for (int k = 0; k < m->nx; k++) xc[k] = m->x[k];
+            mbs_ws_free_cs(&wp);
+            mbs_ws_free_cs(&dwp);
+            free(dxv); free(xr); free(dqv); free(dqdv); free(dqf);
+        }
+
         /* the public energy equals the kernel energy */
         CHECK(mbs_kinematics(m, d, q, NULL, NULL) == MBS_OK, "kinematics");
         for (int k = 0; k < nq; k++) qc[k] = q[k];
@@ -473,13 +519,15 @@ static void test_random_trees(void)
     printf("random trees: %d spring_damper, %d joint_spring, %d joint_force, %d body_load elements, "
            "%d gradient checks\n", counts[0], counts[1], counts[2], counts[3], ngrad);
     printf("worst relative errors: power balance %.2e, conservative energy rate %.2e, Q = -dV/dq %.2e, "
-           "reference points %.2e, double vs complex kernels %.2e\n", w_pow, w_cons, w_grad, w_ref, w_path);
+           "reference points %.2e, double vs complex kernels %.2e, load tangents %.2e\n", w_pow, w_cons, w_grad, w_ref,
+           w_path, w_tan);
     for (int k = 0; k < MBS_FORCE_TYPE_COUNT; k++) CHECK(counts[k] > 50, "element type %d exercised", k);
     CHECK(w_pow < 1e-11, "power balance: %g", w_pow);
     CHECK(w_cons < 1e-11, "conservative energy rate: %g", w_cons);
     CHECK(w_grad < 1e-11, "Q = -dV/dq: %g", w_grad);
     CHECK(w_ref < 1e-11, "reference independence: %g", w_ref);
     CHECK(w_path < 1e-13, "double vs complex: %g", w_path);
+    CHECK(w_tan < 1e-12, "load tangents: %g", w_tan);
 }
 
 /* ------------------------------------------------------------------ 2. time functions */
@@ -948,7 +996,20 @@ static void test_loader(void)
         }
         /* springs at their default free length exert nothing at q0 */
         CHECK_CLOSE(m->x[m->force[0].x_free], m->force[0].l_init, 1e-15, "default length");
-        /* print mentions the elements */
+        /* the summary lists the functions and elements */
+        FILE *f = tmpfile();
+        if (f) {
+            char buf[8192] = "";
+            mbs_model_print(m, f);
+            rewind(f);
+            size_t n = fread(buf, 1, sizeof buf - 1, f);
+            buf[n] = '\0';
+            fclose(f);
+            CHECK(strstr(buf, "\nfunctions\n") && strstr(buf, "3 knots on [0, 2] (clamped)"), "print: %s", buf);
+            CHECK(strstr(buf, "a.tip -- b.p: k -10, c 1") && strstr(buf, "j2.theta2: k 5, c 0.2, q0 0"), "print");
+            CHECK(strstr(buf, "c (centre of mass): force [1, 0, 0]") && strstr(buf, "(body axes) x ramp(t)"),
+                  "print: %s", buf);
+        }
         mbs_model_free(m);
     }
 

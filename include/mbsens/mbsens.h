@@ -15,6 +15,7 @@
 #include "data.h"
 #include "kinematics.h"
 #include "dynamics.h"
+#include "forces.h"
 #include "generate.h"
 #include "derivatives.h"
 #include "simulate.h"

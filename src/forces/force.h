@@ -43,6 +43,11 @@ typedef struct MBS_K(mbs_force_ops) {
     /* potential energy (NULL: the element has none) */
     mreal (*energy)(const mbs_model *m, const mbs_force_info *fe, const mreal *x,
                     const MBS_K(mbs_ws) *w, const mreal *q);
+    /* tangent of apply (see mbs_forces_apply_d): adds to dw->xfrc and dqfrc */
+    void (*apply_d)(const mbs_model *m, const mbs_force_info *fe, const mreal *x,
+                    const MBS_K(mbs_ws) *w, const mreal *dx, MBS_K(mbs_ws) *dw,
+                    const mreal *q, const mreal *qd, const mreal *dq, const mreal *dqd,
+                    mreal *dqfrc, mreal t);
 } MBS_K(mbs_force_ops);
 
 extern const MBS_K(mbs_force_ops) MBS_K(mbs_force_spring_damper);
@@ -58,6 +63,25 @@ const MBS_K(mbs_force_ops) *MBS_K(mbs_force_ops_of)(int type);
  * have been copied into w->xfrc / w->qfrc. */
 void MBS_K(mbs_forces_apply)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w,
                              const mreal *q, const mreal *qd, mreal t);
+
+/* Tangent (directional derivative) of mbs_forces_apply along a direction
+ * (dq, dqd) in the state and dx in the model vector (element numbers,
+ * function numbers, points; any may be NULL for zero), for the derivative
+ * work (src/derivatives.c, docs/formulations.md): ADDS the tangents of the
+ * element loads to dw->xfrc (same layout as w->xfrc) and to dqfrc (nq; NULL:
+ * dw->qfrc). Needs the primal velocity-level kinematics at (q, qd) in w and
+ * the kinematic tangents along the same direction in dw (A, o, r, V; from
+ * mbs_kin_forward_d) for every body an element touches; the ground is
+ * taken as fixed. An element touches the bodies of its points (two for a
+ * spring-damper, which may lie outside a subtree-limited sweep) or only
+ * coordinates (joint elements). Time is not differentiated. */
+void MBS_K(mbs_forces_apply_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
+                               const mreal *dx, MBS_K(mbs_ws) *dw, const mreal *q, const mreal *qd,
+                               const mreal *dq, const mreal *dqd, mreal *dqfrc, mreal t);
+
+/* Time factor of element fe and its tangent along dx (0 without a function). */
+mreal MBS_K(mbs_force_time_factor_d)(const mbs_model *m, const mbs_force_info *fe,
+                                     const mreal *x, const mreal *dx, mreal t);
 
 /* Total potential energy of the elements (springs), positions in w. */
 mreal MBS_K(mbs_forces_energy)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,

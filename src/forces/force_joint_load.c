@@ -14,4 +14,15 @@ static void apply(const mbs_model *m, const mbs_force_info *fe, const mreal *x,
     w->qfrc[fe->coord] += x[fe->x_value] * MBS_K(mbs_force_time_factor)(m, fe, x, t);
 }
 
-const MBS_K(mbs_force_ops) MBS_K(mbs_force_joint_force) = { "joint_force", apply, 0 };
+/* dQ_k = da f(t) + a df(t) (only model-vector directions act) */
+static void apply_d(const mbs_model *m, const mbs_force_info *fe, const mreal *x, const MBS_K(mbs_ws) *w,
+                    const mreal *dx, MBS_K(mbs_ws) *dw, const mreal *q, const mreal *qd, const mreal *dq,
+                    const mreal *dqd, mreal *dqfrc, mreal t)
+{
+    (void)w; (void)dw; (void)q; (void)qd; (void)dq; (void)dqd;
+    if (!dx) return;
+    dqfrc[fe->coord] += dx[fe->x_value] * MBS_K(mbs_force_time_factor)(m, fe, x, t) +
+                        x[fe->x_value] * MBS_K(mbs_force_time_factor_d)(m, fe, x, dx, t);
+}
+
+const MBS_K(mbs_force_ops) MBS_K(mbs_force_joint_force) = { "joint_force", apply, 0, apply_d };

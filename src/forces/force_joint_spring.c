@@ -25,4 +25,22 @@ static mreal energy(const mbs_model *m, const mbs_force_info *fe, const mreal *x
     return 0.5 * x[fe->x_stiffness] * s * s;
 }
 
-const MBS_K(mbs_force_ops) MBS_K(mbs_force_joint_spring) = { "joint_spring", apply, energy };
+/* dQ_k = -dk (q_k - q0) - k (dq_k - dq0) - dc qd_k - c dqd_k */
+static void apply_d(const mbs_model *m, const mbs_force_info *fe, const mreal *x, const MBS_K(mbs_ws) *w,
+                    const mreal *dx, MBS_K(mbs_ws) *dw, const mreal *q, const mreal *qd, const mreal *dq,
+                    const mreal *dqd, mreal *dqfrc, mreal t)
+{
+    (void)m; (void)w; (void)dw; (void)t;
+    const int k = fe->coord;
+    const mreal K = x[fe->x_stiffness], C = x[fe->x_damping];
+    mreal dQ = 0;
+    if (dq) dQ -= K * dq[k];
+    if (dqd) dQ -= C * dqd[k];
+    if (dx) {
+        dQ -= dx[fe->x_stiffness] * (q[k] - x[fe->x_free]) - K * dx[fe->x_free];
+        if (qd) dQ -= dx[fe->x_damping] * qd[k];
+    }
+    dqfrc[k] += dQ;
+}
+
+const MBS_K(mbs_force_ops) MBS_K(mbs_force_joint_spring) = { "joint_spring", apply, energy, apply_d };

@@ -58,4 +58,44 @@ static mreal energy(const mbs_model *m, const mbs_force_info *fe, const mreal *x
     return 0.5 * x[fe->x_stiffness] * s * s;
 }
 
-const MBS_K(mbs_force_ops) MBS_K(mbs_force_spring_damper) = { "spring_damper", apply, energy };
+/* Tangent: with dd, ddv the tangents of d and v2 - v1,
+ *   dl = d.dd / l,   dldot = (dd.dv + d.ddv)/l - ldot dl / l
+ *   dF = dk (l - l0) + k (dl - dl0) + dc ldot + c dldot
+ *   df1 = (dF / l - F dl / l^2) d + (F / l) dd */
+static void apply_d(const mbs_model *m, const mbs_force_info *fe, const mreal *x, const MBS_K(mbs_ws) *w,
+                    const mreal *dx, MBS_K(mbs_ws) *dw, const mreal *q, const mreal *qd, const mreal *dq,
+                    const mreal *dqd, mreal *dqfrc, mreal t)
+{
+    (void)m; (void)q; (void)qd; (void)dq; (void)dqd; (void)dqfrc; (void)t;
+    mreal r[2][3], v[2][3], dr[2][3], dv[2][3];
+    for (int s = 0; s < 2; s++) {
+        const int b = fe->body[s], xp = fe->x_point[s];
+        fc_point(w->A, w->o, w->V, w->r, b, x + xp, r[s], v[s]);
+        fc_point_d(w->A, w->o, w->V, w->r, dw->A, dw->o, dw->V, dw->r, b, x + xp, dx ? dx + xp : 0, r[s], dr[s],
+                   dv[s]);
+    }
+    mreal d[3], dd[3], u[3], du[3];
+    v3_sub(d, r[1], r[0]);
+    v3_sub(dd, dr[1], dr[0]);
+    v3_sub(u, v[1], v[0]);
+    v3_sub(du, dv[1], dv[0]);
+    const mreal l = MSQRT(v3_dot(d, d) + fe->eps * fe->eps);
+    const mreal dl = v3_dot(d, dd) / l;
+    const mreal ld = v3_dot(d, u) / l;
+    const mreal dld = (v3_dot(dd, u) + v3_dot(d, du)) / l - ld * dl / l;
+    const mreal k = x[fe->x_stiffness], c = x[fe->x_damping], l0 = x[fe->x_free];
+    const mreal F = k * (l - l0) + c * ld;
+    mreal dF = k * dl + c * dld;
+    if (dx) dF += dx[fe->x_stiffness] * (l - l0) - k * dx[fe->x_free] + dx[fe->x_damping] * ld;
+    mreal f[3], df[3];
+    v3_scale(f, d, F / l);
+    v3_scale(df, d, dF / l - F * dl / (l * l));
+    v3_axpy(df, F / l, dd);
+    const int b0 = fe->body[0], b1 = fe->body[1], x0 = fe->x_point[0], x1 = fe->x_point[1];
+    fc_add_force_d(dw->xfrc, b0, x + x0, dx ? dx + x0 : 0, f, df);
+    v3_scale(f, f, -1);
+    v3_scale(df, df, -1);
+    fc_add_force_d(dw->xfrc, b1, x + x1, dx ? dx + x1 : 0, f, df);
+}
+
+const MBS_K(mbs_force_ops) MBS_K(mbs_force_spring_damper) = { "spring_damper", apply, energy, apply_d };

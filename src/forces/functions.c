@@ -170,6 +170,16 @@ mreal MBS_K(mbs_func_eval)(const mbs_func_info *f, const mreal *x, mreal t, mrea
     return v;
 }
 
+mreal MBS_K(mbs_func_eval_d)(const mbs_func_info *f, const mreal *x, const mreal *dx, mreal t)
+{
+    if (!dx) return 0;
+    if (f->type == MBS_FUNC_SPLINE) return spline_eval(f, dx + f->x, t, 0);
+    mreal g[4], s = 0;
+    MBS_K(mbs_func_dx)(f, x, t, g);
+    for (int j = 0; j < f->nx && j < 4; j++) s += g[j] * dx[f->x + j];
+    return s;
+}
+
 void MBS_K(mbs_func_dx)(const mbs_func_info *f, const mreal *x, mreal t, mreal *dfdx)
 {
     const mreal *p = x + f->x;

@@ -47,6 +47,11 @@
 /* f(t) and, if dfdt != NULL, df/dt. No allocation. */
 mreal MBS_K(mbs_func_eval)(const mbs_func_info *f, const mreal *x, mreal t, mreal *dfdt);
 
+/* Directional derivative of f(t) along dx (model-vector direction; NULL:
+ * 0): sum_j df/dx[f->x + j] dx[f->x + j]. No allocation (a spline is linear
+ * in its values: the derivative is the spline of the direction). */
+mreal MBS_K(mbs_func_eval_d)(const mbs_func_info *f, const mreal *x, const mreal *dx, mreal t);
+
 /* Partial derivatives of f(t) with respect to the function's numbers
  * x[f->x + j], j = 0 .. f->nx - 1, into dfdx (nx entries). For a spline
  * these are the linear weights W_k(t) (they depend on t and the knot times
