@@ -51,6 +51,10 @@ int sens_ddm_rk4(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
 int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
 int sens_cavm(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
 
+/* Complex-step reference on the RK4 scheme (complex_step.c). */
+int mbs_sens_complex_step_rk4(const mbs_model *m, const mbs_sim_options *so, double *psi,
+                              double *grad, mbs_error *err);
+
 /* psi only, by the integrator of the options (trapezoidal quadrature on the
  * output grid; used by the fd reference). */
 int sens_psi_only(const mbs_model *m, const mbs_sens_options *o, double *psi,

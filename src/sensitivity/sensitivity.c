@@ -292,7 +292,10 @@ int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_resu
     case MBS_SENS_CAVM: rc = sens_cavm(&r, &res->stats, err); break;
     case MBS_SENS_FD: rc = sens_fd(&r, &res->stats, err); break;
     case MBS_SENS_CS:
-        rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED, "sensitivity: method cs is not available yet");
+        rc = o->sim.formulation == MBS_FD_RECURSIVE
+                 ? mbs_sens_complex_step_rk4(m, &o->sim, r.psi, r.grad, err)
+                 : mbs_error_set(err, MBS_ERR_UNSUPPORTED, "sensitivity: the complex-step reference runs the "
+                                 "RK4 scheme of the fully recursive formulation: use --formulation fr");
         break;
     default: rc = mbs_error_set(err, MBS_ERR_ARG, "sensitivity: unknown method %d", (int)o->method);
     }
