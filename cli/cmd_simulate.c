@@ -115,7 +115,7 @@ typedef struct {
     long rows;
     double tlast;         /* time of the last row */
     int write_error;
-    double *vals;         /* 3 per output */
+    double *vals;         /* the columns of one output (at most 4) */
     /* progress */
     int progress;
     double t0, tf;
@@ -187,7 +187,7 @@ static int on_step(void *user, const mbs_model *m, mbs_data *d, double t, const 
         for (int k = 0; k < s->nq; k++) emit(s, ",", v[part][k]);
     for (int k = 0; k < s->nout; k++) {
         mbs_output o = mbs_model_output(m, k);
-        mbs_output_eval(m, d, &o, s->vals);
+        mbs_output_eval(m, d, q, &o, s->vals);
         for (int c = 0; c < mbs_output_ncolumns(&o); c++) emit(s, ",", s->vals[c]);
     }
     emit_str(s, "\n");
@@ -331,7 +331,7 @@ int cmd_simulate(int argc, char **argv)
     s.progress = !quiet && isatty(fileno(stderr));
     clock_gettime(CLOCK_MONOTONIC, &s.start);
     s.last = s.start;
-    s.vals = calloc(3 * (size_t)(s.nout > 0 ? s.nout : 1), sizeof(double));
+    s.vals = calloc(4, sizeof(double));
     mbs_data *d = mbs_data_create(m, &err);
     char *tmp = NULL;
     rc = CLI_EXIT_OK;

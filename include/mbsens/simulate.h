@@ -146,9 +146,12 @@ typedef struct mbs_sim_stats {
     long tangent_evals;       /* tangent (Jacobian) evaluations */
     long factorizations;      /* LU factorizations (trapezoidal Newton; cvodes setups) */
     long error_test_fails;    /* cvodes */
-    double energy0;           /* kinetic + gravitational potential energy at t0 */
+    double energy0;           /* mechanical energy at t0: kinetic + gravity + springs
+                               * (mbs_elastic_energy) */
     double energy;            /* ... at the current time */
-    double energy_drift;      /* max |E(t) - E(t0)| over the output points */
+    double energy_drift;      /* max |E(t) - E(t0)| over the output points (the
+                               * dissipated energy when dampers, joint forces or
+                               * loads act) */
     double euler_drift;       /* max ||p| - 1| over Euler-parameter joints and
                                * output points, before projection (0 if none) */
 } mbs_sim_stats;
@@ -208,7 +211,8 @@ typedef enum mbs_output_kind {
     MBS_OUTPUT_POSITION = 0,   /* of a named point: 3 columns NAME.x NAME.y NAME.z */
     MBS_OUTPUT_VELOCITY,       /* NAME.vx NAME.vy NAME.vz */
     MBS_OUTPUT_ACCELERATION,   /* NAME.ax NAME.ay NAME.az */
-    MBS_OUTPUT_ENERGY          /* kinetic, potential, energy (total) */
+    MBS_OUTPUT_ENERGY          /* 4 columns: kinetic_energy, potential_energy (gravity),
+                                * elastic_energy (springs), energy (their sum) */
 } mbs_output_kind;
 
 typedef struct mbs_output {
@@ -218,14 +222,15 @@ typedef struct mbs_output {
 
 int mbs_model_noutputs(const mbs_model *m);
 mbs_output mbs_model_output(const mbs_model *m, int k);
-int mbs_output_ncolumns(const mbs_output *o);                 /* 3 */
+int mbs_output_ncolumns(const mbs_output *o);                 /* 3, energy 4 */
 /* Name of column c (0..ncolumns-1) into buf; returns the length snprintf
  * would write. */
 int mbs_output_column_name(const mbs_model *m, const mbs_output *o, int c,
                            char *buf, size_t len);
-/* Values of the columns from the kinematics held in d. */
-void mbs_output_eval(const mbs_model *m, const mbs_data *d, const mbs_output *o,
-                     double *values);
+/* Values of the columns from the kinematics held in d, made at q (the
+ * springs' elastic energy needs q). */
+void mbs_output_eval(const mbs_model *m, const mbs_data *d, const double *q,
+                     const mbs_output *o, double *values);
 
 #ifdef __cplusplus
 }

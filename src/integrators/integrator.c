@@ -248,13 +248,23 @@ static const mbs_integ_method *method_of(mbs_integrator_type t)
     return NULL;
 }
 
-/* Kinematics of the current state in d, and its energy. */
-static void observe(mbs_integrator *it)
+/* Kinematics of the current state in d, and its mechanical energy
+ * (kinetic + gravity + springs). A collapsed spring_damper (zero length:
+ * direction undefined, force regularized away) is an error, not something
+ * to integrate through silently. */
+static int observe(mbs_integrator *it, mbs_error *err)
 {
     const mbs_model *m = it->m;
     mbs_data_set_time(it->d, it->t);
     mbs_kin_forward(m, m->x, &it->d->ws, it->q, it->qd, it->qdd, 2);
-    it->st.energy = mbs_kinetic_energy(m, it->d) + mbs_potential_energy(m, it->d);
+    it->st.energy = mbs_kinetic_energy(m, it->d) + mbs_potential_energy(m, it->d) +
+                    mbs_elastic_energy(m, it->d, it->q);
+    int k = mbs_forces_degenerate(m, it->d);
+    if (k >= 0)
+        return mbs_error_set(err, MBS_ERR_NUMERIC, "spring_damper '%s' has collapsed at t = %.9g (length %g, "
+                             "below 1e-6 of its initial length: its direction is undefined)",
+                             mbs_force_name(m, k), it->t, mbs_force_length(m, it->d, k));
+    return MBS_OK;
 }
 
 mbs_integrator *mbs_integrator_create(const mbs_model *m, mbs_data *d,
@@ -334,7 +344,7 @@ int mbs_integrator_reset(mbs_integrator *it, double t, const double *q, const do
     if (rc) return mbs_error_set(err, rc, "initial accelerations: %s", it->msg);
     if (it->meth->reset && (rc = it->meth->reset(it)))
         return mbs_error_set(err, rc, "%s", it->msg);
-    observe(it);
+    if ((rc = observe(it, err))) return rc;
     it->st.energy0 = it->st.energy;
     return MBS_OK;
 }
@@ -361,7 +371,7 @@ int mbs_integrator_step(mbs_integrator *it, double h, mbs_error *err)
         if (it->meth->projected && (rc = it->meth->projected(it)))
             return mbs_error_set(err, rc, "%s", it->msg);
     }
-    observe(it);
+    if ((rc = observe(it, err))) return rc;
     double de = fabs(it->st.energy - it->st.energy0);
     if (!(de <= it->st.energy_drift)) it->st.energy_drift = de;
     return MBS_OK;

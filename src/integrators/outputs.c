@@ -19,21 +19,20 @@ mbs_output mbs_model_output(const mbs_model *m, int k)
 
 int mbs_output_ncolumns(const mbs_output *o)
 {
-    (void)o;
-    return 3;
+    return o->kind == MBS_OUTPUT_ENERGY ? 4 : 3;
 }
 
 int mbs_output_column_name(const mbs_model *m, const mbs_output *o, int c, char *buf, size_t len)
 {
     static const char *const xyz[3][3] = { { "x", "y", "z" }, { "vx", "vy", "vz" }, { "ax", "ay", "az" } };
-    static const char *const energy[3] = { "kinetic_energy", "potential_energy", "energy" };
-    if (c < 0 || c > 2) return snprintf(buf, len, "?");
+    static const char *const energy[4] = { "kinetic_energy", "potential_energy", "elastic_energy", "energy" };
+    if (c < 0 || c >= mbs_output_ncolumns(o)) return snprintf(buf, len, "?");
     if (o->kind == MBS_OUTPUT_ENERGY) return snprintf(buf, len, "%s", energy[c]);
     const char *name = (o->point >= 0 && o->point < m->npoint) ? m->point[o->point].name : "?";
     return snprintf(buf, len, "%s.%s", name, xyz[o->kind][c]);
 }
 
-void mbs_output_eval(const mbs_model *m, const mbs_data *d, const mbs_output *o, double *v)
+void mbs_output_eval(const mbs_model *m, const mbs_data *d, const double *q, const mbs_output *o, double *v)
 {
     switch (o->kind) {
     case MBS_OUTPUT_POSITION: mbs_point_kinematics(m, d, o->point, v, NULL, NULL); break;
@@ -42,7 +41,8 @@ void mbs_output_eval(const mbs_model *m, const mbs_data *d, const mbs_output *o,
     case MBS_OUTPUT_ENERGY:
         v[0] = mbs_kinetic_energy(m, d);
         v[1] = mbs_potential_energy(m, d);
-        v[2] = v[0] + v[1];
+        v[2] = mbs_elastic_energy(m, d, q);
+        v[3] = v[0] + v[1] + v[2];
         break;
     }
 }

@@ -160,14 +160,14 @@ run simulate "$TMP/sec.json" --out "$TMP/w/sec.csv"
 expect 0 "simulate with a simulation section"
 stderr_has 'rk4, formulation fr, ref com, dt 0.02, t = 0 .. 0.2' "defaults from the simulation section"
 pycsv "$TMP/w/sec.csv" "output columns after the state, 11 rows" '
-assert head == ["t", "theta", "theta.qd", "theta.qdd", "bob.tip.x", "bob.tip.y", "bob.tip.z", "bob.tip.vx", "bob.tip.vy", "bob.tip.vz", "kinetic_energy", "potential_energy", "energy"], head
+assert head == ["t", "theta", "theta.qd", "theta.qdd", "bob.tip.x", "bob.tip.y", "bob.tip.z", "bob.tip.vx", "bob.tip.vy", "bob.tip.vz", "kinetic_energy", "potential_energy", "elastic_energy", "energy"], head
 assert len(rows) == 11
 for x in rows:
     q, w = x["theta"], x["theta.qd"]
     assert abs(x["bob.tip.x"] - math.sin(q)) < 1e-14 and abs(x["bob.tip.y"] + math.cos(q)) < 1e-14
     assert abs(x["bob.tip.vx"] - w * math.cos(q)) < 1e-13 and abs(x["bob.tip.vy"] - w * math.sin(q)) < 1e-13
     assert abs(x["kinetic_energy"] - w * w) < 1e-13 and abs(x["potential_energy"] + 2 * 9.81 * math.cos(q)) < 1e-12
-    assert abs(x["energy"] - x["kinetic_energy"] - x["potential_energy"]) < 1e-13'
+    assert x["elastic_energy"] == 0 and abs(x["energy"] - x["kinetic_energy"] - x["potential_energy"]) < 1e-13'
 run simulate "$TMP/sec.json" --integrator trapezoidal --dt 0.05 -q --out "$TMP/w/sec2.csv"
 expect 0 "options override the section"
 [ "$(wc -l < "$TMP/w/sec2.csv")" -eq 6 ] && ok "--dt 0.05 over tf 0.2 from the section: 5 rows" || ko "override rows"
