@@ -12,6 +12,8 @@
  *   per point (named and anonymous, in the order added): 3
  *   per vector (in the order added): 3
  *   per joint 1..nb in final order: X_p (9), X_c (9)
+ *   per cut joint (joints cut to open closed loops, in input order): X_p (9), X_c (9)
+ *   per driving constraint with a linear law (in the order added): value, rate
  *   per time function (in the order added): its numbers (mbs_func_info)
  *   per force element (in the order added): its numbers (mbs_force_info)
  */
@@ -24,6 +26,7 @@
 #include "model_impl.h"
 #include "model_util.h"
 #include "force_model.h"
+#include "constraint_model.h"
 
 typedef struct {
     char *name, *where;
@@ -50,7 +53,23 @@ typedef struct {
     int ppoint, cpoint;    /* point handles */
     double Xp[9], Xc[9];
     double q0[7], qd0[7];
+    int cut;               /* marked "cut": true */
 } b_joint;
+
+/* Driving constraints and the assembly section (mbsens/constraints.h). */
+typedef struct {
+    char *name, *where;
+    int type;              /* mbs_driver_type */
+    int joint, coord;      /* coordinate driver: joint handle, coordinate within the joint */
+    int point[2];          /* distance driver: point handles */
+    int func;              /* function handle, or -1: linear law value + rate t */
+    double value, rate;
+} b_driver;
+
+typedef struct {
+    int joint, coord;      /* coord -1: every coordinate of the joint */
+    char *where;
+} b_fixed;
 
 /* Time functions and force elements (src/force_model.c, src/forces/). */
 typedef struct {
@@ -111,6 +130,12 @@ struct mbs_builder {
     b_func *func;
     int nforce, capforce;
     b_force *force;
+    int ndrv, capdrv;
+    b_driver *drv;
+    int nfix, capfix;
+    b_fixed *fix;
+    double asm_tol;        /* 0: default */
+    int asm_maxit;
 };
 
 static const char *TARGET_FORMS =
@@ -188,6 +213,10 @@ void mbs_builder_free(mbs_builder *b)
     for (int k = 0; k < b->nforce; k++) { free(b->force[k].name); free(b->force[k].where); }
     free(b->func);
     free(b->force);
+    for (int k = 0; k < b->ndrv; k++) { free(b->drv[k].name); free(b->drv[k].where); }
+    for (int k = 0; k < b->nfix; k++) free(b->fix[k].where);
+    free(b->drv);
+    free(b->fix);
     free(b->body);
     free(b->point);
     free(b->vector);
@@ -1101,60 +1130,438 @@ int mbs_builder_add_param_target(mbs_builder *b, int param, const char *target,
     return MBS_OK;
 }
 
+/* ---------------------------------------------------------------- closed loops, drivers, assembly */
+
+int mbs_builder_set_joint_cut(mbs_builder *b, int joint, const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_set_joint_cut: builder is NULL");
+    if (joint < 0 || joint >= b->nj)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: invalid joint handle %d", W(where), joint);
+    b->joint[joint].cut = 1;
+    return MBS_OK;
+}
+
+static int find_driver(const mbs_builder *b, const char *name)
+{
+    for (int k = 0; k < b->ndrv; k++)
+        if (strcmp(b->drv[k].name, name) == 0) return k;
+    return -1;
+}
+
+/* Name, time law and a new record for a driver. */
+static b_driver *new_driver(mbs_builder *b, const char *name, int func, double value, double rate, const char *w,
+                            mbs_error *err, int *rc)
+{
+    if (!name || !*name) {
+        *rc = mbs_error_set(err, MBS_ERR_MODEL, "%s: a constraint needs a non-empty name", w);
+        return NULL;
+    }
+    int other = find_driver(b, name);
+    if (other >= 0) {
+        *rc = mbs_error_set(err, MBS_ERR_MODEL, "%s: duplicate constraint name \"%s\" (also %s)", w, name,
+                            b->drv[other].where);
+        return NULL;
+    }
+    if (func >= b->nfunc) {
+        *rc = mbs_error_set(err, MBS_ERR_ARG, "%s: constraint %s: invalid function handle %d", w, name, func);
+        return NULL;
+    }
+    if (func >= 0 && b->func[func].type == MBS_FUNC_SPLINE) {
+        *rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
+                            "%s: constraint %s: function %s is a spline; drivers need the second time derivative, "
+                            "which splines do not provide yet (use a step, sine or constant function, or "
+                            "value and rate)", w, name, b->func[func].name);
+        return NULL;
+    }
+    if (!isfinite(value) || !isfinite(rate)) {
+        *rc = mbs_error_set(err, MBS_ERR_MODEL, "%s: constraint %s: value and rate must be finite", w, name);
+        return NULL;
+    }
+    if (grow((void **)&b->drv, &b->capdrv, b->ndrv, sizeof *b->drv)) {
+        *rc = oom(err);
+        return NULL;
+    }
+    b_driver *d = &b->drv[b->ndrv];
+    memset(d, 0, sizeof *d);
+    d->name = mbs_strdup(name);
+    d->where = mbs_strdup(w);
+    if (!d->name || !d->where) {
+        free(d->name);
+        free(d->where);
+        *rc = oom(err);
+        return NULL;
+    }
+    d->func = func;
+    d->value = value;
+    d->rate = rate;
+    d->joint = d->coord = -1;
+    d->point[0] = d->point[1] = -1;
+    return d;
+}
+
+int mbs_builder_add_coordinate_driver(mbs_builder *b, const char *name, int joint, int coord, int func,
+                                      double value, double rate, const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_coordinate_driver: builder is NULL");
+    const char *w = W(where);
+    if (joint < 0 || joint >= b->nj)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: constraint %s: invalid joint handle %d", w, name ? name : "",
+                             joint);
+    const b_joint *j = &b->joint[joint];
+    int nq = mbs_joint_type_nq(j->type), eu = mbs_joint_type_euler(j->type);
+    if (coord < 0 || coord >= nq)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: constraint %s: joint %s (%s) has %d coordinate%s, not %d", w,
+                             name ? name : "", j->name, mbs_joint_type_name(j->type), nq, nq == 1 ? "" : "s",
+                             coord);
+    if (eu >= 0 && coord >= eu && coord < eu + 4)
+        return mbs_error_set(err, MBS_ERR_MODEL,
+                             "%s: constraint %s: coordinate %s.%s of joint %s is an Euler parameter and cannot be "
+                             "driven (drive an angle or a distance)", w, name ? name : "", j->name,
+                             mbs_joint_coord_suffix(j->type, coord), j->name);
+    int rc = MBS_OK;
+    b_driver *d = new_driver(b, name, func, value, rate, w, err, &rc);
+    if (!d) return rc;
+    d->type = MBS_DRIVER_COORDINATE;
+    d->joint = joint;
+    d->coord = coord;
+    return b->ndrv++;
+}
+
+int mbs_builder_add_distance_driver(mbs_builder *b, const char *name, int point1, int point2, int func,
+                                    double value, double rate, const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_distance_driver: builder is NULL");
+    const char *w = W(where);
+    if (point1 < 0 || point1 >= b->np || point2 < 0 || point2 >= b->np)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: constraint %s: invalid point handle", w, name ? name : "");
+    if (b->point[point1].body == b->point[point2].body)
+        return mbs_error_set(err, MBS_ERR_MODEL,
+                             "%s: constraint %s: both points are on body %s, their distance cannot change", w,
+                             name ? name : "", b->body[b->point[point1].body].name);
+    int rc = MBS_OK;
+    b_driver *d = new_driver(b, name, func, value, rate, w, err, &rc);
+    if (!d) return rc;
+    d->type = MBS_DRIVER_DISTANCE;
+    d->point[0] = point1;
+    d->point[1] = point2;
+    return b->ndrv++;
+}
+
+int mbs_builder_add_assembly_fixed(mbs_builder *b, int joint, int coord, const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_assembly_fixed: builder is NULL");
+    const char *w = W(where);
+    if (joint < 0 || joint >= b->nj) return mbs_error_set(err, MBS_ERR_ARG, "%s: invalid joint handle %d", w, joint);
+    int nq = mbs_joint_type_nq(b->joint[joint].type);
+    if (coord < -1 || coord >= nq)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint %s has no coordinate %d", w, b->joint[joint].name, coord);
+    if (nq == 0)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint %s is fixed: it has no coordinate to hold", w,
+                             b->joint[joint].name);
+    if (grow((void **)&b->fix, &b->capfix, b->nfix, sizeof *b->fix)) return oom(err);
+    b_fixed *f = &b->fix[b->nfix];
+    f->joint = joint;
+    f->coord = coord;
+    f->where = mbs_strdup(w);
+    if (!f->where) return oom(err);
+    b->nfix++;
+    return MBS_OK;
+}
+
+int mbs_builder_set_assembly(mbs_builder *b, double tol, int max_iter, const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_set_assembly: builder is NULL");
+    if (!(tol > 0) || !isfinite(tol))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: the assembly tolerance must be finite and > 0, got %g",
+                             W(where), tol);
+    if (max_iter < 1)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: the assembly iteration limit must be >= 1, got %d", W(where),
+                             max_iter);
+    b->asm_tol = tol;
+    b->asm_maxit = max_iter;
+    return MBS_OK;
+}
+
 /* ---------------------------------------------------------------- finish */
 
-/* Topology: parent joint of every body, closed loops, cycles. Fills pj
- * (joint index per body handle, pj[0] = -1). */
-static int check_topology(const mbs_builder *b, int *pj, mbs_error *err)
+/* Cut priority (thesis §3.5, Ch. 6.1): 1 if joint a is to be cut before
+ * joint c: spherical joints first, then joints with more coordinates, ties
+ * broken by the later joint in the input. */
+static int cut_before(const mbs_builder *b, int a, int c)
+{
+    const b_joint *ja = &b->joint[a], *jc = &b->joint[c];
+    int sa = ja->type == MBS_JOINT_SPHERICAL, sc = jc->type == MBS_JOINT_SPHERICAL;
+    if (sa != sc) return sa;
+    int na = mbs_joint_type_nq(ja->type), nc = mbs_joint_type_nq(jc->type);
+    if (na != nc) return na > nc;
+    return a > c;
+}
+
+/* Bodies reachable from the ground through joints not cut (parent to
+ * child), into reached[] (nb + 1); returns how many moving bodies. The
+ * joints leaving body h are out[first[h] .. first[h + 1] - 1]. */
+static int reach(const mbs_builder *b, const int *cut, const int *first, const int *out, int *reached, int *stack)
+{
+    const int nb = b->nb;
+    for (int i = 0; i <= nb; i++) reached[i] = 0;
+    reached[0] = 1;
+    int sp = 0, n = 0;
+    stack[sp++] = 0;
+    while (sp > 0) {
+        int h = stack[--sp];
+        for (int e = first[h]; e < first[h + 1]; e++) {
+            const b_joint *j = &b->joint[out[e]];
+            if (cut[out[e]] || reached[j->child]) continue;
+            reached[j->child] = 1;
+            n++;
+            stack[sp++] = j->child;
+        }
+    }
+    return n;
+}
+
+/* Topology: the spanning tree. Every body keeps one parent joint (pj, joint
+ * index per body handle, pj[0] = -1) among the joints whose child it is;
+ * every other joint is cut (cut[k] = 1): one per independent loop. Joints
+ * marked by the user are cut first; then, while some body is the child of
+ * several joints, the joint first in the cut priority among those whose
+ * cut leaves every body connected to the ground is cut. */
+static int check_topology(const mbs_builder *b, int *pj, int *cut, mbs_error *err)
 {
     const int nb = b->nb;
     for (int i = 0; i <= nb; i++) pj[i] = -1;
-    for (int k = 0; k < b->nj; k++) {
-        const b_joint *j = &b->joint[k];
-        if (pj[j->child] >= 0)
-            return mbs_error_set(err, MBS_ERR_UNSUPPORTED,
-                                 "%s: closed loops are not supported yet (joint %s closes a loop through body %s, "
-                                 "which is already the child of joint %s)",
-                                 j->where, j->name, b->body[j->child].name, b->joint[pj[j->child]].name);
-        pj[j->child] = k;
+    for (int k = 0; k < b->nj; k++) cut[k] = b->joint[k].cut ? 1 : 0;
+    int *reached = calloc((size_t)nb + 1, sizeof *reached);
+    int *stack = calloc((size_t)nb + 1, sizeof *stack);
+    int *indeg = calloc((size_t)nb + 1, sizeof *indeg);
+    int *first = calloc((size_t)nb + 2, sizeof *first);
+    int *out = calloc((size_t)b->nj + 1, sizeof *out);
+    if (!reached || !stack || !indeg || !first || !out) {
+        free(reached);
+        free(stack);
+        free(indeg);
+        free(first);
+        free(out);
+        return oom(err);
     }
-    for (int i = 1; i <= nb; i++)
-        if (pj[i] < 0)
-            return mbs_error_set(err, MBS_ERR_MODEL,
-                                 "%s: body %s is not connected to the ground (add a joint, e.g. floating)",
-                                 b->body[i].where, b->body[i].name);
-    /* every body has one parent: follow parents to the ground */
-    int *state = calloc((size_t)nb + 1, sizeof *state);   /* 0 new, 1 on path, 2 reaches ground */
-    if (!state) return oom(err);
-    state[0] = 2;
+    for (int k = 0; k < b->nj; k++) first[b->joint[k].parent + 1]++;
+    for (int h = 0; h <= nb; h++) first[h + 1] += first[h];
+    for (int k = 0; k < b->nj; k++) out[first[b->joint[k].parent] + indeg[b->joint[k].parent]++] = k;
     int rc = MBS_OK;
-    for (int i = 1; i <= nb && rc == MBS_OK; i++) {
-        int c = i;
-        while (state[c] == 0) {
-            state[c] = 1;
-            c = b->joint[pj[c]].parent;
+    if (reach(b, cut, first, out, reached, stack) == nb) {
+        for (;;) {
+            for (int i = 0; i <= nb; i++) indeg[i] = 0;
+            for (int k = 0; k < b->nj; k++)
+                if (!cut[k]) indeg[b->joint[k].child]++;
+            int best = -1;
+            for (int k = 0; k < b->nj; k++) {
+                if (cut[k] || indeg[b->joint[k].child] < 2) continue;
+                if (best >= 0 && !cut_before(b, k, best)) continue;
+                cut[k] = 1;
+                if (reach(b, cut, first, out, reached, stack) == nb) best = k;
+                cut[k] = 0;
+            }
+            if (best < 0) break;
+            cut[best] = 1;
         }
-        if (state[c] == 1) {
-            /* c is on a cycle: list it and name its last joint in input order */
-            char list[600] = "";
-            size_t len = 0;
-            int last = pj[c], d = c;
-            do {
-                if (pj[d] > last) last = pj[d];
-                int n = snprintf(list + len, sizeof list - len, "%s%s", len ? " -> " : "", b->body[d].name);
-                if (n > 0 && (size_t)n < sizeof list - len) len += (size_t)n;
-                d = b->joint[pj[d]].parent;
-            } while (d != c);
-            rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
-                               "%s: closed loops are not supported yet (joint %s closes a loop through bodies "
-                               "%s -> %s, which never reach the ground)",
-                               b->joint[last].where, b->joint[last].name, list, b->body[c].name);
-            break;
+        for (int k = 0; k < b->nj; k++)
+            if (!cut[k]) pj[b->joint[k].child] = k;
+    } else {
+        for (int i = 1; i <= nb && rc == MBS_OK; i++) {
+            if (reached[i]) continue;
+            /* the user's cuts may be what separates it */
+            int via = -1;
+            for (int k = 0; k < b->nj && via < 0; k++)
+                if (b->joint[k].child == i && b->joint[k].cut) via = k;
+            if (via >= 0)
+                rc = mbs_error_set(err, MBS_ERR_MODEL,
+                                   "%s: body %s is not connected to the ground once joint %s is cut (\"cut\": "
+                                   "true): cut another joint of the loop", b->body[i].where, b->body[i].name,
+                                   b->joint[via].name);
+            else
+                rc = mbs_error_set(err, MBS_ERR_MODEL,
+                                   "%s: body %s is not connected to the ground (add a joint, e.g. floating)",
+                                   b->body[i].where, b->body[i].name);
         }
-        for (c = i; state[c] == 1; c = b->joint[pj[c]].parent) state[c] = 2;
     }
-    free(state);
+    free(reached);
+    free(stack);
+    free(indeg);
+    free(first);
+    free(out);
     return rc;
+}
+
+/* m->con: cut joints (frames at x[x_cut0 ..], 18 each), their loops, the
+ * drivers (linear laws at x[x_drv0 ..], 2 each), the Euler rows, the
+ * assembly settings and the row names. Needs the tree and the joints of m. */
+static int build_constraints(const mbs_builder *b, mbs_model *m, const int *cut, const int *newidx,
+                             const int *point_x, int x_cut0, int x_drv0, mbs_error *err)
+{
+    mbs_model_con *con = &m->con;
+    int ncut = 0;
+    for (int k = 0; k < b->nj; k++) ncut += cut[k];
+    /* force elements cannot act on the coordinates of a cut joint */
+    for (int k = 0; k < b->nforce; k++) {
+        const b_force *f = &b->force[k];
+        if (f->joint >= 0 && cut[f->joint])
+            return mbs_error_set(err, MBS_ERR_MODEL,
+                                 "%s: force %s acts on joint %s, which is cut to open a closed loop and has no "
+                                 "coordinates (mark another joint of the loop \"cut\": true)",
+                                 f->where, f->name, b->joint[f->joint].name);
+    }
+    if (ncut > 0) {
+        con->cut = calloc((size_t)ncut, sizeof *con->cut);
+        if (!con->cut) return oom(err);
+    }
+    int rows = 0;
+    int *up = malloc(((size_t)m->max_depth + 2) * 2 * sizeof *up);
+    if (!up) return oom(err);
+    for (int k = 0; k < b->nj; k++) {
+        if (!cut[k]) continue;
+        const b_joint *bj = &b->joint[k];
+        mbs_cut_info *ci = &con->cut[con->ncut];
+        const int idx = con->ncut++;
+        ci->name = mbs_strdup(bj->name);
+        ci->where = mbs_strdup(bj->where);
+        if (!ci->name || !ci->where) {
+            free(up);
+            return oom(err);
+        }
+        ci->type = bj->type;
+        ci->body[0] = newidx[bj->parent];
+        ci->body[1] = newidx[bj->child];
+        ci->x_ppoint = point_x[bj->ppoint];
+        ci->x_cpoint = point_x[bj->cpoint];
+        ci->x_Xp = x_cut0 + 18 * idx;
+        ci->x_Xc = ci->x_Xp + 9;
+        memcpy(m->x + ci->x_Xp, bj->Xp, 9 * sizeof *m->x);
+        memcpy(m->x + ci->x_Xc, bj->Xc, 9 * sizeof *m->x);
+        ci->user = bj->cut;
+        ci->row = rows;
+        ci->nrows = mbs_cut_type_nrows(bj->type);
+        rows += ci->nrows;
+        /* the loop: side 0 up to the common ancestor, then down to side 1 */
+        int a = ci->body[0], c = ci->body[1], na = 0, nc = 0;
+        int *pa = up, *pc = up + m->max_depth + 2;
+        while (m->body[a].depth > m->body[c].depth) { pa[na++] = a; a = m->body[a].parent; }
+        while (m->body[c].depth > m->body[a].depth) { pc[nc++] = c; c = m->body[c].parent; }
+        while (a != c) {
+            pa[na++] = a;
+            a = m->body[a].parent;
+            pc[nc++] = c;
+            c = m->body[c].parent;
+        }
+        pa[na++] = a;
+        ci->nloop = na + nc;
+        ci->loop = malloc((size_t)ci->nloop * sizeof *ci->loop);
+        if (!ci->loop) {
+            free(up);
+            return oom(err);
+        }
+        for (int i = 0; i < na; i++) ci->loop[i] = pa[i];
+        for (int i = 0; i < nc; i++) ci->loop[na + i] = pc[nc - 1 - i];
+    }
+    free(up);
+    con->nloop_rows = rows;
+
+    /* drivers */
+    if (b->ndrv > 0) {
+        con->driver = calloc((size_t)b->ndrv, sizeof *con->driver);
+        if (!con->driver) return oom(err);
+    }
+    int nlin = 0;
+    for (int k = 0; k < b->ndrv; k++) {
+        const b_driver *bd = &b->drv[k];
+        mbs_driver_info *di = &con->driver[con->ndriver++];
+        di->name = mbs_strdup(bd->name);
+        di->where = mbs_strdup(bd->where);
+        if (!di->name || !di->where) return oom(err);
+        di->type = bd->type;
+        di->coord = -1;
+        di->body[0] = di->body[1] = -1;
+        di->x_point[0] = di->x_point[1] = -1;
+        di->func = bd->func;
+        di->x = -1;
+        di->row = rows++;
+        if (bd->func < 0) {
+            di->x = x_drv0 + 2 * nlin++;
+            m->x[di->x] = bd->value;
+            m->x[di->x + 1] = bd->rate;
+        }
+        if (bd->type == MBS_DRIVER_COORDINATE) {
+            if (cut[bd->joint])
+                return mbs_error_set(err, MBS_ERR_MODEL,
+                                     "%s: constraint %s drives joint %s, which is cut to open a closed loop and has "
+                                     "no coordinates (mark another joint of the loop \"cut\": true)",
+                                     bd->where, bd->name, b->joint[bd->joint].name);
+            di->coord = m->joint[newidx[b->joint[bd->joint].child]].qoff + bd->coord;
+        } else {
+            for (int s = 0; s < 2; s++) {
+                di->body[s] = newidx[b->point[bd->point[s]].body];
+                di->x_point[s] = point_x[bd->point[s]];
+            }
+        }
+    }
+
+    /* Euler-parameter normalization rows */
+    if (m->n_euler > 0) {
+        con->euler_joint = malloc((size_t)m->n_euler * sizeof *con->euler_joint);
+        if (!con->euler_joint) return oom(err);
+        for (int i = 1, e = 0; i <= m->nb; i++)
+            if (m->joint[i].euler >= 0) con->euler_joint[e++] = i;
+    }
+    rows += m->n_euler;
+
+    /* assembly: coordinates held fixed */
+    con->tol = b->asm_tol > 0 ? b->asm_tol : 1e-10;
+    con->max_iter = b->asm_maxit > 0 ? b->asm_maxit : 50;
+    int nfixed = 0;
+    for (int k = 0; k < b->nfix; k++) {
+        const b_fixed *f = &b->fix[k];
+        if (cut[f->joint])
+            return mbs_error_set(err, MBS_ERR_MODEL,
+                                 "%s: joint %s is cut to open a closed loop and has no coordinates to hold fixed "
+                                 "(mark another joint of the loop \"cut\": true)", f->where, b->joint[f->joint].name);
+        nfixed += f->coord < 0 ? mbs_joint_type_nq(b->joint[f->joint].type) : 1;
+    }
+    if (nfixed > 0) {
+        con->fixed = malloc((size_t)nfixed * sizeof *con->fixed);
+        if (!con->fixed) return oom(err);
+    }
+    for (int k = 0; k < b->nfix; k++) {
+        const b_fixed *f = &b->fix[k];
+        const mbs_joint_info *ji = &m->joint[newidx[b->joint[f->joint].child]];
+        for (int c = 0; c < ji->nq; c++) {
+            if (f->coord >= 0 && c != f->coord) continue;
+            int q = ji->qoff + c, dup = 0;
+            for (int i = 0; i < con->nfixed; i++) dup |= con->fixed[i] == q;
+            if (!dup) con->fixed[con->nfixed++] = q;
+        }
+    }
+
+    /* row names */
+    if (rows > 0) {
+        con->row_name = calloc((size_t)rows, sizeof *con->row_name);
+        if (!con->row_name) return oom(err);
+    }
+    char buf[512];
+    for (int k = 0; k < con->ncut; k++) {
+        const mbs_cut_info *ci = &con->cut[k];
+        for (int r = 0; r < ci->nrows; r++) {
+            snprintf(buf, sizeof buf, "loop %s: %s", ci->name, mbs_cut_row_suffix(ci->type, r));
+            if (!(con->row_name[ci->row + r] = mbs_strdup(buf))) return oom(err);
+        }
+    }
+    for (int k = 0; k < con->ndriver; k++) {
+        snprintf(buf, sizeof buf, "driver %s", con->driver[k].name);
+        if (!(con->row_name[con->driver[k].row] = mbs_strdup(buf))) return oom(err);
+    }
+    for (int e = 0; e < m->n_euler; e++) {
+        snprintf(buf, sizeof buf, "euler %s", m->joint[con->euler_joint[e]].name);
+        if (!(con->row_name[con->nloop_rows + con->ndriver + e] = mbs_strdup(buf))) return oom(err);
+    }
+    return MBS_OK;
 }
 
 mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
@@ -1184,11 +1591,13 @@ mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
     int *stack = malloc(((size_t)nb + 1) * sizeof *stack);
     int *point_x = malloc(((size_t)b->np + 1) * sizeof *point_x);
     int *free_given = NULL;    /* per force: free length given */
-    if (!pj || !order || !newidx || !kids || !kfirst || !kcount || !stack || !point_x) {
+    int *cutk = calloc((size_t)b->nj + 1, sizeof *cutk);   /* per joint: cut */
+    if (!cutk ||
+        !pj || !order || !newidx || !kids || !kfirst || !kcount || !stack || !point_x) {
         oom(err);
         goto fail;
     }
-    if (check_topology(b, pj, err) != MBS_OK) goto fail;
+    if (check_topology(b, pj, cutk, err) != MBS_OK) goto fail;
 
     /* children of each handle, in handle (= input) order */
     for (int h = 1; h <= nb; h++) kcount[b->joint[pj[h]].parent]++;
@@ -1239,6 +1648,10 @@ mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
     int nx = 3 + 10 * (nb + 1) + 3 * b->np + 3 * b->nv + 18 * nb;
     for (int k = 0; k < b->nforce; k++) nx += b->force[k].nnum;
     for (int k = 0; k < b->nfunc; k++) nx += b->func[k].n;
+    int ncutk = 0, ndrvlin = 0;
+    for (int k = 0; k < b->nj; k++) ncutk += cutk[k];
+    for (int k = 0; k < b->ndrv; k++) ndrvlin += b->drv[k].func < 0;
+    nx += 18 * ncutk + 2 * ndrvlin;
     m->nx = nx;
     m->x = calloc((size_t)nx, sizeof *m->x);
     if (!m->x) {
@@ -1291,6 +1704,10 @@ mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
         memcpy(x + off, bj->Xc, 9 * sizeof *x);
         off += 9;
     }
+    const int x_cut0 = off;          /* cut joint frames (build_constraints) */
+    off += 18 * ncutk;
+    const int x_drv0 = off;          /* linear driver laws */
+    off += 2 * ndrvlin;
 
     /* ---- tree ---- */
     m->body[0].parent = -1;
@@ -1526,6 +1943,9 @@ mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
         off += bf->nnum;
     }
 
+    /* ---- closed loops, drivers, assembly ---- */
+    if (build_constraints(b, m, cutk, newidx, point_x, x_cut0, x_drv0, err) != MBS_OK) goto fail;
+
     /* ---- parameters ---- */
     if (b->npar > 0) {
         m->param = calloc((size_t)b->npar, sizeof *m->param);
@@ -1587,13 +2007,13 @@ mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
                 goto fail;
             }
         }
-    m->lenient_inertia = b->lenient_inertia;
     /* initial spring lengths (default free lengths), then the parameters
      * again so that a parameter setting a free length wins */
     if (m->nforce > 0) {
         if (mbs_forces_init(m, free_given, err) != MBS_OK) goto fail;
         mbs_model_apply_params(m);
     }
+    m->lenient_inertia = b->lenient_inertia;
     if (mbs_model_check_physics(m, err) != MBS_OK) goto fail;
     if (b->lenient_inertia) warn_triangle(b, m);
 
@@ -1606,6 +2026,7 @@ mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
     free(stack);
     free(point_x);
     free(free_given);
+    free(cutk);
     return m;
 
 fail:
@@ -1618,6 +2039,7 @@ fail:
     free(stack);
     free(point_x);
     free(free_given);
+    free(cutk);
     mbs_model_free(m);
     return NULL;
 }

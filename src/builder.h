@@ -111,6 +111,24 @@ int mbs_builder_add_body_load(mbs_builder *b, const char *name, int body, int po
                               const double force[3], const double torque[3], int body_axes,
                               int func, const char *where, mbs_error *err);
 
+/* ---- closed loops, driving constraints, assembly (mbsens/constraints.h) ----
+ * Joints may form closed loops; finish() keeps a spanning tree and cuts one
+ * joint per independent loop (spherical first, then more coordinates, ties:
+ * the later joint). set_joint_cut forces a joint to be cut. */
+int mbs_builder_set_joint_cut(mbs_builder *b, int joint, const char *where, mbs_error *err);
+/* Driver q - f(t) = 0 on coordinate `coord` of joint `joint` (not an Euler
+ * parameter), or |r(point2) - r(point1)| - f(t) = 0. f is function `func`
+ * (not a spline), or with func = -1 the linear law value + rate t. Returns a
+ * driver handle >= 0. */
+int mbs_builder_add_coordinate_driver(mbs_builder *b, const char *name, int joint, int coord, int func,
+                                      double value, double rate, const char *where, mbs_error *err);
+int mbs_builder_add_distance_driver(mbs_builder *b, const char *name, int point1, int point2, int func,
+                                    double value, double rate, const char *where, mbs_error *err);
+/* Hold coordinate `coord` (-1: all) of a joint in the kinematic problems. */
+int mbs_builder_add_assembly_fixed(mbs_builder *b, int joint, int coord, const char *where, mbs_error *err);
+/* Newton-Raphson tolerance on |dq|_2 (default 1e-10) and iteration limit (50). */
+int mbs_builder_set_assembly(mbs_builder *b, double tol, int max_iter, const char *where, mbs_error *err);
+
 /* Validate and build. The builder can be freed afterwards. NULL on error. */
 mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err);
 

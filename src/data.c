@@ -13,6 +13,7 @@
 #include "algebra.h"
 #include "builder.h"
 #include "forces/force.h"
+#include "kinematic_problems.h"
 
 mbs_data *mbs_data_create(const mbs_model *m, mbs_error *err)
 {
@@ -53,6 +54,11 @@ mbs_data *mbs_data_create(const mbs_model *m, mbs_error *err)
         mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
         return NULL;
     }
+    if (mbs_con_ws_create(d, m) != 0) {
+        mbs_data_free(d);
+        mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
     return d;
 }
 
@@ -61,6 +67,7 @@ void mbs_data_free(mbs_data *d)
     if (!d) return;
     mbs_ws_free(&d->ws);
     mbs_ws_free(&d->dws);
+    mbs_con_ws_free(d);
     free(d->dx);
     free(d->dbuf);
     free(d->scratch);

@@ -8,6 +8,7 @@
 
 #include "mbsens/model.h"
 #include "model_impl.h"
+#include "constraint_model.h"
 #include "model_util.h"
 #include "builder.h"
 #include "force_model.h"
@@ -93,6 +94,7 @@ void mbs_model_free(mbs_model *m)
         }
     free(m->sim.output);
     mbs_forces_free(m);
+    mbs_con_model_free(m);
     free(m->body);
     free(m->joint);
     free(m->coord_name);
@@ -145,6 +147,7 @@ mbs_model *mbs_model_copy(const mbs_model *m)
     c->force = NULL;
     c->func = NULL;
     c->nforce = c->nfunc = 0;
+    memset(&c->con, 0, sizeof c->con);
     int fail = 0;
     size_t nb1 = (size_t)m->nb + 1;
 
@@ -220,6 +223,7 @@ mbs_model *mbs_model_copy(const mbs_model *m)
     c->sim.output = dup_array(m->sim.output, (size_t)m->sim.noutput, sizeof *m->sim.output, &fail);
     if (fail) goto oom;
     if (mbs_forces_copy(c, m) != 0) goto oom;
+    if (mbs_con_model_copy(c, m) != 0) goto oom;
     return c;
 oom:
     mbs_model_free(c);
@@ -388,7 +392,6 @@ static int joint_ok(const mbs_model *m, int i) { return m && i >= 1 && i <= m->n
 int mbs_model_nbodies(const mbs_model *m) { return m ? m->nb : 0; }
 int mbs_model_nq(const mbs_model *m) { return m ? m->nq : 0; }
 int mbs_model_ndof(const mbs_model *m) { return m ? m->ndof : 0; }
-int mbs_model_nconstraints(const mbs_model *m) { (void)m; return 0; }
 int mbs_model_npoints(const mbs_model *m) { return m ? m->npoint : 0; }
 int mbs_model_nvectors(const mbs_model *m) { return m ? m->nvector : 0; }
 int mbs_model_nparams(const mbs_model *m) { return m ? m->nparam : 0; }

@@ -103,6 +103,58 @@ typedef struct mbs_func_info {
     double *coef;          /* spline: 6 per knot: a, c', piv, R-, R0, R+ (see functions.c) */
 } mbs_func_info;
 
+/* Closed loops (src/constraint_model.c, src/constraints/, docs/formulations.md
+ * "Closed loops"). A cut joint closes a loop of the spanning tree: it has no
+ * coordinates and is replaced by loop-closure equations between its two
+ * joint frames. Its frames live in x like those of tree joints. */
+typedef struct mbs_cut_info {
+    char *name;
+    char *where;
+    mbs_joint_type type;
+    int body[2];           /* parent-side and child-side bodies as written in the file (0 = ground) */
+    int x_ppoint;          /* parent-side joint point, body[0]-local coordinates (3) */
+    int x_cpoint;          /* child-side joint point, body[1]-local coordinates (3) */
+    int x_Xp;              /* parent-side joint frame, 3x3 row-major: columns axis, ref, axis x ref */
+    int x_Xc;              /* child-side joint frame */
+    int user;              /* marked "cut": true in the model file */
+    int row, nrows;        /* its rows in the constraint vector */
+    int nloop;             /* number of bodies in its loop */
+    int *loop;             /* the loop: body[0] up to the common ancestor, then down to body[1] */
+} mbs_cut_info;
+
+/* A driving (rheonomic) constraint: coordinate q_k - f(t) = 0, or distance
+ * |r2 - r1| - f(t) = 0 between two body points. f is a time function of the
+ * model (func >= 0) or the linear law f = x[x] + x[x + 1] t. */
+typedef struct mbs_driver_info {
+    char *name;
+    char *where;
+    int type;              /* mbs_driver_type (mbsens/constraints.h) */
+    int coord;             /* coordinate driver: index in q; else -1 */
+    int body[2];           /* distance driver: bodies of the two points; else -1 */
+    int x_point[2];        /* distance driver: local coordinates of the points (3 each) */
+    int func;              /* time function index, or -1 for the linear law */
+    int x;                 /* linear law: value and rate in x[x], x[x + 1]; else -1 */
+    int row;               /* its row in the constraint vector */
+} mbs_driver_info;
+
+/* Everything about constraints. Rows of the constraint vector: loop closure
+ * (cut joints in order), then drivers, then one Euler-parameter
+ * normalization per spherical or floating tree joint (in body order). */
+typedef struct mbs_model_con {
+    int ncut;
+    mbs_cut_info *cut;
+    int ndriver;
+    mbs_driver_info *driver;
+    int nloop_rows;        /* sum of cut[k].nrows */
+    int *euler_joint;      /* n_euler: the joint of each normalization row */
+    char **row_name;       /* one per row: "loop j4: point x", "driver d1", "euler j2" */
+    /* "assembly" section: coordinates held fixed by the kinematic problems */
+    int nfixed;
+    int *fixed;            /* indices in q */
+    double tol;            /* Newton-Raphson tolerance on |dz|_2 */
+    int max_iter;
+} mbs_model_con;
+
 /* A design parameter rho sets model entries x[target[k]] = scale[k] * rho + offset[k]. */
 typedef struct mbs_param_info {
     char *name;
@@ -154,6 +206,7 @@ struct mbs_model {
     mbs_force_info *force; /* force elements, in file order */
     int nfunc;
     mbs_func_info *func;   /* time functions, in file order */
+    mbs_model_con con;     /* closed loops, drivers, assembly settings */
 };
 
 /* Names of the inertia entries, in model-vector order. */

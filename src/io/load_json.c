@@ -362,7 +362,7 @@ static int load_joint(lctx *c, json_t *jj, size_t idx)
 {
     static const char *const allowed[] = { "name", "type", "parent", "child", "parent_point", "child_point",
                                            "axis", "parent_axis", "child_axis", "ref", "parent_ref", "child_ref",
-                                           "dh", "q0", "qd0", NULL };
+                                           "dh", "q0", "qd0", "cut", NULL };
     static const char *const placement[] = { "parent_point", "child_point", "axis", "parent_axis", "child_axis",
                                              "ref", "parent_ref", "child_ref", NULL };
     char path[PATH_LEN], p[PATH_LEN + 32], where[PATH_LEN + 64];
@@ -444,8 +444,14 @@ static int load_joint(lctx *c, json_t *jj, size_t idx)
         snprintf(p, sizeof p, "%s.qd0", path);
         if ((rc = get_state(c, jqd, p, nq, tname, qd0, &nqd0))) return rc;
     }
+    json_t *jcut = json_object_get(jj, "cut");
+    if (jcut && !json_is_boolean(jcut)) {
+        snprintf(p, sizeof p, "%s.cut", path);
+        return fail(c, MBS_ERR_MODEL, p, "expected true or false, got %s", json_type_name(jcut));
+    }
     rc = mbs_builder_add_joint(c->b, name, type, parent, child, &ps, &cs, jq ? q0 : NULL, nq0, jqd ? qd0 : NULL,
                                nqd0, where, c->err);
+    if (rc >= 0 && jcut && json_is_true(jcut)) rc = mbs_builder_set_joint_cut(c->b, rc, where, c->err);
     return rc < 0 ? rc : MBS_OK;
 }
 
@@ -912,6 +918,124 @@ static int load_force(lctx *c, json_t *jf, size_t idx)
 
 /* ---------------------------------------------------------------- document */
 
+/* ---------------------------------------------------------------- constraints, assembly */
+
+/* Time law of a driver: "function", or "value" (required) and "rate" (default 0). */
+static int driver_law(lctx *c, json_t *jc, const char *path, int *func, double *value, double *rate)
+{
+    int rc = force_function(c, jc, path, func);
+    if (rc) return rc;
+    *value = *rate = 0;
+    if (*func >= 0) {
+        if (json_object_get(jc, "value") || json_object_get(jc, "rate"))
+            return fail(c, MBS_ERR_MODEL, path, "give either \"function\" or \"value\" and \"rate\", not both");
+        return MBS_OK;
+    }
+    static const double zero = 0;
+    if ((rc = member_number(c, jc, path, "value", NULL, value))) return rc;
+    return member_number(c, jc, path, "rate", &zero, rate);
+}
+
+static int load_constraint(lctx *c, json_t *jc, size_t idx)
+{
+    static const char *const a_coord[] = { "name", "type", "joint", "coordinate", "function", "value", "rate",
+                                           NULL };
+    static const char *const a_dist[] = { "name", "type", "body1", "point1", "body2", "point2", "function", "value",
+                                          "rate", NULL };
+    char path[PATH_LEN], p[PATH_LEN + 32], where[PATH_LEN + 64];
+    snprintf(path, sizeof path, "constraints[%zu]", idx);
+    snprintf(where, sizeof where, "%s: %s", c->file, path);
+    if (!json_is_object(jc)) return fail(c, MBS_ERR_MODEL, path, "expected an object, got %s", json_type_name(jc));
+    const char *name = NULL, *tname = NULL;
+    json_t *v;
+    if (!(v = json_object_get(jc, "name"))) return missing(c, path, "name");
+    snprintf(p, sizeof p, "%s.name", path);
+    int rc = get_string(c, v, p, &name);
+    if (rc) return rc;
+    if (!(v = json_object_get(jc, "type"))) return missing(c, path, "type");
+    snprintf(p, sizeof p, "%s.type", path);
+    if ((rc = get_string(c, v, p, &tname))) return rc;
+    int func;
+    double value, rate;
+    if (strcmp(tname, "coordinate") == 0) {
+        if ((rc = check_members(c, jc, path, a_coord))) return rc;
+        int joint, coord;
+        if ((rc = joint_coord(c, jc, path, &joint, &coord))) return rc;
+        if ((rc = driver_law(c, jc, path, &func, &value, &rate))) return rc;
+        rc = mbs_builder_add_coordinate_driver(c->b, name, joint, coord, func, value, rate, where, c->err);
+    } else if (strcmp(tname, "distance") == 0) {
+        if ((rc = check_members(c, jc, path, a_dist))) return rc;
+        int p1, p2;
+        if ((rc = force_end(c, jc, path, "body1", "point1", &p1))) return rc;
+        if ((rc = force_end(c, jc, path, "body2", "point2", &p2))) return rc;
+        if ((rc = driver_law(c, jc, path, &func, &value, &rate))) return rc;
+        rc = mbs_builder_add_distance_driver(c->b, name, p1, p2, func, value, rate, where, c->err);
+    } else {
+        return fail(c, MBS_ERR_MODEL, p, "unknown constraint type \"%s\" (valid: coordinate, distance; closed "
+                    "loops need no entry here: list the joints, and mark one \"cut\": true to choose the cut)",
+                    tname);
+    }
+    return rc < 0 ? rc : MBS_OK;
+}
+
+/* "assembly": { "fixed": [JOINT or JOINT.SUFFIX ...], "tolerance", "max_iterations" } */
+static int load_assembly(lctx *c, json_t *root)
+{
+    static const char *const allowed[] = { "fixed", "tolerance", "max_iterations", NULL };
+    json_t *a = json_object_get(root, "assembly");
+    if (!a) return MBS_OK;
+    const char *path = "assembly";
+    char p[PATH_LEN + 32], where[PATH_LEN + 64];
+    if (!json_is_object(a)) return fail(c, MBS_ERR_MODEL, path, "expected an object, got %s", json_type_name(a));
+    int rc = check_members(c, a, path, allowed);
+    if (rc) return rc;
+    json_t *fx = json_object_get(a, "fixed");
+    if (fx) {
+        if (!json_is_array(fx))
+            return fail(c, MBS_ERR_MODEL, "assembly.fixed", "expected an array of joint or coordinate names, got %s",
+                        json_type_name(fx));
+        for (size_t k = 0; k < json_array_size(fx); k++) {
+            snprintf(p, sizeof p, "assembly.fixed[%zu]", k);
+            snprintf(where, sizeof where, "%s: %s", c->file, p);
+            const char *s;
+            if ((rc = get_string(c, json_array_get(fx, k), p, &s))) return rc;
+            int joint = mbs_builder_find_joint(c->b, s), coord = -1;
+            if (joint < 0) {
+                /* JOINT.SUFFIX (joint names may contain dots: try every split) */
+                for (const char *d = strrchr(s, '.'); d && joint < 0; d = NULL) {
+                    char jn[PATH_LEN];
+                    size_t n = (size_t)(d - s);
+                    if (n >= sizeof jn) break;
+                    memcpy(jn, s, n);
+                    jn[n] = '\0';
+                    int h = mbs_builder_find_joint(c->b, jn);
+                    if (h < 0) break;
+                    mbs_joint_type t = (mbs_joint_type)mbs_builder_joint_type(c->b, h);
+                    for (int i = 0; i < mbs_joint_type_nq(t); i++) {
+                        const char *suf = mbs_joint_coord_suffix(t, i);
+                        if (suf && strcmp(suf, d + 1) == 0) {
+                            joint = h;
+                            coord = i;
+                        }
+                    }
+                }
+            }
+            if (joint < 0)
+                return fail(c, MBS_ERR_MODEL, p, "unknown joint or coordinate \"%s\" (a joint name, or JOINT.SUFFIX "
+                            "such as j2.theta)", s);
+            rc = mbs_builder_add_assembly_fixed(c->b, joint, coord, where, c->err);
+            if (rc < 0) return rc;
+        }
+    }
+    double tol = 1e-10, maxit = 50;
+    const double dtol = 1e-10, dmax = 50;
+    if ((rc = member_number(c, a, path, "tolerance", &dtol, &tol))) return rc;
+    if ((rc = member_number(c, a, path, "max_iterations", &dmax, &maxit))) return rc;
+    if (maxit != floor(maxit) || maxit < 1 || maxit > 1e6)
+        return fail(c, MBS_ERR_MODEL, "assembly.max_iterations", "expected an integer >= 1, got %g", maxit);
+    return mbs_builder_set_assembly(c->b, tol, (int)maxit, c->file, c->err);
+}
+
 static int load_array(lctx *c, json_t *root, const char *member, int required, int nonempty,
                       int (*item)(lctx *, json_t *, size_t))
 {
@@ -1101,9 +1225,9 @@ static mbs_model *load_document(json_t *root, const char *file, mbs_warning_fn w
 {
     static const char *const allowed[] = { "name", "description", "gravity", "bodies", "joints", "parameters",
                                            "functions", "forces",
-                                           "simulation", "outputs", "lenient_inertia",
-                                           NULL };
-    static const char *const reserved[] = { "constraints", "objectives", NULL };
+                                           "simulation", "outputs", "lenient_inertia", "constraints",
+                                           "assembly", NULL };
+    static const char *const reserved[] = { "objectives", NULL };
     lctx c = { file, err, NULL };
     if (!json_is_object(root)) {
         fail(&c, MBS_ERR_MODEL, "", "a model must be a JSON object, got %s", json_type_name(root));
@@ -1152,6 +1276,8 @@ static mbs_model *load_document(json_t *root, const char *file, mbs_warning_fn w
         load_array(&c, root, "joints", 1, 0, load_joint) == MBS_OK &&
         load_array(&c, root, "functions", 0, 0, load_function) == MBS_OK &&
         load_array(&c, root, "forces", 0, 0, load_force) == MBS_OK &&
+        load_array(&c, root, "constraints", 0, 0, load_constraint) == MBS_OK &&
+        load_assembly(&c, root) == MBS_OK &&
         load_array(&c, root, "parameters", 0, 0, load_param) == MBS_OK)
         m = mbs_builder_finish(c.b, err);
     if (m && load_simulation(&c, root, m) != MBS_OK) {

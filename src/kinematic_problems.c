@@ -1,0 +1,344 @@
+/*
+ * kinematic_problems.c - constraint evaluation (mbsens/constraints.h) and
+ * the kinematic problems of closed-loop models (thesis §3.1; digest §1.2).
+ *
+ * All three problems stack the constraint Jacobian with rows B that select
+ * the coordinates the user holds fixed (the degrees of freedom) and are
+ * solved in the least-squares sense with the minimum-norm solution (LAPACK
+ * dgelsd, SVD with relative threshold RCOND). This is the thesis's
+ * normal-equation form (Phi_q^T Phi_q + B^T B) dq = -Phi_q^T Phi when that
+ * matrix is regular, and stays defined when it is not: redundant
+ * constraints (the revolute cut, the redundant four-bar) and an incomplete
+ * choice of fixed coordinates (the minimum-norm correction then moves the
+ * free coordinates least).
+ *
+ *   assembly      [Phi_q; B] dq = [-Phi; d - B q],  q += dq, renormalize the
+ *                 Euler parameters, until |dq|_2 < tol
+ *   velocity      [Phi_q; B] qd = [b; B qd_given]
+ *   acceleration  [Phi_q; B] qdd = [c; B qdd_given]
+ */
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mbsens/constraints.h"
+#include "mbsens/kinematics.h"
+#include "kinematic_problems.h"
+#include "constraint_model.h"
+#include "constraints/constraint.h"
+
+#define RCOND 1e-11
+
+static lapack_int gelsd_query(lapack_int M, lapack_int N, lapack_int *liwork)
+{
+    double wq = 0, a = 0, b = 0, s = 0;
+    lapack_int iwq = 0, rank = 0;
+    lapack_int lda = M > 1 ? M : 1, ldb = (M > N ? M : N) > 1 ? (M > N ? M : N) : 1;
+    if (LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, M, N, 1, &a, lda, &b, ldb, &s, RCOND, &rank, &wq, -1, &iwq) != 0)
+        return -1;
+    *liwork = iwq;
+    return (lapack_int)wq;
+}
+
+int mbs_con_ws_create(mbs_data *d, const mbs_model *m)
+{
+    mbs_con_ws *c = calloc(1, sizeof *c);
+    if (!c) return -1;
+    d->con = c;
+    const int n = mbs_con_nrows(m), nq = m->nq;
+    c->ncon = n;
+    c->nq = nq;
+    c->mmax = n + nq;
+    size_t n1 = (size_t)n + 1, q1 = (size_t)nq + 1, m1 = (size_t)c->mmax + 1;
+    c->phi = calloc(n1, sizeof *c->phi);
+    c->vec = calloc(n1, sizeof *c->vec);
+    c->Phi = calloc(n1 * q1, sizeof *c->Phi);
+    c->A = calloc(m1 * q1, sizeof *c->A);
+    c->rhs = calloc(m1 + q1, sizeof *c->rhs);
+    c->sv = calloc(q1, sizeof *c->sv);
+    c->q = calloc(q1, sizeof *c->q);
+    c->held = calloc(q1, sizeof *c->held);
+    c->fixed = calloc(q1, sizeof *c->fixed);
+    if (!c->phi || !c->vec || !c->Phi || !c->A || !c->rhs || !c->sv || !c->q || !c->held || !c->fixed) return -1;
+    if (nq > 0) {
+        /* work for every row count the problems use: M = rows + fixed
+         * coordinates, from 1 to ncon + nq */
+        lapack_int lw = 1, liw = 1;
+        for (int M = 1; M <= c->mmax; M++) {
+            lapack_int li = 0, l = gelsd_query(M, nq, &li);
+            if (l < 0) return -1;
+            if (l > lw) lw = l;
+            if (li > liw) liw = li;
+        }
+        c->lwork = (int)lw + 64;
+        c->work = calloc((size_t)c->lwork, sizeof *c->work);
+        c->iwork = calloc((size_t)liw + 64, sizeof *c->iwork);
+        if (!c->work || !c->iwork) return -1;
+    }
+    return 0;
+}
+
+void mbs_con_ws_free(mbs_data *d)
+{
+    mbs_con_ws *c = d->con;
+    if (!c) return;
+    free(c->phi);
+    free(c->vec);
+    free(c->Phi);
+    free(c->A);
+    free(c->rhs);
+    free(c->sv);
+    free(c->q);
+    free(c->held);
+    free(c->fixed);
+    free(c->work);
+    free(c->iwork);
+    free(c);
+    d->con = NULL;
+}
+
+/* ---------------------------------------------------------------- evaluation */
+
+int mbs_constraint_eval(const mbs_model *m, mbs_data *d, const double *q, const double *qd, double t,
+                        double *phi, double *Phi_q, double *phid, double *b, double *c)
+{
+    if (!m || !d || !q) return MBS_ERR_ARG;
+    if ((phid || c) && !qd)
+        return mbs_data_fail(d, MBS_ERR_ARG, "mbs_constraint_eval: dPhi/dt and c need the velocities qd");
+    if (!isfinite(t)) return mbs_data_fail(d, MBS_ERR_NUMERIC, "mbs_constraint_eval: time is not finite");
+    int rc = mbs_data_check_state(d, q, (phid || c) ? qd : NULL, NULL);
+    if (rc != MBS_OK) return rc;
+    const int level = c ? 2 : phid ? 1 : 0;
+    mbs_kin_forward(m, m->x, &d->ws, q, qd, NULL, level);
+    mbs_con_kernel(m, m->x, &d->ws, q, qd, NULL, t, phi, Phi_q, phid, b, c, NULL);
+    return MBS_OK;
+}
+
+int mbs_constraints(const mbs_model *m, mbs_data *d, const double *q, double t, double *phi)
+{
+    return mbs_constraint_eval(m, d, q, NULL, t, phi, NULL, NULL, NULL, NULL);
+}
+
+int mbs_constraint_jacobian(const mbs_model *m, mbs_data *d, const double *q, double t, double *Phi_q)
+{
+    return mbs_constraint_eval(m, d, q, NULL, t, NULL, Phi_q, NULL, NULL, NULL);
+}
+
+int mbs_constraint_velocity(const mbs_model *m, mbs_data *d, const double *q, const double *qd, double t,
+                            double *phid)
+{
+    return mbs_constraint_eval(m, d, q, qd, t, NULL, NULL, phid, NULL, NULL);
+}
+
+int mbs_constraint_velocity_rhs(const mbs_model *m, mbs_data *d, const double *q, double t, double *b)
+{
+    return mbs_constraint_eval(m, d, q, NULL, t, NULL, NULL, NULL, b, NULL);
+}
+
+int mbs_constraint_acceleration_rhs(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                                    double t, double *c)
+{
+    return mbs_constraint_eval(m, d, q, qd, t, NULL, NULL, NULL, NULL, c);
+}
+
+/* ---------------------------------------------------------------- problems */
+
+void mbs_kin_options_default(mbs_kin_options *o)
+{
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->nfixed = -1;
+    o->euler_rows = 1;
+}
+
+typedef struct {
+    int nfixed;
+    double tol, residual_tol;
+    int max_iter, euler_rows;
+} kin_setup;
+
+/* Options resolved against the model; the fixed list into ws->fixed. */
+static int setup(const mbs_model *m, mbs_data *d, const mbs_kin_options *opt, kin_setup *s)
+{
+    mbs_kin_options o;
+    if (opt) o = *opt;
+    else mbs_kin_options_default(&o);
+    mbs_con_ws *c = d->con;
+    const int *fx = o.nfixed < 0 ? m->con.fixed : o.fixed;
+    int nf = o.nfixed < 0 ? m->con.nfixed : o.nfixed;
+    if (nf > m->nq) return mbs_data_fail(d, MBS_ERR_ARG, "%d fixed coordinates for %d coordinates", nf, m->nq);
+    if (nf > 0 && !fx) return mbs_data_fail(d, MBS_ERR_ARG, "nfixed = %d but the fixed list is NULL", nf);
+    for (int i = 0; i < nf; i++) {
+        if (fx[i] < 0 || fx[i] >= m->nq)
+            return mbs_data_fail(d, MBS_ERR_ARG, "fixed coordinate %d out of range 0..%d", fx[i], m->nq - 1);
+        c->fixed[i] = fx[i];
+    }
+    s->nfixed = nf;
+    s->tol = o.tol > 0 ? o.tol : m->con.tol;
+    s->max_iter = o.max_iter > 0 ? o.max_iter : m->con.max_iter;
+    s->residual_tol = o.residual_tol > 0 ? o.residual_tol : 1e-8;
+    s->euler_rows = o.euler_rows;
+    return MBS_OK;
+}
+
+/* Solve [Phi (nr rows of c->Phi); B] x = [c->rhs[0..nr); c->rhs[nr..nr+nf)]
+ * in the minimum-norm least-squares sense; x into c->rhs[0..nq). */
+static int solve_stacked(mbs_con_ws *c, int nr, int nf)
+{
+    const int nq = c->nq, M = nr + nf;
+    if (nq == 0) return 0;
+    if (M == 0) {
+        for (int k = 0; k < nq; k++) c->rhs[k] = 0;
+        return 0;
+    }
+    const int lda = M, ldb = M > nq ? M : nq;
+    for (int j = 0; j < nq; j++) {
+        double *col = c->A + (size_t)j * lda;
+        for (int r = 0; r < nr; r++) col[r] = c->Phi[(size_t)r * nq + j];
+        for (int i = 0; i < nf; i++) col[nr + i] = c->fixed[i] == j ? 1.0 : 0.0;
+    }
+    for (int r = M; r < ldb; r++) c->rhs[r] = 0;
+    lapack_int rank = 0;
+    lapack_int info = LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, M, nq, 1, c->A, lda, c->rhs, ldb, c->sv, RCOND, &rank,
+                                          c->work, c->lwork, c->iwork);
+    return info == 0 ? 0 : -1;
+}
+
+/* Rows of the problem: every row, or all but the Euler rows. */
+static int problem_rows(const mbs_model *m, const kin_setup *s)
+{
+    return mbs_con_nrows(m) - (s->euler_rows ? 0 : m->n_euler);
+}
+
+/* "loop j4 (bodies a -> b -> ground)" or "driver d1" or "euler j2" for row r. */
+static void describe_row(const mbs_model *m, int r, char *buf, size_t n)
+{
+    for (int k = 0; k < m->con.ncut; k++) {
+        const mbs_cut_info *ci = &m->con.cut[k];
+        if (r < ci->row || r >= ci->row + ci->nrows) continue;
+        size_t len = (size_t)snprintf(buf, n, "loop closed by %s joint %s (bodies ", mbs_joint_type_name(ci->type),
+                                      ci->name);
+        for (int i = 0; i < ci->nloop && len < n; i++)
+            len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? " -> " : "", m->body[ci->loop[i]].name);
+        if (len < n) snprintf(buf + len, n - len, "), equation \"%s\"", m->con.row_name[r]);
+        return;
+    }
+    snprintf(buf, n, "equation \"%s\"", m->con.row_name ? m->con.row_name[r] : "?");
+}
+
+int mbs_assemble(const mbs_model *m, mbs_data *d, double *q, double t, const mbs_kin_options *opt,
+                 mbs_assembly_report *rep)
+{
+    if (!m || !d || !q) return MBS_ERR_ARG;
+    mbs_con_ws *c = d->con;
+    kin_setup s;
+    int rc = setup(m, d, opt, &s);
+    if (rc) return rc;
+    const int nq = m->nq, nr = problem_rows(m, &s), nf = s.nfixed;
+    for (int k = 0; k < nq; k++)
+        if (!isfinite(q[k])) return mbs_data_fail(d, MBS_ERR_NUMERIC, "mbs_assemble: q[%d] is not finite", k);
+    for (int i = 0; i < nf; i++) c->held[i] = q[c->fixed[i]];
+    if (mbs_normalize_state(m, q, NULL) != MBS_OK)
+        return mbs_data_fail(d, MBS_ERR_NUMERIC, "mbs_assemble: Euler parameters of zero norm");
+    int it = 0, converged = 0;
+    double step = 0;
+    while (it < s.max_iter) {
+        it++;
+        mbs_kin_forward(m, m->x, &d->ws, q, NULL, NULL, 0);
+        mbs_con_kernel(m, m->x, &d->ws, q, NULL, NULL, t, c->phi, c->Phi, NULL, NULL, NULL, NULL);
+        for (int r = 0; r < nr; r++) c->rhs[r] = -c->phi[r];
+        for (int i = 0; i < nf; i++) c->rhs[nr + i] = c->held[i] - q[c->fixed[i]];
+        if (solve_stacked(c, nr, nf) != 0)
+            return mbs_data_fail(d, MBS_ERR_NUMERIC, "mbs_assemble: the least-squares solve failed");
+        step = 0;
+        for (int k = 0; k < nq; k++) {
+            q[k] += c->rhs[k];
+            step += c->rhs[k] * c->rhs[k];
+        }
+        step = sqrt(step);
+        if (!isfinite(step)) break;
+        if (mbs_normalize_state(m, q, NULL) != MBS_OK) break;
+        if (step < s.tol) {
+            converged = 1;
+            break;
+        }
+    }
+    /* residual at the final q */
+    double res = 0;
+    int worst = -1;
+    if (isfinite(step)) {
+        mbs_kin_forward(m, m->x, &d->ws, q, NULL, NULL, 0);
+        mbs_con_kernel(m, m->x, &d->ws, q, NULL, NULL, t, c->phi, NULL, NULL, NULL, NULL, NULL);
+        for (int r = 0; r < nr; r++)
+            if (fabs(c->phi[r]) > res || isnan(c->phi[r])) {
+                res = isnan(c->phi[r]) ? INFINITY : fabs(c->phi[r]);
+                worst = r;
+            }
+    } else {
+        res = INFINITY;
+    }
+    if (rep) {
+        rep->iterations = it;
+        rep->step = step;
+        rep->residual = res;
+        rep->worst_row = worst;
+    }
+    if (converged && res <= s.residual_tol) return MBS_OK;
+    char where[700] = "";
+    if (worst >= 0) describe_row(m, worst, where, sizeof where);
+    if (!converged)
+        return mbs_data_fail(d, MBS_ERR_NUMERIC,
+                             "assembly did not converge in %d iterations (last |dq| = %.3g, tolerance %.3g): "
+                             "largest residual %.6g in %s", it, step, s.tol, res, worst >= 0 ? where : "?");
+    return mbs_data_fail(d, MBS_ERR_NUMERIC,
+                         "assembly converged to a configuration that does not close the loops (impossible "
+                         "geometry or fixed coordinates?): largest residual %.6g in %s", res,
+                         worst >= 0 ? where : "?");
+}
+
+/* Velocity (level 1) or acceleration (level 2) problem. */
+static int linear_problem(const mbs_model *m, mbs_data *d, const double *q, const double *qd, double *x, double t,
+                          const mbs_kin_options *opt, int level)
+{
+    if (!m || !d || !q || !x || (level == 2 && !qd)) return MBS_ERR_ARG;
+    mbs_con_ws *c = d->con;
+    kin_setup s;
+    int rc = setup(m, d, opt, &s);
+    if (rc) return rc;
+    if (!isfinite(t)) return mbs_data_fail(d, MBS_ERR_NUMERIC, "time is not finite");
+    rc = mbs_data_check_state(d, q, level == 2 ? qd : NULL, NULL);
+    if (rc) return rc;
+    const int nq = m->nq, nr = problem_rows(m, &s), nf = s.nfixed;
+    for (int i = 0; i < nf; i++) {
+        c->held[i] = x[c->fixed[i]];
+        if (!isfinite(c->held[i]))
+            return mbs_data_fail(d, MBS_ERR_NUMERIC, "the given value of fixed coordinate %s is not finite",
+                                 m->coord_name[c->fixed[i]]);
+    }
+    if (level == 1) {
+        mbs_kin_forward(m, m->x, &d->ws, q, NULL, NULL, 0);
+        mbs_con_kernel(m, m->x, &d->ws, q, NULL, NULL, t, NULL, c->Phi, NULL, c->vec, NULL, NULL);
+    } else {
+        mbs_kin_forward(m, m->x, &d->ws, q, qd, NULL, 2);
+        mbs_con_kernel(m, m->x, &d->ws, q, qd, NULL, t, NULL, c->Phi, NULL, NULL, c->vec, NULL);
+    }
+    for (int r = 0; r < nr; r++) c->rhs[r] = c->vec[r];
+    for (int i = 0; i < nf; i++) c->rhs[nr + i] = c->held[i];
+    if (solve_stacked(c, nr, nf) != 0) return mbs_data_fail(d, MBS_ERR_NUMERIC, "the least-squares solve failed");
+    for (int k = 0; k < nq; k++) x[k] = c->rhs[k];
+    return MBS_OK;
+}
+
+int mbs_solve_velocity(const mbs_model *m, mbs_data *d, const double *q, double *qd, double t,
+                       const mbs_kin_options *opt)
+{
+    return linear_problem(m, d, q, NULL, qd, t, opt, 1);
+}
+
+int mbs_solve_acceleration(const mbs_model *m, mbs_data *d, const double *q, const double *qd, double *qdd,
+                           double t, const mbs_kin_options *opt)
+{
+    return linear_problem(m, d, q, qd, qdd, t, opt, 2);
+}

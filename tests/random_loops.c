@@ -1,0 +1,202 @@
+#include "random_loops.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "builder.h"
+#include "model_impl.h"
+#include "random_model.h"
+
+static void unit(mbs_rng *r, double *u)
+{
+    double n;
+    do {
+        for (int k = 0; k < 3; k++) u[k] = mbs_rng_uniform(r, -1, 1);
+        n = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    } while (n < 0.2 || n > 1);
+    for (int k = 0; k < 3; k++) u[k] /= n;
+}
+
+/* Random orthonormal triad: columns e1, e2, e3 of R (row-major). */
+static void triad(mbs_rng *r, double R[9])
+{
+    double a[3], b[3], c[3];
+    unit(r, a);
+    do {
+        unit(r, b);
+        double d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+        for (int k = 0; k < 3; k++) b[k] -= d * a[k];
+    } while (sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]) < 0.3);
+    double n = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+    for (int k = 0; k < 3; k++) b[k] /= n;
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+    for (int k = 0; k < 3; k++) { R[3 * k] = a[k]; R[3 * k + 1] = b[k]; R[3 * k + 2] = c[k]; }
+}
+
+/* The tree, drawn from r: bodies b1..bn, joints j1..jn. */
+static int add_tree(mbs_builder *b, mbs_rng *r, int nb, mbs_error *err)
+{
+    double g[3] = { mbs_rng_uniform(r, -3, 3), mbs_rng_uniform(r, -3, 3), -9.81 };
+    mbs_builder_set_gravity(b, g);
+    char name[32], pname[32];
+    int h[64];
+    for (int i = 0; i < nb; i++) {
+        double com[3], I6[6] = { 0.4, 0.45, 0.5, 0.01, -0.02, 0.03 }, p[3];
+        for (int k = 0; k < 3; k++) com[k] = mbs_rng_uniform(r, -0.5, 0.5);
+        const double sc = mbs_rng_uniform(r, 0.5, 2);
+        for (int k = 0; k < 6; k++) I6[k] *= sc;
+        snprintf(name, sizeof name, "b%d", i + 1);
+        h[i] = mbs_builder_add_body(b, name, mbs_rng_uniform(r, 0.5, 2), com, I6, name, err);
+        if (h[i] < 0) return -1;
+        for (int k = 0; k < 3; k++) p[k] = mbs_rng_uniform(r, -0.6, 0.6);
+        if (mbs_builder_add_point(b, h[i], "p", p, name, err) < 0) return -1;
+    }
+    for (int i = 0; i < nb; i++) {
+        int type = mbs_rng_int(r, MBS_JOINT_TYPE_COUNT);
+        int parent = mbs_rng_int(r, i + 1);
+        int pb = parent == 0 ? 0 : h[parent - 1];
+        mbs_joint_side ps, cs;
+        double pp[3], cp[3];
+        for (int k = 0; k < 3; k++) { pp[k] = mbs_rng_uniform(r, -0.5, 0.5); cp[k] = mbs_rng_uniform(r, -0.5, 0.5); }
+        snprintf(name, sizeof name, "j%d", i + 1);
+        snprintf(pname, sizeof pname, "pj%d", i + 1);
+        ps.point = mbs_builder_add_point(b, pb, NULL, pp, name, err);
+        cs.point = mbs_builder_add_point(b, h[i], NULL, cp, name, err);
+        if (ps.point < 0 || cs.point < 0) return -1;
+        unit(r, ps.axis); unit(r, ps.ref); ps.has_ref = 1;
+        unit(r, cs.axis); unit(r, cs.ref); cs.has_ref = 1;
+        if (mbs_builder_add_joint(b, name, (mbs_joint_type)type, pb, h[i], &ps, &cs, NULL, 0, NULL, 0, name, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+mbs_model *mbs_test_random_loops(mbs_rng *r, int nb, int ncut, const int *cut_types, int drivers, double **qc)
+{
+    mbs_error err;
+    mbs_rng r0 = *r;
+    *qc = NULL;
+    /* 1. the tree alone, and a random configuration of it */
+    mbs_builder *b = mbs_builder_new("tree", "random loops");
+    if (!b || add_tree(b, &r0, nb, &err) != 0) {
+        fprintf(stderr, "random loops: %s\n", err.msg);
+        mbs_builder_free(b);
+        return NULL;
+    }
+    mbs_model *m0 = mbs_builder_finish(b, &err);
+    mbs_builder_free(b);
+    if (!m0) { fprintf(stderr, "random loops: %s\n", err.msg); return NULL; }
+    double *q = calloc((size_t)m0->nq + 1, sizeof *q);
+    mbs_test_random_state(&r0, m0, q, NULL, NULL);
+    mbs_data *d = mbs_data_create(m0, NULL);
+    mbs_kinematics(m0, d, q, NULL, NULL);
+
+    /* 2. the same tree (same draws) and the cut joints */
+    mbs_rng r1 = *r;
+    b = mbs_builder_new("random_loops", "random loops");
+    if (!b || add_tree(b, &r1, nb, &err) != 0) goto fail;
+    *r = r0;   /* continue after both trees and the state */
+    for (int k = 0; k < ncut; k++) {
+        int bp = mbs_rng_int(r, nb + 1), bc;
+        do bc = 1 + mbs_rng_int(r, nb); while (bc == bp);
+        double P[3], R[9];
+        for (int i = 0; i < 3; i++) P[i] = mbs_rng_uniform(r, -1, 1);
+        triad(r, R);
+        char name[32], bn[32];
+        snprintf(name, sizeof name, "cut%d_%s", k + 1, mbs_joint_type_name((mbs_joint_type)cut_types[k]));
+        mbs_joint_side side[2];
+        const int body[2] = { bp, bc };
+        for (int s = 0; s < 2; s++) {
+            int mb = 0, hb = 0;
+            if (body[s] > 0) {
+                snprintf(bn, sizeof bn, "b%d", body[s]);
+                mb = mbs_body_find(m0, bn);
+                hb = mbs_builder_find_body(b, bn);
+            }
+            double A[9], o[3], loc[3], X[9];
+            mbs_body_pose(d, mb, A, o);
+            for (int i = 0; i < 3; i++) {
+                loc[i] = 0;
+                for (int j = 0; j < 3; j++) loc[i] += A[3 * j + i] * (P[j] - o[j]);
+            }
+            for (int i = 0; i < 3; i++)
+                for (int c = 0; c < 3; c++) {
+                    X[3 * i + c] = 0;
+                    for (int j = 0; j < 3; j++) X[3 * i + c] += A[3 * j + i] * R[3 * j + c];
+                }
+            side[s].point = mbs_builder_add_point(b, hb, NULL, loc, name, &err);
+            if (side[s].point < 0) goto fail;
+            for (int i = 0; i < 3; i++) { side[s].axis[i] = X[3 * i]; side[s].ref[i] = X[3 * i + 1]; }
+            side[s].has_ref = 1;
+        }
+        snprintf(bn, sizeof bn, "b%d", bp);
+        int hp = bp == 0 ? 0 : mbs_builder_find_body(b, bn);
+        snprintf(bn, sizeof bn, "b%d", bc);
+        int hc = mbs_builder_find_body(b, bn);
+        int j = mbs_builder_add_joint(b, name, (mbs_joint_type)cut_types[k], hp, hc, &side[0], &side[1], NULL, 0, NULL,
+                                      0, name, &err);
+        if (j < 0 || mbs_builder_set_joint_cut(b, j, name, &err) != MBS_OK) goto fail;
+    }
+    if (drivers) {
+        /* coordinate driver: f = c + A sin(2 pi fr t + ph), f(0) = q_k */
+        int k = -1;
+        for (int tries = 0; tries < 20 && k < 0; tries++) {
+            int i = 1 + mbs_rng_int(r, nb);
+            const mbs_joint_info *ji = &m0->joint[i];
+            for (int c = 0; c < ji->nq && k < 0; c++)
+                if (ji->euler < 0 || c < ji->euler || c >= ji->euler + 4) k = c + 1000 * i;
+        }
+        if (k >= 0) {
+            const mbs_joint_info *ji = &m0->joint[k / 1000];
+            const int c = k % 1000;
+            double A = mbs_rng_uniform(r, 0.1, 0.5), fr = mbs_rng_uniform(r, 0.2, 2), ph = mbs_rng_uniform(r, -3, 3);
+            double num[4] = { A, fr, ph, q[ji->qoff + c] - A * sin(ph) };
+            int f = mbs_builder_add_function(b, "drive", MBS_FUNC_SINE, 0, num, 4, NULL, "drive", &err);
+            if (f < 0) goto fail;
+            if (mbs_builder_add_coordinate_driver(b, "dq", mbs_builder_find_joint(b, ji->name), c, f, 0, 0, "dq",
+                                                  &err) < 0)
+                goto fail;
+        }
+        /* distance driver between points p of two bodies */
+        int b1 = 1 + mbs_rng_int(r, nb), b2;
+        do b2 = mbs_rng_int(r, nb + 1); while (b2 == b1);
+        char n1[32], n2[32];
+        snprintf(n1, sizeof n1, "b%d", b1);
+        snprintf(n2, sizeof n2, "b%d", b2);
+        int h1 = mbs_builder_find_body(b, n1), h2 = b2 ? mbs_builder_find_body(b, n2) : 0;
+        int p1 = mbs_builder_find_point(b, h1, "p"), p2;
+        double r1[3], r2[3];
+        snprintf(n1, sizeof n1, "b%d.p", b1);
+        mbs_point_kinematics(m0, d, mbs_point_find(m0, n1), r1, NULL, NULL);
+        if (b2) {
+            p2 = mbs_builder_find_point(b, h2, "p");
+            snprintf(n2, sizeof n2, "b%d.p", b2);
+            mbs_point_kinematics(m0, d, mbs_point_find(m0, n2), r2, NULL, NULL);
+        } else {
+            double g0[3] = { 0.3, -0.2, 0.1 };
+            p2 = mbs_builder_add_point(b, 0, NULL, g0, "dd", &err);
+            memcpy(r2, g0, sizeof g0);
+        }
+        double L = sqrt((r2[0] - r1[0]) * (r2[0] - r1[0]) + (r2[1] - r1[1]) * (r2[1] - r1[1]) +
+                        (r2[2] - r1[2]) * (r2[2] - r1[2]));
+        if (p1 < 0 || p2 < 0 ||
+            mbs_builder_add_distance_driver(b, "dd", p1, p2, -1, L, mbs_rng_uniform(r, -0.2, 0.2), "dd", &err) < 0)
+            goto fail;
+    }
+    mbs_model *m = mbs_builder_finish(b, &err);
+    if (!m) goto fail;
+    mbs_builder_free(b);
+    mbs_data_free(d);
+    mbs_model_free(m0);
+    *qc = q;
+    return m;
+fail:
+    fprintf(stderr, "random loops: %s\n", err.msg);
+    mbs_builder_free(b);
+    mbs_data_free(d);
+    mbs_model_free(m0);
+    free(q);
+    return NULL;
+}
