@@ -86,6 +86,43 @@ static int check_finite(mbs_data *d, const double *v, int n, const char *what)
 /* ------------------------------------------------------------------ */
 /* inverse dynamics                                                    */
 
+/* The fast all-columns kernel (src/kernels/inverse_dynamics_jacobians.c)
+ * treats applied loads as user loads (global forces at body points, global
+ * torques, joint forces: constant along any state direction). Force
+ * elements depend on the state: models with any take the generic path. */
+static int fast_jacobians(const mbs_model *m) { return m->nforce == 0; }
+
+/* dtau/dq and dtau/dqd (either may be NULL) at the completed Newton-Euler
+ * primal left in d->ws at (q, qd, qdd). Fast path: every column of dtau/dqd
+ * and the non-Euler columns of dtau/dq in O(n depth); the Euler-parameter
+ * columns of dtau/dq (not rigid motions) by one tangent sweep each over the
+ * joint's subtree and root path. Generic path: one tangent sweep per column. */
+static void id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                         const double *qdd, double *dtau_dq, double *dtau_dqd)
+{
+    const int nq = m->nq;
+    double *e = d->dbuf + nq, *col = d->dbuf + 2 * nq;
+    const int fast = fast_jacobians(m);
+    if (fast) mbs_rnea_jacobians(m, m->x, &d->ws, qd, qdd, 1, dtau_dq, dtau_dqd);
+    memset(e, 0, sizeof(double) * (size_t)nq);
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        for (int k = jt->qoff; k < jt->qoff + jt->nq; k++) {
+            const int euler = jt->euler >= 0 && k >= jt->qoff + jt->euler;
+            e[k] = 1;
+            if (dtau_dq && (!fast || euler)) {
+                mbs_deriv_id_tangent(m, d, q, qd, qdd, e, NULL, NULL, NULL, col, i, m->body[i].subtree_end);
+                for (int r = 0; r < nq; r++) dtau_dq[r * nq + k] = col[r];
+            }
+            if (dtau_dqd && !fast) {
+                mbs_deriv_id_tangent(m, d, q, qd, qdd, NULL, e, NULL, NULL, col, i, m->body[i].subtree_end);
+                for (int r = 0; r < nq; r++) dtau_dqd[r * nq + k] = col[r];
+            }
+            e[k] = 0;
+        }
+    }
+}
+
 int mbs_inverse_dynamics_derivatives(const mbs_model *m, mbs_data *d,
                                      const double *q, const double *qd, const double *qdd,
                                      double *tau, double *dtau_dq, double *dtau_dqd)
@@ -93,23 +130,10 @@ int mbs_inverse_dynamics_derivatives(const mbs_model *m, mbs_data *d,
     int rc = mbs_data_check_state(d, q, qd, qdd);
     if (rc) return rc;
     const int nq = m->nq;
-    double *t = d->dbuf, *e = d->dbuf + nq, *col = d->dbuf + 2 * nq;
+    double *t = d->dbuf;
     mbs_deriv_id_primal(m, d, q, qd, qdd, t);
     if (tau) memcpy(tau, t, sizeof(double) * (size_t)nq);
-    memset(e, 0, sizeof(double) * (size_t)nq);
-    for (int k = 0; k < nq; k++) {
-        int i = coord_body(m, k);
-        e[k] = 1;
-        if (dtau_dq) {
-            mbs_deriv_id_tangent(m, d, q, qd, qdd, e, NULL, NULL, NULL, col, i, m->body[i].subtree_end);
-            for (int r = 0; r < nq; r++) dtau_dq[r * nq + k] = col[r];
-        }
-        if (dtau_dqd) {
-            mbs_deriv_id_tangent(m, d, q, qd, qdd, NULL, e, NULL, NULL, col, i, m->body[i].subtree_end);
-            for (int r = 0; r < nq; r++) dtau_dqd[r * nq + k] = col[r];
-        }
-        e[k] = 0;
-    }
+    id_jacobians(m, d, q, qd, qdd, dtau_dq, dtau_dqd);
     if (dtau_dq && (rc = check_finite(d, dtau_dq, nq * nq, "dtau/dq"))) return rc;
     if (dtau_dqd && (rc = check_finite(d, dtau_dqd, nq * nq, "dtau/dqd"))) return rc;
     d->err[0] = 0;
@@ -156,13 +180,13 @@ int mbs_inverse_dynamics_directional(const mbs_model *m, mbs_data *d,
 /* Primal FD leaving: qdd, the factors (ABA) or the Cholesky factor of M'
  * (semi, in d->scratch), and a completed RNEA at (q, qd, qdd) in d->ws with
  * tau_id = ID(q, qd, qdd) in tid. */
-static int fd_primal(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
-                     const double *qd, const double *tau, double *qdd, double *tid)
+int mbs_deriv_fd_primal(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
+                        const double *qd, const double *tau, double *qdd, double *tid)
 {
     const int nq = m->nq;
     int rc;
     if (alg == MBS_FD_SEMI_RECURSIVE) {
-        rc = mbs_forward_dynamics(m, d, MBS_FD_SEMI_RECURSIVE, q, qd, tau, qdd);
+        rc = mbs_fd_unchecked(m, d, MBS_FD_SEMI_RECURSIVE, q, qd, tau, qdd);
         if (rc) return rc;
         /* factor M' (the forward solve left it factored in scratch only if
          * nq > 0; recompute explicitly to keep this independent) */
@@ -178,7 +202,7 @@ static int fd_primal(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, cons
         if (nq > 0 && LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', nq, M, nq) != 0)
             return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics derivatives: mass matrix not positive definite");
     } else {
-        rc = mbs_forward_dynamics(m, d, MBS_FD_RECURSIVE, q, qd, tau, qdd);
+        rc = mbs_fd_unchecked(m, d, MBS_FD_RECURSIVE, q, qd, tau, qdd);
         if (rc) return rc;
     }
     /* Newton-Euler at the solution (keeps the ABA factors MS, U, Ninv) */
@@ -189,7 +213,7 @@ static int fd_primal(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, cons
 }
 
 /* Right-hand side from dE (in place) and solve for dqdd. */
-static void fd_solve(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
+void mbs_deriv_fd_solve(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
                      const double *qd, const double *tau, const double *qdd, const double *tid,
                      const double *dq, const double *dqd, double *rhs, double *dqdd)
 {
@@ -228,7 +252,7 @@ int mbs_forward_dynamics_derivatives(const mbs_model *m, mbs_data *d, mbs_fd_alg
     const int nq = m->nq;
     double *a = d->dbuf, *tid = d->dbuf + nq, *e = d->dbuf + 2 * nq, *rhs = d->dbuf + 3 * nq;
     double *col = d->dbuf + 4 * nq;
-    int rc = fd_primal(m, d, alg, q, qd, tau, a, tid);
+    int rc = mbs_deriv_fd_primal(m, d, alg, q, qd, tau, a, tid);
     if (rc) return rc;
     if (qdd) memcpy(qdd, a, sizeof(double) * (size_t)nq);
     memset(e, 0, sizeof(double) * (size_t)nq);
@@ -237,17 +261,17 @@ int mbs_forward_dynamics_derivatives(const mbs_model *m, mbs_data *d, mbs_fd_alg
         e[k] = 1;
         if (dqdd_dq) {
             mbs_deriv_id_tangent(m, d, q, qd, a, e, NULL, NULL, NULL, rhs, i, m->body[i].subtree_end);
-            fd_solve(m, d, alg, q, qd, tau, a, tid, e, NULL, rhs, col);
+            mbs_deriv_fd_solve(m, d, alg, q, qd, tau, a, tid, e, NULL, rhs, col);
             for (int r = 0; r < nq; r++) dqdd_dq[r * nq + k] = col[r];
         }
         if (dqdd_dqd) {
             mbs_deriv_id_tangent(m, d, q, qd, a, NULL, e, NULL, NULL, rhs, i, m->body[i].subtree_end);
-            fd_solve(m, d, alg, q, qd, tau, a, tid, NULL, e, rhs, col);
+            mbs_deriv_fd_solve(m, d, alg, q, qd, tau, a, tid, NULL, e, rhs, col);
             for (int r = 0; r < nq; r++) dqdd_dqd[r * nq + k] = col[r];
         }
         if (dqdd_dtau) {
             for (int r = 0; r < nq; r++) rhs[r] = -e[r];
-            fd_solve(m, d, alg, q, qd, tau, a, tid, NULL, NULL, rhs, col);
+            mbs_deriv_fd_solve(m, d, alg, q, qd, tau, a, tid, NULL, NULL, rhs, col);
             for (int r = 0; r < nq; r++) dqdd_dtau[r * nq + k] = col[r];
         }
         e[k] = 0;
@@ -265,13 +289,13 @@ int mbs_forward_dynamics_param_derivatives(const mbs_model *m, mbs_data *d, mbs_
 {
     const int nq = m->nq, np = m->nparam;
     double *a = d->dbuf, *tid = d->dbuf + nq, *rhs = d->dbuf + 3 * nq, *col = d->dbuf + 4 * nq;
-    int rc = fd_primal(m, d, alg, q, qd, tau, a, tid);
+    int rc = mbs_deriv_fd_primal(m, d, alg, q, qd, tau, a, tid);
     if (rc) return rc;
     if (qdd) memcpy(qdd, a, sizeof(double) * (size_t)nq);
     for (int k = 0; k < np; k++) {
         mbs_deriv_param_dx(m, k, d->dx);
         mbs_deriv_id_tangent(m, d, q, qd, a, NULL, NULL, NULL, d->dx, rhs, 1, m->nb + 1);
-        fd_solve(m, d, alg, q, qd, tau, a, tid, NULL, NULL, rhs, col);
+        mbs_deriv_fd_solve(m, d, alg, q, qd, tau, a, tid, NULL, NULL, rhs, col);
         for (int r = 0; r < nq; r++) dqdd_drho[r * np + k] = col[r];
     }
     if (np && (rc = check_finite(d, dqdd_drho, nq * np, "dqdd/drho"))) return rc;
@@ -286,14 +310,14 @@ int mbs_forward_dynamics_directional(const mbs_model *m, mbs_data *d, mbs_fd_alg
 {
     const int nq = m->nq;
     double *a = d->dbuf, *tid = d->dbuf + nq, *rhs = d->dbuf + 3 * nq;
-    int rc = fd_primal(m, d, alg, q, qd, tau, a, tid);
+    int rc = mbs_deriv_fd_primal(m, d, alg, q, qd, tau, a, tid);
     if (rc) return rc;
     if (qdd) memcpy(qdd, a, sizeof(double) * (size_t)nq);
     param_direction(m, drho, d->dx);
     mbs_deriv_id_tangent(m, d, q, qd, a, dq, dqd, NULL, drho ? d->dx : NULL, rhs, 1, m->nb + 1);
     if (dtau)
         for (int k = 0; k < nq; k++) rhs[k] -= dtau[k];
-    fd_solve(m, d, alg, q, qd, tau, a, tid, dq, dqd, rhs, dqdd);
+    mbs_deriv_fd_solve(m, d, alg, q, qd, tau, a, tid, dq, dqd, rhs, dqdd);
     if ((rc = check_finite(d, dqdd, nq, "directional dqdd"))) return rc;
     d->err[0] = 0;
     return MBS_OK;

@@ -67,6 +67,7 @@ typedef struct MBS_K(mbs_ws) {
                     * global force), so that the moment of point forces about the
                     * CoM is eps(A P) - (A c) x f, whatever the pose */
     mreal *qfrc;   /* nq: generalized forces on coordinates */
+    mreal *jac;    /* mbs_jac_size(m): scratch of mbs_rnea_jacobians */
 } MBS_K(mbs_ws);
 
 /* Allocate / free a workspace for model m (the only allocation). */
@@ -108,6 +109,17 @@ void MBS_K(mbs_body_terms_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs
                              const mreal *dx, MBS_K(mbs_ws) *dw, int first, int last);
 void MBS_K(mbs_rnea_d)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws) *dw,
                        const mreal *dqfrc, mreal *dtau, int first, int last);
+
+/* All columns of dtau/dq and dtau/dqd (nq x nq, row-major; either may be
+ * NULL) in O(n depth), from a completed mbs_rnea in w at (q, qd, qdd) (any
+ * reference point; loads in w->xfrc constant, as user loads are). With
+ * skip_euler, the Euler-parameter columns of dtau/dq are left at zero for
+ * the caller (they are not rigid motions). Uses w->jac. See
+ * inverse_dynamics_jacobians.c. */
+size_t MBS_K(mbs_jac_size)(const mbs_model *m);
+void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w,
+                               const mreal *qd, const mreal *qdd, int skip_euler,
+                               mreal *dtau_dq, mreal *dtau_dqd);
 
 /* Mass matrix by composite inertias (nq x nq, row-major). Needs position
  * kinematics and Mv. */

@@ -28,7 +28,8 @@ int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m)
     int n = m->nb + 1;
     size_t total = (size_t)n * (9 + 3 + 3 + 3 + 3 + 9 + 3 + MBS_BSTRIDE + 9 +
                                 6 + 3 + MBS_BSTRIDE + 6 + 6 + 36 + 6 + 6 + 36 +
-                                MBS_BSTRIDE + 49 + 7 + 15) + (size_t)m->nq + 1;
+                                MBS_BSTRIDE + 49 + 7 + 15) + (size_t)m->nq + 1 +
+                   MBS_K(mbs_jac_size)(m);
     mreal *p = calloc(total, sizeof(mreal));
     if (!p) return -1;
     w->nb = m->nb;
@@ -44,6 +45,8 @@ int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m)
     TAKE(xfrc, 15);
 #undef TAKE
     w->qfrc = p;
+    p += m->nq;
+    w->jac = p;
     m3_identity(w->A);
     m3_identity(w->AhJ);
     return 0;

@@ -1,0 +1,322 @@
+/*
+ * inverse_dynamics_jacobians.c - all columns of dtau/dq and dtau/dqd in
+ * O(n depth) with small constants (Carpentier & Mansard 2018 style, world
+ * frame; docs/formulations.md §9).
+ *
+ * Everything is expressed at one point p0 (the model's mass centre at this
+ * pose; below, "origin") whatever the workspace's reference point (tau does
+ * not depend on it): s_c world twist of column c,
+ * V_b spatial velocity, A_b spatial acceleration minus gravity
+ * (A = Vd - [w x v; 0] - [g; 0], Vd the material acceleration of the origin
+ * point), I_b spatial inertia, F_S the subtree wrench of the completed
+ * Newton-Euler pass. Inertias are kept as (m, h = m c, K = inertia about the
+ * origin): I [v; w] = [m v + w x h; h x v + K w].
+ *
+ * A unit change of a non-Euler coordinate k moves the subtree below column k
+ * rigidly along sigma = s_k, with d s_c / dq_k = s_k x s_c for every later
+ * column c (same joint or below). With u_k = s_k x V_Fk (V_Fk, A_Fk the
+ * velocity and acceleration of the frame that carries column k):
+ *   dV_b = s x V_b - u,   dA_b = s x A_b - u x V_b - w_k,
+ *   w_k = s x A_Fk + V_Fk x u_k.
+ * Summing over a subtree S (I^C composite inertia, Id^C = sum(V x* I - I V x)
+ * its time derivative, h_S = sum I V, loads f, n, R = sum r f^T):
+ *   dF_S/dq_k = s x* F_S + Delta_S,
+ *   Delta_S = -I^C w_k - Id^C u_k - u_k x* h_S + [w x f; w tr R - R^T w + w x n]
+ *   (w = angular part of s_k), and
+ *   dtau_c/dq_k = s_c . (s_k x* F_Sk + Delta_Sk)        c above k
+ *               = s_c . Delta_Sc
+ *               = -alpha_c . w_k + beta_c . u_k + lambda_c . s_k   c at or below k
+ * with alpha_c = I^C s_c, beta_c = s_c x* h - Id^C s_c (subtree of c) and
+ * lambda_c the load term. For the velocities (any column, Euler ones
+ * included; ut_k = s_k x V_Fk for rigid columns, s_k x V_child for Euler
+ * parameters, whose own columns depend on p linearly):
+ *   dF_S/dqd_k = Id^C s_k - I^C (u_k + ut_k) + s_k x* h_S
+ *   dtau_c/dqd_k = s_c . dF_Sk/dqd_k                        c above k
+ *               = -beta_c . s_k - alpha_c . (u_k + ut_k)     c at or below k
+ *
+ * Euler-parameter columns of dtau/dq are not rigid motions (the rotation
+ * formula is extended off |p| = 1): they are skipped here (skip_euler) and
+ * left to the caller.
+ */
+#include "kernels.h"
+#include "../algebra.h"
+
+/* per-body and per-column record sizes in w->jac */
+enum { JB_V = 0, JB_A = 6, JB_P = 12, JB_PD = 22, JB_H = 32, JB_F = 38, JB_L = 44, JB_SIZE = 60 };
+enum { JC_S = 0, JC_AL = 6, JC_BE = 12, JC_U = 18, JC_UT = 24, JC_W = 30, JC_PS = 36, JC_PSD = 42,
+       JC_LA = 48, JC_SIZE = 52 };
+
+size_t MBS_K(mbs_jac_size)(const mbs_model *m)
+{
+    return (size_t)(m->nb + 1) * JB_SIZE + (size_t)m->nq * JC_SIZE;
+}
+
+/* motion cross product r = a x b (6-vectors [lin; ang]) */
+static inline void mcross(mreal *r, const mreal *a, const mreal *b)
+{
+    r[0] = a[4] * b[2] - a[5] * b[1] + a[1] * b[5] - a[2] * b[4];
+    r[1] = a[5] * b[0] - a[3] * b[2] + a[2] * b[3] - a[0] * b[5];
+    r[2] = a[3] * b[1] - a[4] * b[0] + a[0] * b[4] - a[1] * b[3];
+    r[3] = a[4] * b[5] - a[5] * b[4];
+    r[4] = a[5] * b[3] - a[3] * b[5];
+    r[5] = a[3] * b[4] - a[4] * b[3];
+}
+/* force cross product r += a x* f = [w x f; w x n + v x f] */
+static inline void fcross_add(mreal *r, const mreal *a, const mreal *f)
+{
+    r[0] += a[4] * f[2] - a[5] * f[1];
+    r[1] += a[5] * f[0] - a[3] * f[2];
+    r[2] += a[3] * f[1] - a[4] * f[0];
+    r[3] += a[4] * f[5] - a[5] * f[4] + a[1] * f[2] - a[2] * f[1];
+    r[4] += a[5] * f[3] - a[3] * f[5] + a[2] * f[0] - a[0] * f[2];
+    r[5] += a[3] * f[4] - a[4] * f[3] + a[0] * f[1] - a[1] * f[0];
+}
+/* r (+)= I(P) v with P = (m, h, K: xx yy zz xy xz yz) */
+static inline void inertia_mv(mreal *r, const mreal *P, const mreal *v, int add)
+{
+    const mreal m = P[0], *h = P + 1, *K = P + 4;
+    const mreal *w = v + 3;
+    mreal t[6];
+    t[0] = m * v[0] + w[1] * h[2] - w[2] * h[1];
+    t[1] = m * v[1] + w[2] * h[0] - w[0] * h[2];
+    t[2] = m * v[2] + w[0] * h[1] - w[1] * h[0];
+    t[3] = h[1] * v[2] - h[2] * v[1] + K[0] * w[0] + K[3] * w[1] + K[4] * w[2];
+    t[4] = h[2] * v[0] - h[0] * v[2] + K[3] * w[0] + K[1] * w[1] + K[5] * w[2];
+    t[5] = h[0] * v[1] - h[1] * v[0] + K[4] * w[0] + K[5] * w[1] + K[2] * w[2];
+    if (add) for (int c = 0; c < 6; c++) r[c] += t[c];
+    else for (int c = 0; c < 6; c++) r[c] = t[c];
+}
+static inline mreal dot6(const mreal *a, const mreal *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w,
+                               const mreal *qd, const mreal *qdd, int skip_euler,
+                               mreal *dtau_dq, mreal *dtau_dqd)
+{
+    const int nb = m->nb, nq = m->nq;
+    mreal *JB = w->jac, *JC = w->jac + (size_t)(nb + 1) * JB_SIZE;
+    const mreal *grav = x + m->x_gravity;
+    int loads = 0;
+    for (int k = 15; k < 15 * (nb + 1) && !loads; k++) loads = MRE(w->xfrc[k]) != 0;
+
+    /* The common point of all spatial quantities: the mass centre of the
+     * model rather than the global origin, to keep lever arms (and the
+     * cancellations between m |c|^2 terms) as small as the model allows. */
+    mreal p0[3] = { 0, 0, 0 }, mtot = 0;
+    for (int i = 1; i <= nb; i++) {
+        const mreal mi = x[m->body[i].x_mass];
+        for (int c = 0; c < 3; c++) p0[c] += mi * w->rG[3 * i + c];
+        mtot += mi;
+    }
+    if (MRE(mtot) > 0) for (int c = 0; c < 3; c++) p0[c] /= mtot;
+    /* ground: V = 0, A = -a_g */
+    for (int c = 0; c < JB_SIZE; c++) JB[c] = 0;
+    for (int c = 0; c < 3; c++) JB[JB_A + c] = -grav[c];
+
+    /* ---- forward: origin quantities, columns, body inertias ---- */
+    for (int i = 1; i <= nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        const int h = jt->parent, ni = jt->nq;
+        mreal *B = JB + (size_t)i * JB_SIZE;
+        const mreal *Bh = JB + (size_t)h * JB_SIZE;
+        const mreal *Vr = w->V + 6 * i, *Vdr = w->Vd + 6 * i;
+        mreal r[3];
+        v3_sub(r, w->r + 3 * i, p0);
+        mreal *V = B + JB_V, *A = B + JB_A;
+        /* V at the origin: v_O = v_r + r x w */
+        v3_copy(V + 3, Vr + 3);
+        v3_copy(V, Vr);
+        v3_cross_add(V, r, Vr + 3);
+        /* spatial acceleration at r, then at the origin, minus gravity */
+        v3_copy(A + 3, Vdr + 3);
+        v3_copy(A, Vdr);
+        v3_cross_add(A, Vr, Vr + 3);  /* - w x v = + v x w */
+        v3_cross_add(A, r, Vdr + 3);
+        for (int c = 0; c < 3; c++) A[c] -= grav[c];
+        /* columns */
+        const mreal *bi = w->b + MBS_BSTRIDE * i;
+        mreal VF[6], AF[6];
+        s6_copy(VF, Bh + JB_V);
+        s6_copy(AF, Bh + JB_A);
+        const int e0 = jt->euler >= 0 ? jt->euler : ni;
+        for (int k = 0; k < ni; k++) {
+            mreal *C = JC + (size_t)(jt->qoff + k) * JC_SIZE;
+            mreal *s = C + JC_S, *u = C + JC_U, *ut = C + JC_UT, *wk = C + JC_W;
+            v3_copy(s + 3, bi + 6 * k + 3);
+            v3_copy(s, bi + 6 * k);
+            v3_cross_add(s, r, s + 3);
+            mcross(u, s, VF);
+            if (k < e0) {
+                /* rigid column: carried by the frame VF, AF */
+                s6_copy(ut, u);
+                mcross(wk, s, AF);
+                mreal t[6];
+                mcross(t, VF, u);
+                for (int c = 0; c < 6; c++) wk[c] += t[c];
+                const mreal qdk = qd ? qd[jt->qoff + k] : 0, qddk = qdd ? qdd[jt->qoff + k] : 0;
+                for (int c = 0; c < 6; c++) {
+                    AF[c] += s[c] * qddk - u[c] * qdk;
+                    VF[c] += s[c] * qdk;
+                }
+            } else {
+                /* Euler parameter: the other columns of the joint depend on p */
+                mcross(ut, s, V);
+                for (int c = 0; c < 6; c++) wk[c] = 0;
+            }
+        }
+        /* body inertia (m, h, K) at the origin and its rate (0, hd, Kd) */
+        const mreal mass = x[m->body[i].x_mass], *J = w->J + 9 * i;
+        mreal cg[3];
+        v3_sub(cg, w->rG + 3 * i, p0);
+        mreal *P = B + JB_P, *Pd = B + JB_PD;
+        const mreal cc = v3_dot(cg, cg);
+        P[0] = mass;
+        for (int c = 0; c < 3; c++) P[1 + c] = mass * cg[c];
+        P[4] = J[0] + mass * (cc - cg[0] * cg[0]);
+        P[5] = J[4] + mass * (cc - cg[1] * cg[1]);
+        P[6] = J[8] + mass * (cc - cg[2] * cg[2]);
+        P[7] = J[1] - mass * cg[0] * cg[1];
+        P[8] = J[2] - mass * cg[0] * cg[2];
+        P[9] = J[5] - mass * cg[1] * cg[2];
+        /* momentum I V; its linear part is hd = m v + w x h */
+        mreal *H = B + JB_H;
+        inertia_mv(H, P, V, 0);
+        Pd[0] = 0;
+        v3_copy(Pd + 1, H);
+        {
+            /* Kd = 2 (h.v) I - v h^T - h v^T + S(w) K - K S(w) */
+            const mreal *hh = P + 1, *v = V, *om = V + 3;
+            mreal K[9];
+            m3_sym(K, P + 4);
+            mreal SK[9];   /* S(w) K */
+            for (int c = 0; c < 3; c++) {
+                SK[0 + c] = om[1] * K[6 + c] - om[2] * K[3 + c];
+                SK[3 + c] = om[2] * K[0 + c] - om[0] * K[6 + c];
+                SK[6 + c] = om[0] * K[3 + c] - om[1] * K[0 + c];
+            }
+            /* S(w) K - K S(w) = SK + SK^T (K symmetric, S skew) */
+            const mreal hv = 2 * v3_dot(hh, v);
+            Pd[4] = hv - 2 * v[0] * hh[0] + 2 * SK[0];
+            Pd[5] = hv - 2 * v[1] * hh[1] + 2 * SK[4];
+            Pd[6] = hv - 2 * v[2] * hh[2] + 2 * SK[8];
+            Pd[7] = -v[0] * hh[1] - hh[0] * v[1] + SK[1] + SK[3];
+            Pd[8] = -v[0] * hh[2] - hh[0] * v[2] + SK[2] + SK[6];
+            Pd[9] = -v[1] * hh[2] - hh[1] * v[2] + SK[5] + SK[7];
+        }
+        /* subtree wrench at the origin (completed Newton-Euler in w->F) */
+        const mreal *Fr = w->F + 6 * i;
+        mreal *F = B + JB_F;
+        v3_copy(F, Fr);
+        v3_copy(F + 3, Fr + 3);
+        v3_cross_add(F + 3, r, Fr);
+        /* loads: f, n, R = sum r_k f_k^T = o f^T + A P */
+        mreal *L = B + JB_L;
+        if (loads) {
+            const mreal *fx = w->xfrc + 15 * i, *Ai = w->A + 9 * i;
+            mreal o[3];
+            v3_sub(o, w->o + 3 * i, p0);
+            for (int c = 0; c < 6; c++) L[c] = fx[c];
+            m3_mul(L + 6, Ai, fx + 6);
+            for (int a = 0; a < 3; a++)
+                for (int c = 0; c < 3; c++) L[6 + 3 * a + c] += o[a] * fx[c];
+        }
+    }
+
+    /* ---- backward: composite sums, column vectors, Jacobian entries ---- */
+    if (dtau_dq) for (int k = 0; k < nq * nq; k++) dtau_dq[k] = 0;
+    if (dtau_dqd) for (int k = 0; k < nq * nq; k++) dtau_dqd[k] = 0;
+    for (int i = nb; i >= 1; i--) {
+        const mbs_joint_info *jt = &m->joint[i];
+        const int h = jt->parent, ni = jt->nq, q0 = jt->qoff;
+        const int qend = m->body[i].subtree_end <= nb ? m->joint[m->body[i].subtree_end].qoff : nq;
+        mreal *B = JB + (size_t)i * JB_SIZE;
+        const mreal *P = B + JB_P, *Pd = B + JB_PD, *H = B + JB_H, *F = B + JB_F, *L = B + JB_L;
+        const int e0 = jt->euler >= 0 ? jt->euler : ni;
+        mreal trR = loads ? L[6] + L[10] + L[14] : 0;
+        for (int k = 0; k < ni; k++) {
+            mreal *C = JC + (size_t)(q0 + k) * JC_SIZE;
+            const mreal *s = C + JC_S, *u = C + JC_U, *ut = C + JC_UT, *wk = C + JC_W;
+            mreal *al = C + JC_AL, *be = C + JC_BE, *ps = C + JC_PS, *psd = C + JC_PSD, *la = C + JC_LA;
+            mreal t[6];
+            inertia_mv(al, P, s, 0);
+            /* beta = s x* h - Id s */
+            inertia_mv(t, Pd, s, 0);
+            for (int c = 0; c < 6; c++) be[c] = -t[c];
+            fcross_add(be, s, H);
+            /* psi' = Id s - I (u + ut) + s x* h */
+            mreal uu[6];
+            for (int c = 0; c < 6; c++) { uu[c] = u[c] + ut[c]; psd[c] = t[c]; }
+            inertia_mv(t, P, uu, 0);
+            for (int c = 0; c < 6; c++) psd[c] -= t[c];
+            fcross_add(psd, s, H);
+            /* psi = s x* F - I w - Id u - u x* h + load term */
+            if (k < e0 || !skip_euler) {
+                inertia_mv(t, P, wk, 0);
+                for (int c = 0; c < 6; c++) ps[c] = -t[c];
+                inertia_mv(t, Pd, u, 0);
+                for (int c = 0; c < 6; c++) ps[c] -= t[c];
+                fcross_add(ps, s, F);
+                mreal mu[6];
+                for (int c = 0; c < 6; c++) mu[c] = -u[c];
+                fcross_add(ps, mu, H);
+            }
+            la[0] = la[1] = la[2] = 0;
+            if (loads) {
+                const mreal *sw = s + 3, *f = L, *n = L + 3, *R = L + 6;
+                /* lambda = f x s_lin + tr(R) s_ang - R s_ang + n x s_ang */
+                v3_cross(la, f, s);
+                v3_cross_add(la, n, sw);
+                for (int a = 0; a < 3; a++)
+                    la[a] += trR * sw[a] - (R[3 * a] * sw[0] + R[3 * a + 1] * sw[1] + R[3 * a + 2] * sw[2]);
+                if (k < e0 || !skip_euler) {
+                    /* + [w x f; w tr R - R^T w + w x n] */
+                    v3_cross_add(ps, sw, f);
+                    v3_cross_add(ps + 3, sw, n);
+                    for (int a = 0; a < 3; a++)
+                        ps[3 + a] += trR * sw[a] - (R[a] * sw[0] + R[3 + a] * sw[1] + R[6 + a] * sw[2]);
+                }
+            }
+        }
+        /* columns k of joint i */
+        for (int k = 0; k < ni; k++) {
+            const int ck = q0 + k;
+            const mreal *C = JC + (size_t)ck * JC_SIZE;
+            const mreal *s = C + JC_S, *u = C + JC_U, *ut = C + JC_UT, *wk = C + JC_W;
+            const mreal *ps = C + JC_PS, *psd = C + JC_PSD;
+            const int dq = dtau_dq && (k < e0 || !skip_euler);
+            mreal uu[6];
+            for (int c = 0; c < 6; c++) uu[c] = u[c] + ut[c];
+            /* rows at or below k: this joint from k on, then the subtree */
+            for (int r = ck; r < qend; r++) {
+                const mreal *R = JC + (size_t)r * JC_SIZE;
+                const mreal *al = R + JC_AL, *be = R + JC_BE;
+                if (dq)
+                    dtau_dq[r * nq + ck] = -dot6(al, wk) + dot6(be, u) +
+                        (loads ? R[JC_LA] * s[3] + R[JC_LA + 1] * s[4] + R[JC_LA + 2] * s[5] : 0);
+                if (dtau_dqd) dtau_dqd[r * nq + ck] = -dot6(be, s) - dot6(al, uu);
+            }
+            /* rows above: earlier columns of this joint, then the ancestors */
+            for (int r = q0; r < ck; r++) {
+                const mreal *sr = JC + (size_t)r * JC_SIZE + JC_S;
+                if (dq) dtau_dq[r * nq + ck] = dot6(sr, ps);
+                if (dtau_dqd) dtau_dqd[r * nq + ck] = dot6(sr, psd);
+            }
+            for (int j = h; j > 0; j = m->joint[j].parent) {
+                const mbs_joint_info *jj = &m->joint[j];
+                for (int r = jj->qoff; r < jj->qoff + jj->nq; r++) {
+                    const mreal *sr = JC + (size_t)r * JC_SIZE + JC_S;
+                    if (dq) dtau_dq[r * nq + ck] = dot6(sr, ps);
+                    if (dtau_dqd) dtau_dqd[r * nq + ck] = dot6(sr, psd);
+                }
+            }
+        }
+        /* pass the composite sums to the parent */
+        if (h > 0) {
+            mreal *Bp = JB + (size_t)h * JB_SIZE;
+            for (int c = JB_P; c < JB_F; c++) Bp[c] += B[c];
+            if (loads) for (int c = JB_L; c < JB_SIZE; c++) Bp[c] += B[c];
+        }
+    }
+}
