@@ -103,11 +103,46 @@ static long calibrate(bench_fn fn, void *ctx)
     }
 }
 
+static double cpu_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* Largest wall-clock / thread-CPU-time ratio of any repetition: 1 when the
+ * benchmark had its core to itself, larger when it was descheduled. */
+static double worst_disturbance = 1;
+
 static double run_rep(bench_fn fn, void *ctx, long iters)
 {
-    double t0 = bench_now_ns();
+    double c0 = cpu_now_ns(), t0 = bench_now_ns();
     for (long k = 0; k < iters; k++) fn(ctx);
-    return (bench_now_ns() - t0) / (double)iters;
+    double wall = bench_now_ns() - t0, cpu = cpu_now_ns() - c0;
+    if (cpu > 0 && wall / cpu > worst_disturbance) worst_disturbance = wall / cpu;
+    return wall / (double)iters;
+}
+
+static void loadavg(char *buf, size_t len)
+{
+    FILE *f = fopen("/proc/loadavg", "r");
+    buf[0] = 0;
+    if (f) {
+        if (fgets(buf, (int)len, f)) {
+            size_t n = strlen(buf);
+            while (n && buf[n - 1] == '\n') buf[--n] = 0;
+        }
+        fclose(f);
+    }
+    if (!buf[0]) snprintf(buf, len, "?");
+}
+
+void bench_print_footer(FILE *out)
+{
+    char la[128];
+    loadavg(la, sizeof la);
+    fprintf(out, "Measurement quality: largest wall / thread-CPU time of any repetition %.3f "
+                 "(1.000 = never descheduled); load average at the end: %s\n", worst_disturbance, la);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -225,6 +260,9 @@ void bench_print_machine(FILE *out, const char *prefix)
             obt ? obt : "");
     fprintf(out, "%stiming: CLOCK_MONOTONIC, >= %.3g s per repetition, median of %d repetitions%s\n",
             prefix, bench_cfg.min_time, bench_cfg.reps, bench_cfg.quick ? " (QUICK MODE: not for the record)" : "");
+    char la[128];
+    loadavg(la, sizeof la);
+    fprintf(out, "%sload average at start: %s\n", prefix, la);
     time_t now = time(NULL);
     struct tm tmv;
     char date[64];

@@ -64,6 +64,10 @@ double bench_spread_pct(const bench_result *r);
  * each prefixed by `prefix`, e.g. "" or "# "). */
 void bench_print_machine(FILE *out, const char *prefix);
 
+/* Last line of a bench program: how disturbed the timings were (largest
+ * wall-clock / thread-CPU-time ratio of any repetition) and the load. */
+void bench_print_footer(FILE *out);
+
 /* Path of a shipped model: `override` if not NULL, else
  * $MBS_SOURCE_DIR/models/<name>, else <source dir at compile time>/models/<name>.
  * Returns a static buffer. */

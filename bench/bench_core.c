@@ -306,5 +306,6 @@ int main(int argc, char **argv)
     printf("| %-14s | %12.0f | %10.3f | %9.3f |\n\n", "human43", humref[0].median_ns, humratio[1], humratio[2]);
 
     printf("Largest spread (max - min) / median over the repetitions of any kernel: %.1f%%\n", max_spread);
+    bench_print_footer(stdout);
     return 0;
 }

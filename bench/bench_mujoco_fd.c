@@ -1107,6 +1107,8 @@ int main(int argc, char **argv)
                T->id_m.median_ns, T->r_id, T->mm_o.median_ns, T->mm_m.median_ns, T->r_mm);
     }
     printf("\n");
+    bench_print_footer(stdout);
+    printf("\n");
     if (failed) {
         printf("AGREEMENT FAILED (see the table above)\n");
         return 1;

@@ -29,6 +29,14 @@ fi
 export MBS_SOURCE_DIR="${MBS_SOURCE_DIR:-$SRC}"
 export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
 
+if command -v git >/dev/null 2>&1 && git -C "$SRC" rev-parse --git-dir >/dev/null 2>&1; then
+    echo "source: $SRC (git $(git -C "$SRC" rev-parse --short HEAD), $(git -C "$SRC" status --porcelain --untracked-files=no | wc -l) modified tracked files)"
+else
+    echo "source: $SRC (not a git checkout)"
+fi
+echo "build: $BUILD ($BT)"
+echo
+
 status=0
 failed=""
 for prog in bench_core bench_mujoco_fd; do
