@@ -104,7 +104,7 @@ static int ref_component(octx *c, json_t *v, const char *path, double *val, int 
 
 static int load_term(octx *c, json_t *t, const char *path, mbs_objective_term *tm)
 {
-    static const char *const allowed[] = { "point", "coordinate", "body", "quantity", "component",
+    static const char *const allowed[] = { "point", "coordinate", "body", "energy", "quantity", "component",
                                            "vector", "reference", "weight", "squared", NULL };
     char p[640];
     if (!json_is_object(t)) return ofail(c, path, "expected an object");
@@ -116,8 +116,9 @@ static int load_term(octx *c, json_t *t, const char *path, mbs_objective_term *t
     tm->squared = 1;
     json_t *jp = json_object_get(t, "point"), *jc = json_object_get(t, "coordinate");
     json_t *jb = json_object_get(t, "body"), *jq = json_object_get(t, "quantity");
-    if ((jp != NULL) + (jc != NULL) + (jb != NULL) != 1)
-        return ofail(c, path, "exactly one of \"point\", \"coordinate\" or \"body\" is required");
+    json_t *je = json_object_get(t, "energy");
+    if ((jp != NULL) + (jc != NULL) + (jb != NULL) + (je != NULL) != 1)
+        return ofail(c, path, "exactly one of \"point\", \"coordinate\", \"body\" or \"energy\" is required");
     const char *qty = NULL;
     if (jq) {
         if (!json_is_string(jq)) {
@@ -127,7 +128,17 @@ static int load_term(octx *c, json_t *t, const char *path, mbs_objective_term *t
         qty = json_string_value(jq);
     }
     int n = 3;
-    if (jp) {
+    if (je) {
+        snprintf(p, sizeof p, "%s.energy", path);
+        if (!json_is_string(je) || strcmp(json_string_value(je), "kinetic"))
+            return ofail(c, p, "expected \"kinetic\" (the kinetic energy of the system)");
+        if (jq) {
+            snprintf(p, sizeof p, "%s.quantity", path);
+            return ofail(c, p, "an energy term has no quantity");
+        }
+        tm->quantity = MBS_OBJQ_KINETIC_ENERGY;
+        n = 1;
+    } else if (jp) {
         snprintf(p, sizeof p, "%s.point", path);
         if (!json_is_string(jp)) return ofail(c, p, "expected a point name \"body.point\"");
         tm->point = mbs_point_find(c->m, json_string_value(jp));

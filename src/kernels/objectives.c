@@ -46,6 +46,21 @@ static int term_value(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w
     case MBS_OBJQ_COORDINATE: v[0] = q[tm->coord]; return 1;
     case MBS_OBJQ_COORDINATE_VELOCITY: v[0] = qd ? qd[tm->coord] : 0; return 1;
     case MBS_OBJQ_COORDINATE_ACCELERATION: v[0] = qdd ? qdd[tm->coord] : 0; return 1;
+    case MBS_OBJQ_KINETIC_ENERGY: {
+        /* T = sum 1/2 (m |v_G|^2 + w . J w), v_G = v + w x (r_G - r) */
+        mreal T = 0;
+        for (int i = 1; i <= m->nb; i++) {
+            const mreal *V = w->V + 6 * i;
+            mreal s[3], vG[3], Jw[3];
+            v3_sub(s, w->rG + 3 * i, w->r + 3 * i);
+            v3_cross(vG, V + 3, s);
+            v3_add(vG, vG, V);
+            m3_mv(Jw, w->J + 9 * i, V + 3);
+            T += 0.5 * (x[m->body[i].x_mass] * v3_dot(vG, vG) + v3_dot(V + 3, Jw));
+        }
+        v[0] = T;
+        return 1;
+    }
     case MBS_OBJQ_ANGULAR_VELOCITY: {
         const mreal *om = w->V + 6 * tm->body + 3;
         if (tm->vector < 0) { v3_copy(v, om); return 3; }
@@ -107,6 +122,29 @@ static void term_value_d(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws)
     case MBS_OBJQ_COORDINATE: dv[0] = dq ? dq[tm->coord] : 0; return;
     case MBS_OBJQ_COORDINATE_VELOCITY: dv[0] = dqd ? dqd[tm->coord] : 0; return;
     case MBS_OBJQ_COORDINATE_ACCELERATION: dv[0] = dqdd ? dqdd[tm->coord] : 0; return;
+    case MBS_OBJQ_KINETIC_ENERGY: {
+        mreal dT = 0;
+        for (int i = 1; i <= m->nb; i++) {
+            const mreal *V = w->V + 6 * i, *dV = dw->V + 6 * i;
+            const mreal mass = x[m->body[i].x_mass], dmass = dx ? dx[m->body[i].x_mass] : 0;
+            mreal s[3], ds[3], vG[3], dvG[3], Jw[3], dJw[3], t[3];
+            v3_sub(s, w->rG + 3 * i, w->r + 3 * i);
+            v3_sub(ds, dw->rG + 3 * i, dw->r + 3 * i);
+            v3_cross(vG, V + 3, s);
+            v3_add(vG, vG, V);
+            v3_copy(dvG, dV);
+            v3_cross_add(dvG, dV + 3, s);
+            v3_cross_add(dvG, V + 3, ds);
+            m3_mv(Jw, w->J + 9 * i, V + 3);
+            m3_mv(dJw, dw->J + 9 * i, V + 3);
+            m3_mv(t, w->J + 9 * i, dV + 3);
+            v3_add(dJw, dJw, t);
+            dT += 0.5 * dmass * v3_dot(vG, vG) + mass * v3_dot(vG, dvG) +
+                  0.5 * (v3_dot(dV + 3, Jw) + v3_dot(V + 3, dJw));
+        }
+        dv[0] = dT;
+        return;
+    }
     case MBS_OBJQ_ANGULAR_VELOCITY: {
         const mreal *om = w->V + 6 * tm->body + 3, *dom = dw->V + 6 * tm->body + 3;
         if (tm->vector < 0) { v3_copy(dv, dom); return; }

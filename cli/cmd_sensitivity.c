@@ -1,0 +1,199 @@
+/*
+ * cmd_sensitivity.c - `mbsens sensitivity MODEL [--formulation fr|semi]
+ * [--ref com|origin|joint] [--method ddm|davm|cavm|fd|cs] [--dt H] [--tf T]
+ * [--json] [--history FILE.csv]`: objectives and their gradients with
+ * respect to the design parameters (mbs_sensitivity).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_util.h"
+
+static void usage(FILE *out)
+{
+    fputs("Usage: mbsens sensitivity MODEL [--method ddm|davm|cavm|fd|cs]\n"
+          "                          [--formulation fr|semi] [--ref com|origin|joint]\n"
+          "                          [--dt H] [--tf T] [--fd-step S]\n"
+          "                          [--json] [--history FILE.csv]\n"
+          "\n"
+          "Objective functions of MODEL (its \"objectives\" section) over a simulation\n"
+          "from the initial state, and their gradients with respect to its design\n"
+          "parameters (\"parameters\" section). Prints a table objectives x parameters.\n"
+          "\n"
+          "Methods:\n"
+          "  ddm    direct differentiation (default): semi = exact derivative of the\n"
+          "         trapezoidal steps; fr = Anderson & Hsu, RK4 on the state and its\n"
+          "         sensitivities with articulated-body solves\n"
+          "  davm   discrete adjoint of the trapezoidal rule (semi)\n"
+          "  cavm   continuous adjoint (CVODES forward with checkpoints, backward adjoint)\n"
+          "  fd     central finite differences over whole simulations (2p + 1 runs)\n"
+          "  cs     complex step over whole RK4 simulations (fr)\n"
+          "\n"
+          "Options:\n"
+          "  --formulation NAME  semi (trapezoidal rule, default) or fr (fully recursive, RK4)\n"
+          "  --ref POINT         reference point: com (default), origin or joint\n"
+          "  --dt H              step (default: the model's simulation section, else 1e-3)\n"
+          "  --tf T              final time (default: the model's, else 1)\n"
+          "  --fd-step S         fd: relative step (default 1e-6)\n"
+          "  --json              print a JSON object\n"
+          "  --history FILE      write t, psi and (ddm) the gradient at every step as CSV\n"
+          "  -h, --help          show this help and exit\n", out);
+}
+
+typedef struct {
+    FILE *f;
+    const mbs_model *m;
+    int header;
+} hist;
+
+static int on_history(void *user, double t, int nobj, int nparam, const double *psi, const double *grad)
+{
+    hist *h = user;
+    if (!h->f) return 0;
+    if (!h->header) {
+        fputs("t", h->f);
+        for (int k = 0; k < nobj; k++) fprintf(h->f, ",%s", mbs_objective_name(h->m, k));
+        if (grad)
+            for (int k = 0; k < nobj; k++)
+                for (int j = 0; j < nparam; j++)
+                    fprintf(h->f, ",d%s/d%s", mbs_objective_name(h->m, k), mbs_param_name(h->m, j));
+        fputc('\n', h->f);
+        h->header = 1;
+    }
+    fprintf(h->f, "%.17g", t);
+    for (int k = 0; k < nobj; k++) fprintf(h->f, ",%.17g", psi[k]);
+    if (grad)
+        for (int k = 0; k < nobj * nparam; k++) fprintf(h->f, ",%.17g", grad[k]);
+    fputc('\n', h->f);
+    return 0;
+}
+
+int cmd_sensitivity(int argc, char **argv)
+{
+    const char *cmd = "sensitivity";
+    const char *form_s = NULL, *ref_s = NULL, *meth_s = NULL, *dt_s = NULL, *tf_s = NULL, *fd_s = NULL;
+    const char *hist_s = NULL, *pos[1];
+    int json = 0, npos = 0;
+    const cli_option opts[] = {
+        {"--formulation", NULL, &form_s, NULL}, {"--ref", NULL, &ref_s, NULL},
+        {"--method", NULL, &meth_s, NULL},      {"--dt", NULL, &dt_s, NULL},
+        {"--tf", NULL, &tf_s, NULL},            {"--fd-step", NULL, &fd_s, NULL},
+        {"--history", NULL, &hist_s, NULL},     {"--json", NULL, NULL, &json},
+    };
+    int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
+    if (rc == CLI_PARSE_HELP) return CLI_EXIT_OK;
+    if (rc != CLI_EXIT_OK) return rc;
+    if (npos != 1) return cli_usage_error(cmd, usage, "missing MODEL argument");
+    int form = -1, ref = -1, meth = MBS_SENS_DDM;
+    double dt = NAN, tf = NAN, fdh = NAN;
+    char *end;
+    if (form_s && (form = mbs_fd_algorithm_from_name(form_s)) < 0)
+        return cli_usage_error(cmd, usage, "--formulation: expected fr or semi, got '%s'", form_s);
+    if (ref_s && (ref = mbs_ref_point_from_name(ref_s)) < 0)
+        return cli_usage_error(cmd, usage, "--ref: expected com, origin or joint, got '%s'", ref_s);
+    if (meth_s && (meth = mbs_sens_method_from_name(meth_s)) < 0)
+        return cli_usage_error(cmd, usage, "--method: expected ddm, davm, cavm, fd or cs, got '%s'", meth_s);
+    if (dt_s && (!(dt = strtod(dt_s, &end)) || *end || !(dt > 0) || !isfinite(dt)))
+        return cli_usage_error(cmd, usage, "--dt: expected a positive number, got '%s'", dt_s);
+    if (tf_s && ((tf = strtod(tf_s, &end)), *end || !(tf > 0) || !isfinite(tf)))
+        return cli_usage_error(cmd, usage, "--tf: expected a positive number, got '%s'", tf_s);
+    if (fd_s && ((fdh = strtod(fd_s, &end)), *end || !(fdh > 0) || !isfinite(fdh)))
+        return cli_usage_error(cmd, usage, "--fd-step: expected a positive number, got '%s'", fd_s);
+
+    mbs_model *m = cli_load_model(cmd, pos[0]);
+    if (!m) return CLI_EXIT_FAIL;
+    mbs_sens_options o = mbs_sens_options_default(m);
+    o.method = (mbs_sens_method)meth;
+    if (form >= 0) o.sim.formulation = (mbs_fd_algorithm)form;
+    else o.sim.formulation = MBS_FD_SEMI_RECURSIVE;
+    if (ref >= 0) o.sim.ref = (mbs_ref_point)ref;
+    if (dt_s) o.sim.dt = dt;
+    if (tf_s) o.sim.tf = tf;
+    if (fd_s) o.fd_step = fdh;
+
+    /* history: written to a temporary file renamed at the end */
+    hist h = { NULL, m, 0 };
+    char *tmp = NULL;
+    if (hist_s) {
+        size_t len = strlen(hist_s) + 16;
+        tmp = malloc(len);
+        if (!tmp) { cli_error(cmd, "out of memory"); mbs_model_free(m); return CLI_EXIT_FAIL; }
+        snprintf(tmp, len, "%s.tmp%ld", hist_s, (long)getpid());
+        h.f = fopen(tmp, "w");
+        if (!h.f) {
+            cli_error(cmd, "--history: cannot write '%s'", hist_s);
+            free(tmp);
+            mbs_model_free(m);
+            return CLI_EXIT_FAIL;
+        }
+        o.history = on_history;
+        o.history_user = &h;
+    }
+    mbs_sens_result res;
+    mbs_error err;
+    err.msg[0] = 0;
+    rc = mbs_sensitivity(m, &o, &res, &err) == MBS_OK ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+    if (h.f) {
+        int bad = fclose(h.f) != 0;
+        if (rc == CLI_EXIT_OK && !bad && rename(tmp, hist_s) != 0) bad = 1;
+        if (rc != CLI_EXIT_OK || bad) remove(tmp);
+        if (bad && rc == CLI_EXIT_OK) {
+            cli_error(cmd, "--history: cannot write '%s'", hist_s);
+            rc = CLI_EXIT_FAIL;
+        }
+        free(tmp);
+    }
+    if (rc != CLI_EXIT_OK) {
+        if (err.msg[0]) cli_error(cmd, "%s", err.msg);
+        mbs_sens_result_free(&res);
+        mbs_model_free(m);
+        return CLI_EXIT_FAIL;
+    }
+    const char *fname = mbs_fd_algorithm_name(o.sim.formulation);
+    cli_buf b = {0};
+    if (json) {
+        cli_buf_puts(&b, "{\n  \"model\": ");
+        cli_json_str(&b, mbs_model_name(m));
+        cli_buf_printf(&b, ",\n  \"formulation\": \"%s\",\n  \"ref\": \"%s\",\n  \"method\": \"%s\",\n",
+                       fname, mbs_ref_point_name(o.sim.ref), mbs_sens_method_name(o.method));
+        cli_buf_puts(&b, "  \"dt\": ");
+        cli_json_num(&b, o.sim.dt);
+        cli_buf_puts(&b, ",\n  \"tf\": ");
+        cli_json_num(&b, o.sim.tf);
+        cli_buf_puts(&b, ",\n  \"objectives\": [");
+        for (int k = 0; k < res.nobj; k++) { if (k) cli_buf_puts(&b, ", "); cli_json_str(&b, mbs_objective_name(m, k)); }
+        cli_buf_puts(&b, "],\n  \"parameters\": [");
+        for (int j = 0; j < res.nparam; j++) { if (j) cli_buf_puts(&b, ", "); cli_json_str(&b, mbs_param_name(m, j)); }
+        cli_buf_puts(&b, "],\n  \"psi\": ");
+        cli_json_vec(&b, res.psi, res.nobj);
+        cli_buf_puts(&b, ",\n  \"gradient\": [");
+        for (int k = 0; k < res.nobj; k++) {
+            cli_buf_puts(&b, k ? ",\n    " : "\n    ");
+            cli_json_vec(&b, res.grad + (size_t)k * res.nparam, res.nparam);
+        }
+        cli_buf_puts(&b, "\n  ],\n  \"wall_seconds\": ");
+        cli_json_num(&b, res.wall_seconds);
+        cli_buf_puts(&b, "\n}\n");
+    } else {
+        cli_buf_printf(&b, "model %s: %s formulation, ref %s, method %s, dt %g, tf %g (%.3f s)\n",
+                       mbs_model_name(m), fname, mbs_ref_point_name(o.sim.ref), mbs_sens_method_name(o.method),
+                       o.sim.dt, o.sim.tf, res.wall_seconds);
+        cli_buf_printf(&b, "%-10s %15s", "objective", "psi");
+        for (int j = 0; j < res.nparam; j++) cli_buf_printf(&b, " %15s", mbs_param_name(m, j));
+        cli_buf_puts(&b, "\n");
+        for (int k = 0; k < res.nobj; k++) {
+            cli_buf_printf(&b, "%-10s % 15.8e", mbs_objective_name(m, k), res.psi[k]);
+            for (int j = 0; j < res.nparam; j++) cli_buf_printf(&b, " % 15.8e", res.grad[(size_t)k * res.nparam + j]);
+            cli_buf_puts(&b, "\n");
+        }
+    }
+    rc = cli_buf_emit(&b, stdout, cmd);
+    cli_buf_free(&b);
+    mbs_sens_result_free(&res);
+    mbs_model_free(m);
+    return rc;
+}
