@@ -578,7 +578,7 @@ static int member_choice(lctx *c, json_t *obj, const char *path, const char *mem
     *out = def;
     if (!v) return MBS_OK;
     snprintf(p, sizeof p, "%s.%s", path, member);
-    const char *s;
+    const char *s = NULL;
     int rc = get_string(c, v, p, &s);
     if (rc) return rc;
     for (int k = 0; choices[k]; k++)
@@ -607,7 +607,7 @@ static int load_function(lctx *c, json_t *jf, size_t idx)
     snprintf(path, sizeof path, "functions[%zu]", idx);
     snprintf(where, sizeof where, "%s: %s", c->file, path);
     if (!json_is_object(jf)) return fail(c, MBS_ERR_MODEL, path, "expected an object, got %s", json_type_name(jf));
-    const char *name, *tname;
+    const char *name = NULL, *tname = NULL;
     json_t *v;
     int rc;
     if (!(v = json_object_get(jf, "name"))) return missing(c, path, "name");
@@ -735,7 +735,7 @@ static int joint_coord(lctx *c, json_t *jf, const char *path, int *joint, int *c
     json_t *v = json_object_get(jf, "joint");
     if (!v) return missing(c, path, "joint");
     snprintf(p, sizeof p, "%s.joint", path);
-    const char *jname;
+    const char *jname = NULL;
     int rc = get_string(c, v, p, &jname);
     if (rc) return rc;
     int h = mbs_builder_find_joint(c->b, jname);
@@ -798,7 +798,7 @@ static int force_function(lctx *c, json_t *jf, const char *path, int *func)
     if (!v) return MBS_OK;
     char p[PATH_LEN + 32];
     snprintf(p, sizeof p, "%s.function", path);
-    const char *name;
+    const char *name = NULL;
     int rc = get_string(c, v, p, &name);
     if (rc) return rc;
     *func = mbs_builder_find_function(c->b, name);
@@ -835,7 +835,7 @@ static int load_force(lctx *c, json_t *jf, size_t idx)
     snprintf(path, sizeof path, "forces[%zu]", idx);
     snprintf(where, sizeof where, "%s: %s", c->file, path);
     if (!json_is_object(jf)) return fail(c, MBS_ERR_MODEL, path, "expected an object, got %s", json_type_name(jf));
-    const char *name, *tname;
+    const char *name = NULL, *tname = NULL;
     json_t *v;
     int rc;
     if (!(v = json_object_get(jf, "name"))) return missing(c, path, "name");
