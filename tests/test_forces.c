@@ -310,7 +310,7 @@ static void test_random_trees(void)
 {
     mbs_rng rng;
     mbs_rng_seed(&rng, 77);
-    double w_pow = 0, w_grad = 0, w_ref = 0, w_path = 0, w_cons = 0, w_tan = 0;
+    double w_pow = 0, w_grad = 0, w_ref = 0, w_path = 0, w_cons = 0, w_tan = 0, w_jac = 0;
     int counts[MBS_FORCE_TYPE_COUNT] = { 0 }, ngrad = 0;
     for (int tree = 0; tree < NTREES; tree++) {
         int nb = 1 + mbs_rng_int(&rng, 10);
@@ -503,6 +503,31 @@ static void test_random_trees(void)
             free(dxv); free(xr); free(dqv); free(dqdv); free(dqf);
         }
 
+        /* ---- the public ID derivatives (src/derivatives.c, through
+         * mbs_forces_apply_d) against complex step of the kernels ---- */
+        if (tree % 4 == 0) {
+            double *J = calloc(n1 * n1, 8), *Jd = calloc(n1 * n1, 8), scale = 1, err = 0;
+            CHECK(mbs_inverse_dynamics_derivatives(m, d, q, qd, qdd, NULL, J, Jd) == MBS_OK, "%s",
+                  mbs_data_error(d));
+            for (int c = 0; c < nq; c++)
+                for (int v = 0; v < 2; v++) {
+                    for (int k = 0; k < nq; k++) {
+                        qc[k] = q[k] + (v == 0 && k == c ? I * H : 0);
+                        qdc[k] = qd[k] + (v == 1 && k == c ? I * H : 0);
+                        qddc[k] = qdd[k];
+                    }
+                    id_cs(m, xc, &wc, qc, qdc, qddc, t, tc);
+                    for (int r = 0; r < nq; r++) {
+                        double ref = cimag(tc[r]) / H, got = (v ? Jd : J)[r * nq + c];
+                        scale = fmax(scale, fabs(ref));
+                        err = fmax(err, fabs(got - ref));
+                    }
+                }
+            w_jac = fmax(w_jac, err / scale);
+            free(J);
+            free(Jd);
+        }
+
         /* the public energy equals the kernel energy */
         CHECK(mbs_kinematics(m, d, q, NULL, NULL) == MBS_OK, "kinematics");
         for (int k = 0; k < nq; k++) qc[k] = q[k];
@@ -519,8 +544,8 @@ static void test_random_trees(void)
     printf("random trees: %d spring_damper, %d joint_spring, %d joint_force, %d body_load elements, "
            "%d gradient checks\n", counts[0], counts[1], counts[2], counts[3], ngrad);
     printf("worst relative errors: power balance %.2e, conservative energy rate %.2e, Q = -dV/dq %.2e, "
-           "reference points %.2e, double vs complex kernels %.2e, load tangents %.2e\n", w_pow, w_cons, w_grad, w_ref,
-           w_path, w_tan);
+           "reference points %.2e, double vs complex kernels %.2e, load tangents %.2e, public ID Jacobians %.2e\n",
+           w_pow, w_cons, w_grad, w_ref, w_path, w_tan, w_jac);
     for (int k = 0; k < MBS_FORCE_TYPE_COUNT; k++) CHECK(counts[k] > 50, "element type %d exercised", k);
     CHECK(w_pow < 1e-11, "power balance: %g", w_pow);
     CHECK(w_cons < 1e-11, "conservative energy rate: %g", w_cons);
@@ -528,6 +553,7 @@ static void test_random_trees(void)
     CHECK(w_ref < 1e-11, "reference independence: %g", w_ref);
     CHECK(w_path < 1e-13, "double vs complex: %g", w_path);
     CHECK(w_tan < 1e-12, "load tangents: %g", w_tan);
+    CHECK(w_jac < 1e-11, "public ID Jacobians: %g", w_jac);
 }
 
 /* ------------------------------------------------------------------ 2. time functions */
@@ -879,6 +905,22 @@ static void test_parameters(void)
         CHECK_CLOSE(mbs_force_length(m, d, 0), l, 1e-14, "length");
         CHECK(isnan(mbs_force_length(m, d, 1)), "length of a joint force");
         CHECK_CLOSE(mbs_elastic_energy(m, d, q), 0.5 * 30 * (l - 0.8) * (l - 0.8), 1e-14, "energy");
+        mbs_data_free(d);
+    }
+    /* the public parameter derivatives of ID agree with the slopes above
+     * (tau is linear in each of these parameters) */
+    {
+        mbs_data *d = mbs_data_create(m, NULL);
+        mbs_data_set_time(d, t);
+        double q[1] = { 0.7 }, qd[1] = { -0.4 }, qdd[1] = { 0.2 }, dtau[4];
+        CHECK(mbs_inverse_dynamics_param_derivatives(m, d, q, qd, qdd, dtau) == MBS_OK, "%s", mbs_data_error(d));
+        CHECK_CLOSE(dtau[0], slope_k, 1e-12, "dtau/dk");
+        CHECK_CLOSE(dtau[1], slope_l, 1e-12, "dtau/dl0");
+        mreal xc[64] = { 0 }, wts[4];
+        for (int k = 0; k < m->nx && k < 64; k++) xc[k] = m->x[k];
+        mbs_func_dx_cs(&m->func[0], xc, t, wts);
+        CHECK_CLOSE(dtau[2], -3 * creal(wts[2]), 1e-12, "dtau/dy2");
+        CHECK_CLOSE(dtau[3], -sin(M_PI * t), 1e-12, "dtau/dA");
         mbs_data_free(d);
     }
     /* a parameter may not make a damping negative or a step backwards */
