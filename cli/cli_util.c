@@ -346,11 +346,21 @@ int cli_parse_values(const char *cmd, const char *opt, const char *text,
 
 /* ------------------------------------------------------------ model, state */
 
+/* Loader warnings (URDF inertias, JSON "lenient_inertia") on stderr. */
+static void cli_load_warning(void *user, const char *msg)
+{
+    const char *cmd = user;
+    if (cmd)
+        fprintf(stderr, "mbsens %s: warning: %s\n", cmd, msg);
+    else
+        fprintf(stderr, "mbsens: warning: %s\n", msg);
+}
+
 mbs_model *cli_load_model(const char *cmd, const char *path)
 {
     mbs_error err;
     memset(&err, 0, sizeof err);
-    mbs_model *m = mbs_model_load(path, &err);
+    mbs_model *m = mbs_model_load_warn(path, cli_load_warning, (void *)cmd, &err);
     if (!m) {
         if (err.msg[0])
             cli_error(cmd, "%s", err.msg);

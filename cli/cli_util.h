@@ -36,6 +36,7 @@ int cmd_inverse(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 int cmd_sensitivity(int argc, char **argv);
 
 /* ---- messages ---- */

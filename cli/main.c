@@ -19,6 +19,7 @@ static const command commands[] = {
     {"generate", cmd_generate, "write a generated benchmark model (spatial chain)"},
     {"simulate", cmd_simulate, "forward-dynamics simulation: trajectory as CSV"},
     {"check", cmd_check, "verify the analytical derivatives against complex step"},
+    {"convert", cmd_convert, "write a model (URDF or JSON) as a JSON model"},
     {"sensitivity", cmd_sensitivity, "objectives and their gradients over a simulation (DDM, adjoints, FD)"},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))

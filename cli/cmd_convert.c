@@ -1,0 +1,160 @@
+/*
+ * cmd_convert.c - `mbsens convert MODEL [-o FILE] [--floating-base]
+ * [--strict-inertia]`: write a model (URDF or JSON) as our JSON model
+ * (docs/model-format.md), through mbs_model_to_json. Loading the result
+ * gives the same dynamics.
+ *
+ * The file is written to a temporary file in the same directory and renamed
+ * over FILE, so a failure never leaves a half-written FILE behind.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "cli_util.h"
+
+static void usage(FILE *out)
+{
+    fputs("Usage: mbsens convert MODEL [-o FILE] [--floating-base] [--strict-inertia]\n"
+          "\n"
+          "Write MODEL (a URDF file, *.urdf, or a JSON model) as a JSON model\n"
+          "(docs/model-format.md). URDF links joined by fixed joints become one\n"
+          "body; their frames are kept as named points and vectors. Loader\n"
+          "warnings (e.g. inertias violating the triangle inequality) go to\n"
+          "standard error; the JSON file then says \"lenient_inertia\": true.\n"
+          "\n"
+          "Options:\n"
+          "  -o, --output FILE  output file (default or '-': standard output);\n"
+          "                     written atomically (temporary file and rename)\n"
+          "  --floating-base    URDF: the root link moves on a floating joint\n"
+          "                     'root_joint' (default: it is fixed to the ground)\n"
+          "  --strict-inertia   URDF: reject inertias that violate the triangle\n"
+          "                     inequality instead of accepting them with a warning\n"
+          "  -h, --help         show this help and exit\n", out);
+}
+
+static void print_warning(void *user, const char *msg)
+{
+    fprintf(stderr, "mbsens %s: warning: %s\n", (const char *)user, msg);
+}
+
+/* Write `len` bytes of `text` to `path` through a temporary file in the same
+ * directory, then rename. Returns 0, or -1 with a message printed. */
+static int write_atomic(const char *cmd, const char *path, const char *text, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    const char *base = slash ? slash + 1 : path;
+    if (*base == '\0') {
+        cli_error(cmd, "cannot write '%s': not a file name", path);
+        return -1;
+    }
+    size_t tlen = dirlen + strlen(base) + 16;
+    char *tmp = malloc(tlen);
+    if (!tmp) {
+        cli_error(cmd, "out of memory");
+        return -1;
+    }
+    snprintf(tmp, tlen, "%.*s.%s.XXXXXX", (int)dirlen, path, base);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        cli_error(cmd, "cannot create '%s': %s", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    int ok = fchmod(fd, (mode_t)(0666 & ~mask)) == 0;
+    FILE *f = ok ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        ok = 0;
+        close(fd);
+    } else {
+        ok = fwrite(text, 1, len, f) == len;
+        ok = (fflush(f) == 0) && ok;
+        ok = (fsync(fileno(f)) == 0) && ok;
+        ok = (fclose(f) == 0) && ok;
+    }
+    if (ok)
+        ok = rename(tmp, path) == 0;
+    if (!ok) {
+        int e = errno;
+        cli_error(cmd, "cannot write '%s': %s", path, strerror(e));
+        unlink(tmp);
+    }
+    free(tmp);
+    return ok ? 0 : -1;
+}
+
+static int is_urdf(const char *path)
+{
+    size_t n = strlen(path);
+    if (n < 5) return 0;
+    const char *e = path + n - 5;
+    return e[0] == '.' && (e[1] == 'u' || e[1] == 'U') && (e[2] == 'r' || e[2] == 'R') &&
+           (e[3] == 'd' || e[3] == 'D') && (e[4] == 'f' || e[4] == 'F');
+}
+
+int cmd_convert(int argc, char **argv)
+{
+    const char *cmd = "convert";
+    const char *out = NULL, *pos[1];
+    int floating = 0, strict = 0, npos = 0;
+    const cli_option opts[] = {
+        {"--output", "-o", &out, NULL},
+        {"--floating-base", NULL, NULL, &floating},
+        {"--strict-inertia", NULL, NULL, &strict},
+    };
+    int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
+    if (rc == CLI_PARSE_HELP)
+        return CLI_EXIT_OK;
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (npos != 1)
+        return cli_usage_error(cmd, usage, "missing MODEL argument");
+    if ((floating || strict) && !is_urdf(pos[0]))
+        return cli_usage_error(cmd, usage, "--floating-base and --strict-inertia apply to URDF files (*.urdf)");
+
+    mbs_error err;
+    memset(&err, 0, sizeof err);
+    mbs_model *m;
+    if (is_urdf(pos[0])) {
+        mbs_urdf_options o = {floating, strict, print_warning, (void *)cmd, 0};
+        m = mbs_model_load_urdf(pos[0], &o, &err);
+    } else {
+        m = mbs_model_load_warn(pos[0], print_warning, (void *)cmd, &err);
+    }
+    if (!m) {
+        cli_error(cmd, "%s", err.msg[0] ? err.msg : "cannot load the model");
+        return CLI_EXIT_FAIL;
+    }
+    char *text = mbs_model_to_json(m, &err);
+    mbs_model_free(m);
+    if (!text) {
+        cli_error(cmd, "%s", err.msg);
+        return CLI_EXIT_FAIL;
+    }
+    size_t len = strlen(text);
+    if (!out || strcmp(out, "-") == 0) {
+        rc = fwrite(text, 1, len, stdout) == len && fputc('\n', stdout) != EOF && fflush(stdout) == 0
+                 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+        if (rc != CLI_EXIT_OK)
+            cli_error(cmd, "cannot write to standard output: %s", strerror(errno));
+    } else {
+        text[len] = '\0';
+        char *t2 = realloc(text, len + 2);
+        if (t2) {
+            text = t2;
+            text[len++] = '\n';
+            text[len] = '\0';
+        }
+        rc = write_atomic(cmd, out, text, len) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+    }
+    free(text);
+    return rc;
+}
