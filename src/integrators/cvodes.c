@@ -8,7 +8,8 @@
  *
  *   bdf (default)  BDF, orders 1-5, Newton iteration with a dense
  *                  difference-quotient Jacobian (SUNDenseMatrix +
- *                  SUNLinSol_Dense). The reason for the default is the
+ *                  SUNLinSol_Dense; our own jac(), as CVODES's internal one
+ *                  allocates a vector per evaluation). The reason for the default is the
  *                  Euler-parameter manifold: CVODES 6.4 offers a projection
  *                  function (CVodeSetProjFn) that projects the solution and
  *                  its error estimate onto |p| = 1, p.pd = 0 inside every
@@ -76,6 +77,39 @@ static int rhs(realtype t, N_Vector y, N_Vector ydot, void *data)
     double *f = N_VGetArrayPointer(ydot);
     memcpy(f, yv + nq, sizeof(double) * (size_t)nq);
     return mbs_integ_fd(it, t, yv, yv + nq, f + nq) ? -1 : 0;
+}
+
+/* Jacobian of [qd; FD(q, qd)] (CVLsJacFn): the upper half [0, I] exactly,
+ * the lower half [dFD/dq, dFD/dqd] by forward differences with CVODES's own
+ * increments (max(sqrt(eps) |y_j|, minInc / ewt_j), as cvLsDenseDQJac), in
+ * the work vectors CVODES passes: no allocation. */
+static int jac(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *data, N_Vector tmp1, N_Vector tmp2,
+               N_Vector tmp3)
+{
+    cv_ws *w = data;
+    mbs_integrator *it = w->it;
+    const int nq = it->nq, n = 2 * nq;
+    realtype h = 0;
+    CVodeGetCurrentStep(w->mem, &h);
+    CVodeGetErrWeights(w->mem, tmp3);
+    const double *ewt = N_VGetArrayPointer(tmp3), *f0 = N_VGetArrayPointer(fy);
+    const double fnorm = N_VWrmsNorm(fy, tmp3), srur = sqrt(UNIT_ROUNDOFF);
+    const double min_inc = fnorm != 0 ? 1000 * fabs(h) * UNIT_ROUNDOFF * n * fnorm : 1;
+    N_VScale(1, y, tmp1);
+    double *yp = N_VGetArrayPointer(tmp1), *a = N_VGetArrayPointer(tmp2) + nq;
+    for (int j = 0; j < n; j++) {
+        double *col = SUNDenseMatrix_Column(J, j);
+        for (int i = 0; i < nq; i++) col[i] = (j >= nq && i == j - nq) ? 1 : 0;
+        const double yj = yp[j];
+        double inc = srur * fabs(yj);
+        if (inc < min_inc / ewt[j]) inc = min_inc / ewt[j];
+        yp[j] = yj + inc;
+        inc = yp[j] - yj;
+        if (mbs_integ_fd(it, t, yp, yp + nq, a)) return -1;
+        yp[j] = yj;
+        for (int i = 0; i < nq; i++) col[nq + i] = (a[i] - f0[nq + i]) / inc;
+    }
+    return 0;
 }
 
 /* Projection onto |p| = 1, p.pd = 0 (CVProjFn): ycur + corr is the projected
@@ -157,6 +191,7 @@ static int cv_init(mbs_integrator *it)
         w->LS = w->A ? SUNLinSol_Dense(w->y, w->A, w->ctx) : NULL;
         if (!w->LS) return mbs_integ_fail(it, MBS_ERR_NOMEM, "cvodes: out of memory");
         flag = CVodeSetLinearSolver(w->mem, w->LS, w->A);
+        if (!flag) flag = CVodeSetJacFn(w->mem, jac);
         if (!flag && it->m->n_euler > 0 && o->project) flag = CVodeSetProjFn(w->mem, project);
     } else if (!flag) {
         w->NLS = SUNNonlinSol_FixedPoint(w->y, 0, w->ctx);
