@@ -161,8 +161,8 @@ int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             const double c1 = GAMMA / (BETA * h), d1 = 1 / (BETA * h * h);
             const double *X1 = X + 3 * n * (size_t)(s + 1), *z = X1, *zd = X1 + n, *zdd = X1 + 2 * n;
             mbs_data_set_time(r->d, T[s + 1]);
-            if ((rc = mbs_inverse_dynamics_derivatives(m, r->d, z, zd, zdd, r0, K, C)) ||
-                (rc = mbs_mass_matrix(m, r->d, z, M))) {
+            if ((rc = mbs_deriv_id_derivatives(m, r->d, z, zd, zdd, r0, K, C)) ||
+                (rc = sens_mass_matrix(r, z, M))) {
                 mbs_error_set(err, rc, "adjoint at t = %.9g: %s", T[s + 1], mbs_data_error(r->d));
                 goto done;
             }

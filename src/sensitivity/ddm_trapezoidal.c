@@ -97,8 +97,8 @@ int sens_ddm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         mbs_data_set_time(r->d, t);
 
         /* Newton tangent at the converged state, factored once */
-        if ((rc = mbs_inverse_dynamics_derivatives(m, r->d, q, qd, qdd, r0, K, C)) ||
-            (rc = mbs_mass_matrix(m, r->d, q, M))) {
+        if ((rc = mbs_deriv_id_derivatives(m, r->d, q, qd, qdd, r0, K, C)) ||
+            (rc = sens_mass_matrix(r, q, M))) {
             mbs_error_set(err, rc, "sensitivity at t = %.9g: %s", t, mbs_data_error(r->d));
             goto done;
         }

@@ -33,6 +33,9 @@ void sens_objectives_d(sens_run *r, const double *q, const double *qd, const dou
                        const double *dq, const double *dqd, const double *dqdd, const double *dx,
                        double t, int terminal, double *dg);
 
+/* Mass matrix at q without state checks (into M, nq x nq row-major). */
+int sens_mass_matrix(sens_run *r, const double *q, double *M);
+
 /* The trapezoidal (Newmark beta 1/4, gamma 1/2) step's completed residual
  * and its tangent matrix S' = M' + gamma h C' + beta h^2 K', as in
  * src/integrators/trapezoidal.c; S column-major nq x nq. r0 is the raw

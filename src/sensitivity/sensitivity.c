@@ -79,6 +79,16 @@ void sens_objectives_d(sens_run *r, const double *q, const double *qd, const dou
                                           q, qd, qdd, dq, dqd, dqdd, t);
 }
 
+int sens_mass_matrix(sens_run *r, const double *q, double *M)
+{
+    mbs_kin_forward(r->m, r->m->x, &r->d->ws, q, NULL, NULL, 0);
+    mbs_mass_terms(r->m, r->m->x, &r->d->ws);
+    mbs_crba(r->m, &r->d->ws, M);
+    for (int k = 0; k < r->nq * r->nq; k++)
+        if (!isfinite(M[k])) return mbs_data_fail(r->d, MBS_ERR_NUMERIC, "mass matrix not finite");
+    return MBS_OK;
+}
+
 /* ---------------------------------------------------------------- the trapezoidal step */
 
 #define BETA 0.25
