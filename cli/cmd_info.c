@@ -80,6 +80,22 @@ static void text_info(cli_buf *b, const mbs_model *m, const double *q0, const do
         cli_buf_puts(b, "\n");
     }
 
+    int ncut = mbs_model_ncuts(m);
+    if (ncut > 0) {
+        /* joints cut to open closed loops: no coordinates, loop-closure rows */
+        cli_buf_puts(b, "\ncut joints (closed loops):\n");
+        for (int k = 0; k < ncut; k++) {
+            cli_buf_printf(b, "  %s  %s  %s  %s  %d rows  loop:", mbs_cut_name(m, k),
+                           mbs_joint_type_name(mbs_cut_type(m, k)), mbs_body_name(m, mbs_cut_body(m, k, 0)),
+                           mbs_body_name(m, mbs_cut_body(m, k, 1)), mbs_cut_nrows(m, k));
+            const int *lb;
+            int nl = mbs_cut_loop(m, k, &lb);
+            for (int i = 0; i < nl; i++)
+                cli_buf_printf(b, "%s%s", i ? " -> " : " ", mbs_body_name(m, lb[i]));
+            cli_buf_puts(b, "\n");
+        }
+    }
+
     if (nq > 0) {
         int wc = 10;
         for (int k = 0; k < nq; k++)
@@ -188,6 +204,30 @@ static void json_info(cli_buf *b, const mbs_model *m, const double *q0, const do
         cli_buf_puts(b, "]}");
     }
     cli_buf_puts(b, nb ? "\n  ],\n" : "],\n");
+
+    /* joints cut to open closed loops, with the bodies of each loop */
+    int ncut = mbs_model_ncuts(m);
+    cli_buf_puts(b, "  \"cut_joints\": [");
+    for (int k = 0; k < ncut; k++) {
+        cli_buf_puts(b, k ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        cli_json_str(b, mbs_cut_name(m, k));
+        cli_buf_puts(b, ", \"type\": ");
+        cli_json_str(b, mbs_joint_type_name(mbs_cut_type(m, k)));
+        cli_buf_puts(b, ", \"parent\": ");
+        cli_json_str(b, mbs_body_name(m, mbs_cut_body(m, k, 0)));
+        cli_buf_puts(b, ", \"child\": ");
+        cli_json_str(b, mbs_body_name(m, mbs_cut_body(m, k, 1)));
+        cli_buf_printf(b, ", \"rows\": %d, \"loop\": [", mbs_cut_nrows(m, k));
+        const int *lb;
+        int nl = mbs_cut_loop(m, k, &lb);
+        for (int i = 0; i < nl; i++) {
+            if (i)
+                cli_buf_puts(b, ", ");
+            cli_json_str(b, mbs_body_name(m, lb[i]));
+        }
+        cli_buf_puts(b, "]}");
+    }
+    cli_buf_puts(b, ncut ? "\n  ],\n" : "],\n");
 
     cli_buf_puts(b, "  \"coordinates\": ");
     cli_json_coord_names(b, m);

@@ -133,6 +133,18 @@ const char *mbs_constraint_name(const mbs_model *m, int row)
     return m->con.row_name[row];
 }
 
+int mbs_model_assembly_fixed(const mbs_model *m, const int **fixed)
+{
+    if (fixed) *fixed = m ? m->con.fixed : NULL;
+    return m ? m->con.nfixed : 0;
+}
+
+void mbs_model_assembly_settings(const mbs_model *m, double *tol, int *max_iter)
+{
+    if (tol) *tol = m ? m->con.tol : 0;
+    if (max_iter) *max_iter = m ? m->con.max_iter : 0;
+}
+
 void mbs_con_model_free(mbs_model *m)
 {
     mbs_model_con *c = &m->con;

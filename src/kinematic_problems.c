@@ -2,20 +2,23 @@
  * kinematic_problems.c - constraint evaluation (mbsens/constraints.h) and
  * the kinematic problems of closed-loop models (thesis §3.1; digest §1.2).
  *
- * All three problems stack the constraint Jacobian with rows B that select
- * the coordinates the user holds fixed (the degrees of freedom) and are
- * solved in the least-squares sense with the minimum-norm solution (LAPACK
- * dgelsd, SVD with relative threshold RCOND). This is the thesis's
- * normal-equation form (Phi_q^T Phi_q + B^T B) dq = -Phi_q^T Phi when that
- * matrix is regular, and stays defined when it is not: redundant
- * constraints (the revolute cut, the redundant four-bar) and an incomplete
- * choice of fixed coordinates (the minimum-norm correction then moves the
- * free coordinates least).
+ * The coordinates the user holds fixed (the degrees of freedom, rows B of
+ * the thesis: a 0/1 selector) are eliminated: they keep their given values
+ * exactly, and the constraint equations are solved for the other ("free")
+ * coordinates in the least-squares sense with the minimum-norm solution
+ * (LAPACK dgelsd, SVD with relative threshold RCOND). With F the free
+ * columns of Phi_q and X the fixed ones:
  *
- *   assembly      [Phi_q; B] dq = [-Phi; d - B q],  q += dq, renormalize the
- *                 Euler parameters, until |dq|_2 < tol
- *   velocity      [Phi_q; B] qd = [b; B qd_given]
- *   acceleration  [Phi_q; B] qdd = [c; B qdd_given]
+ *   assembly      F dz_F = -Phi,  z_F += dz_F, renormalize the Euler
+ *                 parameters, until |dz|_2 < tol
+ *   velocity      F zd_F = b - X zd_X
+ *   acceleration  F zdd_F = c - X zdd_X
+ *
+ * This is the thesis's normal-equation form (Phi^T Phi + B^T B) dz = -Phi^T
+ * Phi when that matrix is regular, and stays defined when it is not:
+ * redundant constraints (the revolute cut, the redundant four-bar) and an
+ * incomplete choice of fixed coordinates (the minimum-norm correction then
+ * moves the free coordinates least).
  */
 #include <lapacke.h>
 #include <math.h>
@@ -50,7 +53,7 @@ int mbs_con_ws_create(mbs_data *d, const mbs_model *m)
     const int n = mbs_con_nrows(m), nq = m->nq;
     c->ncon = n;
     c->nq = nq;
-    c->mmax = n + nq;
+    c->mmax = n > nq ? n : nq;
     size_t n1 = (size_t)n + 1, q1 = (size_t)nq + 1, m1 = (size_t)c->mmax + 1;
     c->phi = calloc(n1, sizeof *c->phi);
     c->vec = calloc(n1, sizeof *c->vec);
@@ -62,19 +65,21 @@ int mbs_con_ws_create(mbs_data *d, const mbs_model *m)
     c->held = calloc(q1, sizeof *c->held);
     c->fixed = calloc(q1, sizeof *c->fixed);
     if (!c->phi || !c->vec || !c->Phi || !c->A || !c->rhs || !c->sv || !c->q || !c->held || !c->fixed) return -1;
-    if (nq > 0) {
-        /* work for every row count the problems use: M = rows + fixed
-         * coordinates, from 1 to ncon + nq */
+    if (nq > 0 && n > 0) {
+        /* work for the problem sizes used: M = rows <= ncon, N = free
+         * coordinates <= nq. The requirement grows with both; query along
+         * the two edges and keep twice the largest. */
         lapack_int lw = 1, liw = 1;
-        for (int M = 1; M <= c->mmax; M++) {
-            lapack_int li = 0, l = gelsd_query(M, nq, &li);
-            if (l < 0) return -1;
-            if (l > lw) lw = l;
-            if (li > liw) liw = li;
-        }
-        c->lwork = (int)lw + 64;
+        for (int e = 0; e < 2; e++)
+            for (int k = 1; k <= (e ? nq : n); k++) {
+                lapack_int li = 0, l = e ? gelsd_query(n, k, &li) : gelsd_query(k, nq, &li);
+                if (l < 0) return -1;
+                if (l > lw) lw = l;
+                if (li > liw) liw = li;
+            }
+        c->lwork = 2 * (int)lw + 64;
         c->work = calloc((size_t)c->lwork, sizeof *c->work);
-        c->iwork = calloc((size_t)liw + 64, sizeof *c->iwork);
+        c->iwork = calloc(2 * (size_t)liw + 64, sizeof *c->iwork);
         if (!c->work || !c->iwork) return -1;
     }
     return 0;
@@ -168,14 +173,16 @@ static int setup(const mbs_model *m, mbs_data *d, const mbs_kin_options *opt, ki
     mbs_con_ws *c = d->con;
     const int *fx = o.nfixed < 0 ? m->con.fixed : o.fixed;
     int nf = o.nfixed < 0 ? m->con.nfixed : o.nfixed;
-    if (nf > m->nq) return mbs_data_fail(d, MBS_ERR_ARG, "%d fixed coordinates for %d coordinates", nf, m->nq);
     if (nf > 0 && !fx) return mbs_data_fail(d, MBS_ERR_ARG, "nfixed = %d but the fixed list is NULL", nf);
+    int n = 0;
     for (int i = 0; i < nf; i++) {
         if (fx[i] < 0 || fx[i] >= m->nq)
             return mbs_data_fail(d, MBS_ERR_ARG, "fixed coordinate %d out of range 0..%d", fx[i], m->nq - 1);
-        c->fixed[i] = fx[i];
+        int dup = 0;
+        for (int k = 0; k < n && !dup; k++) dup = c->fixed[k] == fx[i];
+        if (!dup) c->fixed[n++] = fx[i];
     }
-    s->nfixed = nf;
+    s->nfixed = n;
     s->tol = o.tol > 0 ? o.tol : m->con.tol;
     s->max_iter = o.max_iter > 0 ? o.max_iter : m->con.max_iter;
     s->residual_tol = o.residual_tol > 0 ? o.residual_tol : 1e-8;
@@ -183,25 +190,37 @@ static int setup(const mbs_model *m, mbs_data *d, const mbs_kin_options *opt, ki
     return MBS_OK;
 }
 
-/* Solve [Phi (nr rows of c->Phi); B] x = [c->rhs[0..nr); c->rhs[nr..nr+nf)]
- * in the minimum-norm least-squares sense; x into c->rhs[0..nq). */
-static int solve_stacked(mbs_con_ws *c, int nr, int nf)
+/* Columns not held fixed into c->fixed[nf ..] (the free list follows the
+ * fixed one); returns their count. */
+static int free_columns(mbs_con_ws *c, int nf)
 {
-    const int nq = c->nq, M = nr + nf;
-    if (nq == 0) return 0;
-    if (M == 0) {
-        for (int k = 0; k < nq; k++) c->rhs[k] = 0;
+    int nfree = 0;
+    for (int j = 0; j < c->nq; j++) {
+        int f = 0;
+        for (int i = 0; i < nf && !f; i++) f = c->fixed[i] == j;
+        if (!f) c->fixed[nf + nfree++] = j;
+    }
+    return nfree;
+}
+
+/* Solve F x = c->rhs[0..nr) (F: the free columns of the first nr rows of
+ * c->Phi) in the minimum-norm least-squares sense; x into c->rhs[0..nfree). */
+static int solve_free(mbs_con_ws *c, int nr, const int *freec, int nfree)
+{
+    const int nq = c->nq;
+    if (nfree == 0) return 0;
+    if (nr == 0) {
+        for (int k = 0; k < nfree; k++) c->rhs[k] = 0;
         return 0;
     }
-    const int lda = M, ldb = M > nq ? M : nq;
-    for (int j = 0; j < nq; j++) {
+    const int lda = nr, ldb = nr > nfree ? nr : nfree;
+    for (int j = 0; j < nfree; j++) {
         double *col = c->A + (size_t)j * lda;
-        for (int r = 0; r < nr; r++) col[r] = c->Phi[(size_t)r * nq + j];
-        for (int i = 0; i < nf; i++) col[nr + i] = c->fixed[i] == j ? 1.0 : 0.0;
+        for (int r = 0; r < nr; r++) col[r] = c->Phi[(size_t)r * nq + freec[j]];
     }
-    for (int r = M; r < ldb; r++) c->rhs[r] = 0;
+    for (int r = nr; r < ldb; r++) c->rhs[r] = 0;
     lapack_int rank = 0;
-    lapack_int info = LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, M, nq, 1, c->A, lda, c->rhs, ldb, c->sv, RCOND, &rank,
+    lapack_int info = LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, nr, nfree, 1, c->A, lda, c->rhs, ldb, c->sv, RCOND, &rank,
                                           c->work, c->lwork, c->iwork);
     return info == 0 ? 0 : -1;
 }
@@ -239,7 +258,8 @@ int mbs_assemble(const mbs_model *m, mbs_data *d, double *q, double t, const mbs
     const int nq = m->nq, nr = problem_rows(m, &s), nf = s.nfixed;
     for (int k = 0; k < nq; k++)
         if (!isfinite(q[k])) return mbs_data_fail(d, MBS_ERR_NUMERIC, "mbs_assemble: q[%d] is not finite", k);
-    for (int i = 0; i < nf; i++) c->held[i] = q[c->fixed[i]];
+    const int nfree = free_columns(c, nf);
+    const int *freec = c->fixed + nf;
     if (mbs_normalize_state(m, q, NULL) != MBS_OK)
         return mbs_data_fail(d, MBS_ERR_NUMERIC, "mbs_assemble: Euler parameters of zero norm");
     int it = 0, converged = 0;
@@ -249,12 +269,11 @@ int mbs_assemble(const mbs_model *m, mbs_data *d, double *q, double t, const mbs
         mbs_kin_forward(m, m->x, &d->ws, q, NULL, NULL, 0);
         mbs_con_kernel(m, m->x, &d->ws, q, NULL, NULL, t, c->phi, c->Phi, NULL, NULL, NULL, NULL);
         for (int r = 0; r < nr; r++) c->rhs[r] = -c->phi[r];
-        for (int i = 0; i < nf; i++) c->rhs[nr + i] = c->held[i] - q[c->fixed[i]];
-        if (solve_stacked(c, nr, nf) != 0)
+        if (solve_free(c, nr, freec, nfree) != 0)
             return mbs_data_fail(d, MBS_ERR_NUMERIC, "mbs_assemble: the least-squares solve failed");
         step = 0;
-        for (int k = 0; k < nq; k++) {
-            q[k] += c->rhs[k];
+        for (int k = 0; k < nfree; k++) {
+            q[freec[k]] += c->rhs[k];
             step += c->rhs[k] * c->rhs[k];
         }
         step = sqrt(step);
@@ -311,6 +330,8 @@ static int linear_problem(const mbs_model *m, mbs_data *d, const double *q, cons
     rc = mbs_data_check_state(d, q, level == 2 ? qd : NULL, NULL);
     if (rc) return rc;
     const int nq = m->nq, nr = problem_rows(m, &s), nf = s.nfixed;
+    const int nfree = free_columns(c, nf);
+    const int *freec = c->fixed + nf;
     for (int i = 0; i < nf; i++) {
         c->held[i] = x[c->fixed[i]];
         if (!isfinite(c->held[i]))
@@ -324,10 +345,14 @@ static int linear_problem(const mbs_model *m, mbs_data *d, const double *q, cons
         mbs_kin_forward(m, m->x, &d->ws, q, qd, NULL, 2);
         mbs_con_kernel(m, m->x, &d->ws, q, qd, NULL, t, NULL, c->Phi, NULL, NULL, c->vec, NULL);
     }
-    for (int r = 0; r < nr; r++) c->rhs[r] = c->vec[r];
-    for (int i = 0; i < nf; i++) c->rhs[nr + i] = c->held[i];
-    if (solve_stacked(c, nr, nf) != 0) return mbs_data_fail(d, MBS_ERR_NUMERIC, "the least-squares solve failed");
-    for (int k = 0; k < nq; k++) x[k] = c->rhs[k];
+    for (int r = 0; r < nr; r++) {
+        double v = c->vec[r];
+        for (int i = 0; i < nf; i++) v -= c->Phi[(size_t)r * nq + c->fixed[i]] * c->held[i];
+        c->rhs[r] = v;
+    }
+    if (solve_free(c, nr, freec, nfree) != 0)
+        return mbs_data_fail(d, MBS_ERR_NUMERIC, "the least-squares solve failed");
+    for (int k = 0; k < nfree; k++) x[freec[k]] = c->rhs[k];
     return MBS_OK;
 }
 

@@ -9,11 +9,11 @@
 #include "data_impl.h"
 
 typedef struct mbs_con_ws {
-    int ncon, nq, mmax;    /* rows, coordinates, max stacked rows (ncon + nq) */
+    int ncon, nq, mmax;    /* rows, coordinates, max(ncon, nq) */
     double *phi;           /* ncon */
     double *vec;           /* ncon: b or c */
     double *Phi;           /* ncon x nq, row-major */
-    double *A;             /* mmax x nq, column-major (LAPACK) */
+    double *A;             /* ncon x nq, column-major (LAPACK): the free columns */
     double *rhs;           /* max(mmax, nq) */
     double *sv;            /* singular values, nq */
     double *q;             /* nq: iterate */
@@ -21,7 +21,7 @@ typedef struct mbs_con_ws {
     double *work;          /* LAPACK dgelsd work */
     int lwork;
     int *iwork;
-    int *fixed;            /* nq: fixed coordinates of the current problem */
+    int *fixed;            /* nq: fixed coordinates of the current problem, then the free ones */
 } mbs_con_ws;
 
 int mbs_con_ws_create(mbs_data *d, const mbs_model *m);

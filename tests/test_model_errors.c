@@ -302,8 +302,8 @@ static void test_parameters(void)
 
 static void test_unsupported(void)
 {
-    /* forces (and functions), simulation and outputs are supported now */
-    static const char *sections[] = { "constraints", "objectives" };
+    /* forces (and functions), simulation, outputs and constraints are supported now */
+    static const char *sections[] = { "objectives" };
     for (int k = 0; k < (int)(sizeof sections / sizeof *sections); k++) {
         char json[512], msg[64];
         snprintf(json, sizeof json, "{ 'bodies': [ " BODY("a") " ], 'joints': [ " JOINT("j1", "revolute", "ground",

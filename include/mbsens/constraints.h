@@ -118,6 +118,12 @@ typedef struct mbs_kin_options {
                              * them out and only renormalize after every step */
 } mbs_kin_options;
 
+/* The model's "assembly" section: the coordinates it holds fixed (indices
+ * in q; returns the count) and the Newton-Raphson tolerance and iteration
+ * limit (any output may be NULL). */
+int mbs_model_assembly_fixed(const mbs_model *m, const int **fixed);
+void mbs_model_assembly_settings(const mbs_model *m, double *tol, int *max_iter);
+
 /* The model's defaults (nfixed = -1, ...). */
 void mbs_kin_options_default(mbs_kin_options *o);
 

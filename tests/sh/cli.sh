@@ -153,7 +153,7 @@ for joint in revolute cardan spherical; do
 assert d['n_bodies'] == $n, d['n_bodies']
 assert d['n_coordinates'] == $nq, d['n_coordinates']
 assert d['n_dof'] == $nd, d['n_dof']
-assert d['n_constraints'] == 0
+assert d['n_constraints'] == $nq - $nd, d['n_constraints']   # one Euler normalization per quadruple
 assert len(d['coordinates']) == $nq
 assert len(d['bodies']) == $n and len(d['joints']) == $n
 assert len(d['points']) == 2 * $n
