@@ -16,7 +16,7 @@
 static void usage(FILE *out)
 {
     fputs("Usage: mbsens sensitivity MODEL [--method ddm|davm|cavm|fd|cs]\n"
-          "                          [--formulation fr|semi] [--ref com|origin|joint]\n"
+          "                          [--formulation semi|fr|ali3p|matrixr] [--ref com|origin|joint]\n"
           "                          [--dt H] [--tf T] [--fd-step S]\n"
           "                          [--json] [--history FILE.csv]\n"
           "\n"
@@ -34,7 +34,9 @@ static void usage(FILE *out)
           "  cs     complex step over whole RK4 simulations (fr)\n"
           "\n"
           "Options:\n"
-          "  --formulation NAME  semi (trapezoidal rule, default) or fr (fully recursive, RK4)\n"
+          "  --formulation NAME  open trees: semi (trapezoidal rule, default) or fr (fully\n"
+          "                      recursive, RK4); closed loops: ali3p or matrixr (default:\n"
+          "                      the model's simulation section)\n"
           "  --ref POINT         reference point: com (default), origin or joint\n"
           "  --dt H              step (default: the model's simulation section, else 1e-3)\n"
           "  --tf T              final time (default: the model's, else 1)\n"
@@ -88,11 +90,13 @@ int cmd_sensitivity(int argc, char **argv)
     if (rc == CLI_PARSE_HELP) return CLI_EXIT_OK;
     if (rc != CLI_EXIT_OK) return rc;
     if (npos != 1) return cli_usage_error(cmd, usage, "missing MODEL argument");
-    int form = -1, ref = -1, meth = MBS_SENS_DDM;
+    int form = -1, loop = -1, ref = -1, meth = MBS_SENS_DDM;
     double dt = NAN, tf = NAN, fdh = NAN;
     char *end;
-    if (form_s && (form = mbs_fd_algorithm_from_name(form_s)) < 0)
-        return cli_usage_error(cmd, usage, "--formulation: expected fr or semi, got '%s'", form_s);
+    if (form_s && (form = mbs_fd_algorithm_from_name(form_s)) < 0 &&
+        ((loop = mbs_loop_formulation_from_name(form_s)) <= 0))
+        return cli_usage_error(cmd, usage, "--formulation: expected fr, semi, matrixr, ali3p, penalty or index1, got '%s'",
+                               form_s);
     if (ref_s && (ref = mbs_ref_point_from_name(ref_s)) < 0)
         return cli_usage_error(cmd, usage, "--ref: expected com, origin or joint, got '%s'", ref_s);
     if (meth_s && (meth = mbs_sens_method_from_name(meth_s)) < 0)
@@ -109,7 +113,8 @@ int cmd_sensitivity(int argc, char **argv)
     mbs_sens_options o = mbs_sens_options_default(m);
     o.method = (mbs_sens_method)meth;
     if (form >= 0) o.sim.formulation = (mbs_fd_algorithm)form;
-    else o.sim.formulation = MBS_FD_SEMI_RECURSIVE;
+    else if (loop < 0) o.sim.formulation = MBS_FD_SEMI_RECURSIVE;
+    if (loop > 0) o.sim.loop = (mbs_loop_formulation)loop;
     if (ref >= 0) o.sim.ref = (mbs_ref_point)ref;
     if (dt_s) o.sim.dt = dt;
     if (tf_s) o.sim.tf = tf;
@@ -153,7 +158,8 @@ int cmd_sensitivity(int argc, char **argv)
         mbs_model_free(m);
         return CLI_EXIT_FAIL;
     }
-    const char *fname = mbs_fd_algorithm_name(o.sim.formulation);
+    const char *fname = o.sim.loop != MBS_LOOP_NONE ? mbs_loop_formulation_name(o.sim.loop)
+                                                    : mbs_fd_algorithm_name(o.sim.formulation);
     cli_buf b = {0};
     if (json) {
         cli_buf_puts(&b, "{\n  \"model\": ");

@@ -83,30 +83,6 @@ static void compare_all(const mbs_model *m, double tf, double dt, mbs_ref_point 
     for (int k = 0; k < 6; k++) mbs_sens_result_free(all[k]);
 }
 
-static char *spline_model(int p)
-{
-    size_t cap = 4096 + 64 * (size_t)p * 3;
-    char *s = malloc(cap), *e = s;
-    e += sprintf(e, "{ \"name\": \"floating_spline\", \"gravity\": [0, 0, -9.81],\n"
-                    "  \"bodies\": [ { \"name\": \"box\", \"mass\": 2, \"inertia\": [0.05, 0.08, 0.11, 0.002, 0, 0.001],\n"
-                    "      \"points\": { \"nose\": [0.3, 0.05, 0] } } ],\n"
-                    "  \"joints\": [ { \"name\": \"free\", \"type\": \"floating\", \"parent\": \"ground\", \"child\": \"box\",\n"
-                    "      \"q0\": [0, 0, 1, 1, 0, 0, 0], \"qd0\": [0.1, 0, 0.5, 0, 0.2, -0.1, 0.3] } ],\n"
-                    "  \"functions\": [ { \"name\": \"u\", \"type\": \"spline\", \"times\": [");
-    for (int k = 0; k < p; k++) e += sprintf(e, "%s%.6f", k ? ", " : "", 0.5 * k / (p - 1));
-    e += sprintf(e, "], \"values\": [");
-    for (int k = 0; k < p; k++) e += sprintf(e, "%s%.3f", k ? ", " : "", sin(0.3 * k));
-    e += sprintf(e, "] } ],\n  \"forces\": [ { \"name\": \"thrust\", \"type\": \"body_load\", \"body\": \"box\", \"point\": \"nose\",\n"
-                    "      \"force\": [0, 2, 15], \"torque\": [0.1, 0, 0], \"axes\": \"body\", \"function\": \"u\" } ],\n"
-                    "  \"parameters\": [");
-    for (int k = 0; k < p; k++)
-        e += sprintf(e, "%s\n    { \"name\": \"u%d\", \"value\": %.3f, \"sets\": [ \"u.values[%d]\" ] }", k ? "," : "", k, sin(0.3 * k), k);
-    e += sprintf(e, " ],\n  \"objectives\": [\n"
-                    "    { \"name\": \"track\", \"integral\": [ { \"point\": \"box.nose\", \"reference\": [0.3, 0.2, 1.2] } ] },\n"
-                    "    { \"name\": \"spin\", \"integral\": [ { \"body\": \"box\", \"quantity\": \"angular_velocity\" } ] } ] }\n");
-    return s;
-}
-
 int main(void)
 {
     mbs_error err;
@@ -162,8 +138,8 @@ int main(void)
         mbs_model_free(m);
     }
     /* ---- spline knots on a floating body ---- */
-    char *js = spline_model(32);
-    m = mbs_model_load_string(js, "floating_spline", &err);
+    char *js = mbs_generate_spline_body_json(32, 0.5, &err);
+    m = js ? mbs_model_load_string(js, "spline_body_32", &err) : NULL;
     free(js);
     CHECK(m != NULL, "load: %s", err.msg);
     if (m) {

@@ -1,0 +1,176 @@
+/*
+ * bench_sensitivity.c - wall time of the trajectory-sensitivity methods,
+ * measured side by side in one run (median of a few runs each; whole
+ * analyses are long enough for wall-clock timing).
+ *
+ *  1. Parameter sweep (thesis Table 7.27 style): a floating body pushed by
+ *     a spline force, p = 32 .. 1000 knot values as parameters, 0.5 s at
+ *     1 ms: time of each method against p, and the growth from 32 to 1000.
+ *  2. Each method as a ratio to the plain simulation and to central finite
+ *     differences (2p + 1 simulations) on the open-tree test model.
+ *  3. The five-bar (thesis §7.1), 5 s at 1 ms, when the closed-loop
+ *     formulations are available: the thesis's DDM took 0.719 s (i7-8700).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_common.h"
+
+static double time_method(const mbs_model *m, mbs_sens_options *o, int reps, double *psi0)
+{
+    double best[8];
+    int n = 0;
+    for (int r = 0; r < reps && r < 8; r++) {
+        mbs_sens_result res;
+        mbs_error err;
+        double t0 = bench_now_ns();
+        if (mbs_sensitivity(m, o, &res, &err) != MBS_OK) {
+            printf("  (%s failed: %s)\n", mbs_sens_method_name(o->method), err.msg);
+            return NAN;
+        }
+        best[n++] = (bench_now_ns() - t0) * 1e-9;
+        if (psi0) *psi0 = res.psi[0];
+        bench_sink = res.grad[0];
+        mbs_sens_result_free(&res);
+    }
+    /* median */
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (best[j] < best[i]) { double t = best[i]; best[i] = best[j]; best[j] = t; }
+    return best[n / 2];
+}
+
+static double time_simulation(const mbs_model *m, const mbs_sim_options *so, int reps)
+{
+    double t[8];
+    for (int r = 0; r < reps && r < 8; r++) {
+        mbs_data *d = bench_data(m);
+        mbs_error err;
+        double t0 = bench_now_ns();
+        bench_check(mbs_simulate(m, d, so, NULL, NULL, NULL, NULL, NULL, &err), d, "simulate");
+        t[r] = (bench_now_ns() - t0) * 1e-9;
+        mbs_data_free(d);
+    }
+    for (int i = 0; i < reps; i++)
+        for (int j = i + 1; j < reps; j++)
+            if (t[j] < t[i]) { double x = t[i]; t[i] = t[j]; t[j] = x; }
+    return t[reps / 2];
+}
+
+int main(int argc, char **argv)
+{
+    bench_parse_args(argc, argv, "");
+    const int reps = bench_cfg.quick ? 1 : 3;
+    printf("# bench_sensitivity: trajectory-sensitivity methods\n");
+    bench_print_machine(stdout, "# ");
+
+    /* ---- 1. parameter sweep ---- */
+    static const int P[] = { 32, 100, 200, 500, 1000 };
+    const int nP = bench_cfg.quick ? 2 : 5;
+    const double tf = 0.5;
+    struct { mbs_sens_method meth; mbs_fd_algorithm form; const char *name; } M[] = {
+        { MBS_SENS_DDM, MBS_FD_SEMI_RECURSIVE, "ddm semi" },
+        { MBS_SENS_DDM, MBS_FD_RECURSIVE, "ddm fr" },
+        { MBS_SENS_DAVM, MBS_FD_SEMI_RECURSIVE, "davm" },
+        { MBS_SENS_CAVM, MBS_FD_RECURSIVE, "cavm" },
+    };
+    const int nM = 4;
+    double T[5][4];
+    printf("\n## Parameter sweep: floating body, spline force with p knots, %.1f s at 1 ms (seconds)\n\n", tf);
+    printf("| p | simulation |");
+    for (int k = 0; k < nM; k++) printf(" %s |", M[k].name);
+    printf("\n|---|---|");
+    for (int k = 0; k < nM; k++) printf("---|");
+    printf("\n");
+    for (int i = 0; i < nP; i++) {
+        mbs_error err;
+        char *js = mbs_generate_spline_body_json(P[i], tf, &err);
+        mbs_model *m = js ? mbs_model_load_string(js, "spline_body", &err) : NULL;
+        free(js);
+        if (!m) { printf("model: %s\n", err.msg); return 2; }
+        mbs_sens_options o = mbs_sens_options_default(m);
+        o.sim.tf = tf;
+        o.sim.dt = 1e-3;
+        mbs_sim_options so = o.sim;
+        so.formulation = MBS_FD_SEMI_RECURSIVE;
+        double tsim = time_simulation(m, &so, reps);
+        printf("| %d | %.3f |", P[i], tsim);
+        fflush(stdout);
+        for (int k = 0; k < nM; k++) {
+            o.method = M[k].meth;
+            o.sim.formulation = M[k].form;
+            /* the DDM is linear in p: one repetition for the large sizes */
+            int rr = (M[k].meth == MBS_SENS_DDM && P[i] > 200) ? 1 : reps;
+            T[i][k] = time_method(m, &o, rr, NULL);
+            printf(" %.3f |", T[i][k]);
+            fflush(stdout);
+        }
+        printf("\n");
+        mbs_model_free(m);
+    }
+    printf("\nGrowth of the time from p = %d to p = %d:", P[0], P[nP - 1]);
+    for (int k = 0; k < nM; k++) printf(" %s %.2fx;", M[k].name, T[nP - 1][k] / T[0][k]);
+    printf(" (parameters grow %.1fx)\n", (double)P[nP - 1] / P[0]);
+
+    /* ---- 2. ratios on the open-tree test model ---- */
+    {
+        const char *path = bench_model_path(NULL, "../tests/models/spring_tree.json");
+        mbs_model *m = bench_load_model(path);
+        mbs_sens_options o = mbs_sens_options_default(m);
+        o.sim.tf = 1;
+        o.sim.dt = 1e-3;
+        mbs_sim_options so = o.sim;
+        so.formulation = MBS_FD_SEMI_RECURSIVE;
+        double tsim = time_simulation(m, &so, reps);
+        printf("\n## Methods on tests/models/spring_tree.json (3 bodies, 7 coordinates, p = %d, 5 objectives), 1 s at 1 ms\n\n",
+               mbs_model_nparams(m));
+        printf("| method | seconds | / simulation | / fd |\n|---|---|---|---|\n");
+        o.method = MBS_SENS_FD;
+        o.sim.formulation = MBS_FD_SEMI_RECURSIVE;
+        double tfd = time_method(m, &o, reps, NULL);
+        for (int k = 0; k < nM; k++) {
+            o.method = M[k].meth;
+            o.sim.formulation = M[k].form;
+            double t = time_method(m, &o, reps, NULL);
+            printf("| %s | %.4f | %.1f | %.3f |\n", M[k].name, t, t / tsim, t / tfd);
+        }
+        printf("| fd (2p + 1 runs) | %.4f | %.1f | 1 |\n| simulation | %.4f | 1 | |\n", tfd, tfd / tsim, tsim);
+        mbs_model_free(m);
+    }
+
+    /* ---- 3. five-bar ---- */
+    {
+        const char *path = bench_model_path(NULL, "fivebar.json");
+        mbs_error err;
+        mbs_model *m = mbs_model_load(path, &err);
+        if (m && mbs_model_nobjectives(m) > 0) {
+            mbs_sens_options o = mbs_sens_options_default(m);
+            o.sim.tf = 5;
+            o.sim.dt = 1e-3;
+            printf("\n## Five-bar (thesis 7.1), 5 s at 1 ms, 5 parameters, 3 objectives\n\n");
+            printf("| formulation / method | seconds | thesis (i7-8700) | ratio |\n|---|---|---|---|\n");
+            static const char *forms[] = { "ali3p", "matrixr" };
+            static const double thesis[2][3] = { { 0.719, 0.766, 0.781 }, { 1.109, NAN, 1.109 } };
+            static const mbs_sens_method meths[3] = { MBS_SENS_DDM, MBS_SENS_DAVM, MBS_SENS_CAVM };
+            for (int f = 0; f < 2; f++) {
+                int lf = mbs_loop_formulation_from_name(forms[f]);
+                if (lf < 0) continue;
+                o.sim.loop = (mbs_loop_formulation)lf;
+                for (int k = 0; k < 3; k++) {
+                    o.method = meths[k];
+                    double t = time_method(m, &o, reps, NULL);
+                    if (isnan(t)) continue;
+                    printf("| %s %s | %.4f | %.3f | %.1fx faster |\n", forms[f], mbs_sens_method_name(meths[k]), t,
+                           thesis[f][k], thesis[f][k] / t);
+                }
+            }
+        } else {
+            printf("\n(five-bar: %s)\n", m ? "the model declares no objectives" : err.msg);
+        }
+        mbs_model_free(m);
+    }
+    bench_print_footer(stdout);
+    return 0;
+}
