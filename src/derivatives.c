@@ -81,34 +81,60 @@ static int check_finite(mbs_data *d, const double *v, int n, const char *what)
 
 /* The fast all-columns kernel (src/kernels/inverse_dynamics_jacobians.c)
  * treats applied loads as user loads (global forces at body points, global
- * torques, joint forces: constant along any state direction). Force
- * elements depend on the state: models with any take the generic path. */
-static int fast_jacobians(const mbs_model *m) { return m->nforce == 0; }
+ * torques, joint forces: constant along any state direction), and rests on
+ * rigid-body identities that the rotation formula of Euler parameters
+ * satisfies only on |p| = 1. Force elements depend on the state, and
+ * states off |p| = 1 beyond round-off (the state check accepts 1e-6):
+ * those take the generic path (one tangent sweep per column). */
+static int fast_jacobians(const mbs_model *m, const double *q)
+{
+    if (m->nforce > 0) return 0;
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->euler < 0) continue;
+        const double *p = q + jt->qoff + jt->euler;
+        if (fabs(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3] - 1) > 1e-14) return 0;
+    }
+    return 1;
+}
 
 /* dtau/dq and dtau/dqd (either may be NULL) at the completed Newton-Euler
- * primal left in d->ws at (q, qd, qdd). Fast path: every column of dtau/dqd
- * and the non-Euler columns of dtau/dq in O(n depth); the Euler-parameter
- * columns of dtau/dq (not rigid motions) by one tangent sweep each over the
- * joint's subtree and root path. Generic path: one tangent sweep per column. */
+ * primal left in d->ws at (q, qd, qdd). Fast path: every column in
+ * O(n depth) (src/kernels/inverse_dynamics_jacobians.c), except that the
+ * Euler-parameter columns of dtau/dq get there only their part along the
+ * tangent directions e_a - p_a p; the radial part p_a (dtau/dq) p takes one
+ * tangent sweep along p per Euler joint, over its subtree and root path.
+ * Generic path: one tangent sweep per column. */
 static void id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
                          const double *qdd, double *dtau_dq, double *dtau_dqd)
 {
     const int nq = m->nq;
     double *e = d->dbuf + 4 * nq, *col = d->dbuf + 5 * nq;   /* callers use dbuf[0, 2 nq) */
-    const int fast = fast_jacobians(m);
-    if (fast) mbs_rnea_jacobians(m, m->x, &d->ws, qd, qdd, 1, dtau_dq, dtau_dqd);
+    const int fast = fast_jacobians(m, q);
+    if (fast) mbs_rnea_jacobians(m, m->x, &d->ws, q, qd, qdd, 0, dtau_dq, dtau_dqd);
     memset(e, 0, sizeof(double) * (size_t)nq);
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
+        const int end = m->body[i].subtree_end;
+        if (fast) {
+            if (!dtau_dq || jt->euler < 0) continue;
+            const int e0 = jt->qoff + jt->euler;
+            const double *p = q + e0;
+            for (int a = 0; a < 4; a++) e[e0 + a] = p[a];
+            mbs_deriv_id_tangent(m, d, q, qd, qdd, e, NULL, NULL, NULL, col, i, end);
+            for (int a = 0; a < 4; a++) e[e0 + a] = 0;
+            for (int r = 0; r < nq; r++)
+                for (int a = 0; a < 4; a++) dtau_dq[r * nq + e0 + a] += p[a] * col[r];
+            continue;
+        }
         for (int k = jt->qoff; k < jt->qoff + jt->nq; k++) {
-            const int euler = jt->euler >= 0 && k >= jt->qoff + jt->euler;
             e[k] = 1;
-            if (dtau_dq && (!fast || euler)) {
-                mbs_deriv_id_tangent(m, d, q, qd, qdd, e, NULL, NULL, NULL, col, i, m->body[i].subtree_end);
+            if (dtau_dq) {
+                mbs_deriv_id_tangent(m, d, q, qd, qdd, e, NULL, NULL, NULL, col, i, end);
                 for (int r = 0; r < nq; r++) dtau_dq[r * nq + k] = col[r];
             }
-            if (dtau_dqd && !fast) {
-                mbs_deriv_id_tangent(m, d, q, qd, qdd, NULL, e, NULL, NULL, col, i, m->body[i].subtree_end);
+            if (dtau_dqd) {
+                mbs_deriv_id_tangent(m, d, q, qd, qdd, NULL, e, NULL, NULL, col, i, end);
                 for (int r = 0; r < nq; r++) dtau_dqd[r * nq + k] = col[r];
             }
             e[k] = 0;

@@ -44,7 +44,7 @@
 /* per-body and per-column record sizes in w->jac */
 enum { JB_V = 0, JB_A = 6, JB_P = 12, JB_PD = 22, JB_H = 32, JB_F = 38, JB_L = 44, JB_SIZE = 60 };
 enum { JC_S = 0, JC_AL = 6, JC_BE = 12, JC_U = 18, JC_UT = 24, JC_W = 30, JC_PS = 36, JC_PSD = 42,
-       JC_LA = 48, JC_SIZE = 52 };
+       JC_LA = 48, JC_UQ = 52, JC_SIZE = 58 };
 
 size_t MBS_K(mbs_jac_size)(const mbs_model *m)
 {
@@ -92,7 +92,7 @@ static inline mreal dot6(const mreal *a, const mreal *b)
 }
 
 void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w,
-                               const mreal *qd, const mreal *qdd, int skip_euler,
+                               const mreal *q, const mreal *qd, const mreal *qdd, int skip_euler,
                                mreal *dtau_dq, mreal *dtau_dqd)
 {
     const int nb = m->nb, nq = m->nq;
@@ -143,7 +143,7 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
         const int e0 = jt->euler >= 0 ? jt->euler : ni;
         for (int k = 0; k < ni; k++) {
             mreal *C = JC + (size_t)(jt->qoff + k) * JC_SIZE;
-            mreal *s = C + JC_S, *u = C + JC_U, *ut = C + JC_UT, *wk = C + JC_W;
+            mreal *s = C + JC_S, *u = C + JC_U, *ut = C + JC_UT, *wk = C + JC_W, *uq = C + JC_UQ;
             v3_copy(s + 3, bi + 6 * k + 3);
             v3_copy(s, bi + 6 * k);
             v3_cross_add(s, r, s + 3);
@@ -151,6 +151,7 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
             if (k < e0) {
                 /* rigid column: carried by the frame VF, AF */
                 s6_copy(ut, u);
+                s6_copy(uq, u);
                 mcross(wk, s, AF);
                 mreal t[6];
                 mcross(t, VF, u);
@@ -161,9 +162,47 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
                     VF[c] += s[c] * qdk;
                 }
             } else {
-                /* Euler parameter: the other columns of the joint depend on p */
+                /* Euler parameter p_a, column k = e0 + a. Velocities: the
+                 * other columns of the joint depend on p (linearly). */
                 mcross(ut, s, V);
-                for (int c = 0; c < 6; c++) wk[c] = 0;
+                /* Positions: the tangent part t = e_a - p_a p of the unit
+                 * direction rotates the child rigidly along sigma = s_k
+                 * (|p| = 1); the joint's own columns change by
+                 * dS[x] = [r_j x w; w], w = 2 A_hJ E(t) x, so that
+                 * dV_i = dS[pd], dA_i = dS[pdd] + V_F x dS[pd] and
+                 * u = s x V_i - dV_i, w = s x A_i - u x V_i - dA_i. */
+                const int a = k - e0;
+                const mreal *p = q + jt->qoff + e0, *pd = qd ? qd + jt->qoff + e0 : 0;
+                const mreal *pdd = qdd ? qdd + jt->qoff + e0 : 0;
+                const mreal *AhJ = w->AhJ + 9 * i;
+                mreal rj[3];
+                v3_sub(rj, w->rj + 3 * i, p0);
+                mreal dV[6], dA[6], t[6];
+                for (int c = 0; c < 6; c++) dV[c] = dA[c] = 0;
+                for (int pass = 0; pass < 2; pass++) {
+                    const mreal *xv = pass ? pdd : pd;
+                    if (!xv) continue;
+                    mreal Ee[12], Ep[12], lw[3], ww[3];
+                    mreal ea[4] = { 0, 0, 0, 0 };
+                    ea[a] = 1;
+                    ep_E(Ee, ea);
+                    ep_E(Ep, p);
+                    for (int r = 0; r < 3; r++) {
+                        lw[r] = 0;
+                        for (int c = 0; c < 4; c++) lw[r] += 2 * (Ee[4 * r + c] - p[a] * Ep[4 * r + c]) * xv[c];
+                    }
+                    m3_mv(ww, AhJ, lw);
+                    mreal *out = pass ? dA : dV;
+                    v3_copy(out + 3, ww);
+                    v3_cross(out, rj, ww);
+                }
+                mcross(t, VF, dV);
+                for (int c = 0; c < 6; c++) dA[c] += t[c];
+                mcross(uq, s, V);
+                for (int c = 0; c < 6; c++) uq[c] -= dV[c];
+                mcross(wk, s, A);
+                mcross(t, uq, V);
+                for (int c = 0; c < 6; c++) wk[c] -= t[c] + dA[c];
             }
         }
         /* body inertia (m, h, K) at the origin and its rate (0, hd, Kd) */
@@ -237,7 +276,7 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
         mreal trR = loads ? L[6] + L[10] + L[14] : 0;
         for (int k = 0; k < ni; k++) {
             mreal *C = JC + (size_t)(q0 + k) * JC_SIZE;
-            const mreal *s = C + JC_S, *u = C + JC_U, *ut = C + JC_UT, *wk = C + JC_W;
+            const mreal *s = C + JC_S, *u = C + JC_U, *ut = C + JC_UT, *wk = C + JC_W, *uq = C + JC_UQ;
             mreal *al = C + JC_AL, *be = C + JC_BE, *ps = C + JC_PS, *psd = C + JC_PSD, *la = C + JC_LA;
             mreal t[6];
             inertia_mv(al, P, s, 0);
@@ -255,11 +294,11 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
             if (k < e0 || !skip_euler) {
                 inertia_mv(t, P, wk, 0);
                 for (int c = 0; c < 6; c++) ps[c] = -t[c];
-                inertia_mv(t, Pd, u, 0);
+                inertia_mv(t, Pd, uq, 0);
                 for (int c = 0; c < 6; c++) ps[c] -= t[c];
                 fcross_add(ps, s, F);
                 mreal mu[6];
-                for (int c = 0; c < 6; c++) mu[c] = -u[c];
+                for (int c = 0; c < 6; c++) mu[c] = -uq[c];
                 fcross_add(ps, mu, H);
             }
             la[0] = la[1] = la[2] = 0;
@@ -283,22 +322,47 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
         for (int k = 0; k < ni; k++) {
             const int ck = q0 + k;
             const mreal *C = JC + (size_t)ck * JC_SIZE;
-            const mreal *s = C + JC_S, *u = C + JC_U, *ut = C + JC_UT, *wk = C + JC_W;
+            const mreal *s = C + JC_S, *u = C + JC_U, *ut = C + JC_UT, *wk = C + JC_W, *uq = C + JC_UQ;
             const mreal *ps = C + JC_PS, *psd = C + JC_PSD;
-            const int dq = dtau_dq && (k < e0 || !skip_euler);
+            const int euler = k >= e0;
+            const int dq = dtau_dq && (!euler || !skip_euler);
             mreal uu[6];
             for (int c = 0; c < 6; c++) uu[c] = u[c] + ut[c];
-            /* rows at or below k: this joint from k on, then the subtree */
-            for (int r = ck; r < qend; r++) {
+            /* rows at or below k: this joint from k on (from its first Euler
+             * parameter for an Euler column), then the subtree */
+            const int below = euler ? q0 + e0 : ck;
+            for (int r = below; r < qend; r++) {
                 const mreal *R = JC + (size_t)r * JC_SIZE;
                 const mreal *al = R + JC_AL, *be = R + JC_BE;
                 if (dq)
-                    dtau_dq[r * nq + ck] = -dot6(al, wk) + dot6(be, u) +
+                    dtau_dq[r * nq + ck] = -dot6(al, wk) + dot6(be, uq) +
                         (loads ? R[JC_LA] * s[3] + R[JC_LA + 1] * s[4] + R[JC_LA + 2] * s[5] : 0);
                 if (dtau_dqd) dtau_dqd[r * nq + ck] = -dot6(be, s) - dot6(al, uu);
             }
+            /* Euler rows c of the same joint: + (dS_c[t] - s_k x s_c) . F */
+            if (dq && euler) {
+                const int a = k - e0;
+                const mreal *p = q + q0 + e0, *AhJ = w->AhJ + 9 * i;
+                mreal rj[3], Ee[12], Ep[12];
+                v3_sub(rj, w->rj + 3 * i, p0);
+                mreal ea[4] = { 0, 0, 0, 0 };
+                ea[a] = 1;
+                ep_E(Ee, ea);
+                ep_E(Ep, p);
+                for (int c = 0; c < 4; c++) {
+                    const int r = q0 + e0 + c;
+                    mreal lw[3], ww[3], dsc[6], sxs[6];
+                    for (int b = 0; b < 3; b++) lw[b] = 2 * (Ee[4 * b + c] - p[a] * Ep[4 * b + c]);
+                    m3_mv(ww, AhJ, lw);
+                    v3_copy(dsc + 3, ww);
+                    v3_cross(dsc, rj, ww);
+                    mcross(sxs, s, JC + (size_t)r * JC_SIZE + JC_S);
+                    for (int b = 0; b < 6; b++) dsc[b] -= sxs[b];
+                    dtau_dq[r * nq + ck] += dot6(dsc, F);
+                }
+            }
             /* rows above: earlier columns of this joint, then the ancestors */
-            for (int r = q0; r < ck; r++) {
+            for (int r = q0; r < (euler ? q0 + e0 : ck); r++) {
                 const mreal *sr = JC + (size_t)r * JC_SIZE + JC_S;
                 if (dq) dtau_dq[r * nq + ck] = dot6(sr, ps);
                 if (dtau_dqd) dtau_dqd[r * nq + ck] = dot6(sr, psd);

@@ -112,13 +112,14 @@ void MBS_K(mbs_rnea_d)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws)
 
 /* All columns of dtau/dq and dtau/dqd (nq x nq, row-major; either may be
  * NULL) in O(n depth), from a completed mbs_rnea in w at (q, qd, qdd) (any
- * reference point; loads in w->xfrc constant, as user loads are). With
- * skip_euler, the Euler-parameter columns of dtau/dq are left at zero for
- * the caller (they are not rigid motions). Uses w->jac. See
+ * reference point; loads in w->xfrc constant, as user loads are). The
+ * Euler-parameter columns k = e + a of dtau/dq receive only the part along
+ * the tangent direction e_a - p_a p (exact for |p| = 1): the caller adds
+ * p_a (dtau/dq) p; with skip_euler they are left at zero. Uses w->jac. See
  * inverse_dynamics_jacobians.c. */
 size_t MBS_K(mbs_jac_size)(const mbs_model *m);
 void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w,
-                               const mreal *qd, const mreal *qdd, int skip_euler,
+                               const mreal *q, const mreal *qd, const mreal *qdd, int skip_euler,
                                mreal *dtau_dq, mreal *dtau_dqd);
 
 /* Mass matrix by composite inertias (nq x nq, row-major). Needs position
