@@ -94,6 +94,10 @@ int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     double *col = calloc(n, 8), *e = calloc(2 * n, 8), *dr = calloc(n, 8), *dx = calloc((size_t)m->nx + 1, 8);
     double *g = calloc((size_t)no + 1, 8), *dgall = calloc((size_t)no + 1, 8), *A0 = calloc(n * P, 8);
     lapack_int *ipiv = calloc(n, sizeof *ipiv);
+    double *nup = calloc(n, 8), *prod = calloc(P, 8), *W = calloc(6 * ((size_t)m->nb + 1), 8);
+    int *eonly = calloc(P, sizeof(int));
+    if (!nup || !prod || !W || !eonly) { rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory"); goto done; }
+    sens_param_classify(m, eonly);
     if (!it || !X || !T || !M || !K || !C || !S || !a || !b || !nu || !r0 || !col || !e || !dr || !dx ||
         !g || !dgall || !A0 || !ipiv) {
         rc = err && err->code ? err->code : mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
@@ -189,16 +193,19 @@ int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
                 b[n + c] = a[n + c] - kh * szd;
                 b[2 * n + c] = a[2 * n + c] - kh * szdd;
             }
-            /* parameters: - beta h^2 nu . R_rho */
-            for (int j = 0; j < np; j++) {
-                mbs_deriv_param_dx(m, j, dx);
-                mbs_deriv_id_tangent(m, r->d, z, zd, zdd, NULL, NULL, NULL, dx, dr, 1, m->nb + 1);
-                memset(e, 0, sizeof(double) * (size_t)nq);
-                sens_trap_complete_d(m, z, zd, zdd, r0, e, e, e, dr);
-                double s2 = 0;
-                for (int c = 0; c < nq; c++) s2 += nu[c] * dr[c];
-                grad[j] -= kh * s2;
+            /* parameters: - beta h^2 nu . R_rho, with R_rho = Pi(r_rho) along the
+             * Euler blocks: nu . Pi(v) = (nu - p (p . nu)) . v */
+            for (int c = 0; c < nq; c++) nup[c] = nu[c];
+            for (int i = 1; i <= m->nb; i++) {
+                const mbs_joint_info *jt = &m->joint[i];
+                if (jt->euler < 0) continue;
+                const int e0 = jt->qoff + jt->euler;
+                double pn = 0;
+                for (int c = 0; c < 4; c++) pn += z[e0 + c] * nu[e0 + c];
+                for (int c = 0; c < 4; c++) nup[e0 + c] -= z[e0 + c] * pn;
             }
+            sens_param_products(r, z, zd, zdd, nup, eonly, prod, W, dx, dr);
+            for (int j = 0; j < np; j++) grad[j] -= kh * prod[j];
             /* back to X_s */
             for (int c = 0; c < nq; c++) {
                 a[c] = b[c];
@@ -211,6 +218,7 @@ int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             sens_objectives(r, X0, X0 + n, X0 + 2 * n, T[s], 0, g);
             objective_gradient(r, k, X0, X0 + n, X0 + 2 * n, T[s], 0, w, a, e, dgall);
             for (int j = 0; j < np; j++) {
+                if (eonly[j]) continue;     /* objectives do not depend on it */
                 mbs_deriv_param_dx(m, j, dx);
                 sens_objectives_d(r, X0, X0 + n, X0 + 2 * n, NULL, NULL, NULL, dx, T[s], 0, dgall);
                 grad[j] += w * dgall[k];
@@ -225,5 +233,6 @@ done:
     mbs_data_free(di);
     free(X); free(T); free(M); free(K); free(C); free(S); free(a); free(b); free(nu); free(r0);
     free(col); free(e); free(dr); free(dx); free(g); free(dgall); free(A0); free(ipiv);
+    free(nup); free(prod); free(W); free(eonly);
     return rc;
 }

@@ -48,6 +48,16 @@ void sens_trap_complete_d(const mbs_model *m, const double *z, const double *zd,
                           const double *r0, const double *dz, const double *dzd, const double *dzdd,
                           double *dr);
 
+/* Parameters that only set numbers of force elements and of functions no
+ * objective uses (param_products.c): flags[j] = 1. */
+void sens_param_classify(const mbs_model *m, int *element_only_flags);
+/* out[j] = nu . dr/drho_j at (q, qd, qdd) (time of r->d) for every
+ * parameter; element-only parameters in O(1) each, the others by a tangent
+ * sweep. Scratch: W (6 (nb + 1)), dx (nx), dr (nq). */
+void sens_param_products(sens_run *r, const double *q, const double *qd, const double *qdd,
+                         const double *nu, const int *eonly, double *out, double *W, double *dx,
+                         double *dr);
+
 /* Methods (each fills r->psi and r->grad). */
 int sens_ddm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
 int sens_ddm_rk4(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
