@@ -561,6 +561,20 @@ void mbs_model_print(const mbs_model *m, FILE *out)
         for (int k = 0; k < j->nq; k++) fprintf(out, "%s%s", k ? " " : "", m->coord_name[j->qoff + k]);
         fputc('\n', out);
     }
+    if (m->con.ncut > 0) {
+        fprintf(out, "\ncut joints (closed loops; %d constraints with drivers and Euler rows)\n",
+                mbs_con_nrows(m));
+        for (int k = 0; k < m->con.ncut; k++) {
+            const mbs_cut_info *c = &m->con.cut[k];
+            fprintf(out, "  %-16s %-12s %-16s %-16s ", c->name, mbs_joint_type_name(c->type),
+                    m->body[c->body[0]].name, m->body[c->body[1]].name);
+            if (c->nrows > 0) fprintf(out, "rows %d..%d  loop", c->row, c->row + c->nrows - 1);
+            else fputs("no rows  loop", out);
+            for (int i = 0; i < c->nloop; i++) fprintf(out, "%s%s", i ? " -> " : " ", m->body[c->loop[i]].name);
+            fputc('\n', out);
+        }
+    }
+
 
     if (m->npoint > 0) {
         fprintf(out, "\npoints (local coordinates)\n");

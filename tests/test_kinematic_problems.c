@@ -308,6 +308,48 @@ static void drivers(void)
     free(s);
 }
 
+/* Five-bar with the design parameter L_A1 changed (mbs_model_with_params:
+ * the copy keeps the loops): re-assembled with the angles at A and 1 held
+ * (thesis §7.1), joint point 1 moves to the new length. */
+static void fivebar_param(void)
+{
+    mbs_error err;
+    mbs_model *m = mbs_model_load(mbs_test_path("models/fivebar.json"), &err);
+    CHECK(m != NULL, "%s", err.msg);
+    if (!m) return;
+    const int np = mbs_model_nparams(m), k = mbs_param_find(m, "L_A1");
+    CHECK(k >= 0, "L_A1");
+    double *v = calloc((size_t)np, 8);
+    for (int i = 0; i < np; i++) v[i] = mbs_param_value(m, i);
+    v[k] += 0.05;
+    mbs_model *m2 = mbs_model_with_params(m, v, &err);
+    CHECK(m2 != NULL, "%s", err.msg);
+    if (m2) {
+        CHECK(mbs_model_ncuts(m2) == 1 && mbs_model_nconstraints(m2) == 6 &&
+              strcmp(mbs_constraint_name(m2, 0), "loop jB: point x") == 0, "copy keeps the loop");
+        double q[4], qd[4], q0[4], phi[6], r1[3];
+        mbs_model_initial_state(m2, q, qd);
+        memcpy(q0, q, sizeof q);
+        mbs_data *d = mbs_data_create(m2, NULL);
+        mbs_constraints(m2, d, q, 0, phi);
+        CHECK(maxabs(phi, 6) > 0.01, "the longer bar opens the loop: %g", maxabs(phi, 6));
+        mbs_assembly_report rep;
+        CHECK(mbs_assemble(m2, d, q, 0, NULL, &rep) == MBS_OK, "%s", mbs_data_error(d));
+        CHECK(q[0] == q0[0] && q[1] == q0[1], "angles at A and 1 held");
+        mbs_kinematics(m2, d, q, NULL, NULL);
+        mbs_point_kinematics(m2, d, mbs_point_find(m2, "A1.P1"), r1, NULL, NULL);
+        const double L = 1.4142135623730951 + 0.05;
+        CHECK(fabs(r1[0] - L * cos(q0[0])) < 1e-14 && fabs(r1[1] - L * sin(q0[0])) < 1e-14,
+              "point 1 at (%g, %g)", r1[0], r1[1]);
+        mbs_constraints(m2, d, q, 0, phi);
+        CHECK(maxabs(phi, 6) < 1e-10, "|Phi| %g", maxabs(phi, 6));
+        mbs_data_free(d);
+        mbs_model_free(m2);
+    }
+    free(v);
+    mbs_model_free(m);
+}
+
 /* An impossible four-bar: ground link 2 m, other links 0.1 + 0.35 + 0.3. */
 static void failure(void)
 {
@@ -372,6 +414,7 @@ int main(void)
     shipped();
     random_loops();
     drivers();
+    fivebar_param();
     failure();
     cli_info();
     return mbs_test_summary("test_kinematic_problems");
