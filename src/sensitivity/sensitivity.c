@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "sens_impl.h"
+#include "mbsens/constraints.h"
 
 /* ---------------------------------------------------------------- names */
 
@@ -190,7 +191,7 @@ done:
 int sens_psi_only(const mbs_model *m, const mbs_sens_options *o, double *psi,
                   mbs_sim_stats *stats, mbs_error *err)
 {
-    if (o->sim.formulation == MBS_FD_RECURSIVE) {
+    if (o->sim.formulation == MBS_FD_RECURSIVE && o->sim.loop == MBS_LOOP_NONE) {
         /* the RK4 quadrature of the fully recursive DDM, without sensitivities */
         sens_run r;
         memset(&r, 0, sizeof r);
@@ -287,6 +288,27 @@ int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_resu
         return err && err->code ? err->code : mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
     }
     mbs_data_set_ref(r.d, o->sim.ref);
+    /* Closed loops: the open-tree methods below differentiate the tree's
+     * equations and would ignore the constraints. Only the finite
+     * differences (which re-simulate with the closed-loop formulation) and
+     * the closed-loop methods dispatched here apply. */
+    const int closed = mbs_model_nloop_constraints(m) + mbs_model_ndriver_constraints(m) > 0;
+    if (o->method == MBS_SENS_DDM && o->sim.loop == MBS_LOOP_ALI3P) {
+        /* closed-loop formulations: direct differentiation of their discrete steps */
+        rc = sens_ddm_ali3p(&r, &res->stats, err);
+        goto finish;
+    }
+    if (o->method == MBS_SENS_DDM && o->sim.loop == MBS_LOOP_MATRIXR) {
+        rc = sens_ddm_matrixr(&r, &res->stats, err);
+        goto finish;
+    }
+    if ((closed || o->sim.loop != MBS_LOOP_NONE) && o->method != MBS_SENS_FD) {
+        rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
+                           "sensitivity: %s has closed loops; method %s is not available for them "
+                           "(closed-loop sensitivities: --method ddm with --formulation ali3p|matrixr, or --method fd)",
+                           m->name, mbs_sens_method_name(o->method));
+        goto finish;
+    }
     switch (o->method) {
     case MBS_SENS_DDM:
         rc = o->sim.formulation == MBS_FD_RECURSIVE ? sens_ddm_rk4(&r, &res->stats, err)
@@ -309,6 +331,7 @@ int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_resu
         break;
     default: rc = mbs_error_set(err, MBS_ERR_ARG, "sensitivity: unknown method %d", (int)o->method);
     }
+finish:
     mbs_data_free(r.d);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     res->wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
