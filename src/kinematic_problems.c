@@ -225,6 +225,33 @@ static int solve_free(mbs_con_ws *c, int nr, const int *freec, int nfree)
     return info == 0 ? 0 : -1;
 }
 
+int mbs_constraint_rank(const mbs_model *m, mbs_data *d, const double *q, double t, int *rank)
+{
+    if (!m || !d || !q || !rank) return MBS_ERR_ARG;
+    if (!isfinite(t)) return mbs_data_fail(d, MBS_ERR_NUMERIC, "mbs_constraint_rank: time is not finite");
+    int rc = mbs_data_check_state(d, q, NULL, NULL);
+    if (rc != MBS_OK) return rc;
+    mbs_con_ws *c = d->con;
+    const int n = mbs_con_nrows(m), nq = m->nq;
+    *rank = 0;
+    if (n == 0 || nq == 0) return MBS_OK;
+    mbs_kin_forward(m, m->x, &d->ws, q, NULL, NULL, 0);
+    mbs_con_kernel(m, m->x, &d->ws, q, NULL, NULL, t, NULL, c->Phi, NULL, NULL, NULL, NULL);
+    for (int j = 0; j < nq; j++) {
+        c->fixed[j] = j;
+        double *col = c->A + (size_t)j * n;
+        for (int r = 0; r < n; r++) col[r] = c->Phi[(size_t)r * nq + j];
+    }
+    const int ldb = n > nq ? n : nq;
+    for (int r = 0; r < ldb; r++) c->rhs[r] = 0;
+    lapack_int rk = 0;
+    lapack_int info = LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, n, nq, 1, c->A, n, c->rhs, ldb, c->sv, RCOND, &rk,
+                                          c->work, c->lwork, c->iwork);
+    if (info != 0) return mbs_data_fail(d, MBS_ERR_NUMERIC, "mbs_constraint_rank: the SVD failed");
+    *rank = (int)rk;
+    return MBS_OK;
+}
+
 /* Rows of the problem: every row, or all but the Euler rows. */
 static int problem_rows(const mbs_model *m, const kin_setup *s)
 {

@@ -65,12 +65,12 @@ static int is_fixed(const int *fx, int nf, int k)
 
 static void shipped(void)
 {
-    static const struct { const char *file; int nq, ncon, ncut, nfixed; } models[] = {
-        { "models/fivebar.json", 4, 6, 1, 2 },
-        { "models/slider_crank.json", 4, 3, 1, 1 },
-        { "models/slider_crank_nospring.json", 4, 3, 1, 1 },
-        { "models/fourbar_redundant.json", 3, 6, 1, 1 },
-        { "models/quarter_car.json", 9, 7, 2, 2 } };
+    static const struct { const char *file; int nq, ncon, ncut, nfixed, rank; } models[] = {
+        { "models/fivebar.json", 4, 6, 1, 2, 2 },
+        { "models/slider_crank.json", 4, 3, 1, 1, 3 },
+        { "models/slider_crank_nospring.json", 4, 3, 1, 1, 3 },
+        { "models/fourbar_redundant.json", 3, 6, 1, 1, 2 },
+        { "models/quarter_car.json", 9, 7, 2, 2, 7 } };
     mbs_rng rng;
     mbs_rng_seed(&rng, 7);
     for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
@@ -95,6 +95,10 @@ static void shipped(void)
               maxabs(phi, n));
         CHECK(mbs_constraint_velocity(m, d, q0, qd0, 0, phi) == MBS_OK && maxabs(phi, n) < 1e-12,
               "%s: |dPhi/dt(q0, qd0)| = %g", f, maxabs(phi, n));
+        /* independent equations and mobility (docs/models.md: the DOF column) */
+        int rank = -1;
+        CHECK(mbs_constraint_rank(m, d, q0, 0, &rank) == MBS_OK && rank == models[i].rank,
+              "%s: rank %d, expected %d (mobility %d)", f, rank, models[i].rank, nq - rank);
         for (int trial = 0; trial < 6; trial++) {
             mbs_kin_options opt;
             mbs_kin_options_default(&opt);

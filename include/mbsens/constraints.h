@@ -99,6 +99,12 @@ int mbs_constraint_velocity_rhs(const mbs_model *m, mbs_data *d, const double *q
 int mbs_constraint_acceleration_rhs(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
                                     double t, double *c);
 
+/* Numerical rank of Phi_q (every row, Euler rows included) at q: the number
+ * of independent constraint equations (singular values above 1e-11 times
+ * the largest). nq - rank is the mobility (degrees of freedom) of the
+ * mechanism at q; n - rank the number of redundant equations. */
+int mbs_constraint_rank(const mbs_model *m, mbs_data *d, const double *q, double t, int *rank);
+
 /* ---- kinematic problems (thesis §3.1) ----
  * Each solves the constraints stacked with rows B that hold chosen
  * coordinates ("fixed" coordinates: the degrees of freedom imposed by the
