@@ -38,6 +38,8 @@ typedef struct {
     double *a, *tid, *A, *B, *P;     /* accelerations, ID at them, dA/dq, dA/dqd, da/drho */
     double *gq, *gqd, *ga, *grho;    /* objective gradients */
     double *e, *dg, *mu, *dx;
+    double *nu, *prod, *W, *dr;      /* adjoint parameter products */
+    int *eonly;
 } cav;
 
 static int fd_and_jacobians(cav *c, double t, const double *q, const double *qd, int need_jac)
@@ -51,14 +53,17 @@ static int fd_and_jacobians(cav *c, double t, const double *q, const double *qd,
         if (rc) snprintf(c->msg, sizeof c->msg, "t = %.9g: %s", t, mbs_data_error(r->d));
         return rc;
     }
-    int rc = mbs_forward_dynamics_derivatives(m, r->d, alg, q, qd, NULL, c->a, c->A, c->B, NULL);
-    if (!rc && r->np > 0) rc = mbs_forward_dynamics_param_derivatives(m, r->d, alg, q, qd, NULL, NULL, c->P);
+    int rc = MBS_OK;
+    if (need_jac & 2 && r->np > 0) rc = mbs_forward_dynamics_param_derivatives(m, r->d, alg, q, qd, NULL, NULL, c->P);
+    /* last, so that its factors of M' stay in the data for solves */
+    if (!rc) rc = mbs_forward_dynamics_derivatives(m, r->d, alg, q, qd, NULL, c->a, c->A, c->B, NULL);
     if (rc) snprintf(c->msg, sizeof c->msg, "t = %.9g: %s", t, mbs_data_error(r->d));
     return rc;
 }
 
 /* gradients of objective k's part at (q, qd, a): gq, gqd, ga, grho */
-static void objective_gradients(cav *c, double t, const double *q, const double *qd, int terminal)
+static void objective_gradients(cav *c, double t, const double *q, const double *qd, int terminal,
+                                const int *skip)
 {
     sens_run *r = c->r;
     const int nq = r->nq;
@@ -76,6 +81,7 @@ static void objective_gradients(cav *c, double t, const double *q, const double 
             c->e[j] = 0;
         }
     for (int j = 0; j < r->np; j++) {
+        if (skip && skip[j]) { c->grho[j] = 0; continue; }
         mbs_deriv_param_dx(r->m, j, c->dx);
         sens_objectives_d(r, q, qd, c->a, NULL, NULL, NULL, c->dx, t, terminal, g);
         c->grho[j] = g[c->k];
@@ -113,7 +119,7 @@ static int rhs_b(realtype t, N_Vector y, N_Vector yB, N_Vector yBdot, void *user
     const double *yv = N_VGetArrayPointer(y), *l = N_VGetArrayPointer(yB);
     double *f = N_VGetArrayPointer(yBdot);
     if (fd_and_jacobians(c, t, yv, yv + nq, 1)) { c->failed = 1; return -1; }
-    objective_gradients(c, t, yv, yv + nq, 0);
+    objective_gradients(c, t, yv, yv + nq, 0, c->eonly);
     for (int j = 0; j < nq; j++) c->mu[j] = l[nq + j] + c->ga[j];
     for (int j = 0; j < nq; j++) {
         double sa = 0, sb = 0;
@@ -135,14 +141,25 @@ static int rhs_quad_b(realtype t, N_Vector y, N_Vector yB, N_Vector qBdot, void 
     const double *yv = N_VGetArrayPointer(y), *l = N_VGetArrayPointer(yB);
     double *f = N_VGetArrayPointer(qBdot);
     if (fd_and_jacobians(c, t, yv, yv + nq, 1)) { c->failed = 1; return -1; }
-    objective_gradients(c, t, yv, yv + nq, 0);
+    objective_gradients(c, t, yv, yv + nq, 0, c->eonly);
     for (int j = 0; j < nq; j++) c->mu[j] = l[nq + j] + c->ga[j];
-    /* backward quadrature runs from tF to t0: the integrand enters with a minus */
-    for (int p = 0; p < np; p++) {
-        double s = c->grho[p];
-        for (int i = 0; i < nq; i++) s += c->mu[i] * c->P[i * np + p];
-        f[p] = -s;
+    /* mu . a_rho without forming a_rho: a_rho = M'^-1 Pi(-dE_rho), so
+     * mu . a_rho = -Pi(M'^-1 mu) . dE_rho, the virtual power of the
+     * parameter tangents of the residual under nu = Pi(M'^-1 mu)
+     * (sens_param_products: O(1) per element-only parameter) */
+    sens_solve_mprime(r, c->mu, c->nu);
+    for (int i = 1; i <= r->m->nb; i++) {
+        const mbs_joint_info *jt = &r->m->joint[i];
+        if (jt->euler < 0) continue;
+        const int e0 = jt->qoff + jt->euler;
+        double pn = 0;
+        for (int k = 0; k < 4; k++) pn += yv[e0 + k] * c->nu[e0 + k];
+        for (int k = 0; k < 4; k++) c->nu[e0 + k] -= yv[e0 + k] * pn;
     }
+    mbs_data_set_time(r->d, t);
+    sens_param_products(r, yv, yv + nq, c->a, c->nu, c->eonly, c->prod, c->W, c->dx, c->dr);
+    /* backward quadrature runs from tF to t0: the integrand enters with a minus */
+    for (int p = 0; p < np; p++) f[p] = -(c->grho[p] - c->prod[p]);
     return 0;
 }
 
@@ -164,8 +181,11 @@ int sens_cavm(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     c.P = calloc(n * P, 8); c.gq = calloc(n, 8); c.gqd = calloc(n, 8); c.ga = calloc(n, 8);
     c.grho = calloc(P, 8); c.e = calloc(2 * n, 8); c.dg = calloc((size_t)no + 1, 8);
     c.mu = calloc(n, 8); c.dx = calloc((size_t)m->nx + 1, 8);
+    c.nu = calloc(n, 8); c.prod = calloc(P, 8); c.W = calloc(6 * ((size_t)m->nb + 1), 8); c.dr = calloc(n, 8);
+    c.eonly = calloc(P, sizeof(int));
+    if (c.eonly) sens_param_classify(m, c.eonly);
     if (!c.a || !c.tid || !c.A || !c.B || !c.P || !c.gq || !c.gqd || !c.ga || !c.grho || !c.e || !c.dg ||
-        !c.mu || !c.dx || SUNContext_Create(NULL, &ctx)) {
+        !c.mu || !c.dx || !c.nu || !c.prod || !c.W || !c.dr || !c.eonly || SUNContext_Create(NULL, &ctx)) {
         rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -199,7 +219,7 @@ int sens_cavm(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     const double *ps = N_VGetArrayPointer(yq);
     for (int k = 0; k < no; k++) r->psi[k] = ps[k];
     /* terminal terms and the objective gradients at tF */
-    if (fd_and_jacobians(&c, so->tf, yv, yv + nq, 1)) {
+    if (fd_and_jacobians(&c, so->tf, yv, yv + nq, 3)) {
         rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: %s", c.msg);
         goto done;
     }
@@ -220,8 +240,8 @@ int sens_cavm(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     for (int k = 0; k < no; k++) {
         c.k = k;
         /* terminal conditions from G */
-        fd_and_jacobians(&c, so->tf, yv, yv + nq, 1);
-        objective_gradients(&c, so->tf, yv, yv + nq, 1);
+        fd_and_jacobians(&c, so->tf, yv, yv + nq, 3);
+        objective_gradients(&c, so->tf, yv, yv + nq, 1, NULL);
         double *lB = N_VGetArrayPointer(yB);
         for (int j = 0; j < nq; j++) {
             double sa = 0, sb = 0;
@@ -275,5 +295,6 @@ done:
     if (ctx) SUNContext_Free(&ctx);
     free(c.a); free(c.tid); free(c.A); free(c.B); free(c.P); free(c.gq); free(c.gqd); free(c.ga);
     free(c.grho); free(c.e); free(c.dg); free(c.mu); free(c.dx);
+    free(c.nu); free(c.prod); free(c.W); free(c.dr); free(c.eonly);
     return rc;
 }

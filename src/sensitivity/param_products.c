@@ -17,6 +17,7 @@
  * residual (O(n)).
  */
 #include <string.h>
+#include <lapacke.h>
 
 #include "sens_impl.h"
 #include "../algebra.h"
@@ -126,5 +127,16 @@ void sens_param_products(sens_run *r, const double *q, const double *qd, const d
             s -= s6_dot(W + 6 * i, Q);
         }
         out[j] = s;
+    }
+}
+
+void sens_solve_mprime(sens_run *r, const double *x, double *y)
+{
+    const int nq = r->nq;
+    if (r->o->sim.formulation == MBS_FD_SEMI_RECURSIVE) {
+        memcpy(y, x, sizeof(double) * (size_t)nq);
+        if (nq > 0) LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', nq, 1, r->d->scratch, nq, y, 1);
+    } else {
+        mbs_aba_solve(r->m, &r->d->ws, &r->d->dws, x, y);
     }
 }
