@@ -45,9 +45,33 @@ static int element_only(const mbs_model *m, int j)
     return 1;
 }
 
+/* the spline function whose values all targets of parameter j set, or -1 */
+static int knot_function(const mbs_model *m, int j)
+{
+    const mbs_param_info *p = &m->param[j];
+    int f = -1;
+    for (int t = 0; t < p->ntargets; t++) {
+        int x = p->target[t], ft = -1;
+        for (int k = 0; k < m->nfunc; k++)
+            if (m->func[k].type == MBS_FUNC_SPLINE && x >= m->func[k].x && x < m->func[k].x + m->func[k].nx) ft = k;
+        if (ft < 0 || (f >= 0 && ft != f)) return -1;
+        f = ft;
+    }
+    return f;
+}
+
+/* flags: 0 general, 1 element-only, 2 + F: element-only and every target is
+ * a knot value of spline function F (linear in its values: products from
+ * the knot weights, O(1) each after one O(knots) pass per step) */
 void sens_param_classify(const mbs_model *m, int *element_only_flags)
 {
-    for (int j = 0; j < m->nparam; j++) element_only_flags[j] = element_only(m, j);
+    for (int j = 0; j < m->nparam; j++) {
+        element_only_flags[j] = element_only(m, j);
+        if (element_only_flags[j]) {
+            int f = knot_function(m, j);
+            if (f >= 0) element_only_flags[j] = 2 + f;
+        }
+    }
 }
 
 /* W_i = B_i W_h + b_i nu_i (positions in ws) into W (6 per body) */
@@ -64,6 +88,45 @@ static void virtual_twists(const mbs_model *m, const mbs_ws *w, const double *nu
     }
 }
 
+/* nu . (tangent of the residual) for the element-load tangents in dw at a
+ * fixed state: -nu . dQq - sum_i W_i . dQv_i */
+static double load_tangent_power(const mbs_model *m, const mbs_data *d, const double *nu, const double *W)
+{
+    const mbs_ws *dw = &d->dws;
+    double s = 0;
+    for (int k = 0; k < m->nq; k++) s -= nu[k] * dw->qfrc[k];
+    for (int i = 1; i <= m->nb; i++) {
+        const double *L = dw->xfrc + 15 * i;
+        int nz = 0;
+        for (int c = 0; c < 15 && !nz; c++) nz = L[c] != 0;
+        if (!nz) continue;
+        /* dQv = [df; dn + eps(A dP) - (A c) x df + g x df], g = r_G - r_i */
+        const double *A = d->ws.A + 9 * i, *ci = m->x + m->body[i].x_com;
+        double AP[9], Ac[3], g[3], Q[6], t3[3];
+        m3_mul(AP, A, L + 6);
+        m3_mv(Ac, A, ci);
+        v3_sub(g, d->ws.rG + 3 * i, d->ws.r + 3 * i);
+        v3_copy(Q, L);
+        Q[3] = L[3] + AP[5] - AP[7];
+        Q[4] = L[4] + AP[6] - AP[2];
+        Q[5] = L[5] + AP[1] - AP[3];
+        v3_cross(t3, Ac, L);
+        v3_sub(Q + 3, Q + 3, t3);
+        v3_cross_add(Q + 3, g, L);
+        s -= s6_dot(W + 6 * i, Q);
+    }
+    return s;
+}
+
+/* element-load tangents along dx (kinematic tangents zero) into d->dws */
+static void load_tangent(const mbs_model *m, mbs_data *d, const double *q, const double *qd, const double *dx)
+{
+    mbs_ws *dw = &d->dws;
+    memset(dw->xfrc, 0, sizeof(double) * 15 * ((size_t)m->nb + 1));
+    memset(dw->qfrc, 0, sizeof(double) * (size_t)m->nq);
+    mbs_forces_apply_d(m, m->x, &d->ws, dx, dw, q, qd, NULL, NULL, dw->qfrc, d->time);
+}
+
 void sens_param_products(sens_run *r, const double *q, const double *qd, const double *qdd,
                          const double *nu, const int *eonly, double *out, double *W, double *dx,
                          double *dr)
@@ -72,6 +135,7 @@ void sens_param_products(sens_run *r, const double *q, const double *qd, const d
     mbs_data *d = r->d;
     const int nq = r->nq;
     mbs_deriv_id_primal(m, d, q, qd, qdd, dr);
+    memset(dx, 0, sizeof(double) * (size_t)m->nx);
     int any_fast = 0;
     for (int j = 0; j < r->np; j++) any_fast |= eonly[j];
     if (any_fast) {
@@ -92,41 +156,39 @@ void sens_param_products(sens_run *r, const double *q, const double *qd, const d
             double s = 0;
             for (int k = 0; k < nq; k++) s += nu[k] * dr[k];
             out[j] = s;
+            memset(dx, 0, sizeof(double) * (size_t)m->nx);
             continue;
         }
-        /* element loads' tangent along dx_j at the fixed state */
-        mbs_ws *dw = &d->dws;
+        if (eonly[j] >= 2) continue;         /* spline knots: below */
+        /* element loads' tangent along dx_j at the fixed state (dx is zero
+         * outside the targets between parameters) */
         const mbs_param_info *p = &m->param[j];
-        memset(dx, 0, sizeof(double) * (size_t)m->nx);
         for (int t = 0; t < p->ntargets; t++) dx[p->target[t]] += p->scale[t];
-        memset(dw->xfrc, 0, sizeof(double) * 15 * ((size_t)m->nb + 1));
-        memset(dw->qfrc, 0, sizeof(double) * (size_t)nq);
-        mbs_forces_apply_d(m, m->x, &d->ws, dx, dw, q, qd, NULL, NULL, dw->qfrc, d->time);
+        load_tangent(m, d, q, qd, dx);
         for (int t = 0; t < p->ntargets; t++) dx[p->target[t]] = 0;
-        double s = 0;
-        for (int k = 0; k < nq; k++) s -= nu[k] * dw->qfrc[k];
-        for (int i = 1; i <= m->nb; i++) {
-            const double *L = dw->xfrc + 15 * i;
-            int nz = 0;
-            for (int c = 0; c < 15 && !nz; c++) nz = L[c] != 0;
-            if (!nz) continue;
-            /* dQv = [df; dn + eps(A dP) - (A c) x df + g x df], g = r_G - r_i */
-            const double *A = d->ws.A + 9 * i, *ci = m->x + m->body[i].x_com;
-            double AP[9], Ac[3], g[3], Q[6];
-            m3_mul(AP, A, L + 6);
-            m3_mv(Ac, A, ci);
-            v3_sub(g, d->ws.rG + 3 * i, d->ws.r + 3 * i);
-            v3_copy(Q, L);
-            Q[3] = L[3] + AP[5] - AP[7];
-            Q[4] = L[4] + AP[6] - AP[2];
-            Q[5] = L[5] + AP[1] - AP[3];
-            double t3[3];
-            v3_cross(t3, Ac, L);
-            v3_sub(Q + 3, Q + 3, t3);
-            v3_cross_add(Q + 3, g, L);
-            s -= s6_dot(W + 6 * i, Q);
+        out[j] = load_tangent_power(m, d, nu, W);
+    }
+    /* spline knots: one tangent per function along its constant-one
+     * direction (the spline through all-ones values is 1: the load at unit
+     * time factor), times the knot weights W_k(t) */
+    for (int f = 0; f < m->nfunc; f++) {
+        int used = 0;
+        for (int j = 0; j < r->np && !used; j++) used = eonly[j] == 2 + f;
+        if (!used) continue;
+        const mbs_func_info *fi = &m->func[f];
+        for (int k = 0; k < fi->nx; k++) dx[fi->x + k] = 1;
+        load_tangent(m, d, q, qd, dx);
+        const double S = load_tangent_power(m, d, nu, W);
+        /* the weights, with dx's block as scratch */
+        mbs_func_dx(fi, m->x, d->time, dx + fi->x);
+        for (int j = 0; j < r->np; j++) {
+            if (eonly[j] != 2 + f) continue;
+            const mbs_param_info *p = &m->param[j];
+            double s = 0;
+            for (int t = 0; t < p->ntargets; t++) s += p->scale[t] * dx[p->target[t]];
+            out[j] = s * S;
         }
-        out[j] = s;
+        for (int k = 0; k < fi->nx; k++) dx[fi->x + k] = 0;
     }
 }
 
