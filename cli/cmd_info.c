@@ -34,6 +34,17 @@ static void text_bound(cli_buf *b, double x)
         cli_buf_printf(b, "%.9g", x);
 }
 
+/* Mobility at the initial configuration: nq - rank(Phi_q) (mbs_constraint_rank);
+ * -1 if it cannot be computed. For a tree it is the number of DOF. */
+static int mobility(const mbs_model *m, const double *q0)
+{
+    mbs_data *d = mbs_data_create(m, NULL);
+    int rank = 0;
+    int rc = d ? mbs_constraint_rank(m, d, q0, 0, &rank) : MBS_ERR_NOMEM;
+    mbs_data_free(d);
+    return rc == MBS_OK ? mbs_model_nq(m) - rank : -1;
+}
+
 static void text_info(cli_buf *b, const mbs_model *m, const double *q0, const double *qd0)
 {
     int nb = mbs_model_nbodies(m), nq = mbs_model_nq(m), np = mbs_model_npoints(m);
@@ -46,6 +57,8 @@ static void text_info(cli_buf *b, const mbs_model *m, const double *q0, const do
     cli_buf_printf(b, "coordinates  %d\n", nq);
     cli_buf_printf(b, "dof          %d\n", mbs_model_ndof(m));
     cli_buf_printf(b, "constraints  %d\n", mbs_model_nconstraints(m));
+    if (mbs_model_ncuts(m) > 0 || mbs_model_ndrivers(m) > 0)
+        cli_buf_printf(b, "mobility     %d (at q0)\n", mobility(m, q0));
     cli_buf_printf(b, "points       %d\n", np);
     cli_buf_printf(b, "vectors      %d\n", nv);
     cli_buf_printf(b, "parameters   %d\n", npar);
@@ -166,9 +179,9 @@ static void json_info(cli_buf *b, const mbs_model *m, const double *q0, const do
     cli_buf_puts(b, "{\n  \"model\": ");
     cli_json_str(b, mbs_model_name(m));
     cli_buf_printf(b, ",\n  \"n_bodies\": %d,\n  \"n_coordinates\": %d,\n  \"n_dof\": %d,\n"
-                      "  \"n_constraints\": %d,\n  \"n_points\": %d,\n  \"n_vectors\": %d,\n"
+                      "  \"n_constraints\": %d,\n  \"mobility\": %d,\n  \"n_points\": %d,\n  \"n_vectors\": %d,\n"
                       "  \"n_parameters\": %d,\n",
-                   nb, nq, mbs_model_ndof(m), mbs_model_nconstraints(m), np, nv, npar);
+                   nb, nq, mbs_model_ndof(m), mbs_model_nconstraints(m), mobility(m, q0), np, nv, npar);
     cli_buf_puts(b, "  \"gravity\": ");
     cli_json_vec(b, g, 3);
 
