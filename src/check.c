@@ -14,6 +14,7 @@
 
 #include "mbsens/mbsens.h"
 #include "kernels/kernels.h"
+#include "forces/force.h"
 #include "builder.h"
 
 static const double H = 1e-30;
@@ -53,11 +54,13 @@ typedef struct {
     mreal *x, *q, *qd, *qdd, *tau, *out;
 } cs_pipe;
 
+/* loads as mbs_data_prepare_loads applies them: no user loads, the force
+ * elements at time t */
 static void cs_prepare(cs_pipe *c, mreal t)
 {
-    (void)t;
     for (int k = 0; k < 15 * (c->m->nb + 1); k++) c->w.xfrc[k] = 0;
     for (int k = 0; k < c->m->nq; k++) c->w.qfrc[k] = 0;
+    mbs_forces_apply_cs(c->m, c->x, &c->w, c->q, c->qd, t);
 }
 
 static void cs_id(cs_pipe *c)

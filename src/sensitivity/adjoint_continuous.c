@@ -147,7 +147,7 @@ static int rhs_quad_b(realtype t, N_Vector y, N_Vector yB, N_Vector qBdot, void 
      * mu . a_rho = -Pi(M'^-1 mu) . dE_rho, the virtual power of the
      * parameter tangents of the residual under nu = Pi(M'^-1 mu)
      * (sens_param_products: O(1) per element-only parameter) */
-    sens_solve_mprime(r, c->mu, c->nu);
+    sens_solve_mprime(r, yv, yv + nq, c->mu, c->nu, c->dr);
     for (int i = 1; i <= r->m->nb; i++) {
         const mbs_joint_info *jt = &r->m->joint[i];
         if (jt->euler < 0) continue;

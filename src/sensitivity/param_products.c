@@ -17,7 +17,6 @@
  * residual (O(n)).
  */
 #include <string.h>
-#include <lapacke.h>
 
 #include "sens_impl.h"
 #include "../algebra.h"
@@ -192,13 +191,11 @@ void sens_param_products(sens_run *r, const double *q, const double *qd, const d
     }
 }
 
-void sens_solve_mprime(sens_run *r, const double *x, double *y)
+void sens_solve_mprime(sens_run *r, const double *q, const double *qd, const double *x, double *y,
+                       double *scratch)
 {
-    const int nq = r->nq;
-    if (r->o->sim.formulation == MBS_FD_SEMI_RECURSIVE) {
-        memcpy(y, x, sizeof(double) * (size_t)nq);
-        if (nq > 0) LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', nq, 1, r->d->scratch, nq, y, 1);
-    } else {
-        mbs_aba_solve(r->m, &r->d->ws, &r->d->dws, x, y);
-    }
+    /* the articulated-body factors at (q, qd) (fully recursive forward
+     * dynamics, O(n)), whatever formulation r runs: M' is the same matrix */
+    mbs_fd_unchecked(r->m, r->d, MBS_FD_RECURSIVE, q, qd, NULL, scratch);
+    mbs_aba_solve(r->m, &r->d->ws, &r->d->dws, x, y);
 }

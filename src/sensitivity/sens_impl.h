@@ -48,6 +48,12 @@ void sens_trap_complete_d(const mbs_model *m, const double *z, const double *zd,
                           const double *r0, const double *dz, const double *dzd, const double *dzdd,
                           double *dr);
 
+/* y = M'^-1 x at q (M' = M completed along the Euler parameters) by the
+ * articulated-body factors (O(n)); scratch: nq doubles. Overwrites the
+ * kinematics in r->d. */
+void sens_solve_mprime(sens_run *r, const double *q, const double *qd, const double *x, double *y,
+                       double *scratch);
+
 /* Parameters that only set numbers of force elements and of functions no
  * objective uses (param_products.c): flags[j] = 1. */
 void sens_param_classify(const mbs_model *m, int *element_only_flags);
@@ -63,6 +69,38 @@ int sens_ddm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
 int sens_ddm_rk4(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
 int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
 int sens_cavm(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
+
+/* Closed loops, direct differentiation of the discrete steps (ddm_ali3p.c,
+ * ddm_matrixr.c; docs/formulations.md "Sensitivities of the closed-loop
+ * formulations").
+ *
+ * For an adjoint of these formulations (to be written): the forward data
+ * of every step is exposed by the stepper, after each mbs_integrator_step,
+ * through mbs_form_last_step(it) (src/formulations/form_impl.h,
+ * mbs_form_step): t, h; the converged z; the unprojected Newmark values
+ * zd_star, zdd_star at z; the projected zd, zdd (the integrator's state);
+ * lambda (ali3p: lambda* after the last update, the multipliers of
+ * r + Phi_q^T lambda = 0); sigma, kappa (iterative projections: their
+ * final multipliers); vel_projected / acc_projected (the branch taken:
+ * an adjoint must skip exactly the projections the step skipped); matrixr:
+ * zi, zdi, zddi (independent coordinates; z, zd, zdd follow from the
+ * kinematic problems, mbs_form_matrixr_kinematics, warm-started from the
+ * stored z). The arrays are overwritten by the next step: copy them (n
+ * doubles each for z, zd, zdd, zd_star, zdd_star, nc for lambda, 2 flags
+ * per step) to store the trajectory. The t0 record (h = 0) holds the
+ * penalty (ali3p) or Matrix R initial accelerations and multipliers. The
+ * derivative building blocks are in src/formulations/form_impl.h
+ * (mbs_form_primal / mbs_form_tangent: residual and constraint tangents
+ * along any direction, force elements included) and ddm_ali3p.c (the exact
+ * step tangent, the projection derivatives). */
+int sens_ddm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
+/* Kinematic sensitivities of the initial state of a closed-loop model
+ * (ddm_ali3p.c): the assembly with the model's fixed coordinates held and
+ * the velocity problem, z0' and zd0' (n x np, column per parameter), by
+ * minimum-norm least squares as the kinematic problems. */
+int sens_loops_kinematic_init(sens_run *r, double t, const double *z, const double *zd, const double *zdd,
+                              double *Z, double *Zd, mbs_error *err);
+int sens_ddm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
 
 /* Complex-step reference on the RK4 scheme (complex_step.c). */
 int mbs_sens_complex_step_rk4(const mbs_model *m, const mbs_sim_options *so, double *psi,
