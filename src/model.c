@@ -12,6 +12,7 @@
 #include "model_util.h"
 #include "builder.h"
 #include "force_model.h"
+#include "objective_model.h"
 
 const char *const mbs_inertia_entry_names[6] = { "xx", "yy", "zz", "xy", "xz", "yz" };
 
@@ -95,6 +96,7 @@ void mbs_model_free(mbs_model *m)
     free(m->sim.output);
     mbs_forces_free(m);
     mbs_con_model_free(m);
+    mbs_objectives_free(m);
     free(m->body);
     free(m->joint);
     free(m->coord_name);
@@ -148,6 +150,8 @@ mbs_model *mbs_model_copy(const mbs_model *m)
     c->func = NULL;
     c->nforce = c->nfunc = 0;
     memset(&c->con, 0, sizeof c->con);
+    c->obj = NULL;
+    c->nobj = 0;
     int fail = 0;
     size_t nb1 = (size_t)m->nb + 1;
 
@@ -224,6 +228,7 @@ mbs_model *mbs_model_copy(const mbs_model *m)
     if (fail) goto oom;
     if (mbs_forces_copy(c, m) != 0) goto oom;
     if (mbs_con_model_copy(c, m) != 0) goto oom;
+    if (mbs_objectives_copy(c, m) != 0) goto oom;
     return c;
 oom:
     mbs_model_free(c);
@@ -574,7 +579,6 @@ void mbs_model_print(const mbs_model *m, FILE *out)
             fputc('\n', out);
         }
     }
-
 
     if (m->npoint > 0) {
         fprintf(out, "\npoints (local coordinates)\n");

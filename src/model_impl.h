@@ -177,6 +177,43 @@ typedef struct mbs_model_sim {
     mbs_output *output;        /* the "outputs" section, in file order */
 } mbs_model_sim;
 
+/* An objective function (src/kernels/objectives.c, docs/sensitivity.md):
+ *   psi = integral over [t0, tF] of sum(integral terms) dt + sum(terminal terms at tF)
+ * Each term is weight * |e|^2 (squared) or weight * e (linear, scalar e), with
+ * e = quantity - reference. */
+typedef enum mbs_objective_quantity {
+    MBS_OBJQ_POINT_POSITION = 0,
+    MBS_OBJQ_POINT_VELOCITY,
+    MBS_OBJQ_POINT_ACCELERATION,
+    MBS_OBJQ_COORDINATE,
+    MBS_OBJQ_COORDINATE_VELOCITY,
+    MBS_OBJQ_COORDINATE_ACCELERATION,
+    MBS_OBJQ_ANGULAR_VELOCITY,
+    MBS_OBJQ_KINETIC_ENERGY       /* of the whole system (scalar) */
+} mbs_objective_quantity;
+
+typedef struct mbs_objective_term {
+    mbs_objective_quantity quantity;
+    int point;             /* point index (point quantities), else -1 */
+    int coord;             /* coordinate index (coordinate quantities), else -1 */
+    int body;              /* body (angular velocity), else -1 */
+    int vector;            /* angular velocity: project on this body vector (-1: global axes) */
+    int component;         /* 0..2: one component of a vector quantity; -1: all */
+    int squared;           /* 1: weight |e|^2, 0: weight e (scalar only) */
+    double weight;
+    int nref;              /* 1 or 3 reference values (components used) */
+    double ref[3];         /* constant reference, where func[k] < 0 */
+    int func[3];           /* time function per component, -1 for the constant */
+} mbs_objective_term;
+
+typedef struct mbs_objective_info {
+    char *name;
+    char *where;
+    int nterm;             /* integral terms first, then terminal ones */
+    int nintegral;
+    mbs_objective_term *term;
+} mbs_objective_info;
+
 struct mbs_model {
     char *name;
     char *source;          /* file it was loaded from */
@@ -207,6 +244,8 @@ struct mbs_model {
     int nfunc;
     mbs_func_info *func;   /* time functions, in file order */
     mbs_model_con con;     /* closed loops, drivers, assembly settings */
+    int nobj;
+    mbs_objective_info *obj; /* objective functions, in file order */
 };
 
 /* Names of the inertia entries, in model-vector order. */

@@ -21,6 +21,7 @@
 #include "constraints.h"
 #include "simulate.h"
 #include "check.h"
+#include "sensitivity.h"
 
 #ifdef __cplusplus
 extern "C" {
