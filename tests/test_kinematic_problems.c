@@ -95,6 +95,15 @@ static void shipped(void)
               maxabs(phi, n));
         CHECK(mbs_constraint_velocity(m, d, q0, qd0, 0, phi) == MBS_OK && maxabs(phi, n) < 1e-12,
               "%s: |dPhi/dt(q0, qd0)| = %g", f, maxabs(phi, n));
+        /* springs unstretched at the start (thesis Tables 7.1, 7.9) */
+        mbs_kinematics(m, d, q0, qd0, NULL);
+        for (int k = 0; k < mbs_model_nforces(m); k++) {
+            const char *fn = mbs_force_name(m, k);
+            double L = mbs_force_length(m, d, k), L0 = strcmp(fn, "spring1") == 0 && strstr(f, "fivebar") ? sqrt(5)
+                                                   : strcmp(fn, "spring2") == 0 ? sqrt(17) / 2
+                                                   : strstr(f, "slider") ? 0.25 : NAN;
+            if (!isnan(L0)) CHECK(fabs(L - L0) < 1e-14, "%s: %s length %.17g, expected %.17g", f, fn, L, L0);
+        }
         /* independent equations and mobility (docs/models.md: the DOF column) */
         int rank = -1;
         CHECK(mbs_constraint_rank(m, d, q0, 0, &rank) == MBS_OK && rank == models[i].rank,
