@@ -36,6 +36,7 @@ static void usage(FILE *out)
           "                       [--solver newton|fixedpoint] [--formulation fr|semi]\n"
           "                       [--ref com|origin|joint] [--dt H] [--tf T]\n"
           "                       [--tolerance TOL] [--max-iterations N]\n"
+          "                       [--tangent fd|analytic] [--tangent-update iteration|step]\n"
           "                       [--rtol R] [--atol A] [--cvodes-method bdf|adams]\n"
           "                       [--no-project] [--out FILE.csv] [--quiet]\n"
           "\n"
@@ -58,6 +59,10 @@ static void usage(FILE *out)
           "  --tf T              final time (default 1)\n"
           "  --tolerance TOL     trapezoidal: 2-norm of the increment (default 1e-10)\n"
           "  --max-iterations N  trapezoidal: iterations per step (default 20)\n"
+          "  --tangent KIND      trapezoidal Newton tangent: fd (central differences,\n"
+          "                      default) or analytic (analytical derivatives)\n"
+          "  --tangent-update W  trapezoidal Newton: re-evaluate the tangent every\n"
+          "                      iteration (default) or once per step\n"
           "  --rtol R, --atol A  cvodes: tolerances (defaults 1e-8, 1e-10)\n"
           "  --cvodes-method M   cvodes: bdf (default) or adams\n"
           "  --no-project        do not project Euler parameters onto |p| = 1 after steps\n"
@@ -91,6 +96,13 @@ static int parse_enum(const char *cmd, const char *opt, const char *s, int (*fro
     if (k < 0) return cli_usage_error(cmd, usage, "%s: unknown value '%s' (expected %s)", opt, s, choices);
     *out = k;
     return CLI_EXIT_OK;
+}
+
+static int tangent_from_name(const char *name)
+{
+    if (!strcmp(name, "fd")) return 0;
+    if (!strcmp(name, "analytic")) return 1;
+    return -1;
 }
 
 /* ---------------------------------------------------------------- output */
@@ -251,6 +263,7 @@ int cmd_simulate(int argc, char **argv)
     const char *cmd = "simulate";
     const char *s_integ = NULL, *s_solver = NULL, *s_form = NULL, *s_ref = NULL, *s_dt = NULL, *s_tf = NULL;
     const char *s_tol = NULL, *s_maxit = NULL, *s_rtol = NULL, *s_atol = NULL, *s_cvm = NULL, *out = NULL;
+    const char *s_tangent = NULL, *s_tupd = NULL;
     const char *pos[1];
     int no_project = 0, quiet = 0, npos = 0;
     const cli_option opts[] = {
@@ -260,6 +273,7 @@ int cmd_simulate(int argc, char **argv)
         {"--tolerance", NULL, &s_tol, NULL},      {"--max-iterations", NULL, &s_maxit, NULL},
         {"--rtol", NULL, &s_rtol, NULL},          {"--atol", NULL, &s_atol, NULL},
         {"--cvodes-method", NULL, &s_cvm, NULL},  {"--no-project", NULL, NULL, &no_project},
+        {"--tangent", NULL, &s_tangent, NULL},    {"--tangent-update", NULL, &s_tupd, NULL},
         {"--out", "-o", &out, NULL},              {"--quiet", "-q", NULL, &quiet},
     };
     int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
@@ -269,6 +283,7 @@ int cmd_simulate(int argc, char **argv)
 
     /* Check the option values before loading the model (usage errors, 2). */
     int e_integ = -1, e_solver = -1, e_form = -1, e_ref = -1, e_cvm = -1, maxit = 0;
+    int e_tupd = -1, e_tangent = -1;
     double dt = 0, tf = 0, tol = 0, rtol = 0, atol = 0;
     if ((s_integ && (rc = parse_enum(cmd, "--integrator", s_integ, mbs_integrator_from_name,
                                      "trapezoidal, rk4 or cvodes", &e_integ))) ||
@@ -279,6 +294,10 @@ int cmd_simulate(int argc, char **argv)
         (s_ref && (rc = parse_enum(cmd, "--ref", s_ref, mbs_ref_point_from_name, "com, origin or joint", &e_ref))) ||
         (s_cvm && (rc = parse_enum(cmd, "--cvodes-method", s_cvm, mbs_cvodes_method_from_name, "bdf or adams",
                                    &e_cvm))) ||
+        (s_tupd && (rc = parse_enum(cmd, "--tangent-update", s_tupd, mbs_tangent_update_from_name,
+                                    "iteration or step", &e_tupd))) ||
+        (s_tangent && (rc = parse_enum(cmd, "--tangent", s_tangent, tangent_from_name, "fd or analytic",
+                                       &e_tangent))) ||
         (s_dt && (rc = parse_double(cmd, "--dt", s_dt, 1, &dt))) ||
         (s_tf && (rc = parse_double(cmd, "--tf", s_tf, 0, &tf))) ||
         (s_tol && (rc = parse_double(cmd, "--tolerance", s_tol, 1, &tol))) ||
@@ -309,6 +328,8 @@ int cmd_simulate(int argc, char **argv)
     if (s_rtol) o.rtol = rtol;
     if (s_atol) o.atol = atol;
     if (maxit) o.max_iterations = maxit;
+    if (e_tupd >= 0) o.tangent_update = (mbs_tangent_update)e_tupd;
+    if (e_tangent >= 0) o.tangent = e_tangent ? mbs_tangent_analytic : NULL;
     if (no_project) o.project = 0;
     mbs_error err;
     memset(&err, 0, sizeof err);
@@ -395,8 +416,11 @@ int cmd_simulate(int argc, char **argv)
                 mbs_ref_point_name(o.ref), o.dt, o.t0, o.tf);
         fprintf(stderr, "  steps            %ld (%ld output rows)\n", st.steps, s.rows);
         if (trap)
-            fprintf(stderr, "  iterations       mean %.2f, max %d per step (%s)\n", st.iterations_mean,
-                    st.iterations_max, mbs_nl_solver_name(o.solver));
+            fprintf(stderr, "  iterations       mean %.2f, max %d per step (%s%s%s%s)\n", st.iterations_mean,
+                    st.iterations_max, mbs_nl_solver_name(o.solver),
+                    o.solver == MBS_SOLVER_NEWTON ? ", tangent " : "",
+                    o.solver == MBS_SOLVER_NEWTON ? (o.tangent == mbs_tangent_analytic ? "analytic" : "fd") : "",
+                    o.solver == MBS_SOLVER_NEWTON && o.tangent_update == MBS_TANGENT_STEP ? " once per step" : "");
         else if (o.integrator == MBS_INTEGRATOR_CVODES)
             fprintf(stderr, "  iterations       %ld nonlinear (%.2f per step), %ld error-test failures\n",
                     st.iterations, st.iterations_mean, st.error_test_fails);

@@ -59,12 +59,22 @@ typedef enum mbs_cvodes_method {
     MBS_CVODES_ADAMS      /* "adams": fixed-point iteration, projection at output times */
 } mbs_cvodes_method;
 
+/* When the trapezoidal rule's Newton iteration re-evaluates and factorizes
+ * its tangent (the converged solution is the same to the tolerance; only
+ * the cost and the iteration counts change). */
+typedef enum mbs_tangent_update {
+    MBS_TANGENT_ITERATION = 0,/* "iteration": every iteration (full Newton-Raphson; default) */
+    MBS_TANGENT_STEP          /* "step": first iteration of every step (modified Newton) */
+} mbs_tangent_update;
+
 const char *mbs_integrator_name(mbs_integrator_type t);
 int mbs_integrator_from_name(const char *name);         /* -1 if unknown */
 const char *mbs_nl_solver_name(mbs_nl_solver s);
 int mbs_nl_solver_from_name(const char *name);          /* -1 if unknown */
 const char *mbs_cvodes_method_name(mbs_cvodes_method c);
 int mbs_cvodes_method_from_name(const char *name);      /* -1 if unknown */
+const char *mbs_tangent_update_name(mbs_tangent_update u);
+int mbs_tangent_update_from_name(const char *name);     /* -1 if unknown */
 
 /* ---- tangent of the inverse-dynamics residual ----
  *
@@ -112,6 +122,8 @@ typedef struct mbs_sim_options {
     double tolerance;                 /* trapezoidal: convergence when the 2-norm of the
                                        * increment dz is below this (1e-10) */
     int max_iterations;               /* trapezoidal: iterations per step (20) */
+    mbs_tangent_update tangent_update;/* trapezoidal Newton: when the tangent is
+                                       * re-evaluated (iteration) */
     double rtol, atol;                /* cvodes: relative and absolute tolerances (1e-8, 1e-10) */
     mbs_cvodes_method cvodes_method;  /* (bdf) */
     long cvodes_max_steps;            /* cvodes: internal steps per output interval (100000) */

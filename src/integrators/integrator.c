@@ -66,6 +66,23 @@ int mbs_cvodes_method_from_name(const char *name)
     return -1;
 }
 
+const char *mbs_tangent_update_name(mbs_tangent_update u)
+{
+    switch (u) {
+    case MBS_TANGENT_ITERATION: return "iteration";
+    case MBS_TANGENT_STEP: return "step";
+    }
+    return "?";
+}
+
+int mbs_tangent_update_from_name(const char *name)
+{
+    if (!name) return -1;
+    if (!strcmp(name, "iteration")) return MBS_TANGENT_ITERATION;
+    if (!strcmp(name, "step")) return MBS_TANGENT_STEP;
+    return -1;
+}
+
 /* ---------------------------------------------------------------- options */
 
 mbs_sim_options mbs_sim_options_default(void)
@@ -81,6 +98,7 @@ mbs_sim_options mbs_sim_options_default(void)
     o.tf = 1;
     o.tolerance = 1e-10;
     o.max_iterations = 20;
+    o.tangent_update = MBS_TANGENT_ITERATION;
     o.rtol = 1e-8;
     o.atol = 1e-10;
     o.cvodes_method = MBS_CVODES_BDF;
@@ -108,6 +126,8 @@ int mbs_sim_options_check(const mbs_sim_options *o, mbs_error *err)
         return mbs_error_set(err, MBS_ERR_ARG, "simulation options: unknown integrator %d", (int)o->integrator);
     if (o->solver != MBS_SOLVER_NEWTON && o->solver != MBS_SOLVER_FIXEDPOINT)
         return mbs_error_set(err, MBS_ERR_ARG, "simulation options: unknown solver %d", (int)o->solver);
+    if (mbs_tangent_update_from_name(mbs_tangent_update_name(o->tangent_update)) < 0)
+        return mbs_error_set(err, MBS_ERR_ARG, "simulation options: unknown tangent update %d", (int)o->tangent_update);
     if (o->cvodes_method != MBS_CVODES_BDF && o->cvodes_method != MBS_CVODES_ADAMS)
         return mbs_error_set(err, MBS_ERR_ARG, "simulation options: unknown cvodes method %d", (int)o->cvodes_method);
     if (!isfinite(o->t0))

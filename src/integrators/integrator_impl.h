@@ -64,6 +64,12 @@ void mbs_integ_id(const mbs_model *m, mbs_data *d, const double *q, const double
 /* max over Euler-parameter joints of ||p| - 1| (0 if none). */
 double mbs_integ_euler_drift(const mbs_model *m, const double *q);
 
+/* Trapezoidal rule: the discrete equations of a step of size h from the
+ * current state at the correction D to the predictor (NULL: 0): completed
+ * residual r' (nq) and, if S is not NULL, the scaled tangent
+ * S' = beta h^2 dr'/dD (nq x nq, row-major). For tests and sensitivity code. */
+int mbs_trap_eval(mbs_integrator *it, double h, const double *D, double *r, double *S);
+
 extern const mbs_integ_method mbs_integ_trapezoidal;
 extern const mbs_integ_method mbs_integ_rk4;
 extern const mbs_integ_method mbs_integ_cvodes;

@@ -175,6 +175,31 @@ static void assemble_tangent(const mbs_model *m, trap_ws *w, double h)
     }
 }
 
+/* Evaluate, complete and factorize the tangent at the current iterate (the
+ * body terms of the iterate are in d: the residual was just evaluated). */
+static int factorize_tangent(mbs_integrator *it, trap_ws *w, double h)
+{
+    const mbs_model *m = it->m;
+    const int nq = m->nq;
+    mbs_crba(m, &it->d->ws, w->M);
+    int rc = it->o.tangent(it->o.tangent_ctx, m, it->d, w->z, w->zd, w->zdd, w->K, w->C, w->work);
+    it->st.tangent_evals++;
+    if (rc) return mbs_integ_fail(it, rc, "tangent: %s", mbs_data_error(it->d));
+    assemble_tangent(m, w, h);
+    it->st.factorizations++;
+    lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nq, nq, w->S, nq, w->ipiv);
+    if (info != 0)
+        return mbs_integ_fail(it, MBS_ERR_NUMERIC, "tangent matrix singular (%s)",
+                              info > 0 ? m->coord_name[info - 1] : "bad argument");
+    return MBS_OK;
+}
+
+/* Newton-Raphson. The factorized tangent is re-evaluated at every iteration
+ * (mbs_sim_options.tangent_update = iteration: full Newton, quadratic
+ * convergence) or at the first iteration of every step (step: modified
+ * Newton, linear convergence at a rate ~ the change of the tangent over the
+ * step; cheaper when the tangent dominates the cost). The converged
+ * solution is the same to the tolerance. */
 static int newton(mbs_integrator *it, trap_ws *w, double h, int *iters, double *ndz)
 {
     const mbs_model *m = it->m;
@@ -183,20 +208,14 @@ static int newton(mbs_integrator *it, trap_ws *w, double h, int *iters, double *
         *iters = k;
         mbs_integ_id(m, it->d, w->z, w->zd, w->zdd, w->r0);
         it->st.fevals++;
-        mbs_crba(m, &it->d->ws, w->M);      /* body terms of this iterate are in d */
         complete_residual(m, w);
         double nr = norm2(w->r, nq);
         if (!isfinite(nr))
             return mbs_integ_fail(it, MBS_ERR_NUMERIC, "residual not finite");
-        int rc = it->o.tangent(it->o.tangent_ctx, m, it->d, w->z, w->zd, w->zdd, w->K, w->C, w->work);
-        it->st.tangent_evals++;
-        if (rc) return mbs_integ_fail(it, rc, "tangent: %s", mbs_data_error(it->d));
-        assemble_tangent(m, w, h);
-        it->st.factorizations++;
-        lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nq, nq, w->S, nq, w->ipiv);
-        if (info != 0)
-            return mbs_integ_fail(it, MBS_ERR_NUMERIC, "tangent matrix singular (%s)",
-                                  info > 0 ? m->coord_name[info - 1] : "bad argument");
+        if (k == 1 || it->o.tangent_update == MBS_TANGENT_ITERATION) {
+            int rc = factorize_tangent(it, w, h);
+            if (rc) return rc;
+        }
         for (int c = 0; c < nq; c++) w->dz[c] = -BETA * h * h * w->r[c];
         LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nq, 1, w->S, nq, w->ipiv, w->dz, nq);
         for (int c = 0; c < nq; c++) w->D[c] += w->dz[c];
@@ -230,6 +249,41 @@ static int fixed_point(mbs_integrator *it, trap_ws *w, double t1, double h, int 
         if (*ndz < it->o.tolerance) return MBS_OK;
     }
     return 1;
+}
+
+/* The discrete equations of a step from the current state, exposed for
+ * tests and sensitivity code (integrator_impl.h): at the correction D
+ * (z = z_pred + D), the completed residual r' and, if S is not NULL, the
+ * scaled tangent S' = beta h^2 dr'/dD (row-major). Uses the integrator's
+ * work arrays; the state is not changed. */
+int mbs_trap_eval(mbs_integrator *it, double h, const double *D, double *r, double *S)
+{
+    trap_ws *w = it->impl;
+    const mbs_model *m = it->m;
+    const int nq = it->nq;
+    const size_t bytes = sizeof(double) * (size_t)nq;
+    if (it->o.integrator != MBS_INTEGRATOR_TRAPEZOIDAL) return MBS_ERR_ARG;
+    memcpy(w->zn, it->q, bytes);
+    memcpy(w->zdn, it->qd, bytes);
+    memcpy(w->zddn, it->qdd, bytes);
+    for (int k = 0; k < nq; k++) {
+        w->zp[k] = w->zn[k] + h * w->zdn[k] + 0.5 * h * h * w->zddn[k];
+        w->zdp[k] = w->zdn[k] + h * w->zddn[k];
+        w->D[k] = D ? D[k] : 0;
+    }
+    affine(w, nq, h);
+    mbs_data_set_time(it->d, it->t + h);
+    mbs_integ_id(m, it->d, w->z, w->zd, w->zdd, w->r0);
+    complete_residual(m, w);
+    memcpy(r, w->r, bytes);
+    if (!S) return MBS_OK;
+    mbs_crba(m, &it->d->ws, w->M);
+    int rc = it->o.tangent(it->o.tangent_ctx, m, it->d, w->z, w->zd, w->zdd, w->K, w->C, w->work);
+    if (rc) return rc;
+    assemble_tangent(m, w, h);
+    for (int i = 0; i < nq; i++)
+        for (int j = 0; j < nq; j++) S[(size_t)i * nq + j] = w->S[(size_t)j * nq + i];
+    return MBS_OK;
 }
 
 static int trap_step(mbs_integrator *it, double h)

@@ -1088,11 +1088,19 @@ static int get_sim_number(lctx *c, json_t *obj, const char *member, int positive
     return MBS_OK;
 }
 
+/* "fd" (mbs_tangent_fd, the default) or "analytic" (mbs_tangent_analytic). */
+static int tangent_from_name(const char *name)
+{
+    if (!strcmp(name, "fd")) return 0;
+    if (!strcmp(name, "analytic")) return 1;
+    return -1;
+}
+
 static int load_sim_options(lctx *c, json_t *s, mbs_sim_options *o)
 {
     static const char *const allowed[] = { "formulation", "ref", "integrator", "solver", "cvodes_method", "t0", "dt",
                                            "tf", "tolerance", "max_iterations", "rtol", "atol", "cvodes_max_steps",
-                                           "project", NULL };
+                                           "project", "tangent_update", "tangent", NULL };
     if (!json_is_object(s))
         return fail(c, MBS_ERR_MODEL, "simulation", "expected an object, got %s", json_type_name(s));
     int rc = check_members(c, s, "simulation", allowed);
@@ -1113,6 +1121,12 @@ static int load_sim_options(lctx *c, json_t *s, mbs_sim_options *o)
     e = (int)o->cvodes_method;
     if ((rc = get_enum(c, s, "cvodes_method", mbs_cvodes_method_from_name, "bdf or adams", &e))) return rc;
     o->cvodes_method = (mbs_cvodes_method)e;
+    e = (int)o->tangent_update;
+    if ((rc = get_enum(c, s, "tangent_update", mbs_tangent_update_from_name, "iteration or step", &e))) return rc;
+    o->tangent_update = (mbs_tangent_update)e;
+    e = o->tangent == mbs_tangent_analytic;
+    if ((rc = get_enum(c, s, "tangent", tangent_from_name, "fd or analytic", &e))) return rc;
+    o->tangent = e ? mbs_tangent_analytic : NULL;
     if ((rc = get_sim_number(c, s, "t0", 0, &o->t0)) || (rc = get_sim_number(c, s, "dt", 1, &o->dt)) ||
         (rc = get_sim_number(c, s, "tf", 0, &o->tf)) || (rc = get_sim_number(c, s, "tolerance", 1, &o->tolerance)) ||
         (rc = get_sim_number(c, s, "rtol", 1, &o->rtol)) || (rc = get_sim_number(c, s, "atol", 1, &o->atol)))

@@ -130,11 +130,14 @@ for integ in trapezoidal rk4 cvodes; do
 done
 run simulate "$PENDULUM" --integrator trapezoidal --solver fixedpoint --formulation semi --ref origin --dt 0.001 --tf 1 -q --out "$TMP/w/fp.csv"
 expect 0 "simulate --solver fixedpoint --formulation semi --ref origin"
+run simulate "$PENDULUM" --tangent analytic --tangent-update step --dt 0.001 --tf 1 --out "$TMP/w/an.csv"
+expect 0 "simulate --tangent analytic --tangent-update step"
+stderr_has 'per step \(newton, tangent analytic once per step\)' "summary names the tangent"
 if python3 - "$TMP/w" >"$TMP/py.log" 2>&1 <<'EOF'
 import csv, sys
 d = sys.argv[1]
 last = {}
-for n in ("trapezoidal", "rk4", "cvodes", "fp"):
+for n in ("trapezoidal", "rk4", "cvodes", "fp", "an"):
     with open(f"{d}/{n}.csv") as fh:
         r = list(csv.reader(fh))
     assert len(r) == 1002, (n, len(r))
@@ -144,6 +147,7 @@ def dist(a, b): return max(abs(x - y) for x, y in zip(last[a], last[b]))
 assert dist("rk4", "cvodes") < 1e-7, dist("rk4", "cvodes")
 assert dist("trapezoidal", "rk4") < 1e-4, dist("trapezoidal", "rk4")
 assert dist("trapezoidal", "fp") < 1e-9, dist("trapezoidal", "fp")
+assert dist("trapezoidal", "an") < 1e-9, dist("trapezoidal", "an")
 EOF
 then ok "trapezoidal, fixed point, rk4 and cvodes agree"; else ko "integrators disagree"; sed 's/^/    /' "$TMP/py.log"; fi
 
@@ -175,7 +179,8 @@ expect 0 "options override the section"
 # ---------------------------------------------------------------- usage errors: exit 2, no file
 mkdir "$TMP/u"
 for bad in "--dt 0" "--dt -1" "--dt abc" "--tf nan" "--integrator euler" "--solver gauss" "--formulation abc" \
-           "--ref middle" "--rtol 0" "--max-iterations 0" "--max-iterations 2.5" "--cvodes-method rk" "--bogus"; do
+           "--ref middle" "--rtol 0" "--max-iterations 0" "--max-iterations 2.5" "--cvodes-method rk" "--bogus" \
+           "--tangent exact" "--tangent-update never"; do
     # shellcheck disable=SC2086
     run simulate "$PENDULUM" $bad --out "$TMP/u/x.csv"
     expect 2 "simulate $bad"
