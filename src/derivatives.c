@@ -70,6 +70,11 @@ void mbs_deriv_id_tangent(const mbs_model *m, mbs_data *d, const double *q, cons
 
 static int check_finite(mbs_data *d, const double *v, int n, const char *what)
 {
+    /* fast test: a NaN or an infinity makes the sum non-finite (a finite
+     * sum proves all entries finite); then look for the entry */
+    double sum = 0;
+    for (int k = 0; k < n; k++) sum += v[k] * 0.0;
+    if (sum == 0) return MBS_OK;
     for (int k = 0; k < n; k++)
         if (!isfinite(v[k]))
             return mbs_data_fail(d, MBS_ERR_NUMERIC, "%s: non-finite derivative (entry %d)", what, k);
@@ -106,12 +111,13 @@ static int fast_jacobians(const mbs_model *m, const double *q)
  * tangent sweep along p per Euler joint, over its subtree and root path.
  * Generic path: one tangent sweep per column. */
 static void id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
-                         const double *qdd, double *dtau_dq, double *dtau_dqd)
+                         const double *qdd, double *dtau_dq, double *dtau_dqd, double *M)
 {
     const int nq = m->nq;
     double *e = d->dbuf + 4 * nq, *col = d->dbuf + 5 * nq;   /* callers use dbuf[0, 2 nq) */
     const int fast = fast_jacobians(m, q);
-    if (fast) mbs_rnea_jacobians(m, m->x, &d->ws, q, qd, qdd, 0, dtau_dq, dtau_dqd);
+    if (fast) mbs_rnea_jacobians(m, m->x, &d->ws, q, qd, qdd, 0, dtau_dq, dtau_dqd, M);
+    else if (M) mbs_crba(m, &d->ws, M);
     memset(e, 0, sizeof(double) * (size_t)nq);
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
@@ -152,7 +158,7 @@ int mbs_inverse_dynamics_derivatives(const mbs_model *m, mbs_data *d,
     double *t = d->dbuf;
     mbs_deriv_id_primal(m, d, q, qd, qdd, t);
     if (tau) memcpy(tau, t, sizeof(double) * (size_t)nq);
-    id_jacobians(m, d, q, qd, qdd, dtau_dq, dtau_dqd);
+    id_jacobians(m, d, q, qd, qdd, dtau_dq, dtau_dqd, NULL);
     if (dtau_dq && (rc = check_finite(d, dtau_dq, nq * nq, "dtau/dq"))) return rc;
     if (dtau_dqd && (rc = check_finite(d, dtau_dqd, nq * nq, "dtau/dqd"))) return rc;
     d->err[0] = 0;
@@ -301,41 +307,75 @@ static void fd_rhs_columns(const mbs_model *m, const double *q, const double *qd
     }
 }
 
-/* Factor M' = M + sum_k P_k P_k^T (Euler completion) into d->scratch
- * (row-major lower Cholesky factor, as mbs_deriv_fd_primal leaves it for
- * the semi-recursive algorithm). Needs position kinematics and Mv in d->ws.
- * The symmetric matrix is factored as column-major upper, the same storage
- * as row-major lower, so LAPACKE does not transpose (nor allocate). */
+/* Factor M' = M + sum_k P_k P_k^T (M in d->scratch; Euler completion) in
+ * place as M' = L^T L, L lower triangular with the tree sparsity of M
+ * (Featherstone's LTL factorization, no fill-in): L(k, i) != 0 only for i
+ * = k or i an ancestor coordinate of k (d->ws.qpar). Cost O(sum depth^2). */
 static int fd_factor(const mbs_model *m, mbs_data *d, const double *q)
 {
-    const int nq = m->nq;
-    double *M = d->scratch;
-    mbs_crba(m, &d->ws, M);
+    const int nq = m->nq, *lam = d->ws.qpar;
+    double *H = d->scratch;
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         if (jt->euler < 0) continue;
         const int e = jt->qoff + jt->euler;
         for (int r = 0; r < 4; r++)
-            for (int c = 0; c < 4; c++) M[(e + r) * nq + e + c] += q[e + r] * q[e + c];
+            for (int c = 0; c < 4; c++) H[(e + r) * nq + e + c] += q[e + r] * q[e + c];
     }
-    if (nq > 0 && LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'U', nq, M, nq) != 0)
-        return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics derivatives: mass matrix not positive definite");
+    for (int k = nq - 1; k >= 0; k--) {
+        double *Hk = H + (size_t)k * nq;
+        if (!(Hk[k] > 0))
+            return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics derivatives: mass matrix not "
+                                 "positive definite at coordinate %d (%s)", k, m->coord_name[k]);
+        Hk[k] = sqrt(Hk[k]);
+        for (int i = lam[k]; i >= 0; i = lam[i]) Hk[i] /= Hk[k];
+        for (int i = lam[k]; i >= 0; i = lam[i])
+            for (int j = i; j >= 0; j = lam[j]) H[(size_t)i * nq + j] -= Hk[i] * Hk[j];
+    }
     return MBS_OK;
 }
 
-/* Solve M' X = R in place for the nq columns of R with the Cholesky factor
- * of M' in d->scratch: two triangular solves with all columns (BLAS 3).
- * Measured faster than one articulated-body back-substitution per column
- * for every model of bench/bench_derivatives.c, so both algorithms use it
- * for the Jacobians. */
-static void fd_solve_columns(const mbs_model *m, mbs_data *d, double *R)
+/* Solve M' X = R in place for the right-hand sides of dqdd/dq, dqdd/dqd
+ * and dqdd/dtau (NULL: skipped) with M'^-1 formed once (BLAS 3; measured
+ * faster than triangular solves with all columns, by rows with the tree
+ * sparsity or by dtrsm, and than one articulated-body solve per column, on
+ * every model of bench/bench_derivatives.c): with the factor M' = L^T L in
+ * d->scratch (row-major lower = column-major upper
+ * U = L^T), W = U^-1 (dtrtri), M'^-1 = W^T W (dtrmm); then
+ * X_q = M'^-1 R_q and X_qd = M'^-1 R_qd (dgemm), and for the right-hand
+ * sides Pi of dqdd/dtau (identity minus the Euler projections),
+ * M'^-1 Pi = M'^-1 - sum_J (M'^-1 P_J) P_J^T. */
+static void fd_apply_inverse(const mbs_model *m, mbs_data *d, const double *q, double *Rq,
+                             double *Rqd, double *Rtau)
 {
     const int nq = m->nq;
     if (nq == 0) return;
-    cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, nq, nq, 1.0,
-                d->scratch, nq, R, nq);
-    cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, nq, nq, 1.0,
-                d->scratch, nq, R, nq);
+    const size_t n2 = (size_t)nq * nq;
+    double *W = d->dws.jac + (mbs_jac_size(m) - n2), *L = d->scratch;
+    for (int r = 0; r < nq; r++)
+        for (int c = 0; c < nq; c++) W[(size_t)r * nq + c] = c <= r ? L[(size_t)r * nq + c] : 0;
+    LAPACKE_dtrtri(LAPACK_COL_MAJOR, 'U', 'N', nq, W, nq);
+    double *X = Rtau ? Rtau : L;
+    memcpy(X, W, sizeof(double) * n2);
+    cblas_dtrmm(CblasColMajor, CblasLeft, CblasUpper, CblasTrans, CblasNonUnit, nq, nq, 1.0, W, nq, X, nq);
+    double *R[2] = { Rq, Rqd };
+    for (int t = 0; t < 2; t++) {
+        if (!R[t]) continue;
+        memcpy(W, R[t], sizeof(double) * n2);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nq, nq, nq, 1.0, X, nq, W, nq, 0.0, R[t], nq);
+    }
+    if (!Rtau) return;
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->euler < 0) continue;
+        const int e = jt->qoff + jt->euler;
+        const double *p = q + e;
+        for (int r = 0; r < nq; r++) {
+            double *Xr = X + (size_t)r * nq;
+            const double xp = Xr[e] * p[0] + Xr[e + 1] * p[1] + Xr[e + 2] * p[2] + Xr[e + 3] * p[3];
+            for (int a = 0; a < 4; a++) Xr[e + a] -= xp * p[a];
+        }
+    }
 }
 
 int mbs_forward_dynamics_derivatives(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg,
@@ -349,25 +389,23 @@ int mbs_forward_dynamics_derivatives(const mbs_model *m, mbs_data *d, mbs_fd_alg
     if (rc) return rc;
     if (qdd) memcpy(qdd, a, sizeof(double) * (size_t)nq);
     /* dqdd/dq = M'^-1 (-dID/dq + completion), the same for qd, and
-     * dqdd/dtau = M'^-1 (e_k + completion), all columns at once */
-    if (alg != MBS_FD_SEMI_RECURSIVE && (dqdd_dq || dqdd_dqd || dqdd_dtau) &&
-        (rc = fd_factor(m, d, q)))
-        return rc;
-    id_jacobians(m, d, q, qd, a, dqdd_dq, dqdd_dqd);
-    if (dqdd_dq) {
-        fd_rhs_columns(m, q, qd, tau, a, tid, 0, dqdd_dq);
-        fd_solve_columns(m, d, dqdd_dq);
+     * dqdd/dtau = M'^-1 (e_k + completion), all columns at once; M comes
+     * with the ID Jacobians (or from composite inertias on the generic
+     * path) and is factored with its tree sparsity */
+    if (!dqdd_dq && !dqdd_dqd && !dqdd_dtau) {
+        d->err[0] = 0;
+        return MBS_OK;
     }
-    if (dqdd_dqd) {
-        fd_rhs_columns(m, q, qd, tau, a, tid, 1, dqdd_dqd);
-        fd_solve_columns(m, d, dqdd_dqd);
-    }
+    id_jacobians(m, d, q, qd, a, dqdd_dq, dqdd_dqd, d->scratch);
+    if ((rc = fd_factor(m, d, q))) return rc;
+    if (dqdd_dq) fd_rhs_columns(m, q, qd, tau, a, tid, 0, dqdd_dq);
+    if (dqdd_dqd) fd_rhs_columns(m, q, qd, tau, a, tid, 1, dqdd_dqd);
     if (dqdd_dtau) {
         for (int k = 0; k < nq * nq; k++) dqdd_dtau[k] = 0;
         for (int k = 0; k < nq; k++) dqdd_dtau[(size_t)k * nq + k] = -1;
         fd_rhs_columns(m, q, qd, tau, a, tid, 2, dqdd_dtau);
-        fd_solve_columns(m, d, dqdd_dtau);
     }
+    fd_apply_inverse(m, d, q, dqdd_dq, dqdd_dqd, dqdd_dtau);
     if (dqdd_dq && (rc = check_finite(d, dqdd_dq, nq * nq, "dqdd/dq"))) return rc;
     if (dqdd_dqd && (rc = check_finite(d, dqdd_dqd, nq * nq, "dqdd/dqd"))) return rc;
     if (dqdd_dtau && (rc = check_finite(d, dqdd_dtau, nq * nq, "dqdd/dtau"))) return rc;

@@ -15,7 +15,7 @@
  *     tangent sweep per column (FD derivatives are not checked there: their
  *     Euler completion, unchanged, assumes |p| = 1).
  * Also: the fast kernel alone with the Euler columns skipped leaves them at
- * zero; the exact structural zeros between independent branches; a long
+ * zero, and its mass matrix equals mbs_mass_matrix; the exact structural zeros between independent branches; a long
  * chain far from the global origin. Relative error <= 1e-12.
  */
 #define MBS_COMPLEX
@@ -202,7 +202,13 @@ int main(void)
             mbs_body_terms_cs(m, c.x, &c.w);
             mbs_rnea_cs(m, &c.w, c.out);
             mreal *Ac = calloc(n1 * n1, sizeof(mreal)), *Bc = calloc(n1 * n1, sizeof(mreal));
-            mbs_rnea_jacobians_cs(m, c.x, &c.w, c.q, c.qd, c.qdd, 1, Ac, Bc);
+            mreal *Mc = calloc(n1 * n1, sizeof(mreal));
+            mbs_rnea_jacobians_cs(m, c.x, &c.w, c.q, c.qd, c.qdd, 1, Ac, Bc, Mc);
+            /* the mass matrix that comes with it */
+            CHECK(mbs_mass_matrix(m, d, q, A) == MBS_OK, "M");
+            for (int k = 0; k < nq * nq; k++) B[k] = creal(Mc[k]);
+            CHECK(mbs_rel_err(B, A, nq * nq) < 1e-12, "kernel M vs mbs_mass_matrix: %g", mbs_rel_err(B, A, nq * nq));
+            free(Mc);
             int euler_nonzero = 0;
             for (int r = 0; r < nq; r++)
                 for (int k = 0; k < nq; k++) {

@@ -34,6 +34,9 @@
  *   dtau_c/dqd_k = s_c . dF_Sk/dqd_k                        c above k
  *               = -beta_c . s_k - alpha_c . (u_k + ut_k)     c at or below k
  *
+ * The mass matrix comes for free: M(r, c) = s_r . alpha_c for r above or in
+ * the joint of c (optional output).
+ *
  * Euler-parameter columns of dtau/dq are not rigid motions (the rotation
  * formula is extended off |p| = 1): they are skipped here (skip_euler) and
  * left to the caller.
@@ -48,7 +51,8 @@ enum { JC_S = 0, JC_AL = 6, JC_BE = 12, JC_U = 18, JC_UT = 24, JC_W = 30, JC_PS 
 
 size_t MBS_K(mbs_jac_size)(const mbs_model *m)
 {
-    return (size_t)(m->nb + 1) * JB_SIZE + (size_t)m->nq * JC_SIZE;
+    /* + nq^2: dense scratch for the forward-dynamics Jacobians */
+    return (size_t)(m->nb + 1) * JB_SIZE + (size_t)m->nq * JC_SIZE + (size_t)m->nq * m->nq;
 }
 
 /* motion cross product r = a x b (6-vectors [lin; ang]) */
@@ -93,7 +97,7 @@ static inline mreal dot6(const mreal *a, const mreal *b)
 
 void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w,
                                const mreal *q, const mreal *qd, const mreal *qdd, int skip_euler,
-                               mreal *dtau_dq, mreal *dtau_dqd)
+                               mreal *dtau_dq, mreal *dtau_dqd, mreal *M)
 {
     const int nb = m->nb, nq = m->nq;
     mreal *JB = w->jac, *JC = w->jac + (size_t)(nb + 1) * JB_SIZE;
@@ -266,6 +270,7 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
     /* ---- backward: composite sums, column vectors, Jacobian entries ---- */
     if (dtau_dq) for (int k = 0; k < nq * nq; k++) dtau_dq[k] = 0;
     if (dtau_dqd) for (int k = 0; k < nq * nq; k++) dtau_dqd[k] = 0;
+    if (M) for (int k = 0; k < nq * nq; k++) M[k] = 0;
     for (int i = nb; i >= 1; i--) {
         const mbs_joint_info *jt = &m->joint[i];
         const int h = jt->parent, ni = jt->nq, q0 = jt->qoff;
@@ -373,8 +378,13 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
                     const mreal *sr = JC + (size_t)r * JC_SIZE + JC_S;
                     if (dq) dtau_dq[r * nq + ck] = dot6(sr, ps);
                     if (dtau_dqd) dtau_dqd[r * nq + ck] = dot6(sr, psd);
+                    if (M) M[r * nq + ck] = M[ck * nq + r] = dot6(sr, C + JC_AL);
                 }
             }
+            /* mass matrix: M(r, ck) = s_r . I^C s_ck within the joint */
+            if (M)
+                for (int r = q0; r <= ck; r++)
+                    M[r * nq + ck] = M[ck * nq + r] = dot6(JC + (size_t)r * JC_SIZE + JC_S, C + JC_AL);
         }
         /* pass the composite sums to the parent */
         if (h > 0) {

@@ -68,6 +68,9 @@ typedef struct MBS_K(mbs_ws) {
                     * CoM is eps(A P) - (A c) x f, whatever the pose */
     mreal *qfrc;   /* nq: generalized forces on coordinates */
     mreal *jac;    /* mbs_jac_size(m): scratch of mbs_rnea_jacobians */
+    int *qpar;     /* nq: parent coordinate in the tree sparsity of M (the
+                    * previous coordinate of the joint, else the last one of
+                    * the nearest ancestor joint with coordinates), -1: none */
 } MBS_K(mbs_ws);
 
 /* Allocate / free a workspace for model m (the only allocation). */
@@ -115,12 +118,13 @@ void MBS_K(mbs_rnea_d)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws)
  * reference point; loads in w->xfrc constant, as user loads are). The
  * Euler-parameter columns k = e + a of dtau/dq receive only the part along
  * the tangent direction e_a - p_a p (exact for |p| = 1): the caller adds
- * p_a (dtau/dq) p; with skip_euler they are left at zero. Uses w->jac. See
+ * p_a (dtau/dq) p; with skip_euler they are left at zero. M (may be NULL)
+ * receives the mass matrix, as mbs_crba would. Uses w->jac. See
  * inverse_dynamics_jacobians.c. */
 size_t MBS_K(mbs_jac_size)(const mbs_model *m);
 void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w,
                                const mreal *q, const mreal *qd, const mreal *qdd, int skip_euler,
-                               mreal *dtau_dq, mreal *dtau_dqd);
+                               mreal *dtau_dq, mreal *dtau_dqd, mreal *M);
 
 /* Mass matrix by composite inertias (nq x nq, row-major). Needs position
  * kinematics and Mv. */

@@ -29,7 +29,8 @@ int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m)
     size_t total = (size_t)n * (9 + 3 + 3 + 3 + 3 + 9 + 3 + MBS_BSTRIDE + 9 +
                                 6 + 3 + MBS_BSTRIDE + 6 + 6 + 36 + 6 + 6 + 36 +
                                 MBS_BSTRIDE + 49 + 7 + 15) + (size_t)m->nq + 1 +
-                   MBS_K(mbs_jac_size)(m);
+                   MBS_K(mbs_jac_size)(m) +
+                   ((size_t)m->nq * sizeof(int) + sizeof(mreal) - 1) / sizeof(mreal);
     mreal *p = calloc(total, sizeof(mreal));
     if (!p) return -1;
     w->nb = m->nb;
@@ -47,6 +48,15 @@ int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m)
     w->qfrc = p;
     p += m->nq;
     w->jac = p;
+    p += MBS_K(mbs_jac_size)(m);
+    w->qpar = (int *)(void *)p;
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        int up = -1;
+        for (int j = jt->parent; j > 0 && up < 0; j = m->joint[j].parent)
+            if (m->joint[j].nq > 0) up = m->joint[j].qoff + m->joint[j].nq - 1;
+        for (int k = 0; k < jt->nq; k++) w->qpar[jt->qoff + k] = k > 0 ? jt->qoff + k - 1 : up;
+    }
     m3_identity(w->A);
     m3_identity(w->AhJ);
     return 0;
