@@ -300,17 +300,34 @@ static void test_parameters(void)
            MBS_ERR_MODEL, "parameters[0].sets[0]", "parameter x sets a.tip[0] to inf");
 }
 
+/* Every section is supported now; the objectives' own errors name their
+ * JSON path (the full set is in tests/test_sensitivity.c's models and
+ * src/io/load_objectives.c). */
 static void test_unsupported(void)
 {
-    /* forces (and functions), simulation, outputs and constraints are supported now */
-    static const char *sections[] = { "objectives" };
-    for (int k = 0; k < (int)(sizeof sections / sizeof *sections); k++) {
-        char json[512], msg[64];
-        snprintf(json, sizeof json, "{ 'bodies': [ " BODY("a") " ], 'joints': [ " JOINT("j1", "revolute", "ground",
-                                                                                       "a") " ], '%s': [] }",
-                 sections[k]);
-        snprintf(msg, sizeof msg, "%s is not supported yet", sections[k]);
-        EXPECT(json, MBS_ERR_UNSUPPORTED, msg);
+    static const char *const cases[][3] = {
+        { "[ { 'name': 'o', 'integral': [ { 'point': 'a.nowhere' } ] } ]", "objectives[0].integral[0].point",
+          "unknown point" },
+        { "[ { 'name': 'o' } ]", "objectives[0]", "needs at least one" },
+        { "[ { 'name': 'o', 'integral': [ { 'coordinate': 'j1', 'quantity': 'jerk' } ] } ]",
+          "objectives[0].integral[0].quantity", "unknown quantity" },
+        { "[ { 'name': 'o', 'integral': [ { 'coordinate': 'j1', 'point': 'a.tip' } ] } ]",
+          "objectives[0].integral[0]", "exactly one of" },
+        { "[ { 'name': 'o', 'terminal': [ { 'point': 'a.tip', 'reference': [1, 2] } ] } ]",
+          "objectives[0].terminal[0].reference", "expected 3 components" },
+        { "[ { 'name': 'o', 'integral': [ { 'coordinate': 'j1', 'reference': 'nofunc' } ] } ]",
+          "objectives[0].integral[0].reference", "unknown function" },
+        { "[ { 'name': 'o', 'integral': [ { 'point': 'a.tip', 'squared': false } ] } ]", "objectives[0].integral[0]",
+          "needs a scalar quantity" },
+        { "[ { 'name': 'o', 'integral': [ { 'energy': 'kinetic' } ] }, { 'name': 'o', 'integral': [ { 'energy': 'kinetic' } ] } ]",
+          "objectives[1]", "duplicate objective name" },
+    };
+    for (int k = 0; k < (int)(sizeof cases / sizeof *cases); k++) {
+        char json[1024];
+        snprintf(json, sizeof json, "{ 'bodies': [ " BODYP("a") " ], 'joints': [ " JOINT("j1", "revolute", "ground",
+                                                                                        "a") " ], 'objectives': %s }",
+                 cases[k][0]);
+        EXPECT(json, MBS_ERR_MODEL, cases[k][1], cases[k][2]);
     }
 }
 
