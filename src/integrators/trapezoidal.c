@@ -43,7 +43,8 @@
  * evaluated in the equivalent form
  *   z = z_pred + D,  zd = zd_pred + gamma/(beta h) D,  zdd = zdd_n + D/(beta h^2),
  * whose rounding errors are relative to |D| (small), not to |z|.
- Fixed point (§2.4.1.1): zdd from
+ *
+ * Fixed point (§2.4.1.1): zdd from
  * the forward dynamics at (z, zd), then the Newmark update of z and zd,
  * until ||dz||_2 < tolerance.
  *
