@@ -33,7 +33,9 @@
 static void usage(FILE *out)
 {
     fputs("Usage: mbsens simulate MODEL [--integrator trapezoidal|rk4|cvodes]\n"
-          "                       [--solver newton|fixedpoint] [--formulation fr|semi]\n"
+          "                       [--solver newton|fixedpoint]\n"
+          "                       [--formulation fr|semi|ali3p|matrixr|penalty|index1]\n"
+          "                       [--penalty A] [--proj-scale S] [--projection penalty|iterative]\n"
           "                       [--ref com|origin|joint] [--dt H] [--tf T]\n"
           "                       [--tolerance TOL] [--max-iterations N]\n"
           "                       [--tangent fd|analytic] [--tangent-update iteration|step]\n"
@@ -53,7 +55,16 @@ static void usage(FILE *out)
           "  --integrator NAME   trapezoidal (default; Newmark beta 1/4, gamma 1/2, fixed\n"
           "                      step), rk4 (fixed step) or cvodes (adaptive, SUNDIALS)\n"
           "  --solver NAME       trapezoidal: newton (default) or fixedpoint\n"
-          "  --formulation NAME  forward dynamics: fr (fully recursive, default) or semi\n"
+          "  --formulation NAME  forward dynamics: fr (fully recursive, default) or semi;\n"
+          "                      closed loops (models with cut joints or drivers): ali3p\n"
+          "                      (index-3 augmented Lagrangian with projections), matrixr\n"
+          "                      (independent coordinates), penalty, index1 (Lagrange\n"
+          "                      multipliers, Baumgarte; with rk4, cvodes or trapezoidal).\n"
+          "                      Closed loops add the columns phi_norm, phid_norm and\n"
+          "                      phidd_norm (2-norms of the constraint violations)\n"
+          "  --penalty A         closed loops: penalty factor alpha (default 1e9)\n"
+          "  --proj-scale S      ali3p: projection penalty scale varsigma (default 1)\n"
+          "  --projection TYPE   ali3p: penalty (non-iterative, default) or iterative\n"
           "  --ref POINT         reference point: com (default), origin or joint\n"
           "  --dt H              step (trapezoidal, rk4) and output interval (default 1e-3)\n"
           "  --tf T              final time (default 1)\n"
@@ -128,6 +139,7 @@ typedef struct {
     double tlast;         /* time of the last row */
     int write_error;
     double *vals;         /* the columns of one output (at most 4) */
+    int violation;        /* closed loops: constraint-violation columns */
     /* progress */
     int progress;
     double t0, tf;
@@ -186,6 +198,7 @@ static void header(sink *s)
             emit_str(s, name);
         }
     }
+    if (s->violation) emit_str(s, ",phi_norm,phid_norm,phidd_norm");
     emit_str(s, "\n");
 }
 
@@ -201,6 +214,11 @@ static int on_step(void *user, const mbs_model *m, mbs_data *d, double t, const 
         mbs_output o = mbs_model_output(m, k);
         mbs_output_eval(m, d, q, &o, s->vals);
         for (int c = 0; c < mbs_output_ncolumns(&o); c++) emit(s, ",", s->vals[c]);
+    }
+    if (s->violation) {
+        double v[3];
+        mbs_constraint_violation(m, d, t, q, qd, qdd, v);
+        for (int c = 0; c < 3; c++) emit(s, ",", v[c]);
     }
     emit_str(s, "\n");
     s->rows++;
@@ -264,6 +282,7 @@ int cmd_simulate(int argc, char **argv)
     const char *s_integ = NULL, *s_solver = NULL, *s_form = NULL, *s_ref = NULL, *s_dt = NULL, *s_tf = NULL;
     const char *s_tol = NULL, *s_maxit = NULL, *s_rtol = NULL, *s_atol = NULL, *s_cvm = NULL, *out = NULL;
     const char *s_tangent = NULL, *s_tupd = NULL;
+    const char *s_pen = NULL, *s_pscale = NULL, *s_proj = NULL;
     const char *pos[1];
     int no_project = 0, quiet = 0, npos = 0;
     const cli_option opts[] = {
@@ -274,6 +293,8 @@ int cmd_simulate(int argc, char **argv)
         {"--rtol", NULL, &s_rtol, NULL},          {"--atol", NULL, &s_atol, NULL},
         {"--cvodes-method", NULL, &s_cvm, NULL},  {"--no-project", NULL, NULL, &no_project},
         {"--tangent", NULL, &s_tangent, NULL},    {"--tangent-update", NULL, &s_tupd, NULL},
+        {"--penalty", NULL, &s_pen, NULL},        {"--proj-scale", NULL, &s_pscale, NULL},
+        {"--projection", NULL, &s_proj, NULL},
         {"--out", "-o", &out, NULL},              {"--quiet", "-q", NULL, &quiet},
     };
     int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
@@ -282,15 +303,27 @@ int cmd_simulate(int argc, char **argv)
     if (npos != 1) return cli_usage_error(cmd, usage, "missing MODEL argument");
 
     /* Check the option values before loading the model (usage errors, 2). */
-    int e_integ = -1, e_solver = -1, e_form = -1, e_ref = -1, e_cvm = -1, maxit = 0;
+    int e_integ = -1, e_solver = -1, e_form = -1, e_ref = -1, e_cvm = -1, maxit = 0, e_loop = -1, e_proj = -1;
     int e_tupd = -1, e_tangent = -1;
-    double dt = 0, tf = 0, tol = 0, rtol = 0, atol = 0;
+    double dt = 0, tf = 0, tol = 0, rtol = 0, atol = 0, pen = 0, pscale = 0;
+    if (s_form) {   /* fr | semi (open trees), or a closed-loop formulation */
+        e_form = mbs_fd_algorithm_from_name(s_form);
+        if (e_form < 0) {
+            e_loop = mbs_loop_formulation_from_name(s_form);
+            if (e_loop <= 0)
+                return cli_usage_error(cmd, usage, "--formulation: unknown value '%s' (expected fr, semi, ali3p, "
+                                       "matrixr, penalty or index1)", s_form);
+        }
+    }
+    if ((s_proj && (rc = parse_enum(cmd, "--projection", s_proj, mbs_projection_from_name, "penalty or iterative",
+                                    &e_proj))) ||
+        (s_pen && (rc = parse_double(cmd, "--penalty", s_pen, 1, &pen))) ||
+        (s_pscale && (rc = parse_double(cmd, "--proj-scale", s_pscale, 1, &pscale))))
+        return rc;
     if ((s_integ && (rc = parse_enum(cmd, "--integrator", s_integ, mbs_integrator_from_name,
                                      "trapezoidal, rk4 or cvodes", &e_integ))) ||
         (s_solver && (rc = parse_enum(cmd, "--solver", s_solver, mbs_nl_solver_from_name, "newton or fixedpoint",
                                       &e_solver))) ||
-        (s_form && (rc = parse_enum(cmd, "--formulation", s_form, mbs_fd_algorithm_from_name, "fr or semi",
-                                    &e_form))) ||
         (s_ref && (rc = parse_enum(cmd, "--ref", s_ref, mbs_ref_point_from_name, "com, origin or joint", &e_ref))) ||
         (s_cvm && (rc = parse_enum(cmd, "--cvodes-method", s_cvm, mbs_cvodes_method_from_name, "bdf or adams",
                                    &e_cvm))) ||
@@ -331,6 +364,10 @@ int cmd_simulate(int argc, char **argv)
     if (e_tupd >= 0) o.tangent_update = (mbs_tangent_update)e_tupd;
     if (e_tangent >= 0) o.tangent = e_tangent ? mbs_tangent_analytic : NULL;
     if (no_project) o.project = 0;
+    if (e_loop > 0) o.loop = (mbs_loop_formulation)e_loop;
+    if (e_proj >= 0) o.projection = (mbs_projection)e_proj;
+    if (s_pen) o.penalty = pen;
+    if (s_pscale) o.proj_scale = pscale;
     mbs_error err;
     memset(&err, 0, sizeof err);
     if (mbs_sim_options_check(&o, &err) != MBS_OK) {
@@ -346,6 +383,7 @@ int cmd_simulate(int argc, char **argv)
     s.m = m;
     s.nq = mbs_model_nq(m);
     s.nout = mbs_model_noutputs(m);
+    s.violation = o.loop != MBS_LOOP_NONE;
     s.buf = &buf;
     s.t0 = o.t0;
     s.tf = o.tf;
@@ -412,7 +450,8 @@ int cmd_simulate(int argc, char **argv)
         if (trap) fprintf(stderr, " (%s)", mbs_nl_solver_name(o.solver));
         if (o.integrator == MBS_INTEGRATOR_CVODES)
             fprintf(stderr, " (%s, rtol %g, atol %g)", mbs_cvodes_method_name(o.cvodes_method), o.rtol, o.atol);
-        fprintf(stderr, ", formulation %s, ref %s, dt %g, t = %g .. %g\n", mbs_fd_algorithm_name(o.formulation),
+        fprintf(stderr, ", formulation %s, ref %s, dt %g, t = %g .. %g\n",
+                o.loop != MBS_LOOP_NONE ? mbs_loop_formulation_name(o.loop) : mbs_fd_algorithm_name(o.formulation),
                 mbs_ref_point_name(o.ref), o.dt, o.t0, o.tf);
         fprintf(stderr, "  steps            %ld (%ld output rows)\n", st.steps, s.rows);
         if (trap)
@@ -428,6 +467,14 @@ int cmd_simulate(int argc, char **argv)
         double scale = fabs(st.energy0) > 0 ? fabs(st.energy0) : 1;
         fprintf(stderr, "  energy drift     %.3e (max |E - E0|; relative %.3e; E0 = %.9g)\n", st.energy_drift,
                 st.energy_drift / scale, st.energy0);
+        if (o.loop != MBS_LOOP_NONE) {
+            fprintf(stderr, "  constraints      max |Phi| %.3e, |dPhi/dt| %.3e, |d2Phi/dt2| %.3e\n", st.violation[0],
+                    st.violation[1], st.violation[2]);
+            if (o.loop == MBS_LOOP_ALI3P)
+                fprintf(stderr, "  projections      %ld velocity, %ld acceleration (%s, alpha %g, varsigma %g)\n",
+                        st.projections[0], st.projections[1], mbs_projection_name(o.projection), o.penalty,
+                        o.proj_scale);
+        }
         fprintf(stderr, "  Euler drift      %.3e (max ||p| - 1| before %s)\n", st.euler_drift,
                 o.project ? "projection" : "any projection: projection off");
         fprintf(stderr, "  wall time        %.3f s\n", wall);

@@ -76,6 +76,71 @@ int mbs_cvodes_method_from_name(const char *name);      /* -1 if unknown */
 const char *mbs_tangent_update_name(mbs_tangent_update u);
 int mbs_tangent_update_from_name(const char *name);     /* -1 if unknown */
 
+/* ---- closed loops (src/formulations/; docs/formulations.md, "Closed-loop
+ * formulations") ----
+ *
+ * A model with closed loops or driving constraints (mbsens/constraints.h)
+ * needs one of these formulations; the open-tree integrators refuse it:
+ *
+ *   matrixr  independent coordinates z^i (a choice of degrees of freedom),
+ *            zd = R zd^i + S b from the constraint Jacobian (least squares:
+ *            redundant constraints allowed), R^T (M zdd - Q) = 0; trapezoidal
+ *            rule on z^i with Newton-Raphson, the kinematic position,
+ *            velocity and acceleration problems solved at every iterate.
+ *   ali3p    index-3 augmented Lagrangian on the dependent coordinates with
+ *            mass-orthogonal velocity and acceleration projections
+ *            (penalty alpha, projection scale varsigma), trapezoidal rule
+ *            with Newton-Raphson, multipliers carried over between steps
+ *            with the factor lambda_factor; initial accelerations and
+ *            multipliers from the penalty formulation.
+ *   penalty  M zdd + Phi_q^T alpha (Phidd + 2 omega xi Phid + omega^2 Phi) = Q,
+ *            trapezoidal rule with Newton-Raphson.
+ *   index1   Lagrange multipliers at acceleration level, [M Phi_q^T; Phi_q 0],
+ *            by recursive constraint reduction (articulated-body solves of
+ *            M^-1 Phi_q^T, Kang & Yoon), with Baumgarte stabilization
+ *            (omega, xi) or without; an ODE in (q, qd) integrated by the
+ *            chosen integrator (rk4, cvodes, or the trapezoidal rule with
+ *            its fixed-point solver; Euler parameters by completion and
+ *            projection as for open trees).
+ * The initial state is made consistent first: assembly (mbs_assemble) with
+ * the model's fixed coordinates, then the velocity problem. */
+typedef enum mbs_loop_formulation {
+    MBS_LOOP_NONE = 0,       /* "none": open tree */
+    MBS_LOOP_MATRIXR,        /* "matrixr" */
+    MBS_LOOP_ALI3P,          /* "ali3p" */
+    MBS_LOOP_PENALTY,        /* "penalty" */
+    MBS_LOOP_INDEX1          /* "index1" */
+} mbs_loop_formulation;
+
+/* ALI3-P projections: the penalty (non-iterative) form
+ * (M + varsigma Phi^T alpha Phi) zd = M zd* + varsigma Phi^T alpha b, or the
+ * augmented-Lagrangian (iterative) one, which iterates its multipliers until
+ * the violation is below the tolerance. */
+typedef enum mbs_projection {
+    MBS_PROJ_PENALTY = 0,    /* "penalty" (non-iterative; thesis Ch. 7) */
+    MBS_PROJ_ITERATIVE       /* "iterative" */
+} mbs_projection;
+
+/* An independent coordinate of Matrix R: a joint coordinate (constant B)
+ * or a global component of a named point (configuration-dependent B). */
+typedef struct mbs_dof {
+    int point;               /* -1: the coordinate `coord`; else a point index (mbs_point_find) */
+    int coord;               /* coordinate index (point < 0) */
+    int component;           /* point: 0, 1, 2 for x, y, z */
+} mbs_dof;
+
+const char *mbs_loop_formulation_name(mbs_loop_formulation f);
+int mbs_loop_formulation_from_name(const char *name);  /* -1 if unknown */
+const char *mbs_projection_name(mbs_projection p);
+int mbs_projection_from_name(const char *name);        /* -1 if unknown */
+
+/* 2-norms of the constraint violations at a state: |Phi|, |dPhi/dt| and
+ * |d2Phi/dt2| (= |Phi_q qdd - c|), every row of the constraint vector.
+ * qd, qdd may be NULL (the corresponding entries are then 0). Runs the
+ * kinematics in d. */
+int mbs_constraint_violation(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
+                             const double *qdd, double viol[3]);
+
 /* ---- tangent of the inverse-dynamics residual ----
  *
  * The residual of the trapezoidal rule is r(q, qd, qdd) = ID(q, qd, qdd):
@@ -130,6 +195,24 @@ typedef struct mbs_sim_options {
     int project;                      /* project Euler parameters after every step (1) */
     mbs_tangent_fn tangent;           /* Newton tangent; NULL: mbs_tangent_fd */
     void *tangent_ctx;
+    /* closed loops (see above) */
+    mbs_loop_formulation loop;        /* (none) */
+    double penalty;                   /* alpha, the same for every constraint row (1e9) */
+    double proj_scale;                /* ali3p: varsigma, projection penalty varsigma alpha (1) */
+    mbs_projection projection;        /* ali3p (penalty) */
+    double proj_tol;                  /* ali3p: a projection is skipped when the 2-norm of the
+                                       * violation is at most this; 0: always project (0) */
+    double lambda_factor;             /* ali3p: lambda* of a step starts from this times the
+                                       * previous one (0.97; thesis: 0.95 .. 0.99) */
+    double omega, xi;                 /* penalty formulation (and the ali3p initialization),
+                                       * index1 Baumgarte: natural frequency and damping
+                                       * ratio (10, 1) */
+    int baumgarte;                    /* index1: stabilize with omega, xi (1) or not (0) */
+    const mbs_dof *dofs;              /* matrixr: the independent coordinates; NULL (or
+                                       * ndofs = 0): the model's "assembly.fixed" coordinates
+                                       * when they are a valid choice, else chosen from the
+                                       * constraint Jacobian (pivoted QR) */
+    int ndofs;
 } mbs_sim_options;
 
 /* The defaults in parentheses above. */
@@ -166,6 +249,9 @@ typedef struct mbs_sim_stats {
                                * loads act) */
     double euler_drift;       /* max ||p| - 1| over Euler-parameter joints and
                                * output points, before projection (0 if none) */
+    double violation[3];      /* closed-loop formulations: max over the output points of
+                               * |Phi|_2, |dPhi/dt|_2, |d2Phi/dt2|_2 (mbs_constraint_violation) */
+    long projections[2];      /* ali3p: velocity and acceleration projections applied */
 } mbs_sim_stats;
 
 /* ---- stepper ---- */

@@ -99,4 +99,35 @@ void MBS_K(mbs_con_kernel)(const mbs_model *m, const mreal *x, const MBS_K(mbs_w
                            const mreal *qd, const mreal *qdd, mreal t, mreal *phi, mreal *Phi_q, mreal *phid,
                            mreal *b, mreal *c, mreal *phidd);
 
+/* ---- tangents (constraint_kernel_d.c, beside the kernel) ----
+ * Directional derivatives along (dq, dqd, dqdd) in the state and dx in the
+ * model vector (any NULL = 0). w: primal level-2 kinematics at (q, qd, qdd)
+ * (qdd as given, NULL = 0); dw: mbs_kin_forward_d level 2 along the same
+ * direction for all bodies. Outputs (any NULL): dphi (n), dPhi_q (n x nq,
+ * row-major, overwritten), dphid (n), dphidd (n: d2Phi/dt2 = Phi_q qdd - c
+ * at that qdd). Time is not differentiated. Then dc = dPhi_q qdd +
+ * Phi_q dqdd - dphidd. */
+void MBS_K(mbs_con_kernel_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w, const mreal *dx,
+                             const MBS_K(mbs_ws) *dw, const mreal *q, const mreal *qd, const mreal *qdd,
+                             const mreal *dq, const mreal *dqd, const mreal *dqdd, mreal t, mreal *dphi,
+                             mreal *dPhi_q, mreal *dphid, mreal *dphidd);
+/* Entities of cut c at level 2 and their tangents (w, dw as above). */
+void MBS_K(mbs_con_entities_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w, const mreal *dx,
+                               const MBS_K(mbs_ws) *dw, const mbs_cut_info *c, mreal e[MBS_CON_NENT][3],
+                               mreal ed[MBS_CON_NENT][3], mreal edd[MBS_CON_NENT][3], mreal de[MBS_CON_NENT][3],
+                               mreal ded[MBS_CON_NENT][3], mreal dedd[MBS_CON_NENT][3]);
+/* A global component comp (0..2) of the point x[xp..xp+2] of body `body`
+ * as a function of q (Matrix R's independent coordinates): val = value,
+ * velocity, acceleration (w: level 2, at its qdd); row = its Jacobian
+ * d r_comp / dq (nq, overwritten; may be NULL). And their tangents (w, dw
+ * as for mbs_con_kernel_d). */
+void MBS_K(mbs_con_point_component)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w, int body, int xp,
+                                    int comp, mreal val[3], mreal *row);
+void MBS_K(mbs_con_point_component_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w, const mreal *dx,
+                                      const MBS_K(mbs_ws) *dw, int body, int xp, int comp, mreal dval[3],
+                                      mreal *drow);
+/* Tangent of mbs_driver_law along dx (the law's numbers): df, df', df''. */
+void MBS_K(mbs_driver_law_d)(const mbs_model *m, const mbs_driver_info *dr, const mreal *x, const mreal *dx,
+                             mreal t, mreal *df, mreal *dfd, mreal *dfdd);
+
 #endif

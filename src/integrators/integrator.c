@@ -18,6 +18,7 @@
 #include "integrator_impl.h"
 #include "../builder.h"
 #include "../model_impl.h"
+#include "../formulations/form_impl.h"
 
 /* ---------------------------------------------------------------- names */
 
@@ -106,6 +107,17 @@ mbs_sim_options mbs_sim_options_default(void)
     o.project = 1;
     o.tangent = NULL;
     o.tangent_ctx = NULL;
+    o.loop = MBS_LOOP_NONE;
+    o.penalty = 1e9;
+    o.proj_scale = 1;
+    o.projection = MBS_PROJ_PENALTY;
+    o.proj_tol = 0;
+    o.lambda_factor = 0.97;
+    o.omega = 10;
+    o.xi = 1;
+    o.baumgarte = 1;
+    o.dofs = NULL;
+    o.ndofs = 0;
     return o;
 }
 
@@ -149,6 +161,27 @@ int mbs_sim_options_check(const mbs_sim_options *o, mbs_error *err)
     if (o->cvodes_max_steps < 1)
         return mbs_error_set(err, MBS_ERR_ARG, "simulation options: cvodes_max_steps must be >= 1, got %ld",
                              o->cvodes_max_steps);
+    if (mbs_loop_formulation_from_name(mbs_loop_formulation_name(o->loop)) < 0)
+        return mbs_error_set(err, MBS_ERR_ARG, "simulation options: unknown loop formulation %d", (int)o->loop);
+    if (o->loop != MBS_LOOP_NONE) {
+        if (!(o->penalty > 0) || !isfinite(o->penalty))
+            return mbs_error_set(err, MBS_ERR_ARG, "simulation options: penalty must be > 0, got %g", o->penalty);
+        if (!(o->proj_scale > 0) || !isfinite(o->proj_scale))
+            return mbs_error_set(err, MBS_ERR_ARG, "simulation options: proj_scale must be > 0, got %g", o->proj_scale);
+        if (o->projection != MBS_PROJ_PENALTY && o->projection != MBS_PROJ_ITERATIVE)
+            return mbs_error_set(err, MBS_ERR_ARG, "simulation options: unknown projection %d", (int)o->projection);
+        if (!(o->proj_tol >= 0) || !isfinite(o->proj_tol))
+            return mbs_error_set(err, MBS_ERR_ARG, "simulation options: proj_tol must be >= 0, got %g", o->proj_tol);
+        if (!(o->lambda_factor >= 0 && o->lambda_factor <= 1))
+            return mbs_error_set(err, MBS_ERR_ARG, "simulation options: lambda_factor must be in [0, 1], got %g",
+                                 o->lambda_factor);
+        if (!(o->omega >= 0) || !isfinite(o->omega) || !(o->xi >= 0) || !isfinite(o->xi))
+            return mbs_error_set(err, MBS_ERR_ARG, "simulation options: omega and xi must be >= 0, got %g, %g",
+                                 o->omega, o->xi);
+        if (o->ndofs < 0 || (o->ndofs > 0 && !o->dofs))
+            return mbs_error_set(err, MBS_ERR_ARG, "simulation options: %d independent coordinates without a list",
+                                 o->ndofs);
+    }
     return MBS_OK;
 }
 
@@ -223,7 +256,9 @@ int mbs_integ_fd(mbs_integrator *it, double t, const double *q, const double *qd
             return mbs_integ_fail(it, MBS_ERR_NUMERIC, "state not finite at t = %.9g (%s = %g, %s.qd = %g)",
                                   t, m->coord_name[k], q[k], m->coord_name[k], qd[k]);
     int rc = MBS_OK;
-    if (it->o.formulation == MBS_FD_SEMI_RECURSIVE) {
+    if (it->form) {
+        rc = mbs_form_fd(it, t, q, qd, qdd);   /* closed loops: src/formulations/ */
+    } else if (it->o.formulation == MBS_FD_SEMI_RECURSIVE) {
         rc = fd_semi(it, q, qd, qdd);
     } else {
         mbs_kin_forward(m, m->x, &d->ws, q, qd, NULL, 1);
@@ -279,6 +314,7 @@ static int observe(mbs_integrator *it, mbs_error *err)
     mbs_kin_forward(m, m->x, &it->d->ws, it->q, it->qd, it->qdd, 2);
     it->st.energy = mbs_kinetic_energy(m, it->d) + mbs_potential_energy(m, it->d) +
                     mbs_elastic_energy(m, it->d, it->q);
+    if (it->form) mbs_form_observe(it);   /* constraint violations; same kinematics left in d */
     int k = mbs_forces_degenerate(m, it->d);
     if (k >= 0)
         return mbs_error_set(err, MBS_ERR_NUMERIC, "spring_damper '%s' has collapsed at t = %.9g (length %g, "
@@ -310,7 +346,28 @@ mbs_integrator *mbs_integrator_create(const mbs_model *m, mbs_data *d,
     it->d = d;
     it->o = o;
     it->nq = m->nq;
-    it->meth = method_of(o.integrator);
+    /* closed loops (src/formulations/): a loop formulation is required */
+    const int loops = m->con.ncut + m->con.ndriver;
+    if (loops > 0 && o.loop == MBS_LOOP_NONE) {
+        mbs_error_set(err, MBS_ERR_ARG, "model '%s' has closed loops (%d cut joint%s, %d driving constraint%s, %d "
+                      "constraint equations): use --formulation ali3p|matrixr|penalty|index1 (mbs_sim_options.loop)",
+                      m->name, m->con.ncut, m->con.ncut == 1 ? "" : "s", m->con.ndriver,
+                      m->con.ndriver == 1 ? "" : "s", mbs_model_nconstraints(m));
+        free(it);
+        return NULL;
+    }
+    if (o.loop != MBS_LOOP_NONE && o.loop != MBS_LOOP_INDEX1 && o.integrator != MBS_INTEGRATOR_TRAPEZOIDAL) {
+        mbs_error_set(err, MBS_ERR_ARG, "formulation %s integrates with the trapezoidal rule (integrator %s "
+                      "requested; index1 works with rk4 and cvodes)", mbs_loop_formulation_name(o.loop),
+                      mbs_integrator_name(o.integrator));
+        free(it);
+        return NULL;
+    }
+    if (o.loop == MBS_LOOP_INDEX1 && o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL)
+        o.solver = MBS_SOLVER_FIXEDPOINT;   /* the Newton residual has no constraint terms */
+    it->o = o;
+    it->meth = o.loop != MBS_LOOP_NONE && o.loop != MBS_LOOP_INDEX1 ? mbs_form_method(o.loop)
+                                                                   : method_of(o.integrator);
     size_t n = (size_t)(m->nq > 0 ? m->nq : 1);
     it->q = calloc(3 * n, sizeof(double));
     it->Msemi = calloc(n * n + n, sizeof(double));
@@ -322,6 +379,10 @@ mbs_integrator *mbs_integrator_create(const mbs_model *m, mbs_data *d,
     it->qd = it->q + n;
     it->qdd = it->q + 2 * n;
     mbs_data_set_ref(d, o.ref);
+    if (o.loop != MBS_LOOP_NONE && !(it->form = mbs_form_create(m, d, &o, err))) {
+        mbs_integrator_free(it);
+        return NULL;
+    }
     int rc = it->meth->init(it);
     if (rc) {
         mbs_error_set(err, rc, "%s", it->msg[0] ? it->msg : "out of memory");
@@ -341,6 +402,7 @@ void mbs_integrator_free(mbs_integrator *it)
     if (it->impl && it->meth && it->meth->free) it->meth->free(it);
     free(it->q);
     free(it->Msemi);
+    mbs_form_free(it->form);
     free(it);
 }
 
@@ -357,6 +419,8 @@ int mbs_integrator_reset(mbs_integrator *it, double t, const double *q, const do
     int rc = mbs_data_check_state(it->d, q0, qd0, NULL);
     if (rc) return mbs_error_set(err, rc, "initial state: %s", mbs_data_error(it->d));
     mbs_normalize_state(m, q0, qd0);
+    if (it->form && (rc = mbs_form_initial_state(it, t, q0, qd0)))
+        return mbs_error_set(err, rc, "initial state: %s", it->msg);
     memset(&it->st, 0, sizeof it->st);
     it->t = t;
     it->msg[0] = 0;
@@ -381,7 +445,7 @@ int mbs_integrator_step(mbs_integrator *it, double h, mbs_error *err)
     it->st.outputs++;
     double drift = mbs_integ_euler_drift(m, it->q);
     if (!(drift <= it->st.euler_drift)) it->st.euler_drift = drift;
-    if (it->o.project && m->n_euler > 0) {
+    if (it->o.project && m->n_euler > 0 && !mbs_form_keeps_euler(it->form)) {
         if (mbs_normalize_state(m, it->q, it->qd))
             return mbs_error_set(err, MBS_ERR_NUMERIC, "Euler parameters degenerate at t = %.9g", it->t);
         if (it->meth->recompute_qdd) {

@@ -1,0 +1,443 @@
+/*
+ * constraint_kernel_d.c - tangent (directional derivative) of the
+ * constraint kernel of constraint_kernel.c, for the closed-loop
+ * formulations and their sensitivities (src/formulations/,
+ * src/sensitivity/ddm_ali3p.c, ddm_matrixr.c; docs/formulations.md,
+ * "Closed-loop formulations").
+ *
+ * Along a direction (dq, dqd, dqdd) in the state and dx in the model
+ * vector, it gives the tangents of Phi, of the Jacobian Phi_q (all of it,
+ * n x nq), of dPhi/dt and of d2Phi/dt2 = Phi_q qdd - c at the qdd the
+ * primal kinematics ran with. Every derivative the formulations need is a
+ * contraction of these: Phi_qq^T w (columns along unit directions), the
+ * parameter derivatives Phi_rho, Phi_q,rho, Phidd_rho (directions in x),
+ * and the c-terms of the sensitivity equations, dc = dPhi_q qdd + Phi_q dqdd
+ * - d(phidd).
+ *
+ * Loop closure. Every cut type's equations are at most bilinear in the six
+ * entities (points and vectors of the two joint frames), so their Jacobian
+ * G(e) = dPhi/de is affine in e and (exactly, without cancellation)
+ *     dG = G(de) - G(0).
+ * With that, for entity tangents de, ded, dedd:
+ *     dphi   = G(e) de
+ *     dphid  = G(e) ded + dG ed
+ *     dphidd = G(e) dedd + dG edd + 2 (G(ed) - G(0)) ded
+ * (phidd = G(e) edd + (G(ed) - G(0)) ed). Entity tangents (point p̄ of
+ * body i, vector X e_k; V = [v; w], Vd = [a; al] at the reference point
+ * r_i, rel = r - r_i):
+ *     dr    = do + dA p̄ + A dp̄
+ *     drd   = dv + dw x rel + w x drel,       drel = dr - dr_i
+ *     drdd  = da + dal x rel + al x drel + dw x (w x rel) + w x (dw x rel + w x drel)
+ *     du    = dA X e_k + A dX e_k,   dud = dw x u + w x du
+ *     dudd  = dal x u + al x du + dw x (w x u) + w x (dw x u + w x du)
+ * Jacobian columns (topological derivatives, constraint_kernel.c) and their
+ * tangents, for coordinate k of an ancestor joint a with map b_k = [bl; bw]
+ * at r_a:
+ *     point:  J = bl + bw x (r - r_a),  dJ = dbl + dbw x (r - r_a) + bw x (dr - dr_a)
+ *     vector: J = bw x u,               dJ = dbw x u + bw x du
+ *     dPhi_q[:, k] = sum_e dG_e J_e,k + G_e dJ_e,k.
+ *
+ * Drivers: the coordinate driver q_k - f(t) and the distance driver
+ * |r2 - r1| - f(t) differentiate directly; the time law's numbers (linear
+ * law, constant, step, sine) may be in the direction dx (driver_law_d).
+ * Euler rows p.p - 1: dphi = 2 p.dp, dPhi_q = 2 dp^T, dphid = 2 (dp.pd +
+ * p.dpd), dphidd = 4 pd.dpd + 2 (dp.pdd + p.dpdd).
+ *
+ * Time is not differentiated. Tested against the complex-step build of
+ * mbs_con_kernel (tests/test_constraint_tangents.c).
+ */
+#include "constraint.h"
+#include "../algebra.h"
+#include "../forces/functions.h"
+#include "mbsens/constraints.h"
+
+static const double TWO_PI = 6.283185307179586476925286766559;
+static const mreal zero3[3];
+
+/* A body point, its derivatives in time (w) and their tangents (dw). */
+static void point_kin_d(const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int body, const mreal *pl,
+                        const mreal *dpl, mreal *r, mreal *rd, mreal *rdd, mreal *dr, mreal *drd, mreal *drdd)
+{
+    const mreal *A = w->A + 9 * body;
+    mreal t[3];
+    m3_mv(t, A, pl);
+    v3_add(r, w->o + 3 * body, t);
+    if (body == 0) {
+        /* the ground does not move; its points may (dx) */
+        m3_mv(dr, A, dpl ? dpl : zero3);
+        v3_zero(rd);
+        v3_zero(rdd);
+        v3_zero(drd);
+        v3_zero(drdd);
+        return;
+    }
+    m3_mv(dr, dw->A + 9 * body, pl);
+    v3_add(dr, dr, dw->o + 3 * body);
+    if (dpl) {
+        m3_mv(t, A, dpl);
+        v3_add(dr, dr, t);
+    }
+    const mreal *V = w->V + 6 * body, *om = V + 3, *Vd = w->Vd + 6 * body, *al = Vd + 3;
+    const mreal *dV = dw->V + 6 * body, *dom = dV + 3, *dVd = dw->Vd + 6 * body, *dal = dVd + 3;
+    mreal rel[3], drel[3], wr[3], dwr[3];
+    v3_sub(rel, r, w->r + 3 * body);
+    v3_sub(drel, dr, dw->r + 3 * body);
+    /* rd = v + w x rel */
+    v3_cross(rd, om, rel);
+    v3_add(rd, rd, V);
+    v3_copy(drd, dV);
+    v3_cross_add(drd, dom, rel);
+    v3_cross_add(drd, om, drel);
+    /* rdd = a + al x rel + w x (w x rel) */
+    v3_cross(wr, om, rel);
+    v3_cross(rdd, al, rel);
+    v3_add(rdd, rdd, Vd);
+    v3_cross_add(rdd, om, wr);
+    v3_cross(dwr, dom, rel);
+    v3_cross_add(dwr, om, drel);
+    v3_copy(drdd, dVd);
+    v3_cross_add(drdd, dal, rel);
+    v3_cross_add(drdd, al, drel);
+    v3_cross_add(drdd, dom, wr);
+    v3_cross_add(drdd, om, dwr);
+}
+
+/* Column col of A X (X: 3x3 row-major) of a body, derivatives and tangents. */
+static void vector_kin_d(const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int body, const mreal *X,
+                         const mreal *dX, int col, mreal *u, mreal *ud, mreal *udd, mreal *du, mreal *dud,
+                         mreal *dudd)
+{
+    const mreal xc[3] = { X[col], X[3 + col], X[6 + col] };
+    const mreal *A = w->A + 9 * body;
+    m3_mv(u, A, xc);
+    mreal t[3];
+    if (dX) {
+        const mreal dxc[3] = { dX[col], dX[3 + col], dX[6 + col] };
+        m3_mv(du, A, dxc);
+    } else {
+        v3_zero(du);
+    }
+    if (body == 0) {
+        v3_zero(ud);
+        v3_zero(udd);
+        v3_zero(dud);
+        v3_zero(dudd);
+        return;
+    }
+    m3_mv(t, dw->A + 9 * body, xc);
+    v3_add(du, du, t);
+    const mreal *om = w->V + 6 * body + 3, *al = w->Vd + 6 * body + 3;
+    const mreal *dom = dw->V + 6 * body + 3, *dal = dw->Vd + 6 * body + 3;
+    mreal wu[3], dwu[3];
+    v3_cross(wu, om, u);
+    v3_copy(ud, wu);
+    v3_cross(dwu, dom, u);
+    v3_cross_add(dwu, om, du);
+    v3_copy(dud, dwu);
+    v3_cross(udd, al, u);
+    v3_cross_add(udd, om, wu);
+    v3_cross(dudd, dal, u);
+    v3_cross_add(dudd, al, du);
+    v3_cross_add(dudd, dom, wu);
+    v3_cross_add(dudd, om, dwu);
+}
+
+void MBS_K(mbs_con_entities_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w, const mreal *dx,
+                               const MBS_K(mbs_ws) *dw, const mbs_cut_info *c, mreal e[MBS_CON_NENT][3],
+                               mreal ed[MBS_CON_NENT][3], mreal edd[MBS_CON_NENT][3], mreal de[MBS_CON_NENT][3],
+                               mreal ded[MBS_CON_NENT][3], mreal dedd[MBS_CON_NENT][3])
+{
+    (void)m;
+    for (int k = 0; k < MBS_CON_NENT; k++) {
+        const int body = c->body[k & 1];
+        if (k < 2) {
+            const int xo = k == 0 ? c->x_ppoint : c->x_cpoint;
+            point_kin_d(w, dw, body, x + xo, dx ? dx + xo : 0, e[k], ed[k], edd[k], de[k], ded[k], dedd[k]);
+        } else {
+            const int xo = (k & 1) ? c->x_Xc : c->x_Xp;
+            vector_kin_d(w, dw, body, x + xo, dx ? dx + xo : 0, k >= 4 ? 1 : 0, e[k], ed[k], edd[k], de[k],
+                         ded[k], dedd[k]);
+        }
+    }
+}
+
+/* Jacobian row block of one entity and its tangent: for every coordinate
+ * column of the path from `body` to the ground,
+ *   Phi_q[row + i, col]  += G[i] . J            (if Phi_q)
+ *   dPhi_q[row + i, col] += dG[i] . J + G[i] . dJ
+ * G, dG: nr rows of 3 with stride gs. */
+static void add_jac_d(const mbs_model *m, const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int body, int is_point,
+                      const mreal *ev, const mreal *dev, const mreal *G, const mreal *dG, int gs, int nr,
+                      mreal *Phi_q, mreal *dPhi_q, int row)
+{
+    const int nq = m->nq;
+    for (int a = body; a > 0; a = m->joint[a].parent) {
+        const mbs_joint_info *j = &m->joint[a];
+        mreal rel[3] = { 0, 0, 0 }, drel[3] = { 0, 0, 0 };
+        if (is_point) {
+            v3_sub(rel, ev, w->r + 3 * a);
+            v3_sub(drel, dev, dw->r + 3 * a);
+        }
+        for (int k = 0; k < j->nq; k++) {
+            const mreal *bc = w->b + MBS_BSTRIDE * a + 6 * k, *dbc = dw->b + MBS_BSTRIDE * a + 6 * k;
+            mreal J[3], dJ[3];
+            if (is_point) {
+                v3_cross(J, bc + 3, rel);
+                v3_add(J, J, bc);
+                v3_cross(dJ, dbc + 3, rel);
+                v3_cross_add(dJ, bc + 3, drel);
+                v3_add(dJ, dJ, dbc);
+            } else {
+                v3_cross(J, bc + 3, ev);
+                v3_cross(dJ, dbc + 3, ev);
+                v3_cross_add(dJ, bc + 3, dev);
+            }
+            const int col = j->qoff + k;
+            for (int i = 0; i < nr; i++) {
+                const mreal *g = G + (size_t)i * gs, *dg = dG + (size_t)i * gs;
+                if (Phi_q) Phi_q[(size_t)(row + i) * nq + col] += v3_dot(g, J);
+                dPhi_q[(size_t)(row + i) * nq + col] += v3_dot(dg, J) + v3_dot(g, dJ);
+            }
+        }
+    }
+}
+
+void MBS_K(mbs_driver_law_d)(const mbs_model *m, const mbs_driver_info *dr, const mreal *x, const mreal *dx,
+                             mreal t, mreal *df, mreal *dfd, mreal *dfdd)
+{
+    *df = *dfd = *dfdd = 0;
+    if (!dx) return;
+    if (dr->func < 0) {
+        *df = dx[dr->x] + dx[dr->x + 1] * t;
+        *dfd = dx[dr->x + 1];
+        return;
+    }
+    const mbs_func_info *fi = &m->func[dr->func];
+    const mreal *p = x + fi->x, *dp = dx + fi->x;
+    switch (fi->type) {
+    case MBS_FUNC_CONSTANT:
+        *df = dp[0];
+        break;
+    case MBS_FUNC_STEP: {
+        const mreal t0 = p[0], v0 = p[1], t1 = p[2], v1 = p[3];
+        if (MRE(t) <= MRE(t0)) {
+            *df = dp[1];
+        } else if (MRE(t) >= MRE(t1)) {
+            *df = dp[3];
+        } else {
+            const mreal h = t1 - t0, xi = (t - t0) / h, dh = dp[2] - dp[0];
+            const mreal dxi = (-dp[0] - xi * dh) / h, dv = v1 - v0, ddv = dp[3] - dp[1];
+            mreal s, s1, s2, s3;
+            if (fi->variant) {
+                s = xi * xi * xi * (10 - 15 * xi + 6 * xi * xi);
+                s1 = 30 * xi * xi * (1 - xi) * (1 - xi);
+                s2 = 60 * xi - 180 * xi * xi + 120 * xi * xi * xi;
+                s3 = 60 - 360 * xi + 360 * xi * xi;
+            } else {
+                s = xi * xi * (3 - 2 * xi);
+                s1 = 6 * xi * (1 - xi);
+                s2 = 6 - 12 * xi;
+                s3 = -12;
+            }
+            *df = dp[1] + ddv * s + dv * s1 * dxi;
+            *dfd = ddv * s1 / h + dv * s2 * dxi / h - dv * s1 * dh / (h * h);
+            *dfdd = ddv * s2 / (h * h) + dv * s3 * dxi / (h * h) - 2 * dv * s2 * dh / (h * h * h);
+        }
+        break;
+    }
+    case MBS_FUNC_SINE: {
+        const mreal A = p[0], om = TWO_PI * p[1], ph = om * t + p[2];
+        const mreal dA = dp[0], dom = TWO_PI * dp[1], dph = dom * t + dp[2];
+        const mreal s = MSIN(ph), co = MCOS(ph);
+        *df = dp[3] + dA * s + A * co * dph;
+        *dfd = dA * om * co + A * dom * co - A * om * s * dph;
+        *dfdd = -dA * om * om * s - 2 * A * om * dom * s - A * om * om * co * dph;
+        break;
+    }
+    default:   /* splines are refused for drivers by the builder */
+        *df = MBS_K(mbs_func_eval_d)(fi, x, dx, t);
+        break;
+    }
+}
+
+static int total_rows(const mbs_model *m)
+{
+    return m->con.nloop_rows + m->con.ndriver + m->n_euler;
+}
+
+void MBS_K(mbs_con_kernel_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w, const mreal *dx,
+                             const MBS_K(mbs_ws) *dw, const mreal *q, const mreal *qd, const mreal *qdd,
+                             const mreal *dq, const mreal *dqd, const mreal *dqdd, mreal t, mreal *dphi,
+                             mreal *dPhi_q, mreal *dphid, mreal *dphidd)
+{
+    const int n = total_rows(m), nq = m->nq;
+    mreal G[MBS_CON_MAXROWS * 18], G0[MBS_CON_MAXROWS * 18], dG[MBS_CON_MAXROWS * 18], Gd[MBS_CON_MAXROWS * 18];
+    if (dPhi_q)
+        for (size_t k = 0; k < (size_t)n * (size_t)nq; k++) dPhi_q[k] = 0;
+
+    /* ---- loop closure ---- */
+    for (int ci = 0; ci < m->con.ncut; ci++) {
+        const mbs_cut_info *cut = &m->con.cut[ci];
+        const MBS_K(mbs_con_ops) *ops = MBS_K(mbs_con_ops_of)(cut->type);
+        const int nr = ops->nrows, row = cut->row, ng = nr * 18;
+        if (nr == 0) continue;
+        mreal e[MBS_CON_NENT][3], ed[MBS_CON_NENT][3], edd[MBS_CON_NENT][3];
+        mreal de[MBS_CON_NENT][3], ded[MBS_CON_NENT][3], dedd[MBS_CON_NENT][3], z[MBS_CON_NENT][3];
+        MBS_K(mbs_con_entities_d)(m, x, w, dx, dw, cut, e, ed, edd, de, ded, dedd);
+        const mreal *ep[MBS_CON_NENT], *edp[MBS_CON_NENT], *dep[MBS_CON_NENT], *zp[MBS_CON_NENT];
+        for (int k = 0; k < MBS_CON_NENT; k++) {
+            ep[k] = e[k];
+            edp[k] = ed[k];
+            dep[k] = de[k];
+            v3_zero(z[k]);
+            zp[k] = z[k];
+        }
+        for (int k = 0; k < ng; k++) G[k] = G0[k] = dG[k] = Gd[k] = 0;
+        ops->jac(ep, G);
+        ops->jac(zp, G0);
+        ops->jac(dep, dG);
+        ops->jac(edp, Gd);
+        for (int k = 0; k < ng; k++) {
+            dG[k] -= G0[k];
+            Gd[k] -= G0[k];
+        }
+        for (int i = 0; i < nr; i++) {
+            const mreal *g = G + 18 * i, *dg = dG + 18 * i, *gd = Gd + 18 * i;
+            mreal s0 = 0, s1 = 0, s2 = 0;
+            for (int k = 0; k < MBS_CON_NENT; k++) {
+                if (!(ops->used & (1u << k))) continue;
+                s0 += v3_dot(g + 3 * k, de[k]);
+                s1 += v3_dot(g + 3 * k, ded[k]) + v3_dot(dg + 3 * k, ed[k]);
+                s2 += v3_dot(g + 3 * k, dedd[k]) + v3_dot(dg + 3 * k, edd[k]) + 2 * v3_dot(gd + 3 * k, ded[k]);
+            }
+            if (dphi) dphi[row + i] = s0;
+            if (dphid) dphid[row + i] = s1;
+            if (dphidd) dphidd[row + i] = s2;
+        }
+        if (dPhi_q)
+            for (int k = 0; k < MBS_CON_NENT; k++)
+                if (ops->used & (1u << k))
+                    add_jac_d(m, w, dw, cut->body[k & 1], k < 2, e[k], de[k], G + 3 * k, dG + 3 * k, 18, nr, 0,
+                              dPhi_q, row);
+    }
+
+    /* ---- drivers ---- */
+    for (int di = 0; di < m->con.ndriver; di++) {
+        const mbs_driver_info *dr = &m->con.driver[di];
+        const int row = dr->row;
+        mreal df, dfd, dfdd;
+        MBS_K(mbs_driver_law_d)(m, dr, x, dx, t, &df, &dfd, &dfdd);
+        if (dr->type == MBS_DRIVER_COORDINATE) {
+            const int k = dr->coord;
+            if (dphi) dphi[row] = (dq ? dq[k] : 0) - df;
+            if (dphid) dphid[row] = (dqd ? dqd[k] : 0) - dfd;
+            if (dphidd) dphidd[row] = (dqdd ? dqdd[k] : 0) - dfdd;
+        } else {
+            mreal r1[3], r2[3], v1[3], v2[3], a1[3], a2[3], dr1[3], dr2[3], dv1[3], dv2[3], da1[3], da2[3];
+            const int x1 = dr->x_point[0], x2 = dr->x_point[1];
+            point_kin_d(w, dw, dr->body[0], x + x1, dx ? dx + x1 : 0, r1, v1, a1, dr1, dv1, da1);
+            point_kin_d(w, dw, dr->body[1], x + x2, dx ? dx + x2 : 0, r2, v2, a2, dr2, dv2, da2);
+            mreal d[3], dd[3], ddd[3], Dd[3], Ddd[3], Dddd[3];
+            v3_sub(d, r2, r1);
+            v3_sub(dd, v2, v1);
+            v3_sub(ddd, a2, a1);
+            v3_sub(Dd, dr2, dr1);
+            v3_sub(Ddd, dv2, dv1);
+            v3_sub(Dddd, da2, da1);
+            const mreal L = MSQRT(v3_dot(d, d)), dL = v3_dot(d, Dd) / L;
+            const mreal s = v3_dot(d, dd), ds = v3_dot(Dd, dd) + v3_dot(d, Ddd);
+            const mreal u = v3_dot(dd, dd) + v3_dot(d, ddd);
+            const mreal du = 2 * v3_dot(dd, Ddd) + v3_dot(Dd, ddd) + v3_dot(d, Dddd);
+            if (dphi) dphi[row] = dL - df;
+            if (dphid) dphid[row] = ds / L - s * dL / (L * L) - dfd;
+            if (dphidd)
+                dphidd[row] = du / L - u * dL / (L * L) - 2 * s * ds / (L * L * L) +
+                              3 * s * s * dL / (L * L * L * L) - dfdd;
+            if (dPhi_q) {
+                mreal g1[3], g2[3], dg1[3], dg2[3];
+                v3_scale(g2, d, 1 / L);
+                v3_scale(g1, g2, -1);
+                v3_scale(dg2, Dd, 1 / L);
+                v3_axpy(dg2, -dL / (L * L), d);
+                v3_scale(dg1, dg2, -1);
+                add_jac_d(m, w, dw, dr->body[0], 1, r1, dr1, g1, dg1, 3, 1, 0, dPhi_q, row);
+                add_jac_d(m, w, dw, dr->body[1], 1, r2, dr2, g2, dg2, 3, 1, 0, dPhi_q, row);
+            }
+        }
+    }
+
+    /* ---- Euler-parameter normalization ---- */
+    const int r0 = m->con.nloop_rows + m->con.ndriver;
+    for (int e = 0; e < m->n_euler; e++) {
+        const mbs_joint_info *j = &m->joint[m->con.euler_joint[e]];
+        const int off = j->qoff + j->euler, row = r0 + e;
+        mreal s0 = 0, s1 = 0, s2 = 0;
+        for (int k = 0; k < 4; k++) {
+            const mreal p = q[off + k], pd = qd ? qd[off + k] : 0, pdd = qdd ? qdd[off + k] : 0;
+            const mreal dp = dq ? dq[off + k] : 0, dpd = dqd ? dqd[off + k] : 0, dpdd = dqdd ? dqdd[off + k] : 0;
+            s0 += 2 * p * dp;
+            s1 += 2 * (dp * pd + p * dpd);
+            s2 += 4 * pd * dpd + 2 * (dp * pdd + p * dpdd);
+            if (dPhi_q) dPhi_q[(size_t)row * nq + off + k] = 2 * dp;
+        }
+        if (dphi) dphi[row] = s0;
+        if (dphid) dphid[row] = s1;
+        if (dphidd) dphidd[row] = s2;
+    }
+}
+
+/* ---------------------------------------------------------------- point components */
+
+void MBS_K(mbs_con_point_component)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w, int body, int xp,
+                                    int comp, mreal val[3], mreal *row)
+{
+    const mreal *pl = x + xp, *A = w->A + 9 * body;
+    mreal r[3], t[3];
+    m3_mv(t, A, pl);
+    v3_add(r, w->o + 3 * body, t);
+    val[0] = r[comp];
+    val[1] = val[2] = 0;
+    if (body > 0) {
+        const mreal *V = w->V + 6 * body, *om = V + 3, *Vd = w->Vd + 6 * body, *al = Vd + 3;
+        mreal rel[3], v[3], a[3], wr[3];
+        v3_sub(rel, r, w->r + 3 * body);
+        v3_cross(v, om, rel);
+        v3_add(v, v, V);
+        v3_cross(wr, om, rel);
+        v3_cross(a, al, rel);
+        v3_add(a, a, Vd);
+        v3_cross_add(a, om, wr);
+        val[1] = v[comp];
+        val[2] = a[comp];
+    }
+    if (!row) return;
+    for (int k = 0; k < m->nq; k++) row[k] = 0;
+    for (int a = body; a > 0; a = m->joint[a].parent) {
+        const mbs_joint_info *j = &m->joint[a];
+        mreal rel[3];
+        v3_sub(rel, r, w->r + 3 * a);
+        for (int k = 0; k < j->nq; k++) {
+            const mreal *bc = w->b + MBS_BSTRIDE * a + 6 * k;
+            mreal J[3];
+            v3_cross(J, bc + 3, rel);
+            v3_add(J, J, bc);
+            row[j->qoff + k] = J[comp];
+        }
+    }
+}
+
+void MBS_K(mbs_con_point_component_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w, const mreal *dx,
+                                      const MBS_K(mbs_ws) *dw, int body, int xp, int comp, mreal dval[3],
+                                      mreal *drow)
+{
+    mreal r[3], rd[3], rdd[3], dr[3], drd[3], drdd[3];
+    point_kin_d(w, dw, body, x + xp, dx ? dx + xp : 0, r, rd, rdd, dr, drd, drdd);
+    dval[0] = dr[comp];
+    dval[1] = drd[comp];
+    dval[2] = drdd[comp];
+    if (!drow) return;
+    for (int k = 0; k < m->nq; k++) drow[k] = 0;
+    mreal g[3] = { 0, 0, 0 }, dg[3] = { 0, 0, 0 };
+    g[comp] = 1;
+    add_jac_d(m, w, dw, body, 1, r, dr, g, dg, 3, 1, 0, drow, 0);
+}

@@ -1,0 +1,245 @@
+/*
+ * ali3p.c - the semi-recursive index-3 augmented Lagrangian formulation
+ * with mass-orthogonal projections, ALI3-P (thesis §3.3, §6.2.2; Bayo &
+ * Ledesma; Dopico, López Varela & Luaces 2020), trapezoidal rule.
+ *
+ * Step n -> n+1 (h), unknown the correction D to the Newmark predictor
+ * (as src/integrators/trapezoidal.c):
+ *   z = z_p + D,  zd* = zd_p + gamma/(beta h) D,  zdd* = zdd_n + D/(beta h^2)
+ *   z_p = z_n + h zd_n + h^2/2 zdd_n,  zd_p = zd_n + h zdd_n
+ * (zd_n, zdd_n: the PROJECTED values of step n). Augmented-Lagrangian
+ * index-3 stage: with lambda* starting from lambda_factor times the last
+ * step's, Newton-Raphson on
+ *   f(D) = r(z, zd*, zdd*) + Phi_q^T (lambda* + alpha Phi) = 0
+ * with the thesis's tangent (scaled by beta h^2)
+ *   T = M + gamma h C + beta h^2 (K + Phi_q^T alpha Phi_q)
+ * (M, C, K exact: mbs_form_trap_tangent; the second derivatives of the
+ * constraints and of M zdd are dropped from the Newton tangent, not from
+ * the sensitivities), the multipliers updated after every iteration with
+ * the constraints at the new iterate, lambda* <- lambda* + alpha Phi, until
+ * |dD|_2 < tolerance. At convergence r + Phi_q^T lambda* = 0 with Phi ~ 0.
+ *
+ * Projections (P = M, penalty varsigma alpha; P_hat = M + varsigma alpha
+ * Phi_q^T Phi_q, one Cholesky factorization for both):
+ *   velocity      P_hat zd = M zd* + varsigma alpha Phi_q^T b         (b = -Phi_t)
+ *   acceleration  P_hat zdd = M zdd* + varsigma alpha Phi_q^T c(z, zd)  (projected zd)
+ * or their iterative (augmented-Lagrangian) versions, which subtract
+ * Phi_q^T sigma (kappa) and iterate sigma <- sigma + varsigma alpha Phid
+ * until |Phid| (|Phidd|) < tolerance. A projection is skipped when the
+ * violation is at most proj_tol (> 0). The step record (form_impl.h) keeps
+ * the converged z, zd*, zdd*, lambda*, sigma, kappa and the branch taken.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "form_impl.h"
+#include "../model_impl.h"
+
+#define BETA MBS_FORM_BETA
+#define GAMMA MBS_FORM_GAMMA
+
+static int ali_init(mbs_integrator *it)
+{
+    (void)it;
+    return MBS_OK;
+}
+
+static void affine(mbs_form *f, double h)
+{
+    const double c1 = GAMMA / (BETA * h), d1 = 1 / (BETA * h * h);
+    for (int k = 0; k < f->n; k++) {
+        f->z[k] = f->zp[k] + f->D[k];
+        f->zd[k] = f->zdp[k] + c1 * f->D[k];
+        f->zdd[k] = f->zddn[k] + d1 * f->D[k];
+    }
+}
+
+/* x = P_hat^-1 v (v != x), with one step of iterative refinement: P_hat =
+ * M + s Phi^T Phi with s = varsigma alpha ~ 1e9 is ill-conditioned (its
+ * Cholesky solution is off by ~eps s/m in the unconstrained directions);
+ * the residual v - M x - s Phi^T (Phi x), formed from M and Phi apart, is
+ * accurate, and one correction brings x to round-off. */
+void mbs_form_proj_solve(int n, int nc, const double *M, const double *Phi, double s, const double *P,
+                         const double *v, double *x, double *res, double *tmp)
+{
+    memcpy(x, v, sizeof(double) * (size_t)n);
+    if (n == 0) return;
+    LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, P, n, x, n);
+    for (int i = 0; i < n; i++) {
+        double a = 0;
+        for (int j = 0; j < n; j++) a += M[(size_t)i * n + j] * x[j];
+        res[i] = v[i] - a;
+    }
+    mbs_form_Pv(n, nc, Phi, x, tmp);
+    for (int i = 0; i < nc; i++) tmp[i] *= s;
+    for (int r = 0; r < nc; r++) {
+        const double *p = Phi + (size_t)r * n;
+        for (int i = 0; i < n; i++) res[i] -= p[i] * tmp[r];
+    }
+    LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, P, n, res, n);
+    for (int i = 0; i < n; i++) x[i] += res[i];
+}
+
+/* Project x* (n) onto Phi_q x = g (nc): P_hat x = M x* + s Phi^T g
+ * (- Phi^T mu, iterated for the iterative projection). mu: nc (out: the
+ * final multipliers, 0 for the penalty form). P_hat factored in f->P. */
+static int project(mbs_integrator *it, mbs_form *f, const double *xs, const double *g, double *x, double *mu)
+{
+    const int n = f->n, nc = f->nc;
+    const double s = f->o.proj_scale * f->o.penalty;
+    /* v1 = M x* + s Phi^T g */
+    for (int i = 0; i < n; i++) {
+        double a = 0;
+        for (int j = 0; j < n; j++) a += f->M[(size_t)i * n + j] * xs[j];
+        f->v1[i] = a;
+    }
+    for (int i = 0; i < nc; i++) f->w1[i] = s * g[i];
+    mbs_form_Ptv(n, nc, f->Phi, f->w1, f->v1, 1);
+    for (int i = 0; i < nc; i++) mu[i] = 0;
+    mbs_form_proj_solve(n, nc, f->M, f->Phi, s, f->P, f->v1, x, f->v3, f->w2);
+    if (f->o.projection != MBS_PROJ_ITERATIVE) return MBS_OK;
+    for (int k = 0; k < it->o.max_iterations; k++) {
+        /* violation Phi x - g; mu += s (Phi x - g) */
+        mbs_form_Pv(n, nc, f->Phi, x, f->w2);
+        for (int i = 0; i < nc; i++) f->w2[i] -= g[i];
+        for (int i = 0; i < nc; i++) mu[i] += s * f->w2[i];
+        if (mbs_form_norm(f->w2, nc) < it->o.tolerance) return MBS_OK;
+        mbs_form_Ptv(n, nc, f->Phi, mu, f->v2, 0);
+        for (int i = 0; i < n; i++) f->v2[i] = f->v1[i] - f->v2[i];
+        mbs_form_proj_solve(n, nc, f->M, f->Phi, s, f->P, f->v2, x, f->v3, f->w2);
+    }
+    return mbs_integ_fail(it, MBS_ERR_NUMERIC, "ali3p: iterative projection did not converge at t = %.9g",
+                          it->t);
+}
+
+static int factor_projection(mbs_integrator *it, mbs_form *f)
+{
+    const int n = f->n;
+    memcpy(f->P, f->M, sizeof(double) * (size_t)n * (size_t)n);
+    mbs_form_add_PtP(n, f->nc, f->Phi, f->o.proj_scale * f->o.penalty, f->P);
+    lapack_int info = n > 0 ? LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, f->P, n) : 0;
+    if (info != 0)
+        return mbs_integ_fail(it, MBS_ERR_NUMERIC, "ali3p: projection matrix M + varsigma Phi^T alpha Phi not "
+                              "positive definite (coordinate %s)", info > 0 ? it->m->coord_name[info - 1] : "?");
+    it->st.factorizations++;
+    return MBS_OK;
+}
+
+static int ali_step(mbs_integrator *it, double h)
+{
+    mbs_form *f = it->form;
+    const mbs_model *m = it->m;
+    mbs_data *d = it->d;
+    const int n = f->n, nc = f->nc;
+    const size_t bytes = sizeof(double) * (size_t)n;
+    const double t1 = it->t + h, kh = BETA * h * h, al = f->o.penalty;
+    memcpy(f->zn, it->q, bytes);
+    memcpy(f->zdn, it->qd, bytes);
+    memcpy(f->zddn, it->qdd, bytes);
+    for (int k = 0; k < n; k++) {
+        f->zp[k] = f->zn[k] + h * f->zdn[k] + 0.5 * h * h * f->zddn[k];
+        f->zdp[k] = f->zdn[k] + h * f->zddn[k];
+        f->D[k] = 0;
+    }
+    affine(f, h);
+    for (int i = 0; i < nc; i++) f->lam[i] *= f->o.lambda_factor;
+    mbs_data_set_time(d, t1);
+
+    /* ---- index-3 augmented Lagrangian stage ---- */
+    int iters = 0, conv = 0;
+    double ndz = 0;
+    for (int k = 1; k <= it->o.max_iterations; k++) {
+        iters = k;
+        mbs_form_primal(m, d, t1, f->z, f->zd, f->zdd, f->r, f->phi, f->Phi, NULL, NULL);
+        it->st.fevals++;
+        if (k > 1)
+            for (int i = 0; i < nc; i++) f->lam[i] += al * f->phi[i];
+        for (int i = 0; i < nc; i++) f->w1[i] = f->lam[i] + al * f->phi[i];
+        mbs_form_Ptv(n, nc, f->Phi, f->w1, f->v1, 0);
+        for (int i = 0; i < n; i++) f->dz[i] = -kh * (f->r[i] + f->v1[i]);
+        mbs_form_trap_tangent(m, d, t1, f->z, f->zd, f->zdd, h, f->S, f->e);
+        mbs_form_add_PtP(n, nc, f->Phi, kh * al, f->S);
+        it->st.tangent_evals++;
+        it->st.factorizations++;
+        lapack_int info = n > 0 ? LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, f->S, n, f->ipiv) : 0;
+        if (info != 0)
+            return mbs_integ_fail(it, MBS_ERR_NUMERIC, "ali3p: tangent matrix singular at t = %.9g (%s)", t1,
+                                  info > 0 ? m->coord_name[info - 1] : "bad argument");
+        if (n > 0) LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, f->S, n, f->ipiv, f->dz, n);
+        for (int i = 0; i < n; i++) f->D[i] += f->dz[i];
+        affine(f, h);
+        ndz = mbs_form_norm(f->dz, n);
+        if (!isfinite(ndz))
+            return mbs_integ_fail(it, MBS_ERR_NUMERIC, "ali3p: iteration diverged at t = %.9g (step from %.9g)", t1,
+                                  it->t);
+        if (ndz < it->o.tolerance) {
+            conv = 1;
+            break;
+        }
+    }
+    if (!conv) {
+        double nphi = mbs_form_norm(f->phi, nc);
+        return mbs_integ_fail(it, MBS_ERR_NUMERIC,
+                              "ali3p (trapezoidal rule): no convergence at t = %.9g (step from t = %.9g, h = %g) "
+                              "after %d iterations: |dz| = %.3e > tolerance %.3e, |Phi| = %.3e", t1, it->t, h,
+                              iters, ndz, it->o.tolerance, nphi);
+    }
+
+    /* ---- at the converged z: last multiplier update, projections ---- */
+    mbs_form_primal(m, d, t1, f->z, f->zd, f->zdd, f->r, f->phi, f->Phi, f->phid, NULL);
+    it->st.fevals++;
+    for (int i = 0; i < nc; i++) f->lam[i] += al * f->phi[i];
+    mbs_crba(m, &d->ws, f->M);
+    memcpy(f->step.zd_star, f->zd, bytes);
+    memcpy(f->step.zdd_star, f->zdd, bytes);
+    memcpy(f->step.lambda, f->lam, sizeof(double) * (size_t)nc);
+    /* b = Phi zd* - phid = -Phi_t */
+    mbs_form_Pv(n, nc, f->Phi, f->zd, f->b);
+    for (int i = 0; i < nc; i++) f->b[i] -= f->phid[i];
+    const double tolp = f->o.proj_tol;
+    int vel = !(tolp > 0) || mbs_form_norm(f->phid, nc) > tolp, factored = 0, rc;
+    if (vel) {
+        if ((rc = factor_projection(it, f))) return rc;
+        factored = 1;
+        if ((rc = project(it, f, f->step.zd_star, f->b, f->zd, f->step.sigma))) return rc;
+        it->st.projections[0]++;
+    } else {
+        memset(f->step.sigma, 0, sizeof(double) * (size_t)nc);
+    }
+    /* c at (z, zd) with the projected zd; phidd at zdd* */
+    mbs_form_constraints(m, d, t1, f->z, f->zd, f->zdd, NULL, NULL, NULL, f->phidd);
+    mbs_form_Pv(n, nc, f->Phi, f->zdd, f->c);
+    for (int i = 0; i < nc; i++) f->c[i] -= f->phidd[i];
+    int acc = !(tolp > 0) || mbs_form_norm(f->phidd, nc) > tolp;
+    if (acc) {
+        if (!factored && (rc = factor_projection(it, f))) return rc;
+        if ((rc = project(it, f, f->step.zdd_star, f->c, f->zdd, f->step.kappa))) return rc;
+        it->st.projections[1]++;
+    } else {
+        memset(f->step.kappa, 0, sizeof(double) * (size_t)nc);
+    }
+
+    it->st.steps++;
+    it->st.iterations += iters;
+    if (iters > it->st.iterations_max) it->st.iterations_max = iters;
+    memcpy(it->q, f->z, bytes);
+    memcpy(it->qd, f->zd, bytes);
+    memcpy(it->qdd, f->zdd, bytes);
+    f->step.t = t1;
+    f->step.h = h;
+    f->step.iterations = iters;
+    f->step.vel_projected = vel;
+    f->step.acc_projected = acc;
+    it->t = t1;
+    return MBS_OK;
+}
+
+static void ali_free(mbs_integrator *it)
+{
+    (void)it;
+}
+
+const mbs_integ_method mbs_integ_ali3p = {
+    "ali3p", ali_init, NULL, ali_step, 0, NULL, ali_free,
+};

@@ -1,0 +1,408 @@
+/*
+ * form_core.c - the core shared by the closed-loop formulations
+ * (form_impl.h): names, the mbs_form object, the consistent initial state,
+ * the evaluation of the residual and the constraints and their tangents,
+ * small dense helpers, constraint violations.
+ *
+ * Evaluation (docs/formulations.md, "Closed-loop formulations"): one
+ * kinematics pass at (q, qd, qdd) serves the O(n) Newton-Euler residual
+ * r = M qdd - Q and every constraint quantity (Phi, Phi_q, dPhi/dt,
+ * d2Phi/dt2 = Phi_q qdd - c). Tangents of both (force elements included:
+ * spring lengths, stiffness, ... are parameters) come from one tangent
+ * sweep of the kinematics, mbs_kin_forward_d, then the tangents of the loads,
+ * body terms and Newton-Euler recursion and mbs_con_kernel_d.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "form_impl.h"
+#include "../model_impl.h"
+#include "../constraints/constraint.h"
+#include "../forces/force.h"
+#include "mbsens/constraints.h"
+#include "../kinematic_problems.h"
+#include "../builder.h"
+
+/* ---------------------------------------------------------------- names */
+
+static const char *const loop_names[] = { "none", "matrixr", "ali3p", "penalty", "index1" };
+
+const char *mbs_loop_formulation_name(mbs_loop_formulation f)
+{
+    return (int)f >= 0 && (int)f < 5 ? loop_names[f] : "?";
+}
+
+int mbs_loop_formulation_from_name(const char *name)
+{
+    for (int k = 0; name && k < 5; k++)
+        if (!strcmp(name, loop_names[k])) return k;
+    return -1;
+}
+
+const char *mbs_projection_name(mbs_projection p)
+{
+    return p == MBS_PROJ_ITERATIVE ? "iterative" : "penalty";
+}
+
+int mbs_projection_from_name(const char *name)
+{
+    if (!name) return -1;
+    if (!strcmp(name, "penalty")) return MBS_PROJ_PENALTY;
+    if (!strcmp(name, "iterative")) return MBS_PROJ_ITERATIVE;
+    return -1;
+}
+
+/* ---------------------------------------------------------------- dense helpers */
+
+void mbs_form_add_PtP(int n, int rows, const double *Phi, double s, double *A)
+{
+    for (int r = 0; r < rows; r++) {
+        const double *p = Phi + (size_t)r * n;
+        for (int j = 0; j < n; j++) {
+            const double pj = s * p[j];
+            if (pj == 0) continue;
+            double *col = A + (size_t)j * n;
+            for (int i = 0; i < n; i++) col[i] += p[i] * pj;
+        }
+    }
+}
+
+void mbs_form_Ptv(int n, int rows, const double *Phi, const double *v, double *y, int add)
+{
+    if (!add)
+        for (int i = 0; i < n; i++) y[i] = 0;
+    for (int r = 0; r < rows; r++) {
+        const double *p = Phi + (size_t)r * n;
+        const double vr = v[r];
+        if (vr == 0) continue;
+        for (int i = 0; i < n; i++) y[i] += p[i] * vr;
+    }
+}
+
+void mbs_form_Pv(int n, int rows, const double *Phi, const double *x, double *y)
+{
+    for (int r = 0; r < rows; r++) {
+        const double *p = Phi + (size_t)r * n;
+        double s = 0;
+        for (int i = 0; i < n; i++) s += p[i] * x[i];
+        y[r] = s;
+    }
+}
+
+double mbs_form_norm(const double *v, int n)
+{
+    double s = 0;
+    for (int k = 0; k < n; k++) s += v[k] * v[k];
+    return sqrt(s);
+}
+
+/* ---------------------------------------------------------------- evaluation */
+
+void mbs_form_primal(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
+                     const double *qdd, double *r, double *phi, double *Phi, double *phid, double *phidd)
+{
+    mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
+    mbs_data_prepare_loads(m, d, q, qd);
+    mbs_body_terms(m, m->x, &d->ws);
+    mbs_rnea(m, &d->ws, r ? r : d->dbuf);
+    if (phi || Phi || phid || phidd)
+        mbs_con_kernel(m, m->x, &d->ws, q, qd, qdd, t, phi, Phi, phid, NULL, NULL, phidd);
+}
+
+void mbs_form_constraints(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
+                          const double *qdd, double *phi, double *Phi, double *phid, double *phidd)
+{
+    mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
+    mbs_con_kernel(m, m->x, &d->ws, q, qd, qdd, t, phi, Phi, phid, NULL, NULL, phidd);
+}
+
+void mbs_form_tangent(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
+                      const double *qdd, const double *dq, const double *dqd, const double *dqdd,
+                      const double *dx, double *dr, double *dphi, double *dPhi, double *dphid, double *dphidd)
+{
+    const int nb = m->nb;
+    mbs_kin_forward_d(m, m->x, &d->ws, dx, &d->dws, q, qd, qdd, dq, dqd, dqdd, 2, 1, nb + 1);
+    if (dr) {
+        /* user loads are constant; force elements add their tangents */
+        memset(d->dws.xfrc, 0, sizeof(double) * 15 * (size_t)(nb + 1));
+        memset(d->dws.qfrc, 0, sizeof(double) * (size_t)m->nq);
+        mbs_forces_apply_d(m, m->x, &d->ws, dx, &d->dws, q, qd, dq, dqd, d->dws.qfrc, d->time);
+        mbs_body_terms_d(m, m->x, &d->ws, dx, &d->dws, 1, nb + 1);
+        mbs_rnea_d(m, &d->ws, &d->dws, d->dws.qfrc, dr, 1, nb + 1);
+    }
+    if (dphi || dPhi || dphid || dphidd)
+        mbs_con_kernel_d(m, m->x, &d->ws, dx, &d->dws, q, qd, qdd, dq, dqd, dqdd, t, dphi, dPhi, dphid, dphidd);
+}
+
+void mbs_form_constraint_tangent(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
+                                 const double *qdd, const double *dq, const double *dqd, const double *dqdd,
+                                 const double *dx, double *dphi, double *dPhi_q, double *dphid, double *dphidd)
+{
+    mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
+    mbs_form_tangent(m, d, t, q, qd, qdd, dq, dqd, dqdd, dx, NULL, dphi, dPhi_q, dphid, dphidd);
+}
+
+void mbs_form_trap_tangent(const mbs_model *m, mbs_data *d, double t, const double *z, const double *zd,
+                           const double *zdd, double h, double *S, double *e)
+{
+    const int n = m->nq;
+    const double kh = MBS_FORM_BETA * h * h, ch = MBS_FORM_GAMMA * h;
+    double *dq = e, *dqd = e + n, *dqdd = e + 2 * n;
+    memset(e, 0, sizeof(double) * 3 * (size_t)n);
+    for (int k = 0; k < n; k++) {
+        dq[k] = kh;
+        dqd[k] = ch;
+        dqdd[k] = 1;
+        mbs_form_tangent(m, d, t, z, zd, zdd, dq, dqd, dqdd, NULL, S + (size_t)k * n, NULL, NULL, NULL, NULL);
+        dq[k] = dqd[k] = dqdd[k] = 0;
+    }
+}
+
+int mbs_constraint_violation(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
+                             const double *qdd, double viol[3])
+{
+    if (!m || !d || !q || !viol) return MBS_ERR_ARG;
+    viol[0] = viol[1] = viol[2] = 0;
+    const int nc = mbs_model_nconstraints(m);
+    if (nc == 0) return MBS_OK;
+    mbs_con_ws *cw = d->con;
+    double *phi = cw->phi, *v = cw->vec;
+    mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
+    mbs_con_kernel(m, m->x, &d->ws, q, qd, qdd, t, phi, NULL, NULL, NULL, NULL, NULL);
+    viol[0] = mbs_form_norm(phi, nc);
+    if (qd) {
+        mbs_con_kernel(m, m->x, &d->ws, q, qd, qdd, t, NULL, NULL, v, NULL, NULL, NULL);
+        viol[1] = mbs_form_norm(v, nc);
+        if (qdd) {
+            mbs_con_kernel(m, m->x, &d->ws, q, qd, qdd, t, NULL, NULL, NULL, NULL, NULL, v);
+            viol[2] = mbs_form_norm(v, nc);
+        }
+    }
+    return MBS_OK;
+}
+
+/* ---------------------------------------------------------------- object */
+
+typedef struct {
+    double *base;
+    size_t used, size;
+} arena;
+
+static double *take(arena *a, size_t n)
+{
+    double *p = a->base + a->used;
+    a->used += n ? n : 1;
+    return p;
+}
+
+mbs_form *mbs_form_create(const mbs_model *m, mbs_data *d, const mbs_sim_options *o, mbs_error *err)
+{
+    mbs_form *f = calloc(1, sizeof *f);
+    if (!f) {
+        mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    f->m = m;
+    f->d = d;
+    f->o = *o;
+    f->o.dofs = NULL;
+    f->n = m->nq;
+    f->nc = mbs_model_nconstraints(m);
+    f->nr = f->nc - m->n_euler;
+    const size_t n = (size_t)f->n + 1, nc = (size_t)f->nc + 1, nr = (size_t)f->nr + 1;
+    /* Matrix R: at most n independent coordinates */
+    const size_t nd = n;
+    size_t total = 0;
+    total += n + 5 * nc + nc * n + n * n;          /* r, phi.., Phi, M */
+    total += 2 * n * n + 5 * n + 2 * nc;           /* S, P, v1..v4, e, w1, w2 */
+    total += 2 * n;                                /* e is 3n */
+    total += 10 * n + nc;                          /* trapezoidal, lam */
+    total += n * nr + nr * nr + 2 * nr + 2 * n;    /* index1 */
+    total += nd * n + n * n + n * nd + nd * nd + 14 * nd;   /* matrixr */
+    total += nc * n + nd * n + n + nc + nd;        /* matrixr chain */
+    total += 2 * n + 3 * nc;                       /* step record */
+    arena a = { calloc(total, sizeof(double)), 0, total };
+    f->ipiv = calloc(n, sizeof *f->ipiv);
+    f->ipivd = calloc(nd, sizeof *f->ipivd);
+    f->dof = calloc(nd, sizeof *f->dof);
+    if (!a.base || !f->ipiv || !f->ipivd || !f->dof) {
+        free(a.base);
+        mbs_form_free(f);
+        mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    f->r = take(&a, n);
+    f->phi = take(&a, nc);
+    f->phid = take(&a, nc);
+    f->phidd = take(&a, nc);
+    f->b = take(&a, nc);
+    f->c = take(&a, nc);
+    f->Phi = take(&a, nc * n);
+    f->M = take(&a, n * n);
+    f->S = take(&a, n * n);
+    f->P = take(&a, n * n);
+    f->v1 = take(&a, n);
+    f->v2 = take(&a, n);
+    f->v3 = take(&a, n);
+    f->v4 = take(&a, n);
+    f->e = take(&a, 3 * n);
+    f->w1 = take(&a, nc);
+    f->w2 = take(&a, nc);
+    double **vec[] = { &f->zn, &f->zdn, &f->zddn, &f->zp, &f->zdp, &f->D, &f->z, &f->zd, &f->zdd, &f->dz };
+    for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++) *vec[k] = take(&a, n);
+    f->lam = take(&a, nc);
+    f->Y = take(&a, n * nr);
+    f->A = take(&a, nr * nr);
+    f->gam = take(&a, nr);
+    f->sv = take(&a, nr);
+    f->tid = take(&a, n);
+    f->qdd0 = take(&a, n);
+    f->Bm = take(&a, nd * n);
+    f->N = take(&a, n * n);
+    f->T = take(&a, n * nd);
+    f->J = take(&a, nd * nd);
+    double **dv[] = { &f->fi, &f->fdi, &f->fddi, &f->zi, &f->zdi, &f->zddi, &f->zin, &f->zdin, &f->zddin,
+                      &f->zip, &f->zdip, &f->Di, &f->dDi, &f->yd };
+    for (size_t k = 0; k < sizeof dv / sizeof dv[0]; k++) *dv[k] = take(&a, nd);
+    f->dPhi = take(&a, nc * n);
+    f->dB = take(&a, nd * n);
+    f->ty = take(&a, n);
+    f->tP = take(&a, nc);
+    f->tB = take(&a, nd);
+    f->step.zd_star = take(&a, n);
+    f->step.zdd_star = take(&a, n);
+    f->step.lambda = take(&a, nc);
+    f->step.sigma = take(&a, nc);
+    f->step.kappa = take(&a, nc);
+    f->step.zi = f->zi;
+    f->step.zdi = f->zdi;
+    f->step.zddi = f->zddi;
+    if (a.used > a.size) abort();   /* sizes above are wrong */
+    /* index1: LAPACK least-squares work for the nr x nr multiplier system */
+    if (o->loop == MBS_LOOP_INDEX1 && f->nr > 0) {
+        double wq = 0, aa = 0, bb = 0, ss = 0;
+        lapack_int iwq = 0, rank = 0;
+        LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, f->nr, f->nr, 1, &aa, f->nr, &bb, f->nr, &ss, 1e-12, &rank, &wq, -1,
+                            &iwq);
+        f->lwork = (int)wq + 64;
+        f->lswork = calloc((size_t)f->lwork, sizeof(double));
+        f->iwork = calloc((size_t)iwq + 64, sizeof *f->iwork);
+        if (!f->lswork || !f->iwork) {
+            mbs_form_free(f);
+            mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+            return NULL;
+        }
+    }
+    /* Matrix R: the independent coordinates (validated at the initial state) */
+    if (o->loop == MBS_LOOP_MATRIXR) {
+        if (o->ndofs > 0 && o->dofs) {
+            if (o->ndofs > f->n) {
+                mbs_form_free(f);
+                mbs_error_set(err, MBS_ERR_ARG, "matrixr: %d independent coordinates for %d coordinates",
+                              o->ndofs, f->n);
+                return NULL;
+            }
+            for (int k = 0; k < o->ndofs; k++) {
+                const mbs_dof *g = &o->dofs[k];
+                if (g->point < 0 ? (g->coord < 0 || g->coord >= f->n)
+                                 : (g->point >= m->npoint || g->component < 0 || g->component > 2)) {
+                    mbs_form_free(f);
+                    mbs_error_set(err, MBS_ERR_ARG, "matrixr: independent coordinate %d is invalid "
+                                  "(point %d, coordinate %d, component %d)", k, g->point, g->coord, g->component);
+                    return NULL;
+                }
+                f->dof[k] = *g;
+            }
+            f->nd = o->ndofs;
+        } else {
+            f->nd = -1;   /* automatic */
+        }
+    }
+    f->step.z = NULL;
+    return f;
+}
+
+void mbs_form_free(mbs_form *f)
+{
+    if (!f) return;
+    free(f->r);   /* the arena */
+    free(f->ipiv);
+    free(f->ipivd);
+    free(f->dof);
+    free(f->lswork);
+    free(f->iwork);
+    free(f);
+}
+
+const mbs_integ_method *mbs_form_method(mbs_loop_formulation loop)
+{
+    switch (loop) {
+    case MBS_LOOP_ALI3P: return &mbs_integ_ali3p;
+    case MBS_LOOP_MATRIXR: return &mbs_integ_matrixr;
+    case MBS_LOOP_PENALTY: return &mbs_integ_penalty;
+    default: return NULL;
+    }
+}
+
+int mbs_form_keeps_euler(const mbs_form *f)
+{
+    return f && f->o.loop != MBS_LOOP_INDEX1;
+}
+
+const mbs_form_step *mbs_form_last_step(const mbs_integrator *it)
+{
+    return it->form ? &it->form->step : NULL;
+}
+
+int mbs_form_initial_state(mbs_integrator *it, double t, double *q, double *qd)
+{
+    const mbs_model *m = it->m;
+    mbs_data *d = it->d;
+    if (m->con.ncut + m->con.ndriver == 0) return MBS_OK;   /* an open tree: nothing to close */
+    mbs_data_set_time(d, t);
+    mbs_assembly_report rep;
+    int rc = mbs_assemble(m, d, q, t, NULL, &rep);
+    if (rc) return mbs_integ_fail(it, rc, "%s", mbs_data_error(d));
+    rc = mbs_solve_velocity(m, d, q, qd, t, NULL);
+    if (rc) return mbs_integ_fail(it, rc, "velocity problem: %s", mbs_data_error(d));
+    return MBS_OK;
+}
+
+int mbs_form_fd(mbs_integrator *it, double t, const double *q, const double *qd, double *qdd)
+{
+    mbs_form *f = it->form;
+    char *msg = it->msg;
+    const size_t len = sizeof it->msg;
+    int rc;
+    switch (f->o.loop) {
+    case MBS_LOOP_ALI3P:
+    case MBS_LOOP_PENALTY:
+        rc = mbs_form_penalty_accel(f, t, q, qd, qdd, f->lam, msg, len);
+        if (!rc) memcpy(f->step.lambda, f->lam, sizeof(double) * (size_t)f->nc);
+        break;
+    case MBS_LOOP_MATRIXR:
+        rc = mbs_form_matrixr_accel(f, t, q, qd, qdd, msg, len);
+        break;
+    case MBS_LOOP_INDEX1:
+        rc = mbs_form_index1_accel(f, t, q, qd, qdd, msg, len);
+        break;
+    default:
+        rc = mbs_integ_fail(it, MBS_ERR_ARG, "unknown loop formulation %d", (int)f->o.loop);
+    }
+    if (!rc) {
+        /* the reset's record: no step, nothing projected */
+        memcpy(f->step.zd_star, qd, sizeof(double) * (size_t)f->n);
+        memcpy(f->step.zdd_star, qdd, sizeof(double) * (size_t)f->n);
+    }
+    return rc;
+}
+
+void mbs_form_observe(mbs_integrator *it)
+{
+    double v[3];
+    if (mbs_constraint_violation(it->m, it->d, it->t, it->q, it->qd, it->qdd, v) != MBS_OK) return;
+    for (int k = 0; k < 3; k++)
+        if (!(v[k] <= it->st.violation[k])) it->st.violation[k] = v[k];
+}

@@ -1,0 +1,193 @@
+/*
+ * form_impl.h - the closed-loop formulations (internal; src/formulations/,
+ * docs/formulations.md "Closed-loop formulations").
+ *
+ * One object, mbs_form, owned by the integrator (it->form) when a loop
+ * formulation is selected: the shared evaluation core (form_core.c), and
+ * the formulations
+ *   ali3p.c    index-3 augmented Lagrangian with projections (a stepper)
+ *   matrixr.c  Matrix R on independent coordinates (a stepper)
+ *   penalty.c  the penalty formulation (a stepper; and the initial
+ *              accelerations and multipliers of ALI3-P)
+ *   index1.c   Lagrange multipliers at acceleration level (accelerations
+ *              for the ODE integrators: rk4, cvodes, trapezoidal fixed point)
+ * Everything is allocated by mbs_form_create; steps do not allocate.
+ *
+ * Conventions: z = q (joint coordinates of the spanning tree), n = nq,
+ * nc = all constraint rows (loop closure, drivers, Euler normalization; the
+ * penalty alpha is the same for every row). The residual of the equations
+ * of motion is the Newton-Euler inverse dynamics r(z, zd, zdd) = M zdd - Q
+ * (applied loads and force elements included), so that with multipliers
+ *     r + Phi_q^T lambda = 0.
+ * Matrices handed to LAPACK are column-major; Phi_q is row-major (nc x n)
+ * as the constraint kernel writes it.
+ */
+#ifndef MBS_FORM_IMPL_H
+#define MBS_FORM_IMPL_H
+
+#include <lapacke.h>
+
+#include "../integrators/integrator_impl.h"
+#include "form_tangent.h"
+
+#define MBS_FORM_BETA 0.25
+#define MBS_FORM_GAMMA 0.5
+
+/* What a step did, kept until the next step: everything an adjoint (or a
+ * DDM) needs to replay it. Arrays belong to the mbs_form (overwritten by
+ * the next step; copy them to store a trajectory).
+ *   ali3p:   z (converged), zd_star/zdd_star (Newmark values at z, before
+ *            the projections), zd/zdd (after: the integrator's state),
+ *            lambda (lambda* after the last update: the multipliers of
+ *            r + Phi_q^T lambda = 0), vel_projected / acc_projected (the
+ *            branch taken), sigma / kappa (iterative projections: their
+ *            final multipliers, else 0).
+ *   penalty: lambda = alpha (Phidd + 2 omega xi Phid + omega^2 Phi);
+ *            zd_star = zd, zdd_star = zdd.
+ *   matrixr: zi, zdi, zddi (independent coordinates); z, zd, zdd from the
+ *            kinematic problems at them.
+ *   index1:  lambda of the last acceleration evaluation. */
+typedef struct mbs_form_step {
+    double t, h;                   /* the step ended at t and had length h */
+    const double *z, *zd, *zdd;    /* = the integrator's state */
+    double *zd_star, *zdd_star;    /* n */
+    double *lambda;                /* nc */
+    double *sigma, *kappa;         /* nc */
+    double *zi, *zdi, *zddi;       /* nd (matrixr) */
+    int vel_projected, acc_projected;
+    int iterations;
+} mbs_form_step;
+
+typedef struct mbs_form {
+    const mbs_model *m;
+    mbs_data *d;
+    mbs_sim_options o;
+    int n;             /* coordinates */
+    int nc;            /* constraint rows */
+    int nr;            /* rows used by index1 (nc without the Euler rows) */
+    /* the last evaluation (mbs_form_primal) */
+    double *r;         /* n */
+    double *phi, *phid, *phidd, *b, *c;   /* nc */
+    double *Phi;       /* nc x n, row-major */
+    double *M;         /* n x n (symmetric) */
+    /* dense work */
+    double *S;         /* n x n col-major: Newton tangent, LU-factored */
+    double *P;         /* n x n col-major: projection matrix, Cholesky-factored */
+    lapack_int *ipiv;  /* n */
+    double *v1, *v2, *v3, *v4, *e;   /* n */
+    double *w1, *w2;   /* nc */
+    /* trapezoidal step */
+    double *zn, *zdn, *zddn, *zp, *zdp, *D, *z, *zd, *zdd, *dz;   /* n */
+    double *lam;       /* nc: lambda* carried between steps */
+    /* index1 */
+    double *Y;         /* n x nr col-major: M^-1 Phi^T */
+    double *A;         /* nr x nr col-major */
+    double *gam, *sv, *tid, *qdd0;
+    double *lswork;    /* dgelsd */
+    int lwork;
+    lapack_int *iwork;
+    /* matrixr */
+    int nd;            /* independent coordinates */
+    mbs_dof *dof;      /* nd */
+    double *Bm;        /* nd x n row-major: dz^i/dz */
+    double *N;         /* n x n col-major: Phi^T Phi + B^T B, Cholesky-factored */
+    double *T;         /* n x nd col-major: R = N^-1 B^T */
+    double *J;         /* nd x nd col-major: the reduced tangent, LU-factored */
+    lapack_int *ipivd; /* nd */
+    double *fi, *fdi, *fddi;          /* nd: DOF values of the last kinematic evaluation */
+    double *zi, *zdi, *zddi, *zin, *zdin, *zddin, *zip, *zdip, *Di, *dDi, *yd;   /* nd */
+    int nkin;          /* position iterations of the last kinematic solve */
+    double *dPhi;      /* nc x n: tangent scratch (matrixr chain) */
+    double *dB;        /* nd x n */
+    double *ty;        /* n: N^-1 r at the prepared state */
+    double *tP, *tB;   /* nc, nd: Phi ty, B ty */
+    mbs_form_step step;
+} mbs_form;
+
+/* ---- object (form_core.c) ---- */
+mbs_form *mbs_form_create(const mbs_model *m, mbs_data *d, const mbs_sim_options *o, mbs_error *err);
+void mbs_form_free(mbs_form *f);
+/* The stepper of formulation o->loop (NULL for index1: the ODE integrators). */
+const mbs_integ_method *mbs_form_method(mbs_loop_formulation loop);
+/* 1 if the formulation enforces the Euler normalization as a constraint
+ * (ali3p, matrixr, penalty: no projection by the integrator). */
+int mbs_form_keeps_euler(const mbs_form *f);
+/* Consistent initial state: assembly with the model's fixed coordinates,
+ * then the velocity problem (q, qd in/out). */
+int mbs_form_initial_state(mbs_integrator *it, double t, double *q, double *qd);
+/* Accelerations of the formulation at a consistent (q, qd) (ali3p:
+ * penalty formulation, also the multipliers). */
+int mbs_form_fd(mbs_integrator *it, double t, const double *q, const double *qd, double *qdd);
+/* Constraint violations of the integrator's state into its statistics. */
+void mbs_form_observe(mbs_integrator *it);
+/* The record of the last step (or of the reset: h = 0). */
+const mbs_form_step *mbs_form_last_step(const mbs_integrator *it);
+
+/* ---- evaluation core (form_core.c) ---- */
+/* Kinematics (level 2) at (q, qd, qdd) (NULL = 0), applied loads at the
+ * data's time, body terms and Newton-Euler: r = M qdd - Q (r may be NULL);
+ * the constraints at t (outputs may be NULL; phidd at qdd). */
+void mbs_form_primal(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
+                     const double *qdd, double *r, double *phi, double *Phi, double *phid, double *phidd);
+/* Only the kinematics and the constraints. */
+void mbs_form_constraints(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
+                          const double *qdd, double *phi, double *Phi, double *phid, double *phidd);
+/* Tangents along (dq, dqd, dqdd) and dx (any NULL = 0) at the primal left
+ * by mbs_form_primal (same state; dr needs the full primal): dr of the
+ * Newton-Euler residual (force elements included), and of the constraints. */
+void mbs_form_tangent(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
+                      const double *qdd, const double *dq, const double *dqd, const double *dqdd,
+                      const double *dx, double *dr, double *dphi, double *dPhi, double *dphid, double *dphidd);
+/* The scaled Newton tangent of the trapezoidal residual in the correction D
+ * (z = z_p + D, zd = zd_p + gamma/(beta h) D, zdd = zdd_n + D/(beta h^2)):
+ *     S = beta h^2 dr/dD = M + gamma h C + beta h^2 K
+ * exactly, column by column as tangents of r (n sweeps), at the primal left
+ * in d. S: n x n col-major. e: n scratch. */
+void mbs_form_trap_tangent(const mbs_model *m, mbs_data *d, double t, const double *z, const double *zd,
+                           const double *zdd, double h, double *S, double *e);
+/* A += s Phi^T Phi (A col-major n x n, Phi row-major, rows 0..rows-1). */
+void mbs_form_add_PtP(int n, int rows, const double *Phi, double s, double *A);
+/* y = Phi^T v (rows 0..rows-1); y += ... with add. */
+void mbs_form_Ptv(int n, int rows, const double *Phi, const double *v, double *y, int add);
+/* y = Phi x */
+void mbs_form_Pv(int n, int rows, const double *Phi, const double *x, double *y);
+double mbs_form_norm(const double *v, int n);
+/* x = P^-1 v for P = M + s Phi^T Phi (Cholesky factor in P, col-major),
+ * with one step of iterative refinement (ali3p.c). res: n, tmp: nc. */
+void mbs_form_proj_solve(int n, int nc, const double *M, const double *Phi, double s, const double *P,
+                         const double *v, double *x, double *res, double *tmp);
+
+/* ---- formulations ---- */
+/* Penalty accelerations and multipliers at (q, qd) (penalty.c). */
+int mbs_form_penalty_accel(mbs_form *f, double t, const double *q, const double *qd, double *qdd, double *lambda,
+                           char *msg, size_t len);
+/* Index-1 accelerations (index1.c). */
+int mbs_form_index1_accel(mbs_form *f, double t, const double *q, const double *qd, double *qdd, char *msg,
+                          size_t len);
+/* Matrix R (matrixr.c): choose the independent coordinates (create), the
+ * accelerations at a consistent (q, qd), and the kinematic problems at
+ * given independent coordinates. */
+int mbs_form_matrixr_setup(mbs_form *f, const double *q, char *msg, size_t len);
+int mbs_form_matrixr_accel(mbs_form *f, double t, const double *q, const double *qd, double *qdd, char *msg,
+                           size_t len);
+/* Positions (Newton from z), velocities and accelerations at the
+ * independent coordinates (zi, zdi, zddi; zddi may be NULL = 0). Leaves at
+ * the final z: f->Phi, f->Bm, f->N (factored), f->b, f->c. */
+int mbs_form_matrixr_kinematics(mbs_form *f, double t, const double *zi, const double *zdi, const double *zddi,
+                                double *z, double *zd, double *zdd, char *msg, size_t len);
+/* For the sensitivities (ddm_matrixr.c), at a state (z, zd, zdd) the
+ * kinematic problems produced: the primal, Phi_q, B, N (factored),
+ * R (f->T) and y = N^-1 r (f->ty). Returns non-zero if N is singular. */
+int mbs_form_matrixr_prepare(mbs_form *f, double t, const double *z, const double *zd, const double *zdd);
+/* Tangent of the whole chain z^i -> (z, zd, zdd) -> F = R^T r along
+ * (dzi, dzdi, dzddi) in the independent coordinates and dx in the model
+ * vector (any NULL = 0), at the prepared state: dz, dzd, dzdd (n) and dF
+ * (nd) (docs/formulations.md). */
+void mbs_form_matrixr_chain(mbs_form *f, double t, const double *z, const double *zd, const double *zdd,
+                            const double *dzi, const double *dzdi, const double *dzddi, const double *dx,
+                            double *dz, double *dzd, double *dzdd, double *dF);
+extern const mbs_integ_method mbs_integ_ali3p;
+extern const mbs_integ_method mbs_integ_matrixr;
+extern const mbs_integ_method mbs_integ_penalty;
+
+#endif

@@ -1,0 +1,19 @@
+/*
+ * form_tangent.h - the scalar-free entry to the constraint tangents
+ * (internal): usable from translation units built with the complex scalar
+ * (the complex-step tests), where the double kernel types are not visible.
+ */
+#ifndef MBS_FORM_TANGENT_H
+#define MBS_FORM_TANGENT_H
+
+#include "mbsens/data.h"
+
+/* Tangents of Phi, Phi_q (n x nq row-major), dPhi/dt and d2Phi/dt2 at
+ * (q, qd, qdd) along (dq, dqd, dqdd) and dx in the model vector (any NULL =
+ * 0; outputs may be NULL): runs the kinematics and their tangents in d
+ * (reference point of d) and mbs_con_kernel_d. */
+void mbs_form_constraint_tangent(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
+                                 const double *qdd, const double *dq, const double *dqd, const double *dqdd,
+                                 const double *dx, double *dphi, double *dPhi_q, double *dphid, double *dphidd);
+
+#endif

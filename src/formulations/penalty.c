@@ -1,0 +1,184 @@
+/*
+ * penalty.c - the semi-recursive penalty formulation (thesis §3.4; Bayo,
+ * García de Jalón & Serna): the multipliers are replaced by a penalized
+ * second-order constraint dynamics,
+ *
+ *     M zdd - Q + Phi_q^T alpha (Phidd + 2 omega xi Phid + omega^2 Phi) = 0,
+ *     Phidd = Phi_q zdd - c,   lambda = alpha (Phidd + 2 omega xi Phid + omega^2 Phi).
+ *
+ * Accelerations at a known (z, zd): one SPD solve
+ *     (M + Phi_q^T alpha Phi_q) zdd = Q + Phi_q^T alpha (c - 2 omega xi Phid - omega^2 Phi)
+ * (Cholesky; one step of iterative refinement, since alpha ~ 1e9 makes the
+ * matrix ill-conditioned in the constraint directions). This initializes
+ * ALI3-P (accelerations and multipliers at t0).
+ *
+ * As a dynamic formulation it is integrated with the trapezoidal rule in the
+ * correction D to the predictor (as src/integrators/trapezoidal.c), Newton
+ * on the residual f(D) above with the tangent (scaled by beta h^2)
+ *     S + (1 + 2 omega xi gamma h + omega^2 beta h^2) alpha Phi_q^T Phi_q,
+ * S = M + gamma h C + beta h^2 K (exact, mbs_form_trap_tangent), dropping
+ * the second derivatives of the constraints. The constraints are satisfied
+ * to O(|Q| / alpha) only.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "form_impl.h"
+#include "../model_impl.h"
+
+#define BETA MBS_FORM_BETA
+#define GAMMA MBS_FORM_GAMMA
+
+int mbs_form_penalty_accel(mbs_form *f, double t, const double *q, const double *qd, double *qdd, double *lambda,
+                           char *msg, size_t len)
+{
+    const mbs_model *m = f->m;
+    mbs_data *d = f->d;
+    const int n = f->n, nc = f->nc;
+    const double al = f->o.penalty, om = f->o.omega, xi = f->o.xi;
+    mbs_data_set_time(d, t);
+    /* at zdd = 0: r0 = -Q, phidd0 = -c */
+    mbs_form_primal(m, d, t, q, qd, NULL, f->r, f->phi, f->Phi, f->phid, f->phidd);
+    mbs_crba(m, &d->ws, f->M);
+    for (int i = 0; i < nc; i++) f->w1[i] = al * (f->phidd[i] + 2 * om * xi * f->phid[i] + om * om * f->phi[i]);
+    /* rhs = -r0 - Phi^T w1 */
+    mbs_form_Ptv(n, nc, f->Phi, f->w1, f->v1, 0);
+    for (int k = 0; k < n; k++) f->v1[k] = -f->r[k] - f->v1[k];
+    memcpy(f->P, f->M, sizeof(double) * (size_t)n * (size_t)n);
+    mbs_form_add_PtP(n, nc, f->Phi, al, f->P);
+    if (n > 0) {
+        lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, f->P, n);
+        if (info != 0) {
+            snprintf(msg, len, "penalty formulation: M + Phi_q^T alpha Phi_q is not positive definite "
+                     "(coordinate %s): a massless coordinate without constraint?",
+                     info > 0 ? m->coord_name[info - 1] : "?");
+            return MBS_ERR_NUMERIC;
+        }
+        memcpy(qdd, f->v1, sizeof(double) * (size_t)n);
+        LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, f->P, n, qdd, n);
+        /* one step of iterative refinement: v2 = rhs - (M + Phi^T al Phi) qdd */
+        for (int i = 0; i < n; i++) {
+            double s = 0;
+            for (int j = 0; j < n; j++) s += f->M[(size_t)i * n + j] * qdd[j];
+            f->v2[i] = f->v1[i] - s;
+        }
+        mbs_form_Pv(n, nc, f->Phi, qdd, f->w2);
+        for (int i = 0; i < nc; i++) f->w2[i] *= al;
+        mbs_form_Ptv(n, nc, f->Phi, f->w2, f->v3, 0);
+        for (int i = 0; i < n; i++) f->v2[i] -= f->v3[i];
+        LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, f->P, n, f->v2, n);
+        for (int i = 0; i < n; i++) qdd[i] += f->v2[i];
+    }
+    for (int k = 0; k < n; k++)
+        if (!isfinite(qdd[k])) {
+            snprintf(msg, len, "penalty formulation: acceleration of %s is not finite at t = %.9g",
+                     m->coord_name[k], t);
+            return MBS_ERR_NUMERIC;
+        }
+    if (lambda) {
+        mbs_form_Pv(n, nc, f->Phi, qdd, f->w2);
+        for (int i = 0; i < nc; i++) lambda[i] = f->w1[i] + al * f->w2[i];
+    }
+    return MBS_OK;
+}
+
+/* ---------------------------------------------------------------- stepper */
+
+static int pen_init(mbs_integrator *it)
+{
+    (void)it;
+    return MBS_OK;
+}
+
+static void affine(mbs_form *f, double h)
+{
+    const double c1 = GAMMA / (BETA * h), d1 = 1 / (BETA * h * h);
+    for (int k = 0; k < f->n; k++) {
+        f->z[k] = f->zp[k] + f->D[k];
+        f->zd[k] = f->zdp[k] + c1 * f->D[k];
+        f->zdd[k] = f->zddn[k] + d1 * f->D[k];
+    }
+}
+
+static int pen_step(mbs_integrator *it, double h)
+{
+    mbs_form *f = it->form;
+    const mbs_model *m = it->m;
+    mbs_data *d = it->d;
+    const int n = f->n, nc = f->nc;
+    const size_t bytes = sizeof(double) * (size_t)n;
+    const double t1 = it->t + h, kh = BETA * h * h;
+    const double al = f->o.penalty, om = f->o.omega, xi = f->o.xi;
+    const double sc = 1 + 2 * om * xi * GAMMA * h + om * om * kh;
+    memcpy(f->zn, it->q, bytes);
+    memcpy(f->zdn, it->qd, bytes);
+    memcpy(f->zddn, it->qdd, bytes);
+    for (int k = 0; k < n; k++) {
+        f->zp[k] = f->zn[k] + h * f->zdn[k] + 0.5 * h * h * f->zddn[k];
+        f->zdp[k] = f->zdn[k] + h * f->zddn[k];
+        f->D[k] = 0;
+    }
+    affine(f, h);
+    mbs_data_set_time(d, t1);
+    int iters = 0, conv = 0;
+    double ndz = 0;
+    for (int k = 1; k <= it->o.max_iterations; k++) {
+        iters = k;
+        mbs_form_primal(m, d, t1, f->z, f->zd, f->zdd, f->r, f->phi, f->Phi, f->phid, f->phidd);
+        it->st.fevals++;
+        for (int i = 0; i < nc; i++)
+            f->w1[i] = al * (f->phidd[i] + 2 * om * xi * f->phid[i] + om * om * f->phi[i]);
+        mbs_form_Ptv(n, nc, f->Phi, f->w1, f->v1, 0);
+        for (int i = 0; i < n; i++) f->dz[i] = -kh * (f->r[i] + f->v1[i]);
+        mbs_form_trap_tangent(m, d, t1, f->z, f->zd, f->zdd, h, f->S, f->e);
+        mbs_form_add_PtP(n, nc, f->Phi, sc * al, f->S);
+        it->st.tangent_evals++;
+        it->st.factorizations++;
+        lapack_int info = n > 0 ? LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, f->S, n, f->ipiv) : 0;
+        if (info != 0)
+            return mbs_integ_fail(it, MBS_ERR_NUMERIC, "penalty formulation: tangent matrix singular at t = %.9g",
+                                  t1);
+        if (n > 0) LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, f->S, n, f->ipiv, f->dz, n);
+        for (int i = 0; i < n; i++) f->D[i] += f->dz[i];
+        affine(f, h);
+        ndz = mbs_form_norm(f->dz, n);
+        if (!isfinite(ndz))
+            return mbs_integ_fail(it, MBS_ERR_NUMERIC, "penalty formulation: iteration diverged at t = %.9g", t1);
+        if (ndz < it->o.tolerance) {
+            conv = 1;
+            break;
+        }
+    }
+    if (!conv)
+        return mbs_integ_fail(it, MBS_ERR_NUMERIC,
+                              "penalty formulation (trapezoidal rule): no convergence at t = %.9g (h = %g) after "
+                              "%d iterations: |dz| = %.3e > tolerance %.3e", t1, h, iters, ndz, it->o.tolerance);
+    /* multipliers at the solution */
+    mbs_form_constraints(m, d, t1, f->z, f->zd, f->zdd, f->phi, NULL, f->phid, f->phidd);
+    for (int i = 0; i < nc; i++)
+        f->step.lambda[i] = al * (f->phidd[i] + 2 * om * xi * f->phid[i] + om * om * f->phi[i]);
+    it->st.steps++;
+    it->st.iterations += iters;
+    if (iters > it->st.iterations_max) it->st.iterations_max = iters;
+    memcpy(it->q, f->z, bytes);
+    memcpy(it->qd, f->zd, bytes);
+    memcpy(it->qdd, f->zdd, bytes);
+    memcpy(f->step.zd_star, f->zd, bytes);
+    memcpy(f->step.zdd_star, f->zdd, bytes);
+    f->step.t = t1;
+    f->step.h = h;
+    f->step.iterations = iters;
+    f->step.vel_projected = f->step.acc_projected = 0;
+    it->t = t1;
+    return MBS_OK;
+}
+
+static void pen_free(mbs_integrator *it)
+{
+    (void)it;
+}
+
+const mbs_integ_method mbs_integ_penalty = {
+    "penalty", pen_init, NULL, pen_step, 0, NULL, pen_free,
+};
