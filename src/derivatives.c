@@ -230,9 +230,10 @@ int mbs_deriv_fd_primal(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, c
         rc = mbs_fd_unchecked(m, d, MBS_FD_RECURSIVE, q, qd, tau, qdd);
         if (rc) return rc;
     }
-    /* Newton-Euler at the solution (keeps the ABA factors MS, U, Ninv) */
-    mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
-    mbs_body_terms(m, m->x, &d->ws);
+    /* Newton-Euler at the solution (keeps the ABA factors MS, U, Ninv):
+     * positions, velocities, loads and body terms are those of the forward
+     * dynamics at (q, qd); only the accelerations are (re)computed */
+    mbs_kin_accelerations(m, &d->ws, qdd);
     mbs_rnea(m, &d->ws, tid);
     return MBS_OK;
 }
@@ -385,8 +386,12 @@ int mbs_forward_dynamics_derivatives(const mbs_model *m, mbs_data *d, mbs_fd_alg
 {
     const int nq = m->nq;
     double *a = d->dbuf, *tid = d->dbuf + nq;
-    int rc = mbs_deriv_fd_primal(m, d, alg, q, qd, tau, a, tid);
+    /* the primal of mbs_deriv_fd_primal without its factorization of M'
+     * for the semi-recursive algorithm (fd_factor below replaces it) */
+    int rc = mbs_fd_unchecked(m, d, alg, q, qd, tau, a);
     if (rc) return rc;
+    mbs_kin_accelerations(m, &d->ws, a);
+    mbs_rnea(m, &d->ws, tid);
     if (qdd) memcpy(qdd, a, sizeof(double) * (size_t)nq);
     /* dqdd/dq = M'^-1 (-dID/dq + completion), the same for qd, and
      * dqdd/dtau = M'^-1 (e_k + completion), all columns at once; M comes
