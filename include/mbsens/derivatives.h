@@ -7,7 +7,7 @@
  * allocate. Derivatives are exact (no finite differences): each is the
  * tangent (forward-mode) of the recursive algorithm it differentiates, cost
  * O(n) per direction, never forming M or its derivatives
- * (docs/formulations.md §8).
+ * (docs/formulations.md §9).
  *
  * Euler-parameter coordinates: derivatives are those of the functions as
  * implemented, i.e. of the rotation formula A(p) = (2 e0^2 - 1) I + ...

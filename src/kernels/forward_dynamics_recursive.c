@@ -15,7 +15,7 @@
  * Euler parameters: b p = 0 makes N singular along p. N is completed with
  * p p^T and the right-hand side gets p (-|pd|^2 - p.u): this adds the
  * differentiated normalization p.pdd = -|pd|^2 and drops the component of
- * the joint forces along p, which does no work (docs/formulations.md §7).
+ * the joint forces along p, which does no work (docs/formulations.md, Forward dynamics).
  */
 #include "kernels.h"
 #include "../algebra.h"
