@@ -4,10 +4,13 @@
  * parameters.
  *
  * All functions fill caller-provided arrays (row-major, nq rows) and do not
- * allocate. Derivatives are exact (no finite differences): each is the
- * tangent (forward-mode) of the recursive algorithm it differentiates, cost
- * O(n) per direction, never forming M or its derivatives
- * (docs/formulations.md §9).
+ * allocate. Derivatives are exact (no finite differences). Directional and
+ * parameter derivatives are the tangent (forward-mode) of the recursive
+ * algorithm they differentiate, cost O(n) per direction (docs/
+ * formulations.md §9). The state Jacobians (mbs_inverse_dynamics_
+ * derivatives, mbs_forward_dynamics_derivatives) take all columns at once
+ * in O(n depth) (docs/formulations.md, "All-columns derivative
+ * Jacobians"); the forward-dynamics ones then apply M'^-1 (dense, O(nq^3)).
  *
  * Euler-parameter coordinates: derivatives are those of the functions as
  * implemented, i.e. of the rotation formula A(p) = (2 e0^2 - 1) I + ...
@@ -42,9 +45,10 @@ int mbs_inverse_dynamics_directional(const mbs_model *m, mbs_data *d,
                                      const double *drho, double *dtau);
 
 /* qdd = FD(q, qd, tau) and its partials dqdd/dq, dqdd/dqd, dqdd/dtau
- * (= M^-1 completed for Euler parameters). alg selects the algorithm:
- * fully recursive (articulated-body solves, O(n) per column) or
- * semi-recursive (one dense Cholesky, reused). Any output may be NULL. */
+ * (= M^-1 completed for Euler parameters). alg selects the algorithm of
+ * qdd (fully recursive or semi-recursive); the Jacobians use one method
+ * for both (M'^-1 formed once from a tree-sparse factorization of M').
+ * Any output may be NULL. */
 int mbs_forward_dynamics_derivatives(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg,
                                      const double *q, const double *qd, const double *tau,
                                      double *qdd, double *dqdd_dq, double *dqdd_dqd,
