@@ -21,6 +21,7 @@ static const command commands[] = {
     {"check", cmd_check, "verify the analytical derivatives against complex step"},
     {"convert", cmd_convert, "write a model (URDF or JSON) as a JSON model"},
     {"sensitivity", cmd_sensitivity, "objectives and their gradients over a simulation (DDM, adjoints, FD)"},
+    {"optimize", cmd_optimize, "design optimization and optimal control (NLopt, analytical gradients)"},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
 

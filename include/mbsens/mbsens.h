@@ -22,6 +22,7 @@
 #include "simulate.h"
 #include "check.h"
 #include "sensitivity.h"
+#include "optimize.h"
 
 #ifdef __cplusplus
 extern "C" {

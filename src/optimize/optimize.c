@@ -1,0 +1,627 @@
+/*
+ * optimize.c - mbs_optimize: NLopt driven by the trajectory sensitivities
+ * (include/mbsens/optimize.h, docs/optimization.md).
+ *
+ * Every evaluation builds a copy of the model with the trial parameter
+ * values (mbs_model_with_params) and runs mbs_sensitivity on it; the
+ * weighted objective and its gradient go to NLopt in scaled variables.
+ * All state lives in an opt_ctx passed to NLopt as its data pointer.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <nlopt.h>
+
+#include "mbsens/optimize.h"
+#include "mbsens/constraints.h"
+#include "../sensitivity/sens_impl.h"
+
+/* ---------------------------------------------------------------- names */
+
+static const char *const alg_names[] = { "lbfgs", "slsqp", "mma" };
+static const char *const scale_names[] = { "value", "bounds", "none" };
+
+const char *mbs_opt_algorithm_name(mbs_opt_algorithm a)
+{
+    return (int)a >= 0 && (int)a < 3 ? alg_names[a] : "?";
+}
+
+int mbs_opt_algorithm_from_name(const char *name)
+{
+    for (int k = 0; name && k < 3; k++)
+        if (!strcmp(name, alg_names[k])) return k;
+    return -1;
+}
+
+const char *mbs_opt_scaling_name(mbs_opt_scaling s)
+{
+    return (int)s >= 0 && (int)s < 3 ? scale_names[s] : "?";
+}
+
+int mbs_opt_scaling_from_name(const char *name)
+{
+    for (int k = 0; name && k < 3; k++)
+        if (!strcmp(name, scale_names[k])) return k;
+    return -1;
+}
+
+/* ---------------------------------------------------------------- options */
+
+mbs_opt_options mbs_opt_options_default(const mbs_model *m)
+{
+    mbs_opt_options o;
+    memset(&o, 0, sizeof o);
+    o.sens = mbs_sens_options_default(m);
+    o.auto_method = 1;
+    o.algorithm = MBS_OPT_LBFGS;
+    o.objective = 0;
+    o.max_iter = 100;
+    o.max_eval = 0;
+    o.xtol = 1e-8;
+    o.ftol = 1e-10;
+    o.pgtol = 1e-8;
+    o.scaling = MBS_OPT_SCALE_VALUE;
+    o.max_failures = 20;
+    o.continuation_start = 1;
+    o.continuation_step = 1;
+    return o;
+}
+
+static int model_closed(const mbs_model *m)
+{
+    return mbs_model_nloop_constraints(m) + mbs_model_ndriver_constraints(m) > 0;
+}
+
+mbs_sens_method mbs_opt_auto_method(const mbs_model *m, mbs_sens_options *sens)
+{
+    if (model_closed(m)) {
+        if (sens && sens->sim.loop == MBS_LOOP_NONE) sens->sim.loop = MBS_LOOP_ALI3P;
+        return MBS_SENS_DDM;
+    }
+    if (mbs_model_nparams(m) > mbs_model_nobjectives(m))
+        return sens && sens->sim.formulation == MBS_FD_RECURSIVE ? MBS_SENS_CAVM : MBS_SENS_DAVM;
+    return MBS_SENS_DDM;
+}
+
+void mbs_opt_result_free(mbs_opt_result *res)
+{
+    if (!res) return;
+    free(res->x0);
+    free(res->x);
+    free(res->grad);
+    res->x0 = res->x = res->grad = NULL;
+}
+
+/* ---------------------------------------------------------------- context */
+
+typedef struct opt_ctx {
+    const mbs_model *m;
+    const mbs_opt_options *o;
+    mbs_sens_options sens;   /* with the stage's horizon */
+    int np, nobj, nfree;
+    int *free_idx;           /* nfree: parameter index of each variable */
+    double *w;               /* nobj weights */
+    double *s;               /* nparam scales */
+    double *lo, *hi;         /* nparam bounds */
+    double *x;               /* nparam: current full parameter vector (work) */
+    double *g;               /* nparam: gradient work */
+    double fscale;           /* psi scale of the stage */
+    /* best accepted point of the stage */
+    double best_f;           /* scaled */
+    double *best_u;          /* nfree */
+    double *best_x, *best_g; /* nparam */
+    double best_psi;
+    double start_psi;        /* psi and gradient at the start of the stage */
+    double *start_g;         /* nparam */
+    /* one-entry cache */
+    int cache_ok;
+    double *cache_u, cache_f, *cache_gu;
+    double *gu;              /* nfree work */
+    /* counters */
+    int iterations, stage_iter, evaluations, stage_evals, failures, consecutive;
+    int stage;
+    nlopt_opt opt;
+    char reason[64];         /* forced-stop reason */
+    char msg[MBS_ERROR_MSG_LEN + 128];
+} opt_ctx;
+
+static void say(opt_ctx *c, const char *fmt, ...)
+{
+    if (!c->o->message) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->msg, sizeof c->msg, fmt, ap);
+    va_end(ap);
+    c->o->message(c->o->message_user, c->msg);
+}
+
+/* psi and gradient (parameter units) at the full parameter vector x. */
+static int evaluate(opt_ctx *c, const double *x, double *psi, double *grad, mbs_error *err)
+{
+    mbs_model *mp = mbs_model_with_params(c->m, x, err);
+    if (!mp) return err && err->code ? err->code : MBS_ERR_MODEL;
+    mbs_sens_result res;
+    int rc = mbs_sensitivity(mp, &c->sens, &res, err);
+    mbs_model_free(mp);
+    if (rc) return rc;
+    double f = 0;
+    for (int k = 0; k < c->nobj; k++) f += c->w[k] * res.psi[k];
+    int ok = isfinite(f);
+    for (int j = 0; j < c->np; j++) {
+        double s = 0;
+        for (int k = 0; k < c->nobj; k++)
+            if (c->w[k] != 0) s += c->w[k] * res.grad[(size_t)k * c->np + j];
+        grad[j] = s;
+        ok = ok && isfinite(s);
+    }
+    mbs_sens_result_free(&res);
+    *psi = f;
+    if (!ok) return mbs_error_set(err, MBS_ERR_NUMERIC, "objective or gradient not finite");
+    return MBS_OK;
+}
+
+/* 2-norm of the projected gradient in parameter units (free parameters;
+ * a component pushing against an active bound is dropped). */
+static double pg_norm(const opt_ctx *c, const double *x, const double *g)
+{
+    double s = 0;
+    for (int v = 0; v < c->nfree; v++) {
+        const int j = c->free_idx[v];
+        const double tl = 1e-10 * fmax(1, fabs(c->lo[j])), tu = 1e-10 * fmax(1, fabs(c->hi[j]));
+        if ((x[j] <= c->lo[j] + tl && g[j] > 0) || (x[j] >= c->hi[j] - tu && g[j] < 0)) continue;
+        s += g[j] * g[j];
+    }
+    return sqrt(s);
+}
+
+/* inf-norm of P(u - grad_u f) - u of the scaled problem. */
+static double pg_scaled(const opt_ctx *c, const double *x, const double *g)
+{
+    double s = 0;
+    for (int v = 0; v < c->nfree; v++) {
+        const int j = c->free_idx[v];
+        const double u = x[j] / c->s[j], gu = g[j] * c->s[j] / c->fscale;
+        double t = u - gu;
+        const double lu = c->lo[j] / c->s[j], hu = c->hi[j] / c->s[j];
+        if (t < lu) t = lu;
+        if (t > hu) t = hu;
+        s = fmax(s, fabs(t - u));
+    }
+    return s;
+}
+
+static void full_x(opt_ctx *c, const double *u)
+{
+    for (int v = 0; v < c->nfree; v++) {
+        const int j = c->free_idx[v];
+        double xj = u[v] * c->s[j];
+        /* NLopt keeps u within the scaled bounds; undo round-off of the scaling */
+        if (xj < c->lo[j]) xj = c->lo[j];
+        if (xj > c->hi[j]) xj = c->hi[j];
+        c->x[j] = xj;
+    }
+}
+
+static int report(opt_ctx *c, int iteration, double step)
+{
+    if (!c->o->callback) return 0;
+    mbs_opt_iter it;
+    it.iteration = iteration;
+    it.evaluations = c->evaluations;
+    it.stage = c->stage;
+    it.tf = c->sens.sim.tf;
+    it.psi = c->best_psi;
+    it.gnorm = pg_norm(c, c->best_x, c->best_g);
+    it.step = step;
+    it.nparam = c->np;
+    it.x = c->best_x;
+    it.grad = c->best_g;
+    return c->o->callback(c->o->callback_user, &it);
+}
+
+static void stop(opt_ctx *c, const char *why)
+{
+    if (!c->reason[0]) snprintf(c->reason, sizeof c->reason, "%s", why);
+    nlopt_force_stop(c->opt);
+}
+
+static double objective(unsigned n, const double *u, double *grad, void *data)
+{
+    opt_ctx *c = data;
+    if (c->cache_ok && memcmp(u, c->cache_u, sizeof(double) * n) == 0) {
+        if (grad) memcpy(grad, c->cache_gu, sizeof(double) * n);
+        return c->cache_f;
+    }
+    if (c->reason[0]) {   /* stopping: answer without simulating */
+        if (grad) memcpy(grad, c->cache_gu, sizeof(double) * n);
+        return c->best_f;
+    }
+    full_x(c, u);
+    double psi = 0;
+    mbs_error err;
+    memset(&err, 0, sizeof err);
+    c->evaluations++;
+    c->stage_evals++;
+    int rc = evaluate(c, c->x, &psi, c->g, &err);
+    double f;
+    if (rc) {
+        c->failures++;
+        c->consecutive++;
+        /* a value well above the best one with the best point's gradient:
+         * the line searches backtrack towards the best point */
+        f = c->best_f + 1e3 * (1 + fabs(c->best_f));
+        for (unsigned v = 0; v < n; v++) {
+            const int j = c->free_idx[v];
+            c->gu[v] = c->best_g[j] * c->s[j] / c->fscale;
+        }
+        say(c, "evaluation %d failed (%s); answered with a large value so that the step is reduced%s",
+            c->evaluations, err.msg[0] ? err.msg : "unknown error",
+            c->consecutive >= c->o->max_failures ? "; too many failures in a row, stopping" : "");
+        if (c->consecutive >= c->o->max_failures) stop(c, "failures");
+    } else {
+        c->consecutive = 0;
+        f = psi / c->fscale;
+        for (unsigned v = 0; v < n; v++) {
+            const int j = c->free_idx[v];
+            c->gu[v] = c->g[j] * c->s[j] / c->fscale;
+        }
+        if (f < c->best_f) {
+            double step = 0;
+            for (unsigned v = 0; v < n; v++) step += (u[v] - c->best_u[v]) * (u[v] - c->best_u[v]);
+            step = sqrt(step);
+            c->best_f = f;
+            c->best_psi = psi;
+            memcpy(c->best_u, u, sizeof(double) * n);
+            memcpy(c->best_x, c->x, sizeof(double) * (size_t)c->np);
+            memcpy(c->best_g, c->g, sizeof(double) * (size_t)c->np);
+            c->iterations++;
+            c->stage_iter++;
+            if (report(c, c->stage_iter, step)) stop(c, "callback");
+            else if (c->o->pgtol > 0 && pg_scaled(c, c->best_x, c->best_g) < c->o->pgtol) stop(c, "pgtol");
+            else if (c->stage_iter >= c->o->max_iter) stop(c, "max_iter");
+        }
+    }
+    memcpy(c->cache_u, u, sizeof(double) * n);
+    memcpy(c->cache_gu, c->gu, sizeof(double) * n);
+    c->cache_f = f;
+    c->cache_ok = 1;
+    if (grad) memcpy(grad, c->gu, sizeof(double) * n);
+    return f;
+}
+
+static const char *nlopt_reason(nlopt_result r)
+{
+    switch (r) {
+    case NLOPT_SUCCESS: return "success";
+    case NLOPT_STOPVAL_REACHED: return "stopval";
+    case NLOPT_FTOL_REACHED: return "ftol";
+    case NLOPT_XTOL_REACHED: return "xtol";
+    case NLOPT_MAXEVAL_REACHED: return "max_eval";
+    case NLOPT_MAXTIME_REACHED: return "max_time";
+    case NLOPT_FAILURE: return "nlopt_failure";
+    case NLOPT_INVALID_ARGS: return "invalid_arguments";
+    case NLOPT_OUT_OF_MEMORY: return "out_of_memory";
+    case NLOPT_ROUNDOFF_LIMITED: return "roundoff";
+    case NLOPT_FORCED_STOP: return "forced_stop";
+    default: return "unknown";
+    }
+}
+
+/* One stage over the horizon c->sens.sim.tf, from c->x0stage (in best_x). */
+static int run_stage(opt_ctx *c, mbs_opt_result *res, mbs_error *err)
+{
+    const mbs_opt_options *o = c->o;
+    const int n = c->nfree;
+    /* starting point: evaluate it (also sets the psi scale of the stage) */
+    memcpy(c->x, c->best_x, sizeof(double) * (size_t)c->np);
+    double psi;
+    c->evaluations++;
+    int rc = evaluate(c, c->x, &psi, c->g, err);
+    if (rc) return rc;
+    c->fscale = fabs(psi) > 0 ? fabs(psi) : 1;
+    c->best_psi = psi;
+    c->start_psi = psi;
+    memcpy(c->start_g, c->g, sizeof(double) * (size_t)c->np);
+    c->best_f = psi / c->fscale;
+    memcpy(c->best_g, c->g, sizeof(double) * (size_t)c->np);
+    c->stage_iter = 0;
+    c->stage_evals = 0;
+    c->consecutive = 0;
+    c->reason[0] = 0;
+    double *u = calloc((size_t)n + 1, sizeof *u), *lu = calloc((size_t)n + 1, sizeof *lu),
+           *hu = calloc((size_t)n + 1, sizeof *hu);
+    if (!u || !lu || !hu) {
+        free(u); free(lu); free(hu);
+        return mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+    }
+    for (int v = 0; v < n; v++) {
+        const int j = c->free_idx[v];
+        u[v] = c->best_x[j] / c->s[j];
+        lu[v] = isfinite(c->lo[j]) ? c->lo[j] / c->s[j] : -HUGE_VAL;
+        hu[v] = isfinite(c->hi[j]) ? c->hi[j] / c->s[j] : HUGE_VAL;
+        if (u[v] < lu[v]) u[v] = lu[v];
+        if (u[v] > hu[v]) u[v] = hu[v];
+        c->gu[v] = c->g[j] * c->s[j] / c->fscale;
+    }
+    memcpy(c->best_u, u, sizeof(double) * (size_t)n);
+    memcpy(c->cache_u, u, sizeof(double) * (size_t)n);
+    memcpy(c->cache_gu, c->gu, sizeof(double) * (size_t)n);
+    c->cache_f = c->best_f;
+    c->cache_ok = 1;
+    int stop_now = report(c, 0, 0);
+    if (stop_now) snprintf(c->reason, sizeof c->reason, "callback");
+    else if (o->pgtol > 0 && pg_scaled(c, c->best_x, c->best_g) < o->pgtol)
+        snprintf(c->reason, sizeof c->reason, "pgtol");
+    if (c->reason[0]) {
+        res->nlopt_code = 0;
+        free(u); free(lu); free(hu);
+        return MBS_OK;
+    }
+    static const nlopt_algorithm algs[] = { NLOPT_LD_LBFGS, NLOPT_LD_SLSQP, NLOPT_LD_MMA };
+    c->opt = nlopt_create(algs[o->algorithm], (unsigned)n);
+    if (!c->opt) {
+        free(u); free(lu); free(hu);
+        return mbs_error_set(err, MBS_ERR_NOMEM, "optimize: cannot create the NLopt object");
+    }
+    nlopt_set_lower_bounds(c->opt, lu);
+    nlopt_set_upper_bounds(c->opt, hu);
+    nlopt_set_min_objective(c->opt, objective, c);
+    if (o->xtol > 0) nlopt_set_xtol_rel(c->opt, o->xtol);
+    if (o->ftol > 0) nlopt_set_ftol_rel(c->opt, o->ftol);
+    nlopt_set_maxeval(c->opt, o->max_eval > 0 ? o->max_eval : 10 * o->max_iter + 20);
+    if (o->lbfgs_memory > 0) nlopt_set_vector_storage(c->opt, (unsigned)o->lbfgs_memory);
+    double fmin = 0;
+    nlopt_result nr = nlopt_optimize(c->opt, u, &fmin);
+    res->nlopt_code = (int)nr;
+    if (nr == NLOPT_FORCED_STOP && c->reason[0]) {
+        /* reason set by us */
+    } else {
+        snprintf(c->reason, sizeof c->reason, "%s", nlopt_reason(nr));
+        if (nr == NLOPT_INVALID_ARGS || nr == NLOPT_OUT_OF_MEMORY) {
+            const char *em = nlopt_get_errmsg(c->opt);
+            rc = mbs_error_set(err, MBS_ERR_ARG, "optimize: NLopt %s%s%s", c->reason, em ? ": " : "", em ? em : "");
+        }
+    }
+    nlopt_destroy(c->opt);
+    c->opt = NULL;
+    free(u); free(lu); free(hu);
+    return rc;
+}
+
+int mbs_optimize(const mbs_model *m, const mbs_opt_options *o, mbs_opt_result *res, mbs_error *err)
+{
+    if (!m || !o || !res) return mbs_error_set(err, MBS_ERR_ARG, "mbs_optimize: NULL argument");
+    memset(res, 0, sizeof *res);
+    const int np = mbs_model_nparams(m), nobj = mbs_model_nobjectives(m);
+    if (nobj < 1)
+        return mbs_error_set(err, MBS_ERR_ARG, "optimize: %s declares no objectives (add an \"objectives\" section)",
+                             mbs_model_name(m));
+    if (np < 1)
+        return mbs_error_set(err, MBS_ERR_ARG, "optimize: %s declares no design parameters", mbs_model_name(m));
+    if ((int)o->algorithm < 0 || (int)o->algorithm > 2)
+        return mbs_error_set(err, MBS_ERR_ARG, "optimize: unknown algorithm %d", (int)o->algorithm);
+    if ((int)o->scaling < 0 || (int)o->scaling > 2)
+        return mbs_error_set(err, MBS_ERR_ARG, "optimize: unknown scaling %d", (int)o->scaling);
+    if (o->max_iter < 1) return mbs_error_set(err, MBS_ERR_ARG, "optimize: max_iter must be >= 1");
+    if (o->max_failures < 1) return mbs_error_set(err, MBS_ERR_ARG, "optimize: max_failures must be >= 1");
+    if (!o->weights && (o->objective < 0 || o->objective >= nobj))
+        return mbs_error_set(err, MBS_ERR_ARG, "optimize: objective index %d out of range (0..%d)", o->objective,
+                             nobj - 1);
+    if (o->continuation && !(o->continuation_start > 0 && o->continuation_step > 0))
+        return mbs_error_set(err, MBS_ERR_ARG, "optimize: continuation start and step must be > 0");
+
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    opt_ctx c;
+    memset(&c, 0, sizeof c);
+    c.m = m;
+    c.o = o;
+    c.np = np;
+    c.nobj = nobj;
+    c.sens = o->sens;
+    if (o->auto_method) c.sens.method = mbs_opt_auto_method(m, &c.sens);
+    else if (model_closed(m) && c.sens.sim.loop == MBS_LOOP_NONE) c.sens.sim.loop = MBS_LOOP_ALI3P;
+    const size_t n1 = (size_t)np + 1;
+    c.free_idx = calloc(n1, sizeof *c.free_idx);
+    c.w = calloc((size_t)nobj, sizeof *c.w);
+    c.s = calloc(n1, sizeof *c.s);
+    c.lo = calloc(n1, sizeof *c.lo);
+    c.hi = calloc(n1, sizeof *c.hi);
+    c.x = calloc(n1, sizeof *c.x);
+    c.g = calloc(n1, sizeof *c.g);
+    c.best_u = calloc(n1, sizeof *c.best_u);
+    c.best_x = calloc(n1, sizeof *c.best_x);
+    c.best_g = calloc(n1, sizeof *c.best_g);
+    c.start_g = calloc(n1, sizeof *c.start_g);
+    c.cache_u = calloc(n1, sizeof *c.cache_u);
+    c.cache_gu = calloc(n1, sizeof *c.cache_gu);
+    c.gu = calloc(n1, sizeof *c.gu);
+    res->x0 = calloc(n1, sizeof *res->x0);
+    res->x = calloc(n1, sizeof *res->x);
+    res->grad = calloc(n1, sizeof *res->grad);
+    int rc = MBS_OK;
+    if (!c.free_idx || !c.w || !c.s || !c.lo || !c.hi || !c.x || !c.g || !c.best_u || !c.best_x || !c.best_g || !c.start_g ||
+        !c.cache_u || !c.cache_gu || !c.gu || !res->x0 || !res->x || !res->grad) {
+        rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if (o->weights) {
+        int any = 0;
+        for (int k = 0; k < nobj; k++) {
+            if (!isfinite(o->weights[k])) {
+                rc = mbs_error_set(err, MBS_ERR_ARG, "optimize: weight %d is not finite", k);
+                goto done;
+            }
+            c.w[k] = o->weights[k];
+            any |= c.w[k] != 0;
+        }
+        if (!any) {
+            rc = mbs_error_set(err, MBS_ERR_ARG, "optimize: every weight is zero");
+            goto done;
+        }
+    } else {
+        c.w[o->objective] = 1;
+    }
+    for (int j = 0; j < np; j++) {
+        const double v = mbs_param_value(m, j);
+        c.lo[j] = mbs_param_lower(m, j);
+        c.hi[j] = mbs_param_upper(m, j);
+        res->x0[j] = v;
+        c.best_x[j] = v;
+        double s = 1;
+        if (o->scaling == MBS_OPT_SCALE_VALUE) {
+            if (v != 0) s = fabs(v);
+            else if (isfinite(c.lo[j]) && isfinite(c.hi[j]) && c.hi[j] > c.lo[j]) s = c.hi[j] - c.lo[j];
+        } else if (o->scaling == MBS_OPT_SCALE_BOUNDS) {
+            if (isfinite(c.lo[j]) && isfinite(c.hi[j]) && c.hi[j] > c.lo[j]) s = c.hi[j] - c.lo[j];
+            else if (v != 0) s = fabs(v);
+        }
+        c.s[j] = s;
+        if (!(o->fixed && o->fixed[j]) && c.hi[j] > c.lo[j]) c.free_idx[c.nfree++] = j;
+    }
+    if (c.nfree == 0) {
+        rc = mbs_error_set(err, MBS_ERR_ARG, "optimize: no free design parameter (all fixed or with equal bounds)");
+        goto done;
+    }
+    res->method = c.sens.method;
+    res->sens = c.sens;
+
+    const double T0 = c.sens.sim.t0, TF = c.sens.sim.tf;
+    if (!(TF > T0)) {
+        rc = mbs_error_set(err, MBS_ERR_ARG, "optimize: tf (%g) must be after t0 (%g)", TF, T0);
+        goto done;
+    }
+    int nstage = 1;
+    if (o->continuation) {
+        nstage = (int)ceil((TF - T0 - o->continuation_start) / o->continuation_step - 1e-9) + 1;
+        if (nstage < 1) nstage = 1;
+    }
+    if (nstage > 1) {
+        /* psi at the start over the full horizon (the first stage is shorter) */
+        double psi0;
+        c.evaluations++;
+        if ((rc = evaluate(&c, res->x0, &psi0, c.g, err))) goto done;
+        res->psi_initial = psi0;
+        res->pg_norm_initial = pg_norm(&c, res->x0, c.g);
+    }
+    for (c.stage = 0; c.stage < nstage; c.stage++) {
+        double tf = o->continuation ? T0 + o->continuation_start + c.stage * o->continuation_step : TF;
+        if (tf > TF || c.stage == nstage - 1) tf = TF;
+        c.sens.sim.tf = tf;
+        rc = run_stage(&c, res, err);
+        if (!rc && nstage == 1) {
+            res->psi_initial = c.start_psi;
+            res->pg_norm_initial = pg_norm(&c, res->x0, c.start_g);
+        }
+        if (rc) {
+            if (c.stage > 0 || c.iterations > 0) {
+                /* a later stage could not start: keep what the earlier ones found */
+                say(&c, "stage %d (tf = %g) failed: %s", c.stage, tf, err && err->msg[0] ? err->msg : "error");
+                snprintf(c.reason, sizeof c.reason, "stage_failed");
+                rc = MBS_OK;
+            }
+            break;
+        }
+        res->stages = c.stage + 1;
+        if (!strcmp(c.reason, "callback") || !strcmp(c.reason, "failures")) break;
+    }
+    if (rc) goto done;
+    snprintf(res->stop_reason, sizeof res->stop_reason, "%s", c.reason);
+    memcpy(res->x, c.best_x, sizeof(double) * (size_t)np);
+    /* final values over the full horizon */
+    if (c.sens.sim.tf == TF) {
+        res->psi_final = c.best_psi;
+        memcpy(res->grad, c.best_g, sizeof(double) * (size_t)np);
+    } else {
+        c.sens.sim.tf = TF;
+        c.evaluations++;
+        if ((rc = evaluate(&c, res->x, &res->psi_final, res->grad, err))) goto done;
+        c.fscale = fabs(res->psi_final) > 0 ? fabs(res->psi_final) : 1;
+    }
+    res->pg_norm = pg_norm(&c, res->x, res->grad);
+    res->pg_norm_scaled = pg_scaled(&c, res->x, res->grad);
+    res->nparam = np;
+    res->iterations = c.iterations;
+    res->evaluations = c.evaluations;
+    res->failed_evaluations = c.failures;
+done:
+    free(c.free_idx); free(c.w); free(c.s); free(c.lo); free(c.hi); free(c.x); free(c.g);
+    free(c.best_u); free(c.best_x); free(c.best_g); free(c.start_g); free(c.cache_u); free(c.cache_gu); free(c.gu);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    res->wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (rc) mbs_opt_result_free(res);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- trace */
+
+int mbs_objective_trace(const mbs_model *m, const mbs_sens_options *o, int objective, const double *weights,
+                        mbs_opt_trace_fn fn, void *user, mbs_error *err)
+{
+    if (!m || !o || !fn) return mbs_error_set(err, MBS_ERR_ARG, "mbs_objective_trace: NULL argument");
+    const int nobj = m->nobj;
+    if (nobj < 1) return mbs_error_set(err, MBS_ERR_ARG, "objective trace: the model declares no objectives");
+    if (!weights && (objective < 0 || objective >= nobj))
+        return mbs_error_set(err, MBS_ERR_ARG, "objective trace: objective index %d out of range", objective);
+    mbs_sim_options so = o->sim;
+    so.project = 0;
+    if (model_closed(m) && so.loop == MBS_LOOP_NONE) so.loop = MBS_LOOP_ALI3P;
+    int rc = mbs_sim_options_check(&so, err);
+    if (rc) return rc;
+    mbs_data *d = mbs_data_create(m, err);
+    if (!d) return err && err->code ? err->code : MBS_ERR_NOMEM;
+    mbs_data_set_ref(d, so.ref);
+    mbs_integrator *it = mbs_integrator_create(m, d, &so, err);
+    double *g = calloc((size_t)nobj, sizeof *g);
+    sens_run r;
+    memset(&r, 0, sizeof r);
+    r.m = m;
+    r.o = o;
+    r.d = d;
+    r.nq = m->nq;
+    r.nobj = nobj;
+    if (!it || !g) {
+        rc = err && err->code ? err->code : mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if ((rc = mbs_integrator_reset(it, so.t0, NULL, NULL, err))) goto done;
+#define WSUM(out)                                                                    \
+    do {                                                                             \
+        out = 0;                                                                     \
+        for (int k_ = 0; k_ < nobj; k_++)                                            \
+            out += (weights ? weights[k_] : (k_ == objective ? 1.0 : 0.0)) * g[k_];  \
+    } while (0)
+    double t = so.t0, psi = 0, gw, gprev;
+    sens_objectives(&r, mbs_integrator_q(it), mbs_integrator_qd(it), mbs_integrator_qdd(it), t, 0, g);
+    WSUM(gw);
+    if (fn(user, t, gw, psi)) goto done;
+    while (t < so.tf - 1e-12 * fmax(1, fabs(so.tf))) {
+        const double h = fmin(so.dt, so.tf - t);
+        gprev = gw;
+        if ((rc = mbs_integrator_step(it, h, err))) goto done;
+        t = mbs_integrator_time(it);
+        sens_objectives(&r, mbs_integrator_q(it), mbs_integrator_qd(it), mbs_integrator_qdd(it), t, 0, g);
+        WSUM(gw);
+        psi += 0.5 * h * (gprev + gw);
+        if (t >= so.tf - 1e-12 * fmax(1, fabs(so.tf))) {
+            double gi = gw;
+            sens_objectives(&r, mbs_integrator_q(it), mbs_integrator_qd(it), mbs_integrator_qdd(it), t, 1, g);
+            double G;
+            WSUM(G);
+            psi += G;
+            gw = gi;
+        }
+        if (fn(user, t, gw, psi)) break;
+    }
+#undef WSUM
+done:
+    free(g);
+    mbs_integrator_free(it);
+    mbs_data_free(d);
+    return rc;
+}
