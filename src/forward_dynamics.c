@@ -54,13 +54,16 @@ static int semi_recursive(const mbs_model *m, mbs_data *d, const double *q,
         }
     }
     if (nq == 0) return MBS_OK;
-    lapack_int info = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', nq, M, nq);
+    /* M is symmetric: its row-major lower triangle is the column-major
+     * upper one, so the column-major _work routines apply without the
+     * transposed copy (and allocation) of the row-major LAPACKE layer */
+    lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', nq, M, nq);
     if (info != 0)
         return mbs_data_fail(d, MBS_ERR_NUMERIC,
                              "forward dynamics (semi-recursive): mass matrix not positive definite "
                              "at coordinate %d (%s)", (int)info - 1,
                              info > 0 ? m->coord_name[info - 1] : "?");
-    LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', nq, 1, M, nq, rhs, 1);
+    LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', nq, 1, M, nq, rhs, nq);
     memcpy(qdd, rhs, sizeof(double) * (size_t)nq);
     mbs_kin_accelerations(m, w, qdd);
     return MBS_OK;

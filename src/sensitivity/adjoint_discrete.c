@@ -175,11 +175,11 @@ int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             completed_jacobians(m, z, zd, zdd, r0, K, C, M, col, e);
             for (int c = 0; c < nq; c++) nu[c] = a[c] + c1 * a[n + c] + d1 * a[2 * n + c];
             if (nq > 0) {
-                if (LAPACKE_dgetrf(LAPACK_COL_MAJOR, nq, nq, S, nq, ipiv) != 0) {
+                if (LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nq, nq, S, nq, ipiv) != 0) {
                     rc = mbs_error_set(err, MBS_ERR_NUMERIC, "adjoint at t = %.9g: step tangent singular", T[s + 1]);
                     goto done;
                 }
-                LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'T', nq, 1, S, nq, ipiv, nu, nq);
+                LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', nq, 1, S, nq, ipiv, nu, nq);
             }
             /* b = a - beta h^2 R^T nu */
             for (int c = 0; c < nq; c++) {

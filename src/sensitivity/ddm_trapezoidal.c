@@ -103,7 +103,7 @@ int sens_ddm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             goto done;
         }
         sens_trap_tangent(m, q, qd, qdd, r0, M, K, C, h, S);
-        lapack_int info = nq > 0 ? LAPACKE_dgetrf(LAPACK_COL_MAJOR, nq, nq, S, nq, ipiv) : 0;
+        lapack_int info = nq > 0 ? LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nq, nq, S, nq, ipiv) : 0;
         if (info != 0) {
             rc = mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: step tangent singular", t);
             goto done;
@@ -119,7 +119,7 @@ int sens_ddm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             mbs_deriv_id_tangent(m, r->d, q, qd, qdd, dzp, dzdp, szdd, dx, dr, 1, m->nb + 1);
             sens_trap_complete_d(m, q, qd, qdd, r0, dzp, dzdp, szdd, dr);
             for (int k = 0; k < nq; k++) dr[k] *= -BETA * h * h;
-            if (nq > 0) LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', nq, 1, S, nq, ipiv, dr, nq);
+            if (nq > 0) LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nq, 1, S, nq, ipiv, dr, nq);
             for (int k = 0; k < nq; k++) {
                 sz[k] = dzp[k] + dr[k];
                 szd[k] = dzdp[k] + GAMMA / (BETA * h) * dr[k];
