@@ -70,11 +70,15 @@ void mbs_deriv_id_tangent(const mbs_model *m, mbs_data *d, const double *q, cons
 
 static int check_finite(mbs_data *d, const double *v, int n, const char *what)
 {
-    /* fast test: a NaN or an infinity makes the sum non-finite (a finite
-     * sum proves all entries finite); then look for the entry */
-    double sum = 0;
-    for (int k = 0; k < n; k++) sum += v[k] * 0.0;
-    if (sum == 0) return MBS_OK;
+    /* fast branch-free test on the exponent bits (all ones: NaN or
+     * infinity), vectorizable; then look for the entry */
+    uint64_t bad = 0;
+    for (int k = 0; k < n; k++) {
+        uint64_t bits;
+        memcpy(&bits, v + k, sizeof bits);
+        bad |= (((bits >> 52) & 0x7ff) + 1) >> 11;
+    }
+    if (!bad) return MBS_OK;
     for (int k = 0; k < n; k++)
         if (!isfinite(v[k]))
             return mbs_data_fail(d, MBS_ERR_NUMERIC, "%s: non-finite derivative (entry %d)", what, k);

@@ -90,9 +90,20 @@ static inline void inertia_mv(mreal *r, const mreal *P, const mreal *v, int add)
     if (add) for (int c = 0; c < 6; c++) r[c] += t[c];
     else for (int c = 0; c < 6; c++) r[c] = t[c];
 }
+/* dot products summed as a tree (independent partial sums, paired lanes) */
 static inline mreal dot6(const mreal *a, const mreal *b)
 {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+    const mreal e = (a[0] * b[0] + a[2] * b[2]) + a[4] * b[4];
+    const mreal o = (a[1] * b[1] + a[3] * b[3]) + a[5] * b[5];
+    return e + o;
+}
+static inline mreal dot12(const mreal *a, const mreal *b)
+{
+    const mreal e = ((a[0] * b[0] + a[2] * b[2]) + (a[4] * b[4] + a[6] * b[6])) +
+                    ((a[8] * b[8] + a[10] * b[10]));
+    const mreal o = ((a[1] * b[1] + a[3] * b[3]) + (a[5] * b[5] + a[7] * b[7])) +
+                    ((a[9] * b[9] + a[11] * b[11]));
+    return e + o;
 }
 
 void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w,
@@ -331,18 +342,34 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
             const mreal *ps = C + JC_PS, *psd = C + JC_PSD;
             const int euler = k >= e0;
             const int dq = dtau_dq && (!euler || !skip_euler);
-            mreal uu[6];
-            for (int c = 0; c < 6; c++) uu[c] = u[c] + ut[c];
             /* rows at or below k: this joint from k on (from its first Euler
-             * parameter for an Euler column), then the subtree */
+             * parameter for an Euler column), then the subtree. With the
+             * row vectors g_r = [alpha_r; beta_r] (contiguous) each entry is
+             * one 12-dot: dq = g . [-w; u] (+ lambda . s), dqd = g . [-(u + ut); -s] */
             const int below = euler ? q0 + e0 : ck;
-            for (int r = below; r < qend; r++) {
-                const mreal *R = JC + (size_t)r * JC_SIZE;
-                const mreal *al = R + JC_AL, *be = R + JC_BE;
-                if (dq)
-                    dtau_dq[r * nq + ck] = -dot6(al, wk) + dot6(be, uq) +
-                        (loads ? R[JC_LA] * s[3] + R[JC_LA + 1] * s[4] + R[JC_LA + 2] * s[5] : 0);
-                if (dtau_dqd) dtau_dqd[r * nq + ck] = -dot6(be, s) - dot6(al, uu);
+            mreal z1[12], z2[12];
+            for (int c = 0; c < 6; c++) {
+                z1[c] = -wk[c];
+                z1[6 + c] = uq[c];
+                z2[c] = -(u[c] + ut[c]);
+                z2[6 + c] = -s[c];
+            }
+            if (dq) {
+                mreal *out = dtau_dq + ck;
+                if (loads)
+                    for (int r = below; r < qend; r++) {
+                        const mreal *R = JC + (size_t)r * JC_SIZE;
+                        out[(size_t)r * nq] = dot12(R + JC_AL, z1) +
+                            (R[JC_LA] * s[3] + R[JC_LA + 1] * s[4] + R[JC_LA + 2] * s[5]);
+                    }
+                else
+                    for (int r = below; r < qend; r++)
+                        out[(size_t)r * nq] = dot12(JC + (size_t)r * JC_SIZE + JC_AL, z1);
+            }
+            if (dtau_dqd) {
+                mreal *out = dtau_dqd + ck;
+                for (int r = below; r < qend; r++)
+                    out[(size_t)r * nq] = dot12(JC + (size_t)r * JC_SIZE + JC_AL, z2);
             }
             /* Euler rows c of the same joint: + (dS_c[t] - s_k x s_c) . F */
             if (dq && euler) {
@@ -366,25 +393,21 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
                     dtau_dq[r * nq + ck] += dot6(dsc, F);
                 }
             }
-            /* rows above: earlier columns of this joint, then the ancestors */
-            for (int r = q0; r < (euler ? q0 + e0 : ck); r++) {
-                const mreal *sr = JC + (size_t)r * JC_SIZE + JC_S;
-                if (dq) dtau_dq[r * nq + ck] = dot6(sr, ps);
-                if (dtau_dqd) dtau_dqd[r * nq + ck] = dot6(sr, psd);
+            /* rows above: earlier columns of this joint, then the ancestors
+             * (the parent chain of coordinates, w->qpar) */
+            const int top = euler ? w->qpar[q0 + e0] : w->qpar[ck];
+            if (dq)
+                for (int r = top; r >= 0; r = w->qpar[r])
+                    dtau_dq[(size_t)r * nq + ck] = dot6(JC + (size_t)r * JC_SIZE + JC_S, ps);
+            if (dtau_dqd)
+                for (int r = top; r >= 0; r = w->qpar[r])
+                    dtau_dqd[(size_t)r * nq + ck] = dot6(JC + (size_t)r * JC_SIZE + JC_S, psd);
+            /* mass matrix: M(r, ck) = s_r . I^C s_ck, r above or in the joint */
+            if (M) {
+                for (int r = ck; r >= 0; r = w->qpar[r])
+                    M[(size_t)r * nq + ck] = M[(size_t)ck * nq + r] =
+                        dot6(JC + (size_t)r * JC_SIZE + JC_S, C + JC_AL);
             }
-            for (int j = h; j > 0; j = m->joint[j].parent) {
-                const mbs_joint_info *jj = &m->joint[j];
-                for (int r = jj->qoff; r < jj->qoff + jj->nq; r++) {
-                    const mreal *sr = JC + (size_t)r * JC_SIZE + JC_S;
-                    if (dq) dtau_dq[r * nq + ck] = dot6(sr, ps);
-                    if (dtau_dqd) dtau_dqd[r * nq + ck] = dot6(sr, psd);
-                    if (M) M[r * nq + ck] = M[ck * nq + r] = dot6(sr, C + JC_AL);
-                }
-            }
-            /* mass matrix: M(r, ck) = s_r . I^C s_ck within the joint */
-            if (M)
-                for (int r = q0; r <= ck; r++)
-                    M[r * nq + ck] = M[ck * nq + r] = dot6(JC + (size_t)r * JC_SIZE + JC_S, C + JC_AL);
         }
         /* pass the composite sums to the parent */
         if (h > 0) {
