@@ -22,7 +22,7 @@
  *
  * Usage: bench_mujoco_robots [--quick] [--min-time S] [--reps N] [ROBOT.urdf]
  * Environment: MBS_URDF_DIR (the robots), MBS_BENCH_FLOATING=0 (fixed base
- * only), MBS_BENCH_PROFILE=KERNEL[:N] (run only that kernel N times, for
+ * only; "only": floating base only), MBS_BENCH_PROFILE=KERNEL[:N] (run only that kernel N times, for
  * valgrind --tool=callgrind; KERNEL: ID M FD dID dFD mj_rne crb mj_forward mjd)
  */
 #define _POSIX_C_SOURCE 200809L
@@ -518,7 +518,7 @@ int main(int argc, char **argv)
     char tmpdir[] = "/tmp/mbs_bench_robots_XXXXXX";
     if (!mkdtemp(tmpdir)) { perror("mkdtemp"); return 1; }
     const char *fl = getenv("MBS_BENCH_FLOATING");
-    const int do_floating = !(fl && strcmp(fl, "0") == 0);
+    const int do_floating = !(fl && strcmp(fl, "0") == 0), do_fixed = !(fl && strcmp(fl, "only") == 0);
     bench_print_machine(stdout, "# ");
     printf("# ns/call (median); ratios ours / MuJoCo; last column: mjd_transitionFD / our FD derivatives\n");
     printf("| %-20s | %-8s | %3s | %8s | %8s | %8s | %9s | %9s | %8s | %8s | %8s | %10s | %5s | %5s | %5s | %6s |\n",
@@ -531,6 +531,7 @@ int main(int argc, char **argv)
         if (one && strcmp(one, ROBOTS[r]) != 0) continue;
         for (int floating = 0; floating <= 1; floating++) {
             if (floating && (!do_floating || !walks(ROBOTS[r]))) continue;
+            if (!floating && !do_fixed) continue;
             row R;
             int nv = 0;
             if (run(dir, ROBOTS[r], floating, tmpdir, &R, &nv) != 0) { fails++; continue; }
