@@ -345,6 +345,45 @@ static void test_small_robot(void)
 
     /* JSON round trip */
     (void)json_round_trip(m, "small_robot.json", 5);
+    /* limits and dynamics: public accessors, kept through JSON */
+    {
+        char *json = mbs_model_to_json(m, &err);
+        mbs_model *mj = json ? mbs_model_load_string(json, "small.json", &err) : NULL;
+        free(json);
+        CHECK(mj != NULL, "%s", err.msg);
+        const mbs_model *ms[2] = { m, mj };
+        for (int k = 0; k < 2 && mj; k++) {
+            double lim[4], dyn[2];
+            int is = mbs_body_find(ms[k], "upper"), ie = mbs_body_find(ms[k], "fore");
+            int ic = mbs_body_find(ms[k], "carriage");
+            CHECK(mbs_joint_limit(ms[k], is, lim) == 1 && lim[0] == -1 && lim[1] == 1 && lim[2] == 10 &&
+                      lim[3] == 2, "shoulder limit (%s)", k ? "JSON" : "URDF");
+            CHECK(mbs_joint_dynamics(ms[k], is, dyn) == 1 && dyn[0] == 0.5 && dyn[1] == 0.1,
+                  "shoulder dynamics (%s)", k ? "JSON" : "URDF");
+            CHECK(mbs_joint_limit(ms[k], ie, lim) == 0 && isnan(lim[0]) && mbs_joint_dynamics(ms[k], ie, dyn) == 0,
+                  "elbow has none (%s)", k ? "JSON" : "URDF");
+            CHECK(mbs_joint_limit(ms[k], ic, lim) == 1 && lim[0] == 0 && lim[1] == 0.2 &&
+                      mbs_joint_dynamics(ms[k], ic, dyn) == 0 && isnan(dyn[0]), "slider (%s)", k ? "JSON" : "URDF");
+            CHECK(mbs_joint_limit(ms[k], 0, lim) == -1, "joint 0 is invalid");
+        }
+        mbs_model_free(mj);
+        /* errors name the JSON path */
+        const char *bad[][2] = {
+            { "{\"lower\": \"x\"}", "joints[0].limit.lower: expected a number" },
+            { "{\"min\": 1}", "joints[0].limit: unknown member \"min\"" },
+            { "3", "joints[0].limit: expected an object" },
+        };
+        for (int k = 0; k < 3; k++) {
+            char buf[1024];
+            snprintf(buf, sizeof buf,
+                     "{\"bodies\": [{\"name\": \"b\", \"mass\": 1, \"inertia\": [1, 1, 1, 0, 0, 0]}],"
+                     " \"joints\": [{\"name\": \"j\", \"type\": \"revolute\", \"parent\": \"ground\","
+                     " \"child\": \"b\", \"limit\": %s}]}", bad[k][0]);
+            mbs_model *mb = mbs_model_load_string(buf, "lim.json", &err);
+            CHECK(mb == NULL && strstr(err.msg, bad[k][1]) != NULL, "%s", mb ? "accepted" : err.msg);
+            mbs_model_free(mb);
+        }
+    }
 
     free(q);
     mbs_data_free(d);

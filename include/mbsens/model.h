@@ -106,6 +106,13 @@ int mbs_joint_type_from_name(const char *name);              /* -1 if unknown */
 int mbs_joint_nq(const mbs_model *m, int joint);
 int mbs_joint_coord_offset(const mbs_model *m, int joint);
 const char *mbs_coord_name(const mbs_model *m, int k);       /* "joint" or "joint.e0" etc. */
+/* URDF <limit> and <dynamics> of joint `joint`, kept as model data and not
+ * applied by the dynamics (JSON: joint members "limit", "dynamics").
+ * lim = lower, upper, effort, velocity; dyn = damping, friction; NaN where
+ * not given. Return 1 if the joint has such data, 0 if not, -1 if the
+ * joint index is invalid. */
+int mbs_joint_limit(const mbs_model *m, int joint, double lim[4]);
+int mbs_joint_dynamics(const mbs_model *m, int joint, double dyn[2]);
 /* Initial coordinates and velocities from the model file (length nq). */
 void mbs_model_initial_state(const mbs_model *m, double *q, double *qd);
 void mbs_model_gravity(const mbs_model *m, double g[3]);

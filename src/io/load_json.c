@@ -362,7 +362,7 @@ static int load_joint(lctx *c, json_t *jj, size_t idx)
 {
     static const char *const allowed[] = { "name", "type", "parent", "child", "parent_point", "child_point",
                                            "axis", "parent_axis", "child_axis", "ref", "parent_ref", "child_ref",
-                                           "dh", "q0", "qd0", "cut", NULL };
+                                           "dh", "q0", "qd0", "cut", "limit", "dynamics", NULL };
     static const char *const placement[] = { "parent_point", "child_point", "axis", "parent_axis", "child_axis",
                                              "ref", "parent_ref", "child_ref", NULL };
     char path[PATH_LEN], p[PATH_LEN + 32], where[PATH_LEN + 64];
@@ -1234,6 +1234,54 @@ static int load_simulation(lctx *c, json_t *root, mbs_model *m)
     return MBS_OK;
 }
 
+/* Joint "limit" {lower, upper, effort, velocity} and "dynamics" {damping,
+ * friction}: URDF data kept with the model, not applied by the dynamics
+ * (docs/model-format.md "URDF"). Set on the finished model by joint name. */
+static int load_joint_data(lctx *c, json_t *root, mbs_model *m)
+{
+    static const char *const lim[] = { "lower", "upper", "effort", "velocity", NULL };
+    static const char *const dyn[] = { "damping", "friction", NULL };
+    json_t *arr = json_object_get(root, "joints"), *jj;
+    size_t idx;
+    json_array_foreach(arr, idx, jj) {
+        json_t *jl = json_object_get(jj, "limit"), *jd = json_object_get(jj, "dynamics");
+        if (!jl && !jd) continue;
+        const char *name = json_string_value(json_object_get(jj, "name"));
+        int i = 0;
+        for (int k = 1; name && k <= m->nb; k++)
+            if (strcmp(m->joint[k].name, name) == 0) i = k;
+        mbs_joint_info *ji = i > 0 ? &m->joint[i] : NULL;
+        if (ji) ji->lower = ji->upper = ji->effort = ji->velocity = ji->damping = ji->friction = NAN;
+        for (int w = 0; w < 2; w++) {
+            json_t *o = w ? jd : jl;
+            if (!o) continue;
+            char path[PATH_LEN], p[PATH_LEN + 32];
+            snprintf(path, sizeof path, "joints[%zu].%s", idx, w ? "dynamics" : "limit");
+            if (!json_is_object(o))
+                return fail(c, MBS_ERR_MODEL, path, "expected an object, got %s", json_type_name(o));
+            int rc = check_members(c, o, path, w ? dyn : lim);
+            if (rc) return rc;
+            double tmp, *dst_l[4], *dst_d[2];
+            if (ji) {
+                dst_l[0] = &ji->lower; dst_l[1] = &ji->upper; dst_l[2] = &ji->effort; dst_l[3] = &ji->velocity;
+                dst_d[0] = &ji->damping; dst_d[1] = &ji->friction;
+            } else {
+                dst_l[0] = dst_l[1] = dst_l[2] = dst_l[3] = dst_d[0] = dst_d[1] = &tmp;   /* cut joint */
+            }
+            const char *const *names = w ? dyn : lim;
+            for (int k = 0; names[k]; k++) {
+                json_t *v = json_object_get(o, names[k]);
+                if (!v) continue;
+                snprintf(p, sizeof p, "%s.%s", path, names[k]);
+                if ((rc = get_number(c, v, p, w ? dst_d[k] : dst_l[k]))) return rc;
+            }
+            if (ji && w) ji->has_dynamics = 1;
+            if (ji && !w) ji->has_limit = 1;
+        }
+    }
+    return MBS_OK;
+}
+
 static mbs_model *load_document(json_t *root, const char *file, mbs_warning_fn warn, void *warn_user,
                                 mbs_error *err)
 {
@@ -1294,6 +1342,10 @@ static mbs_model *load_document(json_t *root, const char *file, mbs_warning_fn w
         load_assembly(&c, root) == MBS_OK &&
         load_array(&c, root, "parameters", 0, 0, load_param) == MBS_OK)
         m = mbs_builder_finish(c.b, err);
+    if (m && load_joint_data(&c, root, m) != MBS_OK) {
+        mbs_model_free(m);
+        m = NULL;
+    }
     if (m && load_simulation(&c, root, m) != MBS_OK) {
         mbs_model_free(m);
         m = NULL;

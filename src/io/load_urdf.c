@@ -838,3 +838,33 @@ out:
     xmlFreeDoc(doc);
     return m;
 }
+
+/* ---------------------------------------------------------------- accessors (model.h) */
+
+int mbs_joint_limit(const mbs_model *m, int joint, double lim[4])
+{
+    if (lim) lim[0] = lim[1] = lim[2] = lim[3] = NAN;
+    if (!m || joint < 1 || joint > m->nb) return -1;
+    const mbs_joint_info *j = &m->joint[joint];
+    if (!j->has_limit) return 0;
+    if (lim) {
+        lim[0] = j->lower;
+        lim[1] = j->upper;
+        lim[2] = j->effort;
+        lim[3] = j->velocity;
+    }
+    return 1;
+}
+
+int mbs_joint_dynamics(const mbs_model *m, int joint, double dyn[2])
+{
+    if (dyn) dyn[0] = dyn[1] = NAN;
+    if (!m || joint < 1 || joint > m->nb) return -1;
+    const mbs_joint_info *j = &m->joint[joint];
+    if (!j->has_dynamics) return 0;
+    if (dyn) {
+        dyn[0] = j->damping;
+        dyn[1] = j->friction;
+    }
+    return 1;
+}

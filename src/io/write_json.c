@@ -8,8 +8,8 @@
  * a reloaded model has the same numbers (joint frames are re-orthonormalized
  * by the builder: round-off).
  *
- * Not written: named points of the ground (a JSON file has no ground
- * entry), URDF <limit>/<dynamics> data. Models with force elements, time
+ * URDF <limit>/<dynamics> data are written as joint "limit" and "dynamics".
+ * Not written: named points of the ground (a JSON file has no ground entry). Models with force elements, time
  * functions, closed loops, drivers, objectives or a simulation section are
  * refused (MBS_ERR_UNSUPPORTED) rather than written incompletely.
  */
@@ -125,6 +125,20 @@ char *mbs_model_to_json(const mbs_model *m, mbs_error *err)
         if (j->nq > 0) {
             json_object_set_new(jj, "q0", vec(j->q0, j->nq));
             json_object_set_new(jj, "qd0", vec(j->qd0, j->nq));
+        }
+        if (j->has_limit) {
+            json_t *o = json_object();
+            const double v[4] = { j->lower, j->upper, j->effort, j->velocity };
+            static const char *const n[4] = { "lower", "upper", "effort", "velocity" };
+            for (int k = 0; o && k < 4; k++)
+                if (isfinite(v[k])) json_object_set_new(o, n[k], json_real(v[k]));
+            json_object_set_new(jj, "limit", o);
+        }
+        if (j->has_dynamics) {
+            json_t *o = json_object();
+            if (o && isfinite(j->damping)) json_object_set_new(o, "damping", json_real(j->damping));
+            if (o && isfinite(j->friction)) json_object_set_new(o, "friction", json_real(j->friction));
+            json_object_set_new(jj, "dynamics", o);
         }
         json_array_append_new(joints, jj);
     }
