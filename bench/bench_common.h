@@ -13,6 +13,10 @@
  *   --quick          0.02 s x 3 repetitions (smoke test, numbers unreliable)
  *   --min-time S     seconds per repetition (default 0.2)
  *   --reps N         repetitions (default 5, odd is best)
+ *   --clock cpu      time with CLOCK_THREAD_CPUTIME_ID instead of
+ *                    CLOCK_MONOTONIC: excludes the time the benchmark was
+ *                    descheduled (shared machines); the footer reports the
+ *                    largest wall/CPU ratio either way
  * The remaining argument (if any) is the path of models/human43.json.
  * Unless OPENBLAS_NUM_THREADS is set, OpenBLAS is made single-threaded.
  */
@@ -33,6 +37,7 @@ typedef struct bench_config {
     double min_time;   /* seconds per repetition */
     int reps;          /* repetitions */
     int quick;
+    int cpu_clock;     /* 1: thread CPU time instead of CLOCK_MONOTONIC */
 } bench_config;
 
 extern bench_config bench_cfg;
