@@ -341,33 +341,83 @@ static int fd_factor(const mbs_model *m, mbs_data *d, const double *q)
 }
 
 /* Solve M' X = R in place for the right-hand sides of dqdd/dq, dqdd/dqd
- * and dqdd/dtau (NULL: skipped) with M'^-1 formed once (BLAS 3; measured
- * faster than triangular solves with all columns, by rows with the tree
- * sparsity or by dtrsm, and than one articulated-body solve per column, on
- * every model of bench/bench_derivatives.c): with the factor M' = L^T L in
- * d->scratch (row-major lower = column-major upper
- * U = L^T), W = U^-1 (dtrtri), M'^-1 = W^T W (dtrmm); then
- * X_q = M'^-1 R_q and X_qd = M'^-1 R_qd (dgemm), and for the right-hand
- * sides Pi of dqdd/dtau (identity minus the Euler projections),
- * M'^-1 Pi = M'^-1 - sum_J (M'^-1 P_J) P_J^T. */
+ * and dqdd/dtau (NULL: skipped) with M'^-1 formed once. With the factor
+ * M' = L^T L of fd_factor in d->scratch (tree-sparse: column j of L and of
+ * L^-1 lives on the coordinates of the subtree below j, a contiguous range
+ * [j, e_j)), M'^-1 = L^-1 L^-T = sum_j c_j c_j^T with c_j = column j of
+ * L^-1: both in O(sum of subtree sizes^2) (n^3/3 for a chain, far less for
+ * branched trees); when that is not much below n^3/3, M'^-1 = L^-1 L^-T with
+ * BLAS instead (dtrtri, dtrmm). Then X_q = M'^-1 R_q and X_qd = M'^-1 R_qd (dgemm), and
+ * for the right-hand sides Pi of dqdd/dtau (identity minus the Euler
+ * projections) M'^-1 Pi = M'^-1 - sum_J (M'^-1 P_J) P_J^T. Measured faster
+ * than triangular solves with all columns (by rows with the tree sparsity,
+ * or dtrsm) and than one articulated-body solve per column, on the models
+ * of bench/bench_derivatives.c. */
 static void fd_apply_inverse(const mbs_model *m, mbs_data *d, const double *q, double *Rq,
                              double *Rqd, double *Rtau)
 {
-    const int nq = m->nq;
+    const int nq = m->nq, *lam = d->ws.qpar;
     if (nq == 0) return;
     const size_t n2 = (size_t)nq * nq;
-    double *W = d->dws.jac + (mbs_jac_size(m) - n2), *L = d->scratch;
-    for (int r = 0; r < nq; r++)
-        for (int c = 0; c < nq; c++) W[(size_t)r * nq + c] = c <= r ? L[(size_t)r * nq + c] : 0;
-    LAPACKE_dtrtri(LAPACK_COL_MAJOR, 'U', 'N', nq, W, nq);
-    double *X = Rtau ? Rtau : L;
-    memcpy(X, W, sizeof(double) * n2);
-    cblas_dtrmm(CblasColMajor, CblasLeft, CblasUpper, CblasTrans, CblasNonUnit, nq, nq, 1.0, W, nq, X, nq);
+    double *C = d->dws.jac + (mbs_jac_size(m) - n2), *L = d->scratch;
+    double *X = Rtau ? Rtau : L;   /* L is not needed once M'^-1 is formed */
+    /* sparse (tree) or dense (BLAS 3) inverse: the sparse one costs
+     * sum_j (e_j - j)^2 multiply-adds, the dense one about nq^3 / 3 at
+     * several times the speed; take the sparse one below half of that */
+    double cost = 0;
+    for (int i = 1; i <= m->nb; i++) {
+        const int e = m->body[i].subtree_end <= m->nb ? m->joint[m->body[i].subtree_end].qoff : nq;
+        for (int j = m->joint[i].qoff; j < m->joint[i].qoff + m->joint[i].nq; j++)
+            cost += (double)(e - j) * (e - j);
+    }
+    if (cost > (double)nq * nq * nq / 6) {
+        /* L row-major lower = column-major upper U = L^T: W = U^-1 = L^-T
+         * (dtrtri), M'^-1 = W^T W (dtrmm) */
+        for (int r = 0; r < nq; r++)
+            for (int c = 0; c < nq; c++) C[(size_t)r * nq + c] = c <= r ? L[(size_t)r * nq + c] : 0;
+        LAPACKE_dtrtri(LAPACK_COL_MAJOR, 'U', 'N', nq, C, nq);
+        memcpy(X, C, sizeof(double) * n2);
+        cblas_dtrmm(CblasColMajor, CblasLeft, CblasUpper, CblasTrans, CblasNonUnit, nq, nq, 1.0, C, nq,
+                    X, nq);
+        goto apply;
+    }
+    /* columns of L^-1, stored as rows of C (C[j][k] = L^-1(k, j), k in [j, e_j)) */
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        const int e = m->body[i].subtree_end <= m->nb ? m->joint[m->body[i].subtree_end].qoff : nq;
+        for (int j = jt->qoff; j < jt->qoff + jt->nq; j++) {
+            double *c = C + (size_t)j * nq;
+            c[j] = 1 / L[(size_t)j * nq + j];
+            for (int k = j + 1; k < e; k++) {
+                const double *Lk = L + (size_t)k * nq;
+                double t = 0;
+                for (int a = lam[k]; a >= j; a = lam[a]) t += Lk[a] * c[a];
+                c[k] = -t / Lk[k];
+            }
+        }
+    }
+    /* M'^-1 = sum_j c_j c_j^T (lower triangle, then mirrored) */
+    memset(X, 0, sizeof(double) * n2);
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        const int e = m->body[i].subtree_end <= m->nb ? m->joint[m->body[i].subtree_end].qoff : nq;
+        for (int j = jt->qoff; j < jt->qoff + jt->nq; j++) {
+            const double *c = C + (size_t)j * nq;
+            for (int a = j; a < e; a++) {
+                double *Xa = X + (size_t)a * nq;
+                const double ca = c[a];
+                for (int b = j; b <= a; b++) Xa[b] += ca * c[b];
+            }
+        }
+    }
+    for (int a = 0; a < nq; a++)
+        for (int b = 0; b < a; b++) X[(size_t)b * nq + a] = X[(size_t)a * nq + b];
+apply:;
     double *R[2] = { Rq, Rqd };
     for (int t = 0; t < 2; t++) {
         if (!R[t]) continue;
-        memcpy(W, R[t], sizeof(double) * n2);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nq, nq, nq, 1.0, X, nq, W, nq, 0.0, R[t], nq);
+        memcpy(C, R[t], sizeof(double) * n2);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nq, nq, nq, 1.0, X, nq, C, nq, 0.0, R[t], nq);
     }
     if (!Rtau) return;
     for (int i = 1; i <= m->nb; i++) {
