@@ -172,8 +172,11 @@ static inline void m6_mv_add(mreal *r, const mreal *M, const mreal *V)
  * g = c - r:  [ m I, -m S(g); m S(g), J - m S(g) S(g) ]. */
 static inline void m6_body_inertia(mreal *M, mreal m, const mreal *g, const mreal *J)
 {
-    for (int k = 0; k < 36; k++) M[k] = 0;
-    M[0] = M[7] = M[14] = m;
+    /* every entry written once (no zero fill first: it was the largest
+     * cost of the body terms) */
+    M[0] = m; M[1] = 0; M[2] = 0;
+    M[6] = 0; M[7] = m; M[8] = 0;
+    M[12] = 0; M[13] = 0; M[14] = m;
     /* -m S(g) in the top right block; m S(g) in the bottom left */
     mreal mg0 = m * g[0], mg1 = m * g[1], mg2 = m * g[2];
     /* S(g) = [0 -g2 g1; g2 0 -g0; -g1 g0 0] */

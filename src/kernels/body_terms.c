@@ -28,15 +28,22 @@ void MBS_K(mbs_body_terms)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w)
         v3_cross(t, wi, g);
         v3_cross(f, wi, t);
         for (int c = 0; c < 3; c++) Q[c] = mass * grav[c] + fx[c] - mass * f[c];
-        /* n: applied torque, moment of point forces about the CoM, gyroscopic term */
-        mreal AP[9], Ac[3];
-        const mreal *Ai = w->A + 9 * i;
-        m3_mul(AP, Ai, fx + 6);
-        m3_mv(Ac, Ai, x + m->body[i].x_com);
-        v3_cross(t, Ac, fx);
-        Q[3] = fx[3] + AP[5] - AP[7] - t[0];
-        Q[4] = fx[4] + AP[6] - AP[2] - t[1];
-        Q[5] = fx[5] + AP[1] - AP[3] - t[2];
+        /* n: applied torque, moment of point forces about the CoM, gyroscopic term
+         * (the load part skipped when the body has no loads: exact zeros) */
+        int loaded = 0;
+        for (int k = 0; k < 15; k++) loaded |= fx[k] != 0;
+        if (loaded) {
+            mreal AP[9], Ac[3];
+            const mreal *Ai = w->A + 9 * i;
+            m3_mul(AP, Ai, fx + 6);
+            m3_mv(Ac, Ai, x + m->body[i].x_com);
+            v3_cross(t, Ac, fx);
+            Q[3] = fx[3] + AP[5] - AP[7] - t[0];
+            Q[4] = fx[4] + AP[6] - AP[2] - t[1];
+            Q[5] = fx[5] + AP[1] - AP[3] - t[2];
+        } else {
+            Q[3] = Q[4] = Q[5] = 0;
+        }
         m3_mv(Jw, J, wi);
         v3_cross(t, wi, Jw);
         for (int c = 0; c < 3; c++) Q[3 + c] -= t[c];
