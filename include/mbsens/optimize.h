@@ -24,7 +24,7 @@
  *
  * Failed evaluations. If the simulation fails at a trial point (Newton
  * non-convergence, a parameter value the model rejects...), the evaluation
- * is reported through `message` and answered with a value well above the
+ * is reported through `message` and answered with a value above the
  * best one and the best point's gradient, which makes the line searches of
  * the three algorithms shrink the step (backtrack). Only if that repeats
  * max_failures times in a row is the run stopped (stop reason "failures");

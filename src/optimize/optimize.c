@@ -104,7 +104,10 @@ typedef struct opt_ctx {
     const mbs_opt_options *o;
     mbs_sens_options sens;   /* with the stage's horizon */
     int np, nobj, nfree;
-    int *free_idx;           /* nfree: parameter index of each variable */
+    int *free_idx;           /* nfree: parameter index of each variable (of the stage) */
+    int nall;
+    int *all_idx;            /* nall: every free parameter */
+    double *t_act;           /* nparam: continuation, time from which a parameter acts */
     double *w;               /* nobj weights */
     double *s;               /* nparam scales */
     double *lo, *hi;         /* nparam bounds */
@@ -195,6 +198,32 @@ static double pg_scaled(const opt_ctx *c, const double *x, const double *g)
     return s;
 }
 
+/* Continuation: the time from which parameter j can act. A spline knot
+ * value y_k (k > 0) bounds the interval [t_{k-1}, t_k]; it is a design
+ * variable of a stage whose horizon passes t_{k-1}. Everything else acts
+ * from the start. (The cubic spline is not local: a knot far beyond the
+ * horizon still changes the curve inside it a little, and left free it
+ * becomes a lever of little effect that the optimizer pushes to a bound,
+ * a poor start for the next stage.) */
+static double activation_time(const mbs_model *m, int j)
+{
+    const mbs_param_info *p = &m->param[j];
+    double t = HUGE_VAL;
+    for (int k = 0; k < p->ntargets; k++) {
+        const int x = p->target[k];
+        double tk = -HUGE_VAL;
+        for (int f = 0; f < m->nfunc; f++) {
+            const mbs_func_info *fi = &m->func[f];
+            if (fi->type == MBS_FUNC_SPLINE && x >= fi->x && x < fi->x + fi->nx) {
+                const int i = x - fi->x;
+                tk = fi->t[i > 0 ? i - 1 : 0];
+            }
+        }
+        if (tk < t) t = tk;
+    }
+    return t;
+}
+
 static void full_x(opt_ctx *c, const double *u)
 {
     for (int v = 0; v < c->nfree; v++) {
@@ -252,9 +281,12 @@ static double objective(unsigned n, const double *u, double *grad, void *data)
     if (rc) {
         c->failures++;
         c->consecutive++;
-        /* a value well above the best one with the best point's gradient:
-         * the line searches backtrack towards the best point */
-        f = c->best_f + 1e3 * (1 + fabs(c->best_f));
+        /* a value above the best one (by 1 + |best| in the scaled objective,
+         * whose start value is 1) with the best point's gradient: the line
+         * searches backtrack towards the best point. A moderate excess lets
+         * their interpolation land not too far short of the failing point
+         * (tested: 1e3 instead of 1 makes L-BFGS creep) */
+        f = c->best_f + 1 + fabs(c->best_f);
         for (unsigned v = 0; v < n; v++) {
             const int j = c->free_idx[v];
             c->gu[v] = c->best_g[j] * c->s[j] / c->fscale;
@@ -428,6 +460,8 @@ int mbs_optimize(const mbs_model *m, const mbs_opt_options *o, mbs_opt_result *r
     else if (model_closed(m) && c.sens.sim.loop == MBS_LOOP_NONE) c.sens.sim.loop = MBS_LOOP_ALI3P;
     const size_t n1 = (size_t)np + 1;
     c.free_idx = calloc(n1, sizeof *c.free_idx);
+    c.all_idx = calloc(n1, sizeof *c.all_idx);
+    c.t_act = calloc(n1, sizeof *c.t_act);
     c.w = calloc((size_t)nobj, sizeof *c.w);
     c.s = calloc(n1, sizeof *c.s);
     c.lo = calloc(n1, sizeof *c.lo);
@@ -445,7 +479,7 @@ int mbs_optimize(const mbs_model *m, const mbs_opt_options *o, mbs_opt_result *r
     res->x = calloc(n1, sizeof *res->x);
     res->grad = calloc(n1, sizeof *res->grad);
     int rc = MBS_OK;
-    if (!c.free_idx || !c.w || !c.s || !c.lo || !c.hi || !c.x || !c.g || !c.best_u || !c.best_x || !c.best_g || !c.start_g ||
+    if (!c.free_idx || !c.all_idx || !c.t_act || !c.w || !c.s || !c.lo || !c.hi || !c.x || !c.g || !c.best_u || !c.best_x || !c.best_g || !c.start_g ||
         !c.cache_u || !c.cache_gu || !c.gu || !res->x0 || !res->x || !res->grad) {
         rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
         goto done;
@@ -482,9 +516,10 @@ int mbs_optimize(const mbs_model *m, const mbs_opt_options *o, mbs_opt_result *r
             else if (v != 0) s = fabs(v);
         }
         c.s[j] = s;
-        if (!(o->fixed && o->fixed[j]) && c.hi[j] > c.lo[j]) c.free_idx[c.nfree++] = j;
+        if (!(o->fixed && o->fixed[j]) && c.hi[j] > c.lo[j]) c.all_idx[c.nall++] = j;
+        c.t_act[j] = o->continuation ? activation_time(m, j) : -HUGE_VAL;
     }
-    if (c.nfree == 0) {
+    if (c.nall == 0) {
         rc = mbs_error_set(err, MBS_ERR_ARG, "optimize: no free design parameter (all fixed or with equal bounds)");
         goto done;
     }
@@ -501,6 +536,10 @@ int mbs_optimize(const mbs_model *m, const mbs_opt_options *o, mbs_opt_result *r
         nstage = (int)ceil((TF - T0 - o->continuation_start) / o->continuation_step - 1e-9) + 1;
         if (nstage < 1) nstage = 1;
     }
+    memcpy(c.free_idx, c.all_idx, sizeof(int) * (size_t)c.nall);
+    c.nfree = c.nall;
+    int have_initial = 0;
+    double ran_tf = -HUGE_VAL;   /* horizon of the last stage that ran */
     if (nstage > 1) {
         /* psi at the start over the full horizon (the first stage is shorter) */
         double psi0;
@@ -508,15 +547,22 @@ int mbs_optimize(const mbs_model *m, const mbs_opt_options *o, mbs_opt_result *r
         if ((rc = evaluate(&c, res->x0, &psi0, c.g, err))) goto done;
         res->psi_initial = psi0;
         res->pg_norm_initial = pg_norm(&c, res->x0, c.g);
+        have_initial = 1;
     }
     for (c.stage = 0; c.stage < nstage; c.stage++) {
         double tf = o->continuation ? T0 + o->continuation_start + c.stage * o->continuation_step : TF;
         if (tf > TF || c.stage == nstage - 1) tf = TF;
         c.sens.sim.tf = tf;
+        /* the stage's variables: those that can act within its horizon */
+        c.nfree = 0;
+        for (int v = 0; v < c.nall; v++)
+            if (c.t_act[c.all_idx[v]] < tf) c.free_idx[c.nfree++] = c.all_idx[v];
+        if (c.nfree == 0) continue;
         rc = run_stage(&c, res, err);
-        if (!rc && nstage == 1) {
+        if (!rc && !have_initial) {
             res->psi_initial = c.start_psi;
             res->pg_norm_initial = pg_norm(&c, res->x0, c.start_g);
+            have_initial = 1;
         }
         if (rc) {
             if (c.stage > 0 || c.iterations > 0) {
@@ -528,13 +574,16 @@ int mbs_optimize(const mbs_model *m, const mbs_opt_options *o, mbs_opt_result *r
             break;
         }
         res->stages = c.stage + 1;
+        ran_tf = tf;
         if (!strcmp(c.reason, "callback") || !strcmp(c.reason, "failures")) break;
     }
     if (rc) goto done;
+    memcpy(c.free_idx, c.all_idx, sizeof(int) * (size_t)c.nall);
+    c.nfree = c.nall;
     snprintf(res->stop_reason, sizeof res->stop_reason, "%s", c.reason);
     memcpy(res->x, c.best_x, sizeof(double) * (size_t)np);
     /* final values over the full horizon */
-    if (c.sens.sim.tf == TF) {
+    if (ran_tf == TF) {
         res->psi_final = c.best_psi;
         memcpy(res->grad, c.best_g, sizeof(double) * (size_t)np);
     } else {
@@ -543,6 +592,12 @@ int mbs_optimize(const mbs_model *m, const mbs_opt_options *o, mbs_opt_result *r
         if ((rc = evaluate(&c, res->x, &res->psi_final, res->grad, err))) goto done;
         c.fscale = fabs(res->psi_final) > 0 ? fabs(res->psi_final) : 1;
     }
+    if (!have_initial) {   /* no stage ran: nothing could act within the horizons */
+        res->psi_initial = res->psi_final;
+        res->pg_norm_initial = pg_norm(&c, res->x0, res->grad);
+        if (!c.reason[0]) snprintf(c.reason, sizeof c.reason, "no_stage");
+        snprintf(res->stop_reason, sizeof res->stop_reason, "%s", c.reason);
+    }
     res->pg_norm = pg_norm(&c, res->x, res->grad);
     res->pg_norm_scaled = pg_scaled(&c, res->x, res->grad);
     res->nparam = np;
@@ -550,7 +605,7 @@ int mbs_optimize(const mbs_model *m, const mbs_opt_options *o, mbs_opt_result *r
     res->evaluations = c.evaluations;
     res->failed_evaluations = c.failures;
 done:
-    free(c.free_idx); free(c.w); free(c.s); free(c.lo); free(c.hi); free(c.x); free(c.g);
+    free(c.free_idx); free(c.all_idx); free(c.t_act); free(c.w); free(c.s); free(c.lo); free(c.hi); free(c.x); free(c.g);
     free(c.best_u); free(c.best_x); free(c.best_g); free(c.start_g); free(c.cache_u); free(c.cache_gu); free(c.gu);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     res->wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
