@@ -33,7 +33,11 @@
  * Horizon continuation (thesis §7.4.4): with `continuation`, the problem
  * is solved first over [t0, t0 + continuation_start], then over horizons
  * longer by continuation_step each, up to the final time of the options,
- * each stage starting from the solution of the previous one.
+ * each stage starting from the solution of the previous one. Spline knot
+ * values (targets FUNC.values[k]) that cannot act within a stage's horizon
+ * (t_{k-1} at or beyond it) are held at their current values during that
+ * stage: the cubic spline is not local, and such knots would otherwise be
+ * levers of little effect pushed to their bounds.
  */
 #ifndef MBSENS_OPTIMIZE_H
 #define MBSENS_OPTIMIZE_H
