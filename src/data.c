@@ -22,39 +22,18 @@ mbs_data *mbs_data_create(const mbs_model *m, mbs_error *err)
     if (!d) { mbs_error_set(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
     d->model = m;
     d->nq = m->nq;
-    if (mbs_ws_init(&d->ws, m) != 0) {
-        free(d);
-        mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
-        return NULL;
-    }
-    size_t nq = (size_t)(m->nq > 0 ? m->nq : 1);
+    /* everything is allocated here, once; mbs_data_free copes with a
+     * partially built data */
+    const size_t nq = (size_t)(m->nq > 0 ? m->nq : 1);
+    int ok = mbs_ws_init(&d->ws, m) == 0;
+    ok = (mbs_ws_init(&d->dws, m) == 0) && ok;
     d->scratch = calloc(nq * nq + 4 * nq, sizeof(double));
     d->xload = calloc(15 * (size_t)(m->nb + 1), sizeof(double));
+    d->qload = calloc(nq, sizeof(double));
     d->dx = calloc((size_t)m->nx + 1, sizeof(double));
     d->dbuf = calloc(6 * nq, sizeof(double));
-    if (mbs_ws_init(&d->dws, m) != 0 || !d->dx || !d->dbuf) {
-        mbs_ws_free(&d->dws);
-        free(d->dx);
-        free(d->dbuf);
-        free(d->scratch);
-        free(d->xload);
-        free(d->qload);
-        mbs_ws_free(&d->ws);
-        free(d);
-        mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
-        return NULL;
-    }
-    d->qload = calloc(nq, sizeof(double));
-    if (!d->scratch || !d->xload || !d->qload) {
-        free(d->scratch);
-        free(d->xload);
-        free(d->qload);
-        mbs_ws_free(&d->ws);
-        free(d);
-        mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
-        return NULL;
-    }
-    if (mbs_con_ws_create(d, m) != 0) {
+    ok = ok && d->scratch && d->xload && d->qload && d->dx && d->dbuf && mbs_con_ws_create(d, m) == 0;
+    if (!ok) {
         mbs_data_free(d);
         mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
         return NULL;
