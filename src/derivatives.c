@@ -9,7 +9,7 @@
  *
  * Forward dynamics: differentiating the completed equations of motion
  *     M' qdd = Pi(r) - sum_k P_k |pd_k|^2,   r = tau - ID(q, qd, 0)
- * (docs/formulations.md §8) gives, with dE = d/de ID(q, qd, qdd fixed) - dtau
+ * (docs/formulations.md §9) gives, with dE = d/de ID(q, qd, qdd fixed) - dtau
  * along the direction and c_k = p_k . r_k = p_k . (tau - tau_id)_k
  * (tau_id = ID(q, qd, qdd) = M qdd + tau - r),
  *     M' dqdd = -Pi(dE) - sum_k P_k (dp.qdd_k + 2 pd.dpd + (dp.p) c_k) - dP c_k
@@ -17,6 +17,7 @@
  * direction) or one dense Cholesky factorization (semi-recursive).
  */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 #include <lapacke.h>
 #include <cblas.h>
@@ -25,6 +26,7 @@
 #include "mbsens/derivatives.h"
 #include "data_impl.h"
 #include "derivatives_impl.h"
+#include "forces/force.h"
 
 /* dx = sum_k drho_k d x / d rho_k */
 static void param_direction(const mbs_model *m, const double *drho, double *dx)
@@ -61,11 +63,18 @@ void mbs_deriv_id_tangent(const mbs_model *m, mbs_data *d, const double *q, cons
 {
     if (first < 1) first = 1;
     if (last > m->nb + 1) last = m->nb + 1;
+    /* a force element may connect a body of the range to one outside it:
+     * sweep everything when there are elements */
+    if (m->nforce > 0) { first = 1; last = m->nb + 1; }
     mbs_kin_forward_d(m, m->x, &d->ws, dx, &d->dws, q, qd, qdd, dq, dqd, dqdd, 2, first, last);
-    /* applied loads are constant along any direction */
+    /* user loads are constant along any direction; force elements supply
+     * their own tangents */
     memset(d->dws.xfrc + 15 * first, 0, sizeof(double) * 15 * (size_t)(last - first));
+    memset(d->dws.qfrc, 0, sizeof(double) * (size_t)m->nq);
+    if (m->nforce > 0)
+        mbs_forces_apply_d(m, m->x, &d->ws, dx, &d->dws, q, qd, dq, dqd, d->dws.qfrc, d->time);
     mbs_body_terms_d(m, m->x, &d->ws, dx, &d->dws, first, last);
-    mbs_rnea_d(m, &d->ws, &d->dws, NULL, dtau, first, last);
+    mbs_rnea_d(m, &d->ws, &d->dws, d->dws.qfrc, dtau, first, last);
 }
 
 static int check_finite(mbs_data *d, const double *v, int n, const char *what)
@@ -158,6 +167,13 @@ int mbs_inverse_dynamics_derivatives(const mbs_model *m, mbs_data *d,
 {
     int rc = mbs_data_check_state(d, q, qd, qdd);
     if (rc) return rc;
+    return mbs_deriv_id_derivatives(m, d, q, qd, qdd, tau, dtau_dq, dtau_dqd);
+}
+
+int mbs_deriv_id_derivatives(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                             const double *qdd, double *tau, double *dtau_dq, double *dtau_dqd)
+{
+    int rc;
     const int nq = m->nq;
     double *t = d->dbuf;
     mbs_deriv_id_primal(m, d, q, qd, qdd, t);

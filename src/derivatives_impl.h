@@ -23,6 +23,11 @@ void mbs_deriv_id_tangent(const mbs_model *m, mbs_data *d, const double *q, cons
                           const double *qdd, const double *dq, const double *dqd,
                           const double *dqdd, const double *dx, double *dtau, int first, int last);
 
+/* mbs_inverse_dynamics_derivatives without the state checks (integrator
+ * states slightly off |p| = 1). */
+int mbs_deriv_id_derivatives(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                             const double *qdd, double *tau, double *dtau_dq, double *dtau_dqd);
+
 /* Forward dynamics qdd = FD(q, qd, tau) leaving the factors (articulated
  * inertias, or the Cholesky factor of M' in d->scratch for the
  * semi-recursive algorithm) and a completed Newton-Euler pass at (q, qd,
