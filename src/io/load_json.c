@@ -19,6 +19,7 @@
 #include "builder.h"
 #include "model_util.h"
 #include "force_model.h"
+#include "objective_model.h"
 
 #define PATH_LEN 512
 
@@ -997,7 +998,7 @@ static int load_assembly(lctx *c, json_t *root)
         for (size_t k = 0; k < json_array_size(fx); k++) {
             snprintf(p, sizeof p, "assembly.fixed[%zu]", k);
             snprintf(where, sizeof where, "%s: %s", c->file, p);
-            const char *s;
+            const char *s = NULL;
             if ((rc = get_string(c, json_array_get(fx, k), p, &s))) return rc;
             int joint = mbs_builder_find_joint(c->b, s), coord = -1;
             if (joint < 0) {
@@ -1288,8 +1289,8 @@ static mbs_model *load_document(json_t *root, const char *file, mbs_warning_fn w
     static const char *const allowed[] = { "name", "description", "gravity", "bodies", "joints", "parameters",
                                            "functions", "forces",
                                            "simulation", "outputs", "lenient_inertia", "constraints",
-                                           "assembly", NULL };
-    static const char *const reserved[] = { "objectives", NULL };
+                                           "assembly", "objectives", NULL };
+    static const char *const reserved[] = { NULL };
     lctx c = { file, err, NULL };
     if (!json_is_object(root)) {
         fail(&c, MBS_ERR_MODEL, "", "a model must be a JSON object, got %s", json_type_name(root));
@@ -1347,6 +1348,10 @@ static mbs_model *load_document(json_t *root, const char *file, mbs_warning_fn w
         m = NULL;
     }
     if (m && load_simulation(&c, root, m) != MBS_OK) {
+        mbs_model_free(m);
+        m = NULL;
+    }
+    if (m && mbs_json_load_objectives(json_object_get(root, "objectives"), file, m, err) != MBS_OK) {
         mbs_model_free(m);
         m = NULL;
     }
