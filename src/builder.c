@@ -89,7 +89,8 @@ typedef struct {
     int point[2];          /* point handles; body_load: -1 = the CoM */
     int joint, coord;      /* joint handle, coordinate within the joint */
     int nnum;
-    double num[6];         /* the element's numbers, x order */
+    double num[24];        /* the element's numbers, x order */
+    int shape;             /* contact_plane: 0 sphere, 1 circle */
     int free_given;        /* spring_damper: length given */
     int func;              /* function handle or -1 */
     int body_axes;
@@ -814,6 +815,65 @@ int mbs_builder_add_body_load(mbs_builder *b, const char *name, int body, int po
     return b->nforce++;
 }
 
+int mbs_builder_add_contact(mbs_builder *b, const char *name, mbs_force_type type, int point,
+                            const mbs_builder_contact *c, const char *where, mbs_error *err)
+{
+    if (!b || !c) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_contact: NULL argument");
+    const char *w = W(where);
+    const char *nm = name ? name : "";
+    const char *tn = mbs_force_type_name(type);
+    if (type != MBS_FORCE_CONTACT_PLANE && type != MBS_FORCE_TIRE)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: %s: not a contact type", w, nm);
+    if (point < 0 || point >= b->np)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: %s %s: invalid point handle", w, tn, nm);
+    if (b->point[point].body < 1)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: %s %s: the centre must be a point of a moving body", w, tn,
+                             nm);
+    const int circle = type == MBS_FORCE_TIRE || c->shape == 1;
+    double n[3], a[3] = { 0, 0, 0 };
+    double nn = sqrt(c->plane_normal[0] * c->plane_normal[0] + c->plane_normal[1] * c->plane_normal[1] +
+                     c->plane_normal[2] * c->plane_normal[2]);
+    if (!(nn > 0) || !isfinite(nn))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: %s %s: the plane normal must be a non-zero vector", w, tn, nm);
+    for (int k = 0; k < 3; k++) n[k] = c->plane_normal[k] / nn;
+    if (circle) {
+        double an = sqrt(c->axis[0] * c->axis[0] + c->axis[1] * c->axis[1] + c->axis[2] * c->axis[2]);
+        if (!(an > 0) || !isfinite(an))
+            return mbs_error_set(err, MBS_ERR_MODEL, "%s: %s %s: the circle axis must be a non-zero vector", w, tn,
+                                 nm);
+        for (int k = 0; k < 3; k++) a[k] = c->axis[k] / an;
+    }
+    if (!finite_n(c->plane_point, 3))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: %s %s: plane point is not finite", w, tn, nm);
+    int rc;
+    b_force *f = new_force(b, name, type, w, err, &rc);
+    if (!f) return rc;
+    f->body[0] = b->point[point].body;
+    f->point[0] = point;
+    f->shape = circle;
+    double *v = f->num;
+    v[0] = c->stiffness;
+    v[1] = c->exponent;
+    v[2] = c->hysteresis;
+    v[3] = c->radius;
+    v[4] = c->smoothing;
+    for (int k = 0; k < 3; k++) {
+        v[5 + k] = c->plane_point[k];
+        v[8 + k] = n[k];
+        v[11 + k] = a[k];
+    }
+    f->nnum = 14;
+    if (type == MBS_FORCE_TIRE) {
+        v[14] = c->kappa_c;
+        v[15] = c->alpha_c;
+        v[16] = c->mu_x;
+        v[17] = c->mu_y;
+        v[18] = c->v0;
+        f->nnum = 19;
+    }
+    return b->nforce++;
+}
+
 /* ---------------------------------------------------------------- parameters */
 
 int mbs_builder_add_param(mbs_builder *b, const char *name, double value,
@@ -929,10 +989,17 @@ static const member_def *force_members(mbs_force_type t)
     static const member_def js[] = { { "stiffness", 0, 1 }, { "damping", 1, 1 }, { "position", 2, 1 }, { NULL, 0, 0 } };
     static const member_def jf[] = { { "value", 0, 1 }, { NULL, 0, 0 } };
     static const member_def bl[] = { { "force", 0, 3 }, { "torque", 3, 3 }, { NULL, 0, 0 } };
+    static const member_def cp[] = { { "stiffness", 0, 1 }, { "exponent", 1, 1 }, { "hysteresis", 2, 1 },
+                                     { "radius", 3, 1 }, { NULL, 0, 0 } };
+    static const member_def ti[] = { { "stiffness", 0, 1 }, { "exponent", 1, 1 }, { "hysteresis", 2, 1 },
+                                     { "radius", 3, 1 }, { "kappa_c", 14, 1 }, { "alpha_c", 15, 1 },
+                                     { "mu_x", 16, 1 }, { "mu_y", 17, 1 }, { NULL, 0, 0 } };
     switch (t) {
     case MBS_FORCE_SPRING_DAMPER: return sd;
     case MBS_FORCE_JOINT_SPRING: return js;
     case MBS_FORCE_JOINT_FORCE: return jf;
+    case MBS_FORCE_CONTACT_PLANE: return cp;
+    case MBS_FORCE_TIRE: return ti;
     default: return bl;
     }
 }
@@ -1933,6 +2000,12 @@ mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
             break;
         case MBS_FORCE_JOINT_FORCE:
             fi->x_value = off;
+            break;
+        case MBS_FORCE_CONTACT_PLANE:
+        case MBS_FORCE_TIRE:
+            fi->x_stiffness = off;
+            fi->x_damping = off + 2;   /* the hysteresis factor chi */
+            fi->shape = bf->shape;
             break;
         default:
             fi->x_value = off;

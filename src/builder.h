@@ -110,6 +110,18 @@ int mbs_builder_add_joint_force(mbs_builder *b, const char *name, int joint, int
 int mbs_builder_add_body_load(mbs_builder *b, const char *name, int body, int point,
                               const double force[3], const double torque[3], int body_axes,
                               int func, const char *where, mbs_error *err);
+/* Contact elements (src/forces/force_contact_common.h): type
+ * MBS_FORCE_CONTACT_PLANE (shape 0 sphere, 1 circle) or MBS_FORCE_TIRE
+ * (a circle). point: the centre, a point handle of a moving body. The plane
+ * normal and the circle axis (body axes) are normalized here. */
+typedef struct mbs_builder_contact {
+    int shape;                         /* 0 sphere, 1 circle */
+    double stiffness, exponent, hysteresis, radius, smoothing;
+    double plane_point[3], plane_normal[3], axis[3];
+    double kappa_c, alpha_c, mu_x, mu_y, v0;   /* tire */
+} mbs_builder_contact;
+int mbs_builder_add_contact(mbs_builder *b, const char *name, mbs_force_type type, int point,
+                            const mbs_builder_contact *c, const char *where, mbs_error *err);
 
 /* ---- closed loops, driving constraints, assembly (mbsens/constraints.h) ----
  * Joints may form closed loops; finish() keeps a spanning tree and cuts one

@@ -21,6 +21,8 @@ static const char *const force_type_names[MBS_FORCE_TYPE_COUNT] = {
     [MBS_FORCE_JOINT_SPRING] = "joint_spring",
     [MBS_FORCE_JOINT_FORCE] = "joint_force",
     [MBS_FORCE_BODY_LOAD] = "body_load",
+    [MBS_FORCE_CONTACT_PLANE] = "contact_plane",
+    [MBS_FORCE_TIRE] = "tire",
 };
 
 static const char *const func_type_names[MBS_FUNC_TYPE_COUNT] = {
@@ -192,6 +194,20 @@ int mbs_forces_check(const mbs_model *m, mbs_error *err)
         if (fe->type == MBS_FORCE_SPRING_DAMPER && x[fe->x_free] < 0)
             return mbs_error_set(err, MBS_ERR_MODEL, "%s: %s %s: free length must be >= 0, got %g",
                                  W(m, fe->where), tn, fe->name, x[fe->x_free]);
+        if (fe->type == MBS_FORCE_CONTACT_PLANE || fe->type == MBS_FORCE_TIRE) {
+            /* numbers as in src/forces/force_contact_common.h */
+            const double *e = x + fe->x;
+            const char *bad = e[0] < 0 ? "stiffness must be >= 0"
+                              : !(e[1] >= 1) ? "exponent must be >= 1"
+                              : !(e[3] > 0) ? "radius must be > 0"
+                              : !(e[4] > 0) ? "smoothing must be > 0"
+                              : fe->type == MBS_FORCE_TIRE && !(e[14] > 0) ? "kappa_c must be > 0"
+                              : fe->type == MBS_FORCE_TIRE && !(e[15] > 0) ? "alpha_c must be > 0"
+                              : fe->type == MBS_FORCE_TIRE && !(e[16] >= 0 && e[17] >= 0) ? "mu_x and mu_y must be >= 0"
+                              : fe->type == MBS_FORCE_TIRE && !(e[18] > 0) ? "speed_regularization must be > 0"
+                                                                           : NULL;
+            if (bad) return mbs_error_set(err, MBS_ERR_MODEL, "%s: %s %s: %s", W(m, fe->where), tn, fe->name, bad);
+        }
     }
     return MBS_OK;
 }
@@ -326,6 +342,16 @@ void mbs_forces_print(const mbs_model *m, FILE *out)
             case MBS_FORCE_JOINT_FORCE:
                 fprintf(out, "%s: %g", m->coord_name[fe->coord], x[fe->x_value]);
                 break;
+            case MBS_FORCE_CONTACT_PLANE:
+            case MBS_FORCE_TIRE: {
+                const double *e = x + fe->x;
+                fprintf(out, "%s radius %g at ", fe->shape ? "circle" : "sphere", e[3]);
+                print_end(m, fe->body[0], fe->x_point[0], out);
+                fprintf(out, ": K %g, n %g, chi %g", e[0], e[1], e[2]);
+                if (fe->type == MBS_FORCE_TIRE)
+                    fprintf(out, ", kappa_c %g, alpha_c %g, mu_x %g, mu_y %g", e[14], e[15], e[16], e[17]);
+                break;
+            }
             default: {
                 const double *f = x + fe->x_value, *n = x + fe->x_torque;
                 print_end(m, fe->body[0], fe->x_point[0], out);

@@ -85,6 +85,8 @@ typedef struct mbs_force_info {
     int body_axes;         /* body_load: force and torque given in body axes (else global) */
     double eps;            /* spring_damper: length regularization l = sqrt(|d|^2 + eps^2) */
     double l_init;         /* spring_damper: length in the initial configuration */
+    int shape;             /* contact_plane: 0 sphere, 1 circle (tire: circle); layout of
+                            * their numbers in src/forces/force_contact_common.h */
 } mbs_force_info;
 
 /* A time function. Its numbers live in x[x .. x+nx-1]: constant [value],

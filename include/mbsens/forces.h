@@ -22,6 +22,9 @@ typedef enum mbs_force_type {
     MBS_FORCE_JOINT_SPRING,      /* on one joint coordinate: -k (q - q0) - c qd */
     MBS_FORCE_JOINT_FORCE,       /* on one joint coordinate: value * f(t) */
     MBS_FORCE_BODY_LOAD,         /* force and torque on a body point, times f(t) */
+    MBS_FORCE_CONTACT_PLANE,     /* sphere or circle (body) against a plane (ground): smooth
+                                  * Kelvin-Voigt normal force with hysteresis damping */
+    MBS_FORCE_TIRE,              /* circle-plane contact with a linearized tire friction model */
     MBS_FORCE_TYPE_COUNT
 } mbs_force_type;
 

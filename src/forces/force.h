@@ -54,6 +54,8 @@ extern const MBS_K(mbs_force_ops) MBS_K(mbs_force_spring_damper);
 extern const MBS_K(mbs_force_ops) MBS_K(mbs_force_joint_spring);
 extern const MBS_K(mbs_force_ops) MBS_K(mbs_force_joint_force);
 extern const MBS_K(mbs_force_ops) MBS_K(mbs_force_body_load);
+extern const MBS_K(mbs_force_ops) MBS_K(mbs_force_contact_plane);
+extern const MBS_K(mbs_force_ops) MBS_K(mbs_force_tire);
 
 /* Look-up by mbs_force_type (force_table.c); NULL if invalid. */
 const MBS_K(mbs_force_ops) *MBS_K(mbs_force_ops_of)(int type);

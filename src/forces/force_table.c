@@ -9,6 +9,8 @@ const MBS_K(mbs_force_ops) *MBS_K(mbs_force_ops_of)(int type)
     case MBS_FORCE_JOINT_SPRING: return &MBS_K(mbs_force_joint_spring);
     case MBS_FORCE_JOINT_FORCE: return &MBS_K(mbs_force_joint_force);
     case MBS_FORCE_BODY_LOAD: return &MBS_K(mbs_force_body_load);
+    case MBS_FORCE_CONTACT_PLANE: return &MBS_K(mbs_force_contact_plane);
+    case MBS_FORCE_TIRE: return &MBS_K(mbs_force_tire);
     default: return 0;
     }
 }

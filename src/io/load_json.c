@@ -822,6 +822,82 @@ static int spring_numbers(lctx *c, json_t *jf, const char *path, double *k, doub
     return MBS_OK;
 }
 
+/* contact_plane and tire members (docs/model-format.md "Contact and tire
+ * forces"; numbers as in src/forces/force_contact_common.h) */
+static int load_contact(lctx *c, json_t *jf, const char *path, const char *name, mbs_force_type type,
+                        const char *where)
+{
+    static const char *const shapes[] = { "sphere", "circle", NULL };
+    static const double one = 1, zero = 0, deps = 1e-4, dv0 = 0.1;
+    char p[PATH_LEN + 32];
+    mbs_builder_contact ct;
+    memset(&ct, 0, sizeof ct);
+    int point, rc;
+    if ((rc = force_end(c, jf, path, "body", "point", &point))) return rc;
+    if (type == MBS_FORCE_CONTACT_PLANE) {
+        if (!json_object_get(jf, "shape")) return missing(c, path, "shape");
+        if ((rc = member_choice(c, jf, path, "shape", shapes, 0, &ct.shape))) return rc;
+    } else {
+        ct.shape = 1;
+    }
+    json_t *v = json_object_get(jf, "axis");
+    snprintf(p, sizeof p, "%s.axis", path);
+    if (ct.shape == 1) {
+        if (!v) return missing(c, path, "axis");
+        if ((rc = get_numbers(c, v, p, 3, ct.axis))) return rc;
+    } else if (v) {
+        return fail(c, MBS_ERR_MODEL, p, "a sphere has no axis");
+    }
+    ct.plane_normal[2] = 1;
+    if ((v = json_object_get(jf, "plane_point"))) {
+        snprintf(p, sizeof p, "%s.plane_point", path);
+        if ((rc = get_numbers(c, v, p, 3, ct.plane_point))) return rc;
+    }
+    if ((v = json_object_get(jf, "plane_normal"))) {
+        snprintf(p, sizeof p, "%s.plane_normal", path);
+        if ((rc = get_numbers(c, v, p, 3, ct.plane_normal))) return rc;
+    }
+    if ((rc = member_number(c, jf, path, "radius", NULL, &ct.radius)) ||
+        (rc = member_number(c, jf, path, "stiffness", NULL, &ct.stiffness)) ||
+        (rc = member_number(c, jf, path, "exponent", &one, &ct.exponent)) ||
+        (rc = member_number(c, jf, path, "smoothing", &deps, &ct.smoothing)))
+        return rc;
+    /* hysteresis chi, or restitution e with the reference impact speed v:
+     * chi = 3 (1 - e^2) / (4 v) (Lankarani & Nikravesh) */
+    int has_chi = json_object_get(jf, "hysteresis") != NULL;
+    int has_e = json_object_get(jf, "restitution") != NULL, has_v = json_object_get(jf, "impact_velocity") != NULL;
+    if (has_chi && (has_e || has_v))
+        return fail(c, MBS_ERR_MODEL, path, "give \"hysteresis\" or \"restitution\" and \"impact_velocity\", not both");
+    if (has_e != has_v)
+        return fail(c, MBS_ERR_MODEL, path, "\"restitution\" and \"impact_velocity\" go together");
+    if ((rc = member_number(c, jf, path, "hysteresis", &zero, &ct.hysteresis))) return rc;
+    if (has_e) {
+        double e, vi;
+        if ((rc = member_number(c, jf, path, "restitution", NULL, &e)) ||
+            (rc = member_number(c, jf, path, "impact_velocity", NULL, &vi)))
+            return rc;
+        if (!(e > 0 && e <= 1)) {
+            snprintf(p, sizeof p, "%s.restitution", path);
+            return fail(c, MBS_ERR_MODEL, p, "must be in (0, 1], got %g", e);
+        }
+        if (!(vi > 0)) {
+            snprintf(p, sizeof p, "%s.impact_velocity", path);
+            return fail(c, MBS_ERR_MODEL, p, "must be > 0, got %g", vi);
+        }
+        ct.hysteresis = 3 * (1 - e * e) / (4 * vi);
+    }
+    if (type == MBS_FORCE_TIRE) {
+        if ((rc = member_number(c, jf, path, "kappa_c", NULL, &ct.kappa_c)) ||
+            (rc = member_number(c, jf, path, "alpha_c", NULL, &ct.alpha_c)) ||
+            (rc = member_number(c, jf, path, "mu_x", NULL, &ct.mu_x)) ||
+            (rc = member_number(c, jf, path, "mu_y", NULL, &ct.mu_y)) ||
+            (rc = member_number(c, jf, path, "speed_regularization", &dv0, &ct.v0)))
+            return rc;
+    }
+    rc = mbs_builder_add_contact(c->b, name, type, point, &ct, where, c->err);
+    return rc < 0 ? rc : MBS_OK;
+}
+
 static int load_force(lctx *c, json_t *jf, size_t idx)
 {
     static const char *const a_sd[] = { "name", "type", "body1", "point1", "body2", "point2", "stiffness", "damping",
@@ -831,6 +907,13 @@ static int load_force(lctx *c, json_t *jf, size_t idx)
     static const char *const a_jf[] = { "name", "type", "joint", "coordinate", "value", "function", NULL };
     static const char *const a_bl[] = { "name", "type", "body", "point", "force", "torque", "axes", "function",
                                         NULL };
+    static const char *const a_cp[] = { "name", "type", "body", "point", "shape", "radius", "axis", "plane_point",
+                                        "plane_normal", "stiffness", "exponent", "hysteresis", "restitution",
+                                        "impact_velocity", "smoothing", NULL };
+    static const char *const a_ti[] = { "name", "type", "body", "point", "radius", "axis", "plane_point",
+                                        "plane_normal", "stiffness", "exponent", "hysteresis", "restitution",
+                                        "impact_velocity", "smoothing", "kappa_c", "alpha_c", "mu_x", "mu_y",
+                                        "speed_regularization", NULL };
     static const char *const axes[] = { "global", "body", NULL };
     char path[PATH_LEN], p[PATH_LEN + 32], where[PATH_LEN + 64];
     snprintf(path, sizeof path, "forces[%zu]", idx);
@@ -848,10 +931,13 @@ static int load_force(lctx *c, json_t *jf, size_t idx)
     int type = mbs_force_type_from_name(tname);
     if (type < 0)
         return fail(c, MBS_ERR_MODEL, p,
-                    "unknown force type \"%s\" (valid: spring_damper, joint_spring, joint_force, body_load)", tname);
+                    "unknown force type \"%s\" (valid: spring_damper, joint_spring, joint_force, body_load, "
+                    "contact_plane, tire)", tname);
     const char *const *allowed = type == MBS_FORCE_SPRING_DAMPER ? a_sd
                                  : type == MBS_FORCE_JOINT_SPRING ? a_js
                                  : type == MBS_FORCE_JOINT_FORCE  ? a_jf
+                                 : type == MBS_FORCE_CONTACT_PLANE ? a_cp
+                                 : type == MBS_FORCE_TIRE         ? a_ti
                                                                   : a_bl;
     if ((rc = check_members(c, jf, path, allowed))) return rc;
     static const double zero = 0, one = 1;
@@ -887,6 +973,10 @@ static int load_force(lctx *c, json_t *jf, size_t idx)
             return rc;
         if ((rc = member_number(c, jf, path, "value", func >= 0 ? &one : NULL, &val))) return rc;
         rc = mbs_builder_add_joint_force(c->b, name, joint, coord, val, func, where, c->err);
+        break;
+    case MBS_FORCE_CONTACT_PLANE:
+    case MBS_FORCE_TIRE:
+        if ((rc = load_contact(c, jf, path, name, (mbs_force_type)type, where))) return rc;
         break;
     default: {
         int body, point = -1, frame;
