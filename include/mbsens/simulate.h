@@ -203,7 +203,15 @@ typedef struct mbs_sim_options {
     double proj_tol;                  /* ali3p: a projection is skipped when the 2-norm of the
                                        * violation is at most this; 0: always project (0) */
     double lambda_factor;             /* ali3p: lambda* of a step starts from this times the
-                                       * previous one (0.97; thesis: 0.95 .. 0.99) */
+                                       * previous one (1; thesis: 0.95 .. 0.99 against the drift
+                                       * of undetermined multipliers of redundant constraints) */
+    int tangent_keep;                 /* ali3p, matrixr, penalty: keep the force part
+                                       * gamma h C + beta h^2 K of the Newton tangent (its tangent
+                                       * sweeps) across iterations and steps, re-evaluated when a
+                                       * step needs more than 3 iterations or h changes (ali3p
+                                       * redoes a step that failed with a kept one); M (once per
+                                       * step) and the constraint terms are always current (1);
+                                       * 0: every iteration or step, as tangent_update says */
     double omega, xi;                 /* penalty formulation (and the ali3p initialization),
                                        * index1 Baumgarte: natural frequency and damping
                                        * ratio (10, 1) */

@@ -23,6 +23,7 @@
  * Phi_q^T Phi_q, one Cholesky factorization for both):
  *   velocity      P_hat zd = M zd* + varsigma alpha Phi_q^T b         (b = -Phi_t)
  *   acceleration  P_hat zdd = M zdd* + varsigma alpha Phi_q^T c(z, zd)  (projected zd)
+ * solved for the corrections zd - zd*, zdd - zdd* (see project()),
  * or their iterative (augmented-Lagrangian) versions, which subtract
  * Phi_q^T sigma (kappa) and iterate sigma <- sigma + varsigma alpha Phid
  * until |Phid| (|Phidd|) < tolerance. A projection is skipped when the
@@ -35,6 +36,7 @@
 
 #include "form_impl.h"
 #include "../model_impl.h"
+#include "../constraints/constraint.h"
 
 #define BETA MBS_FORM_BETA
 #define GAMMA MBS_FORM_GAMMA
@@ -65,7 +67,7 @@ void mbs_form_proj_solve(int n, int nc, const double *M, const double *Phi, doub
 {
     memcpy(x, v, sizeof(double) * (size_t)n);
     if (n == 0) return;
-    LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, P, n, x, n);
+    mbs_form_chol_solve(n, P, x);
     for (int i = 0; i < n; i++) {
         double a = 0;
         for (int j = 0; j < n; j++) a += M[(size_t)i * n + j] * x[j];
@@ -77,37 +79,42 @@ void mbs_form_proj_solve(int n, int nc, const double *M, const double *Phi, doub
         const double *p = Phi + (size_t)r * n;
         for (int i = 0; i < n; i++) res[i] -= p[i] * tmp[r];
     }
-    LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, P, n, res, n);
+    mbs_form_chol_solve(n, P, res);
     for (int i = 0; i < n; i++) x[i] += res[i];
 }
 
-/* Project x* (n) onto Phi_q x = g (nc): P_hat x = M x* + s Phi^T g
- * (- Phi^T mu, iterated for the iterative projection). mu: nc (out: the
- * final multipliers, 0 for the penalty form). P_hat factored in f->P. */
+/* Project x* (n) onto Phi_q x = g (nc), P_hat factored in f->P:
+ *   x = x* + D,   P_hat D = -Phi^T (mu + s (Phi x* - g))
+ * which is P_hat x = M x* + s Phi^T g - Phi^T mu written for the
+ * correction D: its right-hand side is small (x* nearly satisfies the
+ * constraints), so the rounding of the large s = varsigma alpha terms stays
+ * relative to the violation. mu = 0 for the penalty (non-iterative)
+ * projection; the iterative one updates mu <- mu + s (Phi x - g) until the
+ * violation is below the tolerance. mu (nc) returns the final multipliers
+ * (0 for the penalty form): M (x - x*) + Phi^T mu = 0 in the iterative case. */
 static int project(mbs_integrator *it, mbs_form *f, const double *xs, const double *g, double *x, double *mu)
 {
     const int n = f->n, nc = f->nc;
     const double s = f->o.proj_scale * f->o.penalty;
-    /* v1 = M x* + s Phi^T g */
-    for (int i = 0; i < n; i++) {
-        double a = 0;
-        for (int j = 0; j < n; j++) a += f->M[(size_t)i * n + j] * xs[j];
-        f->v1[i] = a;
+    double *e0 = f->w1, *e = f->w2;
+    mbs_form_Pv(n, nc, f->Phi, xs, e0);
+    for (int i = 0; i < nc; i++) {
+        e0[i] -= g[i];
+        mu[i] = 0;
     }
-    for (int i = 0; i < nc; i++) f->w1[i] = s * g[i];
-    mbs_form_Ptv(n, nc, f->Phi, f->w1, f->v1, 1);
-    for (int i = 0; i < nc; i++) mu[i] = 0;
-    mbs_form_proj_solve(n, nc, f->M, f->Phi, s, f->P, f->v1, x, f->v3, f->w2);
-    if (f->o.projection != MBS_PROJ_ITERATIVE) return MBS_OK;
-    for (int k = 0; k < it->o.max_iterations; k++) {
-        /* violation Phi x - g; mu += s (Phi x - g) */
-        mbs_form_Pv(n, nc, f->Phi, x, f->w2);
-        for (int i = 0; i < nc; i++) f->w2[i] -= g[i];
-        for (int i = 0; i < nc; i++) mu[i] += s * f->w2[i];
-        if (mbs_form_norm(f->w2, nc) < it->o.tolerance) return MBS_OK;
-        mbs_form_Ptv(n, nc, f->Phi, mu, f->v2, 0);
-        for (int i = 0; i < n; i++) f->v2[i] = f->v1[i] - f->v2[i];
-        mbs_form_proj_solve(n, nc, f->M, f->Phi, s, f->P, f->v2, x, f->v3, f->w2);
+    const int iterative = f->o.projection == MBS_PROJ_ITERATIVE;
+    for (int k = 0; k <= (iterative ? it->o.max_iterations : 0); k++) {
+        for (int i = 0; i < nc; i++) e[i] = -(mu[i] + s * e0[i]);
+        mbs_form_Ptv(n, nc, f->Phi, e, f->v2, 0);
+        mbs_form_proj_solve(n, nc, f->M, f->Phi, s, f->P, f->v2, f->v1, f->v3, e);
+        for (int i = 0; i < n; i++) x[i] = xs[i] + f->v1[i];
+        if (!iterative) return MBS_OK;
+        mbs_form_Pv(n, nc, f->Phi, x, e);
+        for (int i = 0; i < nc; i++) {
+            e[i] -= g[i];
+            mu[i] += s * e[i];
+        }
+        if (mbs_form_norm(e, nc) < it->o.tolerance) return MBS_OK;
     }
     return mbs_integ_fail(it, MBS_ERR_NUMERIC, "ali3p: iterative projection did not converge at t = %.9g",
                           it->t);
@@ -118,12 +125,49 @@ static int factor_projection(mbs_integrator *it, mbs_form *f)
     const int n = f->n;
     memcpy(f->P, f->M, sizeof(double) * (size_t)n * (size_t)n);
     mbs_form_add_PtP(n, f->nc, f->Phi, f->o.proj_scale * f->o.penalty, f->P);
-    lapack_int info = n > 0 ? LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, f->P, n) : 0;
+    lapack_int info = n > 0 ? mbs_form_chol(n, f->P) : 0;
     if (info != 0)
         return mbs_integ_fail(it, MBS_ERR_NUMERIC, "ali3p: projection matrix M + varsigma Phi^T alpha Phi not "
                               "positive definite (coordinate %s)", info > 0 ? it->m->coord_name[info - 1] : "?");
     it->st.factorizations++;
     return MBS_OK;
+}
+
+/* The index-3 stage from the predictor; 0 converged, 1 not, < 0 error. */
+static int ali_stage(mbs_integrator *it, mbs_form *f, double h, double t1, int *iters, double *ndz)
+{
+    const mbs_model *m = it->m;
+    mbs_data *d = it->d;
+    const int n = f->n, nc = f->nc;
+    const double kh = BETA * h * h, al = f->o.penalty;
+    for (int k = 0; k < n; k++) f->D[k] = 0;
+    affine(f, h);
+    for (int k = 1; k <= it->o.max_iterations; k++) {
+        *iters = k;
+        mbs_form_primal(m, d, t1, f->z, f->zd, f->zdd, f->r, f->phi, f->Phi, NULL, NULL);
+        it->st.fevals++;
+        if (k > 1)
+            for (int i = 0; i < nc; i++) f->lam[i] += al * f->phi[i];
+        for (int i = 0; i < nc; i++) f->w1[i] = f->lam[i] + al * f->phi[i];
+        mbs_form_Ptv(n, nc, f->Phi, f->w1, f->v1, 0);
+        for (int i = 0; i < n; i++) f->dz[i] = -kh * (f->r[i] + f->v1[i]);
+        mbs_form_newton_tangent(f, &it->st, k, t1, f->z, f->zd, f->zdd, h, f->S);
+        mbs_form_add_PtP(n, nc, f->Phi, kh * al, f->S);
+        it->st.factorizations++;
+        lapack_int info = n > 0 ? mbs_form_lu(n, f->S, f->ipiv) : 0;
+        if (info != 0)
+            return mbs_integ_fail(it, MBS_ERR_NUMERIC, "ali3p: tangent matrix singular at t = %.9g (%s)", t1,
+                                  info > 0 ? m->coord_name[info - 1] : "bad argument");
+        if (n > 0) mbs_form_lu_solve(n, f->S, f->ipiv, f->dz);
+        for (int i = 0; i < n; i++) f->D[i] += f->dz[i];
+        affine(f, h);
+        *ndz = mbs_form_norm(f->dz, n);
+        if (!isfinite(*ndz))
+            return mbs_integ_fail(it, MBS_ERR_NUMERIC, "ali3p: iteration diverged at t = %.9g (step from %.9g)", t1,
+                                  it->t);
+        if (*ndz < it->o.tolerance) return 0;
+    }
+    return 1;
 }
 
 static int ali_step(mbs_integrator *it, double h)
@@ -132,73 +176,56 @@ static int ali_step(mbs_integrator *it, double h)
     const mbs_model *m = it->m;
     mbs_data *d = it->d;
     const int n = f->n, nc = f->nc;
-    const size_t bytes = sizeof(double) * (size_t)n;
-    const double t1 = it->t + h, kh = BETA * h * h, al = f->o.penalty;
+    const size_t bytes = sizeof(double) * (size_t)n, cbytes = sizeof(double) * (size_t)nc;
+    const double t1 = it->t + h, al = f->o.penalty;
     memcpy(f->zn, it->q, bytes);
     memcpy(f->zdn, it->qd, bytes);
     memcpy(f->zddn, it->qdd, bytes);
     for (int k = 0; k < n; k++) {
         f->zp[k] = f->zn[k] + h * f->zdn[k] + 0.5 * h * h * f->zddn[k];
         f->zdp[k] = f->zdn[k] + h * f->zddn[k];
-        f->D[k] = 0;
     }
-    affine(f, h);
     for (int i = 0; i < nc; i++) f->lam[i] *= f->o.lambda_factor;
+    memcpy(f->step.kappa, f->lam, cbytes);   /* lambda* at the start, for a retry */
     mbs_data_set_time(d, t1);
 
     /* ---- index-3 augmented Lagrangian stage ---- */
-    int iters = 0, conv = 0;
+    int iters = 0, rc;
     double ndz = 0;
-    for (int k = 1; k <= it->o.max_iterations; k++) {
-        iters = k;
-        mbs_form_primal(m, d, t1, f->z, f->zd, f->zdd, f->r, f->phi, f->Phi, NULL, NULL);
-        it->st.fevals++;
-        if (k > 1)
-            for (int i = 0; i < nc; i++) f->lam[i] += al * f->phi[i];
-        for (int i = 0; i < nc; i++) f->w1[i] = f->lam[i] + al * f->phi[i];
-        mbs_form_Ptv(n, nc, f->Phi, f->w1, f->v1, 0);
-        for (int i = 0; i < n; i++) f->dz[i] = -kh * (f->r[i] + f->v1[i]);
-        mbs_form_trap_tangent(m, d, t1, f->z, f->zd, f->zdd, h, f->S, f->e);
-        mbs_form_add_PtP(n, nc, f->Phi, kh * al, f->S);
-        it->st.tangent_evals++;
-        it->st.factorizations++;
-        lapack_int info = n > 0 ? LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, f->S, n, f->ipiv) : 0;
-        if (info != 0)
-            return mbs_integ_fail(it, MBS_ERR_NUMERIC, "ali3p: tangent matrix singular at t = %.9g (%s)", t1,
-                                  info > 0 ? m->coord_name[info - 1] : "bad argument");
-        if (n > 0) LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, f->S, n, f->ipiv, f->dz, n);
-        for (int i = 0; i < n; i++) f->D[i] += f->dz[i];
-        affine(f, h);
-        ndz = mbs_form_norm(f->dz, n);
-        if (!isfinite(ndz))
-            return mbs_integ_fail(it, MBS_ERR_NUMERIC, "ali3p: iteration diverged at t = %.9g (step from %.9g)", t1,
-                                  it->t);
-        if (ndz < it->o.tolerance) {
-            conv = 1;
-            break;
-        }
+    const int kept = f->o.tangent_keep && f->have_tangent;
+    rc = ali_stage(it, f, h, t1, &iters, &ndz);
+    if (rc > 0 && kept) {
+        /* a kept tangent did not do: again from the predictor with a fresh one */
+        int more = 0;
+        f->have_tangent = 0;
+        memcpy(f->lam, f->step.kappa, cbytes);
+        rc = ali_stage(it, f, h, t1, &more, &ndz);
+        iters += more;
     }
-    if (!conv) {
+    if (rc < 0) return rc;
+    if (rc > 0) {
         double nphi = mbs_form_norm(f->phi, nc);
         return mbs_integ_fail(it, MBS_ERR_NUMERIC,
                               "ali3p (trapezoidal rule): no convergence at t = %.9g (step from t = %.9g, h = %g) "
                               "after %d iterations: |dz| = %.3e > tolerance %.3e, |Phi| = %.3e", t1, it->t, h,
                               iters, ndz, it->o.tolerance, nphi);
     }
+    mbs_form_tangent_done(f, iters);
 
     /* ---- at the converged z: last multiplier update, projections ---- */
-    mbs_form_primal(m, d, t1, f->z, f->zd, f->zdd, f->r, f->phi, f->Phi, f->phid, NULL);
-    it->st.fevals++;
-    for (int i = 0; i < nc; i++) f->lam[i] += al * f->phi[i];
+    mbs_kin_forward(m, m->x, &d->ws, f->z, NULL, NULL, 0);
+    mbs_con_kernel(m, m->x, &d->ws, f->z, NULL, NULL, t1, f->phi, f->Phi, NULL, f->b, NULL, NULL);
+    mbs_mass_terms(m, m->x, &d->ws);
     mbs_crba(m, &d->ws, f->M);
+    /* Phid at zd* = Phi_q zd* - b */
+    mbs_form_Pv(n, nc, f->Phi, f->zd, f->phid);
+    for (int i = 0; i < nc; i++) f->phid[i] -= f->b[i];
+    for (int i = 0; i < nc; i++) f->lam[i] += al * f->phi[i];
     memcpy(f->step.zd_star, f->zd, bytes);
     memcpy(f->step.zdd_star, f->zdd, bytes);
     memcpy(f->step.lambda, f->lam, sizeof(double) * (size_t)nc);
-    /* b = Phi zd* - phid = -Phi_t */
-    mbs_form_Pv(n, nc, f->Phi, f->zd, f->b);
-    for (int i = 0; i < nc; i++) f->b[i] -= f->phid[i];
     const double tolp = f->o.proj_tol;
-    int vel = !(tolp > 0) || mbs_form_norm(f->phid, nc) > tolp, factored = 0, rc;
+    int vel = !(tolp > 0) || mbs_form_norm(f->phid, nc) > tolp, factored = 0;
     if (vel) {
         if ((rc = factor_projection(it, f))) return rc;
         factored = 1;
@@ -208,9 +235,10 @@ static int ali_step(mbs_integrator *it, double h)
         memset(f->step.sigma, 0, sizeof(double) * (size_t)nc);
     }
     /* c at (z, zd) with the projected zd; phidd at zdd* */
-    mbs_form_constraints(m, d, t1, f->z, f->zd, f->zdd, NULL, NULL, NULL, f->phidd);
-    mbs_form_Pv(n, nc, f->Phi, f->zdd, f->c);
-    for (int i = 0; i < nc; i++) f->c[i] -= f->phidd[i];
+    mbs_kin_forward(m, m->x, &d->ws, f->z, f->zd, NULL, 2);
+    mbs_con_kernel(m, m->x, &d->ws, f->z, f->zd, NULL, t1, NULL, NULL, NULL, NULL, f->c, NULL);
+    mbs_form_Pv(n, nc, f->Phi, f->zdd, f->phidd);
+    for (int i = 0; i < nc; i++) f->phidd[i] -= f->c[i];
     int acc = !(tolp > 0) || mbs_form_norm(f->phidd, nc) > tolp;
     if (acc) {
         if (!factored && (rc = factor_projection(it, f))) return rc;
@@ -220,6 +248,17 @@ static int ali_step(mbs_integrator *it, double h)
         memset(f->step.kappa, 0, sizeof(double) * (size_t)nc);
     }
 
+    /* violations of the returned state: Phi at z, Phi_q zd - b, Phi_q zdd - c */
+    f->viol[0] = mbs_form_norm(f->phi, nc);
+    mbs_form_Pv(n, nc, f->Phi, f->zd, f->w1);
+    mbs_form_Pv(n, nc, f->Phi, f->zdd, f->w2);
+    for (int i = 0; i < nc; i++) {
+        f->w1[i] -= f->b[i];
+        f->w2[i] -= f->c[i];
+    }
+    f->viol[1] = mbs_form_norm(f->w1, nc);
+    f->viol[2] = mbs_form_norm(f->w2, nc);
+    f->viol_ready = 1;
     it->st.steps++;
     it->st.iterations += iters;
     if (iters > it->st.iterations_max) it->st.iterations_max = iters;

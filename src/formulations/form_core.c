@@ -98,6 +98,103 @@ double mbs_form_norm(const double *v, int n)
     return sqrt(s);
 }
 
+/* Small dense factorizations (column-major). The models of this library
+ * have tens of coordinates at most per loop system, where LAPACK's call
+ * overhead dominates; above SMALL the LAPACK routines are used. Pivots are
+ * 1-based, as LAPACK's. */
+#define SMALL 24
+
+int mbs_form_lu(int n, double *A, lapack_int *piv)
+{
+    if (n > SMALL) return (int)LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, A, n, piv);
+    for (int k = 0; k < n; k++) {
+        int p = k;
+        double big = fabs(A[(size_t)k * n + k]);
+        for (int i = k + 1; i < n; i++)
+            if (fabs(A[(size_t)k * n + i]) > big) { big = fabs(A[(size_t)k * n + i]); p = i; }
+        piv[k] = p + 1;
+        if (!(big > 0)) return k + 1;
+        if (p != k)
+            for (int j = 0; j < n; j++) {
+                double t = A[(size_t)j * n + k];
+                A[(size_t)j * n + k] = A[(size_t)j * n + p];
+                A[(size_t)j * n + p] = t;
+            }
+        const double inv = 1 / A[(size_t)k * n + k];
+        for (int i = k + 1; i < n; i++) A[(size_t)k * n + i] *= inv;
+        for (int j = k + 1; j < n; j++) {
+            const double a = A[(size_t)j * n + k];
+            if (a == 0) continue;
+            double *cj = A + (size_t)j * n;
+            const double *ck = A + (size_t)k * n;
+            for (int i = k + 1; i < n; i++) cj[i] -= ck[i] * a;
+        }
+    }
+    return 0;
+}
+
+void mbs_form_lu_solve(int n, const double *A, const lapack_int *piv, double *b)
+{
+    if (n > SMALL) {
+        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, A, n, piv, b, n);
+        return;
+    }
+    for (int k = 0; k < n; k++) {
+        const int p = (int)piv[k] - 1;
+        if (p != k) { double t = b[k]; b[k] = b[p]; b[p] = t; }
+    }
+    for (int k = 0; k < n; k++) {
+        const double bk = b[k];
+        const double *ck = A + (size_t)k * n;
+        for (int i = k + 1; i < n; i++) b[i] -= ck[i] * bk;
+    }
+    for (int k = n - 1; k >= 0; k--) {
+        b[k] /= A[(size_t)k * n + k];
+        const double bk = b[k];
+        const double *ck = A + (size_t)k * n;
+        for (int i = 0; i < k; i++) b[i] -= ck[i] * bk;
+    }
+}
+
+int mbs_form_chol(int n, double *A)
+{
+    if (n > SMALL) return (int)LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, n);
+    for (int j = 0; j < n; j++) {
+        double *cj = A + (size_t)j * n;
+        double d = cj[j];
+        for (int k = 0; k < j; k++) d -= A[(size_t)k * n + j] * A[(size_t)k * n + j];
+        if (!(d > 0)) return j + 1;
+        d = sqrt(d);
+        cj[j] = d;
+        for (int i = j + 1; i < n; i++) {
+            double s = cj[i];
+            for (int k = 0; k < j; k++) s -= A[(size_t)k * n + i] * A[(size_t)k * n + j];
+            cj[i] = s / d;
+        }
+    }
+    return 0;
+}
+
+void mbs_form_chol_solve(int n, const double *A, double *b)
+{
+    if (n > SMALL) {
+        LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, A, n, b, n);
+        return;
+    }
+    for (int j = 0; j < n; j++) {   /* L y = b */
+        const double *cj = A + (size_t)j * n;
+        b[j] /= cj[j];
+        const double bj = b[j];
+        for (int i = j + 1; i < n; i++) b[i] -= cj[i] * bj;
+    }
+    for (int j = n - 1; j >= 0; j--) {   /* L^T x = y */
+        const double *cj = A + (size_t)j * n;
+        double s = b[j];
+        for (int i = j + 1; i < n; i++) s -= cj[i] * b[i];
+        b[j] = s / cj[j];
+    }
+}
+
 /* ---------------------------------------------------------------- evaluation */
 
 void mbs_form_primal(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
@@ -222,6 +319,7 @@ mbs_form *mbs_form_create(const mbs_model *m, mbs_data *d, const mbs_sim_options
     total += n * nr + nr * nr + 2 * nr + 2 * n;    /* index1 */
     total += nd * n + n * n + n * nd + nd * nd + 14 * nd;   /* matrixr */
     total += nc * n + nd * n + n + nc + nd;        /* matrixr chain */
+    total += n * n;                                /* CK */
     total += 2 * n + 3 * nc;                       /* step record */
     arena a = { calloc(total, sizeof(double)), 0, total };
     f->ipiv = calloc(n, sizeof *f->ipiv);
@@ -266,6 +364,7 @@ mbs_form *mbs_form_create(const mbs_model *m, mbs_data *d, const mbs_sim_options
     double **dv[] = { &f->fi, &f->fdi, &f->fddi, &f->zi, &f->zdi, &f->zddi, &f->zin, &f->zdin, &f->zddin,
                       &f->zip, &f->zdip, &f->Di, &f->dDi, &f->yd };
     for (size_t k = 0; k < sizeof dv / sizeof dv[0]; k++) *dv[k] = take(&a, nd);
+    f->CK = take(&a, n * n);
     f->dPhi = take(&a, nc * n);
     f->dB = take(&a, nd * n);
     f->ty = take(&a, n);
@@ -391,6 +490,8 @@ int mbs_form_fd(mbs_integrator *it, double t, const double *q, const double *qd,
     default:
         rc = mbs_integ_fail(it, MBS_ERR_ARG, "unknown loop formulation %d", (int)f->o.loop);
     }
+    f->have_tangent = 0;   /* a new state */
+    f->viol_ready = 0;
     if (!rc) {
         /* the reset's record: no step, nothing projected */
         memcpy(f->step.zd_star, qd, sizeof(double) * (size_t)f->n);
@@ -399,10 +500,44 @@ int mbs_form_fd(mbs_integrator *it, double t, const double *q, const double *qd,
     return rc;
 }
 
+int mbs_form_need_tangent(const mbs_form *f, int k, double h)
+{
+    if (f->o.tangent_keep) return !f->have_tangent || fabs(f->tangent_h - h) > 1e-9 * h;
+    return k == 1 || f->o.tangent_update == MBS_TANGENT_ITERATION;
+}
+
+void mbs_form_newton_tangent(mbs_form *f, mbs_sim_stats *st, int k, double t, const double *z, const double *zd,
+                             const double *zdd, double h, double *S)
+{
+    const mbs_model *m = f->m;
+    const int n = f->n;
+    const size_t nn = (size_t)n * (size_t)n;
+    if (k == 1 || !f->o.tangent_keep) mbs_crba(m, &f->d->ws, f->M);   /* symmetric: either layout */
+    if (mbs_form_need_tangent(f, k, h)) {
+        mbs_form_trap_tangent(m, f->d, t, z, zd, zdd, h, f->CK, f->e);
+        for (size_t i = 0; i < nn; i++) f->CK[i] -= f->M[i];
+        f->have_tangent = 1;
+        f->tangent_h = h;
+        st->tangent_evals++;
+    }
+    for (size_t i = 0; i < nn; i++) S[i] = f->M[i] + f->CK[i];
+}
+
+void mbs_form_tangent_done(mbs_form *f, int iters)
+{
+    if (iters > 3) f->have_tangent = 0;
+}
+
 void mbs_form_observe(mbs_integrator *it)
 {
     double v[3];
-    if (mbs_constraint_violation(it->m, it->d, it->t, it->q, it->qd, it->qdd, v) != MBS_OK) return;
+    mbs_form *f = it->form;
+    if (f->viol_ready) {
+        f->viol_ready = 0;
+        for (int k = 0; k < 3; k++) v[k] = f->viol[k];
+    } else if (mbs_constraint_violation(it->m, it->d, it->t, it->q, it->qd, it->qdd, v) != MBS_OK) {
+        return;
+    }
     for (int k = 0; k < 3; k++)
         if (!(v[k] <= it->st.violation[k])) it->st.violation[k] = v[k];
 }

@@ -97,6 +97,13 @@ typedef struct mbs_form {
     double *fi, *fdi, *fddi;          /* nd: DOF values of the last kinematic evaluation */
     double *zi, *zdi, *zddi, *zin, *zdin, *zddin, *zip, *zdip, *Di, *dDi, *yd;   /* nd */
     int nkin;          /* position iterations of the last kinematic solve */
+    /* Newton tangent reuse (o.tangent_keep) */
+    int have_tangent;  /* f->CK holds a force tangent */
+    double tangent_h;  /* ... for this step size */
+    double *CK;        /* n x n col-major: gamma h C + beta h^2 K, kept */
+    /* violations of the state a stepper just produced (skips their evaluation in observe) */
+    int viol_ready;
+    double viol[3];
     double *dPhi;      /* nc x n: tangent scratch (matrixr chain) */
     double *dB;        /* nd x n */
     double *ty;        /* n: N^-1 r at the prepared state */
@@ -118,6 +125,20 @@ int mbs_form_initial_state(mbs_integrator *it, double t, double *q, double *qd);
 /* Accelerations of the formulation at a consistent (q, qd) (ali3p:
  * penalty formulation, also the multipliers). */
 int mbs_form_fd(mbs_integrator *it, double t, const double *q, const double *qd, double *qdd);
+/* Re-evaluate the Newton tangent at iteration k of a step of size h? */
+int mbs_form_need_tangent(const mbs_form *f, int k, double h);
+/* The force part of the scaled Newton tangent S = M + gamma h C + beta h^2 K
+ * into S (col-major), at the primal left in d (body terms of the iterate):
+ * M by composite inertias (with tangent_keep: at the first iteration of the
+ * step only; the iterates of a step differ by the small Newton corrections),
+ * gamma h C + beta h^2 K from the tangent sweeps when mbs_form_need_tangent
+ * says so, then kept in f->CK. Counts tangent evaluations in st. (The
+ * constraint part, which changes fastest, is added fresh at every iteration
+ * by the caller.) */
+void mbs_form_newton_tangent(mbs_form *f, mbs_sim_stats *st, int k, double t, const double *z, const double *zd,
+                             const double *zdd, double h, double *S);
+/* After a step that took iters iterations (tangent reuse bookkeeping). */
+void mbs_form_tangent_done(mbs_form *f, int iters);
 /* Constraint violations of the integrator's state into its statistics. */
 void mbs_form_observe(mbs_integrator *it);
 /* The record of the last step (or of the reset: h = 0). */
@@ -152,6 +173,14 @@ void mbs_form_Ptv(int n, int rows, const double *Phi, const double *v, double *y
 /* y = Phi x */
 void mbs_form_Pv(int n, int rows, const double *Phi, const double *x, double *y);
 double mbs_form_norm(const double *v, int n);
+/* Small dense LU (partial pivoting, 1-based pivots) and Cholesky (lower),
+ * column-major, n x n, one right-hand side; LAPACK above 24 unknowns.
+ * Factorizations return 0 or (column + 1) of a zero pivot / non-positive
+ * diagonal. */
+int mbs_form_lu(int n, double *A, lapack_int *piv);
+void mbs_form_lu_solve(int n, const double *A, const lapack_int *piv, double *b);
+int mbs_form_chol(int n, double *A);
+void mbs_form_chol_solve(int n, const double *A, double *b);
 /* x = P^-1 v for P = M + s Phi^T Phi (Cholesky factor in P, col-major),
  * with one step of iterative refinement (ali3p.c). res: n, tmp: nc. */
 void mbs_form_proj_solve(int n, int nc, const double *M, const double *Phi, double s, const double *P,

@@ -81,7 +81,7 @@ static int factor_N(mbs_form *f)
     memset(f->N, 0, sizeof(double) * (size_t)n * (size_t)n);
     mbs_form_add_PtP(n, f->nc, f->Phi, 1, f->N);
     mbs_form_add_PtP(n, f->nd, f->Bm, 1, f->N);
-    return n > 0 ? (int)LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, f->N, n) : 0;
+    return n > 0 ? (int)mbs_form_chol(n, f->N) : 0;
 }
 
 /* x = N^-1 (Phi^T a + B^T u) (a or u may be NULL). */
@@ -91,7 +91,7 @@ static void solve_N(mbs_form *f, const double *a, const double *u, double *x)
     for (int i = 0; i < n; i++) x[i] = 0;
     if (a) mbs_form_Ptv(n, f->nc, f->Phi, a, x, 1);
     if (u) mbs_form_Ptv(n, f->nd, f->Bm, u, x, 1);
-    if (n > 0) LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, f->N, n, x, n);
+    if (n > 0) mbs_form_chol_solve(n, f->N, x);
 }
 
 int mbs_form_matrixr_kinematics(mbs_form *f, double t, const double *zi, const double *zdi, const double *zddi,
@@ -159,7 +159,7 @@ static void form_R(mbs_form *f)
     for (int k = 0; k < f->nd; k++) {
         double *col = f->T + (size_t)k * n;
         memcpy(col, f->Bm + (size_t)k * n, sizeof(double) * (size_t)n);
-        if (n > 0) LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, f->N, n, col, n);
+        if (n > 0) mbs_form_chol_solve(n, f->N, col);
     }
 }
 
@@ -327,11 +327,11 @@ int mbs_form_matrixr_accel(mbs_form *f, double t, const double *q, const double 
         f->zddi[k] = -s;
     }
     if (nd > 0) {
-        if (LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nd, nd, f->J, nd, f->ipivd) != 0) {
+        if (mbs_form_lu(nd, f->J, f->ipivd) != 0) {
             snprintf(msg, len, "matrixr: the reduced mass matrix R^T M R is singular at t = %.9g", t);
             return MBS_ERR_NUMERIC;
         }
-        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nd, 1, f->J, nd, f->ipivd, f->zddi, nd);
+        mbs_form_lu_solve(nd, f->J, f->ipivd, f->zddi);
     }
     for (int i = 0; i < n; i++) {
         double s = f->zdd[i];
@@ -355,7 +355,7 @@ int mbs_form_matrixr_prepare(mbs_form *f, double t, const double *z, const doubl
     if (factor_N(f) != 0) return -1;
     form_R(f);
     memcpy(f->ty, f->r, sizeof(double) * (size_t)n);
-    if (n > 0) LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, f->N, n, f->ty, n);
+    if (n > 0) mbs_form_chol_solve(n, f->N, f->ty);
     mbs_form_Pv(n, f->nc, f->Phi, f->ty, f->tP);
     mbs_form_Pv(n, f->nd, f->Bm, f->ty, f->tB);
     return 0;
@@ -464,22 +464,21 @@ static int mr_step(mbs_integrator *it, double h)
         it->st.fevals++;
         /* F = R^T r = B N^-1 r */
         memcpy(f->v2, f->r, bytes);
-        if (n > 0) LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, f->N, n, f->v2, n);
+        if (n > 0) mbs_form_chol_solve(n, f->N, f->v2);
         for (int j = 0; j < nd; j++) {
             const double *row = f->Bm + (size_t)j * n;
             double s = 0;
             for (int i = 0; i < n; i++) s += row[i] * f->v2[i];
             f->dDi[j] = -kh * s;
         }
-        mbs_form_trap_tangent(m, d, t1, f->z, f->zd, f->zdd, h, f->S, f->e);
+        mbs_form_newton_tangent(f, &it->st, k, t1, f->z, f->zd, f->zdd, h, f->S);
         form_R(f);
         reduce(f, f->S, 1);
-        it->st.tangent_evals++;
         it->st.factorizations++;
         if (nd > 0) {
-            if (LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nd, nd, f->J, nd, f->ipivd) != 0)
+            if (mbs_form_lu(nd, f->J, f->ipivd) != 0)
                 return mbs_integ_fail(it, MBS_ERR_NUMERIC, "matrixr: reduced tangent singular at t = %.9g", t1);
-            LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nd, 1, f->J, nd, f->ipivd, f->dDi, nd);
+            mbs_form_lu_solve(nd, f->J, f->ipivd, f->dDi);
         }
         for (int j = 0; j < nd; j++) f->Di[j] += f->dDi[j];
         ndz = mbs_form_norm(f->dDi, nd);
@@ -504,6 +503,19 @@ static int mr_step(mbs_integrator *it, double h)
     if ((rc = mbs_form_matrixr_kinematics(f, t1, f->zi, f->zdi, f->zddi, f->z, f->zd, f->zdd, it->msg,
                                           sizeof it->msg)))
         return rc;
+    mbs_form_tangent_done(f, iters);
+    /* violations: Phi at z; the velocity and acceleration problems are solved in the least-squares
+     * sense, their residuals Phi_q zd - b and Phi_q zdd - c */
+    f->viol[0] = mbs_form_norm(f->phi, f->nc);
+    mbs_form_Pv(n, f->nc, f->Phi, f->zd, f->w1);
+    mbs_form_Pv(n, f->nc, f->Phi, f->zdd, f->w2);
+    for (int i = 0; i < f->nc; i++) {
+        f->w1[i] -= f->b[i];
+        f->w2[i] -= f->c[i];
+    }
+    f->viol[1] = mbs_form_norm(f->w1, f->nc);
+    f->viol[2] = mbs_form_norm(f->w2, f->nc);
+    f->viol_ready = 1;
     it->st.steps++;
     it->st.iterations += iters;
     if (iters > it->st.iterations_max) it->st.iterations_max = iters;

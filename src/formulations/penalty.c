@@ -48,7 +48,7 @@ int mbs_form_penalty_accel(mbs_form *f, double t, const double *q, const double 
     memcpy(f->P, f->M, sizeof(double) * (size_t)n * (size_t)n);
     mbs_form_add_PtP(n, nc, f->Phi, al, f->P);
     if (n > 0) {
-        lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, f->P, n);
+        lapack_int info = mbs_form_chol(n, f->P);
         if (info != 0) {
             snprintf(msg, len, "penalty formulation: M + Phi_q^T alpha Phi_q is not positive definite "
                      "(coordinate %s): a massless coordinate without constraint?",
@@ -56,7 +56,7 @@ int mbs_form_penalty_accel(mbs_form *f, double t, const double *q, const double 
             return MBS_ERR_NUMERIC;
         }
         memcpy(qdd, f->v1, sizeof(double) * (size_t)n);
-        LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, f->P, n, qdd, n);
+        mbs_form_chol_solve(n, f->P, qdd);
         /* one step of iterative refinement: v2 = rhs - (M + Phi^T al Phi) qdd */
         for (int i = 0; i < n; i++) {
             double s = 0;
@@ -67,7 +67,7 @@ int mbs_form_penalty_accel(mbs_form *f, double t, const double *q, const double 
         for (int i = 0; i < nc; i++) f->w2[i] *= al;
         mbs_form_Ptv(n, nc, f->Phi, f->w2, f->v3, 0);
         for (int i = 0; i < n; i++) f->v2[i] -= f->v3[i];
-        LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, f->P, n, f->v2, n);
+        mbs_form_chol_solve(n, f->P, f->v2);
         for (int i = 0; i < n; i++) qdd[i] += f->v2[i];
     }
     for (int k = 0; k < n; k++)
@@ -131,15 +131,14 @@ static int pen_step(mbs_integrator *it, double h)
             f->w1[i] = al * (f->phidd[i] + 2 * om * xi * f->phid[i] + om * om * f->phi[i]);
         mbs_form_Ptv(n, nc, f->Phi, f->w1, f->v1, 0);
         for (int i = 0; i < n; i++) f->dz[i] = -kh * (f->r[i] + f->v1[i]);
-        mbs_form_trap_tangent(m, d, t1, f->z, f->zd, f->zdd, h, f->S, f->e);
+        mbs_form_newton_tangent(f, &it->st, k, t1, f->z, f->zd, f->zdd, h, f->S);
         mbs_form_add_PtP(n, nc, f->Phi, sc * al, f->S);
-        it->st.tangent_evals++;
         it->st.factorizations++;
-        lapack_int info = n > 0 ? LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, f->S, n, f->ipiv) : 0;
+        lapack_int info = n > 0 ? mbs_form_lu(n, f->S, f->ipiv) : 0;
         if (info != 0)
             return mbs_integ_fail(it, MBS_ERR_NUMERIC, "penalty formulation: tangent matrix singular at t = %.9g",
                                   t1);
-        if (n > 0) LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, f->S, n, f->ipiv, f->dz, n);
+        if (n > 0) mbs_form_lu_solve(n, f->S, f->ipiv, f->dz);
         for (int i = 0; i < n; i++) f->D[i] += f->dz[i];
         affine(f, h);
         ndz = mbs_form_norm(f->dz, n);
@@ -154,10 +153,15 @@ static int pen_step(mbs_integrator *it, double h)
         return mbs_integ_fail(it, MBS_ERR_NUMERIC,
                               "penalty formulation (trapezoidal rule): no convergence at t = %.9g (h = %g) after "
                               "%d iterations: |dz| = %.3e > tolerance %.3e", t1, h, iters, ndz, it->o.tolerance);
+    mbs_form_tangent_done(f, iters);
     /* multipliers at the solution */
     mbs_form_constraints(m, d, t1, f->z, f->zd, f->zdd, f->phi, NULL, f->phid, f->phidd);
     for (int i = 0; i < nc; i++)
         f->step.lambda[i] = al * (f->phidd[i] + 2 * om * xi * f->phid[i] + om * om * f->phi[i]);
+    f->viol[0] = mbs_form_norm(f->phi, nc);
+    f->viol[1] = mbs_form_norm(f->phid, nc);
+    f->viol[2] = mbs_form_norm(f->phidd, nc);
+    f->viol_ready = 1;
     it->st.steps++;
     it->st.iterations += iters;
     if (iters > it->st.iterations_max) it->st.iterations_max = iters;

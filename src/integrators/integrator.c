@@ -112,7 +112,8 @@ mbs_sim_options mbs_sim_options_default(void)
     o.proj_scale = 1;
     o.projection = MBS_PROJ_PENALTY;
     o.proj_tol = 0;
-    o.lambda_factor = 0.97;
+    o.lambda_factor = 1;
+    o.tangent_keep = 1;
     o.omega = 10;
     o.xi = 1;
     o.baumgarte = 1;

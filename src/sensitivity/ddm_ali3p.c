@@ -44,7 +44,9 @@
  *     the same augmented-Lagrangian iteration with P_hat.
  *   acceleration: the same with zdd, zdd*, kappa and dPhidd along
  *     (z', zd', 0, dx) at fixed zdd (c with the projected zd).
- *   d(M v) = tangent of r at (z, 0, v) minus tangent of r at (z, 0, 0).
+ *   d(M v) = tangent of r at (z, zd, a) minus that at (z, zd, a - v) along the
+ *   same direction (r is affine in the accelerations: the Q-terms cancel);
+ *   dPhid at fixed zd = its tangent along (z', zd*', 0, dx) minus Phi_q zd*'.
  * A projection that the step skipped leaves zd' = zd*' (zdd' = zdd*').
  *
  * psi is the trapezoidal quadrature of g on the steps (projected states),
@@ -72,6 +74,10 @@ typedef struct {
     double *dr, *dPhi, *dphi, *dphid, *dphidd, *w, *rhs, *v, *e, *dx, *mu, *viol, *va, *vv;
     double *zp, *zdp, *s1, *s2;
     lapack_int *ipiv;
+    /* minimum-norm least squares Phi_q^T sigma = -M D (the projection multipliers) */
+    double *lsA, *lsb, *lss, *lswork;
+    lapack_int *lsiwork;
+    int lwork;
     double *g, *dg, *dgj;
 } ddm_ws;
 
@@ -79,6 +85,9 @@ static void ws_free(ddm_ws *w)
 {
     free(w->Z);
     free(w->ipiv);
+    free(w->lsA);
+    free(w->lswork);
+    free(w->lsiwork);
 }
 
 static int ws_alloc(ddm_ws *w, const mbs_model *m, int no)
@@ -118,17 +127,42 @@ static int ws_alloc(ddm_ws *w, const mbs_model *m, int no)
     w->g = p; p += no1;
     w->dg = p; p += no1 * np;
     w->dgj = p; p += no1;
+    /* dgelsd on Phi_q^T (n x nc) */
+    const int rows = w->n, cols = w->nc, ldb = rows > cols ? rows : cols;
+    double wq = 0, aa = 0, bb = 0, ss = 0;
+    lapack_int iwq = 0, rank = 0;
+    if (rows > 0 && cols > 0)
+        LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, rows, cols, 1, &aa, rows, &bb, ldb, &ss, 1e-12, &rank, &wq, -1, &iwq);
+    w->lwork = (int)wq + 64;
+    w->lsA = calloc((size_t)rows * (size_t)cols + 2 * (size_t)ldb + 2, sizeof(double));
+    w->lswork = calloc((size_t)w->lwork, sizeof(double));
+    w->lsiwork = calloc((size_t)iwq + 64, sizeof *w->lsiwork);
+    if (!w->lsA || !w->lswork || !w->lsiwork) return MBS_ERR_NOMEM;
+    w->lsb = w->lsA + (size_t)rows * (size_t)cols;
+    w->lss = w->lsb + ldb;
     return MBS_OK;
 }
 
-/* y = A x, A n x n symmetric (either layout) */
-static void symv(int n, const double *A, const double *x, double *y)
+/* The multipliers of a projection from its correction D = x - x*:
+ *   Phi_q^T sigma = -M D   (minimum norm; M (x - x*) + Phi^T sigma = 0)
+ * Computing sigma = varsigma alpha (Phi x - g) instead would multiply a
+ * residual at round-off level by ~1e9. */
+static void proj_multipliers(ddm_ws *w, const double *D, double *sigma)
 {
+    const int n = w->n, nc = w->nc, ldb = n > nc ? n : nc;
+    if (nc == 0) return;
     for (int i = 0; i < n; i++) {
-        double s = 0;
-        for (int j = 0; j < n; j++) s += A[(size_t)i * n + j] * x[j];
-        y[i] = s;
+        double a = 0;
+        for (int j = 0; j < n; j++) a += w->M[(size_t)i * n + j] * D[j];
+        w->lsb[i] = -a;
     }
+    for (int i = n; i < ldb; i++) w->lsb[i] = 0;
+    for (int c = 0; c < nc; c++)
+        for (int r = 0; r < n; r++) w->lsA[(size_t)c * n + r] = w->Phi[(size_t)c * n + r];
+    lapack_int rank = 0;
+    LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, n, nc, 1, w->lsA, n, w->lsb, ldb, w->lss, 1e-12, &rank, w->lswork,
+                        w->lwork, w->lsiwork);
+    memcpy(sigma, w->lsb, sizeof(double) * (size_t)nc);
 }
 
 /* Minimum-norm least-squares solve of [Phi (nc rows); B (fixed coordinates)] X = RHS
@@ -228,7 +262,7 @@ static int init_sens(sens_run *r, ddm_ws *w, const mbs_sim_options *so, double t
     mbs_crba(m, &d->ws, w->M);
     memcpy(w->P, w->M, sizeof(double) * (size_t)n * (size_t)n);
     mbs_form_add_PtP(n, nc, w->Phi, al, w->P);
-    if (n > 0 && LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, w->P, n) != 0) {
+    if (n > 0 && mbs_form_chol(n, w->P) != 0) {
         return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: penalty matrix not positive definite",
                              t);
     }
@@ -243,57 +277,33 @@ static int init_sens(sens_run *r, ddm_ws *w, const mbs_sim_options *so, double t
         mbs_form_Ptv(n, nc, w->dPhi, w->lam, w->rhs, 0);
         mbs_form_Ptv(n, nc, w->Phi, w->viol, w->rhs, 1);
         for (int i = 0; i < n; i++) zddj[i] = -(w->dr[i] + w->rhs[i]);
-        if (n > 0) LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, w->P, n, zddj, n);
+        if (n > 0) mbs_form_chol_solve(n, w->P, zddj);
     }
     return MBS_OK;
 }
 
 /* ---------------------------------------------------------------- projections */
 
-/* d(M v) for every parameter column: DR1 = tangent of r at (z, 0, v) along
- * (Z_j, 0, 0, dx_j), minus that at (z, 0, 0) (DR0 scratch). Result in out
- * (n x np). */
-static void dMv(sens_run *r, ddm_ws *w, double t, const double *z, const double *v, double *out)
-{
-    const mbs_model *m = r->m;
-    mbs_data *d = r->d;
-    const int n = w->n, np = w->np;
-    mbs_form_primal(m, d, t, z, NULL, v, w->DR0, NULL, NULL, NULL, NULL);
-    for (int j = 0; j < np; j++) {
-        mbs_deriv_param_dx(m, j, w->dx);
-        mbs_form_tangent(m, d, t, z, NULL, v, w->Z + (size_t)j * n, NULL, NULL, w->dx, out + (size_t)j * n, NULL,
-                         NULL, NULL, NULL);
-    }
-    mbs_form_primal(m, d, t, z, NULL, NULL, w->DR0, NULL, NULL, NULL, NULL);
-    for (int j = 0; j < np; j++) {
-        mbs_deriv_param_dx(m, j, w->dx);
-        mbs_form_tangent(m, d, t, z, NULL, NULL, w->Z + (size_t)j * n, NULL, NULL, w->dx, w->dr, NULL, NULL, NULL,
-                         NULL);
-        for (int i = 0; i < n; i++) out[(size_t)j * n + i] -= w->dr[i];
-    }
-}
-
-/* One projection's sensitivity, column j: x' from
- *   M x' + Phi^T s' = M xs' - dMv - dPhi_q^T s_eff,  s' = sa (Phi x' + dv)   (penalty)
- *   or Phi x' + dv = 0 (iterative, AL with P_hat)
- * rhs0 prepared in w->rhs; dv in w->viol (nc); result in x. */
+/* One projection's sensitivity, for the correction x' = x*' + D:
+ *   penalty:   P_hat D = rhs - sa Phi^T dv
+ *   iterative: P_hat D = rhs - Phi^T (s' + sa dv),  s' <- s' + sa (Phi D + dv)  until Phi D + dv = 0
+ * rhs = -d(M v) - dPhi_q^T s_eff (w->rhs), dv = the full tangent of the
+ * violation along (z', x*', ...) (w->viol, nc): both small, as the
+ * correction. x (in: x*', out: x'). */
 static int proj_solve(ddm_ws *w, int iterative, double sa, double *x, double *s_mu)
 {
     const int n = w->n, nc = w->nc;
-    if (!iterative) {
-        for (int i = 0; i < nc; i++) w->dphi[i] = sa * w->viol[i];
-        mbs_form_Ptv(n, nc, w->Phi, w->dphi, w->v, 0);
-        for (int i = 0; i < n; i++) w->v[i] = w->rhs[i] - w->v[i];
-        mbs_form_proj_solve(n, nc, w->M, w->Phi, sa, w->P, w->v, x, w->s1, w->s2);
-        return MBS_OK;
-    }
     for (int i = 0; i < nc; i++) s_mu[i] = 0;
-    for (int k = 0; k < AL_MAX_ITER; k++) {
+    for (int k = 0; k < (iterative ? AL_MAX_ITER : 1); k++) {
         for (int i = 0; i < nc; i++) w->dphi[i] = s_mu[i] + sa * w->viol[i];
         mbs_form_Ptv(n, nc, w->Phi, w->dphi, w->v, 0);
         for (int i = 0; i < n; i++) w->v[i] = w->rhs[i] - w->v[i];
-        mbs_form_proj_solve(n, nc, w->M, w->Phi, sa, w->P, w->v, x, w->s1, w->s2);
-        mbs_form_Pv(n, nc, w->Phi, x, w->dphid);
+        mbs_form_proj_solve(n, nc, w->M, w->Phi, sa, w->P, w->v, w->vv, w->s1, w->s2);
+        if (!iterative) {
+            for (int i = 0; i < n; i++) x[i] += w->vv[i];
+            return MBS_OK;
+        }
+        mbs_form_Pv(n, nc, w->Phi, w->vv, w->dphid);
         double vn = 0, sc = 0;
         for (int i = 0; i < nc; i++) {
             const double e = w->dphid[i] + w->viol[i];
@@ -301,7 +311,10 @@ static int proj_solve(ddm_ws *w, int iterative, double sa, double *x, double *s_
             vn += e * e;
             sc += w->viol[i] * w->viol[i] + w->dphid[i] * w->dphid[i];
         }
-        if (sqrt(vn) <= 1e-14 * (1 + sqrt(sc))) return MBS_OK;
+        if (sqrt(vn) <= 1e-14 * (1 + sqrt(sc))) {
+            for (int i = 0; i < n; i++) x[i] += w->vv[i];
+            return MBS_OK;
+        }
     }
     return MBS_ERR_NUMERIC;
 }
@@ -379,7 +392,7 @@ int sens_ddm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
                 dq[c] = dqd[c] = dqdd[c] = 0;
             }
             mbs_form_add_PtP(n, nc, w.Phi, kh * al, w.S);
-            if (n > 0 && LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, w.S, n, w.ipiv) != 0) {
+            if (n > 0 && mbs_form_lu(n, w.S, w.ipiv) != 0) {
                 rc = mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: step tangent singular", t);
                 goto done;
             }
@@ -401,7 +414,7 @@ int sens_ddm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
                 for (int i = 0; i < nc; i++) w.viol[i] = mu[i] + al * w.dphi[i];
                 mbs_form_Ptv(n, nc, w.Phi, w.viol, w.rhs, 0);
                 for (int i = 0; i < n; i++) w.v[i] = -kh * (w.dr[i] + w.rhs[i]);
-                if (n > 0) LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, w.S, n, w.ipiv, w.v, n);
+                if (n > 0) mbs_form_lu_solve(n, w.S, w.ipiv, w.v);
                 mbs_form_Pv(n, nc, w.Phi, w.v, w.dphid);
                 double vn = 0, sc = 0;
                 for (int i = 0; i < nc; i++) {
@@ -430,25 +443,36 @@ int sens_ddm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             mbs_crba(m, &d->ws, w.M);   /* positions of the last primal: z */
             memcpy(w.P, w.M, sizeof(double) * N * N);
             mbs_form_add_PtP(n, nc, w.Phi, sa, w.P);
-            if (n > 0 && LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, w.P, n) != 0) {
+            if (n > 0 && mbs_form_chol(n, w.P) != 0) {
                 rc = mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: projection matrix", t);
                 goto done;
             }
         }
+        /* d(M v) = dr(z, zd, a) - dr(z, zd, a - v) along the same (z', ., 0, dx): r is affine in the
+         * accelerations, and the Q-terms cancel. The first primal, at the projected state, also gives
+         * the constraint tangents. */
         if (vel) {
-            for (int i = 0; i < n; i++) w.vv[i] = qd[i] - zds[i];
-            dMv(r, &w, t, q, w.vv, w.DR1);
-            /* constraints at (z, zd) (projected): phid; tangents at fixed zd */
-            mbs_form_constraints(m, d, t, q, qd, qdd, NULL, NULL, w.phid, NULL);
-            for (int i = 0; i < nc; i++) w.sig[i] = iterative ? st->sigma[i] : sa * w.phid[i];
+            for (int i = 0; i < n; i++) {
+                w.vv[i] = qd[i] - zds[i];
+                w.va[i] = qdd[i] - w.vv[i];
+            }
+            mbs_form_primal(m, d, t, q, qd, w.va, w.DR0, NULL, NULL, NULL, NULL);
+            for (int j = 0; j < np; j++) {
+                mbs_deriv_param_dx(m, j, w.dx);
+                mbs_form_tangent(m, d, t, q, qd, w.va, w.Z + j * N, w.Zds + j * N, NULL, w.dx, w.DR1 + j * N, NULL,
+                                 NULL, NULL, NULL);
+            }
+            mbs_form_primal(m, d, t, q, qd, qdd, w.DR0, NULL, NULL, w.phid, NULL);
+            proj_multipliers(&w, w.vv, w.sig);   /* vv = zd - zd* */
             for (int j = 0; j < np; j++) {
                 double *zdsj = w.Zds + j * N;
                 mbs_deriv_param_dx(m, j, w.dx);
-                mbs_form_tangent(m, d, t, q, qd, qdd, w.Z + j * N, NULL, NULL, w.dx, NULL, NULL, w.dPhi, w.viol,
+                /* the violation's tangent along (z', zd*'): Phi_q zd*' + dPhid|zd */
+                mbs_form_tangent(m, d, t, q, qd, qdd, w.Z + j * N, zdsj, NULL, w.dx, w.dr, NULL, w.dPhi, w.viol,
                                  NULL);
-                symv(n, w.M, zdsj, w.rhs);
-                mbs_form_Ptv(n, nc, w.dPhi, w.sig, w.v, 0);
-                for (int i = 0; i < n; i++) w.rhs[i] -= w.DR1[j * N + i] + w.v[i];
+                mbs_form_Ptv(n, nc, w.dPhi, w.sig, w.rhs, 0);
+                for (int i = 0; i < n; i++) w.rhs[i] = -(w.dr[i] - w.DR1[j * N + i]) - w.rhs[i];
+                memcpy(w.Zd + j * N, zdsj, sizeof(double) * N);
                 if (proj_solve(&w, iterative, sa, w.Zd + j * N, w.kap) != MBS_OK) {
                     rc = mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: velocity projection", t);
                     goto done;
@@ -458,18 +482,24 @@ int sens_ddm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             memcpy(w.Zd, w.Zds, sizeof(double) * N * P);
         }
         if (acc) {
+            mbs_form_primal(m, d, t, q, qd, zdds, w.DR0, NULL, NULL, NULL, NULL);
+            for (int j = 0; j < np; j++) {
+                mbs_deriv_param_dx(m, j, w.dx);
+                mbs_form_tangent(m, d, t, q, qd, zdds, w.Z + j * N, w.Zd + j * N, w.Zdds + j * N, w.dx,
+                                 w.DR2 + j * N, NULL, NULL, NULL, NULL);
+            }
+            mbs_form_primal(m, d, t, q, qd, qdd, w.DR0, NULL, NULL, NULL, w.phidd);
             for (int i = 0; i < n; i++) w.va[i] = qdd[i] - zdds[i];
-            dMv(r, &w, t, q, w.va, w.DR2);
-            mbs_form_constraints(m, d, t, q, qd, qdd, NULL, NULL, NULL, w.phidd);
-            for (int i = 0; i < nc; i++) w.kap[i] = iterative ? st->kappa[i] : sa * w.phidd[i];
+            proj_multipliers(&w, w.va, w.kap);
             for (int j = 0; j < np; j++) {
                 double *zddsj = w.Zdds + j * N;
                 mbs_deriv_param_dx(m, j, w.dx);
-                mbs_form_tangent(m, d, t, q, qd, qdd, w.Z + j * N, w.Zd + j * N, NULL, w.dx, NULL, NULL, w.dPhi,
+                /* the violation's tangent along (z', zd', zdd*'): Phi_q zdd*' + dPhidd|zdd */
+                mbs_form_tangent(m, d, t, q, qd, qdd, w.Z + j * N, w.Zd + j * N, zddsj, w.dx, w.dr, NULL, w.dPhi,
                                  NULL, w.viol);
-                symv(n, w.M, zddsj, w.rhs);
-                mbs_form_Ptv(n, nc, w.dPhi, w.kap, w.v, 0);
-                for (int i = 0; i < n; i++) w.rhs[i] -= w.DR2[j * N + i] + w.v[i];
+                mbs_form_Ptv(n, nc, w.dPhi, w.kap, w.rhs, 0);
+                for (int i = 0; i < n; i++) w.rhs[i] = -(w.dr[i] - w.DR2[j * N + i]) - w.rhs[i];
+                memcpy(w.Zdd + j * N, zddsj, sizeof(double) * N);
                 if (proj_solve(&w, iterative, sa, w.Zdd + j * N, w.dphidd) != MBS_OK) {
                     rc = mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: acceleration projection", t);
                     goto done;

@@ -42,7 +42,8 @@ int sens_ddm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
 {
     const mbs_model *m = r->m;
     const int n = r->nq, np = r->np, no = r->nobj;
-    const size_t N = (size_t)n + 1, P = (size_t)np + 1;
+    /* column strides: n (as sens_loops_kinematic_init writes them) and np + 1 */
+    const size_t N = (size_t)n, P = (size_t)np + 1, N1 = N + 1;
     int rc = MBS_OK;
     mbs_sim_options so = r->o->sim;
     so.integrator = MBS_INTEGRATOR_TRAPEZOIDAL;
@@ -61,10 +62,10 @@ int sens_ddm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     memcpy(g->dof, it->form->dof, sizeof(mbs_dof) * (size_t)(g->nd > 0 ? g->nd : 0));
     const int nd = g->nd;
     const size_t ND = (size_t)nd + 1;
-    double *Z = calloc(N * P, 8), *Zd = calloc(N * P, 8), *Zdd = calloc(N * P, 8);
+    double *Z = calloc(N1 * P, 8), *Zd = calloc(N1 * P, 8), *Zdd = calloc(N1 * P, 8);
     double *Zi = calloc(ND * P, 8), *Zdi = calloc(ND * P, 8), *Zddi = calloc(ND * P, 8);
-    double *Bz = calloc(N * ND * 3, 8);   /* the chain along the basis directions of D^i */
-    double *pz = calloc(N * 3, 8), *pF = calloc(ND, 8), *a = calloc(ND * 3, 8), *e = calloc(ND, 8);
+    double *Bz = calloc(N1 * ND * 3, 8);   /* the chain along the basis directions of D^i */
+    double *pz = calloc(N1 * 3, 8), *pF = calloc(ND, 8), *a = calloc(ND * 3, 8), *e = calloc(ND, 8);
     double *dx = calloc((size_t)m->nx + 1, 8), *gv = calloc((size_t)no + 1, 8), *dg = calloc((size_t)no * P + 1, 8);
     double *dgj = calloc((size_t)no + 1, 8), *J = calloc(ND * ND, 8);
     lapack_int *ipiv = calloc(ND, sizeof *ipiv);
@@ -91,7 +92,7 @@ int sens_ddm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             e[k] = 1;
             mbs_form_matrixr_chain(g, t, q, qd, qdd, NULL, NULL, e, NULL, pz, pz + N, pz + 2 * N, J + (size_t)k * nd);
         }
-        if (nd > 0 && LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nd, nd, J, nd, ipiv) != 0) {
+        if (nd > 0 && mbs_form_lu(nd, J, ipiv) != 0) {
             rc = mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: reduced mass matrix singular", t);
             goto done;
         }
@@ -117,7 +118,7 @@ int sens_ddm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             }
             mbs_form_matrixr_chain(g, t, q, qd, qdd, zi, zdi, NULL, dx, pz, pz + N, pz + 2 * N, pF);
             for (int k = 0; k < nd; k++) zddi[k] = -pF[k];
-            if (nd > 0) LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nd, 1, J, nd, ipiv, zddi, nd);
+            if (nd > 0) mbs_form_lu_solve(nd, J, ipiv, zddi);
             /* the full state sensitivities at t0 from the chain at the solved zdd^i' */
             mbs_form_matrixr_chain(g, t, q, qd, qdd, zi, zdi, zddi, dx, Z + (size_t)j * N, Zd + (size_t)j * N,
                                    Zdd + (size_t)j * N, pF);
@@ -157,7 +158,7 @@ int sens_ddm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             mbs_form_matrixr_chain(g, t, q, qd, qdd, a, a + ND, a + 2 * ND, NULL, Bz + (size_t)k * 3 * N,
                                    Bz + (size_t)k * 3 * N + N, Bz + (size_t)k * 3 * N + 2 * N, J + (size_t)k * nd);
         }
-        if (nd > 0 && LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nd, nd, J, nd, ipiv) != 0) {
+        if (nd > 0 && mbs_form_lu(nd, J, ipiv) != 0) {
             rc = mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: step Jacobian singular", t);
             goto done;
         }
@@ -171,7 +172,7 @@ int sens_ddm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             mbs_deriv_param_dx(m, j, dx);
             mbs_form_matrixr_chain(g, t, q, qd, qdd, a, a + ND, a + 2 * ND, dx, pz, pz + N, pz + 2 * N, pF);
             for (int k = 0; k < nd; k++) e[k] = -pF[k];
-            if (nd > 0) LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nd, 1, J, nd, ipiv, e, nd);
+            if (nd > 0) mbs_form_lu_solve(nd, J, ipiv, e);
             for (int k = 0; k < nd; k++) {
                 zi[k] = a[k] + e[k];
                 zdi[k] = a[ND + k] + c1 * e[k];

@@ -1,0 +1,275 @@
+/*
+ * test_sensitivity_loops.c - direct differentiation (DDM) of the closed-loop
+ * formulations ALI3-P and Matrix R (src/sensitivity/ddm_ali3p.c,
+ * ddm_matrixr.c).
+ *
+ * Five-bar (thesis §7.1, models/fivebar.json), 5 s at 1 ms: the gradients
+ * of psi1..psi3 with respect to L_s1, L_s2, m_A1, rG, L_A1 reproduce the
+ * thesis's Tables 7.4-7.6 ("Reference" row) to 0.1 % for ALI3-P (with the
+ * CoM as reference point) and Matrix R (with the origin); psi matches the
+ * independent trapezoidal computation of the digest (thesis_ch7_8.md
+ * §2.6). The other reference point of each formulation runs the same
+ * discrete equations in other arithmetic: their gradients agree to 1e-7
+ * (checked over 1 s, to keep the run time of the suite modest), so the
+ * tables hold for both reference points.
+ *
+ * Against our own finite differences (method fd: whole re-simulations
+ * with perturbed parameters, through the closed-loop path, re-assembly
+ * included: L_A1 moves a joint point of the loop). Central differences with
+ * relative step h: truncation O(h^2), noise O(e/h) with e the noise of the
+ * computed psi. Matrix R converges quadratically (Newton on the independent
+ * coordinates, the kinematic problems to round-off): e ~ 1e-13, h = 1e-5,
+ * agreement 1e-6. ALI3-P converges linearly through its multiplier updates,
+ * so each step is exact only to about its tolerance: e ~ 1e-9 at tolerance
+ * 1e-12, h = 1e-4, agreement 1e-4 (relative to the largest entry of the
+ * objective's row).
+ *
+ * Other models, with objectives (and parameters) added here: the spatial
+ * slider-crank with spring (thesis §7.2: m_CD, k, c, L0), the redundant
+ * four-bar (Matrix R least squares, ALI3-P), the quarter car (an
+ * Euler-parameter joint in the tree, two loops), Matrix R with point
+ * coordinates as independent coordinates (configuration-dependent B), and
+ * ALI3-P with iterative projections and with projections skipped.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* thesis Tables 7.4-7.6, "Reference" row: d psi_i / d (L_s1, L_s2, m_A1, rG, L_A1) */
+static const double THESIS[3][5] = {
+    { -4.228, 3.212, 0.3186, 0.4423, 3.360 },
+    { -15.45, 50.32, 0.9700, 0.7454, -27.37 },
+    { 221.8, 2437, -32.51, -85.70, -2547 },
+};
+/* psi at 1 ms (trapezoidal rule; digest thesis_ch7_8.md §2.6, independent code) */
+static const double PSI[3] = { 0.726877, 7.342275, 304.921151 };
+
+static mbs_model *load_file(const char *name, const char *extra)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "models/%s.json", name);
+    FILE *fp = fopen(mbs_test_path(rel), "rb");
+    CHECK(fp != NULL, "open %s", rel);
+    if (!fp) return NULL;
+    fseek(fp, 0, SEEK_END);
+    long len = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *s = calloc((size_t)len + strlen(extra ? extra : "") + 8, 1);
+    size_t got = fread(s, 1, (size_t)len, fp);
+    fclose(fp);
+    s[got] = 0;
+    if (extra) {   /* insert ", extra" before the final brace */
+        char *e = strrchr(s, '}');
+        sprintf(e, ",%s}", extra);
+    }
+    mbs_error err;
+    memset(&err, 0, sizeof err);
+    mbs_model *m = mbs_model_load_string(s, name, &err);
+    CHECK(m != NULL, "%s: %s", name, err.msg);
+    free(s);
+    return m;
+}
+
+static int sens(const mbs_model *m, mbs_loop_formulation f, mbs_sens_method meth, mbs_ref_point ref, double tf,
+                double tol, double fd_step, const mbs_sim_options *base, mbs_sens_result *res)
+{
+    mbs_sens_options o = mbs_sens_options_default(m);
+    if (base) o.sim = *base;
+    o.sim.loop = f;
+    o.sim.ref = ref;
+    o.sim.tf = tf;
+    o.sim.dt = 1e-3;
+    o.sim.tolerance = tol;
+    o.method = meth;
+    o.fd_step = fd_step;
+    mbs_error err;
+    memset(&err, 0, sizeof err);
+    int rc = mbs_sensitivity(m, &o, res, &err);
+    CHECK(rc == MBS_OK, "%s %s: %s", mbs_loop_formulation_name(f), mbs_sens_method_name(meth), err.msg);
+    return rc;
+}
+
+/* max over objectives of max_j |a_ij - b_ij| / max_j |b_ij| */
+static double row_err(const mbs_sens_result *a, const mbs_sens_result *b)
+{
+    double worst = 0;
+    for (int i = 0; i < a->nobj; i++) {
+        double e = 0, s = 0;
+        for (int j = 0; j < a->nparam; j++) {
+            const double x = a->grad[i * a->nparam + j], y = b->grad[i * a->nparam + j];
+            if (fabs(x - y) > e || isnan(x - y)) e = isnan(x - y) ? INFINITY : fabs(x - y);
+            if (fabs(y) > s) s = fabs(y);
+        }
+        const double r = e / (s > 0 ? s : 1);
+        if (r > worst || isnan(r)) worst = isnan(r) ? INFINITY : r;
+    }
+    return worst;
+}
+
+static void print_grad(const char *title, const mbs_sens_result *r)
+{
+    printf("  %s (%.3f s)\n", title, r->wall_seconds);
+    for (int i = 0; i < r->nobj; i++) {
+        printf("    psi%d %.9g |", i + 1, r->psi[i]);
+        for (int j = 0; j < r->nparam; j++) printf(" %12.7g", r->grad[i * r->nparam + j]);
+        printf("\n");
+    }
+}
+
+/* ---------------------------------------------------------------- five-bar: the thesis tables */
+
+static void fivebar_thesis(void)
+{
+    mbs_model *m = load_file("fivebar", NULL);
+    if (!m) return;
+    CHECK(mbs_model_nparams(m) == 5 && mbs_model_nobjectives(m) == 3, "five-bar parameters and objectives");
+    printf("five-bar, 5 s at 1 ms: DDM against thesis Tables 7.4-7.6 (Reference row)\n");
+    const mbs_loop_formulation fs[2] = { MBS_LOOP_ALI3P, MBS_LOOP_MATRIXR };
+    const mbs_ref_point refs[2] = { MBS_REF_COM, MBS_REF_ORIGIN };
+    mbs_sens_result res[2][2];   /* [formulation][0: 5 s at refs[f]; 1: the other reference point] */
+    memset(res, 0, sizeof res);
+    for (int f = 0; f < 2; f++) {
+        mbs_sens_result *r = &res[f][0];
+        if (sens(m, fs[f], MBS_SENS_DDM, refs[f], 5, 1e-10, 0, NULL, r)) continue;
+        char title[64];
+        snprintf(title, sizeof title, "%s, ref %s", mbs_loop_formulation_name(fs[f]), mbs_ref_point_name(refs[f]));
+        print_grad(title, r);
+        double worst = 0;
+        for (int i = 0; i < 3; i++) {
+            CHECK(fabs(r->psi[i] - PSI[i]) <= 2e-6 * PSI[i], "%s: psi%d = %.9g, expected %.9g", title, i + 1,
+                  r->psi[i], PSI[i]);
+            for (int j = 0; j < 5; j++) {
+                const double g = r->grad[i * 5 + j], e = fabs(g - THESIS[i][j]) / fabs(THESIS[i][j]);
+                if (e > worst) worst = e;
+                CHECK(e <= 1e-3, "%s: dpsi%d/d%s = %.6g, thesis %.6g (%.3f %%)", title, i + 1, mbs_param_name(m, j),
+                      g, THESIS[i][j], 100 * e);
+            }
+        }
+        printf("    largest deviation from the thesis: %.3f %%\n", 100 * worst);
+    }
+    /* both reference points: the same discrete equations, round-off apart (over 1 s) */
+    for (int f = 0; f < 2; f++) {
+        mbs_sens_result a, b;
+        memset(&a, 0, sizeof a);
+        memset(&b, 0, sizeof b);
+        if (sens(m, fs[f], MBS_SENS_DDM, MBS_REF_COM, 1, 1e-10, 0, NULL, &a) == MBS_OK &&
+            sens(m, fs[f], MBS_SENS_DDM, MBS_REF_ORIGIN, 1, 1e-10, 0, NULL, &b) == MBS_OK) {
+            const double e = row_err(&b, &a);
+            printf("  %s, 1 s: com vs origin %.2e\n", mbs_loop_formulation_name(fs[f]), e);
+            CHECK(e <= 1e-7, "%s: com vs origin %g", mbs_loop_formulation_name(fs[f]), e);
+        }
+        mbs_sens_result_free(&a);
+        mbs_sens_result_free(&b);
+    }
+    /* ALI3-P and Matrix R: different discretizations of the same DAE, O(h^2) apart */
+    if (res[0][0].grad && res[1][0].grad) {
+        const double e = row_err(&res[0][0], &res[1][0]);
+        printf("  ali3p (com) vs matrixr (origin), 5 s: %.2e\n", e);
+        CHECK(e <= 5e-7, "ali3p vs matrixr %g", e);
+    }
+    for (int f = 0; f < 2; f++) mbs_sens_result_free(&res[f][0]);
+    mbs_model_free(m);
+}
+
+/* ---------------------------------------------------------------- DDM vs our finite differences */
+
+/* ddm and fd of model m; tol/step per formulation (see the top). */
+static void ddm_vs_fd(const char *what, const mbs_model *m, mbs_loop_formulation f, double tf,
+                      const mbs_sim_options *base, double agree)
+{
+    const int ali = f == MBS_LOOP_ALI3P;
+    mbs_sens_result a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    if (sens(m, f, MBS_SENS_DDM, MBS_REF_COM, tf, 1e-10, 0, base, &a) == MBS_OK &&
+        sens(m, f, MBS_SENS_FD, MBS_REF_COM, tf, 1e-12, ali ? 1e-4 : 1e-5, base, &b) == MBS_OK) {
+        const double e = row_err(&a, &b);
+        printf("%s, %s, %g s: ddm vs fd %.2e\n", what, mbs_loop_formulation_name(f), tf, e);
+        print_grad("ddm", &a);
+        print_grad("fd", &b);
+        CHECK(e <= agree, "%s %s: ddm vs fd %g > %g", what, mbs_loop_formulation_name(f), e, agree);
+    }
+    mbs_sens_result_free(&a);
+    mbs_sens_result_free(&b);
+}
+
+static void against_fd(void)
+{
+    mbs_model *m = load_file("fivebar", NULL);
+    if (m) {
+        ddm_vs_fd("five-bar", m, MBS_LOOP_MATRIXR, 1, NULL, 1e-6);
+        ddm_vs_fd("five-bar", m, MBS_LOOP_ALI3P, 1, NULL, 1e-4);
+        /* variants over 0.5 s */
+        mbs_sim_options o = mbs_model_sim_options(m);
+        o.projection = MBS_PROJ_ITERATIVE;
+        ddm_vs_fd("five-bar (iterative projections)", m, MBS_LOOP_ALI3P, 0.5, &o, 1e-4);
+        o = mbs_model_sim_options(m);
+        o.proj_tol = 1e-3;   /* every projection skipped: the DDM skips them too */
+        ddm_vs_fd("five-bar (projections skipped)", m, MBS_LOOP_ALI3P, 0.5, &o, 1e-4);
+        /* Matrix R on the global coordinates of point 2 (configuration-dependent B) */
+        const int p2 = mbs_point_find(m, "b12.P2");
+        mbs_dof dofs[2] = { { p2, -1, 0 }, { p2, -1, 1 } };
+        o = mbs_model_sim_options(m);
+        o.dofs = dofs;
+        o.ndofs = 2;
+        ddm_vs_fd("five-bar (point coordinates as DOF)", m, MBS_LOOP_MATRIXR, 0.5, &o, 1e-6);
+        mbs_model_free(m);
+    }
+
+    /* the spatial slider-crank with spring: thesis §7.2 objectives and parameters */
+    m = load_file("slider_crank",
+                  "\"objectives\": ["
+                  "{\"name\": \"psi1\", \"integral\": [{\"point\": \"slider.D\", \"quantity\": \"position\","
+                  " \"reference\": [0.25, 0, 0]}]},"
+                  "{\"name\": \"psi2\", \"integral\": [{\"point\": \"slider.D\", \"quantity\": \"velocity\"}]},"
+                  "{\"name\": \"psi3\", \"integral\": [{\"point\": \"slider.D\", \"quantity\": \"acceleration\"}]}]");
+    if (m) {
+        mbs_sim_options o = mbs_model_sim_options(m);
+        o.penalty = 1e10;       /* thesis Table 7.10 */
+        o.proj_scale = 1e-4;
+        ddm_vs_fd("slider-crank", m, MBS_LOOP_MATRIXR, 0.5, &o, 1e-6);
+        ddm_vs_fd("slider-crank", m, MBS_LOOP_ALI3P, 0.5, &o, 1e-4);
+        mbs_model_free(m);
+    }
+
+    /* redundant constraints (6 loop equations of rank 2); crank length changes the assembly */
+    m = load_file("fourbar_redundant",
+                  "\"parameters\": ["
+                  "{\"name\": \"L_crank\", \"value\": 0.1, \"sets\": [\"crank.B[0]\"]},"
+                  "{\"name\": \"m_coupler\", \"value\": 1.0, \"sets\": [\"coupler.mass\"]},"
+                  "{\"name\": \"g\", \"value\": -9.81, \"sets\": [\"gravity[1]\"]}],"
+                  "\"objectives\": ["
+                  "{\"name\": \"rocker\", \"integral\": [{\"coordinate\": \"jC\", \"quantity\": \"velocity\"}]},"
+                  "{\"name\": \"C\", \"integral\": [{\"point\": \"coupler.C\", \"quantity\": \"acceleration\"}]}]");
+    if (m) {
+        ddm_vs_fd("redundant four-bar", m, MBS_LOOP_MATRIXR, 0.25, NULL, 1e-6);
+        ddm_vs_fd("redundant four-bar", m, MBS_LOOP_ALI3P, 0.25, NULL, 1e-4);
+        mbs_model_free(m);
+    }
+
+    /* quarter car: Euler parameters in the tree, two loops; a loop-closure point changes the assembly */
+    m = load_file("quarter_car",
+                  "\"parameters\": ["
+                  "{\"name\": \"k\", \"value\": 40000, \"sets\": [\"coilover.stiffness\"]},"
+                  "{\"name\": \"m_knuckle\", \"value\": 5.0, \"sets\": [\"knuckle.mass\"]},"
+                  "{\"name\": \"L_uca\", \"value\": 0.27, \"sets\": [\"uca.ubj[1]\"]}],"
+                  "\"objectives\": ["
+                  "{\"name\": \"travel\", \"integral\": [{\"point\": \"wheel.centre\", \"quantity\": \"position\","
+                  " \"reference\": [0, 0.75, 0.30]}]},"
+                  "{\"name\": \"acc\", \"integral\": [{\"point\": \"knuckle.spindle\", \"quantity\": \"acceleration\"}]}]");
+    if (m) {
+        ddm_vs_fd("quarter car", m, MBS_LOOP_MATRIXR, 0.3, NULL, 1e-6);
+        ddm_vs_fd("quarter car", m, MBS_LOOP_ALI3P, 0.3, NULL, 1e-4);
+        mbs_model_free(m);
+    }
+}
+
+int main(void)
+{
+    fivebar_thesis();
+    against_fd();
+    return mbs_test_summary("test_sensitivity_loops");
+}
