@@ -354,6 +354,15 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
                 z2[c] = -(u[c] + ut[c]);
                 z2[6 + c] = -s[c];
             }
+            if (dq && dtau_dqd && !loads) {
+                /* both at once: each row vector read once */
+                mreal *o1 = dtau_dq + ck, *o2 = dtau_dqd + ck;
+                for (int r = below; r < qend; r++) {
+                    const mreal *g = JC + (size_t)r * JC_SIZE + JC_AL;
+                    o1[(size_t)r * nq] = dot12(g, z1);
+                    o2[(size_t)r * nq] = dot12(g, z2);
+                }
+            } else {
             if (dq) {
                 mreal *out = dtau_dq + ck;
                 if (loads)
@@ -370,6 +379,7 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
                 mreal *out = dtau_dqd + ck;
                 for (int r = below; r < qend; r++)
                     out[(size_t)r * nq] = dot12(JC + (size_t)r * JC_SIZE + JC_AL, z2);
+            }
             }
             /* Euler rows c of the same joint: + (dS_c[t] - s_k x s_c) . F */
             if (dq && euler) {
@@ -396,12 +406,19 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
             /* rows above: earlier columns of this joint, then the ancestors
              * (the parent chain of coordinates, w->qpar) */
             const int top = euler ? w->qpar[q0 + e0] : w->qpar[ck];
-            if (dq)
+            if (dq && dtau_dqd) {
+                for (int r = top; r >= 0; r = w->qpar[r]) {
+                    const mreal *sr = JC + (size_t)r * JC_SIZE + JC_S;
+                    dtau_dq[(size_t)r * nq + ck] = dot6(sr, ps);
+                    dtau_dqd[(size_t)r * nq + ck] = dot6(sr, psd);
+                }
+            } else if (dq) {
                 for (int r = top; r >= 0; r = w->qpar[r])
                     dtau_dq[(size_t)r * nq + ck] = dot6(JC + (size_t)r * JC_SIZE + JC_S, ps);
-            if (dtau_dqd)
+            } else if (dtau_dqd) {
                 for (int r = top; r >= 0; r = w->qpar[r])
                     dtau_dqd[(size_t)r * nq + ck] = dot6(JC + (size_t)r * JC_SIZE + JC_S, psd);
+            }
             /* mass matrix: M(r, ck) = s_r . I^C s_ck, r above or in the joint */
             if (M) {
                 for (int r = ck; r >= 0; r = w->qpar[r])
