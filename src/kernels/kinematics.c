@@ -74,23 +74,42 @@ void MBS_K(mbs_kin_forward)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w
     mreal S[MBS_BSTRIDE], Sd[MBS_BSTRIDE];
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
-        const mbs_joint_ops *ops = MBS_K(mbs_joint_ops_of)(jt->type);
+        /* revolute and prismatic joints (S a unit column, dS/dt = 0) take a
+         * fast path with the same arithmetic, minus the products by the
+         * structural zeros and ones of R, t, S */
+        const int kind = jt->type == MBS_JOINT_REVOLUTE ? 1 : jt->type == MBS_JOINT_PRISMATIC ? 2 : 0;
         const int h = jt->parent, nq = jt->nq;
         const mreal *qi = q + jt->qoff;
         const mreal *Ah = w->A + 9 * h, *oh = w->o + 3 * h;
         mreal *Ai = w->A + 9 * i, *AhJ = w->AhJ + 9 * i;
-        mreal R[9], t[3], T[9], tmp[3];
+        mreal T[9], tmp[3];
 
         /* ---- positions ---- */
         m3_mul(AhJ, Ah, x + jt->x_Xp);
-        ops->motion(qi, R, t);
-        m3_mul(T, AhJ, R);
-        m3_mul_bt(Ai, T, x + jt->x_Xc);
         mreal *rj = w->rj + 3 * i;
         m3_mv(rj, Ah, x + jt->x_ppoint);
         v3_add(rj, rj, oh);
-        m3_mv(tmp, AhJ, t);
-        v3_add(rj, rj, tmp);
+        if (kind == 1) {
+            /* T = AhJ Rot(e1, q): columns 1, 2 rotate */
+            mreal c = MCOS(qi[0]), s = MSIN(qi[0]);
+            for (int r = 0; r < 3; r++) {
+                const mreal a1 = AhJ[3 * r + 1], a2 = AhJ[3 * r + 2];
+                T[3 * r] = AhJ[3 * r];
+                T[3 * r + 1] = a1 * c + a2 * s;
+                T[3 * r + 2] = a2 * c - a1 * s;
+            }
+        } else if (kind == 2) {
+            m3_copy(T, AhJ);
+            rj[0] += AhJ[0] * qi[0]; rj[1] += AhJ[3] * qi[0]; rj[2] += AhJ[6] * qi[0];
+        } else {
+            mreal R[9], t[3];
+            const mbs_joint_ops *ops = MBS_K(mbs_joint_ops_of)(jt->type);
+            ops->motion(qi, R, t);
+            m3_mul(T, AhJ, R);
+            m3_mv(tmp, AhJ, t);
+            v3_add(rj, rj, tmp);
+        }
+        m3_mul_bt(Ai, T, x + jt->x_Xc);
         mreal *oi = w->o + 3 * i;
         m3_mv(tmp, Ai, x + jt->x_cpoint);
         v3_sub(oi, rj, tmp);
@@ -108,20 +127,35 @@ void MBS_K(mbs_kin_forward)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w
         /* joint map b_i at r_i */
         mreal rho[3];
         v3_sub(rho, ri, rj);
-        ops->subspace(qi, S);
         mreal *bi = w->b + MBS_BSTRIDE * i;
-        for (int k = 0; k < nq; k++) {
-            mreal *col = bi + 6 * k;
-            m3_mv(col, AhJ, S + 6 * k);
-            m3_mv(col + 3, AhJ, S + 6 * k + 3);
-            v3_cross_add(col, col + 3, rho);
+        if (kind == 1) {
+            /* [A_hJ e1 x rho; A_hJ e1] */
+            bi[3] = AhJ[0]; bi[4] = AhJ[3]; bi[5] = AhJ[6];
+            v3_cross(bi, bi + 3, rho);
+        } else if (kind == 2) {
+            bi[0] = AhJ[0]; bi[1] = AhJ[3]; bi[2] = AhJ[6];
+            bi[3] = bi[4] = bi[5] = 0;
+        } else {
+            const mbs_joint_ops *ops = MBS_K(mbs_joint_ops_of)(jt->type);
+            ops->subspace(qi, S);
+            for (int k = 0; k < nq; k++) {
+                mreal *col = bi + 6 * k;
+                m3_mv(col, AhJ, S + 6 * k);
+                m3_mv(col + 3, AhJ, S + 6 * k + 3);
+                v3_cross_add(col, col + 3, rho);
+            }
         }
-        /* inertia about the CoM in global axes: J = A Jbar A^T */
+        /* inertia about the CoM in global axes: J = A Jbar A^T (symmetric:
+         * the upper triangle is computed and mirrored) */
         {
             mreal Jb[9], AJ[9];
+            mreal *J = w->J + 9 * i;
             m3_sym(Jb, x + m->body[i].x_inertia);
             m3_mul(AJ, Ai, Jb);
-            m3_mul_bt(w->J + 9 * i, AJ, Ai);
+            for (int r = 0; r < 3; r++)
+                for (int c = r; c < 3; c++)
+                    J[3 * r + c] = J[3 * c + r] =
+                        AJ[3 * r] * Ai[3 * c] + AJ[3 * r + 1] * Ai[3 * c + 1] + AJ[3 * r + 2] * Ai[3 * c + 2];
         }
         if (level < 1) continue;
 
@@ -139,29 +173,48 @@ void MBS_K(mbs_kin_forward)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w
         v3_cross(di, ad, Vh + 3);
         di[3] = di[4] = di[5] = 0;
         mreal *bdi = w->bd + MBS_BSTRIDE * i;
-        if (qdi) ops->subspace_dot(qi, qdi, Sd);
-        else for (int k = 0; k < 6 * nq; k++) Sd[k] = 0;
         mreal wrho[3];
         v3_cross(wrho, Vi + 3, rho);           /* w_i x rho */
-        for (int k = 0; k < nq; k++) {
-            mreal *col = bdi + 6 * k;
-            const mreal *bk = bi + 6 * k;
-            mreal vk[3];
-            /* v_k (at r_j) = b_k linear - w_k x rho */
-            mreal wxr[3];
-            v3_cross(wxr, bk + 3, rho);
-            v3_sub(vk, bk, wxr);
-            /* wd_k = w_h x w_k + A_hJ dS_w/dt */
-            m3_mv(col + 3, AhJ, Sd + 6 * k + 3);
-            v3_cross_add(col + 3, Vh + 3, bk + 3);
-            /* vd_k = w_h x v_k + A_hJ dS_v/dt */
-            m3_mv(col, AhJ, Sd + 6 * k);
-            v3_cross_add(col, Vh + 3, vk);
-            /* + wd_k x rho + w_k x (w_i x rho) */
-            v3_cross_add(col, col + 3, rho);
-            v3_cross_add(col, bk + 3, wrho);
+        if (kind == 1) {
+            /* v_k at r_j = 0, dS/dt = 0: wd = w_h x w_k,
+             * vd = wd x rho + w_k x (w_i x rho) */
+            mreal *col = bdi;
+            v3_cross(col + 3, Vh + 3, bi + 3);
+            v3_cross(col, col + 3, rho);
+            v3_cross_add(col, bi + 3, wrho);
             if (qdi)
-                for (int c = 0; c < 6; c++) di[c] += col[c] * qdi[k];
+                for (int c = 0; c < 6; c++) di[c] += col[c] * qdi[0];
+        } else if (kind == 2) {
+            /* w_k = 0, dS/dt = 0: vd = w_h x v_k */
+            mreal *col = bdi;
+            v3_cross(col, Vh + 3, bi);
+            col[3] = col[4] = col[5] = 0;
+            if (qdi)
+                for (int c = 0; c < 3; c++) di[c] += col[c] * qdi[0];
+        } else {
+            const mbs_joint_ops *ops = MBS_K(mbs_joint_ops_of)(jt->type);
+            if (qdi) ops->subspace_dot(qi, qdi, Sd);
+            else for (int k = 0; k < 6 * nq; k++) Sd[k] = 0;
+            for (int k = 0; k < nq; k++) {
+                mreal *col = bdi + 6 * k;
+                const mreal *bk = bi + 6 * k;
+                mreal vk[3];
+                /* v_k (at r_j) = b_k linear - w_k x rho */
+                mreal wxr[3];
+                v3_cross(wxr, bk + 3, rho);
+                v3_sub(vk, bk, wxr);
+                /* wd_k = w_h x w_k + A_hJ dS_w/dt */
+                m3_mv(col + 3, AhJ, Sd + 6 * k + 3);
+                v3_cross_add(col + 3, Vh + 3, bk + 3);
+                /* vd_k = w_h x v_k + A_hJ dS_v/dt */
+                m3_mv(col, AhJ, Sd + 6 * k);
+                v3_cross_add(col, Vh + 3, vk);
+                /* + wd_k x rho + w_k x (w_i x rho) */
+                v3_cross_add(col, col + 3, rho);
+                v3_cross_add(col, bk + 3, wrho);
+                if (qdi)
+                    for (int c = 0; c < 6; c++) di[c] += col[c] * qdi[k];
+            }
         }
         if (level < 2) continue;
 
