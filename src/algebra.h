@@ -219,4 +219,47 @@ static inline void m6_congruence_add(mreal *Mp, const mreal *a, const mreal *M)
     }
 }
 
+/* Mp += B^T M B for a symmetric M (as m6_congruence_add; only the upper
+ * triangle of M is read, the 21 distinct entries of the result are formed
+ * once and written to both triangles of Mp). With P = m11 S(a) + m12:
+ *   B^T M B = [ m11, P; P^T, m22 + m21 S(a) - S(a) P ]                     */
+static inline void m6_congruence_add_sym(mreal *Mp, const mreal *a, const mreal *M)
+{
+    /* P = m11 S(a) + m12: row r of m11 S(a) is (m11 row r) x a */
+    mreal P[9];
+    const mreal m11[9] = { M[0], M[1], M[2], M[1], M[7], M[8], M[2], M[8], M[14] };
+    for (int r = 0; r < 3; r++) {
+        const mreal *row = m11 + 3 * r, *top = M + 6 * r;
+        P[3 * r + 0] = top[3] + (row[1] * a[2] - row[2] * a[1]);
+        P[3 * r + 1] = top[4] + (row[2] * a[0] - row[0] * a[2]);
+        P[3 * r + 2] = top[5] + (row[0] * a[1] - row[1] * a[0]);
+    }
+    /* Q = m21 S(a) + m22 (m21 = m12^T: row r of m21 is column 3+r of M's top rows) */
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) {
+            Mp[6 * r + c] += M[6 * (r < c ? r : c) + (r < c ? c : r)];
+            Mp[6 * r + 3 + c] += P[3 * r + c];
+            Mp[6 * (3 + c) + r] += P[3 * r + c];
+        }
+    /* bottom right, upper triangle: m22 + (m21 S(a))[r][c] - (S(a) P)[r][c] */
+    const mreal m0 = M[3], m1 = M[9], m2 = M[15];      /* column 3 of m12 = row 0 of m21 */
+    const mreal n0 = M[4], n1 = M[10], n2 = M[16];     /* row 1 of m21 */
+    const mreal o0 = M[5], o1 = M[11], o2 = M[17];     /* row 2 of m21 */
+    /* rows of m21 S(a) = (row of m21) x a */
+    mreal W[9];
+    W[0] = m1 * a[2] - m2 * a[1]; W[1] = m2 * a[0] - m0 * a[2]; W[2] = m0 * a[1] - m1 * a[0];
+    W[3] = n1 * a[2] - n2 * a[1]; W[4] = n2 * a[0] - n0 * a[2]; W[5] = n0 * a[1] - n1 * a[0];
+    W[6] = o1 * a[2] - o2 * a[1]; W[7] = o2 * a[0] - o0 * a[2]; W[8] = o0 * a[1] - o1 * a[0];
+    /* S(a) P: column c = a x P[:, c] */
+    for (int c = 0; c < 3; c++) {
+        const mreal p0 = P[c], p1 = P[3 + c], p2 = P[6 + c];
+        const mreal sp[3] = { a[1] * p2 - a[2] * p1, a[2] * p0 - a[0] * p2, a[0] * p1 - a[1] * p0 };
+        for (int r = 0; r <= c; r++) {
+            const mreal v = M[6 * (3 + r) + 3 + c] + W[3 * r + c] - sp[r];
+            Mp[6 * (3 + r) + 3 + c] += v;
+            if (r != c) Mp[6 * (3 + c) + 3 + r] += v;
+        }
+    }
+}
+
 #endif

@@ -92,27 +92,41 @@ int MBS_K(mbs_aba)(const mbs_model *m, MBS_K(mbs_ws) *w, const mreal *q,
                 u[e + r] += p[r] * (-pdpd - pu);
             }
         }
-        if (ni > 0 && !spd_inverse(ni, N, Ni)) return -i;
+        if (ni == 1) {
+            if (!(MRE(N[0]) > 0)) return -i;
+            Ni[0] = 1 / N[0];
+        } else if (ni > 0 && !spd_inverse(ni, N, Ni)) return -i;
         if (jt->parent == 0) continue;
-        /* articulated inertia and force passed to the parent */
+        /* articulated inertia and force passed to the parent: T = M^ - U N^-1 U^T
+         * (symmetric: upper triangle only; m6_congruence_add_sym reads no more) */
         mreal T[36], y[6], Nu[7];
-        for (int c = 0; c < 36; c++) T[c] = MS[c];
-        for (int r = 0; r < ni; r++) {
-            Nu[r] = 0;
-            for (int c = 0; c < ni; c++) Nu[r] += Ni[r * ni + c] * u[c];
-        }
         for (int c = 0; c < 6; c++) y[c] = xv[c];
-        for (int r = 0; r < ni; r++) {
-            /* V_r = sum_c U_c Ni[c][r] */
-            mreal Vr[6] = { 0, 0, 0, 0, 0, 0 };
-            for (int c = 0; c < ni; c++)
-                for (int s = 0; s < 6; s++) Vr[s] += U[6 * c + s] * Ni[c * ni + r];
+        if (ni == 1) {
+            const mreal n = Ni[0];
+            Nu[0] = n * u[0];
             for (int s = 0; s < 6; s++) {
-                for (int t = 0; t < 6; t++) T[6 * s + t] -= Vr[s] * U[6 * r + t];
+                const mreal vs = U[s] * n;
+                for (int t = s; t < 6; t++) T[6 * s + t] = MS[6 * s + t] - vs * U[t];
+                y[s] -= U[s] * Nu[0];
             }
-            for (int s = 0; s < 6; s++) y[s] -= U[6 * r + s] * Nu[r];
+        } else {
+            for (int s = 0; s < 6; s++)
+                for (int t = s; t < 6; t++) T[6 * s + t] = MS[6 * s + t];
+            for (int r = 0; r < ni; r++) {
+                Nu[r] = 0;
+                for (int c = 0; c < ni; c++) Nu[r] += Ni[r * ni + c] * u[c];
+            }
+            for (int r = 0; r < ni; r++) {
+                /* V_r = sum_c U_c Ni[c][r] */
+                mreal Vr[6] = { 0, 0, 0, 0, 0, 0 };
+                for (int c = 0; c < ni; c++)
+                    for (int s = 0; s < 6; s++) Vr[s] += U[6 * c + s] * Ni[c * ni + r];
+                for (int s = 0; s < 6; s++)
+                    for (int t = s; t < 6; t++) T[6 * s + t] -= Vr[s] * U[6 * r + t];
+                for (int s = 0; s < 6; s++) y[s] -= U[6 * r + s] * Nu[r];
+            }
         }
-        m6_congruence_add(w->MS + 36 * jt->parent, w->a + 3 * i, T);
+        m6_congruence_add_sym(w->MS + 36 * jt->parent, w->a + 3 * i, T);
         s6_wrench_shift_add(w->F + 6 * jt->parent, w->a + 3 * i, y);
     }
     for (int i = 1; i <= nb; i++) {
