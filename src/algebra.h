@@ -193,6 +193,21 @@ static inline void m6_body_inertia(mreal *M, mreal m, const mreal *g, const mrea
             M[6 * (3 + i) + 3 + j] = J[3 * i + j] + m * ((i == j ? gg : 0) - g[i] * g[j]);
 }
 
+/* r = M V for M built by m6_body_inertia (reads only m = M[0], m g from
+ * the top-right block and the bottom-right block):
+ *   f = m v - (m g) x w,   n = (m g) x v + J' w                            */
+static inline void m6_body_inertia_mv(mreal *r, const mreal *M, const mreal *V)
+{
+    const mreal m = M[0], mg0 = M[11], mg1 = M[15], mg2 = M[4];
+    const mreal v0 = V[0], v1 = V[1], v2 = V[2], w0 = V[3], w1 = V[4], w2 = V[5];
+    r[0] = m * v0 - (mg1 * w2 - mg2 * w1);
+    r[1] = m * v1 - (mg2 * w0 - mg0 * w2);
+    r[2] = m * v2 - (mg0 * w1 - mg1 * w0);
+    r[3] = (mg1 * v2 - mg2 * v1) + M[21] * w0 + M[22] * w1 + M[23] * w2;
+    r[4] = (mg2 * v0 - mg0 * v2) + M[27] * w0 + M[28] * w1 + M[29] * w2;
+    r[5] = (mg0 * v1 - mg1 * v0) + M[33] * w0 + M[34] * w1 + M[35] * w2;
+}
+
 /* M_parent += B^T M B, with B = [I, S(a); 0, I] (a = r_parent - r_child).
  * With M = [m11 m12; m21 m22] (3x3 blocks):
  *   B^T M B = [ m11,            m11 S(a) + m12;

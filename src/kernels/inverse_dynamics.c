@@ -16,7 +16,7 @@ void MBS_K(mbs_rnea)(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *tau)
 {
     for (int i = 1; i <= m->nb; i++) {
         mreal *F = w->F + 6 * i;
-        m6_mv(F, w->Mv + 36 * i, w->Vd + 6 * i);
+        m6_body_inertia_mv(F, w->Mv + 36 * i, w->Vd + 6 * i);
         for (int c = 0; c < 6; c++) F[c] -= w->Qv[6 * i + c];
     }
     for (int i = m->nb; i >= 1; i--) {

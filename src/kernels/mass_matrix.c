@@ -32,10 +32,13 @@ void MBS_K(mbs_crba)(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *M)
         int j = i;
         while (m->joint[j].parent > 0) {
             const int h = m->joint[j].parent;
+            /* F <- B_j^T F in place: [f; n - a x f] */
+            const mreal *aj = w->a + 3 * j;
             for (int k = 0; k < ni; k++) {
-                mreal t[6] = { 0, 0, 0, 0, 0, 0 };
-                s6_wrench_shift_add(t, w->a + 3 * j, Fc + 6 * k);
-                s6_copy(Fc + 6 * k, t);
+                mreal *F = Fc + 6 * k;
+                F[3] -= aj[1] * F[2] - aj[2] * F[1];
+                F[4] -= aj[2] * F[0] - aj[0] * F[2];
+                F[5] -= aj[0] * F[1] - aj[1] * F[0];
             }
             const mbs_joint_info *jh = &m->joint[h];
             const mreal *bh = w->b + MBS_BSTRIDE * h;
@@ -48,6 +51,6 @@ void MBS_K(mbs_crba)(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *M)
             j = h;
         }
         if (jt->parent > 0)
-            m6_congruence_add(w->MS + 36 * jt->parent, w->a + 3 * i, MS);
+            m6_congruence_add_sym(w->MS + 36 * jt->parent, w->a + 3 * i, MS);
     }
 }
