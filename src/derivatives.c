@@ -98,15 +98,15 @@ static int check_finite(mbs_data *d, const double *v, int n, const char *what)
 /* inverse dynamics                                                    */
 
 /* The fast all-columns kernel (src/kernels/inverse_dynamics_jacobians.c)
- * treats applied loads as user loads (global forces at body points, global
- * torques, joint forces: constant along any state direction), and rests on
- * rigid-body identities that the rotation formula of Euler parameters
- * satisfies only on |p| = 1. Force elements depend on the state, and
- * states off |p| = 1 beyond round-off (the state check accepts 1e-6):
- * those take the generic path (one tangent sweep per column). */
+ * rests on rigid-body identities that the rotation formula of Euler
+ * parameters satisfies only on |p| = 1: states off |p| = 1 beyond round-off
+ * (the state check accepts 1e-6) take the generic path (one tangent sweep
+ * per column). The kernel treats all applied loads as user loads (global
+ * forces at body points, global torques, joint forces, whose values do not
+ * change along a state direction); force elements add the change of their
+ * values (element_columns). */
 static int fast_jacobians(const mbs_model *m, const double *q)
 {
-    if (m->nforce > 0) return 0;
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         if (jt->euler < 0) continue;
@@ -114,6 +114,83 @@ static int fast_jacobians(const mbs_model *m, const double *q)
         if (fabs(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3] - 1) > 1e-14) return 0;
     }
     return 1;
+}
+
+/* The force elements' part of dtau/dq (which = 0) or dtau/dqd (which = 1):
+ * the kernel moved their loads with the bodies but kept their values; for
+ * each column k, the tangents of the element loads (mbs_forces_apply_d,
+ * with the rigid-motion kinematic tangents of the bodies they touch from
+ * mbs_jac_body_tangent) give dW_b = [df; dn + o x df + eps(A dP)] at the
+ * origin and dQ^q, and dtau_c -= s_c . sum_{b below c} dW_b + dQ^q_c. Cost
+ * O(nq (elements + touched bodies x depth)). */
+static void element_columns(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                            int which, double *J)
+{
+    const int nq = m->nq, nb = m->nb;
+    double *e = d->dbuf + 4 * nq, *dqf = d->dbuf + 5 * nq;
+    mbs_ws *w = &d->ws, *dw = &d->dws;
+    for (int i = 1; i <= nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        const int end = m->body[i].subtree_end;
+        for (int k = jt->qoff; k < jt->qoff + jt->nq; k++) {
+            /* kinematic tangents of the touched bodies, zero load tangents */
+            for (int f = 0; f < m->nforce; f++)
+                for (int s = 0; s < 2; s++) {
+                    const int b = m->force[f].body[s];
+                    if (b <= 0) continue;
+                    if (b >= i && b < end) {
+                        mbs_jac_body_tangent(m, w, k, which, b, dw);
+                    } else {
+                        memset(dw->A + 9 * b, 0, 9 * sizeof(double));
+                        memset(dw->o + 3 * b, 0, 3 * sizeof(double));
+                        memset(dw->r + 3 * b, 0, 3 * sizeof(double));
+                        memset(dw->V + 6 * b, 0, 6 * sizeof(double));
+                    }
+                    memset(dw->xfrc + 15 * b, 0, 15 * sizeof(double));
+                }
+            memset(dqf, 0, sizeof(double) * (size_t)nq);
+            e[k] = 1;
+            mbs_forces_apply_d(m, m->x, w, NULL, dw, q, qd, which == 0 ? e : NULL, which == 1 ? e : NULL,
+                               dqf, d->time);
+            e[k] = 0;
+            for (int r = 0; r < nq; r++) J[(size_t)r * nq + k] -= dqf[r];
+            /* each touched body once: its load tangent goes up its path */
+            for (int f = 0; f < m->nforce; f++)
+                for (int s = 0; s < 2; s++) {
+                    const int b = m->force[f].body[s];
+                    if (b <= 0) continue;
+                    double *L = dw->xfrc + 15 * b;
+                    if (L[0] == 0 && L[1] == 0 && L[2] == 0 && L[3] == 0 && L[4] == 0 && L[5] == 0) {
+                        int zero = 1;
+                        for (int c = 6; c < 15; c++) zero &= L[c] == 0;
+                        if (zero) continue;
+                    }
+                    const double *A = w->A + 9 * b, *o = w->o + 3 * b;
+                    double AP[9], W[6];
+                    for (int a = 0; a < 3; a++)
+                        for (int c = 0; c < 3; c++)
+                            AP[3 * a + c] = A[3 * a] * L[6 + c] + A[3 * a + 1] * L[9 + c] + A[3 * a + 2] * L[12 + c];
+                    W[0] = L[0]; W[1] = L[1]; W[2] = L[2];
+                    W[3] = L[3] + AP[5] - AP[7] + o[1] * L[2] - o[2] * L[1];
+                    W[4] = L[4] + AP[6] - AP[2] + o[2] * L[0] - o[0] * L[2];
+                    W[5] = L[5] + AP[1] - AP[3] + o[0] * L[1] - o[1] * L[0];
+                    for (int j = b; j > 0; j = m->joint[j].parent) {
+                        const mbs_joint_info *jj = &m->joint[j];
+                        const double *bj = w->b + MBS_BSTRIDE * j, *rj = w->r + 3 * j;
+                        for (int c = 0; c < jj->nq; c++) {
+                            const double *col = bj + 6 * c;
+                            /* column at the origin: [b_lin + r x b_ang; b_ang] */
+                            const double sl0 = col[0] + rj[1] * col[5] - rj[2] * col[4];
+                            const double sl1 = col[1] + rj[2] * col[3] - rj[0] * col[5];
+                            const double sl2 = col[2] + rj[0] * col[4] - rj[1] * col[3];
+                            J[(size_t)(jj->qoff + c) * nq + k] -=
+                                sl0 * W[0] + sl1 * W[1] + sl2 * W[2] + col[3] * W[3] + col[4] * W[4] + col[5] * W[5];
+                        }
+                    }
+                    memset(L, 0, 15 * sizeof(double));   /* counted once */
+                }
+        }
+    }
 }
 
 /* dtau/dq and dtau/dqd (either may be NULL) at the completed Newton-Euler
@@ -129,8 +206,15 @@ static void id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const
     const int nq = m->nq;
     double *e = d->dbuf + 4 * nq, *col = d->dbuf + 5 * nq;   /* callers use dbuf[0, 2 nq) */
     const int fast = fast_jacobians(m, q);
-    if (fast) mbs_rnea_jacobians(m, m->x, &d->ws, q, qd, qdd, 0, dtau_dq, dtau_dqd, M);
-    else if (M) mbs_crba(m, &d->ws, M);
+    if (fast) {
+        mbs_rnea_jacobians(m, m->x, &d->ws, q, qd, qdd, 0, dtau_dq, dtau_dqd, M);
+        if (m->nforce > 0) {
+            if (dtau_dq) element_columns(m, d, q, qd, 0, dtau_dq);
+            if (dtau_dqd) element_columns(m, d, q, qd, 1, dtau_dqd);
+        }
+    } else if (M) {
+        mbs_crba(m, &d->ws, M);
+    }
     memset(e, 0, sizeof(double) * (size_t)nq);
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];

@@ -15,7 +15,9 @@
  *     tangent sweep per column (FD derivatives are not checked there: their
  *     Euler completion, unchanged, assumes |p| = 1).
  * Also: the fast kernel alone with the Euler columns skipped leaves them at
- * zero, and its mass matrix equals mbs_mass_matrix; the exact structural zeros between independent branches; a long
+ * zero, and its mass matrix equals mbs_mass_matrix; force elements
+ * (spring-dampers, body loads: the tangents of their loads are added per
+ * column); the exact structural zeros between independent branches; a long
  * chain far from the global origin. Relative error <= 1e-12.
  */
 #define MBS_COMPLEX
@@ -27,6 +29,8 @@
 #include "testutil.h"
 #include "random_model.h"
 #include "kernels/kernels.h"
+#include "forces/force.h"
+#include "builder.h"
 #include "mbsens/derivatives.h"
 
 #define NTREES 300
@@ -87,6 +91,54 @@ static void cs_jacobians(cs_ctx *c, int fd, const double *q, const double *qd, c
             if (dir < nq) Jq[r * nq + dir] = v; else Jqd[r * nq + dir - nq] = v;
         }
     }
+}
+
+/* A random tree (every joint type, random inertias, point "p" on each
+ * body) left open in a builder, to add force elements. */
+static struct mbs_builder *tree_builder(mbs_rng *r, int nb)
+{
+    mbs_error err;
+    struct mbs_builder *b = mbs_builder_new("random", "random tree");
+    if (!b) return NULL;
+    const double g[3] = { mbs_rng_uniform(r, -3, 3), mbs_rng_uniform(r, -3, 3), -9.81 };
+    mbs_builder_set_gravity(b, g);
+    char name[32];
+    for (int i = 0; i < nb; i++) {
+        double com[3], p[3], I6[6], pm[3];
+        for (int k = 0; k < 3; k++) { com[k] = mbs_rng_uniform(r, -0.5, 0.5); p[k] = mbs_rng_uniform(r, -0.6, 0.6); }
+        pm[0] = mbs_rng_uniform(r, 0.5, 1.5);
+        pm[1] = mbs_rng_uniform(r, 0.5, 1.5);
+        pm[2] = mbs_rng_uniform(r, fabs(pm[0] - pm[1]) + 0.05, pm[0] + pm[1] - 0.05);
+        const double mass = mbs_rng_uniform(r, 0.5, 2.0);
+        for (int k = 0; k < 3; k++) { I6[k] = 0.1 * mass * pm[k]; I6[3 + k] = 0; }
+        snprintf(name, sizeof name, "b%d", i + 1);
+        if (mbs_builder_add_body(b, name, mass, com, I6, name, &err) != i + 1 ||
+            mbs_builder_add_point(b, i + 1, "p", p, name, &err) < 0)
+            goto fail;
+    }
+    for (int i = 0; i < nb; i++) {
+        const int type = 1 + mbs_rng_int(r, MBS_JOINT_TYPE_COUNT - 1), parent = mbs_rng_int(r, i + 1);
+        mbs_joint_side ps, cs;
+        double pp[3], cp[3];
+        for (int k = 0; k < 3; k++) { pp[k] = mbs_rng_uniform(r, -0.5, 0.5); cp[k] = mbs_rng_uniform(r, -0.5, 0.5); }
+        snprintf(name, sizeof name, "j%d", i + 1);
+        ps.point = mbs_builder_add_point(b, parent, NULL, pp, name, &err);
+        cs.point = mbs_builder_add_point(b, i + 1, NULL, cp, name, &err);
+        if (ps.point < 0 || cs.point < 0) goto fail;
+        for (int k = 0; k < 3; k++) {
+            ps.axis[k] = mbs_rng_uniform(r, -1, 1); ps.ref[k] = mbs_rng_uniform(r, -1, 1);
+            cs.axis[k] = mbs_rng_uniform(r, -1, 1); cs.ref[k] = mbs_rng_uniform(r, -1, 1);
+        }
+        ps.has_ref = cs.has_ref = 1;
+        if (mbs_builder_add_joint(b, name, (mbs_joint_type)type, parent, i + 1, &ps, &cs, NULL, 0, NULL, 0, name,
+                                  &err) != i)
+            goto fail;
+    }
+    return b;
+fail:
+    fprintf(stderr, "random tree: %s\n", err.msg);
+    mbs_builder_free(b);
+    return NULL;
 }
 
 static int is_ancestor(const mbs_model *m, int a, int b)
@@ -229,6 +281,99 @@ int main(void)
         mbs_model_free(m);
         free(q); free(qd); free(qdd); free(tau); free(A); free(B); free(R); free(S); free(e); free(col);
         free(xload); free(qload);
+    }
+    /* force elements (spring-dampers between body points or to the ground,
+     * body loads in global or body axes): the kernel plus the tangents of
+     * the element loads (mbs_forces_apply_d) against the complex step of
+     * the kernels with the elements, three reference points, ID and FD */
+    {
+        double worst[4] = { 0, 0, 0, 0 };
+        int nel = 0;
+        for (int tree = 0; tree < 60; tree++) {
+            mbs_error err;
+            const int nb = 1 + mbs_rng_int(&rng, 8);
+            struct mbs_builder *bld = tree_builder(&rng, nb);
+            CHECK(bld != NULL, "builder");
+            if (!bld) continue;
+            const int ne = 1 + mbs_rng_int(&rng, 4);
+            for (int el = 0; el < ne; el++) {
+                char name[32];
+                snprintf(name, sizeof name, "fe%d", el);
+                const int b1 = 1 + mbs_rng_int(&rng, nb), b2 = mbs_rng_int(&rng, nb + 1);
+                double pt[3], f[3], n[3];
+                for (int k = 0; k < 3; k++) {
+                    pt[k] = mbs_rng_uniform(&rng, -1, 1);
+                    f[k] = mbs_rng_uniform(&rng, -2, 2);
+                    n[k] = mbs_rng_uniform(&rng, -1, 1);
+                }
+                int h;
+                if (el % 2 == 0 && b2 != b1) {
+                    const int p1 = mbs_builder_find_point(bld, b1, "p");
+                    const int p2 = b2 > 0 ? mbs_builder_find_point(bld, b2, "p")
+                                          : mbs_builder_add_point(bld, 0, NULL, pt, name, &err);
+                    const double len = mbs_rng_uniform(&rng, 0.1, 1.5);
+                    h = mbs_builder_add_spring_damper(bld, name, p1, p2, mbs_rng_uniform(&rng, 1, 40),
+                                                      mbs_rng_uniform(&rng, 0, 3), &len, name, &err);
+                } else {
+                    h = mbs_builder_add_body_load(bld, name, b1, mbs_rng_int(&rng, 2) ? -1 : mbs_builder_find_point(bld, b1, "p"),
+                                                  f, n, mbs_rng_int(&rng, 2), -1, name, &err);
+                }
+                CHECK(h >= 0, "element: %s", err.msg);
+                nel++;
+            }
+            mbs_model *m = mbs_builder_finish(bld, &err);
+            mbs_builder_free(bld);
+            CHECK(m != NULL, "finish: %s", m ? "" : err.msg);
+            if (!m) continue;
+            const int nq = m->nq;
+            const size_t n1 = (size_t)nq + 1;
+            double *q = calloc(n1, 8), *qd = calloc(n1, 8), *qdd = calloc(n1, 8), *tau = calloc(n1, 8);
+            double *A = calloc(n1 * n1, 8), *B = calloc(n1 * n1, 8), *R = calloc(n1 * n1, 8), *S = calloc(n1 * n1, 8);
+            mbs_test_random_state(&rng, m, q, qd, qdd);
+            for (int k = 0; k < nq; k++) tau[k] = mbs_rng_uniform(&rng, -2, 2);
+            mbs_data *d = mbs_data_create(m, NULL);
+            mbs_ws_cs w;
+            CHECK(mbs_ws_init_cs(&w, m) == 0, "ws");
+            mreal *x = calloc((size_t)m->nx, sizeof(mreal)), *qc = calloc(n1, sizeof(mreal));
+            mreal *qdc = calloc(n1, sizeof(mreal)), *qddc = calloc(n1, sizeof(mreal));
+            mreal *tc = calloc(n1, sizeof(mreal)), *out = calloc(n1, sizeof(mreal));
+            for (int k = 0; k < m->nx; k++) x[k] = m->x[k];
+            for (int ref = MBS_REF_COM; ref <= MBS_REF_JOINT; ref++) {
+                mbs_data_set_ref(d, (mbs_ref_point)ref);
+                w.ref = (mbs_ref_point)ref;
+                for (int fd = 0; fd < 2; fd++) {
+                    if (fd && ref != MBS_REF_COM) continue;
+                    if (fd) CHECK(mbs_forward_dynamics_derivatives(m, d, MBS_FD_RECURSIVE, q, qd, tau, NULL, A, B, NULL) == MBS_OK,
+                                  "%s", mbs_data_error(d));
+                    else CHECK(mbs_inverse_dynamics_derivatives(m, d, q, qd, qdd, NULL, A, B) == MBS_OK, "%s", mbs_data_error(d));
+                    for (int dir = 0; dir < 2 * nq; dir++) {
+                        for (int k = 0; k < nq; k++) { qc[k] = q[k]; qdc[k] = qd[k]; qddc[k] = qdd[k]; tc[k] = tau[k]; }
+                        if (dir < nq) qc[dir] += I * H; else qdc[dir - nq] += I * H;
+                        mbs_kin_forward_cs(m, x, &w, qc, qdc, fd ? NULL : qddc, fd ? 1 : 2);
+                        for (int k = 0; k < 15 * (m->nb + 1); k++) w.xfrc[k] = 0;
+                        for (int k = 0; k < nq; k++) w.qfrc[k] = 0;
+                        mbs_forces_apply_cs(m, x, &w, qc, qdc, 0);
+                        mbs_body_terms_cs(m, x, &w);
+                        if (fd) mbs_aba_cs(m, &w, qc, qdc, tc, out);
+                        else mbs_rnea_cs(m, &w, out);
+                        for (int r = 0; r < nq; r++) {
+                            const double v = cimag(out[r]) / H;
+                            if (dir < nq) R[r * nq + dir] = v; else S[r * nq + dir - nq] = v;
+                        }
+                    }
+                    worst[2 * fd] = fmax(worst[2 * fd], mbs_rel_err(A, R, nq * nq));
+                    worst[2 * fd + 1] = fmax(worst[2 * fd + 1], mbs_rel_err(B, S, nq * nq));
+                }
+            }
+            mbs_ws_free_cs(&w);
+            free(x); free(qc); free(qdc); free(qddc); free(tc); free(out);
+            mbs_data_free(d);
+            mbs_model_free(m);
+            free(q); free(qd); free(qdd); free(tau); free(A); free(B); free(R); free(S);
+        }
+        printf("force elements (%d in 60 trees): dtau/dq %.2e, dtau/dqd %.2e, dqdd/dq %.2e, dqdd/dqd %.2e\n", nel,
+               worst[0], worst[1], worst[2], worst[3]);
+        for (int k = 0; k < 4; k++) CHECK(worst[k] < 1e-12, "force elements, block %d: %g", k, worst[k]);
     }
     /* a 24-link spatial chain with a floating base, 1 km from the origin:
      * the kernel works about the model's mass centre, not the origin */

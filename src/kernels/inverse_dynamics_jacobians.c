@@ -126,8 +126,9 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
         mtot += mi;
     }
     if (MRE(mtot) > 0) for (int c = 0; c < 3; c++) p0[c] /= mtot;
+    v3_copy(JB + JB_P, p0);   /* kept (ground record) for mbs_jac_body_tangent */
     /* ground: V = 0, A = -a_g */
-    for (int c = 0; c < JB_SIZE; c++) JB[c] = 0;
+    for (int c = 0; c < JB_SIZE; c++) if (c < JB_P || c >= JB_P + 3) JB[c] = 0;
     for (int c = 0; c < 3; c++) JB[JB_A + c] = -grav[c];
 
     /* ---- forward: origin quantities, columns, body inertias ---- */
@@ -433,4 +434,48 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
             if (loads) for (int c = JB_L; c < JB_SIZE; c++) Bp[c] += B[c];
         }
     }
+}
+
+void MBS_K(mbs_jac_body_tangent)(const mbs_model *m, const MBS_K(mbs_ws) *w, int k, int which, int b,
+                                 MBS_K(mbs_ws) *dw)
+{
+    const mreal *JB = w->jac, *JC = w->jac + (size_t)(m->nb + 1) * JB_SIZE;
+    const mreal *p0 = JB + JB_P, *C = JC + (size_t)k * JC_SIZE, *s = C + JC_S;
+    const mreal *Vp = JB + (size_t)b * JB_SIZE + JB_V, *Ab = w->A + 9 * b;
+    mreal *dA = dw->A + 9 * b, *dob = dw->o + 3 * b, *dr = dw->r + 3 * b, *dV = dw->V + 6 * b;
+    mreal rb[3], t[3];
+    v3_sub(rb, w->r + 3 * b, p0);
+    if (which == 1) {
+        /* a unit change of qd_k: positions fixed, dV = s_k (at p0) */
+        for (int c = 0; c < 9; c++) dA[c] = 0;
+        v3_zero(dob);
+        v3_zero(dr);
+        v3_copy(dV + 3, s + 3);
+        v3_copy(dV, s);
+        v3_cross_add(dV, s + 3, rb);
+        return;
+    }
+    /* q_k: the rigid field v(x) = s_lin + s_ang x (x - p0) */
+    for (int c = 0; c < 3; c++) {           /* dA = S(w) A, column by column */
+        const mreal col[3] = { Ab[c], Ab[3 + c], Ab[6 + c] };
+        v3_cross(t, s + 3, col);
+        dA[c] = t[0]; dA[3 + c] = t[1]; dA[6 + c] = t[2];
+    }
+    v3_sub(t, w->o + 3 * b, p0);
+    v3_copy(dob, s);
+    v3_cross_add(dob, s + 3, t);
+    if (w->ref == MBS_REF_ORIGIN) {
+        v3_zero(dr);
+    } else {
+        v3_copy(dr, s);
+        v3_cross_add(dr, s + 3, rb);
+    }
+    /* dV at p0 = s x V - u; at the reference point r: + dw x (r - p0) + w x dr */
+    mreal dVp[6];
+    mcross(dVp, s, Vp);
+    for (int c = 0; c < 6; c++) dVp[c] -= C[JC_UQ + c];
+    v3_copy(dV + 3, dVp + 3);
+    v3_copy(dV, dVp);
+    v3_cross_add(dV, dVp + 3, rb);
+    v3_cross_add(dV, Vp + 3, dr);
 }

@@ -126,6 +126,14 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
                                const mreal *q, const mreal *qd, const mreal *qdd, int skip_euler,
                                mreal *dtau_dq, mreal *dtau_dqd, mreal *M);
 
+/* After mbs_rnea_jacobians: the kinematic tangents (dw->A, o, r, V of body
+ * b, in the layout of mbs_kin_forward_d) for a unit change of q_k (which =
+ * 0; for an Euler parameter, of its tangent part) or of qd_k (which = 1),
+ * for a body b below column k (the caller checks). For the tangents of
+ * force-element loads (mbs_forces_apply_d). */
+void MBS_K(mbs_jac_body_tangent)(const mbs_model *m, const MBS_K(mbs_ws) *w, int k, int which, int b,
+                                 MBS_K(mbs_ws) *dw);
+
 /* Mass matrix by composite inertias (nq x nq, row-major). Needs position
  * kinematics and Mv. */
 void MBS_K(mbs_crba)(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *M);
