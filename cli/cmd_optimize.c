@@ -33,7 +33,8 @@ static void usage(FILE *out)
           "                       [--fix NAME,...] [--free NAME,...] [--continuation]\n"
           "                       [--continuation-start T] [--continuation-step T]\n"
           "                       [--out RESULT.json] [--model-out OPT.json] [--history HIST.csv]\n"
-          "                       [--plot PLOT.svg] [--plot-point BODY.POINT.C] [--quiet]\n"
+          "                       [--plot PLOT.svg] [--plot-point BODY.POINT.C | --plot-coord NAME[.qd]]\n"
+          "                       [--quiet]\n"
           "\n"
           "Minimizes one objective of MODEL (its \"objectives\" section; default the\n"
           "first) or a weighted sum of all of them, over its design parameters within\n"
@@ -68,8 +69,9 @@ static void usage(FILE *out)
           "  --history FILE       one CSV row per iteration: psi, |g|, step, parameters\n"
           "  --plot FILE          SVG: psi against iterations, and the initial and optimized\n"
           "                       response against time (the objective's integrand, or the\n"
-          "                       point coordinate of --plot-point)\n"
+          "                       quantity of --plot-point or --plot-coord)\n"
           "  --plot-point P       BODY.POINT.C with C one of x y z vx vy vz ax ay az\n"
+          "  --plot-coord NAME    a coordinate (NAME) or its velocity (NAME.qd)\n"
           "  --quiet              no progress lines\n"
           "  -h, --help           show this help and exit\n", out);
 }
@@ -231,14 +233,16 @@ static int trace_cb(void *user, double t, double g, double psi)
 
 typedef struct {
     int point, comp;        /* comp 0..8: x y z vx vy vz ax ay az */
+    int coord, vel;         /* coordinate index (point < 0), its velocity */
     series *s;
 } point_trace;
 
 static int point_cb(void *user, const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
                     const double *qdd)
 {
-    (void)q; (void)qd; (void)qdd;
+    (void)qdd;
     point_trace *p = user;
+    if (p->point < 0) return series_add(p->s, t, p->vel ? qd[p->coord] : q[p->coord]);
     double r[3], v[3], a[3];
     mbs_point_kinematics(m, d, p->point, r, v, a);
     const double *src = p->comp < 3 ? r : p->comp < 6 ? v : a;
@@ -247,13 +251,13 @@ static int point_cb(void *user, const mbs_model *m, mbs_data *d, double t, const
 
 /* The response of model m (initial or optimized) into s. */
 static int response(const mbs_model *m, const mbs_opt_result *res, const mbs_opt_options *o, int ppoint, int pcomp,
-                    series *s, mbs_error *err)
+                    int pcoord, int pvel, series *s, mbs_error *err)
 {
-    if (ppoint < 0) return mbs_objective_trace(m, &res->sens, o->objective, o->weights, trace_cb, s, err);
+    if (ppoint < 0 && pcoord < 0) return mbs_objective_trace(m, &res->sens, o->objective, o->weights, trace_cb, s, err);
     mbs_data *d = mbs_data_create(m, err);
     if (!d) return err->code ? err->code : MBS_ERR_NOMEM;
     mbs_sim_options so = res->sens.sim;
-    point_trace pt = { ppoint, pcomp, s };
+    point_trace pt = { ppoint, pcomp, pcoord, pvel, s };
     int rc = mbs_simulate(m, d, &so, NULL, NULL, point_cb, &pt, NULL, err);
     mbs_data_free(d);
     return rc;
@@ -609,7 +613,7 @@ int cmd_optimize(int argc, char **argv)
     const char *obj_s = NULL, *w_s = NULL, *alg_s = NULL, *meth_s = NULL, *form_s = NULL, *ref_s = NULL;
     const char *dt_s = NULL, *tf_s = NULL, *mi_s = NULL, *me_s = NULL, *xtol_s = NULL, *ftol_s = NULL;
     const char *pg_s = NULL, *sc_s = NULL, *fix_s = NULL, *free_s = NULL, *cs_s = NULL, *cst_s = NULL;
-    const char *out_s = NULL, *mout_s = NULL, *hist_s = NULL, *plot_s = NULL, *pp_s = NULL, *pos[1];
+    const char *out_s = NULL, *mout_s = NULL, *hist_s = NULL, *plot_s = NULL, *pp_s = NULL, *pc_s = NULL, *pos[1];
     int cont = 0, quiet = 0, npos = 0;
     const cli_option opts[] = {
         {"--objective", NULL, &obj_s, NULL},   {"--weights", NULL, &w_s, NULL},
@@ -624,7 +628,8 @@ int cmd_optimize(int argc, char **argv)
         {"--continuation-step", NULL, &cst_s, NULL},
         {"--out", NULL, &out_s, NULL},         {"--model-out", NULL, &mout_s, NULL},
         {"--history", NULL, &hist_s, NULL},    {"--plot", NULL, &plot_s, NULL},
-        {"--plot-point", NULL, &pp_s, NULL},   {"--quiet", "-q", NULL, &quiet},
+        {"--plot-point", NULL, &pp_s, NULL},   {"--plot-coord", NULL, &pc_s, NULL},
+        {"--quiet", "-q", NULL, &quiet},
     };
     int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
     if (rc == CLI_PARSE_HELP) return CLI_EXIT_OK;
@@ -632,6 +637,7 @@ int cmd_optimize(int argc, char **argv)
     if (npos != 1) return cli_usage_error(cmd, usage, "missing MODEL argument");
     if (obj_s && w_s) return cli_usage_error(cmd, usage, "--objective and --weights exclude each other");
     if (fix_s && free_s) return cli_usage_error(cmd, usage, "--fix and --free exclude each other");
+    if (pp_s && pc_s) return cli_usage_error(cmd, usage, "--plot-point and --plot-coord exclude each other");
     int alg = MBS_OPT_LBFGS, meth = -1, form = -1, loop = -1, ref = -1, scaling = MBS_OPT_SCALE_VALUE;
     if (alg_s && (alg = mbs_opt_algorithm_from_name(alg_s)) < 0)
         return cli_usage_error(cmd, usage, "--algorithm: expected lbfgs, slsqp or mma, got '%s'", alg_s);
@@ -739,7 +745,7 @@ int cmd_optimize(int argc, char **argv)
         for (int j = 0; j < np; j++) fixed[j] = !fixed[j];
     }
     o.fixed = fixed;
-    int ppoint = -1, pcomp = 0;
+    int ppoint = -1, pcomp = 0, pcoord = -1, pvel = 0;
     char plabel[300] = "integrand of psi";
     if (pp_s) {
         static const char *const comps[9] = { "x", "y", "z", "vx", "vy", "vz", "ax", "ay", "az" };
@@ -762,6 +768,25 @@ int cmd_optimize(int argc, char **argv)
             goto done;
         }
         snprintf(plabel, sizeof plabel, "%s", pp_s);
+    }
+    if (pc_s) {
+        const int nq = mbs_model_nq(m);
+        for (int k = 0; k < nq && pcoord < 0; k++)
+            if (!strcmp(pc_s, mbs_coord_name(m, k))) pcoord = k;
+        size_t len = strlen(pc_s);
+        if (pcoord < 0 && len > 3 && !strcmp(pc_s + len - 3, ".qd")) {
+            for (int k = 0; k < nq && pcoord < 0; k++)
+                if (strlen(mbs_coord_name(m, k)) == len - 3 && !strncmp(pc_s, mbs_coord_name(m, k), len - 3)) {
+                    pcoord = k;
+                    pvel = 1;
+                }
+        }
+        if (pcoord < 0) {
+            cli_error(cmd, "--plot-coord: expected a coordinate name of the model (or NAME.qd), got '%s'", pc_s);
+            rc = CLI_EXIT_USAGE;
+            goto done;
+        }
+        snprintf(plabel, sizeof plabel, "%s", pc_s);
     }
     o.callback = on_iter;
     o.callback_user = &L;
@@ -822,8 +847,8 @@ int cmd_optimize(int argc, char **argv)
     if (mout_s && (rc = model_out(cmd, pos[0], mout_s, m, res.x))) goto done;
     if (plot_s) {
         mbs_model *mopt = mbs_model_with_params(m, res.x, &err);
-        if (!mopt || response(m, &res, &o, ppoint, pcomp, &s0, &err) ||
-            response(mopt, &res, &o, ppoint, pcomp, &s1, &err)) {
+        if (!mopt || response(m, &res, &o, ppoint, pcomp, pcoord, pvel, &s0, &err) ||
+            response(mopt, &res, &o, ppoint, pcomp, pcoord, pvel, &s1, &err)) {
             cli_error(cmd, "--plot: the response simulation failed: %s", err.msg);
             mbs_model_free(mopt);
             rc = CLI_EXIT_FAIL;
