@@ -148,14 +148,16 @@ void MBS_K(mbs_kin_forward)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w
         /* inertia about the CoM in global axes: J = A Jbar A^T (symmetric:
          * the upper triangle is computed and mirrored) */
         {
-            mreal Jb[9], AJ[9];
-            mreal *J = w->J + 9 * i;
+            /* local copies: no stores through w while the products run */
+            mreal Jb[9], AJ[9], A[9], Jl[9];
+            m3_copy(A, Ai);
             m3_sym(Jb, x + m->body[i].x_inertia);
-            m3_mul(AJ, Ai, Jb);
+            m3_mul(AJ, A, Jb);
             for (int r = 0; r < 3; r++)
                 for (int c = r; c < 3; c++)
-                    J[3 * r + c] = J[3 * c + r] =
-                        AJ[3 * r] * Ai[3 * c] + AJ[3 * r + 1] * Ai[3 * c + 1] + AJ[3 * r + 2] * Ai[3 * c + 2];
+                    Jl[3 * r + c] = Jl[3 * c + r] =
+                        AJ[3 * r] * A[3 * c] + AJ[3 * r + 1] * A[3 * c + 1] + AJ[3 * r + 2] * A[3 * c + 2];
+            m3_copy(w->J + 9 * i, Jl);
         }
         if (level < 1) continue;
 
