@@ -559,11 +559,8 @@ int mbs_forward_dynamics_derivatives(const mbs_model *m, mbs_data *d, mbs_fd_alg
     if ((rc = fd_factor(m, d, q))) return rc;
     if (dqdd_dq) fd_rhs_columns(m, q, qd, tau, a, tid, 0, dqdd_dq);
     if (dqdd_dqd) fd_rhs_columns(m, q, qd, tau, a, tid, 1, dqdd_dqd);
-    if (dqdd_dtau) {
-        for (int k = 0; k < nq * nq; k++) dqdd_dtau[k] = 0;
-        for (int k = 0; k < nq; k++) dqdd_dtau[(size_t)k * nq + k] = -1;
-        fd_rhs_columns(m, q, qd, tau, a, tid, 2, dqdd_dtau);
-    }
+    /* dqdd/dtau: the right-hand sides -(-e_k) completed are the columns of
+     * Pi (identity minus the Euler projections), applied in fd_apply_inverse */
     fd_apply_inverse(m, d, q, dqdd_dq, dqdd_dqd, dqdd_dtau);
     if (dqdd_dq && (rc = check_finite(d, dqdd_dq, nq * nq, "dqdd/dq"))) return rc;
     if (dqdd_dqd && (rc = check_finite(d, dqdd_dqd, nq * nq, "dqdd/dqd"))) return rc;
