@@ -73,7 +73,9 @@ int MBS_K(mbs_aba)(const mbs_model *m, MBS_K(mbs_ws) *w, const mreal *q,
         m6_mv(xv, MS, di);
         for (int c = 0; c < 6; c++) xv[c] = QS[c] - xv[c];
         for (int k = 0; k < ni; k++) {
-            m6_mv(U + 6 * k, MS, bi + 6 * k);
+            mreal Uk[6];
+            m6_mv(Uk, MS, bi + 6 * k);
+            s6_copy(U + 6 * k, Uk);
             u[k] = s6_dot(bi + 6 * k, xv) + w->qfrc[jt->qoff + k] + (tau ? tau[jt->qoff + k] : 0);
         }
         for (int r = 0; r < ni; r++)
