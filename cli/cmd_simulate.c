@@ -365,6 +365,8 @@ int cmd_simulate(int argc, char **argv)
     if (e_tangent >= 0) o.tangent = e_tangent ? mbs_tangent_analytic : NULL;
     if (no_project) o.project = 0;
     if (e_loop > 0) o.loop = (mbs_loop_formulation)e_loop;
+    if (o.loop == MBS_LOOP_INDEX1 && o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL)
+        o.solver = MBS_SOLVER_FIXEDPOINT;   /* as the integrator does (for the summary) */
     if (e_proj >= 0) o.projection = (mbs_projection)e_proj;
     if (s_pen) o.penalty = pen;
     if (s_pscale) o.proj_scale = pscale;
@@ -454,7 +456,12 @@ int cmd_simulate(int argc, char **argv)
                 o.loop != MBS_LOOP_NONE ? mbs_loop_formulation_name(o.loop) : mbs_fd_algorithm_name(o.formulation),
                 mbs_ref_point_name(o.ref), o.dt, o.t0, o.tf);
         fprintf(stderr, "  steps            %ld (%ld output rows)\n", st.steps, s.rows);
-        if (trap)
+        if (trap && o.loop != MBS_LOOP_NONE && o.loop != MBS_LOOP_INDEX1)
+            /* closed-loop steppers: exact tangent sweeps, the force part kept across steps by default */
+            fprintf(stderr, "  iterations       mean %.2f, max %d per step (newton, tangent %s)\n",
+                    st.iterations_mean, st.iterations_max,
+                    o.tangent_keep ? "analytic, force part kept" : "analytic");
+        else if (trap)
             fprintf(stderr, "  iterations       mean %.2f, max %d per step (%s%s%s%s)\n", st.iterations_mean,
                     st.iterations_max, mbs_nl_solver_name(o.solver),
                     o.solver == MBS_SOLVER_NEWTON ? ", tangent " : "",

@@ -208,6 +208,15 @@ void mbs_form_primal(const mbs_model *m, mbs_data *d, double t, const double *q,
         mbs_con_kernel(m, m->x, &d->ws, q, qd, qdd, t, phi, Phi, phid, NULL, NULL, phidd);
 }
 
+void mbs_form_primal_acc(const mbs_model *m, mbs_data *d, const double *q, const double *qd, const double *qdd,
+                         double *r)
+{
+    mbs_kin_accelerations(m, &d->ws, qdd);
+    mbs_data_prepare_loads(m, d, q, qd);
+    mbs_body_terms(m, m->x, &d->ws);
+    mbs_rnea(m, &d->ws, r);
+}
+
 void mbs_form_constraints(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
                           const double *qdd, double *phi, double *Phi, double *phid, double *phidd)
 {

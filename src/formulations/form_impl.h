@@ -150,6 +150,10 @@ const mbs_form_step *mbs_form_last_step(const mbs_integrator *it);
  * the constraints at t (outputs may be NULL; phidd at qdd). */
 void mbs_form_primal(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
                      const double *qdd, double *r, double *phi, double *Phi, double *phid, double *phidd);
+/* The same (r only) when the kinematics of (q, qd) are already in d: only
+ * the acceleration pass at qdd is redone. */
+void mbs_form_primal_acc(const mbs_model *m, mbs_data *d, const double *q, const double *qd, const double *qdd,
+                         double *r);
 /* Only the kinematics and the constraints. */
 void mbs_form_constraints(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
                           const double *qdd, double *phi, double *Phi, double *phid, double *phidd);
@@ -201,7 +205,9 @@ int mbs_form_matrixr_accel(mbs_form *f, double t, const double *q, const double 
                            size_t len);
 /* Positions (Newton from z), velocities and accelerations at the
  * independent coordinates (zi, zdi, zddi; zddi may be NULL = 0). Leaves at
- * the final z: f->Phi, f->Bm, f->N (factored), f->b, f->c. */
+ * the final z: f->Phi, f->Bm, f->N (factored), f->b, f->c, and in d the
+ * kinematics of (z, zd) with the accelerations at zdd = 0 (for
+ * mbs_form_primal_acc). */
 int mbs_form_matrixr_kinematics(mbs_form *f, double t, const double *zi, const double *zdi, const double *zddi,
                                 double *z, double *zd, double *zdd, char *msg, size_t len);
 /* For the sensitivities (ddm_matrixr.c), at a state (z, zd, zdd) the

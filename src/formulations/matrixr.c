@@ -105,7 +105,7 @@ int mbs_form_matrixr_kinematics(mbs_form *f, double t, const double *zi, const d
     for (int it = 1; it <= KIN_MAX_ITER; it++) {
         f->nkin = it;
         mbs_kin_forward(m, m->x, &d->ws, z, NULL, NULL, 0);
-        mbs_con_kernel(m, m->x, &d->ws, z, NULL, NULL, t, f->phi, f->Phi, NULL, NULL, NULL, NULL);
+        mbs_con_kernel(m, m->x, &d->ws, z, NULL, NULL, t, f->phi, f->Phi, NULL, f->b, NULL, NULL);
         dof_eval(f, z, NULL, NULL, 1);
         if (factor_N(f) != 0) {
             snprintf(msg, len, "matrixr: the independent coordinates do not determine the configuration at "
@@ -118,30 +118,25 @@ int mbs_form_matrixr_kinematics(mbs_form *f, double t, const double *zi, const d
         step = 0;
         double zn = 0;
         for (int i = 0; i < n; i++) {
-            z[i] += f->dz[i];
             step += f->dz[i] * f->dz[i];
             zn += z[i] * z[i];
         }
         step = sqrt(step);
         if (!isfinite(step)) break;
+        /* the position z just evaluated solves the problem to 1e-13: it stands (with Phi_q, B and
+         * N evaluated there; no extra evaluation after the last correction) */
         if (step <= 1e-13 * (1 + sqrt(zn))) {
             conv = 1;
             break;
         }
+        for (int i = 0; i < n; i++) z[i] += f->dz[i];
     }
     if (!conv) {
         snprintf(msg, len, "matrixr: the position problem did not converge at t = %.9g (last |dz| = %.3g)", t,
                  step);
         return MBS_ERR_NUMERIC;
     }
-    /* at the final z: Phi, B, N; velocities */
-    mbs_kin_forward(m, m->x, &d->ws, z, NULL, NULL, 0);
-    mbs_con_kernel(m, m->x, &d->ws, z, NULL, NULL, t, f->phi, f->Phi, NULL, f->b, NULL, NULL);
-    dof_eval(f, z, NULL, NULL, 1);
-    if (factor_N(f) != 0) {
-        snprintf(msg, len, "matrixr: [Phi_q; B] rank-deficient at t = %.9g", t);
-        return MBS_ERR_NUMERIC;
-    }
+    /* velocities (Phi_q, B, N of the final z) */
     solve_N(f, f->b, zdi, zd);
     /* accelerations: c and Bd zd at zdd = 0 */
     mbs_kin_forward(m, m->x, &d->ws, z, zd, NULL, 2);
@@ -315,7 +310,7 @@ int mbs_form_matrixr_accel(mbs_form *f, double t, const double *q, const double 
     }
     memcpy(f->z, q, sizeof(double) * (size_t)n);
     if ((rc = mbs_form_matrixr_kinematics(f, t, f->zi, f->zdi, NULL, f->z, f->zd, f->zdd, msg, len))) return rc;
-    mbs_form_primal(m, d, t, f->z, f->zd, f->zdd, f->r, NULL, NULL, NULL, NULL);
+    mbs_form_primal_acc(m, d, f->z, f->zd, f->zdd, f->r);
     mbs_crba(m, &d->ws, f->M);
     form_R(f);
     reduce(f, f->M, 0);
@@ -460,7 +455,8 @@ static int mr_step(mbs_integrator *it, double h)
         if ((rc = mbs_form_matrixr_kinematics(f, t1, f->zi, f->zdi, f->zddi, f->z, f->zd, f->zdd, it->msg,
                                               sizeof it->msg)))
             return rc;
-        mbs_form_primal(m, d, t1, f->z, f->zd, f->zdd, f->r, NULL, NULL, NULL, NULL);
+        /* the kinematic problems left the kinematics of (z, zd) in d */
+        mbs_form_primal_acc(m, d, f->z, f->zd, f->zdd, f->r);
         it->st.fevals++;
         /* F = R^T r = B N^-1 r */
         memcpy(f->v2, f->r, bytes);
@@ -481,6 +477,13 @@ static int mr_step(mbs_integrator *it, double h)
             mbs_form_lu_solve(nd, f->J, f->ipivd, f->dDi);
         }
         for (int j = 0; j < nd; j++) f->Di[j] += f->dDi[j];
+        /* dependent coordinates: linear predictor z + R dD^i for the next position problem (its
+         * error is O(|dD^i|^2), so that problem converges at once) */
+        for (int i = 0; i < n; i++) {
+            double s = 0;
+            for (int j = 0; j < nd; j++) s += f->T[(size_t)j * n + i] * f->dDi[j];
+            f->z[i] += s;
+        }
         ndz = mbs_form_norm(f->dDi, nd);
         if (!isfinite(ndz))
             return mbs_integ_fail(it, MBS_ERR_NUMERIC, "matrixr: iteration diverged at t = %.9g", t1);
