@@ -41,7 +41,8 @@
  *            lambda (lambda* after the last update: the multipliers of
  *            r + Phi_q^T lambda = 0), vel_projected / acc_projected (the
  *            branch taken), sigma / kappa (iterative projections: their
- *            final multipliers, else 0).
+ *            accumulated multipliers, else 0; accurate ones follow from
+ *            the corrections: Phi_q^T sigma = -M (zd - zd*)).
  *   penalty: lambda = alpha (Phidd + 2 omega xi Phid + omega^2 Phi);
  *            zd_star = zd, zdd_star = zdd.
  *   matrixr: zi, zdi, zddi (independent coordinates); z, zd, zdd from the

@@ -81,7 +81,10 @@ int sens_cavm(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
  * zd_star, zdd_star at z; the projected zd, zdd (the integrator's state);
  * lambda (ali3p: lambda* after the last update, the multipliers of
  * r + Phi_q^T lambda = 0); sigma, kappa (iterative projections: their
- * final multipliers); vel_projected / acc_projected (the branch taken:
+ * accumulated multipliers; 0 for the penalty projections — an adjoint, like
+ * ddm_ali3p.c, should take the projection multipliers from the corrections,
+ * Phi_q^T sigma = -M (zd - zd*) (minimum norm), not from varsigma alpha
+ * times a residual at round-off); vel_projected / acc_projected (the branch taken:
  * an adjoint must skip exactly the projections the step skipped); matrixr:
  * zi, zdi, zddi (independent coordinates; z, zd, zdd follow from the
  * kinematic problems, mbs_form_matrixr_kinematics, warm-started from the
