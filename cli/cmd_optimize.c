@@ -34,7 +34,7 @@ static void usage(FILE *out)
           "                       [--continuation-start T] [--continuation-step T]\n"
           "                       [--out RESULT.json] [--model-out OPT.json] [--history HIST.csv]\n"
           "                       [--plot PLOT.svg] [--plot-point BODY.POINT.C | --plot-coord NAME[.qd]]\n"
-          "                       [--quiet]\n"
+          "                       [--plot-ref FUNCTION] [--quiet]\n"
           "\n"
           "Minimizes one objective of MODEL (its \"objectives\" section; default the\n"
           "first) or a weighted sum of all of them, over its design parameters within\n"
@@ -72,6 +72,7 @@ static void usage(FILE *out)
           "                       quantity of --plot-point or --plot-coord)\n"
           "  --plot-point P       BODY.POINT.C with C one of x y z vx vy vz ax ay az\n"
           "  --plot-coord NAME    a coordinate (NAME) or its velocity (NAME.qd)\n"
+          "  --plot-ref FUNCTION  also draw this time function of the model (a reference)\n"
           "  --quiet              no progress lines\n"
           "  -h, --help           show this help and exit\n", out);
 }
@@ -367,7 +368,7 @@ static void svg_escape(cli_buf *b, const char *s)
 }
 
 static void plot_svg(cli_buf *b, const mbs_model *m, const run_log *L, const series *s0, const series *s1,
-                     const char *resp_label, const mbs_opt_result *res)
+                     const series *sref, const char *resp_label, const mbs_opt_result *res)
 {
     const double W = 1000, H = 430;
     cli_buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" "
@@ -382,16 +383,18 @@ static void plot_svg(cli_buf *b, const mbs_model *m, const run_log *L, const ser
     double *xi = calloc((size_t)L->n + 1, sizeof *xi), *yi = calloc((size_t)L->n + 1, sizeof *yi);
     int n = 0;
     if (xi && yi) {
+        /* accepted points in order; a stage's start (iteration 0) is the end point of
+         * the previous stage evaluated over the longer horizon: same abscissa */
         int pos = 0;
         for (int k = 0; k < L->n; k++) {
-            if (k > 0 && L->iter[k] == 0) continue;   /* stage starts after the first: same point */
+            if (k > 0 && L->iter[k] == 0) pos--;
             xi[n] = pos++;
             yi[n] = L->psi[k];
             n++;
         }
         double lo, hi;
         range(yi, n, &lo, &hi);
-        p1.xmax = n > 1 ? n - 1 : 1;
+        p1.xmax = n > 1 && xi[n - 1] > 0 ? xi[n - 1] : 1;
         int allpos = lo > 0;
         if (allpos && hi / lo > 50) {
             p1.logy = 1;
@@ -407,18 +410,13 @@ static void plot_svg(cli_buf *b, const mbs_model *m, const run_log *L, const ser
         panel_axes(b, &p1, res->stages > 1 ? "psi against iterations (all stages)" : "psi against iterations",
                    "iteration", p1.logy ? "psi (log scale)" : "psi");
         /* stage boundaries */
-        if (res->stages > 1) {
-            int pos2 = 0;
-            for (int k = 0; k < L->n; k++) {
-                if (k > 0 && L->iter[k] == 0) {
-                    double X = px(&p1, pos2 - 1 > 0 ? pos2 - 1 : 0);
+        if (res->stages > 1)
+            for (int k = 1; k < n; k++)
+                if (L->iter[k] == 0) {
+                    double X = px(&p1, xi[k]);
                     cli_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#aaa\" "
                                    "stroke-dasharray=\"4,3\"/>\n", X, p1.y0, X, p1.y0 + p1.h);
-                    continue;
                 }
-                pos2++;
-            }
-        }
         polyline(b, &p1, xi, yi, n, "#1f4e9c", 1);
     }
     free(xi);
@@ -431,6 +429,12 @@ static void plot_svg(cli_buf *b, const mbs_model *m, const run_log *L, const ser
     range(s0->t, s0->n, &t0a, &t1a);
     range(s1->t, s1->n, &t0b, &t1b);
     double lo = fmin(lo0, lo1), hi = fmax(hi0, hi1);
+    if (sref->n) {
+        double lr, hr;
+        range(sref->y, sref->n, &lr, &hr);
+        lo = fmin(lo, lr);
+        hi = fmax(hi, hr);
+    }
     if (!isfinite(lo) || !isfinite(hi)) { lo = 0; hi = 1; }
     double pad = 0.05 * (hi - lo);
     if (!(pad > 0)) pad = 1e-3 * (fabs(hi) + 1);
@@ -448,6 +452,14 @@ static void plot_svg(cli_buf *b, const mbs_model *m, const run_log *L, const ser
     cli_buf_puts(b, "</text>\n");
     polyline(b, &p2, s0->t, s0->y, s0->n, "#c0392b", 0);
     polyline(b, &p2, s1->t, s1->y, s1->n, "#1e8449", 0);
+    if (sref->n) {
+        cli_buf_printf(b, "<g stroke-dasharray=\"6,4\">\n");
+        polyline(b, &p2, sref->t, sref->y, sref->n, "#555555", 0);
+        cli_buf_printf(b, "</g>\n<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#555555\" "
+                       "stroke-width=\"2\" stroke-dasharray=\"6,4\"/><text x=\"%.1f\" y=\"%.1f\" "
+                       "font-size=\"12\">reference</text>\n",
+                       p2.x0 + 230, H - 20.0, p2.x0 + 260, H - 20.0, p2.x0 + 266, H - 16.0);
+    }
     cli_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c0392b\" stroke-width=\"2\"/>"
                    "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">initial</text>\n",
                    p2.x0 + 10, H - 20.0, p2.x0 + 40, H - 20.0, p2.x0 + 46, H - 16.0);
@@ -613,7 +625,8 @@ int cmd_optimize(int argc, char **argv)
     const char *obj_s = NULL, *w_s = NULL, *alg_s = NULL, *meth_s = NULL, *form_s = NULL, *ref_s = NULL;
     const char *dt_s = NULL, *tf_s = NULL, *mi_s = NULL, *me_s = NULL, *xtol_s = NULL, *ftol_s = NULL;
     const char *pg_s = NULL, *sc_s = NULL, *fix_s = NULL, *free_s = NULL, *cs_s = NULL, *cst_s = NULL;
-    const char *out_s = NULL, *mout_s = NULL, *hist_s = NULL, *plot_s = NULL, *pp_s = NULL, *pc_s = NULL, *pos[1];
+    const char *out_s = NULL, *mout_s = NULL, *hist_s = NULL, *plot_s = NULL, *pp_s = NULL, *pc_s = NULL;
+    const char *pr_s = NULL, *pos[1];
     int cont = 0, quiet = 0, npos = 0;
     const cli_option opts[] = {
         {"--objective", NULL, &obj_s, NULL},   {"--weights", NULL, &w_s, NULL},
@@ -629,6 +642,7 @@ int cmd_optimize(int argc, char **argv)
         {"--out", NULL, &out_s, NULL},         {"--model-out", NULL, &mout_s, NULL},
         {"--history", NULL, &hist_s, NULL},    {"--plot", NULL, &plot_s, NULL},
         {"--plot-point", NULL, &pp_s, NULL},   {"--plot-coord", NULL, &pc_s, NULL},
+        {"--plot-ref", NULL, &pr_s, NULL},
         {"--quiet", "-q", NULL, &quiet},
     };
     int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
@@ -677,7 +691,7 @@ int cmd_optimize(int argc, char **argv)
     memset(&L, 0, sizeof L);
     L.m = m;
     L.quiet = quiet;
-    series s0 = {0}, s1 = {0};
+    series s0 = {0}, s1 = {0}, sref = {0};
     mbs_opt_result res;
     memset(&res, 0, sizeof res);
     int have_res = 0;
@@ -788,6 +802,12 @@ int cmd_optimize(int argc, char **argv)
         }
         snprintf(plabel, sizeof plabel, "%s", pc_s);
     }
+    int pfunc = -1;
+    if (pr_s && (pfunc = mbs_function_find(m, pr_s)) < 0) {
+        cli_error(cmd, "--plot-ref: the model has no function '%s'", pr_s);
+        rc = CLI_EXIT_USAGE;
+        goto done;
+    }
     o.callback = on_iter;
     o.callback_user = &L;
     o.message = on_message;
@@ -855,8 +875,11 @@ int cmd_optimize(int argc, char **argv)
             goto done;
         }
         mbs_model_free(mopt);
+        if (pfunc >= 0)
+            for (int k = 0; k < s1.n; k++)
+                if (series_add(&sref, s1.t[k], mbs_function_eval(m, pfunc, s1.t[k], NULL))) break;
         cli_buf pb = {0};
-        plot_svg(&pb, m, &L, &s0, &s1, plabel, &res);
+        plot_svg(&pb, m, &L, &s0, &s1, &sref, plabel, &res);
         rc = pb.oom ? (cli_error(cmd, "out of memory"), CLI_EXIT_FAIL) : write_atomic(cmd, "--plot", plot_s, pb.s, pb.len);
         cli_buf_free(&pb);
         if (rc) goto done;
@@ -866,6 +889,7 @@ done:
     if (have_res) mbs_opt_result_free(&res);
     series_free(&s0);
     series_free(&s1);
+    series_free(&sref);
     cli_buf_free(&L.hist);
     free(L.psi);
     free(L.iter);
