@@ -54,12 +54,24 @@ IH = [0.05892, 0.06, 0.00708, 0.0, 0.00756, 0.0]
 # ---- tires (thesis Table 7.24, K x 10, hysteresis ours) ----
 K, chi, kc, ac, mu = 6.0e4, 1.0, 0.15, 0.15, 1.0
 
-# static loads and deflections (upright, at rest): moments about the rear contact
+# static equilibrium (upright, at rest): the tire loads from the moments about the rear contact,
+# with the frame pitched about the rear hub by theta (rotation about +y, positive = nose down);
+# the rear hub drops by the rear deflection dr, the front hub by the front deflection df
 W = (mB + mH + mr + mf) * g
-Ff = (mB * xB + mH * xH + mf * w) * g / w
-Fr = W - Ff
-dr, df = Fr / K, Ff / K
-theta = (df - dr) / w            # pitch about +y (positive = nose down): the front drops df < dr
+theta = 0.0
+for it in range(20):
+    c_, s_ = math.cos(theta), math.sin(theta)
+    def rot(x, z):   # position relative to the rear hub after the pitch
+        return x * c_ + (z - Rr) * s_, -x * s_ + (z - Rr) * c_
+    xb, _ = rot(xB, zB)
+    xh, _ = rot(xH, zH)
+    xf, zf = rot(w, Rf)
+    Ff = (mB * xb + mH * xh + mf * xf) * g / xf
+    Fr = W - Ff
+    dr, df = Fr / K, Ff / K
+    # front hub height above the ground: (Rr - dr) + zf = Rf - df
+    theta = math.asin(((Rf - df) - (Rr - dr)) / math.hypot(w, Rf - Rr)) - math.atan2(Rf - Rr, w)
+    theta = -theta   # nose up when the front hub is relatively higher
 
 # steer axis: through the ground point (w + c, 0, 0), direction up and back
 s_ax = [-math.sin(lam), 0.0, math.cos(lam)]
