@@ -24,7 +24,9 @@
  * 1e-12, h = 1e-4, agreement 1e-4 (relative to the largest entry of the
  * objective's row).
  *
- * Other models, with objectives (and parameters) added here: the spatial
+ * Other models, with objectives (and parameters) added here: the five-bar
+ * with its crank driven by a sine law (the law's amplitude and frequency as
+ * parameters), the spatial
  * slider-crank with spring (thesis §7.2: m_CD, k, c, L0), the redundant
  * four-bar (Matrix R least squares, ALI3-P), the quarter car (an
  * Euler-parameter joint in the tree, two loops), Matrix R with point
@@ -47,7 +49,9 @@ static const double THESIS[3][5] = {
 /* psi at 1 ms (trapezoidal rule; digest thesis_ch7_8.md §2.6, independent code) */
 static const double PSI[3] = { 0.726877, 7.342275, 304.921151 };
 
-static mbs_model *load_file(const char *name, const char *extra)
+/* models/NAME.json with ",EXTRA" inserted before the final brace and "PARAMS," at the start of
+ * its parameters (either may be NULL) */
+static mbs_model *load_file_params(const char *name, const char *extra, const char *params)
 {
     char rel[256];
     snprintf(rel, sizeof rel, "models/%s.json", name);
@@ -57,7 +61,8 @@ static mbs_model *load_file(const char *name, const char *extra)
     fseek(fp, 0, SEEK_END);
     long len = ftell(fp);
     fseek(fp, 0, SEEK_SET);
-    char *s = calloc((size_t)len + strlen(extra ? extra : "") + 8, 1);
+    const size_t plen = params ? strlen(params) + 1 : 0;
+    char *s = calloc((size_t)len + strlen(extra ? extra : "") + plen + 8, 1);
     size_t got = fread(s, 1, (size_t)len, fp);
     fclose(fp);
     s[got] = 0;
@@ -65,12 +70,28 @@ static mbs_model *load_file(const char *name, const char *extra)
         char *e = strrchr(s, '}');
         sprintf(e, ",%s}", extra);
     }
+    if (params) {
+        char *b = strstr(s, "\"parameters\"");
+        b = b ? strchr(b, '[') : NULL;
+        CHECK(b != NULL, "%s has no parameters", name);
+        if (b) {
+            b++;
+            memmove(b + plen, b, strlen(b) + 1);
+            memcpy(b, params, plen - 1);
+            b[plen - 1] = ',';
+        }
+    }
     mbs_error err;
     memset(&err, 0, sizeof err);
     mbs_model *m = mbs_model_load_string(s, name, &err);
     CHECK(m != NULL, "%s: %s", name, err.msg);
     free(s);
     return m;
+}
+
+static mbs_model *load_file(const char *name, const char *extra)
+{
+    return load_file_params(name, extra, NULL);
 }
 
 static int sens(const mbs_model *m, mbs_loop_formulation f, mbs_sens_method meth, mbs_ref_point ref, double tf,
@@ -216,6 +237,22 @@ static void against_fd(void)
         o.dofs = dofs;
         o.ndofs = 2;
         ddm_vs_fd("five-bar (point coordinates as DOF)", m, MBS_LOOP_MATRIXR, 0.5, &o, 1e-6);
+        mbs_model_free(m);
+    }
+
+    /* the five-bar with its crank driven by a sine law (rheonomic driver row: its time derivatives
+     * and their parameter derivatives); the law's amplitude and frequency as parameters */
+    m = load_file_params("fivebar",
+                         "\"functions\": [{\"name\": \"drive\", \"type\": \"sine\", \"amplitude\": 0.4,"
+                         " \"frequency\": 0.5, \"phase\": 1.5707963267948966, \"offset\": -2.756194490192345}],"
+                         "\"constraints\": [{\"name\": \"crank\", \"type\": \"coordinate\", \"joint\": \"jA\","
+                         " \"function\": \"drive\"}]",
+                         "{\"name\": \"amp\", \"value\": 0.4, \"sets\": [\"drive.amplitude\","
+                         " {\"target\": \"drive.offset\", \"scale\": -1, \"offset\": -2.356194490192345}]},"
+                         "{\"name\": \"freq\", \"value\": 0.5, \"sets\": [\"drive.frequency\"]}");
+    if (m) {
+        ddm_vs_fd("driven five-bar", m, MBS_LOOP_MATRIXR, 0.5, NULL, 1e-6);
+        ddm_vs_fd("driven five-bar", m, MBS_LOOP_ALI3P, 0.5, NULL, 1e-4);
         mbs_model_free(m);
     }
 
