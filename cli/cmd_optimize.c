@@ -311,7 +311,8 @@ static void panel_axes(cli_buf *b, const panel *p, const char *title, const char
     }
     /* y ticks */
     if (p->logy) {
-        for (double e = ceil(p->ymin); e <= p->ymax + 1e-9; e += 1) {
+        const double every = ceil((p->ymax - p->ymin) / 8);   /* at most ~8 labelled decades */
+        for (double e = ceil(p->ymin / every) * every; e <= p->ymax + 1e-9; e += every) {
             double Y = p->y0 + p->h - (e - p->ymin) / (p->ymax - p->ymin) * p->h;
             cli_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", p->x0, Y,
                            p->x0 + p->w, Y);
