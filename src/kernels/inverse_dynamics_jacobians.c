@@ -280,9 +280,13 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
     }
 
     /* ---- backward: composite sums, column vectors, Jacobian entries ---- */
-    if (dtau_dq) for (int k = 0; k < nq * nq; k++) dtau_dq[k] = 0;
-    if (dtau_dqd) for (int k = 0; k < nq * nq; k++) dtau_dqd[k] = 0;
-    if (M) for (int k = 0; k < nq * nq; k++) M[k] = 0;
+    /* zero the entries between independent branches; a single chain from
+     * the ground has none (every pair of columns is ancestor-related) */
+    if (m->nbranch != 1 || skip_euler) {
+        if (dtau_dq) for (int k = 0; k < nq * nq; k++) dtau_dq[k] = 0;
+        if (dtau_dqd) for (int k = 0; k < nq * nq; k++) dtau_dqd[k] = 0;
+        if (M) for (int k = 0; k < nq * nq; k++) M[k] = 0;
+    }
     for (int i = nb; i >= 1; i--) {
         const mbs_joint_info *jt = &m->joint[i];
         const int h = jt->parent, ni = jt->nq, q0 = jt->qoff;
