@@ -209,43 +209,6 @@ void mbs_integ_id(const mbs_model *m, mbs_data *d, const double *q, const double
 /* Semi-recursive forward dynamics as in src/forward_dynamics.c, with a
  * column-major Cholesky (the matrix is symmetric, so row- and column-major
  * are the same) through the _work interface, which does not allocate. */
-static int fd_semi(mbs_integrator *it, const double *q, const double *qd, double *qdd)
-{
-    const mbs_model *m = it->m;
-    mbs_data *d = it->d;
-    const int nq = m->nq;
-    double *M = it->Msemi, *rhs = it->Msemi + (size_t)nq * nq;
-    mbs_ws *w = &d->ws;
-    mbs_kin_forward(m, m->x, w, q, qd, NULL, 2);
-    mbs_data_prepare_loads(m, d, q, qd);
-    mbs_body_terms(m, m->x, w);
-    mbs_rnea(m, w, rhs);                 /* M*0 - Q */
-    for (int k = 0; k < nq; k++) rhs[k] = -rhs[k];
-    mbs_crba(m, w, M);
-    for (int i = 1; i <= m->nb; i++) {
-        const mbs_joint_info *jt = &m->joint[i];
-        if (jt->euler < 0) continue;
-        const int e = jt->qoff + jt->euler;
-        const double *p = q + e;
-        double pr = 0, pdpd = 0;
-        for (int k = 0; k < 4; k++) { pr += p[k] * rhs[e + k]; pdpd += qd[e + k] * qd[e + k]; }
-        for (int r = 0; r < 4; r++) {
-            rhs[e + r] -= p[r] * (pr + pdpd);
-            for (int c = 0; c < 4; c++) M[(e + r) * nq + e + c] += p[r] * p[c];
-        }
-    }
-    if (nq == 0) return MBS_OK;
-    lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nq, M, nq);
-    if (info != 0)
-        return mbs_integ_fail(it, MBS_ERR_NUMERIC,
-                              "forward dynamics (semi-recursive): mass matrix not positive definite "
-                              "at coordinate %d (%s)", (int)info - 1,
-                              info > 0 ? m->coord_name[info - 1] : "?");
-    LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', nq, 1, M, nq, rhs, nq);
-    memcpy(qdd, rhs, sizeof(double) * (size_t)nq);
-    return MBS_OK;
-}
-
 int mbs_integ_fd(mbs_integrator *it, double t, const double *q, const double *qd, double *qdd)
 {
     const mbs_model *m = it->m;
@@ -259,17 +222,9 @@ int mbs_integ_fd(mbs_integrator *it, double t, const double *q, const double *qd
     int rc = MBS_OK;
     if (it->form) {
         rc = mbs_form_fd(it, t, q, qd, qdd);   /* closed loops: src/formulations/ */
-    } else if (it->o.formulation == MBS_FD_SEMI_RECURSIVE) {
-        rc = fd_semi(it, q, qd, qdd);
-    } else {
-        mbs_kin_forward(m, m->x, &d->ws, q, qd, NULL, 1);
-        mbs_data_prepare_loads(m, d, q, qd);
-        mbs_body_terms(m, m->x, &d->ws);
-        int bad = mbs_aba(m, &d->ws, q, qd, NULL, qdd);
-        if (bad < 0)
-            rc = mbs_integ_fail(it, MBS_ERR_NUMERIC,
-                                "forward dynamics (fully recursive): articulated inertia of joint '%s' is "
-                                "not positive definite (massless subtree?)", m->joint[-bad].name);
+    } else if ((rc = mbs_fd_unchecked(m, d, it->o.formulation, q, qd, NULL, qdd)) != MBS_OK) {
+        /* both open-tree algorithms (src/forward_dynamics.c), no state checks */
+        rc = mbs_integ_fail(it, rc, "%s", mbs_data_error(d));
     }
     if (rc) return rc;
     for (int k = 0; k < m->nq; k++)
@@ -371,8 +326,7 @@ mbs_integrator *mbs_integrator_create(const mbs_model *m, mbs_data *d,
                                                                    : method_of(o.integrator);
     size_t n = (size_t)(m->nq > 0 ? m->nq : 1);
     it->q = calloc(3 * n, sizeof(double));
-    it->Msemi = calloc(n * n + n, sizeof(double));
-    if (!it->q || !it->Msemi) {
+    if (!it->q) {
         mbs_integrator_free(it);
         mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
         return NULL;
@@ -402,7 +356,6 @@ void mbs_integrator_free(mbs_integrator *it)
     if (!it) return;
     if (it->impl && it->meth && it->meth->free) it->meth->free(it);
     free(it->q);
-    free(it->Msemi);
     mbs_form_free(it->form);
     free(it);
 }

@@ -37,7 +37,6 @@ struct mbs_integrator {
     int nq;
     double t;
     double *q, *qd, *qdd;   /* current state; qdd: accelerations at (q, qd) */
-    double *Msemi;          /* nq*nq + nq: mass matrix and rhs of the semi-recursive FD */
     struct mbs_form *form;  /* closed-loop formulation (src/formulations/), or NULL */
     mbs_sim_stats st;
     char msg[MBS_ERROR_MSG_LEN];

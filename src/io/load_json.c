@@ -1377,9 +1377,8 @@ static mbs_model *load_document(json_t *root, const char *file, mbs_warning_fn w
                                 mbs_error *err)
 {
     static const char *const allowed[] = { "name", "description", "gravity", "bodies", "joints", "parameters",
-                                           "functions", "forces",
-                                           "simulation", "outputs", "lenient_inertia", "constraints",
-                                           "assembly", "objectives", NULL };
+                                           "functions", "forces", "simulation", "outputs",
+                                           "objectives", "lenient_inertia", "constraints", "assembly", NULL };
     static const char *const reserved[] = { NULL };
     lctx c = { file, err, NULL };
     if (!json_is_object(root)) {
