@@ -303,10 +303,19 @@ int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_resu
         goto finish;
     }
     if ((closed || o->sim.loop != MBS_LOOP_NONE) && o->method != MBS_SENS_FD) {
-        rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
-                           "sensitivity: %s has closed loops; method %s is not available for them "
-                           "(closed-loop sensitivities: --method ddm with --formulation ali3p|matrixr, or --method fd)",
-                           m->name, mbs_sens_method_name(o->method));
+        if (o->method == MBS_SENS_DDM && o->sim.loop == MBS_LOOP_NONE)
+            rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
+                               "sensitivity: %s has closed loops: choose a closed-loop formulation "
+                               "(--formulation ali3p|matrixr with --method ddm; or --method fd)", m->name);
+        else if (o->method == MBS_SENS_DDM)
+            rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
+                               "sensitivity: method ddm is implemented for the closed-loop formulations ali3p "
+                               "and matrixr, not %s (or use --method fd)", mbs_loop_formulation_name(o->sim.loop));
+        else
+            rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
+                               "sensitivity: %s has closed loops; method %s is not available for them "
+                               "(closed-loop sensitivities: --method ddm with --formulation ali3p|matrixr, or "
+                               "--method fd)", m->name, mbs_sens_method_name(o->method));
         goto finish;
     }
     switch (o->method) {

@@ -6,7 +6,8 @@
 # naming the choices (exit 1, no file); ali3p, matrixr, penalty and index1
 # run the five-bar, add the columns phi_norm, phid_norm, phidd_norm and agree
 # on the final state; the summary reports the violations; an unknown
-# formulation is a usage error (exit 2).
+# formulation is a usage error (exit 2). `mbsens sensitivity` (ddm) runs
+# with ali3p and matrixr and refuses a closed-loop model without them.
 #
 # Environment (set by CTest): MBS_CLI (the mbsens executable), MBS_SOURCE_DIR.
 # Ends with "formulations: N passed, M failed"; non-zero exit on failure.
@@ -79,5 +80,30 @@ for f in ["ali3p", "matrixr", "penalty", "index1"]:
         assert max(abs(a - b) for a, b in zip(q, ref)) < 1e-7, (f, q, ref)
 PY
 then ok "columns, violations and final states"; else ko "columns, violations and final states"; fi
+
+# sensitivities of the closed-loop formulations (docs/cli.md: mbsens sensitivity): ddm with ali3p
+# and matrixr prints the objectives x parameters table; without a closed-loop formulation, or
+# with one that has no ddm, a clear error
+for f in ali3p matrixr; do
+    if "$CLI" sensitivity "$FIVEBAR" --formulation $f --tf 0.05 --json >"$TMP/s_$f.json" 2>"$TMP/s_$f.err" &&
+        python3 - "$TMP/s_$f.json" $f <<'PY'
+import json, math, sys
+r = json.load(open(sys.argv[1]))
+assert r["formulation"] == sys.argv[2] and r["method"] == "ddm", r
+assert r["objectives"] == ["psi1", "psi2", "psi3"], r["objectives"]
+assert r["parameters"] == ["L_s1", "L_s2", "m_A1", "rG", "L_A1"], r["parameters"]
+g = r["gradient"]
+assert len(g) == 3 and all(len(row) == 5 for row in g), g
+assert all(math.isfinite(x) for row in g for x in row) and all(math.isfinite(x) for x in r["psi"])
+# the crank length L_A1 moves the assembly: a clearly non-zero entry (test_sensitivity_loops.c checks values)
+assert abs(g[2][4]) > 1, g
+PY
+    then ok "sensitivity ddm $f"; else ko "sensitivity ddm $f: $(cat "$TMP/s_$f.err")"; fi
+done
+"$CLI" sensitivity "$FIVEBAR" --tf 0.05 >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc -ne 0 ] && grep -q "closed loops: choose a closed-loop formulation" "$TMP/err" &&
+    grep -q -- "--formulation ali3p|matrixr" "$TMP/err"; then ok "sensitivity without a loop formulation refused"
+else ko "sensitivity without a loop formulation: rc $rc: $(cat "$TMP/err")"; fi
 
 finish
