@@ -11,7 +11,7 @@
  *     5.5 m/s and grows at 3 m/s (the bicycle falls).
  *  3. The gradient of the tracking objective with respect to the 32 spline
  *     knots: direct differentiation = discrete adjoint.
- *  4. Optimal control on the first 3 s (10 ms steps): L-BFGS from constant
+ *  4. Optimal control on the first 3 s (10 ms steps): SLSQP from constant
  *     torques reduces the tracking objective more than 10 times.
  * The full 10 s optimal control with horizon continuation is in
  * scripts/optimize_examples.sh (docs/optimization.md).
@@ -177,7 +177,8 @@ static void test_ocp(const mbs_model *m)
     o.sens.sim.dt = 0.01;
     o.objective = mbs_objective_find(m, "track");
     o.scaling = MBS_OPT_SCALE_NONE;
-    o.max_iter = 30;
+    o.algorithm = MBS_OPT_SLSQP;   /* reaches 10x in fewer evaluations than L-BFGS here (12 vs 20 iterations) */
+    o.max_iter = 20;
     mbs_opt_result res;
     mbs_error err;
     int rc = mbs_optimize(m, &o, &res, &err);
