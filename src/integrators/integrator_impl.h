@@ -70,6 +70,13 @@ double mbs_integ_euler_drift(const mbs_model *m, const double *q);
  * S' = beta h^2 dr'/dD (nq x nq, row-major). For tests and sensitivity code. */
 int mbs_trap_eval(mbs_integrator *it, double h, const double *D, double *r, double *S);
 
+/* The Newton tangent S' = M' + gamma h C' + beta h^2 K' of the trapezoidal
+ * step (column-major) at (z, zd, zdd), completed along every Euler-parameter
+ * block; r0 is the raw residual there (trapezoidal.c). */
+void mbs_trap_assemble_tangent(const mbs_model *m, const double *z, const double *zd, const double *zdd,
+                               const double *r0, const double *M, const double *K, const double *C,
+                               double h, double *S);
+
 extern const mbs_integ_method mbs_integ_trapezoidal;
 extern const mbs_integ_method mbs_integ_rk4;
 extern const mbs_integ_method mbs_integ_cvodes;

@@ -148,22 +148,25 @@ static double residual_norm(mbs_integrator *it, trap_ws *w)
     return norm2(w->r, it->nq);
 }
 
-/* S' (column-major) from M, K, C (row-major) at the iterate; see the top. */
-static void assemble_tangent(const mbs_model *m, trap_ws *w, double h)
+/* S' (column-major) from M, K, C (row-major) at (z, zd, zdd) with raw
+ * residual r0; see the top. Shared with the trajectory sensitivities. */
+void mbs_trap_assemble_tangent(const mbs_model *m, const double *z, const double *zd, const double *zdd,
+                               const double *r0, const double *M, const double *K, const double *C,
+                               double h, double *S)
 {
     const int nq = m->nq;
     const double ch = GAMMA * h, kh = BETA * h * h;
     for (int r = 0; r < nq; r++)
         for (int c = 0; c < nq; c++)
-            w->S[(size_t)c * nq + r] = w->M[(size_t)r * nq + c] + ch * w->C[(size_t)r * nq + c] +
-                                       kh * w->K[(size_t)r * nq + c];
+            S[(size_t)c * nq + r] = M[(size_t)r * nq + c] + ch * C[(size_t)r * nq + c] +
+                                    kh * K[(size_t)r * nq + c];
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         if (jt->euler < 0) continue;
         const int e = jt->qoff + jt->euler;
-        const double *p = w->z + e, *pd = w->zd + e, *pdd = w->zdd + e, *rE = w->r0 + e;
+        const double *p = z + e, *pd = zd + e, *pdd = zdd + e, *rE = r0 + e;
         for (int c = 0; c < nq; c++) {
-            double *col = w->S + (size_t)c * nq + e;
+            double *col = S + (size_t)c * nq + e;
             double s = p[0] * col[0] + p[1] * col[1] + p[2] * col[2] + p[3] * col[3];
             for (int k = 0; k < 4; k++) col[k] -= p[k] * s;
         }
@@ -171,9 +174,14 @@ static void assemble_tangent(const mbs_model *m, trap_ws *w, double h)
         for (int k = 0; k < 4; k++) { pr += p[k] * rE[k]; cE += p[k] * pdd[k] + pd[k] * pd[k]; }
         for (int a = 0; a < 4; a++)
             for (int b = 0; b < 4; b++)
-                w->S[(size_t)(e + b) * nq + e + a] += p[a] * p[b] + 2 * ch * p[a] * pd[b] +
-                                                     kh * ((a == b ? cE - pr : 0) + p[a] * (pdd[b] - rE[b]));
+                S[(size_t)(e + b) * nq + e + a] += p[a] * p[b] + 2 * ch * p[a] * pd[b] +
+                                                  kh * ((a == b ? cE - pr : 0) + p[a] * (pdd[b] - rE[b]));
     }
+}
+
+static void assemble_tangent(const mbs_model *m, trap_ws *w, double h)
+{
+    mbs_trap_assemble_tangent(m, w->z, w->zd, w->zdd, w->r0, w->M, w->K, w->C, h, w->S);
 }
 
 /* Evaluate, complete and factorize the tangent at the current iterate (the

@@ -69,17 +69,10 @@ static void objective_gradients(cav *c, double t, const double *q, const double 
     const int nq = r->nq;
     double *g = c->dg;
     sens_objectives(r, q, qd, c->a, t, terminal, g);
-    double *zero = c->e + nq;
-    memset(c->e, 0, sizeof(double) * 2 * (size_t)nq);
-    double *out[3] = { c->gq, c->gqd, c->ga };
-    for (int blk = 0; blk < 3; blk++)
-        for (int j = 0; j < nq; j++) {
-            c->e[j] = 1;
-            sens_objectives_d(r, q, qd, c->a, blk == 0 ? c->e : zero, blk == 1 ? c->e : zero,
-                              blk == 2 ? c->e : zero, NULL, t, terminal, g);
-            out[blk][j] = g[c->k];
-            c->e[j] = 0;
-        }
+    memset(c->gq, 0, sizeof(double) * (size_t)nq);
+    memset(c->gqd, 0, sizeof(double) * (size_t)nq);
+    memset(c->ga, 0, sizeof(double) * (size_t)nq);
+    sens_objective_state_gradient(r, c->k, q, qd, c->a, t, terminal, 1, c->gq, c->gqd, c->ga, c->e, g);
     for (int j = 0; j < r->np; j++) {
         if (skip && skip[j]) { c->grho[j] = 0; continue; }
         mbs_deriv_param_dx(r->m, j, c->dx);

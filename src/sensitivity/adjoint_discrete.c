@@ -52,25 +52,6 @@ static void completed_jacobians(const mbs_model *m, const double *z, const doubl
     }
 }
 
-/* objective k's gradient w.r.t. (z, zd, zdd) at the state left by
- * sens_objectives (integral or terminal part), scaled by w and added to a */
-static void objective_gradient(sens_run *r, int k, const double *z, const double *zd,
-                               const double *zdd, double t, int terminal, double w, double *a,
-                               double *e, double *dgall)
-{
-    const int nq = r->nq;
-    memset(e, 0, sizeof(double) * 2 * (size_t)nq);
-    double *zero = e + nq;
-    for (int blk = 0; blk < 3; blk++)
-        for (int c = 0; c < nq; c++) {
-            e[c] = 1;
-            sens_objectives_d(r, z, zd, zdd, blk == 0 ? e : zero, blk == 1 ? e : zero, blk == 2 ? e : zero,
-                              NULL, t, terminal, dgall);
-            a[blk * nq + c] += w * dgall[k];
-            e[c] = 0;
-        }
-}
-
 int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
 {
     const mbs_model *m = r->m;
@@ -146,14 +127,14 @@ int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             double *XN = X + 3 * n * (size_t)N;
             const double hN = T[N] - T[N - 1];
             sens_objectives(r, XN, XN + n, XN + 2 * n, T[N], 0, g);
-            objective_gradient(r, k, XN, XN + n, XN + 2 * n, T[N], 0, 0.5 * hN, a, e, dgall);
+            sens_objective_state_gradient(r, k, XN, XN + n, XN + 2 * n, T[N], 0, 0.5 * hN, a, a + n, a + 2 * n, e, dgall);
             for (int j = 0; j < np; j++) {
                 mbs_deriv_param_dx(m, j, dx);
                 sens_objectives_d(r, XN, XN + n, XN + 2 * n, NULL, NULL, NULL, dx, T[N], 0, dgall);
                 grad[j] += 0.5 * hN * dgall[k];
             }
             sens_objectives(r, XN, XN + n, XN + 2 * n, T[N], 1, g);
-            objective_gradient(r, k, XN, XN + n, XN + 2 * n, T[N], 1, 1.0, a, e, dgall);
+            sens_objective_state_gradient(r, k, XN, XN + n, XN + 2 * n, T[N], 1, 1.0, a, a + n, a + 2 * n, e, dgall);
             for (int j = 0; j < np; j++) {
                 mbs_deriv_param_dx(m, j, dx);
                 sens_objectives_d(r, XN, XN + n, XN + 2 * n, NULL, NULL, NULL, dx, T[N], 1, dgall);
@@ -171,7 +152,7 @@ int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
                 goto done;
             }
             mbs_deriv_id_primal(m, r->d, z, zd, zdd, r0);
-            sens_trap_tangent(m, z, zd, zdd, r0, M, K, C, h, S);
+            mbs_trap_assemble_tangent(m, z, zd, zdd, r0, M, K, C, h, S);
             completed_jacobians(m, z, zd, zdd, r0, K, C, M, col, e);
             for (int c = 0; c < nq; c++) nu[c] = a[c] + c1 * a[n + c] + d1 * a[2 * n + c];
             if (nq > 0) {
@@ -216,7 +197,7 @@ int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             const double *X0 = X + 3 * n * (size_t)s;
             const double w = 0.5 * h + (s > 0 ? 0.5 * (T[s] - T[s - 1]) : 0);
             sens_objectives(r, X0, X0 + n, X0 + 2 * n, T[s], 0, g);
-            objective_gradient(r, k, X0, X0 + n, X0 + 2 * n, T[s], 0, w, a, e, dgall);
+            sens_objective_state_gradient(r, k, X0, X0 + n, X0 + 2 * n, T[s], 0, w, a, a + n, a + 2 * n, e, dgall);
             for (int j = 0; j < np; j++) {
                 if (eonly[j]) continue;     /* objectives do not depend on it */
                 mbs_deriv_param_dx(m, j, dx);

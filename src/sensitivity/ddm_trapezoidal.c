@@ -102,7 +102,7 @@ int sens_ddm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             mbs_error_set(err, rc, "sensitivity at t = %.9g: %s", t, mbs_data_error(r->d));
             goto done;
         }
-        sens_trap_tangent(m, q, qd, qdd, r0, M, K, C, h, S);
+        mbs_trap_assemble_tangent(m, q, qd, qdd, r0, M, K, C, h, S);
         lapack_int info = nq > 0 ? LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nq, nq, S, nq, ipiv) : 0;
         if (info != 0) {
             rc = mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: step tangent singular", t);

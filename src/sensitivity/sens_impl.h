@@ -10,6 +10,7 @@
 #include "../data_impl.h"
 #include "../derivatives_impl.h"
 #include "../builder.h"
+#include "../integrators/integrator_impl.h"
 
 /* Work shared by a run: sizes, the result arrays, scratch. */
 typedef struct sens_run {
@@ -36,13 +37,16 @@ void sens_objectives_d(sens_run *r, const double *q, const double *qd, const dou
 /* Mass matrix at q without state checks (into M, nq x nq row-major). */
 int sens_mass_matrix(sens_run *r, const double *q, double *M);
 
-/* The trapezoidal (Newmark beta 1/4, gamma 1/2) step's completed residual
- * and its tangent matrix S' = M' + gamma h C' + beta h^2 K', as in
- * src/integrators/trapezoidal.c; S column-major nq x nq. r0 is the raw
- * residual ID at (z, zd, zdd). */
-void sens_trap_tangent(const mbs_model *m, const double *z, const double *zd, const double *zdd,
-                       const double *r0, const double *M, const double *K, const double *C,
-                       double h, double *S);
+/* Adds w times the gradient of objective k's part (integral or terminal)
+ * with respect to q, qd, qdd to gq, gqd, gqdd, by unit tangents at the
+ * primal left by sens_objectives at the same state. Scratch: e (2 nq),
+ * dg (nobj). */
+void sens_objective_state_gradient(sens_run *r, int k, const double *q, const double *qd,
+                                   const double *qdd, double t, int terminal, double w, double *gq,
+                                   double *gqd, double *gqdd, double *e, double *dg);
+
+/* The trapezoidal step's tangent S' is mbs_trap_assemble_tangent
+ * (src/integrators/trapezoidal.c, the integrator's own). */
 /* Tangent of the completed residual: dr (raw tangent, in place) becomes dr'. */
 void sens_trap_complete_d(const mbs_model *m, const double *z, const double *zd, const double *zdd,
                           const double *r0, const double *dz, const double *dzd, const double *dzdd,

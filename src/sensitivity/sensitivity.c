@@ -90,38 +90,28 @@ int sens_mass_matrix(sens_run *r, const double *q, double *M)
     return MBS_OK;
 }
 
+void sens_objective_state_gradient(sens_run *r, int k, const double *q, const double *qd,
+                                   const double *qdd, double t, int terminal, double w, double *gq,
+                                   double *gqd, double *gqdd, double *e, double *dg)
+{
+    const int nq = r->nq;
+    double *zero = e + nq, *out[3] = { gq, gqd, gqdd };
+    memset(e, 0, sizeof(double) * 2 * (size_t)nq);
+    for (int blk = 0; blk < 3; blk++)
+        for (int c = 0; c < nq; c++) {
+            e[c] = 1;
+            sens_objectives_d(r, q, qd, qdd, blk == 0 ? e : zero, blk == 1 ? e : zero, blk == 2 ? e : zero,
+                              NULL, t, terminal, dg);
+            out[blk][c] += w * dg[k];
+            e[c] = 0;
+        }
+}
+
 /* ---------------------------------------------------------------- the trapezoidal step */
 
 #define BETA 0.25
 #define GAMMA 0.5
 
-void sens_trap_tangent(const mbs_model *m, const double *z, const double *zd, const double *zdd,
-                       const double *r0, const double *M, const double *K, const double *C,
-                       double h, double *S)
-{
-    const int nq = m->nq;
-    const double ch = GAMMA * h, kh = BETA * h * h;
-    for (int r = 0; r < nq; r++)
-        for (int c = 0; c < nq; c++)
-            S[(size_t)c * nq + r] = M[(size_t)r * nq + c] + ch * C[(size_t)r * nq + c] + kh * K[(size_t)r * nq + c];
-    for (int i = 1; i <= m->nb; i++) {
-        const mbs_joint_info *jt = &m->joint[i];
-        if (jt->euler < 0) continue;
-        const int e = jt->qoff + jt->euler;
-        const double *p = z + e, *pd = zd + e, *pdd = zdd + e, *rE = r0 + e;
-        for (int c = 0; c < nq; c++) {
-            double *col = S + (size_t)c * nq + e;
-            double s = p[0] * col[0] + p[1] * col[1] + p[2] * col[2] + p[3] * col[3];
-            for (int k = 0; k < 4; k++) col[k] -= p[k] * s;
-        }
-        double pr = 0, cE = 0;
-        for (int k = 0; k < 4; k++) { pr += p[k] * rE[k]; cE += p[k] * pdd[k] + pd[k] * pd[k]; }
-        for (int a = 0; a < 4; a++)
-            for (int b = 0; b < 4; b++)
-                S[(size_t)(e + b) * nq + e + a] += p[a] * p[b] + 2 * ch * p[a] * pd[b] +
-                                                  kh * ((a == b ? cE - pr : 0) + p[a] * (pdd[b] - rE[b]));
-    }
-}
 
 void sens_trap_complete_d(const mbs_model *m, const double *z, const double *zd, const double *zdd,
                           const double *r0, const double *dz, const double *dzd, const double *dzdd,
