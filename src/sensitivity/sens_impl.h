@@ -108,6 +108,10 @@ int sens_ddm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
 int sens_loops_kinematic_init(sens_run *r, double t, const double *z, const double *zd, const double *zdd,
                               double *Z, double *Zd, mbs_error *err);
 int sens_ddm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
+/* Continuous adjoint of the closed-loop formulations (matrixr, ali3p): the
+ * constrained equations in independent coordinates, backward RK4 on the
+ * stored forward run (adjoint_continuous_loops.c). */
+int sens_cavm_loops(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
 
 /* Complex-step reference on the RK4 scheme (complex_step.c). */
 int mbs_sens_complex_step_rk4(const mbs_model *m, const mbs_sim_options *so, double *psi,

@@ -292,6 +292,10 @@ int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_resu
         rc = sens_ddm_matrixr(&r, &res->stats, err);
         goto finish;
     }
+    if (o->method == MBS_SENS_CAVM && (o->sim.loop == MBS_LOOP_ALI3P || o->sim.loop == MBS_LOOP_MATRIXR)) {
+        rc = sens_cavm_loops(&r, &res->stats, err);
+        goto finish;
+    }
     if ((closed || o->sim.loop != MBS_LOOP_NONE) && o->method != MBS_SENS_FD) {
         if (o->method == MBS_SENS_DDM && o->sim.loop == MBS_LOOP_NONE)
             rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,

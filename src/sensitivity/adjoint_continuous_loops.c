@@ -1,0 +1,523 @@
+/*
+ * adjoint_continuous_loops.c - continuous adjoint (CAVM) of the closed-loop
+ * formulations Matrix R and ALI3-P (docs/sensitivity.md "Continuous
+ * adjoint of the closed-loop formulations").
+ *
+ * Both formulations discretize the same constrained equations of motion;
+ * the continuous adjoint differentiates those equations, not a
+ * discretization, so one adjoint serves both: the ODE in the independent
+ * coordinates y = [z^i; zd^i] of Matrix R,
+ *     y' = f(y, rho) = [zd^i; a(z^i, zd^i, rho)],
+ *     a: R^T r(z, zd, zdd) = 0 with (z, zd, zdd) the kinematic problems at
+ *        (z^i, zd^i, a) (src/formulations/matrixr.c),
+ * and psi = int g(z, zd, zdd, rho, t) dt + G(...)|tF. Composed with the
+ * kinematic maps and with a, g is a function g~(y, rho, t) of the state:
+ *     lambda' = -f_y^T lambda - g~_y^T,      lambda(tF) = G~_y^T
+ *     dpsi/drho = G~_rho + lambda(t0)^T y0' + int (g~_rho + lambda2^T a_rho) dt
+ * with lambda = [lambda1; lambda2], f_y = [0 I; A1 A2], A = da/dy, and y0'
+ * from the assembly and velocity problem at t0 (the model's fixed
+ * coordinates held). ALI3-P's index-3 augmented-Lagrangian DAE has, at
+ * convergence of its multiplier iteration, the solution of the same
+ * constrained equations, so its continuous gradient is the same: the
+ * forward run is the chosen formulation's (1 ms steps in the thesis
+ * tests; psi by its trapezoidal quadrature, as the DDM), the adjoint runs
+ * in independent coordinates on that trajectory.
+ *
+ * Per evaluation instant (t, y): the kinematic problems at (z^i, zd^i)
+ * (Newton warm-started from the stored z), zdd^i from the reduced mass
+ * matrix Mb = R^T M R, then one tangent of the chain z^i -> (z, zd, zdd)
+ * -> F = R^T r (mbs_form_matrixr_chain) per direction: the 2 nd unit
+ * directions of y and the np parameter directions. Each gives dF; the
+ * acceleration's response is da = -Mb^-1 dF and, since zdd is affine in
+ * zdd^i with coefficient R, the total tangents (dz, dzd, dzdd + R da) give
+ * the columns of A, a_rho and, through the objectives' tangents,
+ * g~_y and g~_rho of every objective at once.
+ *
+ * Backward integration: the adjoint ODE is linear with coefficients known
+ * wherever the forward state is. Classical RK4 backwards on the forward
+ * grid, with the state at the step midpoints from quintic Hermite
+ * interpolation of (z^i, zd^i, zdd^i) at the two nodes: fourth order in
+ * the adjoint, so a 1 ms forward step suffices (no finer forward step, no
+ * CVODES re-run of the forward problem). All objectives are integrated
+ * together; per step two new evaluations (midpoint and the next node).
+ *
+ * Everything is allocated once per run; the steps do not allocate.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sens_impl.h"
+#include "../formulations/form_impl.h"
+#include "../constraints/constraint.h"
+
+/* derivatives at one instant */
+typedef struct {
+    double *Fy;     /* nd x nc (col-major, column c = direction c): da/dy (c < 2 nd), da/drho */
+    double *gy;     /* nobj x nc (row-major): total g~ derivatives along the same directions */
+} cl_eval;
+
+typedef struct {
+    sens_run *r;
+    mbs_form *f;
+    mbs_data *df;   /* the form's data (the objectives use r->d) */
+    int n, nd, np, no, ncol;
+    /* trajectory: nodes 0..nn-1 */
+    int nn, cap;
+    double *tt, *Y, *Zs;   /* cap; cap x 3 nd (zi, zdi, zddi); cap x 2 n (z, zd) */
+    /* evaluation */
+    double *z, *zd, *zdd0, *zdd, *F0, *Mb, *dF, *da, *e, *tz, *tzd, *tzdd, *dx, *g, *dg;
+    lapack_int *piv;
+    /* interpolation */
+    double *yi, *ydi, *zw, *rk;
+    /* adjoint */
+    double *L, *Lt, *K1, *K2, *K3, *K4, *y0p;
+    cl_eval E[3];
+    char msg[MBS_ERROR_MSG_LEN];
+} cl_ws;
+
+/* DOF values (z^i, zd^i, zdd^i) of the state (q, qd, qdd) */
+static void dof_values(cl_ws *w, const double *q, const double *qd, const double *qdd, double *out)
+{
+    const mbs_model *m = w->r->m;
+    const mbs_form *f = w->f;
+    const int nd = w->nd;
+    int kin = 0;
+    for (int k = 0; k < nd; k++) {
+        const mbs_dof *g = &f->dof[k];
+        if (g->point < 0) {
+            out[k] = q[g->coord];
+            out[nd + k] = qd[g->coord];
+            out[2 * nd + k] = qdd[g->coord];
+        } else {
+            double v[3];
+            const mbs_point_info *p = &m->point[g->point];
+            if (!kin) {
+                mbs_kin_forward(m, m->x, &w->df->ws, q, qd, qdd, 2);
+                kin = 1;
+            }
+            mbs_con_point_component(m, m->x, &w->df->ws, p->body, p->x, g->component, v, NULL);
+            out[k] = v[0];
+            out[nd + k] = v[1];
+            out[2 * nd + k] = v[2];
+        }
+    }
+}
+
+/* Mb (nd x nd col-major) = R^T M R from f->M (n x n) and R = f->T */
+static void reduced_mass(cl_ws *w)
+{
+    const int n = w->n, nd = w->nd;
+    const double *M = w->f->M, *T = w->f->T;
+    for (int j = 0; j < nd; j++) {
+        const double *rj = T + (size_t)j * n;
+        for (int i = 0; i < n; i++) {
+            double s = 0;
+            for (int k = 0; k < n; k++) s += M[(size_t)i * n + k] * rj[k];
+            w->e[i] = s;
+        }
+        for (int i = 0; i < nd; i++) {
+            const double *ri = T + (size_t)i * n;
+            double s = 0;
+            for (int k = 0; k < n; k++) s += ri[k] * w->e[k];
+            w->Mb[(size_t)j * nd + i] = s;
+        }
+    }
+}
+
+/* The derivatives at (t, y = [zi; zdi]) into E; z (n) holds a warm start for
+ * the position problem. terminal: of the terminal parts G (else the
+ * integrands g). Returns non-zero with w->msg on failure. */
+/* The state at (t, y = [zi; zdi]): the kinematic problems (z in w->z as the
+ * warm start), the accelerations zdd^i (w->F0) and zdd (w->zdd) of the
+ * constrained equations; Mb LU-factored. */
+static int accelerations(cl_ws *w, double t, const double *zi, const double *zdi)
+{
+    const mbs_model *m = w->r->m;
+    mbs_form *f = w->f;
+    const int n = w->n, nd = w->nd;
+    mbs_data_set_time(w->df, t);
+    int rc = mbs_form_matrixr_kinematics(f, t, zi, zdi, NULL, w->z, w->zd, w->zdd0, w->msg, sizeof w->msg);
+    if (rc) return rc;
+    if (mbs_form_matrixr_prepare(f, t, w->z, w->zd, w->zdd0)) {
+        snprintf(w->msg, sizeof w->msg, "cavm at t = %.9g: [Phi_q; B] singular", t);
+        return MBS_ERR_NUMERIC;
+    }
+    /* zdd^i = -Mb^-1 R^T r(z, zd, zdd_0); zdd = zdd_0 + R zdd^i */
+    mbs_crba(m, &w->df->ws, f->M);
+    reduced_mass(w);
+    if (nd > 0 && mbs_form_lu(nd, w->Mb, w->piv) != 0) {
+        snprintf(w->msg, sizeof w->msg, "cavm at t = %.9g: reduced mass matrix R^T M R singular", t);
+        return MBS_ERR_NUMERIC;
+    }
+    for (int k = 0; k < nd; k++) w->F0[k] = -f->tB[k];
+    if (nd > 0) mbs_form_lu_solve(nd, w->Mb, w->piv, w->F0);
+    for (int i = 0; i < n; i++) {
+        double s = w->zdd0[i];
+        for (int k = 0; k < nd; k++) s += f->T[(size_t)k * n + i] * w->F0[k];
+        w->zdd[i] = s;
+    }
+    return MBS_OK;
+}
+
+static int evaluate(cl_ws *w, double t, const double *zi, const double *zdi, int terminal, cl_eval *E)
+{
+    sens_run *r = w->r;
+    const mbs_model *m = r->m;
+    mbs_form *f = w->f;
+    const int n = w->n, nd = w->nd, no = w->no;
+    int rc = accelerations(w, t, zi, zdi);
+    if (rc) return rc;
+    if (mbs_form_matrixr_prepare(f, t, w->z, w->zd, w->zdd)) {
+        snprintf(w->msg, sizeof w->msg, "cavm at t = %.9g: [Phi_q; B] singular", t);
+        return MBS_ERR_NUMERIC;
+    }
+    /* the objectives at the state (primal in r->d) */
+    sens_objectives(r, w->z, w->zd, w->zdd, t, terminal, w->g);
+    for (int i = 0; i < no; i++)
+        if (!isfinite(w->g[i])) {
+            snprintf(w->msg, sizeof w->msg, "cavm at t = %.9g: objective %s not finite", t, m->obj[i].name);
+            return MBS_ERR_NUMERIC;
+        }
+    for (int c = 0; c < w->ncol; c++) {
+        const double *dzi = NULL, *dzdi = NULL, *dx = NULL;
+        memset(w->e, 0, sizeof(double) * (size_t)(nd > 0 ? nd : 1));
+        if (c < nd) {
+            w->e[c] = 1;
+            dzi = w->e;
+        } else if (c < 2 * nd) {
+            w->e[c - nd] = 1;
+            dzdi = w->e;
+        } else {
+            mbs_deriv_param_dx(m, c - 2 * nd, w->dx);
+            dx = w->dx;
+        }
+        mbs_form_matrixr_chain(f, t, w->z, w->zd, w->zdd, dzi, dzdi, NULL, dx, w->tz, w->tzd, w->tzdd, w->dF);
+        double *da = E->Fy + (size_t)c * nd;
+        for (int k = 0; k < nd; k++) da[k] = -w->dF[k];
+        if (nd > 0) mbs_form_lu_solve(nd, w->Mb, w->piv, da);
+        for (int i = 0; i < n; i++) {
+            double s = 0;
+            for (int k = 0; k < nd; k++) s += f->T[(size_t)k * n + i] * da[k];
+            w->tzdd[i] += s;
+        }
+        sens_objectives_d(r, w->z, w->zd, w->zdd, w->tz, w->tzd, w->tzdd, dx, t, terminal, w->dg);
+        for (int k = 0; k < no; k++) E->gy[(size_t)k * w->ncol + c] = w->dg[k];
+    }
+    return MBS_OK;
+}
+
+/* dL/ds (s = tF - t, backwards) at the instant E for the state L:
+ * per objective [l1 (nd); l2 (nd); I (np)]:
+ *   l1' = A1^T l2 + g~_zi,  l2' = l1 + A2^T l2 + g~_zdi,  I' = g~_rho + a_rho^T l2 */
+static void adjoint_rhs(const cl_ws *w, const cl_eval *E, const double *L, double *out)
+{
+    const int nd = w->nd, nc = w->ncol, blk = 2 * nd + w->np;
+    for (int k = 0; k < w->no; k++) {
+        const double *l1 = L + (size_t)k * blk, *l2 = l1 + nd;
+        double *o = out + (size_t)k * blk;
+        const double *gy = E->gy + (size_t)k * nc;
+        for (int c = 0; c < nc; c++) {
+            const double *col = E->Fy + (size_t)c * nd;
+            double s = gy[c];
+            for (int i = 0; i < nd; i++) s += col[i] * l2[i];
+            if (c >= nd && c < 2 * nd) s += l1[c - nd];
+            o[c] = s;
+        }
+    }
+}
+
+/* quintic Hermite interpolation on node interval [a, a+1] at theta: y (zi), yd (zdi) */
+static void interpolate(const cl_ws *w, int a, double theta, double *y, double *yd)
+{
+    const int nd = w->nd;
+    const double h = w->tt[a + 1] - w->tt[a], s = theta;
+    const double s2 = s * s, s3 = s2 * s, s4 = s3 * s, s5 = s4 * s;
+    const double H0 = 1 - 10 * s3 + 15 * s4 - 6 * s5, H1 = s - 6 * s3 + 8 * s4 - 3 * s5;
+    const double H2 = 0.5 * (s2 - 3 * s3 + 3 * s4 - s5), H3 = 0.5 * (s3 - 2 * s4 + s5);
+    const double H4 = -4 * s3 + 7 * s4 - 3 * s5, H5 = 10 * s3 - 15 * s4 + 6 * s5;
+    const double D0 = -30 * s2 + 60 * s3 - 30 * s4, D1 = 1 - 18 * s2 + 32 * s3 - 15 * s4;
+    const double D2 = 0.5 * (2 * s - 9 * s2 + 12 * s3 - 5 * s4), D3 = 0.5 * (3 * s2 - 8 * s3 + 5 * s4);
+    const double D4 = -12 * s2 + 28 * s3 - 15 * s4, D5 = -D0;
+    const double *p = w->Y + (size_t)a * 3 * nd, *q = p + 3 * nd;
+    for (int k = 0; k < nd; k++) {
+        const double p0 = p[k], v0 = p[nd + k], a0 = p[2 * nd + k], p1 = q[k], v1 = q[nd + k], a1 = q[2 * nd + k];
+        y[k] = H0 * p0 + h * H1 * v0 + h * h * H2 * a0 + h * h * H3 * a1 + h * H4 * v1 + H5 * p1;
+        yd[k] = (D0 * p0 + D5 * p1) / h + D1 * v0 + D4 * v1 + h * (D2 * a0 + D3 * a1);
+    }
+}
+
+/* record the integrator's state as node w->nn */
+static int store_node(cl_ws *w, double t, const double *q, const double *qd, const double *qdd)
+{
+    if (w->nn >= w->cap) return -1;
+    const int n = w->n, nd = w->nd, k = w->nn++;
+    w->tt[k] = t;
+    dof_values(w, q, qd, qdd, w->Y + (size_t)k * 3 * nd);
+    memcpy(w->Zs + (size_t)k * 2 * n, q, sizeof(double) * (size_t)n);
+    memcpy(w->Zs + (size_t)k * 2 * n + n, qd, sizeof(double) * (size_t)n);
+    return 0;
+}
+
+/* y0' = [z^i0'; zd^i0'] (2 nd x np, column per parameter) at the initial state */
+static int initial_sensitivities(cl_ws *w, double t, const double *q, const double *qd, const double *qdd,
+                                 mbs_error *err)
+{
+    sens_run *r = w->r;
+    const mbs_model *m = r->m;
+    const int n = w->n, nd = w->nd, np = w->np;
+    double *Z = calloc((size_t)n * (size_t)np + 1, sizeof(double)), *Zd = calloc((size_t)n * (size_t)np + 1, 8);
+    int rc = MBS_OK;
+    if (!Z || !Zd) {
+        rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if ((rc = sens_loops_kinematic_init(r, t, q, qd, qdd, Z, Zd, err))) goto done;
+    mbs_data_set_time(w->df, t);
+    if (mbs_form_matrixr_prepare(w->f, t, q, qd, qdd)) {
+        rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm at t = %.9g: [Phi_q; B] singular", t);
+        goto done;
+    }
+    for (int j = 0; j < np; j++) {
+        const double *z0 = Z + (size_t)j * n, *zd0 = Zd + (size_t)j * n;
+        double *col = w->y0p + (size_t)j * 2 * nd;
+        mbs_deriv_param_dx(m, j, w->dx);
+        mbs_form_tangent(m, w->df, t, q, qd, qdd, z0, zd0, NULL, w->dx, NULL, NULL, NULL, NULL, NULL);
+        for (int k = 0; k < nd; k++) {
+            const mbs_dof *g = &w->f->dof[k];
+            if (g->point < 0) {
+                col[k] = z0[g->coord];
+                col[nd + k] = zd0[g->coord];
+            } else {
+                double dv[3];
+                const mbs_point_info *pt = &m->point[g->point];
+                mbs_con_point_component_d(m, m->x, &w->df->ws, w->dx, &w->df->dws, pt->body, pt->x, g->component,
+                                          dv, NULL);
+                col[k] = dv[0];
+                col[nd + k] = dv[1];
+            }
+        }
+    }
+done:
+    free(Z);
+    free(Zd);
+    return rc;
+}
+
+static void ws_free(cl_ws *w)
+{
+    mbs_form_free(w->f);
+    mbs_data_free(w->df);
+    double *arr[] = { w->tt, w->Y, w->Zs, w->z, w->zd, w->zdd0, w->zdd, w->F0, w->Mb, w->dF, w->da, w->e, w->tz,
+                      w->tzd, w->tzdd, w->dx, w->g, w->dg, w->yi, w->ydi, w->zw, w->rk, w->L, w->Lt, w->K1, w->K2,
+                      w->K3, w->K4, w->y0p };
+    for (size_t k = 0; k < sizeof arr / sizeof arr[0]; k++) free(arr[k]);
+    for (int k = 0; k < 3; k++) {
+        free(w->E[k].Fy);
+        free(w->E[k].gy);
+    }
+    free(w->piv);
+}
+
+int sens_cavm_loops(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
+{
+    const mbs_model *m = r->m;
+    const int n = r->nq, np = r->np, no = r->nobj;
+    mbs_sim_options so = r->o->sim;
+    so.integrator = MBS_INTEGRATOR_TRAPEZOIDAL;
+    int rc = MBS_OK;
+    cl_ws w;
+    memset(&w, 0, sizeof w);
+    w.r = r;
+    w.n = n;
+    w.np = np;
+    w.no = no;
+    mbs_data *di = mbs_data_create(m, err);
+    mbs_integrator *it = di ? mbs_integrator_create(m, di, &so, err) : NULL;
+    if (!it) {
+        rc = err && err->code ? err->code : MBS_ERR_NOMEM;
+        goto done;
+    }
+    /* the Matrix R machinery on its own data, with the integrator's (matrixr) or a fresh (ali3p)
+     * choice of independent coordinates */
+    {
+        mbs_sim_options fo = so;
+        fo.loop = MBS_LOOP_MATRIXR;
+        w.df = mbs_data_create(m, err);
+        if (!w.df) { rc = err && err->code ? err->code : MBS_ERR_NOMEM; goto done; }
+        mbs_data_set_ref(w.df, so.ref);
+        w.f = mbs_form_create(m, w.df, &fo, err);
+        if (!w.f) { rc = err && err->code ? err->code : MBS_ERR_NOMEM; goto done; }
+    }
+    const double *q = mbs_integrator_q(it), *qd = mbs_integrator_qd(it), *qdd = mbs_integrator_qdd(it);
+    double t = so.t0;
+    if (so.loop == MBS_LOOP_MATRIXR && it->form && it->form->nd >= 0) {
+        w.f->nd = it->form->nd;
+        memcpy(w.f->dof, it->form->dof, sizeof(mbs_dof) * (size_t)(w.f->nd > 0 ? w.f->nd : 0));
+    } else {
+        mbs_data_set_time(w.df, t);
+        if ((rc = mbs_form_matrixr_setup(w.f, q, w.msg, sizeof w.msg))) {
+            rc = mbs_error_set(err, rc, "cavm: %s", w.msg);
+            goto done;
+        }
+    }
+    const int nd = w.nd = w.f->nd;
+    w.ncol = 2 * nd + np;
+    const size_t N = (size_t)n + 1, ND = (size_t)nd + 1, NC = (size_t)w.ncol + 1, blk = (size_t)(2 * nd + np);
+    const size_t LS = (size_t)no * blk + 1;
+    w.cap = (int)ceil((so.tf - so.t0) / so.dt) + 3;
+    w.tt = calloc((size_t)w.cap, 8);
+    w.Y = calloc((size_t)w.cap * 3 * ND, 8);
+    w.Zs = calloc((size_t)w.cap * 2 * N, 8);
+    w.z = calloc(N, 8); w.zd = calloc(N, 8); w.zdd0 = calloc(N, 8); w.zdd = calloc(N, 8);
+    w.F0 = calloc(ND, 8); w.Mb = calloc(ND * ND, 8); w.dF = calloc(ND, 8); w.da = calloc(ND, 8);
+    w.e = calloc(N + ND, 8); w.tz = calloc(N, 8); w.tzd = calloc(N, 8); w.tzdd = calloc(N, 8);
+    w.dx = calloc((size_t)m->nx + 1, 8); w.g = calloc((size_t)no + 1, 8); w.dg = calloc((size_t)no + 1, 8);
+    w.yi = calloc(ND, 8); w.ydi = calloc(ND, 8); w.zw = calloc(N, 8); w.rk = calloc(6 * ND, 8);
+    w.L = calloc(LS, 8); w.Lt = calloc(LS, 8); w.K1 = calloc(LS, 8); w.K2 = calloc(LS, 8); w.K3 = calloc(LS, 8);
+    w.K4 = calloc(LS, 8); w.y0p = calloc(2 * ND * ((size_t)np + 1), 8);
+    w.piv = calloc(ND, sizeof *w.piv);
+    int ok = w.tt && w.Y && w.Zs && w.z && w.zd && w.zdd0 && w.zdd && w.F0 && w.Mb && w.dF && w.da && w.e && w.tz &&
+             w.tzd && w.tzdd && w.dx && w.g && w.dg && w.yi && w.ydi && w.zw && w.rk && w.L && w.Lt && w.K1 && w.K2 &&
+             w.K3 && w.K4 && w.y0p && w.piv;
+    for (int k = 0; k < 3 && ok; k++) {
+        w.E[k].Fy = calloc(ND * NC, 8);
+        w.E[k].gy = calloc(((size_t)no + 1) * NC, 8);
+        ok = w.E[k].Fy && w.E[k].gy;
+    }
+    if (!ok) {
+        rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+
+    /* ---- forward: the formulation's steps, psi by the trapezoidal rule, the trajectory ---- */
+    if ((rc = initial_sensitivities(&w, t, q, qd, qdd, err))) goto done;
+    for (int k = 0; k < no; k++) r->psi[k] = 0;
+    sens_objectives(r, q, qd, qdd, t, 0, w.g);
+    store_node(&w, t, q, qd, qdd);
+    while (t < so.tf - 1e-12 * fmax(1, fabs(so.tf))) {
+        const double h = fmin(so.dt, so.tf - t);
+        for (int k = 0; k < no; k++) r->psi[k] += 0.5 * h * w.g[k];
+        if ((rc = mbs_integrator_step(it, h, err))) goto done;
+        t = mbs_integrator_time(it);
+        q = mbs_integrator_q(it);
+        qd = mbs_integrator_qd(it);
+        qdd = mbs_integrator_qdd(it);
+        sens_objectives(r, q, qd, qdd, t, 0, w.g);
+        for (int k = 0; k < no; k++) r->psi[k] += 0.5 * h * w.g[k];
+        if (store_node(&w, t, q, qd, qdd)) {
+            rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: more steps than expected at t = %.9g", t);
+            goto done;
+        }
+    }
+    sens_objectives(r, q, qd, qdd, t, 1, w.g);
+    for (int k = 0; k < no; k++) r->psi[k] += w.g[k];
+    if (stats) mbs_integrator_stats(it, stats);
+
+    /* ---- the adjoint's trajectory: RK4 on y' = [zd^i; a(y)] on the same grid (the trapezoidal
+     * trajectory's O(h^2) error would be the gradient's; docs/sensitivity.md) ---- */
+    {
+        const size_t S = 3 * (size_t)nd, nb = sizeof(double) * (size_t)n;
+        double *k2v = w.rk, *k2a = k2v + nd, *k3v = k2a + nd, *k3a = k3v + nd, *k4v = k3a + nd, *k4a = k4v + nd;
+        memcpy(w.z, w.Zs, nb);
+        if ((rc = accelerations(&w, w.tt[0], w.Y, w.Y + nd))) goto fail;
+        memcpy(w.Y + 2 * nd, w.F0, sizeof(double) * (size_t)nd);
+        for (int a = 0; a + 1 < w.nn; a++) {
+            const double ta = w.tt[a], h = w.tt[a + 1] - ta;
+            double *Ya = w.Y + (size_t)a * S, *Yb = Ya + S, *za = w.Zs + (size_t)a * 2 * n, *zb = za + 2 * n;
+            for (int k = 0; k < nd; k++) {
+                w.yi[k] = Ya[k] + 0.5 * h * Ya[nd + k];
+                w.ydi[k] = Ya[nd + k] + 0.5 * h * Ya[2 * nd + k];
+            }
+            for (int i = 0; i < n; i++) w.z[i] = za[i] + 0.5 * h * za[n + i];
+            if ((rc = accelerations(&w, ta + 0.5 * h, w.yi, w.ydi))) goto fail;
+            memcpy(k2v, w.ydi, sizeof(double) * (size_t)nd);
+            memcpy(k2a, w.F0, sizeof(double) * (size_t)nd);
+            for (int k = 0; k < nd; k++) {
+                w.yi[k] = Ya[k] + 0.5 * h * k2v[k];
+                w.ydi[k] = Ya[nd + k] + 0.5 * h * k2a[k];
+            }
+            if ((rc = accelerations(&w, ta + 0.5 * h, w.yi, w.ydi))) goto fail;
+            memcpy(k3v, w.ydi, sizeof(double) * (size_t)nd);
+            memcpy(k3a, w.F0, sizeof(double) * (size_t)nd);
+            for (int k = 0; k < nd; k++) {
+                w.yi[k] = Ya[k] + h * k3v[k];
+                w.ydi[k] = Ya[nd + k] + h * k3a[k];
+            }
+            memcpy(w.z, zb, nb);
+            if ((rc = accelerations(&w, ta + h, w.yi, w.ydi))) goto fail;
+            memcpy(k4v, w.ydi, sizeof(double) * (size_t)nd);
+            memcpy(k4a, w.F0, sizeof(double) * (size_t)nd);
+            for (int k = 0; k < nd; k++) {
+                Yb[k] = Ya[k] + h / 6 * (Ya[nd + k] + 2 * k2v[k] + 2 * k3v[k] + k4v[k]);
+                Yb[nd + k] = Ya[nd + k] + h / 6 * (Ya[2 * nd + k] + 2 * k2a[k] + 2 * k3a[k] + k4a[k]);
+            }
+            memcpy(w.z, zb, nb);
+            if ((rc = accelerations(&w, ta + h, Yb, Yb + nd))) goto fail;
+            memcpy(Yb + 2 * nd, w.F0, sizeof(double) * (size_t)nd);
+            memcpy(zb, w.z, nb);
+            memcpy(zb + n, w.zd, nb);
+        }
+    }
+
+    /* ---- backward ---- */
+    const int last = w.nn - 1;
+    const double *yl = w.Y + (size_t)last * 3 * nd;
+    memcpy(w.z, w.Zs + (size_t)last * 2 * n, sizeof(double) * (size_t)n);
+    if ((rc = evaluate(&w, w.tt[last], yl, yl + nd, 1, &w.E[0]))) goto fail;
+    /* lambda(tF) = G~_y, I = G~_rho */
+    for (int k = 0; k < no; k++)
+        for (size_t c = 0; c < blk; c++) w.L[(size_t)k * blk + c] = w.E[0].gy[(size_t)k * w.ncol + c];
+    memcpy(w.z, w.Zs + (size_t)last * 2 * n, sizeof(double) * (size_t)n);
+    if ((rc = evaluate(&w, w.tt[last], yl, yl + nd, 0, &w.E[0]))) goto fail;
+    cl_eval *E1 = &w.E[0], *Em = &w.E[1], *E0 = &w.E[2];
+    for (int a = last - 1; a >= 0; a--) {
+        const double t0 = w.tt[a], t1 = w.tt[a + 1], h = t1 - t0;
+        const double *z1 = w.Zs + (size_t)(a + 1) * 2 * n, *za = w.Zs + (size_t)a * 2 * n;
+        /* midpoint: interpolated y, warm start z1 - h/2 zd1 */
+        interpolate(&w, a, 0.5, w.yi, w.ydi);
+        for (int i = 0; i < n; i++) w.z[i] = z1[i] - 0.5 * h * z1[n + i];
+        if ((rc = evaluate(&w, t0 + 0.5 * h, w.yi, w.ydi, 0, Em))) goto fail;
+        const double *ya = w.Y + (size_t)a * 3 * nd;
+        memcpy(w.z, za, sizeof(double) * (size_t)n);
+        if ((rc = evaluate(&w, t0, ya, ya + nd, 0, E0))) goto fail;
+        const size_t ls = (size_t)no * blk;
+        adjoint_rhs(&w, E1, w.L, w.K1);
+        for (size_t i = 0; i < ls; i++) w.Lt[i] = w.L[i] + 0.5 * h * w.K1[i];
+        adjoint_rhs(&w, Em, w.Lt, w.K2);
+        for (size_t i = 0; i < ls; i++) w.Lt[i] = w.L[i] + 0.5 * h * w.K2[i];
+        adjoint_rhs(&w, Em, w.Lt, w.K3);
+        for (size_t i = 0; i < ls; i++) w.Lt[i] = w.L[i] + h * w.K3[i];
+        adjoint_rhs(&w, E0, w.Lt, w.K4);
+        for (size_t i = 0; i < ls; i++) {
+            w.L[i] += h / 6 * (w.K1[i] + 2 * w.K2[i] + 2 * w.K3[i] + w.K4[i]);
+            if (!isfinite(w.L[i])) {
+                rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: adjoint not finite at t = %.9g", t0);
+                goto done;
+            }
+        }
+        cl_eval *tmp = E1;
+        E1 = E0;
+        E0 = tmp;
+    }
+    /* gradient: I + lambda(t0)^T y0' */
+    for (int k = 0; k < no; k++) {
+        const double *Lk = w.L + (size_t)k * blk;
+        for (int j = 0; j < np; j++) {
+            double s = Lk[2 * nd + j];
+            const double *col = w.y0p + (size_t)j * 2 * nd;
+            for (int c = 0; c < 2 * nd; c++) s += Lk[c] * col[c];
+            r->grad[(size_t)k * np + j] = s;
+        }
+    }
+    if (r->o->history) r->o->history(r->o->history_user, so.t0, no, np, r->psi, r->grad);
+    goto done;
+fail:
+    rc = mbs_error_set(err, rc ? rc : MBS_ERR_NUMERIC, "cavm (backward): %s", w.msg);
+done:
+    ws_free(&w);
+    mbs_integrator_free(it);
+    mbs_data_free(di);
+    return rc;
+}
