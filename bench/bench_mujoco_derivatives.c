@@ -23,7 +23,7 @@
  *   - MuJoCo's step also runs the constraint/contact machinery, disabled here
  *     by the MJCF flags (no contacts, limits or actuators), and passive forces
  *     are disabled too.
- * The MJCF writer, the state maps and the checks are those of
+ * The MJCF (mjbridge) and the checks are those of
  * bench_mujoco_fd.c, compiled into this program (its main renamed), so the
  * two benchmarks always describe the same MuJoCo models.
  *
@@ -103,7 +103,7 @@ int main(int argc, char **argv)
         const dcase *k = &cases[c];
         if (bench_cfg.quick && !k->human && k->n > 16) continue;
         mbs_model *m = k->human ? bench_load_model(human_path) : bench_chain(k->n, k->joint, 0);
-        fill_massless(m);   /* MuJoCo needs mass on moving bodies; both sides see the same model */
+        mjb_fill_massless(m, EPS_MASS, EPS_INERTIA);   /* MuJoCo needs mass on moving bodies; both sides see the same model */
         char label[64];
         snprintf(label, sizeof label, "%s", k->label);
         for (char *s = label; *s; s++) if (*s == ' ') *s = '_';
@@ -126,7 +126,7 @@ int main(int argc, char **argv)
         bench_rng r;
         bench_rng_seed(&r, 1);
         bench_random_state(m, &r, 1.0, 1.0, x.q, x.qd, NULL);
-        set_mj_state(&P, x.md, x.q, x.qd);
+        mjb_set_state(&P.map, x.md, x.q, x.qd);
         mj_forward(P.mm, x.md);
         bench_check(mbs_forward_dynamics_derivatives(m, x.d, MBS_FD_RECURSIVE, x.q, x.qd, NULL, x.qdd,
                                                      x.A, x.B, x.C), x.d, "dFD");
