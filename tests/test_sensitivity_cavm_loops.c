@@ -1,0 +1,391 @@
+/*
+ * test_sensitivity_cavm_loops.c - continuous adjoint (CAVM) of the
+ * closed-loop formulations Matrix R and ALI3-P
+ * (src/sensitivity/adjoint_continuous_loops.c; docs/sensitivity.md
+ * "Continuous adjoint of the closed-loop formulations").
+ *
+ * What the CAVM computes is the gradient of the continuous psi (the exact
+ * solution of the constrained equations); the DDM and the finite
+ * differences differentiate the discrete psi of a 1 ms trapezoidal run.
+ * The two differ by the O(h^2) discretization error of the gradient, so:
+ *
+ * 1. Five-bar (thesis §7.1), 5 s at 1 ms: Tables 7.4-7.6 to 0.1 % for
+ *    ALI3-P and Matrix R with both reference points; psi (the
+ *    formulation's trapezoidal quadrature, as the DDM) as the digest.
+ *    ALI3-P and Matrix R, com and origin: the same continuous gradient
+ *    (the adjoint runs on its own RK4 trajectory from the same initial
+ *    state) to 1e-9.
+ * 2. The continuous limit (five-bar, 1 s): the DDM at 1 ms and 0.5 ms,
+ *    Richardson-extrapolated (error O(h^4)), is the continuous gradient;
+ *    the CAVM at 1 ms agrees with it far better than the DDM at 1 ms does,
+ *    and the CAVM at 2 ms and at 1 ms agree to the same level: the
+ *    accuracy does not need a finer step than the forward run.
+ * 3. Against central finite differences of whole re-simulations (method
+ *    fd, the closed-loop path, re-assembly included), Richardson-
+ *    extrapolated over the steps h and h/2 in the same way (so that the
+ *    references are the continuous gradient): the five-bar and its
+ *    variants (configuration-dependent B, a driven crank, a terminal
+ *    term), the spatial slider-crank with spring (thesis §7.2: m_CD, k, c,
+ *    L0) to 1e-5, the redundant four-bar and the quarter car (Euler
+ *    parameters in the tree).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SAN 1
+#endif
+#endif
+#ifndef SAN
+#define SAN 0
+#endif
+
+/* thesis Tables 7.4-7.6, "Reference" row: d psi_i / d (L_s1, L_s2, m_A1, rG, L_A1) */
+static const double THESIS[3][5] = {
+    { -4.228, 3.212, 0.3186, 0.4423, 3.360 },
+    { -15.45, 50.32, 0.9700, 0.7454, -27.37 },
+    { 221.8, 2437, -32.51, -85.70, -2547 },
+};
+/* psi at 1 ms (trapezoidal rule; digest thesis_ch7_8.md §2.6, independent code) */
+static const double PSI[3] = { 0.726877, 7.342275, 304.921151 };
+
+/* models/NAME.json with ",EXTRA" before the final brace and "PARAMS," first in its parameters */
+static mbs_model *load(const char *name, const char *extra, const char *params)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "models/%s.json", name);
+    FILE *fp = fopen(mbs_test_path(rel), "rb");
+    CHECK(fp != NULL, "open %s", rel);
+    if (!fp) return NULL;
+    fseek(fp, 0, SEEK_END);
+    long len = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    const size_t plen = params ? strlen(params) + 1 : 0;
+    char *s = calloc((size_t)len + strlen(extra ? extra : "") + plen + 8, 1);
+    size_t got = fread(s, 1, (size_t)len, fp);
+    fclose(fp);
+    s[got] = 0;
+    if (extra && strstr(extra, "\"objectives\"")) {   /* replaces the model's objectives */
+        char *k = strstr(s, "\"objectives\"");
+        char *b = k ? strchr(k, '[') : NULL;
+        if (b) {
+            int depth = 0;
+            char *e = b;
+            for (; *e; e++) {
+                if (*e == '[') depth++;
+                if (*e == ']' && --depth == 0) break;
+            }
+            char *from = k, *to = *e ? e + 1 : e;
+            while (*to == ' ' || *to == '\n' || *to == '\r' || *to == '\t') to++;
+            if (*to == ',') to++;
+            else {   /* the last member: drop the comma before it */
+                while (from > s && from[-1] != ',') from--;
+                if (from > s) from--;
+            }
+            memmove(from, to, strlen(to) + 1);
+        }
+    }
+    if (extra) {
+        char *e = strrchr(s, '}');
+        sprintf(e, ",%s}", extra);
+    }
+    if (params) {
+        char *b = strstr(s, "\"parameters\"");
+        b = b ? strchr(b, '[') : NULL;
+        CHECK(b != NULL, "%s has no parameters", name);
+        if (b) {
+            b++;
+            memmove(b + plen, b, strlen(b) + 1);
+            memcpy(b, params, plen - 1);
+            b[plen - 1] = ',';
+        }
+    }
+    mbs_error err;
+    memset(&err, 0, sizeof err);
+    mbs_model *m = mbs_model_load_string(s, name, &err);
+    CHECK(m != NULL, "%s: %s", name, err.msg);
+    free(s);
+    return m;
+}
+
+static int sens(const mbs_model *m, mbs_loop_formulation f, mbs_sens_method meth, mbs_ref_point ref, double tf,
+                double dt, double tol, double fd_step, const mbs_sim_options *base, mbs_sens_result *res)
+{
+    mbs_sens_options o = mbs_sens_options_default(m);
+    if (base) o.sim = *base;
+    o.sim.loop = f;
+    o.sim.ref = ref;
+    o.sim.tf = tf;
+    o.sim.dt = dt;
+    o.sim.tolerance = tol;
+    o.method = meth;
+    o.fd_step = fd_step;
+    mbs_error err;
+    memset(&err, 0, sizeof err);
+    memset(res, 0, sizeof *res);
+    int rc = mbs_sensitivity(m, &o, res, &err);
+    CHECK(rc == MBS_OK, "%s %s: %s", mbs_loop_formulation_name(f), mbs_sens_method_name(meth), err.msg);
+    return rc;
+}
+
+/* max over objectives of max_j |a_ij - b_ij| / max_j |b_ij| */
+static double row_err(const mbs_sens_result *a, const double *b)
+{
+    double worst = 0;
+    for (int i = 0; i < a->nobj; i++) {
+        double e = 0, s = 0;
+        for (int j = 0; j < a->nparam; j++) {
+            const double x = a->grad[i * a->nparam + j], y = b[i * a->nparam + j];
+            if (isnan(x - y)) return INFINITY;
+            if (fabs(x - y) > e) e = fabs(x - y);
+            if (fabs(y) > s) s = fabs(y);
+        }
+        const double r = e / (s > 0 ? s : 1);
+        if (r > worst) worst = r;
+    }
+    return worst;
+}
+
+static void print_grad(const char *title, const mbs_sens_result *r)
+{
+    printf("  %s (%.3f s)\n", title, r->wall_seconds);
+    for (int i = 0; i < r->nobj; i++) {
+        printf("    psi%d %.9g |", i + 1, r->psi[i]);
+        for (int j = 0; j < r->nparam; j++) printf(" %14.9g", r->grad[i * r->nparam + j]);
+        printf("\n");
+    }
+}
+
+/* ---------------------------------------------------------------- 1. thesis tables */
+
+static void fivebar_thesis(void)
+{
+    mbs_model *m = load("fivebar", NULL, NULL);
+    if (!m) return;
+    printf("five-bar, 5 s at 1 ms: CAVM against thesis Tables 7.4-7.6 (Reference row)\n");
+    const mbs_loop_formulation fs[2] = { MBS_LOOP_ALI3P, MBS_LOOP_MATRIXR };
+    const mbs_ref_point refs[2] = { MBS_REF_COM, MBS_REF_ORIGIN };
+    mbs_sens_result res[2][2];
+    memset(res, 0, sizeof res);
+    for (int f = 0; f < 2; f++)
+        for (int k = 0; k < 2; k++) {
+            mbs_sens_result *r = &res[f][k];
+            if (SAN && f != k) continue;   /* under the sanitizers: ali3p/com and matrixr/origin */
+            if (sens(m, fs[f], MBS_SENS_CAVM, refs[k], 5, 1e-3, 1e-10, 0, NULL, r)) continue;
+            char title[64];
+            snprintf(title, sizeof title, "%s, ref %s", mbs_loop_formulation_name(fs[f]),
+                     mbs_ref_point_name(refs[k]));
+            print_grad(title, r);
+            double worst = 0;
+            for (int i = 0; i < 3; i++) {
+                CHECK(fabs(r->psi[i] - PSI[i]) <= 2e-6 * PSI[i], "%s: psi%d = %.9g, expected %.9g", title, i + 1,
+                      r->psi[i], PSI[i]);
+                for (int j = 0; j < 5; j++) {
+                    const double g = r->grad[i * 5 + j], e = fabs(g - THESIS[i][j]) / fabs(THESIS[i][j]);
+                    if (e > worst) worst = e;
+                    CHECK(e <= 1e-3, "%s: dpsi%d/d%s = %.6g, thesis %.6g (%.3f %%)", title, i + 1,
+                          mbs_param_name(m, j), g, THESIS[i][j], 100 * e);
+                }
+            }
+            printf("    largest deviation from the thesis: %.3f %%\n", 100 * worst);
+        }
+    /* one continuous gradient for both formulations and both reference points */
+    const mbs_sens_result *base = &res[0][0];
+    for (int f = 0; f < 2; f++)
+        for (int k = 0; k < 2; k++) {
+            if ((f == 0 && k == 0) || !res[f][k].grad || !base->grad) continue;
+            const double e = row_err(&res[f][k], base->grad);
+            printf("  %s/%s vs ali3p/com: %.2e\n", mbs_loop_formulation_name(fs[f]), mbs_ref_point_name(refs[k]), e);
+            CHECK(e <= 1e-9, "%s/%s vs ali3p/com: %g", mbs_loop_formulation_name(fs[f]), mbs_ref_point_name(refs[k]),
+                  e);
+        }
+    for (int f = 0; f < 2; f++)
+        for (int k = 0; k < 2; k++) mbs_sens_result_free(&res[f][k]);
+    mbs_model_free(m);
+}
+
+/* ---------------------------------------------------------------- 2. the continuous limit */
+
+/* Richardson extrapolation of a method at steps h and h/2 (second order): (4 g(h/2) - g(h)) / 3 */
+static int extrapolated(const mbs_model *m, mbs_loop_formulation f, mbs_sens_method meth, double tf, double h,
+                        double tol, double fd_step, const mbs_sim_options *base, double *out, double *coarse)
+{
+    mbs_sens_result a, b;
+    int rc = sens(m, f, meth, MBS_REF_COM, tf, h, tol, fd_step, base, &a);
+    if (!rc) rc = sens(m, f, meth, MBS_REF_COM, tf, 0.5 * h, tol, fd_step, base, &b);
+    if (!rc) {
+        const int n = a.nobj * a.nparam;
+        for (int k = 0; k < n; k++) {
+            out[k] = (4 * b.grad[k] - a.grad[k]) / 3;
+            if (coarse) coarse[k] = a.grad[k];
+        }
+        mbs_sens_result_free(&b);
+    }
+    mbs_sens_result_free(&a);
+    return rc;
+}
+
+static void continuous_limit(void)
+{
+    mbs_model *m = load("fivebar", NULL, NULL);
+    if (!m) return;
+    const double tf = SAN ? 0.3 : 1;
+    const int n = mbs_model_nobjectives(m) * mbs_model_nparams(m);
+    double *ref = calloc((size_t)n, sizeof(double)), *ddm = calloc((size_t)n, sizeof(double));
+    mbs_sens_result c1, c2;
+    memset(&c1, 0, sizeof c1);
+    memset(&c2, 0, sizeof c2);
+    if (!extrapolated(m, MBS_LOOP_MATRIXR, MBS_SENS_DDM, tf, 1e-3, 1e-10, 0, NULL, ref, ddm) &&
+        !sens(m, MBS_LOOP_MATRIXR, MBS_SENS_CAVM, MBS_REF_COM, tf, 1e-3, 1e-10, 0, NULL, &c1) &&
+        !sens(m, MBS_LOOP_MATRIXR, MBS_SENS_CAVM, MBS_REF_COM, tf, 2e-3, 1e-10, 0, NULL, &c2)) {
+        mbs_sens_result d = c1;
+        d.grad = ddm;
+        const double e1 = row_err(&c1, ref), e2 = row_err(&c2, ref), ed = row_err(&d, ref);
+        printf("five-bar, %g s: against the extrapolated DDM (1 ms, 0.5 ms): cavm 1 ms %.2e, cavm 2 ms %.2e, "
+               "ddm 1 ms %.2e\n", tf, e1, e2, ed);
+        CHECK(e1 <= 2e-7, "cavm (1 ms) vs the continuous gradient: %g", e1);
+        CHECK(e2 <= 2e-7, "cavm (2 ms) vs the continuous gradient: %g", e2);
+        CHECK(e1 * 20 < ed, "cavm (1 ms) %g not far closer to the continuous gradient than ddm (1 ms) %g", e1, ed);
+    }
+    mbs_sens_result_free(&c1);
+    mbs_sens_result_free(&c2);
+    free(ref);
+    free(ddm);
+    mbs_model_free(m);
+}
+
+/* ---------------------------------------------------------------- 3. finite differences */
+
+/* cavm (at h) against the fd of formulation f extrapolated from h and h/2 */
+static void cavm_vs_fd(const char *what, const mbs_model *m, mbs_loop_formulation f, double tf, double h,
+                       const mbs_sim_options *base, double agree)
+{
+    const int ali = f == MBS_LOOP_ALI3P, n = mbs_model_nobjectives(m) * mbs_model_nparams(m);
+    double *ref = calloc((size_t)n, sizeof(double)), *fd = calloc((size_t)n, sizeof(double));
+    mbs_sens_result a;
+    memset(&a, 0, sizeof a);
+    if (!sens(m, f, MBS_SENS_CAVM, MBS_REF_COM, tf, h, 1e-10, 0, base, &a) &&
+        !extrapolated(m, f, MBS_SENS_FD, tf, h, 1e-12, ali ? 1e-4 : 1e-5, base, ref, fd)) {
+        mbs_sens_result b = a;
+        b.grad = fd;
+        const double e = row_err(&a, ref), e0 = row_err(&b, ref);
+        printf("%s, %s, %g s at %g ms: cavm vs extrapolated fd %.2e (fd at %g ms: %.2e)\n", what,
+               mbs_loop_formulation_name(f), tf, 1e3 * h, e, 1e3 * h, e0);
+        print_grad("cavm", &a);
+        b.grad = ref;
+        print_grad("fd, extrapolated", &b);
+        CHECK(e <= agree, "%s %s: cavm vs fd %g > %g", what, mbs_loop_formulation_name(f), e, agree);
+    }
+    mbs_sens_result_free(&a);
+    free(ref);
+    free(fd);
+}
+
+static void against_fd(void)
+{
+    const double T = SAN ? 0.2 : 1;
+    mbs_model *m = load("fivebar", NULL, NULL);
+    if (m) {
+        cavm_vs_fd("five-bar", m, MBS_LOOP_MATRIXR, T, 1e-3, NULL, 1e-6);
+        cavm_vs_fd("five-bar", m, MBS_LOOP_ALI3P, T, 1e-3, NULL, 1e-5);
+        /* Matrix R on the global coordinates of point 2 (configuration-dependent B) */
+        const int p2 = mbs_point_find(m, "b12.P2");
+        mbs_dof dofs[2] = { { p2, -1, 0 }, { p2, -1, 1 } };
+        mbs_sim_options o = mbs_model_sim_options(m);
+        o.dofs = dofs;
+        o.ndofs = 2;
+        cavm_vs_fd("five-bar (point coordinates as DOF)", m, MBS_LOOP_MATRIXR, 0.5 * T, 1e-3, &o, 1e-6);
+        mbs_model_free(m);
+    }
+    /* terminal terms (the model's objectives replaced): the adjoint's
+     * terminal conditions G~_y, G~_rho (through the accelerations for an acceleration term) */
+    m = load("fivebar",
+             "\"objectives\": ["
+             "{\"name\": \"end_pos\", \"integral\": [{\"point\": \"b12.P2\", \"quantity\": \"velocity\"}],"
+             " \"terminal\": [{\"point\": \"b12.P2\", \"quantity\": \"position\", \"reference\": [0.5, -2.0, 0.0]}]},"
+             "{\"name\": \"end_acc\", \"terminal\": [{\"point\": \"b12.P2\", \"quantity\": \"acceleration\"},"
+             " {\"point\": \"b12.P2\", \"quantity\": \"velocity\", \"weight\": 3}]}]",
+             NULL);
+    if (m) {
+        CHECK(mbs_model_nobjectives(m) == 2 && mbs_objective_find(m, "end_acc") == 1, "terminal objectives loaded");
+        cavm_vs_fd("five-bar (terminal terms)", m, MBS_LOOP_MATRIXR, 0.5 * T, 1e-3, NULL, 1e-6);
+        mbs_model_free(m);
+    }
+
+    /* the five-bar with its crank driven by a sine law (amplitude and frequency as parameters) */
+    m = load("fivebar",
+             "\"functions\": [{\"name\": \"drive\", \"type\": \"sine\", \"amplitude\": 0.4,"
+             " \"frequency\": 0.5, \"phase\": 1.5707963267948966, \"offset\": -2.756194490192345}],"
+             "\"constraints\": [{\"name\": \"crank\", \"type\": \"coordinate\", \"joint\": \"jA\","
+             " \"function\": \"drive\"}]",
+             "{\"name\": \"amp\", \"value\": 0.4, \"sets\": [\"drive.amplitude\","
+             " {\"target\": \"drive.offset\", \"scale\": -1, \"offset\": -2.356194490192345}]},"
+             "{\"name\": \"freq\", \"value\": 0.5, \"sets\": [\"drive.frequency\"]}");
+    if (m) {
+        cavm_vs_fd("driven five-bar", m, MBS_LOOP_MATRIXR, 0.5 * T, 1e-3, NULL, 1e-6);
+        mbs_model_free(m);
+    }
+
+    /* the spatial slider-crank with spring: thesis §7.2 objectives and parameters (m_CD, k, c, L0) */
+    m = load("slider_crank",
+             "\"objectives\": ["
+             "{\"name\": \"psi1\", \"integral\": [{\"point\": \"slider.D\", \"quantity\": \"position\","
+             " \"reference\": [0.25, 0, 0]}]},"
+             "{\"name\": \"psi2\", \"integral\": [{\"point\": \"slider.D\", \"quantity\": \"velocity\"}]},"
+             "{\"name\": \"psi3\", \"integral\": [{\"point\": \"slider.D\", \"quantity\": \"acceleration\"}]}]",
+             NULL);
+    if (m) {
+        mbs_sim_options o = mbs_model_sim_options(m);
+        o.penalty = 1e10;   /* thesis Table 7.10 */
+        o.proj_scale = 1e-4;
+        cavm_vs_fd("slider-crank", m, MBS_LOOP_MATRIXR, 0.5 * T, 1e-3, &o, 1e-5);
+        cavm_vs_fd("slider-crank", m, MBS_LOOP_ALI3P, 0.5 * T, 1e-3, &o, 1e-5);
+        mbs_model_free(m);
+    }
+
+    /* redundant constraints (6 loop equations of rank 2) */
+    m = load("fourbar_redundant",
+             "\"parameters\": ["
+             "{\"name\": \"L_crank\", \"value\": 0.1, \"sets\": [\"crank.B[0]\"]},"
+             "{\"name\": \"m_coupler\", \"value\": 1.0, \"sets\": [\"coupler.mass\"]},"
+             "{\"name\": \"g\", \"value\": -9.81, \"sets\": [\"gravity[1]\"]}],"
+             "\"objectives\": ["
+             "{\"name\": \"rocker\", \"integral\": [{\"coordinate\": \"jC\", \"quantity\": \"velocity\"}]},"
+             "{\"name\": \"C\", \"integral\": [{\"point\": \"coupler.C\", \"quantity\": \"acceleration\"}]}]",
+             NULL);
+    if (m) {
+        cavm_vs_fd("redundant four-bar", m, MBS_LOOP_MATRIXR, 0.25, 1e-3, NULL, 1e-6);
+        mbs_model_free(m);
+    }
+
+    /* quarter car: Euler parameters in the tree, two loops */
+    m = load("quarter_car",
+             "\"parameters\": ["
+             "{\"name\": \"k\", \"value\": 40000, \"sets\": [\"coilover.stiffness\"]},"
+             "{\"name\": \"m_knuckle\", \"value\": 5.0, \"sets\": [\"knuckle.mass\"]},"
+             "{\"name\": \"L_uca\", \"value\": 0.27, \"sets\": [\"uca.ubj[1]\"]}],"
+             "\"objectives\": ["
+             "{\"name\": \"travel\", \"integral\": [{\"point\": \"wheel.centre\", \"quantity\": \"position\","
+             " \"reference\": [0, 0.75, 0.30]}]},"
+             "{\"name\": \"acc\", \"integral\": [{\"point\": \"knuckle.spindle\", \"quantity\": \"acceleration\"}]}]",
+             NULL);
+    if (m) {
+        cavm_vs_fd("quarter car", m, MBS_LOOP_MATRIXR, SAN ? 0.1 : 0.3, 1e-3, NULL, 1e-6);
+        mbs_model_free(m);
+    }
+}
+
+int main(void)
+{
+    fivebar_thesis();
+    continuous_limit();
+    against_fd();
+    return mbs_test_summary("test_sensitivity_cavm_loops");
+}
