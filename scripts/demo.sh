@@ -47,6 +47,15 @@ step "Our own reference: central differences over 11 re-assembled simulations (A
      "mbsens sensitivity models/fivebar.json --formulation ali3p --method fd --fd-step 1e-4 --tf 5"
 "$MBS" sensitivity "$FIVEBAR" --formulation ali3p --method fd --fd-step 1e-4 --tf 5
 
+step "The continuous adjoint (CAVM) of the same equations, ALI3-P forward run, 1 ms steps: the
+      continuous gradient (the DDM's differ from it by the O(h^2) of the discretization)" \
+     "mbsens sensitivity models/fivebar.json --formulation ali3p --method cavm --tf 5"
+"$MBS" sensitivity "$FIVEBAR" --formulation ali3p --method cavm --tf 5
+
+step "CAVM with Matrix R and the reference point at the global origin" \
+     "mbsens sensitivity models/fivebar.json --formulation matrixr --ref origin --method cavm --tf 5"
+"$MBS" sensitivity "$FIVEBAR" --formulation matrixr --ref origin --method cavm --tf 5
+
 cat <<'TXT'
 
 Thesis Tables 7.4-7.6 (reference row):     L_s1      L_s2      m_A1        rG      L_A1

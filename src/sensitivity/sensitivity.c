@@ -300,7 +300,7 @@ int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_resu
         if (o->method == MBS_SENS_DDM && o->sim.loop == MBS_LOOP_NONE)
             rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
                                "sensitivity: %s has closed loops: choose a closed-loop formulation "
-                               "(--formulation ali3p|matrixr with --method ddm; or --method fd)", m->name);
+                               "(--formulation ali3p|matrixr with --method ddm or cavm; or --method fd)", m->name);
         else if (o->method == MBS_SENS_DDM)
             rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
                                "sensitivity: method ddm is implemented for the closed-loop formulations ali3p "
@@ -308,7 +308,7 @@ int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_resu
         else
             rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
                                "sensitivity: %s has closed loops; method %s is not available for them "
-                               "(closed-loop sensitivities: --method ddm with --formulation ali3p|matrixr, or "
+                               "(closed-loop sensitivities: --method ddm|cavm with --formulation ali3p|matrixr, or "
                                "--method fd)", m->name, mbs_sens_method_name(o->method));
         goto finish;
     }

@@ -100,6 +100,26 @@ assert abs(g[2][4]) > 1, g
 PY
     then ok "sensitivity ddm $f"; else ko "sensitivity ddm $f: $(cat "$TMP/s_$f.err")"; fi
 done
+# the continuous adjoint of both closed-loop formulations (test_sensitivity_cavm_loops.c checks values):
+# the same table shape, and the same gradient for both (one continuous gradient)
+for f in ali3p matrixr; do
+    if "$CLI" sensitivity "$FIVEBAR" --formulation $f --method cavm --tf 0.05 --json >"$TMP/c_$f.json" \
+        2>"$TMP/c_$f.err" && python3 - "$TMP/c_$f.json" $f "$TMP/s_$f.json" <<'PY'
+import json, math, sys
+r = json.load(open(sys.argv[1]))
+d = json.load(open(sys.argv[3]))
+assert r["formulation"] == sys.argv[2] and r["method"] == "cavm", r
+assert r["parameters"] == ["L_s1", "L_s2", "m_A1", "rG", "L_A1"], r["parameters"]
+g = r["gradient"]
+assert len(g) == 3 and all(len(row) == 5 for row in g), g
+assert all(math.isfinite(x) for row in g for x in row)
+# psi by the formulation's quadrature: the ddm's; the gradient within the O(h^2) of the ddm's
+assert max(abs(a - b) for a, b in zip(r["psi"], d["psi"])) < 1e-12 * max(map(abs, d["psi"])), (r["psi"], d["psi"])
+for a, b in zip(g, d["gradient"]):
+    assert max(abs(x - y) for x, y in zip(a, b)) < 1e-3 * max(map(abs, b)), (a, b)
+PY
+    then ok "sensitivity cavm $f"; else ko "sensitivity cavm $f: $(cat "$TMP/c_$f.err")"; fi
+done
 "$CLI" sensitivity "$FIVEBAR" --tf 0.05 >"$TMP/out" 2>"$TMP/err"
 rc=$?
 if [ $rc -ne 0 ] && grep -q "closed loops: choose a closed-loop formulation" "$TMP/err" &&
