@@ -1,13 +1,17 @@
 /*
  * cli_util.c - shared helpers of the mbsens command (see cli_util.h).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "cli_util.h"
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ---------------------------------------------------------------- messages */
 
@@ -425,4 +429,114 @@ void cli_state_free(cli_state *st)
     free(st->qd);
     free(st->qdd);
     memset(st, 0, sizeof *st);
+}
+
+/* ---------------------------------------------------------------- atomic files */
+
+/* The open temporary file, for the signal handler (one at a time: the
+ * command is single-threaded). */
+static char *volatile atomic_tmp_for_signal;
+
+static void atomic_on_signal(int sig)
+{
+    char *p = atomic_tmp_for_signal;
+    if (p) unlink(p);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void atomic_release(cli_atomic *a)
+{
+    atomic_tmp_for_signal = NULL;
+    signal(SIGINT, a->old_int);
+    signal(SIGTERM, a->old_term);
+    free(a->tmp);
+    a->tmp = NULL;
+    a->f = NULL;
+}
+
+static const char *sep(const char *what) { return what && *what ? ": " : ""; }
+
+int cli_atomic_open(cli_atomic *a, const char *cmd, const char *path)
+{
+    memset(a, 0, sizeof *a);
+    a->path = path;
+    a->old_int = a->old_term = SIG_DFL;
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    const char *base = slash ? slash + 1 : path;
+    if (*base == '\0') {
+        cli_error(cmd, "cannot write '%s': not a file name", path);
+        return -1;
+    }
+    size_t tlen = dirlen + strlen(base) + 16;
+    a->tmp = malloc(tlen);
+    if (!a->tmp) {
+        cli_error(cmd, "out of memory");
+        return -1;
+    }
+    snprintf(a->tmp, tlen, "%.*s.%s.XXXXXX", (int)dirlen, path, base);
+    a->old_int = signal(SIGINT, atomic_on_signal);
+    a->old_term = signal(SIGTERM, atomic_on_signal);
+    int fd = mkstemp(a->tmp);
+    if (fd < 0) {
+        cli_error(cmd, "cannot create '%s': %s", path, strerror(errno));
+        atomic_release(a);
+        return -1;
+    }
+    atomic_tmp_for_signal = a->tmp;
+    /* mkstemp creates the file with mode 0600; use the usual 0666 & ~umask */
+    mode_t mask = umask(0);
+    umask(mask);
+    a->f = fchmod(fd, (mode_t)(0666 & ~mask)) == 0 ? fdopen(fd, "w") : NULL;
+    if (!a->f) {
+        cli_error(cmd, "cannot write '%s': %s", path, strerror(errno));
+        close(fd);
+        unlink(a->tmp);
+        atomic_release(a);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_atomic_commit(cli_atomic *a, const char *cmd, const char *what)
+{
+    errno = 0;
+    int ok = fflush(a->f) == 0;
+    ok = ok && fsync(fileno(a->f)) == 0;
+    int e = errno;
+    ok = (fclose(a->f) == 0) && ok;
+    if (!e) e = errno;
+    if (ok && rename(a->tmp, a->path) != 0) {
+        ok = 0;
+        e = errno;
+    }
+    if (!ok) {
+        cli_error(cmd, "%s%scannot write '%s': %s", what ? what : "", sep(what), a->path,
+                  strerror(e ? e : EIO));
+        unlink(a->tmp);
+    }
+    atomic_release(a);
+    return ok ? 0 : -1;
+}
+
+void cli_atomic_abort(cli_atomic *a)
+{
+    if (!a->tmp) return;
+    if (a->f) fclose(a->f);
+    unlink(a->tmp);
+    atomic_release(a);
+}
+
+int cli_write_atomic(const char *cmd, const char *what, const char *path, const char *text, size_t len)
+{
+    cli_atomic a;
+    if (cli_atomic_open(&a, cmd, path) != 0) return -1;
+    if (fwrite(text, 1, len, a.f) != len) {
+        int e = errno;
+        cli_error(cmd, "%s%scannot write '%s': %s", what ? what : "", sep(what), path, strerror(e ? e : EIO));
+        cli_atomic_abort(&a);
+        return -1;
+    }
+    return cli_atomic_commit(&a, cmd, what);
 }

@@ -71,6 +71,30 @@ void cli_json_coord_names(cli_buf *b, const mbs_model *m);
 /* Text pieces: "[ x y z ]" with % .6e. */
 void cli_text_vec(cli_buf *b, const double *x, int n);
 
+/* ---- files written atomically ----
+ * The output goes to a temporary file .BASE.XXXXXX in the directory of the
+ * target (mode 0666 & ~umask, like fopen), which is flushed, synced and
+ * renamed over the target only when everything succeeded: a failed or
+ * interrupted command leaves no half-written file (the temporary file is
+ * also removed on SIGINT and SIGTERM while it is open). */
+typedef struct cli_atomic {
+    FILE *f;             /* the temporary file, open for writing */
+    char *tmp;           /* its path */
+    const char *path;    /* the target */
+    void (*old_int)(int), (*old_term)(int);
+} cli_atomic;
+
+/* 0, or -1 with a message for `cmd` (nothing left behind). */
+int cli_atomic_open(cli_atomic *a, const char *cmd, const char *path);
+/* Flush, sync, close and rename over the target: 0, or -1 with a message
+ * for `cmd` (what: the option or "" to name in it) and the temporary file
+ * removed. */
+int cli_atomic_commit(cli_atomic *a, const char *cmd, const char *what);
+/* Close and remove the temporary file (after a failure). */
+void cli_atomic_abort(cli_atomic *a);
+/* The whole text at once: open, write, commit. 0 or -1 (message printed). */
+int cli_write_atomic(const char *cmd, const char *what, const char *path, const char *text, size_t len);
+
 /* ---- option parsing ---- */
 typedef struct cli_option {
     const char *long_name;    /* "--q" */

@@ -11,8 +11,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
 #include <unistd.h>
 
 #include "cli_util.h"
@@ -37,56 +35,6 @@ static void usage(FILE *out)
           "  -o, --output FILE  output file (default or '-': standard output);\n"
           "                     written atomically (temporary file and rename)\n"
           "  -h, --help         show this help and exit\n", out);
-}
-
-/* Write `len` bytes of `text` to `path` through a temporary file in the same
- * directory, then rename. Returns 0, or -1 with a message printed. */
-static int write_atomic(const char *cmd, const char *path, const char *text, size_t len)
-{
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    const char *base = slash ? slash + 1 : path;
-    if (*base == '\0') {
-        cli_error(cmd, "cannot write '%s': not a file name", path);
-        return -1;
-    }
-    size_t tlen = dirlen + strlen(base) + 16;
-    char *tmp = malloc(tlen);
-    if (!tmp) {
-        cli_error(cmd, "out of memory");
-        return -1;
-    }
-    snprintf(tmp, tlen, "%.*s.%s.XXXXXX", (int)dirlen, path, base);
-
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        cli_error(cmd, "cannot create '%s': %s", path, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    /* mkstemp creates the file with mode 0600; use the usual 0666 & ~umask. */
-    mode_t mask = umask(0);
-    umask(mask);
-    int ok = fchmod(fd, (mode_t)(0666 & ~mask)) == 0;
-    FILE *f = ok ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        ok = 0;
-        close(fd);
-    } else {
-        ok = fwrite(text, 1, len, f) == len;
-        ok = (fflush(f) == 0) && ok;
-        ok = (fsync(fileno(f)) == 0) && ok;
-        ok = (fclose(f) == 0) && ok;
-    }
-    if (ok)
-        ok = rename(tmp, path) == 0;
-    if (!ok) {
-        int e = errno;
-        cli_error(cmd, "cannot write '%s': %s", path, strerror(e));
-        unlink(tmp);
-    }
-    free(tmp);
-    return ok ? 0 : -1;
 }
 
 static int parse_int(const char *s, int *out)
@@ -157,7 +105,7 @@ int cmd_generate(int argc, char **argv)
         cli_buf b = {text, strlen(text), strlen(text) + 1, 0};
         rc = cli_buf_emit(&b, stdout, cmd);
     } else {
-        rc = write_atomic(cmd, out, text, strlen(text)) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+        rc = cli_write_atomic(cmd, NULL, out, text, strlen(text)) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
     }
     free(text);
     return rc;

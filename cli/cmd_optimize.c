@@ -79,32 +79,6 @@ static void usage(FILE *out)
 
 /* ------------------------------------------------------------------ helpers */
 
-/* Write `len` bytes to path through a temporary file and rename. */
-static int write_atomic(const char *cmd, const char *opt, const char *path, const char *data, size_t len)
-{
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
-    if (!tmp) {
-        cli_error(cmd, "out of memory");
-        return CLI_EXIT_FAIL;
-    }
-    snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    int bad = !f;
-    if (f) {
-        bad = fwrite(data, 1, len, f) != len;
-        bad |= fclose(f) != 0;
-    }
-    if (!bad && rename(tmp, path) != 0) bad = 1;
-    if (bad) {
-        int e = errno;
-        remove(tmp);
-        cli_error(cmd, "%s: cannot write '%s' (%s)", opt, path, strerror(e));
-    }
-    free(tmp);
-    return bad ? CLI_EXIT_FAIL : CLI_EXIT_OK;
-}
-
 /* Split a comma-separated list of parameter names into flags (1 = listed). */
 static int parse_names(const char *cmd, const char *opt, const char *text, const mbs_model *m, int *flags)
 {
@@ -583,7 +557,7 @@ static int model_out(const char *cmd, const char *in, const char *out, const mbs
         memcpy(s2, s, len);
         s2[len] = '\n';
         s2[len + 1] = 0;
-        rc = write_atomic(cmd, "--model-out", out, s2, len + 1);
+        rc = (cli_write_atomic(cmd, "--model-out", out, s2, len + 1) ? CLI_EXIT_FAIL : CLI_EXIT_OK);
     } else {
         cli_error(cmd, "--model-out: out of memory");
     }
@@ -853,7 +827,7 @@ int cmd_optimize(int argc, char **argv)
     if (out_s) {
         cli_buf jb = {0};
         result_json(&jb, m, pos[0], &o, &res, fixed);
-        rc = jb.oom ? (cli_error(cmd, "out of memory"), CLI_EXIT_FAIL) : write_atomic(cmd, "--out", out_s, jb.s, jb.len);
+        rc = jb.oom ? (cli_error(cmd, "out of memory"), CLI_EXIT_FAIL) : (cli_write_atomic(cmd, "--out", out_s, jb.s, jb.len) ? CLI_EXIT_FAIL : CLI_EXIT_OK);
         cli_buf_free(&jb);
         if (rc) goto done;
     }
@@ -863,7 +837,7 @@ int cmd_optimize(int argc, char **argv)
             rc = CLI_EXIT_FAIL;
             goto done;
         }
-        if ((rc = write_atomic(cmd, "--history", hist_s, L.hist.s ? L.hist.s : "", L.hist.len))) goto done;
+        if ((rc = (cli_write_atomic(cmd, "--history", hist_s, L.hist.s ? L.hist.s : "", L.hist.len) ? CLI_EXIT_FAIL : CLI_EXIT_OK))) goto done;
     }
     if (mout_s && (rc = model_out(cmd, pos[0], mout_s, m, res.x))) goto done;
     if (plot_s) {
@@ -881,7 +855,7 @@ int cmd_optimize(int argc, char **argv)
                 if (series_add(&sref, s1.t[k], mbs_function_eval(m, pfunc, s1.t[k], NULL))) break;
         cli_buf pb = {0};
         plot_svg(&pb, m, &L, &s0, &s1, &sref, plabel, &res);
-        rc = pb.oom ? (cli_error(cmd, "out of memory"), CLI_EXIT_FAIL) : write_atomic(cmd, "--plot", plot_s, pb.s, pb.len);
+        rc = pb.oom ? (cli_error(cmd, "out of memory"), CLI_EXIT_FAIL) : (cli_write_atomic(cmd, "--plot", plot_s, pb.s, pb.len) ? CLI_EXIT_FAIL : CLI_EXIT_OK);
         cli_buf_free(&pb);
         if (rc) goto done;
     }

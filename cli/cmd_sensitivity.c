@@ -122,19 +122,13 @@ int cmd_sensitivity(int argc, char **argv)
 
     /* history: written to a temporary file renamed at the end */
     hist h = { NULL, m, 0 };
-    char *tmp = NULL;
+    cli_atomic af = { 0 };
     if (hist_s) {
-        size_t len = strlen(hist_s) + 16;
-        tmp = malloc(len);
-        if (!tmp) { cli_error(cmd, "out of memory"); mbs_model_free(m); return CLI_EXIT_FAIL; }
-        snprintf(tmp, len, "%s.tmp%ld", hist_s, (long)getpid());
-        h.f = fopen(tmp, "w");
-        if (!h.f) {
-            cli_error(cmd, "--history: cannot write '%s'", hist_s);
-            free(tmp);
+        if (cli_atomic_open(&af, cmd, hist_s) != 0) {
             mbs_model_free(m);
             return CLI_EXIT_FAIL;
         }
+        h.f = af.f;
         o.history = on_history;
         o.history_user = &h;
     }
@@ -143,14 +137,8 @@ int cmd_sensitivity(int argc, char **argv)
     err.msg[0] = 0;
     rc = mbs_sensitivity(m, &o, &res, &err) == MBS_OK ? CLI_EXIT_OK : CLI_EXIT_FAIL;
     if (h.f) {
-        int bad = fclose(h.f) != 0;
-        if (rc == CLI_EXIT_OK && !bad && rename(tmp, hist_s) != 0) bad = 1;
-        if (rc != CLI_EXIT_OK || bad) remove(tmp);
-        if (bad && rc == CLI_EXIT_OK) {
-            cli_error(cmd, "--history: cannot write '%s'", hist_s);
-            rc = CLI_EXIT_FAIL;
-        }
-        free(tmp);
+        if (rc != CLI_EXIT_OK) cli_atomic_abort(&af);
+        else if (cli_atomic_commit(&af, cmd, "--history") != 0) rc = CLI_EXIT_FAIL;
     }
     if (rc != CLI_EXIT_OK) {
         if (err.msg[0]) cli_error(cmd, "%s", err.msg);

@@ -20,10 +20,8 @@
 
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
@@ -117,17 +115,6 @@ static int tangent_from_name(const char *name)
 }
 
 /* ---------------------------------------------------------------- output */
-
-/* The temporary file, for the signal handler (removed on SIGINT/SIGTERM). */
-static char *volatile tmp_path_for_signal;
-
-static void on_signal(int sig)
-{
-    char *p = tmp_path_for_signal;
-    if (p) unlink(p);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
 
 typedef struct {
     const char *cmd;
@@ -233,45 +220,6 @@ static int on_step(void *user, const mbs_model *m, mbs_data *d, double t, const 
         s->shown = 1;
     }
     return 0;
-}
-
-/* Create the temporary file .BASE.XXXXXX next to path. */
-static FILE *open_temp(const char *cmd, const char *path, char **tmp_out)
-{
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    const char *base = slash ? slash + 1 : path;
-    if (*base == '\0') {
-        cli_error(cmd, "cannot write '%s': not a file name", path);
-        return NULL;
-    }
-    size_t tlen = dirlen + strlen(base) + 16;
-    char *tmp = malloc(tlen);
-    if (!tmp) {
-        cli_error(cmd, "out of memory");
-        return NULL;
-    }
-    snprintf(tmp, tlen, "%.*s.%s.XXXXXX", (int)dirlen, path, base);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        cli_error(cmd, "cannot create '%s': %s", path, strerror(errno));
-        free(tmp);
-        return NULL;
-    }
-    tmp_path_for_signal = tmp;
-    mode_t mask = umask(0);
-    umask(mask);
-    FILE *f = fchmod(fd, (mode_t)(0666 & ~mask)) == 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        cli_error(cmd, "cannot write '%s': %s", path, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        tmp_path_for_signal = NULL;
-        free(tmp);
-        return NULL;
-    }
-    *tmp_out = tmp;
-    return f;
 }
 
 /* ---------------------------------------------------------------- command */
@@ -394,18 +342,15 @@ int cmd_simulate(int argc, char **argv)
     s.last = s.start;
     s.vals = calloc(4, sizeof(double));
     mbs_data *d = mbs_data_create(m, &err);
-    char *tmp = NULL;
+    cli_atomic af = { 0 };
     rc = CLI_EXIT_OK;
     if (!d || !s.vals) {
         cli_error(cmd, "%s", d ? "out of memory" : err.msg);
         rc = CLI_EXIT_FAIL;
     }
-    void (*old_int)(int) = SIG_DFL, (*old_term)(int) = SIG_DFL;
     if (!rc && to_file) {
-        old_int = signal(SIGINT, on_signal);
-        old_term = signal(SIGTERM, on_signal);
-        s.f = open_temp(cmd, out, &tmp);
-        if (!s.f) rc = CLI_EXIT_FAIL;
+        if (cli_atomic_open(&af, cmd, out) != 0) rc = CLI_EXIT_FAIL;
+        s.f = af.f;
         s.buf = NULL;
     }
     mbs_sim_stats st;
@@ -427,23 +372,8 @@ int cmd_simulate(int argc, char **argv)
         rc = CLI_EXIT_FAIL;
     }
     if (s.f) {
-        int ok = !rc;
-        ok = (fflush(s.f) == 0) && ok;
-        ok = ok && fsync(fileno(s.f)) == 0;
-        int e = errno;
-        ok = (fclose(s.f) == 0) && ok;
-        if (!ok && !rc) {
-            cli_error(cmd, "cannot write '%s': %s", out, strerror(e ? e : errno));
-            rc = CLI_EXIT_FAIL;
-        }
-        if (!rc && rename(tmp, out) != 0) {
-            cli_error(cmd, "cannot write '%s': %s", out, strerror(errno));
-            rc = CLI_EXIT_FAIL;
-        }
-        if (rc) unlink(tmp);
-        tmp_path_for_signal = NULL;
-        signal(SIGINT, old_int);
-        signal(SIGTERM, old_term);
+        if (rc) cli_atomic_abort(&af);
+        else if (cli_atomic_commit(&af, cmd, NULL) != 0) rc = CLI_EXIT_FAIL;
     }
     if (!rc && !to_file) rc = cli_buf_emit(&buf, stdout, cmd);
     if (!rc && !quiet) {
@@ -488,7 +418,6 @@ int cmd_simulate(int argc, char **argv)
         if (to_file) fprintf(stderr, "  wrote            %s\n", out);
     }
     cli_buf_free(&buf);
-    free(tmp);
     free(s.vals);
     mbs_data_free(d);
     mbs_model_free(m);
