@@ -42,7 +42,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mjbridge.h"
@@ -152,13 +151,7 @@ static int compare(const mjb_map *P, unsigned long seed, worst *W)
 int main(void)
 {
     char dir[4096];
-    const char *env = getenv("MBS_URDF_DIR");
-    if (env && *env)
-        snprintf(dir, sizeof dir, "%s", env);
-    else
-        snprintf(dir, sizeof dir, "%s", mbs_test_path("../shared/data/example-robot-data"));
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    if (mbs_test_urdf_dir(dir, sizeof dir) != 0) {
         printf("test_mujoco_crosscheck: skipped (no directory %s; set MBS_URDF_DIR)\n", dir);
         return 77;
     }

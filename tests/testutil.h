@@ -8,6 +8,7 @@
 #ifndef MBS_TESTUTIL_H
 #define MBS_TESTUTIL_H
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
 #include "mbsens/mbsens.h"
@@ -39,5 +40,15 @@ const char *mbs_test_path(const char *rel);
 
 /* max_k |a_k - b_k| / max(1, max_k |b_k|) */
 double mbs_rel_err(const double *a, const double *b, int n);
+
+/* The example robots: $MBS_URDF_DIR, else ../shared/data/example-robot-data
+ * relative to the source tree, into dir. 0 if it is a directory, else -1
+ * (the caller reports itself skipped). */
+int mbs_test_urdf_dir(char *dir, size_t len);
+
+/* mbs_model_to_json of m, reloaded: the same sizes and coordinate names,
+ * and the same ID, M and FD at 3 random states (relative 1e-12, each a
+ * CHECK). Returns the worst relative difference. */
+double mbs_test_json_round_trip(const mbs_model *m, const char *label, unsigned long seed);
 
 #endif
