@@ -156,6 +156,19 @@ static int grow(void **arr, int *cap, int n, size_t sz)
     return 0;
 }
 
+/* *a = copy of sa and *b = copy of sb; on failure neither is kept (both
+ * NULL) and -1 is returned. */
+static int dup_pair(char **a, const char *sa, char **b, const char *sb)
+{
+    *a = mbs_strdup(sa);
+    *b = mbs_strdup(sb);
+    if (*a && *b) return 0;
+    free(*a);
+    free(*b);
+    *a = *b = NULL;
+    return -1;
+}
+
 static int finite_n(const double *v, int n)
 {
     for (int k = 0; k < n; k++)
@@ -534,13 +547,7 @@ int mbs_builder_add_joint(mbs_builder *b, const char *name, mbs_joint_type type,
     if (grow((void **)&b->joint, &b->capj, b->nj, sizeof *b->joint)) return oom(err);
     b_joint *j = &b->joint[b->nj];
     memset(j, 0, sizeof *j);
-    j->name = mbs_strdup(name);
-    j->where = mbs_strdup(w);
-    if (!j->name || !j->where) {
-        free(j->name);
-        free(j->where);
-        return oom(err);
-    }
+    if (dup_pair(&j->name, name, &j->where, w)) return oom(err);
     j->type = type;
     j->parent = parent_body;
     j->child = child_body;
@@ -662,11 +669,7 @@ static b_force *new_force(mbs_builder *b, const char *name, mbs_force_type type,
     }
     b_force *f = &b->force[b->nforce];
     memset(f, 0, sizeof *f);
-    f->name = mbs_strdup(name);
-    f->where = mbs_strdup(w);
-    if (!f->name || !f->where) {
-        free(f->name);
-        free(f->where);
+    if (dup_pair(&f->name, name, &f->where, w)) {
         *rc = oom(err);
         return NULL;
     }
@@ -900,13 +903,7 @@ int mbs_builder_add_param(mbs_builder *b, const char *name, double value,
     if (grow((void **)&b->param, &b->cappar, b->npar, sizeof *b->param)) return oom(err);
     b_param *p = &b->param[b->npar];
     memset(p, 0, sizeof *p);
-    p->name = mbs_strdup(name);
-    p->where = mbs_strdup(w);
-    if (!p->name || !p->where) {
-        free(p->name);
-        free(p->where);
-        return oom(err);
-    }
+    if (dup_pair(&p->name, name, &p->where, w)) return oom(err);
     p->value = value;
     p->lower = lower;
     p->upper = upper;
@@ -1186,13 +1183,7 @@ int mbs_builder_add_param_target(mbs_builder *b, int param, const char *target,
     if (grow((void **)&p->t, &p->capt, p->nt, sizeof *p->t)) return oom(err);
     t.scale = scale;
     t.offset = offset;
-    t.text = mbs_strdup(target);
-    t.where = mbs_strdup(w);
-    if (!t.text || !t.where) {
-        free(t.text);
-        free(t.where);
-        return oom(err);
-    }
+    if (dup_pair(&t.text, target, &t.where, w)) return oom(err);
     p->t[p->nt++] = t;
     return MBS_OK;
 }
@@ -1250,11 +1241,7 @@ static b_driver *new_driver(mbs_builder *b, const char *name, int func, double v
     }
     b_driver *d = &b->drv[b->ndrv];
     memset(d, 0, sizeof *d);
-    d->name = mbs_strdup(name);
-    d->where = mbs_strdup(w);
-    if (!d->name || !d->where) {
-        free(d->name);
-        free(d->where);
+    if (dup_pair(&d->name, name, &d->where, w)) {
         *rc = oom(err);
         return NULL;
     }
