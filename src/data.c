@@ -33,6 +33,7 @@ mbs_data *mbs_data_create(const mbs_model *m, mbs_error *err)
     d->dx = calloc((size_t)m->nx + 1, sizeof(double));
     d->dbuf = calloc(6 * nq, sizeof(double));
     ok = ok && d->scratch && d->xload && d->qload && d->dx && d->dbuf && mbs_con_ws_create(d, m) == 0;
+    ok = ok && mbs_fdl_create(d, m) == 0;
     if (!ok) {
         mbs_data_free(d);
         mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
@@ -47,6 +48,7 @@ void mbs_data_free(mbs_data *d)
     mbs_ws_free(&d->ws);
     mbs_ws_free(&d->dws);
     mbs_con_ws_free(d);
+    mbs_fdl_free(d);
     free(d->dx);
     free(d->dbuf);
     free(d->scratch);
@@ -102,6 +104,7 @@ void mbs_data_clear_loads(mbs_data *d)
 {
     memset(d->xload, 0, sizeof(double) * 15 * (size_t)(d->ws.nb + 1));
     memset(d->qload, 0, sizeof(double) * (size_t)d->ws.nq);
+    d->has_body_load = 0;
 }
 
 int mbs_data_add_body_load(mbs_data *d, int body, const double point[3],
@@ -112,6 +115,7 @@ int mbs_data_add_body_load(mbs_data *d, int body, const double point[3],
         return mbs_data_fail(d, MBS_ERR_ARG, "body load: body index %d out of range 1..%d", body, m->nb);
     double *L = d->xload + 15 * body;
     const double *c = m->x + m->body[body].x_com;
+    d->has_body_load = 1;
     for (int k = 0; k < 3; k++) {
         if ((f && !isfinite(f[k])) || (n && !isfinite(n[k])) || (point && !isfinite(point[k])))
             return mbs_data_fail(d, MBS_ERR_ARG, "body load on '%s': non-finite value", m->body[body].name);

@@ -17,6 +17,9 @@ struct mbs_data {
     double *qload;         /* user joint loads, nq */
     double time;           /* time at which force elements are evaluated */
     struct mbs_con_ws *con; /* constraints and kinematic problems (kinematic_problems.c) */
+    struct mbs_fdl *fdl;   /* joint-frame forward dynamics: constants and workspace
+                            * (forward_dynamics_local.c) */
+    int has_body_load;     /* a user body load was added since the last clear */
     char err[MBS_ERROR_MSG_LEN];
 };
 
@@ -36,6 +39,18 @@ void mbs_data_prepare_loads(const mbs_model *m, mbs_data *d, const double *q, co
  * there). Non-finite results are still reported. */
 int mbs_fd_unchecked(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
                      const double *qd, const double *tau, double *qdd);
+
+/* The joint-frame articulated-body forward dynamics (forward_dynamics_local.c):
+ * set-up at data creation (constants from m->x), and the fast path of
+ * mbs_forward_dynamics(MBS_FD_RECURSIVE) when mbs_fdl_usable(d): joints
+ * fixed, revolute, prismatic, spherical or floating, no force elements, no
+ * user body loads. Leaves nothing in d->ws. Returns 0 or -i (joint i's
+ * articulated inertia not positive definite). */
+int mbs_fdl_create(mbs_data *d, const mbs_model *m);
+void mbs_fdl_free(mbs_data *d);
+int mbs_fdl_usable(const mbs_data *d);
+int mbs_fdl_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                             const double *tau, double *qdd);
 
 /* Finite values and normalized Euler parameters (NULL vectors skipped). */
 int mbs_data_check_state(mbs_data *d, const double *q, const double *qd, const double *qdd);

@@ -5,7 +5,12 @@
  *     points, with body and joint loads and an actuation tau;
  *   - inverse dynamics of the result gives back tau (Euler parameters: the
  *     component orthogonal to p);
- *   - p.pdd = -|pd|^2 for every Euler-parameter joint.
+ *   - p.pdd = -|pd|^2 for every Euler-parameter joint;
+ *   - the joint-frame fast path of the fully recursive algorithm
+ *     (src/forward_dynamics_local.c: trees of fixed, revolute, prismatic,
+ *     spherical and floating joints without body loads) = the global-axes
+ *     kernels (forced by a zero body load) = semi-recursive, with joint
+ *     loads and tau, and at zero velocity (qd = NULL).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -67,8 +72,57 @@ int main(void)
         mbs_model_free(m);
         free(q); free(qd); free(tau); free(tau2); free(a1); free(a2); free(a0);
     }
+    /* the joint-frame fast path */
+    double w_fast = 0, w_fast_semi = 0, w_fast_norm = 0;
+    const unsigned fast_types = (1u << MBS_JOINT_FIXED) | (1u << MBS_JOINT_REVOLUTE) | (1u << MBS_JOINT_PRISMATIC) |
+                                (1u << MBS_JOINT_SPHERICAL) | (1u << MBS_JOINT_FLOATING);
+    for (int tree = 0; tree < NTREES; tree++) {
+        mbs_model *m = mbs_test_random_tree(&rng, 1 + mbs_rng_int(&rng, 12), fast_types);
+        CHECK(m != NULL, "tree");
+        if (!m) continue;
+        const int nq = m->nq;
+        size_t n1 = (size_t)nq + 1;
+        double *q = calloc(n1, 8), *qd = calloc(n1, 8), *tau = calloc(n1, 8);
+        double *a1 = calloc(n1, 8), *a2 = calloc(n1, 8), *a3 = calloc(n1, 8);
+        mbs_test_random_state(&rng, m, q, qd, NULL);
+        for (int k = 0; k < nq; k++) tau[k] = mbs_rng_uniform(&rng, -2, 2);
+        mbs_data *d = mbs_data_create(m, NULL);
+        double *jl = mbs_data_joint_load(d);
+        for (int k = 0; k < nq; k++) jl[k] = mbs_rng_uniform(&rng, -1, 1);
+        for (int vel = 0; vel < 2; vel++) {
+            const double *v = vel ? qd : NULL;
+            mbs_data_clear_loads(d);
+            for (int k = 0; k < nq; k++) jl[k] = 0.5 * tau[k] * (k % 3);
+            int r1 = mbs_forward_dynamics(m, d, MBS_FD_RECURSIVE, q, v, tau, a1);    /* fast path */
+            CHECK(r1 == MBS_OK, "fr fast: %s", mbs_data_error(d));
+            int r3 = mbs_forward_dynamics(m, d, MBS_FD_SEMI_RECURSIVE, q, v, tau, a3);
+            CHECK(r3 == MBS_OK, "semi: %s", mbs_data_error(d));
+            const double zero[3] = { 0, 0, 0 };
+            mbs_data_add_body_load(d, 1, NULL, zero, zero);                         /* global-axes kernels */
+            int r2 = mbs_forward_dynamics(m, d, MBS_FD_RECURSIVE, q, v, tau, a2);
+            CHECK(r2 == MBS_OK, "fr: %s", mbs_data_error(d));
+            w_fast = fmax(w_fast, mbs_rel_err(a1, a2, nq));
+            w_fast_semi = fmax(w_fast_semi, mbs_rel_err(a1, a3, nq));
+            for (int i = 1; i <= m->nb; i++) {
+                const mbs_joint_info *jt = &m->joint[i];
+                if (jt->euler < 0) continue;
+                int e = jt->qoff + jt->euler;
+                double pp = 0, pa = 0;
+                for (int k = 0; k < 4; k++) { pp += v ? v[e + k] * v[e + k] : 0; pa += q[e + k] * a1[e + k]; }
+                w_fast_norm = fmax(w_fast_norm, fabs(pa + pp) / (1 + pp));
+            }
+        }
+        mbs_data_free(d);
+        mbs_model_free(m);
+        free(q); free(qd); free(tau); free(a1); free(a2); free(a3);
+    }
     printf("worst relative errors: fr vs semi %.2e, reference points %.2e, ID(FD) %.2e, p.pdd %.2e\n",
            w_alg, w_ref, w_id, w_norm);
+    printf("joint-frame fast path: vs global-axes fr %.2e, vs semi %.2e, p.pdd %.2e\n", w_fast, w_fast_semi,
+           w_fast_norm);
+    CHECK(w_fast < 1e-10, "fast path = global-axes fully recursive: %g", w_fast);
+    CHECK(w_fast_semi < 1e-10, "fast path = semi-recursive: %g", w_fast_semi);
+    CHECK(w_fast_norm < 1e-12, "fast path Euler normalization: %g", w_fast_norm);
     CHECK(w_alg < 1e-10, "fully recursive = semi-recursive: %g", w_alg);
     CHECK(w_ref < 1e-10, "reference independence: %g", w_ref);
     CHECK(w_id < 1e-10, "inverse of forward: %g", w_id);
