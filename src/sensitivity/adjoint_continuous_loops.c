@@ -52,6 +52,11 @@
 #include "../formulations/form_impl.h"
 #include "../constraints/constraint.h"
 
+/* Adams-Moulton, AMK steps (order AMK + 1): coefficients of F at the new node, then back */
+#define AMK 5
+static const double AM[AMK + 1] = { 475.0 / 1440, 1427.0 / 1440, -798.0 / 1440, 482.0 / 1440, -173.0 / 1440,
+                                    27.0 / 1440 };
+
 /* derivatives at one instant */
 typedef struct {
     double *Fy;     /* nd x nc (col-major, column c = direction c): da/dy (c < 2 nd), da/drho */
@@ -72,7 +77,8 @@ typedef struct {
     /* interpolation */
     double *yi, *ydi, *zw, *rk;
     /* adjoint */
-    double *L, *Lt, *K1, *K2, *K3, *K4, *y0p;
+    double *L, *Lt, *K1, *K2, *K3, *K4, *y0p, *Fr, *Jm;
+    lapack_int *jp;
     cl_eval E[3];
     char msg[MBS_ERROR_MSG_LEN];
 } cl_ws;
@@ -311,13 +317,14 @@ static void ws_free(cl_ws *w)
     mbs_data_free(w->df);
     double *arr[] = { w->tt, w->Y, w->Zs, w->z, w->zd, w->zdd0, w->zdd, w->F0, w->Mb, w->dF, w->da, w->e, w->tz,
                       w->tzd, w->tzdd, w->dx, w->g, w->dg, w->yi, w->ydi, w->zw, w->rk, w->L, w->Lt, w->K1, w->K2,
-                      w->K3, w->K4, w->y0p };
+                      w->K3, w->K4, w->y0p, w->Fr, w->Jm };
     for (size_t k = 0; k < sizeof arr / sizeof arr[0]; k++) free(arr[k]);
     for (int k = 0; k < 3; k++) {
         free(w->E[k].Fy);
         free(w->E[k].gy);
     }
     free(w->piv);
+    free(w->jp);
 }
 
 int sens_cavm_loops(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
@@ -378,9 +385,12 @@ int sens_cavm_loops(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     w.L = calloc(LS, 8); w.Lt = calloc(LS, 8); w.K1 = calloc(LS, 8); w.K2 = calloc(LS, 8); w.K3 = calloc(LS, 8);
     w.K4 = calloc(LS, 8); w.y0p = calloc(2 * ND * ((size_t)np + 1), 8);
     w.piv = calloc(ND, sizeof *w.piv);
+    w.Fr = calloc(AMK * LS, 8);
+    w.Jm = calloc(4 * ND * ND, 8);
+    w.jp = calloc(2 * ND, sizeof *w.jp);
     int ok = w.tt && w.Y && w.Zs && w.z && w.zd && w.zdd0 && w.zdd && w.F0 && w.Mb && w.dF && w.da && w.e && w.tz &&
              w.tzd && w.tzdd && w.dx && w.g && w.dg && w.yi && w.ydi && w.zw && w.rk && w.L && w.Lt && w.K1 && w.K2 &&
-             w.K3 && w.K4 && w.y0p && w.piv;
+             w.K3 && w.K4 && w.y0p && w.piv && w.Fr && w.Jm && w.jp;
     for (int k = 0; k < 3 && ok; k++) {
         w.E[k].Fy = calloc(ND * NC, 8);
         w.E[k].gy = calloc(((size_t)no + 1) * NC, 8);
@@ -471,35 +481,76 @@ int sens_cavm_loops(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         for (size_t c = 0; c < blk; c++) w.L[(size_t)k * blk + c] = w.E[0].gy[(size_t)k * w.ncol + c];
     memcpy(w.z, w.Zs + (size_t)last * 2 * n, sizeof(double) * (size_t)n);
     if ((rc = evaluate(&w, w.tt[last], yl, yl + nd, 0, &w.E[0]))) goto fail;
-    cl_eval *E1 = &w.E[0], *Em = &w.E[1], *E0 = &w.E[2];
+    /* RK4 on the steps without AMK equal steps before them (the first ones backwards; a short
+     * last step), implicit Adams-Moulton of order AMK + 1 after: the equation is linear in the
+     * adjoint and its coefficients depend only on the forward state, so the implicit step is a
+     * 2 nd x 2 nd solve and needs one evaluation per step (the node), not two */
+    const size_t ls = (size_t)no * blk;
+    const int d2 = 2 * nd;
+    cl_eval *Em = &w.E[1], *E0 = &w.E[2];
+    adjoint_rhs(&w, &w.E[0], w.L, w.Fr + (size_t)(last % AMK) * ls);
     for (int a = last - 1; a >= 0; a--) {
         const double t0 = w.tt[a], t1 = w.tt[a + 1], h = t1 - t0;
         const double *z1 = w.Zs + (size_t)(a + 1) * 2 * n, *za = w.Zs + (size_t)a * 2 * n;
-        /* midpoint: interpolated y, warm start z1 - h/2 zd1 */
-        interpolate(&w, a, 0.5, w.yi, w.ydi);
-        for (int i = 0; i < n; i++) w.z[i] = z1[i] - 0.5 * h * z1[n + i];
-        if ((rc = evaluate(&w, t0 + 0.5 * h, w.yi, w.ydi, 0, Em))) goto fail;
         const double *ya = w.Y + (size_t)a * 3 * nd;
-        memcpy(w.z, za, sizeof(double) * (size_t)n);
-        if ((rc = evaluate(&w, t0, ya, ya + nd, 0, E0))) goto fail;
-        const size_t ls = (size_t)no * blk;
-        adjoint_rhs(&w, E1, w.L, w.K1);
-        for (size_t i = 0; i < ls; i++) w.Lt[i] = w.L[i] + 0.5 * h * w.K1[i];
-        adjoint_rhs(&w, Em, w.Lt, w.K2);
-        for (size_t i = 0; i < ls; i++) w.Lt[i] = w.L[i] + 0.5 * h * w.K2[i];
-        adjoint_rhs(&w, Em, w.Lt, w.K3);
-        for (size_t i = 0; i < ls; i++) w.Lt[i] = w.L[i] + h * w.K3[i];
-        adjoint_rhs(&w, E0, w.Lt, w.K4);
-        for (size_t i = 0; i < ls; i++) {
-            w.L[i] += h / 6 * (w.K1[i] + 2 * w.K2[i] + 2 * w.K3[i] + w.K4[i]);
+        const double *F1 = w.Fr + (size_t)((a + 1) % AMK) * ls;
+        int am = a + AMK <= last;
+        for (int k = 2; am && k <= AMK; k++) am = fabs(w.tt[a + k] - w.tt[a + k - 1] - h) <= 1e-9 * h;
+        if (!am) {
+            /* midpoint: interpolated y, warm start z1 - h/2 zd1 */
+            interpolate(&w, a, 0.5, w.yi, w.ydi);
+            for (int i = 0; i < n; i++) w.z[i] = z1[i] - 0.5 * h * z1[n + i];
+            if ((rc = evaluate(&w, t0 + 0.5 * h, w.yi, w.ydi, 0, Em))) goto fail;
+            memcpy(w.z, za, sizeof(double) * (size_t)n);
+            if ((rc = evaluate(&w, t0, ya, ya + nd, 0, E0))) goto fail;
+            for (size_t i = 0; i < ls; i++) w.Lt[i] = w.L[i] + 0.5 * h * F1[i];
+            adjoint_rhs(&w, Em, w.Lt, w.K2);
+            for (size_t i = 0; i < ls; i++) w.Lt[i] = w.L[i] + 0.5 * h * w.K2[i];
+            adjoint_rhs(&w, Em, w.Lt, w.K3);
+            for (size_t i = 0; i < ls; i++) w.Lt[i] = w.L[i] + h * w.K3[i];
+            adjoint_rhs(&w, E0, w.Lt, w.K4);
+            for (size_t i = 0; i < ls; i++) w.L[i] += h / 6 * (F1[i] + 2 * w.K2[i] + 2 * w.K3[i] + w.K4[i]);
+        } else {
+            memcpy(w.z, za, sizeof(double) * (size_t)n);
+            if ((rc = evaluate(&w, t0, ya, ya + nd, 0, E0))) goto fail;
+            /* L_a = L_a+1 + h (b0 F(L_a) + sum_k b_k F_a+k), F(L) = J L + g at node a */
+            const double c = AM[0] * h;
+            for (int k = 1; k <= AMK; k++) {
+                const double *Fk = w.Fr + (size_t)((a + k) % AMK) * ls, bk = AM[k] * h;
+                for (size_t i = 0; i < ls; i++) w.L[i] += bk * Fk[i];
+            }
+            memset(w.Jm, 0, sizeof(double) * (size_t)d2 * (size_t)d2);
+            for (int i = 0; i < d2; i++) w.Jm[(size_t)i * d2 + i] = 1;
+            for (int i = 0; i < nd; i++) {
+                w.Jm[(size_t)i * d2 + nd + i] -= c;   /* l2 rows: -c l1 */
+                for (int k = 0; k < nd; k++) {
+                    w.Jm[(size_t)(nd + k) * d2 + i] -= c * E0->Fy[(size_t)i * nd + k];
+                    w.Jm[(size_t)(nd + k) * d2 + nd + i] -= c * E0->Fy[(size_t)(nd + i) * nd + k];
+                }
+            }
+            if (d2 > 0 && mbs_form_lu(d2, w.Jm, w.jp) != 0) {
+                rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: backward step matrix singular at t = %.9g", t0);
+                goto done;
+            }
+            for (int k = 0; k < no; k++) {
+                double *Lk = w.L + (size_t)k * blk;
+                const double *gy = E0->gy + (size_t)k * w.ncol;
+                for (int i = 0; i < d2; i++) Lk[i] += c * gy[i];
+                if (d2 > 0) mbs_form_lu_solve(d2, w.Jm, w.jp, Lk);
+                for (int j = 0; j < np; j++) {
+                    const double *col = E0->Fy + (size_t)(d2 + j) * nd;
+                    double sI = gy[d2 + j];
+                    for (int i = 0; i < nd; i++) sI += col[i] * Lk[nd + i];
+                    Lk[d2 + j] += c * sI;
+                }
+            }
+        }
+        for (size_t i = 0; i < ls; i++)
             if (!isfinite(w.L[i])) {
                 rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: adjoint not finite at t = %.9g", t0);
                 goto done;
             }
-        }
-        cl_eval *tmp = E1;
-        E1 = E0;
-        E0 = tmp;
+        adjoint_rhs(&w, E0, w.L, w.Fr + (size_t)(a % AMK) * ls);
     }
     /* gradient: I + lambda(t0)^T y0' */
     for (int k = 0; k < no; k++) {
