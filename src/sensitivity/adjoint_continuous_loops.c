@@ -33,13 +33,16 @@
  * the columns of A, a_rho and, through the objectives' tangents,
  * g~_y and g~_rho of every objective at once.
  *
- * Backward integration: the adjoint ODE is linear with coefficients known
- * wherever the forward state is. Classical RK4 backwards on the forward
- * grid, with the state at the step midpoints from quintic Hermite
- * interpolation of (z^i, zd^i, zdd^i) at the two nodes: fourth order in
- * the adjoint, so a 1 ms forward step suffices (no finer forward step, no
- * CVODES re-run of the forward problem). All objectives are integrated
- * together; per step two new evaluations (midpoint and the next node).
+ * Trajectory: a continuous adjoint is as accurate as the trajectory it
+ * sees; the trapezoidal one (O(h^2)) put the five-bar's gradient 6e-4 off
+ * at 1 ms. So the adjoint's trajectory is RK4 on y' = f(y) on the forward
+ * grid (accelerations only: cheap), stored as (z^i, zd^i, zdd^i) and z.
+ * Backward integration: the adjoint ODE is linear with coefficients that
+ * depend only on the forward state, so an implicit method needs no
+ * iteration: Adams-Moulton of order 6 (a 2 nd x 2 nd LU per step, one
+ * evaluation per step at the node), started by RK4 with the midpoint state
+ * from quintic Hermite interpolation of (z^i, zd^i, zdd^i) (also for a step
+ * next to a shorter one). All objectives are integrated together.
  *
  * Everything is allocated once per run; the steps do not allocate.
  */
