@@ -45,12 +45,17 @@ enum { FDL_FIXED = 0, FDL_REV, FDL_PRISM, FDL_SPH, FDL_FREE };
 typedef struct fdl_body {
     int kind, parent, qoff;
     double C[9], p[3];           /* transform constants (see the top) */
+    /* C a signed permutation (revolute, prismatic and fixed joints only):
+     * C[i][pi[i]] = sg[i]; pG = C^T p */
+    int perm, pi[3];
+    double sg[3], pG[3];
     double m, mc[3], Io[9];      /* inertia at the origin of F_i, F_i axes: m, m c, J_c + m(|c|^2 I - c c^T) */
 } fdl_body;
 
 typedef struct fdl_ws {
     double E[9], r[3];           /* F_h -> F_i: rotation (columns: F_i axes in F_h) and origin of F_i in F_h */
     double R[9];                 /* spherical/floating: R(p) of the joint */
+    double cs, sn, rG[3];        /* permutation bodies: cos, sin of a revolute angle; C^T r */
     double v[6], c[6], nu[6];    /* velocity of F_i, velocity-product acceleration, joint velocity */
     double A[9], B[9], K[9];     /* articulated inertia [A B; B^T K] (A, K symmetric) */
     double pA[6];                /* articulated bias force */
@@ -209,6 +214,161 @@ static void inertia_to_parent(double *Ah, double *Bh, double *Kh, const double *
     }
 }
 
+
+/* ------------------------------------------------------------ transforms F_h <-> F_i
+ * General bodies: E and r. Permutation bodies (C a signed permutation,
+ * joint rotation about e1 or none): E = C R with R = Rot(e1, q) or I, so
+ * that products by C are a reordering with signs and those by R touch two
+ * components; the shift is done in the axes of C (the parent joint frame),
+ * where the offset is rG = C^T r. */
+
+/* y = C^T x and y += C x for a signed permutation */
+static inline void perm_t(double *y, const fdl_body *b, const double *x)
+{
+    y[b->pi[0]] = b->sg[0] * x[0];
+    y[b->pi[1]] = b->sg[1] * x[1];
+    y[b->pi[2]] = b->sg[2] * x[2];
+}
+static inline void perm_add(double *y, const fdl_body *b, const double *x)
+{
+    y[0] += b->sg[0] * x[b->pi[0]];
+    y[1] += b->sg[1] * x[b->pi[1]];
+    y[2] += b->sg[2] * x[b->pi[2]];
+}
+
+/* motion vector of the parent (F_h) -> child (F_i): [E^T (x_l + x_w x r); E^T x_w] */
+static inline void motion_to_child(double *y, const fdl_body *b, const fdl_ws *w, const double *x)
+{
+    double t[3];
+    if (b->perm) {
+        double xl[3], xw[3];
+        perm_t(xl, b, x);
+        perm_t(xw, b, x + 3);
+        cross(t, xw, w->rG);
+        t[0] += xl[0]; t[1] += xl[1]; t[2] += xl[2];
+        if (b->kind == FDL_REV) {
+            const double c = w->cs, s = w->sn;
+            y[0] = t[0]; y[1] = c * t[1] + s * t[2]; y[2] = c * t[2] - s * t[1];
+            y[3] = xw[0]; y[4] = c * xw[1] + s * xw[2]; y[5] = c * xw[2] - s * xw[1];
+        } else {
+            y[0] = t[0]; y[1] = t[1]; y[2] = t[2];
+            y[3] = xw[0]; y[4] = xw[1]; y[5] = xw[2];
+        }
+        return;
+    }
+    cross(t, x + 3, w->r);
+    t[0] += x[0]; t[1] += x[1]; t[2] += x[2];
+    mt_v(y, w->E, t);
+    mt_v(y + 3, w->E, x + 3);
+}
+
+/* force of the child (F_i) added to the parent (F_h): f_h = E f, n_h = E n + r x f_h */
+static inline void force_to_parent(double *y, const fdl_body *b, const fdl_ws *w, const double *f)
+{
+    double fh[3], nh[3], t[3];
+    if (b->perm) {
+        if (b->kind == FDL_REV) {
+            const double c = w->cs, s = w->sn;
+            fh[0] = f[0]; fh[1] = c * f[1] - s * f[2]; fh[2] = s * f[1] + c * f[2];
+            nh[0] = f[3]; nh[1] = c * f[4] - s * f[5]; nh[2] = s * f[4] + c * f[5];
+        } else {
+            fh[0] = f[0]; fh[1] = f[1]; fh[2] = f[2];
+            nh[0] = f[3]; nh[1] = f[4]; nh[2] = f[5];
+        }
+        cross(t, w->rG, fh);
+        nh[0] += t[0]; nh[1] += t[1]; nh[2] += t[2];
+        perm_add(y, b, fh);
+        perm_add(y + 3, b, nh);
+        return;
+    }
+    m_v(fh, w->E, f);
+    m_v(nh, w->E, f + 3);
+    cross(t, w->r, fh);
+    for (int k = 0; k < 3; k++) {
+        y[k] += fh[k];
+        y[3 + k] += nh[k] + t[k];
+    }
+}
+
+/* Shift of an inertia [A B; B^T K] (A, K symmetric, upper triangles read)
+ * from a point to another at offset s (both in the same axes):
+ *   [A, A S(s) + B; ., K + B^T S(s) - S(s) (A S(s) + B)], full blocks out. */
+static inline void shift_blocks(double *Ao, double *Bo, double *Ko, const double *A, const double *B,
+                                const double *K, const double *sv)
+{
+    const double s0 = sv[0], s1 = sv[1], s2 = sv[2];
+    const double Af[9] = { A[0], A[1], A[2], A[1], A[4], A[5], A[2], A[5], A[8] };
+    double W[9];
+    for (int i = 0; i < 3; i++) {
+        const double ra0 = Af[3 * i], ra1 = Af[3 * i + 1], ra2 = Af[3 * i + 2];
+        Bo[3 * i] = B[3 * i] + (ra1 * s2 - ra2 * s1);
+        Bo[3 * i + 1] = B[3 * i + 1] + (ra2 * s0 - ra0 * s2);
+        Bo[3 * i + 2] = B[3 * i + 2] + (ra0 * s1 - ra1 * s0);
+        const double b0 = B[i], b1 = B[3 + i], b2 = B[6 + i];
+        W[3 * i] = b1 * s2 - b2 * s1;
+        W[3 * i + 1] = b2 * s0 - b0 * s2;
+        W[3 * i + 2] = b0 * s1 - b1 * s0;
+    }
+    Ao[0] = A[0]; Ao[1] = Ao[3] = A[1]; Ao[2] = Ao[6] = A[2];
+    Ao[4] = A[4]; Ao[5] = Ao[7] = A[5]; Ao[8] = A[8];
+    for (int j = 0; j < 3; j++) {
+        const double p0 = Bo[j], p1 = Bo[3 + j], p2 = Bo[6 + j];
+        const double sp[3] = { s1 * p2 - s2 * p1, s2 * p0 - s0 * p2, s0 * p1 - s1 * p0 };
+        for (int i = 0; i <= j; i++) Ko[3 * i + j] = Ko[3 * j + i] = K[3 * i + j] + W[3 * i + j] - sp[i];
+    }
+}
+
+/* Parent += X^T [A B; B^T K] X for a permutation body: rotation by R
+ * (revolute: about e1), shift by -rG, then the signed permutation. */
+static void inertia_to_parent_perm(double *Ah, double *Bh, double *Kh, const fdl_body *b, const fdl_ws *w,
+                                   const double *A, const double *B, const double *K)
+{
+    double Ar[9], Br[9], Kr[9], As[9], Bs[9], Ks[9];
+    const double *pa = A, *pb = B, *pk = K;
+    if (b->kind == FDL_REV) {
+        const double c = w->cs, s = w->sn, cc = c * c, ss = s * s, cs = c * s, d = cc - ss;
+        /* R A R^T, A symmetric (upper triangle) */
+        Ar[0] = A[0];
+        Ar[1] = c * A[1] - s * A[2];
+        Ar[2] = s * A[1] + c * A[2];
+        Ar[4] = cc * A[4] - 2 * cs * A[5] + ss * A[8];
+        Ar[8] = ss * A[4] + 2 * cs * A[5] + cc * A[8];
+        Ar[5] = cs * (A[4] - A[8]) + d * A[5];
+        Kr[0] = K[0];
+        Kr[1] = c * K[1] - s * K[2];
+        Kr[2] = s * K[1] + c * K[2];
+        Kr[4] = cc * K[4] - 2 * cs * K[5] + ss * K[8];
+        Kr[8] = ss * K[4] + 2 * cs * K[5] + cc * K[8];
+        Kr[5] = cs * (K[4] - K[8]) + d * K[5];
+        /* R B R^T: rows 1, 2 then columns 1, 2 */
+        double Y[9];
+        for (int j = 0; j < 3; j++) {
+            Y[j] = B[j];
+            Y[3 + j] = c * B[3 + j] - s * B[6 + j];
+            Y[6 + j] = s * B[3 + j] + c * B[6 + j];
+        }
+        for (int i = 0; i < 3; i++) {
+            Br[3 * i] = Y[3 * i];
+            Br[3 * i + 1] = c * Y[3 * i + 1] - s * Y[3 * i + 2];
+            Br[3 * i + 2] = s * Y[3 * i + 1] + c * Y[3 * i + 2];
+        }
+        pa = Ar; pb = Br; pk = Kr;
+    }
+    const double sv[3] = { -w->rG[0], -w->rG[1], -w->rG[2] };
+    shift_blocks(As, Bs, Ks, pa, pb, pk, sv);
+    /* C M C^T: (i, j) <- sg_i sg_j M(pi_i, pi_j) */
+    for (int i = 0; i < 3; i++) {
+        const int pi = b->pi[i];
+        for (int j = 0; j < 3; j++) {
+            const int pj = b->pi[j];
+            const double sgn = b->sg[i] * b->sg[j];
+            Ah[3 * i + j] += sgn * As[3 * pi + pj];
+            Bh[3 * i + j] += sgn * Bs[3 * pi + pj];
+            Kh[3 * i + j] += sgn * Ks[3 * pi + pj];
+        }
+    }
+}
+
 /* ------------------------------------------------------------ set-up */
 
 static int fdl_kind(mbs_joint_type t)
@@ -273,6 +433,28 @@ int mbs_fdl_create(mbs_data *d, const mbs_model *m)
             for (int k = 0; k < r; k++) b->Io[3 * r + k] = b->Io[3 * k + r];
         b->m = mass;
         for (int k = 0; k < 3; k++) b->mc[k] = mass * c[k];
+        /* C a signed permutation? Entries within 1e-13 of 0 or +-1 count as
+         * exact (joint frames read from files are orthonormal to round-off;
+         * the difference is a rotation of < 1e-13 rad) */
+        b->perm = b->kind == FDL_REV || b->kind == FDL_PRISM || b->kind == FDL_FIXED;
+        for (int r = 0; r < 3 && b->perm; r++) {
+            int nz = 0;
+            for (int k = 0; k < 3; k++) {
+                const double a = fabs(b->C[3 * r + k]);
+                if (fabs(a - 1) < 1e-13) { nz++; b->pi[r] = k; b->sg[r] = b->C[3 * r + k] > 0 ? 1 : -1; }
+                else if (!(a < 1e-13)) b->perm = 0;
+            }
+            if (nz != 1) b->perm = 0;
+        }
+        if (b->perm) {
+            if (b->pi[0] == b->pi[1] || b->pi[0] == b->pi[2] || b->pi[1] == b->pi[2]) b->perm = 0;
+        }
+        if (b->perm) {
+            /* C exactly the permutation from here on (also for the general formulas) */
+            for (int k = 0; k < 9; k++) b->C[k] = 0;
+            for (int r = 0; r < 3; r++) b->C[3 * r + b->pi[r]] = b->sg[r];
+            perm_t(b->pG, b, b->p);
+        }
     }
     return 0;
 }
@@ -308,6 +490,11 @@ int mbs_fdl_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, c
         switch (b->kind) {
         case FDL_REV: {
             const double cs = cos(qi[0]), sn = sin(qi[0]);
+            if (b->perm) {
+                w->cs = cs; w->sn = sn;
+                w->rG[0] = b->pG[0]; w->rG[1] = b->pG[1]; w->rG[2] = b->pG[2];
+                break;
+            }
             for (int k = 0; k < 3; k++) {
                 const double c1 = C[3 * k + 1], c2 = C[3 * k + 2];
                 E[3 * k] = C[3 * k];
@@ -318,6 +505,10 @@ int mbs_fdl_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, c
             break;
         }
         case FDL_PRISM:
+            if (b->perm) {
+                w->rG[0] = b->pG[0] + qi[0]; w->rG[1] = b->pG[1]; w->rG[2] = b->pG[2];
+                break;
+            }
             for (int k = 0; k < 9; k++) E[k] = C[k];
             for (int k = 0; k < 3; k++) r[k] = b->p[k] + qi[0] * C[3 * k];
             break;
@@ -333,6 +524,10 @@ int mbs_fdl_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, c
             for (int k = 0; k < 3; k++) r[k] += b->p[k];
             break;
         default:
+            if (b->perm) {
+                w->rG[0] = b->pG[0]; w->rG[1] = b->pG[1]; w->rG[2] = b->pG[2];
+                break;
+            }
             for (int k = 0; k < 9; k++) E[k] = C[k];
             r[0] = b->p[0]; r[1] = b->p[1]; r[2] = b->p[2];
             break;
@@ -354,12 +549,7 @@ int mbs_fdl_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, c
         double *v = w->v, *c = w->c, *nu = w->nu;
         const int h = b->parent;
         if (h > 0) {
-            const double *vh = W[h].v;
-            double t[3];
-            cross(t, vh + 3, r);
-            t[0] += vh[0]; t[1] += vh[1]; t[2] += vh[2];
-            mt_v(v, E, t);
-            mt_v(v + 3, E, vh + 3);
+            motion_to_child(v, b, w, W[h].v);
         } else {
             for (int k = 0; k < 6; k++) v[k] = 0;
         }
@@ -541,18 +731,9 @@ int mbs_fdl_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, c
             }
         }
         fdl_ws *wh = &W[h];
-        inertia_to_parent(wh->A, wh->B, wh->K, w->E, w->r, PA, PB, PK);
-        /* force to the parent: f_h = E f, n_h = E n + r x f_h */
-        {
-            double fh[3], nh[3], t[3];
-            m_v(fh, w->E, pa);
-            m_v(nh, w->E, pa + 3);
-            cross(t, w->r, fh);
-            for (int k = 0; k < 3; k++) {
-                wh->pA[k] += fh[k];
-                wh->pA[3 + k] += nh[k] + t[k];
-            }
-        }
+        if (b->perm) inertia_to_parent_perm(wh->A, wh->B, wh->K, b, w, PA, PB, PK);
+        else inertia_to_parent(wh->A, wh->B, wh->K, w->E, w->r, PA, PB, PK);
+        force_to_parent(wh->pA, b, w, pa);
     }
 
     /* ---- base to tip: accelerations ---- */
@@ -562,17 +743,11 @@ int mbs_fdl_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, c
         const fdl_body *b = &B[i];
         fdl_ws *w = &W[i];
         const double *ah = b->parent > 0 ? W[b->parent].a : a0;
-        const double *E = w->E, *U = w->U, *u = w->u;
+        const double *U = w->U, *u = w->u;
         double *a = w->a;
         const int o = b->qoff;
-        {
-            double t[3];
-            cross(t, ah + 3, w->r);
-            t[0] += ah[0]; t[1] += ah[1]; t[2] += ah[2];
-            mt_v(a, E, t);
-            mt_v(a + 3, E, ah + 3);
-            for (int k = 0; k < 6; k++) a[k] += w->c[k];
-        }
+        motion_to_child(a, b, w, ah);
+        for (int k = 0; k < 6; k++) a[k] += w->c[k];
         switch (b->kind) {
         case FDL_REV: {
             const double s = (u[0] - (U[0] * a[0] + U[1] * a[1] + U[2] * a[2] + U[3] * a[3] + U[4] * a[4] + U[5] * a[5])) * w->Dinv[0];
