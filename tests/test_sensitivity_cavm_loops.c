@@ -31,6 +31,8 @@
  *    the CAVM at h to 1e-6 (the slider-crank, whose spring and damper make
  *    the fastest motion: 5e-7, converging at fourth order or faster,
  *    1.1e-5 at 2 ms; the others 1e-8 or better).
+ * 4. No allocation per step: the number of allocations of a whole run is
+ *    the same for 100 and 200 steps (malloc interposed; not under ASan).
  */
 #include <math.h>
 #include <stdio.h>
@@ -48,6 +50,44 @@
 #endif
 #ifndef SAN
 #define SAN 0
+#endif
+
+/* Allocation counting (as test_integrators_alloc.c): malloc and friends interposed, forwarding to
+ * glibc; not under AddressSanitizer, which owns malloc. */
+#if SAN
+#define COUNT_ALLOC 0
+#elif defined(__GLIBC__) || defined(__linux__)
+#define COUNT_ALLOC 1
+#else
+#define COUNT_ALLOC 0
+#endif
+static long n_alloc;
+static int counting;
+#if COUNT_ALLOC
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+void *malloc(size_t n)
+{
+    if (counting) n_alloc++;
+    return __libc_malloc(n);
+}
+void *calloc(size_t a, size_t b)
+{
+    if (counting) n_alloc++;
+    return __libc_calloc(a, b);
+}
+void *realloc(void *p, size_t n)
+{
+    if (counting) n_alloc++;
+    return __libc_realloc(p, n);
+}
+void free(void *p)
+{
+    if (counting && p) n_alloc++;
+    __libc_free(p);
+}
 #endif
 
 /* thesis Tables 7.4-7.6, "Reference" row: d psi_i / d (L_s1, L_s2, m_A1, rG, L_A1) */
@@ -393,10 +433,42 @@ static void against_fd(void)
     }
 }
 
+/* ---------------------------------------------------------------- 4. no allocation per step */
+
+/* the allocations of a whole run do not depend on its number of steps */
+static void allocations(void)
+{
+    if (!COUNT_ALLOC) {
+        printf("allocation counting: not under AddressSanitizer\n");
+        return;
+    }
+    mbs_model *m = load("fivebar", NULL, NULL);
+    if (!m) return;
+    const mbs_loop_formulation fs[2] = { MBS_LOOP_ALI3P, MBS_LOOP_MATRIXR };
+    for (int f = 0; f < 2; f++) {
+        long cnt[2] = { 0, 0 };
+        for (int k = 0; k < 2; k++) {
+            mbs_sens_result res;
+            n_alloc = 0;
+            counting = 1;
+            int rc = sens(m, fs[f], MBS_SENS_CAVM, MBS_REF_COM, k ? 0.2 : 0.1, 1e-3, 1e-10, 0, NULL, &res);
+            counting = 0;
+            cnt[k] = n_alloc;
+            if (!rc) mbs_sens_result_free(&res);
+        }
+        printf("%s cavm: %ld allocations and frees over 100 steps, %ld over 200\n", mbs_loop_formulation_name(fs[f]),
+               cnt[0], cnt[1]);
+        CHECK(cnt[0] == cnt[1] && cnt[0] > 0, "%s cavm: allocations grow with the steps (%ld, %ld)",
+              mbs_loop_formulation_name(fs[f]), cnt[0], cnt[1]);
+    }
+    mbs_model_free(m);
+}
+
 int main(void)
 {
     fivebar_thesis();
     continuous_limit();
     against_fd();
+    allocations();
     return mbs_test_summary("test_sensitivity_cavm_loops");
 }

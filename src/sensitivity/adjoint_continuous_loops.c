@@ -20,8 +20,9 @@
  * convergence of its multiplier iteration, the solution of the same
  * constrained equations, so its continuous gradient is the same: the
  * forward run is the chosen formulation's (1 ms steps in the thesis
- * tests; psi by its trapezoidal quadrature, as the DDM), the adjoint runs
- * in independent coordinates on that trajectory.
+ * tests; psi by its trapezoidal quadrature, as the DDM; the initial
+ * state), the adjoint runs in independent coordinates on its own
+ * trajectory from that initial state (below).
  *
  * Per evaluation instant (t, y): the kinematic problems at (z^i, zd^i)
  * (Newton warm-started from the stored z), zdd^i from the reduced mass
