@@ -635,18 +635,38 @@ int mbs_fdl_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, c
             const double Di = 1 / D;
             w->Dinv[0] = Di;
             if (h == 0) continue;
-            /* Ia = I - U U^T / D; pa = pA + Ia c + U u / D */
+            /* Ia = I - U U^T / D (upper triangles of the symmetric blocks:
+             * all that inertia_to_parent* read), and
+             * pa = pA + Ia c + U u / D = pA + I c + U (u - U.c) / D, with
+             * the zeros of c (revolute: c_0 = c_3 = 0; prismatic: only c_1, c_2) */
             double V[6];
             for (int k = 0; k < 6; k++) V[k] = U[k] * Di;
-            for (int s = 0; s < 3; s++)
-                for (int t = 0; t < 3; t++) {
+            for (int s = 0; s < 3; s++) {
+                for (int t = s; t < 3; t++) {
                     Ia[3 * s + t] = A[3 * s + t] - V[s] * U[t];
-                    Ib[3 * s + t] = Bm[3 * s + t] - V[s] * U[3 + t];
                     Ik[3 * s + t] = K[3 * s + t] - V[3 + s] * U[3 + t];
                 }
-            const double uD = u[0] * Di;
-            for (int k = 0; k < 6; k++) pa[k] = pA[k] + U[k] * uD;
+                for (int t = 0; t < 3; t++) Ib[3 * s + t] = Bm[3 * s + t] - V[s] * U[3 + t];
+            }
+            const double c1 = c[1], c2 = c[2], c4 = c[4], c5 = c[5];
+            double Ic[6], uc = u[0];
+            if (b->kind == FDL_REV) {
+                for (int s = 0; s < 3; s++) {
+                    Ic[s] = A[3 * s + 1] * c1 + A[3 * s + 2] * c2 + Bm[3 * s + 1] * c4 + Bm[3 * s + 2] * c5;
+                    Ic[3 + s] = Bm[3 + s] * c1 + Bm[6 + s] * c2 + K[3 * s + 1] * c4 + K[3 * s + 2] * c5;
+                }
+                uc -= U[1] * c1 + U[2] * c2 + U[4] * c4 + U[5] * c5;
+            } else {
+                for (int s = 0; s < 3; s++) {
+                    Ic[s] = A[3 * s + 1] * c1 + A[3 * s + 2] * c2;
+                    Ic[3 + s] = Bm[3 + s] * c1 + Bm[6 + s] * c2;
+                }
+                uc -= U[1] * c1 + U[2] * c2;
+            }
+            uc *= Di;
+            for (int k = 0; k < 6; k++) pa[k] = pA[k] + Ic[k] + U[k] * uc;
             PA = Ia; PB = Ib; PK = Ik;
+            c = 0;                              /* Ia c is in pa already */
             break;
         }
         case FDL_SPH: {
