@@ -1,0 +1,523 @@
+/*
+ * step_jacobians_closed.c - the linearization of one ALI3-P step (the
+ * discrete map of src/formulations/ali3p.c, projections included, the
+ * branch the step took), shared by the direct differentiation
+ * (ddm_ali3p.c) and the discrete adjoint (adjoint_discrete_ali3p.c);
+ * docs/sensitivity.md "Closed loops: the step Jacobians".
+ *
+ * The step maps y_n = (z_n, zd_n, zdd_n) (projected values) and rho to
+ * y_{n+1}. Its derivative is formed explicitly, as the dense matrix
+ *     [A B] = d y_{n+1} / d (y_n, rho)       (3n x (3n + np), column-major)
+ * from point Jacobians of the residual and the constraints at the states
+ * the step visited (all at the step's converged z):
+ *   P1 = (z, zd*, zdd*)   index-3 stage: f = r + Phi_z^T lambda
+ *       F_z = dr/dz + d(Phi_z^T lambda)/dz, F_zd = dr/dzd, F_zdd = M,
+ *       F_rho = dr/drho + dPhi_z/drho^T lambda, Phi_z, Phi_rho
+ *   P2 = (z, zd, zdd)     the projected state: d(Phi_z^T sigma)/dz, d(Phi_z^T kappa)/dz,
+ *       dPhid/dz (fixed zd), dPhidd/dz, dPhidd/dzd, and their rho columns
+ *   d(M v)/dz = dr/dz(z, zd, zdd) - dr/dz(z, zd, zdd - v) (r is affine in
+ *       the accelerations: the Q terms cancel), v = zd - zd* (velocity
+ *       projection) or zdd - zdd* (acceleration projection); likewise for rho.
+ * State Jacobians of r come from the all-columns inverse-dynamics kernel
+ * (mbs_deriv_id_derivatives), the constraint second derivatives from one
+ * constraint tangent per coordinate, rho columns from one tangent sweep per
+ * parameter and point. Then every input column goes through the same
+ * linear algebra as one DDM direction:
+ *   predictor  z_p' = z' + h zd' + h^2/2 zdd',  zd_p' = zd' + h zdd',  zdd_n' = zdd'
+ *   index-3    S D' + beta h^2 Phi_z^T mu = -beta h^2 w,  Phi_z D' = -dPhi
+ *              w = F_z z_p' + F_zd zd_p' + M zdd_n' (+ F_rho e_j),
+ *              dPhi = Phi_z z_p' (+ Phi_rho e_j),
+ *              S = M + gamma h F_zd + beta h^2 F_z (the exact tangent),
+ *              by the augmented-Lagrangian iteration with one LU of
+ *              S + beta h^2 alpha Phi_z^T Phi_z
+ *   z' = z_p' + D', zd*' = zd_p' + gamma/(beta h) D', zdd*' = zdd_n' + D'/(beta h^2)
+ *   velocity projection (if taken): M Dv' + Phi_z^T sigma' = -(H_v z' (+ H_v,rho e_j)),
+ *              Phi_z Dv' = -(Phi_z zd*' + Phid_z z' (+ Phid_rho e_j)),  zd' = zd*' + Dv'
+ *              (penalty form: one solve with P_hat = M + varsigma alpha Phi^T Phi;
+ *              iterative form: the AL iteration with P_hat)
+ *              H_v = d(M v)/dz + d(Phi_z^T sigma)/dz
+ *   acceleration projection likewise with H_a, kappa and
+ *              Phidd_z z' + Phidd_zd zd' + Phi_z zdd*'.
+ * The multipliers sigma, kappa come from the corrections (minimum norm
+ * Phi_z^T sigma = -M (zd - zd*)).
+ */
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sens_impl.h"
+#include "step_jacobians_closed.h"
+#include "../formulations/form_impl.h"
+
+#define BETA MBS_FORM_BETA
+#define GAMMA MBS_FORM_GAMMA
+#define AL_MAX_ITER 100
+
+/* y = A x for A n x n row-major (add: y += A x) */
+static void mv(int rows, int cols, const double *A, const double *x, double *y, int add)
+{
+    for (int i = 0; i < rows; i++) {
+        const double *a = A + (size_t)i * cols;
+        double s = add ? y[i] : 0;
+        for (int j = 0; j < cols; j++) s += a[j] * x[j];
+        y[i] = s;
+    }
+}
+
+void sens_ali_lin_free(sens_ali_lin *w)
+{
+    if (!w) return;
+    free(w->base);
+    free(w->ipiv);
+    free(w->lsA);
+    free(w->lswork);
+    free(w->lsiwork);
+    free(w->svA);
+    memset(w, 0, sizeof *w);
+}
+
+int sens_ali_lin_create(sens_ali_lin *w, const mbs_model *m, int np)
+{
+    memset(w, 0, sizeof *w);
+    const int n = m->nq, nc = mbs_model_nconstraints(m);
+    w->n = n;
+    w->nc = nc;
+    w->np = np;
+    w->nu = 3 * n + np;
+    const size_t N = (size_t)n + 1, C = (size_t)nc + 1, Pp = (size_t)np + 1, nx = (size_t)m->nx + 1;
+    size_t total = 9 * N * N + 3 * C * N + 3 * C * N + 5 * N * Pp + 3 * C * Pp + 16 * N + 10 * C + nx;
+    double *p = calloc(total, sizeof(double));
+    w->base = p;
+    w->ipiv = calloc(N, sizeof *w->ipiv);
+    if (!p || !w->ipiv) return MBS_ERR_NOMEM;
+    double **nn[] = { &w->M, &w->Fz, &w->Fzd, &w->S, &w->P, &w->Hv, &w->Ha, &w->Aq, &w->Jt };
+    for (size_t k = 0; k < sizeof nn / sizeof nn[0]; k++) { *nn[k] = p; p += N * N; }
+    double **cn[] = { &w->Phi, &w->Vz, &w->Az, &w->Azd, &w->dPhi, &w->Tq };
+    for (size_t k = 0; k < sizeof cn / sizeof cn[0]; k++) { *cn[k] = p; p += C * N; }
+    p += 0;
+    double **np_[] = { &w->Fp, &w->Hvp, &w->Hap, &w->DR2, &w->DR3 };
+    for (size_t k = 0; k < sizeof np_ / sizeof np_[0]; k++) { *np_[k] = p; p += N * Pp; }
+    double **cp[] = { &w->Pp, &w->Vp, &w->Ap };
+    for (size_t k = 0; k < sizeof cp / sizeof cp[0]; k++) { *cp[k] = p; p += C * Pp; }
+    double **vn[] = { &w->r, &w->zp, &w->zdp, &w->zddn, &w->wv, &w->v, &w->rhs, &w->vv, &w->va, &w->s1,
+                      &w->dr, &w->x1, &w->e, &w->e2, &w->e3, &w->tmp };
+    for (size_t k = 0; k < sizeof vn / sizeof vn[0]; k++) { *vn[k] = p; p += N; }
+    double **vc[] = { &w->phi, &w->phid, &w->phidd, &w->sig, &w->kap, &w->dphi, &w->dphid, &w->dphidd, &w->viol,
+                      &w->mu };
+    for (size_t k = 0; k < sizeof vc / sizeof vc[0]; k++) { *vc[k] = p; p += C; }
+    w->dx = p; p += nx;
+    /* dgelsd on Phi_z^T (n x nc) */
+    const int rows = n, cols = nc, ldb = rows > cols ? rows : cols;
+    double wq = 0, aa = 0, bb = 0, ss = 0;
+    lapack_int iwq = 0, rank = 0;
+    if (rows > 0 && cols > 0)
+        LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, rows, cols, 1, &aa, rows, &bb, ldb, &ss, 1e-12, &rank, &wq, -1, &iwq);
+    w->lwork = (int)wq + 64;
+    w->lsA = calloc((size_t)rows * (size_t)cols + 2 * (size_t)ldb + 2 + (size_t)(rows < cols ? rows : cols) + 1,
+                    sizeof(double));
+    w->lswork = calloc((size_t)w->lwork, sizeof(double));
+    w->lsiwork = calloc((size_t)iwq + 64, sizeof *w->lsiwork);
+    if (!w->lsA || !w->lswork || !w->lsiwork) return MBS_ERR_NOMEM;
+    w->lsb = w->lsA + (size_t)rows * (size_t)cols;
+    w->lss = w->lsb + ldb;
+    /* dgesvd of Phi_z^T (n x nc): U n x n, V^T nc x nc */
+    const int mn = n < nc ? n : nc;
+    double sq = 0;
+    if (n > 0 && nc > 0)
+        LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'A', 'A', n, nc, &aa, n, &ss, &aa, n, &bb, nc, &sq, -1);
+    w->svlwork = (int)sq + 64;
+    w->svA = calloc(N * C + (size_t)mn + 1 + 3 * N * N + C * C + (size_t)w->svlwork + N, sizeof(double));
+    if (!w->svA) return MBS_ERR_NOMEM;
+    w->sv = w->svA + N * C;
+    w->U = w->sv + mn + 1;
+    w->K = w->U + N * N;
+    w->UMU = w->K + N * N;
+    w->VT = w->UMU + N * N;
+    w->svwork = w->VT + C * C;
+    w->y = w->svwork + w->svlwork;
+    return MBS_OK;
+}
+
+/* The projection matrix P_hat = M + sa Phi^T Phi in the singular basis of
+ * Phi_z^T = U Sigma V^T: U^T P_hat U = U^T M U + sa Sigma Sigma^T. Scaled
+ * by the singular values this is well conditioned, so its Cholesky factor
+ * solves accurately for any right-hand side, including the large,
+ * inconsistent ones of the unit input columns (in the original coordinates
+ * the solve would lose ~eps sa / m relative to them). The iterative
+ * (exact) projection uses the null-space block of U^T M U instead. */
+static int proj_basis(sens_ali_lin *w, double sa, int iterative)
+{
+    const int n = w->n, nc = w->nc, mn = n < nc ? n : nc;
+    const size_t N = (size_t)n;
+    if (n == 0) return MBS_OK;
+    for (size_t k = 0; k < N * N; k++) w->U[k] = 0;
+    for (int i = 0; i < n; i++) w->U[(size_t)i * n + i] = 1;
+    for (int i = 0; i <= mn; i++) w->sv[i] = 0;
+    if (nc > 0) {
+        memcpy(w->svA, w->Phi, sizeof(double) * N * (size_t)nc);   /* row-major Phi = col-major Phi^T */
+        if (LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'A', 'A', n, nc, w->svA, n, w->sv, w->U, n, w->VT, nc, w->svwork,
+                                w->svlwork) != 0)
+            return MBS_ERR_NUMERIC;
+    }
+    w->rank = 0;
+    for (int i = 0; i < mn; i++)
+        if (w->sv[i] > 1e-10 * w->sv[0]) w->rank++;
+    /* UMU = U^T M U (col-major) */
+    for (int a = 0; a < n; a++) {
+        mv(n, n, w->M, w->U + (size_t)a * n, w->tmp, 0);
+        for (int b = 0; b < n; b++) {
+            const double *ub = w->U + (size_t)b * n;
+            double s = 0;
+            for (int i = 0; i < n; i++) s += ub[i] * w->tmp[i];
+            w->UMU[(size_t)a * n + b] = s;
+        }
+    }
+    if (!iterative) {
+        memcpy(w->K, w->UMU, sizeof(double) * N * N);
+        for (int i = 0; i < mn; i++) w->K[(size_t)i * n + i] += sa * w->sv[i] * w->sv[i];
+        return mbs_form_chol(n, w->K) ? MBS_ERR_NUMERIC : MBS_OK;
+    }
+    const int r = w->rank, q = n - r;
+    for (int a = 0; a < q; a++)
+        for (int b = 0; b < q; b++) w->K[(size_t)a * q + b] = w->UMU[(size_t)(r + a) * n + r + b];
+    return q > 0 && mbs_form_chol(q, w->K) ? MBS_ERR_NUMERIC : MBS_OK;
+}
+
+/* x' of a projection: x*' (xs) and the linearized equations
+ *   penalty:   P_hat x' = M x*' + rhs - sa Phi^T g
+ *   iterative: M (x' - x*') + Phi^T s' = rhs,  Phi x' + g = 0
+ * (g: the violation's tangent without the Phi x' part). x may alias xs. */
+static void proj_apply(sens_ali_lin *w, int iterative, double sa, const double *xs, const double *rhs, const double *g,
+                       double *x)
+{
+    const int n = w->n, nc = w->nc, mn = n < nc ? n : nc, r = w->rank;
+    double *y = w->y, *u = w->x1;
+    if (n == 0) return;
+    if (!iterative) {
+        mv(n, n, w->M, xs, u, 0);
+        for (int i = 0; i < n; i++) u[i] += rhs[i];
+        for (int a = 0; a < n; a++) {
+            const double *ua = w->U + (size_t)a * n;
+            double s = 0;
+            for (int i = 0; i < n; i++) s += ua[i] * u[i];
+            if (a < mn) {
+                double vg = 0;
+                for (int k = 0; k < nc; k++) vg += w->VT[(size_t)k * nc + a] * g[k];
+                s -= sa * w->sv[a] * vg;
+            }
+            y[a] = s;
+        }
+        mbs_form_chol_solve(n, w->K, y);
+        for (int i = 0; i < n; i++) {
+            double s = 0;
+            for (int a = 0; a < n; a++) s += w->U[(size_t)a * n + i] * y[a];
+            x[i] = s;
+        }
+        return;
+    }
+    /* viol = Phi x* + g; range part y_R = -Sigma^-1 V^T viol; null part from U_N^T M U y = U_N^T rhs */
+    mbs_form_Pv(n, nc, w->Phi, xs, w->viol);
+    for (int k = 0; k < nc; k++) w->viol[k] += g[k];
+    for (int a = 0; a < r; a++) {
+        double vg = 0;
+        for (int k = 0; k < nc; k++) vg += w->VT[(size_t)k * nc + a] * w->viol[k];
+        y[a] = -vg / w->sv[a];
+    }
+    for (int a = r; a < n; a++) {
+        const double *ua = w->U + (size_t)a * n;
+        double s = 0;
+        for (int i = 0; i < n; i++) s += ua[i] * rhs[i];
+        for (int b = 0; b < r; b++) s -= w->UMU[(size_t)b * n + a] * y[b];
+        y[a] = s;
+    }
+    if (n - r > 0) mbs_form_chol_solve(n - r, w->K, y + r);
+    for (int i = 0; i < n; i++) {
+        double s = 0;
+        for (int a = 0; a < n; a++) s += w->U[(size_t)a * n + i] * y[a];
+        x[i] = xs[i] + s;
+    }
+}
+
+/* The multipliers of a projection from its correction D: Phi_z^T sigma = -M D
+ * (minimum norm). Forming them as varsigma alpha times a violation at
+ * round-off would amplify it by ~1e9. */
+static void proj_multipliers(sens_ali_lin *w, const double *D, double *sigma)
+{
+    const int n = w->n, nc = w->nc, ldb = n > nc ? n : nc;
+    if (nc == 0) return;
+    mv(n, n, w->M, D, w->lsb, 0);
+    for (int i = 0; i < n; i++) w->lsb[i] = -w->lsb[i];
+    for (int i = n; i < ldb; i++) w->lsb[i] = 0;
+    for (int c = 0; c < nc; c++)
+        for (int r = 0; r < n; r++) w->lsA[(size_t)c * n + r] = w->Phi[(size_t)c * n + r];
+    lapack_int rank = 0;
+    LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, n, nc, 1, w->lsA, n, w->lsb, ldb, w->lss, 1e-12, &rank, w->lswork,
+                        w->lwork, w->lsiwork);
+    memcpy(sigma, w->lsb, sizeof(double) * (size_t)nc);
+}
+
+/* the state Jacobian of r at (z, zd, zdd): dr/dz (and dr/dzd) row-major */
+static int id_jac(sens_run *r, const double *z, const double *zd, const double *zdd, double *Rz, double *Rzd)
+{
+    return mbs_deriv_id_derivatives(r->m, r->d, z, zd, zdd, NULL, Rz, Rzd);
+}
+
+int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, const sens_ali_rec *st,
+                      double *AB, mbs_error *err)
+{
+    const mbs_model *m = r->m;
+    mbs_data *d = r->d;
+    const int n = w->n, nc = w->nc, np = w->np, nu = w->nu;
+    const size_t N = (size_t)n;
+    const double t = st->t, h = st->h, kh = BETA * h * h, c1 = GAMMA / (BETA * h), d1 = 1 / kh;
+    const double al = so->penalty, sa = so->proj_scale * so->penalty;
+    const int iterative = so->projection == MBS_PROJ_ITERATIVE, vel = st->vel, acc = st->acc;
+    const double *z = st->z, *zd = st->zd, *zdd = st->zdd, *zds = st->zds, *zdds = st->zdds, *lam = st->lam;
+    int rc;
+    mbs_data_set_time(d, t);
+
+    /* ---- state Jacobians of r by the all-columns kernel ---- */
+    if ((rc = id_jac(r, z, zds, zdds, w->Fz, w->Fzd))) goto numeric;
+    if (vel || acc) {
+        if ((rc = id_jac(r, z, zd, zdd, w->Aq, NULL))) goto numeric;
+    }
+    if (vel) {
+        for (int i = 0; i < n; i++) w->va[i] = zdd[i] - (zd[i] - zds[i]);
+        if ((rc = id_jac(r, z, zd, w->va, w->Hv, NULL))) goto numeric;
+        for (size_t k = 0; k < N * N; k++) w->Hv[k] = w->Aq[k] - w->Hv[k];   /* d(M v)/dz */
+    }
+    if (acc) {
+        if ((rc = id_jac(r, z, zd, zdds, w->Ha, NULL))) goto numeric;
+        for (size_t k = 0; k < N * N; k++) w->Ha[k] = w->Aq[k] - w->Ha[k];   /* d(M va)/dz */
+    }
+
+    /* ---- P1: index-3 point ---- */
+    mbs_form_primal(m, d, t, z, zds, zdds, w->r, w->phi, w->Phi, NULL, NULL);
+    mbs_crba(m, &d->ws, w->M);
+    for (int j = 0; j < np; j++) {
+        double *fp = w->Fp + (size_t)j * N, *pp = w->Pp + (size_t)j * nc;
+        mbs_deriv_param_dx(m, j, w->dx);
+        mbs_form_tangent(m, d, t, z, zds, zdds, NULL, NULL, NULL, w->dx, fp, pp, w->dPhi, NULL, NULL);
+        mbs_form_Ptv(n, nc, w->dPhi, lam, fp, 1);
+    }
+    /* multipliers of the projections (M at z) */
+    if (vel) {
+        for (int i = 0; i < n; i++) w->vv[i] = zd[i] - zds[i];
+        proj_multipliers(w, w->vv, w->sig);
+    }
+    if (acc) {
+        for (int i = 0; i < n; i++) w->va[i] = zdd[i] - zdds[i];
+        proj_multipliers(w, w->va, w->kap);
+    }
+
+    /* ---- P2: the projected state; constraint second derivatives along z (and zd) ---- */
+    /* (the constraint kernel's primal at this state too: its tangents use it) */
+    mbs_form_primal(m, d, t, z, zd, zdd, w->r, NULL, NULL, w->phid, w->phidd);
+    memset(w->e, 0, sizeof(double) * N);
+    for (int k = 0; k < n; k++) {
+        w->e[k] = 1;
+        mbs_form_tangent(m, d, t, z, zd, zdd, w->e, NULL, NULL, NULL, NULL, NULL, w->dPhi, w->dphid, w->dphidd);
+        w->e[k] = 0;
+        /* F_z += d(Phi_z^T lambda)/dz (row-major: column k) */
+        mbs_form_Ptv(n, nc, w->dPhi, lam, w->tmp, 0);
+        for (int i = 0; i < n; i++) w->Fz[(size_t)i * n + k] += w->tmp[i];
+        if (vel) {
+            mbs_form_Ptv(n, nc, w->dPhi, w->sig, w->tmp, 0);
+            for (int i = 0; i < n; i++) w->Hv[(size_t)i * n + k] += w->tmp[i];
+            for (int i = 0; i < nc; i++) w->Vz[(size_t)i * n + k] = w->dphid[i];
+        }
+        if (acc) {
+            mbs_form_Ptv(n, nc, w->dPhi, w->kap, w->tmp, 0);
+            for (int i = 0; i < n; i++) w->Ha[(size_t)i * n + k] += w->tmp[i];
+            for (int i = 0; i < nc; i++) w->Az[(size_t)i * n + k] = w->dphidd[i];
+        }
+    }
+    if (acc) {
+        for (int k = 0; k < n; k++) {
+            w->e[k] = 1;
+            mbs_form_tangent(m, d, t, z, zd, zdd, NULL, w->e, NULL, NULL, NULL, NULL, NULL, NULL, w->dphidd);
+            w->e[k] = 0;
+            for (int i = 0; i < nc; i++) w->Azd[(size_t)i * n + k] = w->dphidd[i];
+        }
+    }
+    if (vel || acc) {
+        for (int j = 0; j < np; j++) {
+            mbs_deriv_param_dx(m, j, w->dx);
+            mbs_form_tangent(m, d, t, z, zd, zdd, NULL, NULL, NULL, w->dx, w->DR2 + (size_t)j * N, NULL, w->dPhi,
+                             w->Vp + (size_t)j * nc, w->Ap + (size_t)j * nc);
+            if (vel) mbs_form_Ptv(n, nc, w->dPhi, w->sig, w->Hvp + (size_t)j * N, 0);
+            if (acc) mbs_form_Ptv(n, nc, w->dPhi, w->kap, w->Hap + (size_t)j * N, 0);
+        }
+    }
+    /* d(M v)/drho = dr/drho(z, zd, zdd) - dr/drho(z, zd, zdd - v) */
+    for (int pass = 0; pass < 2; pass++) {
+        if (!(pass == 0 ? vel : acc)) continue;
+        double *a = w->va, *H = pass == 0 ? w->Hvp : w->Hap;
+        if (pass == 0)
+            for (int i = 0; i < n; i++) a[i] = zdd[i] - (zd[i] - zds[i]);
+        else
+            memcpy(a, zdds, sizeof(double) * N);
+        mbs_form_primal(m, d, t, z, zd, a, w->r, NULL, NULL, NULL, NULL);
+        for (int j = 0; j < np; j++) {
+            mbs_deriv_param_dx(m, j, w->dx);
+            mbs_form_tangent(m, d, t, z, zd, a, NULL, NULL, NULL, w->dx, w->DR3, NULL, NULL, NULL, NULL);
+            double *hc = H + (size_t)j * N, *d2 = w->DR2 + (size_t)j * N;
+            for (int i = 0; i < n; i++) hc[i] += d2[i] - w->DR3[i];
+        }
+    }
+
+    /* ---- factorizations ---- */
+    for (int c = 0; c < n; c++)
+        for (int i = 0; i < n; i++) {
+            const size_t ic = (size_t)i * n + c;
+            w->S[(size_t)c * n + i] = w->M[ic] + GAMMA * h * w->Fzd[ic] + kh * w->Fz[ic];
+        }
+    mbs_form_add_PtP(n, nc, w->Phi, kh * al, w->S);
+    if (n > 0 && mbs_form_lu(n, w->S, w->ipiv) != 0)
+        return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: step tangent singular", t);
+    if ((vel || acc) && proj_basis(w, sa, iterative) != MBS_OK)
+        return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: projection matrix not positive "
+                             "definite", t);
+
+    /* ---- every input column through the step's linear algebra ---- */
+    for (int c = 0; c < nu; c++) {
+        double *out = AB + (size_t)c * 3 * N, *z1 = out, *zd1 = out + N, *zdd1 = out + 2 * N;
+        const int j = c >= 3 * n ? c - 3 * n : -1;
+        memset(w->zp, 0, sizeof(double) * N);
+        memset(w->zdp, 0, sizeof(double) * N);
+        memset(w->zddn, 0, sizeof(double) * N);
+        if (c < n) {
+            w->zp[c] = 1;
+        } else if (c < 2 * n) {
+            w->zp[c - n] = h;
+            w->zdp[c - n] = 1;
+        } else if (c < 3 * n) {
+            w->zp[c - 2 * n] = 0.5 * h * h;
+            w->zdp[c - 2 * n] = h;
+            w->zddn[c - 2 * n] = 1;
+        }
+        /* w = F_z z_p' + F_zd zd_p' + M zdd_n' (+ F_rho), dPhi = Phi z_p' (+ Phi_rho) */
+        mv(n, n, w->Fz, w->zp, w->wv, 0);
+        mv(n, n, w->Fzd, w->zdp, w->wv, 1);
+        mv(n, n, w->M, w->zddn, w->wv, 1);
+        mbs_form_Pv(n, nc, w->Phi, w->zp, w->dphi);
+        if (j >= 0) {
+            for (int i = 0; i < n; i++) w->wv[i] += w->Fp[(size_t)j * N + i];
+            for (int i = 0; i < nc; i++) w->dphi[i] += w->Pp[(size_t)j * nc + i];
+        }
+        for (int i = 0; i < nc; i++) w->mu[i] = 0;
+        int ok = 0;
+        for (int k = 0; k < AL_MAX_ITER && !ok; k++) {
+            for (int i = 0; i < nc; i++) w->viol[i] = w->mu[i] + al * w->dphi[i];
+            mbs_form_Ptv(n, nc, w->Phi, w->viol, w->rhs, 0);
+            for (int i = 0; i < n; i++) w->v[i] = -kh * (w->wv[i] + w->rhs[i]);
+            if (n > 0) mbs_form_lu_solve(n, w->S, w->ipiv, w->v);
+            mbs_form_Pv(n, nc, w->Phi, w->v, w->dphid);
+            double vn = 0, sc = 0;
+            for (int i = 0; i < nc; i++) {
+                const double e = w->dphid[i] + w->dphi[i];
+                w->mu[i] += al * e;
+                vn += e * e;
+                sc += w->dphi[i] * w->dphi[i] + w->dphid[i] * w->dphid[i];
+            }
+            if (sqrt(vn) <= 1e-14 * (1 + sqrt(sc))) ok = 1;
+        }
+        if (!ok)
+            return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: the multiplier iteration of the "
+                                 "step's linearization did not converge", t);
+        for (int i = 0; i < n; i++) {
+            z1[i] = w->zp[i] + w->v[i];
+            zd1[i] = w->zdp[i] + c1 * w->v[i];
+            zdd1[i] = w->zddn[i] + d1 * w->v[i];
+        }
+        /* velocity projection: zd1 holds zd*' */
+        if (vel) {
+            mv(n, n, w->Hv, z1, w->rhs, 0);
+            mv(nc, n, w->Vz, z1, w->dphid, 0);
+            if (j >= 0) {
+                for (int i = 0; i < n; i++) w->rhs[i] += w->Hvp[(size_t)j * N + i];
+                for (int i = 0; i < nc; i++) w->dphid[i] += w->Vp[(size_t)j * nc + i];
+            }
+            for (int i = 0; i < n; i++) w->rhs[i] = -w->rhs[i];
+            proj_apply(w, iterative, sa, zd1, w->rhs, w->dphid, zd1);
+        }
+        if (acc) {
+            mv(n, n, w->Ha, z1, w->rhs, 0);
+            mv(nc, n, w->Az, z1, w->dphidd, 0);
+            mv(nc, n, w->Azd, zd1, w->dphidd, 1);
+            if (j >= 0) {
+                for (int i = 0; i < n; i++) w->rhs[i] += w->Hap[(size_t)j * N + i];
+                for (int i = 0; i < nc; i++) w->dphidd[i] += w->Ap[(size_t)j * nc + i];
+            }
+            for (int i = 0; i < n; i++) w->rhs[i] = -w->rhs[i];
+            proj_apply(w, iterative, sa, zdd1, w->rhs, w->dphidd, zdd1);
+        }
+    }
+    return MBS_OK;
+numeric:
+    return mbs_error_set(err, rc, "sensitivity at t = %.9g: state Jacobian of the residual: %s", t,
+                         d->err[0] ? d->err : "not finite");
+}
+
+/* ---------------------------------------------------------------- t0 */
+
+int sens_ali_lin_init(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, double t, const double *z,
+                      const double *zd, const double *zdd, double *Y0, mbs_error *err)
+{
+    const mbs_model *m = r->m;
+    mbs_data *d = r->d;
+    const int n = w->n, nc = w->nc, np = w->np;
+    const size_t N = (size_t)n;
+    const double al = so->penalty, om = so->omega, xi = so->xi;
+    double *Z = w->Fp, *Zd = w->DR2;   /* n x np scratch */
+    int rc = sens_loops_kinematic_init(r, t, z, zd, zdd, Z, Zd, err);
+    if (rc) return rc;
+    mbs_data_set_time(d, t);
+    mbs_form_primal(m, d, t, z, zd, zdd, w->r, w->phi, w->Phi, w->phid, w->phidd);
+    mbs_crba(m, &d->ws, w->M);
+    memcpy(w->P, w->M, sizeof(double) * N * N);
+    mbs_form_add_PtP(n, nc, w->Phi, al, w->P);
+    if (n > 0 && mbs_form_chol(n, w->P) != 0)
+        return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: penalty matrix not positive definite", t);
+    double *lam = w->sig;
+    for (int i = 0; i < nc; i++) lam[i] = al * (w->phidd[i] + 2 * om * xi * w->phid[i] + om * om * w->phi[i]);
+    for (int j = 0; j < np; j++) {
+        double *y = Y0 + (size_t)j * 3 * N, *zj = y, *zdj = y + N, *zddj = y + 2 * N;
+        memcpy(zj, Z + (size_t)j * N, sizeof(double) * N);
+        memcpy(zdj, Zd + (size_t)j * N, sizeof(double) * N);
+        mbs_deriv_param_dx(m, j, w->dx);
+        mbs_form_tangent(m, d, t, z, zd, zdd, zj, zdj, NULL, w->dx, w->dr, w->dphi, w->dPhi, w->dphid, w->dphidd);
+        for (int i = 0; i < nc; i++) w->viol[i] = al * (w->dphidd[i] + 2 * om * xi * w->dphid[i] + om * om * w->dphi[i]);
+        mbs_form_Ptv(n, nc, w->dPhi, lam, w->rhs, 0);
+        mbs_form_Ptv(n, nc, w->Phi, w->viol, w->rhs, 1);
+        for (int i = 0; i < n; i++) zddj[i] = -(w->dr[i] + w->rhs[i]);
+        if (n > 0) mbs_form_chol_solve(n, w->P, zddj);
+    }
+    return MBS_OK;
+}
+
+void sens_ali_rec_from_step(sens_ali_rec *rec, const mbs_form_step *st, const double *z, const double *zd,
+                            const double *zdd, int n, int nc, int copy)
+{
+    rec->t = st->t;
+    rec->h = st->h;
+    rec->vel = st->vel_projected;
+    rec->acc = st->acc_projected;
+    if (copy) {
+        memcpy((double *)rec->z, z, sizeof(double) * (size_t)n);
+        memcpy((double *)rec->zd, zd, sizeof(double) * (size_t)n);
+        memcpy((double *)rec->zdd, zdd, sizeof(double) * (size_t)n);
+        memcpy((double *)rec->zds, st->zd_star, sizeof(double) * (size_t)n);
+        memcpy((double *)rec->zdds, st->zdd_star, sizeof(double) * (size_t)n);
+        memcpy((double *)rec->lam, st->lambda, sizeof(double) * (size_t)nc);
+    } else {
+        rec->z = z;
+        rec->zd = zd;
+        rec->zdd = zdd;
+        rec->zds = st->zd_star;
+        rec->zdds = st->zdd_star;
+        rec->lam = st->lambda;
+    }
+}

@@ -1,0 +1,64 @@
+/*
+ * step_jacobians_closed.h - the linearization of one ALI3-P step, shared by
+ * the DDM (ddm_ali3p.c) and the discrete adjoint (adjoint_discrete_ali3p.c)
+ * (internal; step_jacobians_closed.c, docs/sensitivity.md).
+ */
+#ifndef MBS_STEP_JACOBIANS_CLOSED_H
+#define MBS_STEP_JACOBIANS_CLOSED_H
+
+#include <lapacke.h>
+
+#include "sens_impl.h"
+
+struct mbs_form_step;
+
+/* What the linearization of a step needs: its end time and length, the
+ * converged z, the projected zd, zdd, the unprojected zd*, zdd*, lambda*
+ * and the branch taken (the projections applied). */
+typedef struct sens_ali_rec {
+    double t, h;
+    const double *z, *zd, *zdd, *zds, *zdds, *lam;
+    int vel, acc;
+} sens_ali_rec;
+
+/* Workspace (allocated once per run). */
+typedef struct sens_ali_lin {
+    int n, nc, np, nu;   /* nu = 3 n + np: the input columns (y_n, rho) */
+    double *base;
+    double *M, *Fz, *Fzd, *S, *P, *Hv, *Ha, *Aq, *Jt;   /* n x n (row-major; S, P col-major factors) */
+    double *Phi, *Vz, *Az, *Azd, *dPhi, *Tq;            /* nc x n row-major */
+    double *Fp, *Hvp, *Hap, *DR2, *DR3;                 /* n x np (column per parameter) */
+    double *Pp, *Vp, *Ap;                               /* nc x np */
+    double *r, *zp, *zdp, *zddn, *wv, *v, *rhs, *vv, *va, *s1, *dr, *x1, *e, *e2, *e3, *tmp;   /* n */
+    double *phi, *phid, *phidd, *sig, *kap, *dphi, *dphid, *dphidd, *viol, *mu;             /* nc */
+    double *dx;                                         /* nx */
+    lapack_int *ipiv;
+    double *lsA, *lsb, *lss, *lswork;
+    lapack_int *lsiwork;
+    int lwork;
+    /* projections in the singular basis of Phi_z^T = U Sigma V^T (graded: accurate for any right-hand side) */
+    double *svA, *sv, *U, *VT, *K, *UMU, *svwork, *y;
+    int svlwork, rank;
+} sens_ali_lin;
+
+int sens_ali_lin_create(sens_ali_lin *w, const mbs_model *m, int np);
+void sens_ali_lin_free(sens_ali_lin *w);
+
+/* The step's Jacobian [A B] = d y_{n+1} / d (y_n, rho), y = (z, zd, zdd):
+ * AB is 3n x (3n + np) column-major (column c: the derivative of y_{n+1}
+ * along input c). Uses r->d (time, kinematics). */
+int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, const sens_ali_rec *st,
+                      double *AB, mbs_error *err);
+
+/* The initial sensitivities Y0 = d y_0 / d rho (3n x np column-major):
+ * kinematic sensitivities of the assembly and the velocity problem, then
+ * the penalty accelerations' derivative. */
+int sens_ali_lin_init(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, double t, const double *z,
+                      const double *zd, const double *zdd, double *Y0, mbs_error *err);
+
+/* rec from the stepper's record and the integrator's state z, zd, zdd
+ * (copy: into the arrays rec points to, else aliasing them). */
+void sens_ali_rec_from_step(sens_ali_rec *rec, const struct mbs_form_step *st, const double *z, const double *zd,
+                            const double *zdd, int n, int nc, int copy);
+
+#endif
