@@ -292,6 +292,11 @@ int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_resu
         rc = sens_ddm_matrixr(&r, &res->stats, err);
         goto finish;
     }
+    if (o->method == MBS_SENS_DAVM && o->sim.loop == MBS_LOOP_ALI3P) {
+        /* the transpose of the ALI3-P DDM's recursion (adjoint_discrete_ali3p.c) */
+        rc = sens_davm_ali3p(&r, &res->stats, err);
+        goto finish;
+    }
     if (o->method == MBS_SENS_CAVM && (o->sim.loop == MBS_LOOP_ALI3P || o->sim.loop == MBS_LOOP_MATRIXR)) {
         rc = sens_cavm_loops(&r, &res->stats, err);
         goto finish;
