@@ -75,6 +75,7 @@ void sens_ali_lin_free(sens_ali_lin *w)
     free(w->lswork);
     free(w->lsiwork);
     free(w->svA);
+    free(w->force_only);
     memset(w, 0, sizeof *w);
 }
 
@@ -137,6 +138,21 @@ int sens_ali_lin_create(sens_ali_lin *w, const mbs_model *m, int np)
     w->VT = w->UMU + N * N;
     w->svwork = w->VT + C * C;
     w->y = w->svwork + w->svlwork;
+    /* parameters that only set numbers of force elements: the element loads depend on (z, zd, t) only,
+     * so at the projected state their d(M v)/drho, constraint and multiplier columns vanish */
+    w->force_only = calloc((size_t)np + 1, sizeof(int));
+    if (!w->force_only) return MBS_ERR_NOMEM;
+    for (int j = 0; j < np; j++) {
+        const mbs_param_info *pi = &m->param[j];
+        int all = pi->ntargets > 0;
+        for (int t = 0; t < pi->ntargets && all; t++) {
+            int in = 0;
+            for (int k = 0; k < m->nforce && !in; k++)
+                in = pi->target[t] >= m->force[k].x && pi->target[t] < m->force[k].x + m->force[k].nx;
+            all = in;
+        }
+        w->force_only[j] = all;
+    }
     return MBS_OK;
 }
 
@@ -264,6 +280,20 @@ static int id_jac(sens_run *r, const double *z, const double *zd, const double *
     return mbs_deriv_id_derivatives(r->m, r->d, z, zd, zdd, NULL, Rz, Rzd);
 }
 
+/* dr/dz at (z, zd, zdd) up to terms that do not depend on zdd (the force
+ * elements' own columns): for the differences d(M v)/dz, where those cancel.
+ * Without Euler parameters, the all-columns kernel alone. */
+static int id_jac_acc(sens_run *r, const double *z, const double *zd, const double *zdd, double *Rz)
+{
+    const mbs_model *m = r->m;
+    if (m->n_euler > 0) return id_jac(r, z, zd, zdd, Rz, NULL);
+    mbs_deriv_id_primal(m, r->d, z, zd, zdd, r->d->dbuf);
+    mbs_rnea_jacobians(m, m->x, &r->d->ws, z, zd, zdd, 0, Rz, NULL, NULL);
+    for (int k = 0; k < m->nq * m->nq; k++)
+        if (!isfinite(Rz[k])) return MBS_ERR_NUMERIC;
+    return MBS_OK;
+}
+
 int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, const sens_ali_rec *st,
                       double *AB, mbs_error *err)
 {
@@ -281,15 +311,15 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
     /* ---- state Jacobians of r by the all-columns kernel ---- */
     if ((rc = id_jac(r, z, zds, zdds, w->Fz, w->Fzd))) goto numeric;
     if (vel || acc) {
-        if ((rc = id_jac(r, z, zd, zdd, w->Aq, NULL))) goto numeric;
+        if ((rc = id_jac_acc(r, z, zd, zdd, w->Aq))) goto numeric;
     }
     if (vel) {
         for (int i = 0; i < n; i++) w->va[i] = zdd[i] - (zd[i] - zds[i]);
-        if ((rc = id_jac(r, z, zd, w->va, w->Hv, NULL))) goto numeric;
+        if ((rc = id_jac_acc(r, z, zd, w->va, w->Hv))) goto numeric;
         for (size_t k = 0; k < N * N; k++) w->Hv[k] = w->Aq[k] - w->Hv[k];   /* d(M v)/dz */
     }
     if (acc) {
-        if ((rc = id_jac(r, z, zd, zdds, w->Ha, NULL))) goto numeric;
+        if ((rc = id_jac_acc(r, z, zd, zdds, w->Ha))) goto numeric;
         for (size_t k = 0; k < N * N; k++) w->Ha[k] = w->Aq[k] - w->Ha[k];   /* d(M va)/dz */
     }
 
@@ -344,6 +374,13 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
     }
     if (vel || acc) {
         for (int j = 0; j < np; j++) {
+            if (w->force_only[j]) {
+                memset(w->Vp + (size_t)j * nc, 0, sizeof(double) * (size_t)nc);
+                memset(w->Ap + (size_t)j * nc, 0, sizeof(double) * (size_t)nc);
+                memset(w->Hvp + (size_t)j * N, 0, sizeof(double) * N);
+                memset(w->Hap + (size_t)j * N, 0, sizeof(double) * N);
+                continue;
+            }
             mbs_deriv_param_dx(m, j, w->dx);
             mbs_form_tangent(m, d, t, z, zd, zdd, NULL, NULL, NULL, w->dx, w->DR2 + (size_t)j * N, NULL, w->dPhi,
                              w->Vp + (size_t)j * nc, w->Ap + (size_t)j * nc);
@@ -361,6 +398,7 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
             memcpy(a, zdds, sizeof(double) * N);
         mbs_form_primal(m, d, t, z, zd, a, w->r, NULL, NULL, NULL, NULL);
         for (int j = 0; j < np; j++) {
+            if (w->force_only[j]) continue;
             mbs_deriv_param_dx(m, j, w->dx);
             mbs_form_tangent(m, d, t, z, zd, a, NULL, NULL, NULL, w->dx, w->DR3, NULL, NULL, NULL, NULL);
             double *hc = H + (size_t)j * N, *d2 = w->DR2 + (size_t)j * N;

@@ -39,6 +39,7 @@ typedef struct sens_ali_lin {
     /* projections in the singular basis of Phi_z^T = U Sigma V^T (graded: accurate for any right-hand side) */
     double *svA, *sv, *U, *VT, *K, *UMU, *svwork, *y;
     int svlwork, rank;
+    int *force_only;   /* np: 1 if the parameter only sets numbers of force elements */
 } sens_ali_lin;
 
 int sens_ali_lin_create(sens_ali_lin *w, const mbs_model *m, int np);
