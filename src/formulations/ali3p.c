@@ -238,8 +238,8 @@ static int ali_step(mbs_integrator *it, double h)
     } else {
         memset(f->step.sigma, 0, sizeof(double) * (size_t)nc);
     }
-    /* c at (z, zd) with the projected zd; phidd at zdd* */
-    mbs_kin_forward(m, m->x, &d->ws, f->z, f->zd, NULL, 2);
+    /* c at (z, zd) with the projected zd (the positions of z are in d); phidd at zdd* */
+    mbs_form_kin_velocities(m, &d->ws, f->z, f->zd, NULL);
     mbs_con_kernel(m, m->x, &d->ws, f->z, f->zd, NULL, t1, NULL, NULL, NULL, NULL, f->c, NULL);
     mbs_form_Pv(n, nc, f->Phi, f->zdd, f->phidd);
     for (int i = 0; i < nc; i++) f->phidd[i] -= f->c[i];
@@ -263,6 +263,10 @@ static int ali_step(mbs_integrator *it, double h)
     f->viol[1] = mbs_form_norm(f->w1, nc);
     f->viol[2] = mbs_form_norm(f->w2, nc);
     f->viol_ready = 1;
+    /* d holds the kinematics of (z, zd) at zdd = 0 (the pass for c): with the acceleration pass at
+     * the returned zdd they are those of the new state, which the bookkeeping then reuses */
+    mbs_kin_accelerations(m, &d->ws, f->zdd);
+    it->kin_ready = 1;
     it->st.steps++;
     it->st.iterations += iters;
     if (iters > it->st.iterations_max) it->st.iterations_max = iters;

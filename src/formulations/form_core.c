@@ -56,7 +56,31 @@ int mbs_projection_from_name(const char *name)
 
 /* ---------------------------------------------------------------- dense helpers */
 
-void mbs_form_add_PtP(int n, int rows, const double *Phi, double s, double *A)
+/* The closed-loop systems of the models here are small (n = 4 for the
+ * five-bar and the slider-crank), where loop control and index arithmetic
+ * cost more than the flops. Each helper is written once as an inline body
+ * over n and instantiated for the sizes 1..8 (constant n: the compiler
+ * unrolls), the general body otherwise. The arithmetic, and its order, is
+ * the same in every instance: the results are identical. */
+#if defined(__GNUC__)
+#define FORM_INLINE static inline __attribute__((always_inline))
+#else
+#define FORM_INLINE static inline
+#endif
+#define FORM_BY_SIZE(n, call)                                                                                    \
+    switch (n) {                                                                                                 \
+    case 1: { enum { N_ = 1 }; call; } break;                                                                   \
+    case 2: { enum { N_ = 2 }; call; } break;                                                                   \
+    case 3: { enum { N_ = 3 }; call; } break;                                                                   \
+    case 4: { enum { N_ = 4 }; call; } break;                                                                   \
+    case 5: { enum { N_ = 5 }; call; } break;                                                                   \
+    case 6: { enum { N_ = 6 }; call; } break;                                                                   \
+    case 7: { enum { N_ = 7 }; call; } break;                                                                   \
+    case 8: { enum { N_ = 8 }; call; } break;                                                                   \
+    default: { const int N_ = (n); call; } break;                                                                \
+    }
+
+FORM_INLINE void add_PtP_n(int n, int rows, const double *Phi, double s, double *A)
 {
     for (int r = 0; r < rows; r++) {
         const double *p = Phi + (size_t)r * n;
@@ -69,7 +93,12 @@ void mbs_form_add_PtP(int n, int rows, const double *Phi, double s, double *A)
     }
 }
 
-void mbs_form_Ptv(int n, int rows, const double *Phi, const double *v, double *y, int add)
+void mbs_form_add_PtP(int n, int rows, const double *Phi, double s, double *A)
+{
+    FORM_BY_SIZE(n, add_PtP_n(N_, rows, Phi, s, A))
+}
+
+FORM_INLINE void Ptv_n(int n, int rows, const double *Phi, const double *v, double *y, int add)
 {
     if (!add)
         for (int i = 0; i < n; i++) y[i] = 0;
@@ -81,7 +110,12 @@ void mbs_form_Ptv(int n, int rows, const double *Phi, const double *v, double *y
     }
 }
 
-void mbs_form_Pv(int n, int rows, const double *Phi, const double *x, double *y)
+void mbs_form_Ptv(int n, int rows, const double *Phi, const double *v, double *y, int add)
+{
+    FORM_BY_SIZE(n, Ptv_n(N_, rows, Phi, v, y, add))
+}
+
+FORM_INLINE void Pv_n(int n, int rows, const double *Phi, const double *x, double *y)
 {
     for (int r = 0; r < rows; r++) {
         const double *p = Phi + (size_t)r * n;
@@ -89,6 +123,11 @@ void mbs_form_Pv(int n, int rows, const double *Phi, const double *x, double *y)
         for (int i = 0; i < n; i++) s += p[i] * x[i];
         y[r] = s;
     }
+}
+
+void mbs_form_Pv(int n, int rows, const double *Phi, const double *x, double *y)
+{
+    FORM_BY_SIZE(n, Pv_n(N_, rows, Phi, x, y))
 }
 
 double mbs_form_norm(const double *v, int n)
@@ -104,9 +143,8 @@ double mbs_form_norm(const double *v, int n)
  * 1-based, as LAPACK's. */
 #define SMALL 24
 
-int mbs_form_lu(int n, double *A, lapack_int *piv)
+FORM_INLINE int lu_n(int n, double *A, lapack_int *piv)
 {
-    if (n > SMALL) return (int)LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, A, n, piv);
     for (int k = 0; k < n; k++) {
         int p = k;
         double big = fabs(A[(size_t)k * n + k]);
@@ -133,12 +171,16 @@ int mbs_form_lu(int n, double *A, lapack_int *piv)
     return 0;
 }
 
-void mbs_form_lu_solve(int n, const double *A, const lapack_int *piv, double *b)
+int mbs_form_lu(int n, double *A, lapack_int *piv)
 {
-    if (n > SMALL) {
-        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, A, n, piv, b, n);
-        return;
-    }
+    if (n > SMALL) return (int)LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, A, n, piv);
+    int rc = 0;
+    FORM_BY_SIZE(n, rc = lu_n(N_, A, piv))
+    return rc;
+}
+
+FORM_INLINE void lu_solve_n(int n, const double *A, const lapack_int *piv, double *b)
+{
     for (int k = 0; k < n; k++) {
         const int p = (int)piv[k] - 1;
         if (p != k) { double t = b[k]; b[k] = b[p]; b[p] = t; }
@@ -156,9 +198,17 @@ void mbs_form_lu_solve(int n, const double *A, const lapack_int *piv, double *b)
     }
 }
 
-int mbs_form_chol(int n, double *A)
+void mbs_form_lu_solve(int n, const double *A, const lapack_int *piv, double *b)
 {
-    if (n > SMALL) return (int)LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, n);
+    if (n > SMALL) {
+        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, A, n, piv, b, n);
+        return;
+    }
+    FORM_BY_SIZE(n, lu_solve_n(N_, A, piv, b))
+}
+
+FORM_INLINE int chol_n(int n, double *A)
+{
     for (int j = 0; j < n; j++) {
         double *cj = A + (size_t)j * n;
         double d = cj[j];
@@ -175,12 +225,16 @@ int mbs_form_chol(int n, double *A)
     return 0;
 }
 
-void mbs_form_chol_solve(int n, const double *A, double *b)
+int mbs_form_chol(int n, double *A)
 {
-    if (n > SMALL) {
-        LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, A, n, b, n);
-        return;
-    }
+    if (n > SMALL) return (int)LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, n);
+    int rc = 0;
+    FORM_BY_SIZE(n, rc = chol_n(N_, A))
+    return rc;
+}
+
+FORM_INLINE void chol_solve_n(int n, const double *A, double *b)
+{
     for (int j = 0; j < n; j++) {   /* L y = b */
         const double *cj = A + (size_t)j * n;
         b[j] /= cj[j];
@@ -193,6 +247,15 @@ void mbs_form_chol_solve(int n, const double *A, double *b)
         for (int i = j + 1; i < n; i++) s -= cj[i] * b[i];
         b[j] = s / cj[j];
     }
+}
+
+void mbs_form_chol_solve(int n, const double *A, double *b)
+{
+    if (n > SMALL) {
+        LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, A, n, b, n);
+        return;
+    }
+    FORM_BY_SIZE(n, chol_solve_n(N_, A, b))
 }
 
 /* ---------------------------------------------------------------- evaluation */

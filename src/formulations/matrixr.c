@@ -138,13 +138,59 @@ int mbs_form_matrixr_kinematics(mbs_form *f, double t, const double *zi, const d
     }
     /* velocities (Phi_q, B, N of the final z) */
     solve_N(f, f->b, zdi, zd);
-    /* accelerations: c and Bd zd at zdd = 0 */
-    mbs_kin_forward(m, m->x, &d->ws, z, zd, NULL, 2);
+    /* accelerations: c and Bd zd at zdd = 0 (the positions of z are in d) */
+    mbs_form_kin_velocities(m, &d->ws, z, zd, NULL);
     mbs_con_kernel(m, m->x, &d->ws, z, zd, NULL, t, NULL, NULL, NULL, NULL, f->c, NULL);
     dof_eval(f, z, zd, NULL, 0);
     for (int k = 0; k < nd; k++) f->yd[k] = (zddi ? zddi[k] : 0) - (f->dof[k].point >= 0 ? f->fddi[k] : 0);
     solve_N(f, f->c, f->yd, zdd);
     return MBS_OK;
+}
+
+/* One Newton step of the position problem at z^i from z, with Phi, Phi_q,
+ * B, f(z) and N (factored) of z in f: z += N^-1 (Phi_q^T (-Phi) + B^T (z^i - f(z))). */
+static void position_step(mbs_form *f, const double *zi, double *z)
+{
+    for (int i = 0; i < f->nc; i++) f->w1[i] = -f->phi[i];
+    for (int k = 0; k < f->nd; k++) f->yd[k] = zi[k] - f->fi[k];
+    solve_N(f, f->w1, f->yd, f->dz);
+    for (int i = 0; i < f->n; i++) z[i] += f->dz[i];
+}
+
+/* The kinematic problems at a Newton iterate z^i of a step, to the accuracy
+ * the iterate needs (docs/formulations.md, Matrix R): one Newton step of the
+ * positions from z (the previous iterate's positions, or at k = 1 the
+ * predictor, evaluated first), the velocities with the N of that z, then one
+ * kinematics pass at the new (z, zd) gives Phi, Phi_q, b, c, B, f, N there:
+ * the accelerations with them, and the next iterate's position step. The
+ * errors (positions O(|dz|^2), velocities O(|dz| |zd|), dz the position
+ * step) vanish as the Newton corrections do; the state at the converged z^i
+ * comes from mbs_form_matrixr_kinematics. Leaves in d the kinematics of
+ * (z, zd) at zdd = 0, as mbs_form_matrixr_kinematics does. */
+static int iterate_kinematics(mbs_form *f, double t, int k, const double *zi, const double *zdi,
+                              const double *zddi, double *z, double *zd, double *zdd, char *msg, size_t len)
+{
+    const mbs_model *m = f->m;
+    mbs_data *d = f->d;
+    if (k == 1) {
+        mbs_kin_forward(m, m->x, &d->ws, z, NULL, NULL, 0);
+        mbs_con_kernel(m, m->x, &d->ws, z, NULL, NULL, t, f->phi, f->Phi, NULL, f->b, NULL, NULL);
+        dof_eval(f, z, NULL, NULL, 1);
+        if (factor_N(f) != 0) goto singular;
+    }
+    position_step(f, zi, z);
+    solve_N(f, f->b, zdi, zd);
+    mbs_kin_forward(m, m->x, &d->ws, z, zd, NULL, 2);
+    mbs_con_kernel(m, m->x, &d->ws, z, zd, NULL, t, f->phi, f->Phi, NULL, f->b, f->c, NULL);
+    dof_eval(f, z, zd, NULL, 1);
+    if (factor_N(f) != 0) goto singular;
+    for (int j = 0; j < f->nd; j++) f->yd[j] = zddi[j] - (f->dof[j].point >= 0 ? f->fddi[j] : 0);
+    solve_N(f, f->c, f->yd, zdd);
+    return MBS_OK;
+singular:
+    snprintf(msg, len, "matrixr: the independent coordinates do not determine the configuration at "
+             "t = %.9g ([Phi_q; B] rank-deficient: a singular position or a bad choice)", t);
+    return MBS_ERR_NUMERIC;
 }
 
 /* R = N^-1 B^T into f->T (n x nd col-major), N factored. */
@@ -452,8 +498,8 @@ static int mr_step(mbs_integrator *it, double h)
             f->zdi[j] = f->zdip[j] + c1 * f->Di[j];
             f->zddi[j] = f->zddin[j] + d1 * f->Di[j];
         }
-        if ((rc = mbs_form_matrixr_kinematics(f, t1, f->zi, f->zdi, f->zddi, f->z, f->zd, f->zdd, it->msg,
-                                              sizeof it->msg)))
+        if ((rc = iterate_kinematics(f, t1, k, f->zi, f->zdi, f->zddi, f->z, f->zd, f->zdd, it->msg,
+                                     sizeof it->msg)))
             return rc;
         /* the kinematic problems left the kinematics of (z, zd) in d */
         mbs_form_primal_acc(m, d, f->z, f->zd, f->zdd, f->r);
@@ -477,13 +523,6 @@ static int mr_step(mbs_integrator *it, double h)
             mbs_form_lu_solve(nd, f->J, f->ipivd, f->dDi);
         }
         for (int j = 0; j < nd; j++) f->Di[j] += f->dDi[j];
-        /* dependent coordinates: linear predictor z + R dD^i for the next position problem (its
-         * error is O(|dD^i|^2), so that problem converges at once) */
-        for (int i = 0; i < n; i++) {
-            double s = 0;
-            for (int j = 0; j < nd; j++) s += f->T[(size_t)j * n + i] * f->dDi[j];
-            f->z[i] += s;
-        }
         ndz = mbs_form_norm(f->dDi, nd);
         if (!isfinite(ndz))
             return mbs_integ_fail(it, MBS_ERR_NUMERIC, "matrixr: iteration diverged at t = %.9g", t1);
@@ -497,12 +536,14 @@ static int mr_step(mbs_integrator *it, double h)
                               "matrixr (trapezoidal rule): no convergence at t = %.9g (step from t = %.9g, h = %g) "
                               "after %d iterations: |dz^i| = %.3e > tolerance %.3e", t1, it->t, h, iters, ndz,
                               it->o.tolerance);
-    /* the state at the converged z^i */
+    /* the state at the converged z^i: the kinematic problems solved there, from the position step
+     * of the last iterate (its error is O(|dD^i|^2), so the position problem converges at once) */
     for (int j = 0; j < nd; j++) {
         f->zi[j] = f->zip[j] + f->Di[j];
         f->zdi[j] = f->zdip[j] + c1 * f->Di[j];
         f->zddi[j] = f->zddin[j] + d1 * f->Di[j];
     }
+    position_step(f, f->zi, f->z);
     if ((rc = mbs_form_matrixr_kinematics(f, t1, f->zi, f->zdi, f->zddi, f->z, f->zd, f->zdd, it->msg,
                                           sizeof it->msg)))
         return rc;
@@ -519,6 +560,10 @@ static int mr_step(mbs_integrator *it, double h)
     f->viol[1] = mbs_form_norm(f->w1, f->nc);
     f->viol[2] = mbs_form_norm(f->w2, f->nc);
     f->viol_ready = 1;
+    /* the kinematic problems left the kinematics of (z, zd) at zdd = 0 in d: the acceleration pass
+     * makes them those of the new state (reused by the bookkeeping) */
+    mbs_kin_accelerations(m, &d->ws, f->zdd);
+    it->kin_ready = 1;
     it->st.steps++;
     it->st.iterations += iters;
     if (iters > it->st.iterations_max) it->st.iterations_max = iters;

@@ -162,6 +162,7 @@ static int pen_step(mbs_integrator *it, double h)
     f->viol[1] = mbs_form_norm(f->phid, nc);
     f->viol[2] = mbs_form_norm(f->phidd, nc);
     f->viol_ready = 1;
+    it->kin_ready = 1;   /* mbs_form_constraints left the kinematics of the new state in d */
     it->st.steps++;
     it->st.iterations += iters;
     if (iters > it->st.iterations_max) it->st.iterations_max = iters;

@@ -259,7 +259,8 @@ static const mbs_integ_method *method_of(mbs_integrator_type t)
     return NULL;
 }
 
-/* Kinematics of the current state in d, and its mechanical energy
+/* Kinematics of the current state in d (unless the step left them there:
+ * it->kin_ready), and its mechanical energy
  * (kinetic + gravity + springs). A collapsed spring_damper (zero length:
  * direction undefined, force regularized away) is an error, not something
  * to integrate through silently. */
@@ -267,7 +268,8 @@ static int observe(mbs_integrator *it, mbs_error *err)
 {
     const mbs_model *m = it->m;
     mbs_data_set_time(it->d, it->t);
-    mbs_kin_forward(m, m->x, &it->d->ws, it->q, it->qd, it->qdd, 2);
+    if (!it->kin_ready) mbs_kin_forward(m, m->x, &it->d->ws, it->q, it->qd, it->qdd, 2);
+    it->kin_ready = 0;
     it->st.energy = mbs_kinetic_energy(m, it->d) + mbs_potential_energy(m, it->d) +
                     mbs_elastic_energy(m, it->d, it->q);
     if (it->form) mbs_form_observe(it);   /* constraint violations; same kinematics left in d */
@@ -378,6 +380,7 @@ int mbs_integrator_reset(mbs_integrator *it, double t, const double *q, const do
     memset(&it->st, 0, sizeof it->st);
     it->t = t;
     it->msg[0] = 0;
+    it->kin_ready = 0;
     rc = mbs_integ_fd(it, t, q0, qd0, it->qdd);
     if (rc) return mbs_error_set(err, rc, "initial accelerations: %s", it->msg);
     if (it->meth->reset && (rc = it->meth->reset(it)))
@@ -394,12 +397,14 @@ int mbs_integrator_step(mbs_integrator *it, double h, mbs_error *err)
         return mbs_error_set(err, MBS_ERR_ARG, "mbs_integrator_step: step must be > 0, got %g", h);
     const mbs_model *m = it->m;
     it->msg[0] = 0;
+    it->kin_ready = 0;
     int rc = it->meth->step(it, h);
     if (rc) return mbs_error_set(err, rc, "%s", it->msg[0] ? it->msg : "integration step failed");
     it->st.outputs++;
     double drift = mbs_integ_euler_drift(m, it->q);
     if (!(drift <= it->st.euler_drift)) it->st.euler_drift = drift;
     if (it->o.project && m->n_euler > 0 && !mbs_form_keeps_euler(it->form)) {
+        it->kin_ready = 0;
         if (mbs_normalize_state(m, it->q, it->qd))
             return mbs_error_set(err, MBS_ERR_NUMERIC, "Euler parameters degenerate at t = %.9g", it->t);
         if (it->meth->recompute_qdd) {

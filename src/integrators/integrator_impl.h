@@ -38,6 +38,8 @@ struct mbs_integrator {
     double t;
     double *q, *qd, *qdd;   /* current state; qdd: accelerations at (q, qd) */
     struct mbs_form *form;  /* closed-loop formulation (src/formulations/), or NULL */
+    int kin_ready;          /* the step left in d the level-2 kinematics of (q, qd, qdd):
+                             * the bookkeeping after it skips its own pass */
     mbs_sim_stats st;
     char msg[MBS_ERROR_MSG_LEN];
 };
