@@ -112,8 +112,10 @@ int cmd_sensitivity(int argc, char **argv)
     if (!m) return CLI_EXIT_FAIL;
     mbs_sens_options o = mbs_sens_options_default(m);
     o.method = (mbs_sens_method)meth;
-    if (form >= 0) o.sim.formulation = (mbs_fd_algorithm)form;
-    else if (loop < 0) o.sim.formulation = MBS_FD_SEMI_RECURSIVE;
+    if (form >= 0) {
+        o.sim.formulation = (mbs_fd_algorithm)form;
+        o.sim.loop = MBS_LOOP_NONE;   /* fr|semi on the command line overrides a loop formulation of the model file */
+    } else if (loop < 0) o.sim.formulation = MBS_FD_SEMI_RECURSIVE;
     if (loop > 0) o.sim.loop = (mbs_loop_formulation)loop;
     if (ref >= 0) o.sim.ref = (mbs_ref_point)ref;
     if (dt_s) o.sim.dt = dt;

@@ -300,7 +300,10 @@ int cmd_simulate(int argc, char **argv)
     mbs_sim_options o = mbs_model_sim_options(m);
     if (e_integ >= 0) o.integrator = (mbs_integrator_type)e_integ;
     if (e_solver >= 0) o.solver = (mbs_nl_solver)e_solver;
-    if (e_form >= 0) o.formulation = (mbs_fd_algorithm)e_form;
+    if (e_form >= 0) {
+        o.formulation = (mbs_fd_algorithm)e_form;
+        o.loop = MBS_LOOP_NONE;   /* fr|semi on the command line overrides a loop formulation of the model file */
+    }
     if (e_ref >= 0) o.ref = (mbs_ref_point)e_ref;
     if (e_cvm >= 0) o.cvodes_method = (mbs_cvodes_method)e_cvm;
     if (s_dt) o.dt = dt;

@@ -1187,19 +1187,79 @@ static int tangent_from_name(const char *name)
     return -1;
 }
 
+/* "formulation": fr | semi (forward dynamics; no loop formulation), or a
+ * closed-loop formulation (FORM_LOOP + mbs_loop_formulation), the names of
+ * `mbsens simulate --formulation`. */
+#define FORM_LOOP 100
+static int sim_formulation_from_name(const char *name)
+{
+    int k = mbs_fd_algorithm_from_name(name);
+    if (k >= 0) return k;
+    k = mbs_loop_formulation_from_name(name);
+    return k > 0 ? FORM_LOOP + k : -1;
+}
+
+/* A boolean member of "simulation" (0/1 into *out). */
+static int get_sim_bool(lctx *c, json_t *obj, const char *member, int *out)
+{
+    json_t *v = json_object_get(obj, member);
+    if (!v) return MBS_OK;
+    char path[PATH_LEN];
+    snprintf(path, sizeof path, "simulation.%s", member);
+    if (!json_is_boolean(v)) return fail(c, MBS_ERR_MODEL, path, "expected true or false, got %s", json_type_name(v));
+    *out = json_is_true(v);
+    return MBS_OK;
+}
+
+/* A number in [lo, hi] (hi = INFINITY: finite and >= lo). */
+static int get_sim_range(lctx *c, json_t *obj, const char *member, double lo, double hi, double *out)
+{
+    json_t *v = json_object_get(obj, member);
+    if (!v) return MBS_OK;
+    char path[PATH_LEN];
+    snprintf(path, sizeof path, "simulation.%s", member);
+    double x = 0;
+    int rc = get_number(c, v, path, &x);
+    if (rc) return rc;
+    if (!(x >= lo && x <= hi)) {
+        if (isinf(hi)) return fail(c, MBS_ERR_MODEL, path, "must be >= %g, got %g", lo, x);
+        return fail(c, MBS_ERR_MODEL, path, "must be in [%g, %g], got %g", lo, hi, x);
+    }
+    *out = x;
+    return MBS_OK;
+}
+
 static int load_sim_options(lctx *c, json_t *s, mbs_sim_options *o)
 {
     static const char *const allowed[] = { "formulation", "ref", "integrator", "solver", "cvodes_method", "t0", "dt",
                                            "tf", "tolerance", "max_iterations", "rtol", "atol", "cvodes_max_steps",
-                                           "project", "tangent_update", "tangent", NULL };
+                                           "project", "tangent_update", "tangent", "penalty", "proj_scale",
+                                           "projection", "proj_tol", "lambda_factor", "tangent_keep", "omega", "xi",
+                                           "baumgarte", NULL };
     if (!json_is_object(s))
         return fail(c, MBS_ERR_MODEL, "simulation", "expected an object, got %s", json_type_name(s));
     int rc = check_members(c, s, "simulation", allowed);
     int e;
     if (rc) return rc;
-    e = (int)o->formulation;
-    if ((rc = get_enum(c, s, "formulation", mbs_fd_algorithm_from_name, "fr or semi", &e))) return rc;
-    o->formulation = (mbs_fd_algorithm)e;
+    e = -1;
+    if ((rc = get_enum(c, s, "formulation", sim_formulation_from_name,
+                       "fr, semi, ali3p, matrixr, penalty or index1", &e)))
+        return rc;
+    if (e >= FORM_LOOP) o->loop = (mbs_loop_formulation)(e - FORM_LOOP);
+    else if (e >= 0) o->formulation = (mbs_fd_algorithm)e;
+    /* the closed-loop settings (as `mbsens simulate --penalty, --proj-scale, --projection`) */
+    e = (int)o->projection;
+    if ((rc = get_enum(c, s, "projection", mbs_projection_from_name, "penalty or iterative", &e))) return rc;
+    o->projection = (mbs_projection)e;
+    if ((rc = get_sim_number(c, s, "penalty", 1, &o->penalty)) ||
+        (rc = get_sim_number(c, s, "proj_scale", 1, &o->proj_scale)) ||
+        (rc = get_sim_range(c, s, "proj_tol", 0, INFINITY, &o->proj_tol)) ||
+        (rc = get_sim_range(c, s, "lambda_factor", 0, 1, &o->lambda_factor)) ||
+        (rc = get_sim_range(c, s, "omega", 0, INFINITY, &o->omega)) ||
+        (rc = get_sim_range(c, s, "xi", 0, INFINITY, &o->xi)) ||
+        (rc = get_sim_bool(c, s, "tangent_keep", &o->tangent_keep)) ||
+        (rc = get_sim_bool(c, s, "baumgarte", &o->baumgarte)))
+        return rc;
     e = (int)o->ref;
     if ((rc = get_enum(c, s, "ref", mbs_ref_point_from_name, "com, origin or joint", &e))) return rc;
     o->ref = (mbs_ref_point)e;

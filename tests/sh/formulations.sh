@@ -3,7 +3,8 @@
 # (docs/cli.md, docs/formulations.md "Closed-loop formulations").
 #
 # A closed-loop model without a loop formulation is refused with a message
-# naming the choices (exit 1, no file); ali3p, matrixr, penalty and index1
+# naming the choices (exit 1, no file); the model file's "simulation"
+# formulation is used, and --formulation overrides it; ali3p, matrixr, penalty and index1
 # run the five-bar, add the columns phi_norm, phid_norm, phidd_norm and agree
 # on the final state; the summary reports the violations; an unknown
 # formulation is a usage error (exit 2). `mbsens sensitivity` (ddm) runs
@@ -32,12 +33,28 @@ trap 'rm -rf "$TMP"' EXIT
 FIVEBAR=$MBS_SOURCE_DIR/models/fivebar.json
 command -v python3 >/dev/null 2>&1 || { ko "python3 is required"; finish; }
 
+# the five-bar without its "simulation" section (which chooses ali3p): no loop formulation
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d.pop("simulation", None); json.dump(d, open(sys.argv[2], "w"))' \
+    "$FIVEBAR" "$TMP/fivebar_noform.json" || ko "fivebar without a simulation section"
+NOFORM=$TMP/fivebar_noform.json
+
 # refused without a loop formulation
-"$CLI" simulate "$FIVEBAR" --tf 0.01 --out "$TMP/none.csv" >"$TMP/out" 2>"$TMP/err"
+"$CLI" simulate "$NOFORM" --tf 0.01 --out "$TMP/none.csv" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 if [ $rc -eq 1 ] && grep -q "has closed loops" "$TMP/err" && grep -q -- "--formulation ali3p|matrixr|penalty|index1" "$TMP/err" &&
     [ ! -e "$TMP/none.csv" ]; then ok "closed loop without a loop formulation refused"
 else ko "closed loop without a loop formulation: rc $rc: $(cat "$TMP/err")"; fi
+
+# the model file's formulation (models/fivebar.json: ali3p), and the command line overriding it
+if "$CLI" simulate "$FIVEBAR" --tf 0.01 --out "$TMP/file.csv" 2>"$TMP/err" && grep -q "formulation ali3p" "$TMP/err"
+then ok "the model file's formulation (ali3p)"; else ko "the model file's formulation: $(cat "$TMP/err")"; fi
+if "$CLI" simulate "$FIVEBAR" --formulation matrixr --tf 0.01 --out "$TMP/cli.csv" 2>"$TMP/err" &&
+    grep -q "formulation matrixr" "$TMP/err"
+then ok "--formulation overrides the model file's"; else ko "--formulation matrixr over the file: $(cat "$TMP/err")"; fi
+"$CLI" simulate "$FIVEBAR" --formulation fr --tf 0.01 --out "$TMP/fr.csv" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "has closed loops" "$TMP/err"; then ok "--formulation fr overrides the file's ali3p (refused)"
+else ko "--formulation fr over the file: rc $rc: $(cat "$TMP/err")"; fi
 
 # an unknown formulation is a usage error
 "$CLI" simulate "$FIVEBAR" --formulation bogus >"$TMP/out" 2>"$TMP/err"
@@ -120,7 +137,7 @@ for a, b in zip(g, d["gradient"]):
 PY
     then ok "sensitivity cavm $f"; else ko "sensitivity cavm $f: $(cat "$TMP/c_$f.err")"; fi
 done
-"$CLI" sensitivity "$FIVEBAR" --tf 0.05 >"$TMP/out" 2>"$TMP/err"
+"$CLI" sensitivity "$NOFORM" --tf 0.05 >"$TMP/out" 2>"$TMP/err"
 rc=$?
 if [ $rc -ne 0 ] && grep -q "closed loops: choose a closed-loop formulation" "$TMP/err" &&
     grep -q -- "--formulation ali3p|matrixr" "$TMP/err"; then ok "sensitivity without a loop formulation refused"
