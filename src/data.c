@@ -142,12 +142,17 @@ int mbs_data_check_state(mbs_data *d, const double *q, const double *qd, const d
     const char *nm[3] = { "q", "qd", "qdd" };
     for (int s = 0; s < 3; s++) {
         if (!v[s]) continue;
+        /* 0 x is NaN exactly for a non-finite x: one multiply-add per entry,
+         * the entry is looked for only on failure */
+        double z = 0;
+        for (int k = 0; k < m->nq; k++) z += 0.0 * v[s][k];
+        if (z == 0) continue;
         for (int k = 0; k < m->nq; k++)
             if (!isfinite(v[s][k]))
                 return mbs_data_fail(d, MBS_ERR_NUMERIC, "%s[%d] (%s) is not finite (%g)",
                                      nm[s], k, m->coord_name[k], v[s][k]);
     }
-    for (int i = 1; i <= m->nb; i++) {
+    for (int i = 1; i <= m->nb && m->n_euler > 0; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         if (jt->euler < 0) continue;
         const double *p = q + jt->qoff + jt->euler;
