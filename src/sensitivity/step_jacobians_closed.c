@@ -356,8 +356,8 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
         if (vel) {
             mbs_form_Ptv(n, nc, w->dPhi, w->sig, w->tmp, 0);
             for (int i = 0; i < n; i++) w->Hv[(size_t)i * n + k] += w->tmp[i];
-            for (int i = 0; i < nc; i++) w->Vz[(size_t)i * n + k] = w->dphid[i];
         }
+        for (int i = 0; i < nc; i++) w->Vz[(size_t)i * n + k] = w->dphid[i];
         if (acc) {
             mbs_form_Ptv(n, nc, w->dPhi, w->kap, w->tmp, 0);
             for (int i = 0; i < n; i++) w->Ha[(size_t)i * n + k] += w->tmp[i];
