@@ -159,7 +159,7 @@ static int spd_inv(int k, const double *N, double *Ni)
  * origin of F_i to that of F_h: with s = -r,
  *   [A', A' S(s) + B'; ., K' + B'^T S(s) - S(s) (A' S(s) + B')]. */
 static void inertia_to_parent(double *Ah, double *Bh, double *Kh, const double *E, const double *r,
-                              const double *A, const double *B, const double *K)
+                              const double *A, const double *B, const double *K, int rev)
 {
     double T[9], Ar[9], Br[9], Kr[9];
     /* A' = E A E^T (A symmetric: T = E A, then the upper triangle of T E^T) */
@@ -173,20 +173,43 @@ static void inertia_to_parent(double *Ah, double *Bh, double *Kh, const double *
     for (int i = 0; i < 3; i++)
         for (int j = i; j < 3; j++)
             Ar[3 * i + j] = Ar[3 * j + i] = T[3 * i] * E[3 * j] + T[3 * i + 1] * E[3 * j + 1] + T[3 * i + 2] * E[3 * j + 2];
-    const double k00 = K[0], k01 = K[1], k02 = K[2], k11 = K[4], k12 = K[5], k22 = K[8];
-    for (int i = 0; i < 3; i++) {
-        const double e0 = E[3 * i], e1 = E[3 * i + 1], e2 = E[3 * i + 2];
-        T[3 * i] = e0 * k00 + e1 * k01 + e2 * k02;
-        T[3 * i + 1] = e0 * k01 + e1 * k11 + e2 * k12;
-        T[3 * i + 2] = e0 * k02 + e1 * k12 + e2 * k22;
+    if (rev) {
+        /* revolute joint, Ia after the downdate: Ia S = 0 for S = [0; e1],
+         * so column 0 of B and row and column 0 of K vanish (exactly, in
+         * exact arithmetic; they are not read): only columns 1, 2 of E act */
+        const double k11 = K[4], k12 = K[5], k22 = K[8];
+        for (int i = 0; i < 3; i++) {
+            const double e1 = E[3 * i + 1], e2 = E[3 * i + 2];
+            T[3 * i + 1] = e1 * k11 + e2 * k12;
+            T[3 * i + 2] = e1 * k12 + e2 * k22;
+        }
+        for (int i = 0; i < 3; i++)
+            for (int j = i; j < 3; j++)
+                Kr[3 * i + j] = Kr[3 * j + i] = T[3 * i + 1] * E[3 * j + 1] + T[3 * i + 2] * E[3 * j + 2];
+        for (int i = 0; i < 3; i++) {
+            const double e0 = E[3 * i], e1 = E[3 * i + 1], e2 = E[3 * i + 2];
+            T[3 * i + 1] = e0 * B[1] + e1 * B[4] + e2 * B[7];
+            T[3 * i + 2] = e0 * B[2] + e1 * B[5] + e2 * B[8];
+        }
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                Br[3 * i + j] = T[3 * i + 1] * E[3 * j + 1] + T[3 * i + 2] * E[3 * j + 2];
+    } else {
+        const double k00 = K[0], k01 = K[1], k02 = K[2], k11 = K[4], k12 = K[5], k22 = K[8];
+        for (int i = 0; i < 3; i++) {
+            const double e0 = E[3 * i], e1 = E[3 * i + 1], e2 = E[3 * i + 2];
+            T[3 * i] = e0 * k00 + e1 * k01 + e2 * k02;
+            T[3 * i + 1] = e0 * k01 + e1 * k11 + e2 * k12;
+            T[3 * i + 2] = e0 * k02 + e1 * k12 + e2 * k22;
+        }
+        for (int i = 0; i < 3; i++)
+            for (int j = i; j < 3; j++)
+                Kr[3 * i + j] = Kr[3 * j + i] = T[3 * i] * E[3 * j] + T[3 * i + 1] * E[3 * j + 1] + T[3 * i + 2] * E[3 * j + 2];
+        mul(T, E, B);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                Br[3 * i + j] = T[3 * i] * E[3 * j] + T[3 * i + 1] * E[3 * j + 1] + T[3 * i + 2] * E[3 * j + 2];
     }
-    for (int i = 0; i < 3; i++)
-        for (int j = i; j < 3; j++)
-            Kr[3 * i + j] = Kr[3 * j + i] = T[3 * i] * E[3 * j] + T[3 * i + 1] * E[3 * j + 1] + T[3 * i + 2] * E[3 * j + 2];
-    mul(T, E, B);
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            Br[3 * i + j] = T[3 * i] * E[3 * j] + T[3 * i + 1] * E[3 * j + 1] + T[3 * i + 2] * E[3 * j + 2];
     /* shift by s = -r: P = A' S(s) + B' (row i of A' S(s) = (row i of A') x s) */
     const double s0 = -r[0], s1 = -r[1], s2 = -r[2];
     double P[9], W[9];
@@ -752,7 +775,7 @@ int mbs_fdl_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, c
         }
         fdl_ws *wh = &W[h];
         if (b->perm) inertia_to_parent_perm(wh->A, wh->B, wh->K, b, w, PA, PB, PK);
-        else inertia_to_parent(wh->A, wh->B, wh->K, w->E, w->r, PA, PB, PK);
+        else inertia_to_parent(wh->A, wh->B, wh->K, w->E, w->r, PA, PB, PK, b->kind == FDL_REV);
         force_to_parent(wh->pA, b, w, pa);
     }
 
