@@ -150,7 +150,8 @@ int main(int argc, char **argv)
             o.sim.tf = 5;
             o.sim.dt = 1e-3;
             printf("\n## Five-bar (thesis 7.1), 5 s at 1 ms, 5 parameters, 3 objectives\n\n");
-            printf("| formulation / method | seconds | thesis (i7-8700) | ratio |\n|---|---|---|---|\n");
+            printf("| formulation / method | seconds | / simulation | / fd | thesis (i7-8700) | ratio |\n"
+                   "|---|---|---|---|---|---|\n");
             static const char *forms[] = { "ali3p", "matrixr" };
             static const double thesis[2][3] = { { 0.719, 0.766, 0.781 }, { 1.109, NAN, 1.109 } };
             static const mbs_sens_method meths[3] = { MBS_SENS_DDM, MBS_SENS_DAVM, MBS_SENS_CAVM };
@@ -158,12 +159,18 @@ int main(int argc, char **argv)
                 int lf = mbs_loop_formulation_from_name(forms[f]);
                 if (lf < 0) continue;
                 o.sim.loop = (mbs_loop_formulation)lf;
+                /* the plain simulation and the fd reference (2p + 1 simulations) of this formulation */
+                const double tsim = time_simulation(m, &o.sim, reps);
+                o.method = MBS_SENS_FD;
+                const double tfd = time_method(m, &o, reps, NULL);
+                printf("| %s simulation | %.4f | 1 | %.3f | | |\n", forms[f], tsim, tsim / tfd);
+                printf("| %s fd | %.4f | %.1f | 1 | | |\n", forms[f], tfd, tfd / tsim);
                 for (int k = 0; k < 3; k++) {
                     o.method = meths[k];
                     double t = time_method(m, &o, reps, NULL);
                     if (isnan(t)) continue;
-                    printf("| %s %s | %.4f | %.3f | %.1fx faster |\n", forms[f], mbs_sens_method_name(meths[k]), t,
-                           thesis[f][k], thesis[f][k] / t);
+                    printf("| %s %s | %.4f | %.1f | %.3f | %.3f | %.1fx faster |\n", forms[f],
+                           mbs_sens_method_name(meths[k]), t, t / tsim, t / tfd, thesis[f][k], thesis[f][k] / t);
                 }
             }
         } else {
