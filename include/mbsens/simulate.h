@@ -305,8 +305,10 @@ typedef int (*mbs_sim_callback)(void *user, const mbs_model *m, mbs_data *d, dou
 
 /* Integrate from opts->t0 to opts->tf with steps opts->dt (the last step is
  * shortened to end exactly at tf). q0, qd0 may be NULL (the model's initial
- * state); cb may be NULL; stats may be NULL. Returns MBS_OK, the callback's
- * non-zero value, or a negative status with err filled. */
+ * state); cb may be NULL; stats may be NULL (then the mechanical energy,
+ * which only the statistics report, is not evaluated after every step).
+ * Returns MBS_OK, the callback's non-zero value, or a negative status with
+ * err filled. */
 int mbs_simulate(const mbs_model *m, mbs_data *d, const mbs_sim_options *opts,
                  const double *q0, const double *qd0, mbs_sim_callback cb, void *user,
                  mbs_sim_stats *stats, mbs_error *err);

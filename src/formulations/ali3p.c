@@ -88,21 +88,19 @@ void mbs_form_proj_solve(int n, int nc, const double *M, const double *Phi, doub
  * which is P_hat x = M x* + s Phi^T g - Phi^T mu written for the
  * correction D: its right-hand side is small (x* nearly satisfies the
  * constraints), so the rounding of the large s = varsigma alpha terms stays
- * relative to the violation. mu = 0 for the penalty (non-iterative)
+ * relative to the violation e0 = Phi x* - g (given: the caller has it
+ * for the proj_tol test). mu = 0 for the penalty (non-iterative)
  * projection; the iterative one updates mu <- mu + s (Phi x - g) until the
  * violation is below the tolerance. (The right-hand side being small, the
  * Cholesky solution needs no refinement.) mu (nc) returns the final multipliers
  * (0 for the penalty form): M (x - x*) + Phi^T mu = 0 in the iterative case. */
-static int project(mbs_integrator *it, mbs_form *f, const double *xs, const double *g, double *x, double *mu)
+static int project(mbs_integrator *it, mbs_form *f, const double *xs, const double *g, const double *e0, double *x,
+                   double *mu)
 {
     const int n = f->n, nc = f->nc;
     const double s = f->o.proj_scale * f->o.penalty;
-    double *e0 = f->w1, *e = f->w2;
-    mbs_form_Pv(n, nc, f->Phi, xs, e0);
-    for (int i = 0; i < nc; i++) {
-        e0[i] -= g[i];
-        mu[i] = 0;
-    }
+    double *e = f->w2;
+    for (int i = 0; i < nc; i++) mu[i] = 0;
     const int iterative = f->o.projection == MBS_PROJ_ITERATIVE;
     for (int k = 0; k <= (iterative ? it->o.max_iterations : 0); k++) {
         for (int i = 0; i < nc; i++) e[i] = -(mu[i] + s * e0[i]);
@@ -233,7 +231,7 @@ static int ali_step(mbs_integrator *it, double h)
     if (vel) {
         if ((rc = factor_projection(it, f))) return rc;
         factored = 1;
-        if ((rc = project(it, f, f->step.zd_star, f->b, f->zd, f->step.sigma))) return rc;
+        if ((rc = project(it, f, f->step.zd_star, f->b, f->phid, f->zd, f->step.sigma))) return rc;
         it->st.projections[0]++;
     } else {
         memset(f->step.sigma, 0, sizeof(double) * (size_t)nc);
@@ -246,7 +244,7 @@ static int ali_step(mbs_integrator *it, double h)
     int acc = !(tolp > 0) || mbs_form_norm(f->phidd, nc) > tolp;
     if (acc) {
         if (!factored && (rc = factor_projection(it, f))) return rc;
-        if ((rc = project(it, f, f->step.zdd_star, f->c, f->zdd, f->step.kappa))) return rc;
+        if ((rc = project(it, f, f->step.zdd_star, f->c, f->phidd, f->zdd, f->step.kappa))) return rc;
         it->st.projections[1]++;
     } else {
         memset(f->step.kappa, 0, sizeof(double) * (size_t)nc);

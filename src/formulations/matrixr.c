@@ -158,28 +158,27 @@ static void position_step(mbs_form *f, const double *zi, double *z)
 }
 
 /* The kinematic problems at a Newton iterate z^i of a step, to the accuracy
- * the iterate needs (docs/formulations.md, Matrix R): one Newton step of the
- * positions from z (the previous iterate's positions, or at k = 1 the
- * predictor, evaluated first), the velocities with the N of that z, then one
- * kinematics pass at the new (z, zd) gives Phi, Phi_q, b, c, B, f, N there:
- * the accelerations with them, and the next iterate's position step. The
- * errors (positions O(|dz|^2), velocities O(|dz| |zd|), dz the position
- * step) vanish as the Newton corrections do; the state at the converged z^i
- * comes from mbs_form_matrixr_kinematics. Leaves in d the kinematics of
- * (z, zd) at zdd = 0, as mbs_form_matrixr_kinematics does. */
+ * the iterate needs (docs/formulations.md, Matrix R). At k = 1, z and zd are
+ * the Newmark predictors of all the coordinates (in: their violations are
+ * O(h^3) and O(h^2); for joint-coordinate DOFs they agree with the
+ * independent predictors exactly); at k > 1, one Newton step of the
+ * positions from the previous iterate's z and the velocities, both with the
+ * Phi_q and N of that z. Then one kinematics pass at (z, zd) gives Phi,
+ * Phi_q, b, c, B, f and N there: the accelerations with them, and the next
+ * iterate's position step. The errors (positions O(|dz|^2), velocities
+ * O(|dz| |zd|), dz the position step) vanish as the Newton corrections do;
+ * the state at the converged z^i comes from mbs_form_matrixr_kinematics.
+ * Leaves in d the kinematics of (z, zd) at zdd = 0, as
+ * mbs_form_matrixr_kinematics does. */
 static int iterate_kinematics(mbs_form *f, double t, int k, const double *zi, const double *zdi,
                               const double *zddi, double *z, double *zd, double *zdd, char *msg, size_t len)
 {
     const mbs_model *m = f->m;
     mbs_data *d = f->d;
-    if (k == 1) {
-        mbs_kin_forward(m, m->x, &d->ws, z, NULL, NULL, 0);
-        mbs_con_kernel(m, m->x, &d->ws, z, NULL, NULL, t, f->phi, f->Phi, NULL, f->b, NULL, NULL);
-        dof_eval(f, z, NULL, NULL, 1);
-        if (factor_N(f) != 0) goto singular;
+    if (k > 1) {
+        position_step(f, zi, z);
+        solve_N(f, f->b, zdi, zd);
     }
-    position_step(f, zi, z);
-    solve_N(f, f->b, zdi, zd);
     mbs_kin_forward(m, m->x, &d->ws, z, zd, NULL, 2);
     mbs_con_kernel(m, m->x, &d->ws, z, zd, NULL, t, f->phi, f->Phi, NULL, f->b, f->c, NULL);
     dof_eval(f, z, zd, NULL, 1);
@@ -486,8 +485,11 @@ static int mr_step(mbs_integrator *it, double h)
         f->zdip[k] = f->zdin[k] + h * f->zddin[k];
         f->Di[k] = 0;
     }
-    /* dependent coordinates: start from their own predictor */
-    for (int i = 0; i < n; i++) f->z[i] = it->q[i] + h * it->qd[i] + 0.5 * h * h * it->qdd[i];
+    /* all the coordinates and velocities: the first iterate is their own predictor */
+    for (int i = 0; i < n; i++) {
+        f->z[i] = it->q[i] + h * it->qd[i] + 0.5 * h * h * it->qdd[i];
+        f->zd[i] = it->qd[i] + h * it->qdd[i];
+    }
     mbs_data_set_time(d, t1);
     int iters = 0, conv = 0, rc;
     double ndz = 0;

@@ -270,8 +270,9 @@ static int observe(mbs_integrator *it, mbs_error *err)
     mbs_data_set_time(it->d, it->t);
     if (!it->kin_ready) mbs_kin_forward(m, m->x, &it->d->ws, it->q, it->qd, it->qdd, 2);
     it->kin_ready = 0;
-    it->st.energy = mbs_kinetic_energy(m, it->d) + mbs_potential_energy(m, it->d) +
-                    mbs_elastic_energy(m, it->d, it->q);
+    if (it->track_energy)
+        it->st.energy = mbs_kinetic_energy(m, it->d) + mbs_potential_energy(m, it->d) +
+                        mbs_elastic_energy(m, it->d, it->q);
     if (it->form) mbs_form_observe(it);   /* constraint violations; same kinematics left in d */
     int k = mbs_forces_degenerate(m, it->d);
     if (k >= 0)
@@ -304,6 +305,7 @@ mbs_integrator *mbs_integrator_create(const mbs_model *m, mbs_data *d,
     it->d = d;
     it->o = o;
     it->nq = m->nq;
+    it->track_energy = 1;
     /* closed loops (src/formulations/): a loop formulation is required */
     const int loops = m->con.ncut + m->con.ndriver;
     if (loops > 0 && o.loop == MBS_LOOP_NONE) {
@@ -415,8 +417,10 @@ int mbs_integrator_step(mbs_integrator *it, double h, mbs_error *err)
             return mbs_error_set(err, rc, "%s", it->msg);
     }
     if ((rc = observe(it, err))) return rc;
-    double de = fabs(it->st.energy - it->st.energy0);
-    if (!(de <= it->st.energy_drift)) it->st.energy_drift = de;
+    if (it->track_energy) {
+        double de = fabs(it->st.energy - it->st.energy0);
+        if (!(de <= it->st.energy_drift)) it->st.energy_drift = de;
+    }
     return MBS_OK;
 }
 
@@ -442,6 +446,8 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, const mbs_sim_options *opts,
     mbs_integrator *it = mbs_integrator_create(m, d, opts, err);
     if (!it) return err ? err->code : MBS_ERR_ARG;
     const mbs_sim_options *o = &it->o;
+    /* nobody can read the energy statistics without stats: no energy evaluation per step */
+    it->track_energy = stats != NULL;
     int rc = mbs_integrator_reset(it, o->t0, q0, qd0, err);
     if (!rc && cb && (rc = cb(user, m, d, it->t, it->q, it->qd, it->qdd)) != 0)
         mbs_error_set(err, rc, "simulation stopped by the callback at t = %.9g", it->t);

@@ -40,6 +40,8 @@ struct mbs_integrator {
     struct mbs_form *form;  /* closed-loop formulation (src/formulations/), or NULL */
     int kin_ready;          /* the step left in d the level-2 kinematics of (q, qd, qdd):
                              * the bookkeeping after it skips its own pass */
+    int track_energy;       /* evaluate the mechanical energy after every step (st.energy,
+                             * energy_drift); 0 only in mbs_simulate without statistics */
     mbs_sim_stats st;
     char msg[MBS_ERROR_MSG_LEN];
 };
