@@ -310,11 +310,16 @@ int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_resu
             rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
                                "sensitivity: method ddm is implemented for the closed-loop formulations ali3p "
                                "and matrixr, not %s (or use --method fd)", mbs_loop_formulation_name(o->sim.loop));
+        else if (o->method == MBS_SENS_DAVM)
+            rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
+                               "sensitivity: %s has closed loops; the discrete adjoint (davm) is implemented for "
+                               "--formulation ali3p (or use --method ddm|cavm with ali3p|matrixr, or --method fd)",
+                               m->name);
         else
             rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
                                "sensitivity: %s has closed loops; method %s is not available for them "
-                               "(closed-loop sensitivities: --method ddm|cavm with --formulation ali3p|matrixr, or "
-                               "--method fd)", m->name, mbs_sens_method_name(o->method));
+                               "(closed-loop sensitivities: --method ddm|cavm with --formulation ali3p|matrixr, "
+                               "davm with ali3p, or --method fd)", m->name, mbs_sens_method_name(o->method));
         goto finish;
     }
     switch (o->method) {
