@@ -42,6 +42,11 @@ step "The same with Matrix R and the reference point at the global origin (RTdyn
      "mbsens sensitivity models/fivebar.json --formulation matrixr --ref origin --method ddm --tf 5"
 "$MBS" sensitivity "$FIVEBAR" --formulation matrixr --ref origin --method ddm --tf 5
 
+step "The discrete adjoint (DAVM) of ALI3-P: the transpose of the DDM's recursion on the same step
+      linearization (the same discrete gradient, backwards, all objectives at once)" \
+     "mbsens sensitivity models/fivebar.json --formulation ali3p --ref origin --method davm --tf 5"
+"$MBS" sensitivity "$FIVEBAR" --formulation ali3p --ref origin --method davm --tf 5
+
 step "Our own reference: central differences over 11 re-assembled simulations (ALI3-P; step 1e-4:
       the iterative solver converges to 1e-10, smaller steps amplify its noise)" \
      "mbsens sensitivity models/fivebar.json --formulation ali3p --method fd --fd-step 1e-4 --tf 5"
