@@ -52,6 +52,14 @@ int mbs_fdl_usable(const mbs_data *d);
 int mbs_fdl_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
                              const double *tau, double *qdd);
 
+/* qdd only, no state checks: the joint-frame path when it applies
+ * (alg = MBS_FD_RECURSIVE, mbs_fdl_usable), else mbs_fd_unchecked. For
+ * callers that read nothing else from d->ws afterwards (the public
+ * mbs_forward_dynamics). With Euler parameters off |p| = 1 the two paths
+ * differ at the order of ||p|^2 - 1|. */
+int mbs_fd_qdd(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q, const double *qd,
+               const double *tau, double *qdd);
+
 /* Finite values and normalized Euler parameters (NULL vectors skipped). */
 int mbs_data_check_state(mbs_data *d, const double *q, const double *qd, const double *qdd);
 

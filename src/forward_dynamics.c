@@ -75,6 +75,12 @@ int mbs_forward_dynamics(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg,
 {
     int rc = mbs_data_check_state(d, q, qd, tau);
     if (rc) return rc;
+    return mbs_fd_qdd(m, d, alg, q, qd, tau, qdd);
+}
+
+int mbs_fd_qdd(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q, const double *qd,
+               const double *tau, double *qdd)
+{
     if (alg == MBS_FD_RECURSIVE && mbs_fdl_usable(d)) {
         /* joint-frame articulated bodies (forward_dynamics_local.c): the
          * same accelerations at about half the cost; it leaves no
