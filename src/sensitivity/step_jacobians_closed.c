@@ -71,9 +71,6 @@ void sens_ali_lin_free(sens_ali_lin *w)
     if (!w) return;
     free(w->base);
     free(w->ipiv);
-    free(w->lsA);
-    free(w->lswork);
-    free(w->lsiwork);
     free(w->svA);
     free(w->force_only);
     memset(w, 0, sizeof *w);
@@ -109,20 +106,7 @@ int sens_ali_lin_create(sens_ali_lin *w, const mbs_model *m, int np)
                       &w->mu };
     for (size_t k = 0; k < sizeof vc / sizeof vc[0]; k++) { *vc[k] = p; p += C; }
     w->dx = p; p += nx;
-    /* dgelsd on Phi_z^T (n x nc) */
-    const int rows = n, cols = nc, ldb = rows > cols ? rows : cols;
-    double wq = 0, aa = 0, bb = 0, ss = 0;
-    lapack_int iwq = 0, rank = 0;
-    if (rows > 0 && cols > 0)
-        LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, rows, cols, 1, &aa, rows, &bb, ldb, &ss, 1e-12, &rank, &wq, -1, &iwq);
-    w->lwork = (int)wq + 64;
-    w->lsA = calloc((size_t)rows * (size_t)cols + 2 * (size_t)ldb + 2 + (size_t)(rows < cols ? rows : cols) + 1,
-                    sizeof(double));
-    w->lswork = calloc((size_t)w->lwork, sizeof(double));
-    w->lsiwork = calloc((size_t)iwq + 64, sizeof *w->lsiwork);
-    if (!w->lsA || !w->lswork || !w->lsiwork) return MBS_ERR_NOMEM;
-    w->lsb = w->lsA + (size_t)rows * (size_t)cols;
-    w->lss = w->lsb + ldb;
+    double aa = 0, bb = 0, ss = 0;
     /* dgesvd of Phi_z^T (n x nc): U n x n, V^T nc x nc */
     const int mn = n < nc ? n : nc;
     double sq = 0;
@@ -261,17 +245,18 @@ static void proj_apply(sens_ali_lin *w, int iterative, double sa, const double *
  * round-off would amplify it by ~1e9. */
 static void proj_multipliers(sens_ali_lin *w, const double *D, double *sigma)
 {
-    const int n = w->n, nc = w->nc, ldb = n > nc ? n : nc;
+    /* sigma = V_r Sigma_r^-1 U_r^T (-M D), with Phi_z^T = U Sigma V^T (proj_basis) */
+    const int n = w->n, nc = w->nc, r = w->rank;
     if (nc == 0) return;
-    mv(n, n, w->M, D, w->lsb, 0);
-    for (int i = 0; i < n; i++) w->lsb[i] = -w->lsb[i];
-    for (int i = n; i < ldb; i++) w->lsb[i] = 0;
-    for (int c = 0; c < nc; c++)
-        for (int r = 0; r < n; r++) w->lsA[(size_t)c * n + r] = w->Phi[(size_t)c * n + r];
-    lapack_int rank = 0;
-    LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, n, nc, 1, w->lsA, n, w->lsb, ldb, w->lss, 1e-12, &rank, w->lswork,
-                        w->lwork, w->lsiwork);
-    memcpy(sigma, w->lsb, sizeof(double) * (size_t)nc);
+    mv(n, n, w->M, D, w->tmp, 0);
+    for (int k = 0; k < nc; k++) sigma[k] = 0;
+    for (int a = 0; a < r; a++) {
+        const double *ua = w->U + (size_t)a * n;
+        double s = 0;
+        for (int i = 0; i < n; i++) s -= ua[i] * w->tmp[i];
+        s /= w->sv[a];
+        for (int k = 0; k < nc; k++) sigma[k] += w->VT[(size_t)k * nc + a] * s;
+    }
 }
 
 /* the state Jacobian of r at (z, zd, zdd): dr/dz (and dr/dzd) row-major */
@@ -332,7 +317,10 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
         mbs_form_tangent(m, d, t, z, zds, zdds, NULL, NULL, NULL, w->dx, fp, pp, w->dPhi, NULL, NULL);
         mbs_form_Ptv(n, nc, w->dPhi, lam, fp, 1);
     }
-    /* multipliers of the projections (M at z) */
+    /* the projections' basis (SVD of Phi_z^T) and multipliers (M at z) */
+    if ((vel || acc) && proj_basis(w, sa, iterative) != MBS_OK)
+        return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: projection matrix not positive "
+                             "definite", t);
     if (vel) {
         for (int i = 0; i < n; i++) w->vv[i] = zd[i] - zds[i];
         proj_multipliers(w, w->vv, w->sig);
@@ -415,9 +403,6 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
     mbs_form_add_PtP(n, nc, w->Phi, kh * al, w->S);
     if (n > 0 && mbs_form_lu(n, w->S, w->ipiv) != 0)
         return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: step tangent singular", t);
-    if ((vel || acc) && proj_basis(w, sa, iterative) != MBS_OK)
-        return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: projection matrix not positive "
-                             "definite", t);
 
     /* ---- every input column through the step's linear algebra ---- */
     for (int c = 0; c < nu; c++) {

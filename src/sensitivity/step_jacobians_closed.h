@@ -33,9 +33,6 @@ typedef struct sens_ali_lin {
     double *phi, *phid, *phidd, *sig, *kap, *dphi, *dphid, *dphidd, *viol, *mu;             /* nc */
     double *dx;                                         /* nx */
     lapack_int *ipiv;
-    double *lsA, *lsb, *lss, *lswork;
-    lapack_int *lsiwork;
-    int lwork;
     /* projections in the singular basis of Phi_z^T = U Sigma V^T (graded: accurate for any right-hand side) */
     double *svA, *sv, *U, *VT, *K, *UMU, *svwork, *y;
     int svlwork, rank;
