@@ -569,7 +569,7 @@ int sens_cavm_loops(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     if (r->o->history) r->o->history(r->o->history_user, so.t0, no, np, r->psi, r->grad);
     goto done;
 fail:
-    rc = mbs_error_set(err, rc ? rc : MBS_ERR_NUMERIC, "cavm (backward): %s", w.msg);
+    rc = mbs_error_set(err, rc ? rc : MBS_ERR_NUMERIC, "cavm: %s", w.msg);
 done:
     ws_free(&w);
     mbs_integrator_free(it);
