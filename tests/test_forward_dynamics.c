@@ -56,6 +56,33 @@ static void compare_paths(mbs_rng *rng, const mbs_model *m, const char *name, do
     free(q); free(qd); free(tau); free(a1); free(a2); free(a3);
 }
 
+/* A massless leaf on a revolute joint: both paths report its joint. */
+static void massless_leaf(void)
+{
+    mbs_error err;
+    mbs_model *m = mbs_model_load_string(
+        "{ \"bodies\": [ { \"name\": \"a\", \"mass\": 1, \"inertia\": [0.1, 0.1, 0.1, 0, 0, 0] },"
+        "  { \"name\": \"ghost\", \"mass\": 0 } ],"
+        "  \"joints\": [ { \"name\": \"r1\", \"type\": \"revolute\", \"parent\": \"ground\", \"child\": \"a\" },"
+        "  { \"name\": \"r2\", \"type\": \"revolute\", \"parent\": \"a\", \"child\": \"ghost\" } ] }",
+        "massless_leaf", &err);
+    CHECK(m != NULL, "massless leaf: %s", err.msg);
+    if (!m) return;
+    mbs_data *d = mbs_data_create(m, NULL);
+    double q[2] = { 0.3, -0.2 }, qd[2] = { 0.1, 0.5 }, a[2];
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass) {
+            const double zero[3] = { 0, 0, 0 };
+            mbs_data_add_body_load(d, 1, NULL, zero, zero);
+        }
+        int rc = mbs_forward_dynamics(m, d, MBS_FD_RECURSIVE, q, qd, NULL, a);
+        CHECK(rc == MBS_ERR_NUMERIC && strstr(mbs_data_error(d), "'r2' is not positive definite"),
+              "%s path: massless leaf: rc %d, %s", pass ? "global-axes" : "joint-frame", rc, mbs_data_error(d));
+    }
+    mbs_data_free(d);
+    mbs_model_free(m);
+}
+
 static void structured_models(mbs_rng *rng)
 {
     double w[2] = { 0, 0 };
@@ -193,6 +220,7 @@ int main(void)
     printf("joint-frame fast path: vs global-axes fr %.2e, vs semi %.2e, p.pdd %.2e\n", w_fast, w_fast_semi,
            w_fast_norm);
     structured_models(&rng);
+    massless_leaf();
     CHECK(w_fast < 1e-10, "fast path = global-axes fully recursive: %g", w_fast);
     CHECK(w_fast_semi < 1e-10, "fast path = semi-recursive: %g", w_fast_semi);
     CHECK(w_fast_norm < 1e-12, "fast path Euler normalization: %g", w_fast_norm);
