@@ -2074,6 +2074,7 @@ mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
         mbs_model_apply_params(m);
     }
     m->lenient_inertia = b->lenient_inertia;
+    if (mbs_forces_prepare(m, err) != MBS_OK) goto fail;   /* spline moments of the values set */
     if (mbs_model_check_physics(m, err) != MBS_OK) goto fail;
     if (b->lenient_inertia) warn_triangle(b, m);
 

@@ -212,6 +212,32 @@ int mbs_forces_check(const mbs_model *m, mbs_error *err)
     return MBS_OK;
 }
 
+/* ---------------------------------------------------------------- spline moments */
+
+int mbs_forces_prepare(mbs_model *m, mbs_error *err)
+{
+    for (int k = 0; k < m->nfunc; k++) {
+        mbs_func_info *f = &m->func[k];
+        if (f->type != MBS_FUNC_SPLINE) continue;
+        const int n = f->n;
+        if (!f->mom && !(f->mom = malloc((size_t)n * sizeof *f->mom)))
+            return mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+        /* T M = R y with T = L U (functions.c): L d' = R y forward, U M = d' backward */
+        const double *y = m->x + f->x, *cf = f->coef;
+        double *M = f->mom, dprev = 0;
+        for (int j = 0; j < n; j++) {
+            const double *r = cf + 6 * j;
+            double rj = r[4] * y[j];
+            if (j > 0) rj += r[3] * y[j - 1];
+            if (j < n - 1) rj += r[5] * y[j + 1];
+            M[j] = dprev = (rj - r[0] * dprev) * r[2];
+        }
+        for (int j = n - 2; j >= 0; j--) M[j] -= cf[6 * j + 1] * M[j + 1];
+        f->xm = m->x;
+    }
+    return MBS_OK;
+}
+
 /* ---------------------------------------------------------------- copy, free */
 
 void mbs_forces_free(mbs_model *m)
@@ -225,6 +251,7 @@ void mbs_forces_free(mbs_model *m)
             free(m->func[k].where);
             free(m->func[k].t);
             free(m->func[k].coef);
+            free(m->func[k].mom);
         }
     free(m->force);
     free(m->func);
@@ -276,6 +303,8 @@ int mbs_forces_copy(mbs_model *c, const mbs_model *m)
             c->func[k].where = dup(s->where, &fail);
             c->func[k].t = dupd(s->t, (size_t)s->n, &fail);
             c->func[k].coef = dupd(s->coef, 6 * (size_t)s->n, &fail);
+            c->func[k].mom = s->mom ? dupd(s->mom, (size_t)s->n, &fail) : NULL;   /* c->x = m->x's values */
+            c->func[k].xm = s->mom ? c->x : NULL;
             c->nfunc = k + 1;
         }
     }

@@ -30,6 +30,15 @@ int mbs_forces_init(mbs_model *m, const int *free_given, mbs_error *err);
  * MBS_ERR_MODEL naming the element ("<where>: spring_damper s1: ..."). */
 int mbs_forces_check(const mbs_model *m, mbs_error *err);
 
+/* For every spline, its second derivatives at the knots f''(t_k) for the
+ * model's own values (in m->x): f->mom, with f->xm = m->x. A spline of the
+ * model vector m->x is then evaluated in O(log n) (src/forces/functions.c);
+ * of any other vector (tangent directions, complex copies, other x), by
+ * the O(n) sweep. Call whenever the values are set: after the parameters
+ * are applied (builder, mbs_model_with_params); a copy gets its own
+ * (mbs_forces_copy). MBS_OK or MBS_ERR_NOMEM. */
+int mbs_forces_prepare(mbs_model *m, mbs_error *err);
+
 /* Deep copy of the force and function arrays of m into c (whose pointers
  * are overwritten); 0, or -1 if memory runs out (c's arrays are then
  * consistent for mbs_forces_free). */

@@ -382,7 +382,7 @@ mbs_model *mbs_model_with_params(const mbs_model *m, const double *values, mbs_e
     }
     for (int k = 0; k < c->nparam; k++) c->param[k].value = values[k];
     mbs_model_apply_params(c);
-    if (mbs_model_check_physics(c, err) != MBS_OK) {
+    if (mbs_forces_prepare(c, err) != MBS_OK || mbs_model_check_physics(c, err) != MBS_OK) {   /* spline moments */
         mbs_model_free(c);
         return NULL;
     }

@@ -103,6 +103,8 @@ typedef struct mbs_func_info {
     int n;                 /* spline: knots (= nx) */
     double *t;             /* spline: knot times, n, strictly increasing */
     double *coef;          /* spline: 6 per knot: a, c', piv, R-, R0, R+ (see functions.c) */
+    double *mom;           /* spline: f''(t_k) at the values in xm (mbs_forces_prepare), n */
+    const double *xm;      /* spline: the model vector mom belongs to (its model's x) */
 } mbs_func_info;
 
 /* Closed loops (src/constraint_model.c, src/constraints/, docs/formulations.md

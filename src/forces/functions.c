@@ -19,7 +19,10 @@
  * which we write f = alpha M_i + beta M_{i+1} + gamma y_i + delta y_{i+1};
  * outside the knots f follows the end tangent, again of that form.
  *
- * M_i and M_{i+1} come from one forward sweep without storage: the forward
+ * For the model's own values M_i, M_{i+1} are precomputed (f->mom, see
+ * functions.h). For any other values they come from one forward sweep
+ * without storage (spline_eval: it starts and stops where the rest of the
+ * sweep cannot change the result): the forward
  * substitution d'_j = (r_j - a_j d'_{j-1}) piv_j (r = R y) and the back
  * substitution M_k = d'_k - c'_k M_{k+1} unrolled,
  *   M_k = sum_{j >= k} d'_j prod_{l=k}^{j-1} (-c'_l).
@@ -73,24 +76,60 @@ static int spline_coeffs(const mbs_func_info *f, mreal t, mreal c[4], mreal dc[4
     return i;
 }
 
+/* |a| < 2^-54 |b| in each component, or a = 0 there: then fl(b + a) = b
+ * (the addition rounds back to b; 2^-54 |b| is below half an ulp of b). */
+static int negligible(mreal a, mreal b)
+{
+    const double ar = MRE(a), ai = MIM(a);
+    return (ar == 0 || fabs(ar) < 0x1p-54 * fabs(MRE(b))) && (ai == 0 || fabs(ai) < 0x1p-54 * fabs(MIM(b)));
+}
+
 static mreal spline_eval(const mbs_func_info *f, const mreal *y, mreal t, mreal *dfdt)
 {
     const int n = f->n;
     const double *cf = f->coef;
     mreal c[4], dc[4];
     const int i = spline_coeffs(f, t, c, dc);
-    mreal dprev = 0, Mi = 0, Mi1 = 0;
-    double ci = 1, ci1 = 1;
-    for (int j = 0; j < n; j++) {
-        const double *r = cf + 6 * j;
-        mreal rj = r[4] * y[j];
-        if (j > 0) rj += r[3] * y[j - 1];
-        if (j < n - 1) rj += r[5] * y[j + 1];
-        const mreal dj = (rj - r[0] * dprev) * r[2];
-        if (j >= i) { Mi += ci * dj; ci *= -r[1]; }
-        if (j > i) { Mi1 += ci1 * dj; ci1 *= -r[1]; }
-        dprev = dj;
-        if (j > i && ci == 0 && ci1 == 0) break;  /* the products underflowed */
+    mreal Mi = 0, Mi1 = 0;
+#ifndef MBS_COMPLEX
+    if (f->mom && f->xm && y == f->xm + f->x) {
+        /* the model's own values: their moments are precomputed (mbs_forces_prepare) */
+        Mi = f->mom[i];
+        Mi1 = f->mom[i + 1];
+    } else
+#endif
+    {
+        /* any other values (tangent directions, complex copies): the sweep,
+         * over the rows that can change the result. The values are zero
+         * outside k0..k1 (unit directions: k0 = k1). Rows j < k0 - 1 have
+         * r_j = 0, hence d'_j = 0: they only carry the products ci, ci1.
+         * Rows j >= k1 + 2 have r_j = 0: d'_j = -a_j piv_j d'_{j-1}, and the
+         * terms ci d'_j shrink by the factor c'_{j-1} a_j piv_j < 1/3 from
+         * row to row (T diagonally dominant); once a term no longer changes
+         * Mi nor Mi1 (negligible()), none after it does. The result is the
+         * full sweep's, bit for bit. */
+        int k0 = 0, k1 = n - 1;
+        while (k0 < n && y[k0] == 0) k0++;
+        while (k1 > k0 && y[k1] == 0) k1--;
+        const int j0 = k0 < n ? (k0 > 0 ? k0 - 1 : 0) : n;
+        double ci = 1, ci1 = 1;
+        for (int l = i; l < j0; l++) {
+            ci *= -cf[6 * l + 1];
+            if (l > i) ci1 *= -cf[6 * l + 1];
+        }
+        mreal dprev = 0;
+        for (int j = j0; j < n; j++) {
+            const double *r = cf + 6 * j;
+            mreal rj = r[4] * y[j];
+            if (j > 0) rj += r[3] * y[j - 1];
+            if (j < n - 1) rj += r[5] * y[j + 1];
+            const mreal dj = (rj - r[0] * dprev) * r[2];
+            if (j > k1 + 1 && j > i && negligible(ci * dj, Mi) && negligible(ci1 * dj, Mi1)) break;
+            if (j >= i) { Mi += ci * dj; ci *= -r[1]; }
+            if (j > i) { Mi1 += ci1 * dj; ci1 *= -r[1]; }
+            dprev = dj;
+            if (j > i && ci == 0 && ci1 == 0) break;  /* the products underflowed */
+        }
     }
     if (dfdt) *dfdt = dc[0] * Mi + dc[1] * Mi1 + dc[2] * y[i] + dc[3] * y[i + 1];
     return c[0] * Mi + c[1] * Mi1 + c[2] * y[i] + c[3] * y[i + 1];

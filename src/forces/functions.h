@@ -23,8 +23,14 @@
  * system T M = R y whose matrices depend on the knot times only. Its LU
  * factors and R are precomputed at load (mbs_spline_setup, force_model.c),
  * so f is an exactly linear function of the knot values y:
- *   f(t) = sum_k W_k(t) y_k,   W_k = mbs_func_dx(...)[k],
- * evaluated in O(n) time without storage (functions.c).
+ *   f(t) = sum_k W_k(t) y_k,   W_k = mbs_func_dx(...)[k].
+ * A spline of the model's own values (x = m->x) is evaluated in O(log n)
+ * from its second derivatives f''(t_k), computed once when the values are
+ * set (mbs_forces_prepare in force_model.c: the model stays immutable, a
+ * parameter change makes a new model with its own); any other values
+ * (tangent directions, complex copies) by a sweep over the knots that can
+ * change the result (O(n) for dense values, about 20 knots past the
+ * nonzeros of a sparse direction), without storage (functions.c).
  */
 #ifdef MBS_COMPLEX
 #ifndef MBS_FUNCTIONS_H_CS
