@@ -111,6 +111,8 @@ int sens_ddm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
 /* Discrete adjoint of ALI3-P on the DDM's step linearization
  * (adjoint_discrete_ali3p.c, step_jacobians_closed.c). */
 int sens_davm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
+/* ... and of Matrix R (adjoint_discrete_matrixr.c, step_jacobians_matrixr.c). */
+int sens_davm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
 /* Continuous adjoint of the closed-loop formulations (matrixr, ali3p): the
  * constrained equations in independent coordinates, backward RK4 on the
  * stored forward run (adjoint_continuous_loops.c). */

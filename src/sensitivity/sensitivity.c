@@ -292,9 +292,10 @@ int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_resu
         rc = sens_ddm_matrixr(&r, &res->stats, err);
         goto finish;
     }
-    if (o->method == MBS_SENS_DAVM && o->sim.loop == MBS_LOOP_ALI3P) {
-        /* the transpose of the ALI3-P DDM's recursion (adjoint_discrete_ali3p.c) */
-        rc = sens_davm_ali3p(&r, &res->stats, err);
+    if (o->method == MBS_SENS_DAVM && (o->sim.loop == MBS_LOOP_ALI3P || o->sim.loop == MBS_LOOP_MATRIXR)) {
+        /* the transpose of the closed-loop DDM's recursion (adjoint_discrete_ali3p.c, _matrixr.c) */
+        rc = o->sim.loop == MBS_LOOP_ALI3P ? sens_davm_ali3p(&r, &res->stats, err)
+                                           : sens_davm_matrixr(&r, &res->stats, err);
         goto finish;
     }
     if (o->method == MBS_SENS_CAVM && (o->sim.loop == MBS_LOOP_ALI3P || o->sim.loop == MBS_LOOP_MATRIXR)) {
@@ -310,16 +311,11 @@ int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_resu
             rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
                                "sensitivity: method ddm is implemented for the closed-loop formulations ali3p "
                                "and matrixr, not %s (or use --method fd)", mbs_loop_formulation_name(o->sim.loop));
-        else if (o->method == MBS_SENS_DAVM)
-            rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
-                               "sensitivity: %s has closed loops; the discrete adjoint (davm) is implemented for "
-                               "--formulation ali3p (or use --method ddm|cavm with ali3p|matrixr, or --method fd)",
-                               m->name);
         else
             rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
                                "sensitivity: %s has closed loops; method %s is not available for them "
-                               "(closed-loop sensitivities: --method ddm|cavm with --formulation ali3p|matrixr, "
-                               "davm with ali3p, or --method fd)", m->name, mbs_sens_method_name(o->method));
+                               "(closed-loop sensitivities: --method ddm|davm|cavm with --formulation "
+                               "ali3p|matrixr, or --method fd)", m->name, mbs_sens_method_name(o->method));
         goto finish;
     }
     switch (o->method) {

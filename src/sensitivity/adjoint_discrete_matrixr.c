@@ -1,0 +1,177 @@
+/*
+ * adjoint_discrete_matrixr.c - discrete adjoint (DAVM) of the Matrix R
+ * formulation: the transpose of ddm_matrixr.c's recursion on the same step
+ * linearization (step_jacobians_matrixr.c), so both give the gradient of
+ * the same discrete psi (docs/sensitivity.md).
+ *
+ * Step s-1 -> s maps (y^i_{s-1}, rho) to y^i_s and to the full state y_s
+ * (kinematic problems): with the linearization applied to every input
+ * column c (3 nd state columns, then one per parameter) giving (yi1_c, y1_c),
+ * and dg_c the objectives' tangent along (y1_c, the column's parameter
+ * direction), the adjoint a_s = dpsi/dy^i_s (3 nd x nobj) runs backwards:
+ *   a_N = 0
+ *   s = N .. 1:  a_{s-1}[c] = yi1_c . a_s + (w_s dg_c + dG_c at s = N)       (c < 3 nd)
+ *                grad_j   += yi1_c . a_s + (w_s dg_c + dG_c at s = N)       (c = 3 nd + j)
+ *   grad_j += w_0 dg(Y0_j, dx_j) + Yi0_j . a_0
+ * (w the trapezoidal weights, G the terminal part). The forward run stores
+ * the state (z, zd, zdd) of every step; the linearizations are recomputed.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sens_impl.h"
+#include "step_jacobians_matrixr.h"
+#include "../formulations/form_impl.h"
+
+int sens_davm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
+{
+    const mbs_model *m = r->m;
+    const int n = r->nq, np = r->np, no = r->nobj;
+    const size_t N = (size_t)n, N3 = 3 * N, P = (size_t)np, NO = (size_t)no;
+    int rc = MBS_OK;
+    mbs_sim_options so = r->o->sim;
+    so.integrator = MBS_INTEGRATOR_TRAPEZOIDAL;
+    so.loop = MBS_LOOP_MATRIXR;
+    sens_mr_lin w;
+    memset(&w, 0, sizeof w);
+    double *buf = NULL, *states = NULL, *th = NULL;
+    size_t nrec = 0, cap = 0;
+    mbs_data *di = mbs_data_create(m, err);
+    mbs_integrator *it = di ? mbs_integrator_create(m, di, &so, err) : NULL;
+    mbs_form *g = it ? mbs_form_create(m, r->d, &so, err) : NULL;
+    if (!g) {
+        rc = err && err->code ? err->code : MBS_ERR_NOMEM;
+        goto done;
+    }
+    g->nd = it->form->nd;
+    memcpy(g->dof, it->form->dof, sizeof(mbs_dof) * (size_t)(g->nd > 0 ? g->nd : 0));
+    const size_t NI = 3 * (size_t)(g->nd > 0 ? g->nd : 0), NU = NI + P;
+    buf = calloc(NI * P + N3 * P + 2 * NI * NO + NI * NU + N3 * NU + 3 * NO + (size_t)m->nx + 4, sizeof(double));
+    if (!buf || sens_mr_lin_create(&w, m, g->nd, np)) {
+        rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    double *Yi0 = buf, *Y0 = Yi0 + NI * P, *a = Y0 + N3 * P, *an = a + NI * NO, *YI1 = an + NI * NO, *Y1 = YI1 + NI * NU,
+           *gv = Y1 + N3 * NU, *dg = gv + NO, *dgt = dg + NO, *dx = dgt + NO;
+
+    /* ---- forward ---- */
+    double t = so.t0;
+    const double *q = mbs_integrator_q(it), *qd = mbs_integrator_qd(it), *qdd = mbs_integrator_qdd(it);
+    if ((rc = sens_mr_lin_init(&w, r, g, t, q, qd, qdd, Yi0, Y0, err))) goto done;
+    cap = (size_t)ceil((so.tf - so.t0) / so.dt) + 2;
+    states = malloc(sizeof(double) * N3 * cap);
+    th = malloc(sizeof(double) * 2 * cap);
+    if (!states || !th) {
+        rc = mbs_error_set(err, MBS_ERR_NOMEM, "davm: out of memory for %zu step records", cap);
+        goto done;
+    }
+    for (int k = 0; k < no; k++) r->psi[k] = 0;
+    sens_objectives(r, q, qd, qdd, t, 0, gv);
+    memcpy(states, q, sizeof(double) * N);
+    memcpy(states + N, qd, sizeof(double) * N);
+    memcpy(states + 2 * N, qdd, sizeof(double) * N);
+    th[0] = t;
+    th[1] = 0;
+    nrec = 1;
+    while (t < so.tf - 1e-12 * fmax(1, fabs(so.tf))) {
+        const double h = fmin(so.dt, so.tf - t);
+        for (int k = 0; k < no; k++) r->psi[k] += 0.5 * h * gv[k];
+        if ((rc = mbs_integrator_step(it, h, err))) goto done;
+        t = mbs_integrator_time(it);
+        q = mbs_integrator_q(it);
+        qd = mbs_integrator_qd(it);
+        qdd = mbs_integrator_qdd(it);
+        if (nrec == cap) {
+            const size_t c2 = 2 * cap;
+            double *s2 = realloc(states, sizeof(double) * N3 * c2);
+            double *t2 = s2 ? realloc(th, sizeof(double) * 2 * c2) : NULL;
+            if (s2) states = s2;
+            if (!s2 || !t2) {
+                rc = mbs_error_set(err, MBS_ERR_NOMEM, "davm: out of memory for the step records");
+                goto done;
+            }
+            th = t2;
+            cap = c2;
+        }
+        double *sp = states + nrec * N3;
+        memcpy(sp, q, sizeof(double) * N);
+        memcpy(sp + N, qd, sizeof(double) * N);
+        memcpy(sp + 2 * N, qdd, sizeof(double) * N);
+        th[2 * nrec] = t;
+        th[2 * nrec + 1] = h;
+        nrec++;
+        sens_objectives(r, q, qd, qdd, t, 0, gv);
+        for (int k = 0; k < no; k++) r->psi[k] += 0.5 * h * gv[k];
+    }
+    sens_objectives(r, q, qd, qdd, t, 1, gv);
+    for (int k = 0; k < no; k++) r->psi[k] += gv[k];
+
+    /* ---- backward ---- */
+    for (size_t k = 0; k < NO * P; k++) r->grad[k] = 0;
+    memset(a, 0, sizeof(double) * NI * NO);
+    const size_t last = nrec - 1;
+    for (size_t s = last; s >= 1; s--) {
+        const double *sp = states + s * N3, *zs = sp, *zds = sp + N, *zdds = sp + 2 * N;
+        const double ts = th[2 * s], hs = th[2 * s + 1], hn = s < last ? th[2 * s + 3] : 0, ws = 0.5 * (hs + hn);
+        if ((rc = sens_mr_lin_factor(&w, g, ts, zs, zds, zdds, hs, err))) goto done;
+        memset(dx, 0, sizeof(double) * (size_t)m->nx);
+        for (size_t c = 0; c < NU; c++) {
+            double *e = YI1 + c * NI;   /* unit input in YI1's column, overwritten by the output */
+            memset(an, 0, sizeof(double) * NI);
+            if (c < NI) an[c] = 1;
+            sens_mr_lin_apply(&w, g, ts, zs, zds, zdds, c < NI ? an : NULL, c < NI ? -1 : (int)(c - NI), e,
+                              Y1 + c * N3);
+        }
+        sens_objectives(r, zs, zds, zdds, ts, 0, gv);
+        for (size_t c = 0; c < NU; c++) {
+            const double *y1 = Y1 + c * N3, *yi1 = YI1 + c * NI;
+            const double *dxc = NULL;
+            if (c >= NI) {
+                mbs_deriv_param_dx(m, (int)(c - NI), dx);
+                dxc = dx;
+            }
+            sens_objectives_d(r, zs, zds, zdds, y1, y1 + N, y1 + 2 * N, dxc, ts, 0, dg);
+            if (s == last) sens_objectives_d(r, zs, zds, zdds, y1, y1 + N, y1 + 2 * N, dxc, ts, 1, dgt);
+            for (int k = 0; k < no; k++) {
+                double v = ws * dg[k] + (s == last ? dgt[k] : 0);
+                const double *ak = a + (size_t)k * NI;
+                for (size_t i = 0; i < NI; i++) v += yi1[i] * ak[i];
+                if (c < NI)
+                    an[NI * (size_t)k + c] = v;   /* an holds the new adjoint below (column c done) */
+                else
+                    r->grad[(size_t)k * P + (c - NI)] += v;
+            }
+        }
+        memcpy(a, an, sizeof(double) * NI * NO);
+    }
+    /* t0: the objective at y_0 = Y0 and the adjoint through Yi0 */
+    sens_objectives(r, states, states + N, states + 2 * N, th[0], 0, gv);
+    {
+        const double w0 = 0.5 * (nrec > 1 ? th[3] : 0);
+        for (int j = 0; j < np; j++) {
+            const double *y = Y0 + (size_t)j * N3, *yi = Yi0 + (size_t)j * NI;
+            mbs_deriv_param_dx(m, j, dx);
+            sens_objectives_d(r, states, states + N, states + 2 * N, y, y + N, y + 2 * N, dx, th[0], 0, dg);
+            if (nrec == 1)
+                sens_objectives_d(r, states, states + N, states + 2 * N, y, y + N, y + 2 * N, dx, th[0], 1, dgt);
+            for (int k = 0; k < no; k++) {
+                double v = w0 * dg[k] + (nrec == 1 ? dgt[k] : 0);
+                const double *ak = a + (size_t)k * NI;
+                for (size_t i = 0; i < NI; i++) v += yi[i] * ak[i];
+                r->grad[(size_t)k * P + j] += v;
+            }
+        }
+    }
+    if (r->o->history) r->o->history(r->o->history_user, t, no, np, r->psi, r->grad);
+done:
+    if (stats && it) mbs_integrator_stats(it, stats);
+    mbs_form_free(g);
+    mbs_integrator_free(it);
+    mbs_data_free(di);
+    sens_mr_lin_free(&w);
+    free(buf);
+    free(states);
+    free(th);
+    return rc;
+}
