@@ -352,7 +352,13 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
             for (int i = 0; i < nc; i++) w->Az[(size_t)i * n + k] = w->dphidd[i];
         }
     }
-    if (acc) {
+    /* dPhidd/dzd: for Phi(z, t) with Phid, Phidd its exact time derivatives,
+     * Phidd = Phi_z zdd + (Phi_z zd)_z zd + 2 Phi_zt zd + Phi_tt gives dPhidd/dzd = 2 dPhid/dz.
+     * The kinematics of Euler-parameter joints are exact only on |p| = 1, and integrator states
+     * are off it by round-off: there (and only there) one tangent per velocity instead. */
+    if (acc && m->n_euler == 0) {
+        for (size_t k = 0; k < (size_t)nc * N; k++) w->Azd[k] = 2 * w->Vz[k];
+    } else if (acc) {
         for (int k = 0; k < n; k++) {
             w->e[k] = 1;
             mbs_form_tangent(m, d, t, z, zd, zdd, NULL, w->e, NULL, NULL, NULL, NULL, NULL, NULL, w->dphidd);
