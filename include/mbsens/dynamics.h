@@ -43,9 +43,12 @@ int mbs_fd_algorithm_from_name(const char *name);       /* -1 if unknown */
 /* Solve M(q) qdd = Q(q, qd) + tau for qdd (tau may be NULL). Euler
  * parameters: the rank deficiency of M along each p is completed with the
  * differentiated normalization p.pdd = -|pd|^2, so qdd keeps the state on
- * |p| = 1 to second order. Leaves the kinematics of (q, qd, qdd) in d.
- * Returns MBS_ERR_NUMERIC if the system is singular (message names the
- * coordinate). */
+ * |p| = 1 to second order. The kinematics left in d are unspecified (the
+ * fully recursive algorithm works in joint frames and does not form them
+ * on trees of fixed, revolute, prismatic, spherical and floating joints
+ * without force elements or body loads): call mbs_kinematics(q, qd, qdd)
+ * for body quantities at the solution. Returns MBS_ERR_NUMERIC if the
+ * system is singular (message names the joint or coordinate). */
 int mbs_forward_dynamics(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg,
                          const double *q, const double *qd, const double *tau,
                          double *qdd);
