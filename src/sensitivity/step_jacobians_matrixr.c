@@ -42,7 +42,7 @@ int sens_mr_lin_create(sens_mr_lin *w, const mbs_model *m, int nd, int np)
     w->nd = nd;
     w->np = np;
     const size_t N = (size_t)w->n + 1, ND = (size_t)(nd > 0 ? nd : 0) + 1;
-    size_t total = ND * ND + 3 * N * ND + 3 * N + 4 * ND + (size_t)m->nx + 4;
+    size_t total = ND * ND + 3 * N * ND + 3 * N + 5 * ND + (size_t)m->nx + 4;
     w->base = calloc(total, sizeof(double));
     w->ipiv = calloc(ND, sizeof *w->ipiv);
     if (!w->base || !w->ipiv) return MBS_ERR_NOMEM;
