@@ -23,7 +23,7 @@
 #include "../forces/force.h"
 
 /* 1 if every target of parameter j is a number of a force element or of a
- * time function not used by any objective */
+ * time function used by no objective and no driving constraint */
 static int element_only(const mbs_model *m, int j)
 {
     const mbs_param_info *p = &m->param[j];
@@ -38,6 +38,9 @@ static int element_only(const mbs_model *m, int j)
                     for (int s = 0; s < m->obj[o].nterm; s++)
                         for (int c = 0; c < 3; c++)
                             if (m->obj[o].term[s].func[c] == k) ok = 0;
+                /* a driving constraint's function moves the constraints, not an element */
+                for (int r = 0; r < m->con.ndriver; r++)
+                    if (m->con.driver[r].func == k) ok = 0;
             }
         if (!ok) return 0;
     }
