@@ -10,6 +10,9 @@
  *     differences (2p + 1 simulations) on the open-tree test model.
  *  3. The five-bar (thesis §7.1), 5 s at 1 ms, when the closed-loop
  *     formulations are available: the thesis's DDM took 0.719 s (i7-8700).
+ *
+ * Usage: bench_sensitivity [sweep] [--quick] [--clock cpu] ...; with
+ * "sweep", section 1 only.
  */
 #include <math.h>
 #include <stdio.h>
@@ -61,7 +64,11 @@ static double time_simulation(const mbs_model *m, const mbs_sim_options *so, int
 
 int main(int argc, char **argv)
 {
-    bench_parse_args(argc, argv, "");
+    const char *only = bench_parse_args(argc, argv, "  sweep            section 1 only (the parameter sweep)\n");
+    if (only && strcmp(only, "sweep")) {
+        fprintf(stderr, "bench_sensitivity: unknown argument '%s' (expected: sweep)\n", only);
+        return 2;
+    }
     const int reps = bench_cfg.quick ? 1 : 3;
     printf("# bench_sensitivity: trajectory-sensitivity methods\n");
     bench_print_machine(stdout, "# ");
@@ -113,6 +120,11 @@ int main(int argc, char **argv)
     printf("\nGrowth of the time from p = %d to p = %d:", P[0], P[nP - 1]);
     for (int k = 0; k < nM; k++) printf(" %s %.2fx;", M[k].name, T[nP - 1][k] / T[0][k]);
     printf(" (parameters grow %.1fx)\n", (double)P[nP - 1] / P[0]);
+    if (only) {
+        printf("\n");
+        bench_print_footer(stdout);
+        return 0;
+    }
 
     /* ---- 2. ratios on the open-tree test model ---- */
     {
