@@ -85,22 +85,21 @@ int sens_ali_lin_create(sens_ali_lin *w, const mbs_model *m, int np)
     w->np = np;
     w->nu = 3 * n + np;
     const size_t N = (size_t)n + 1, C = (size_t)nc + 1, Pp = (size_t)np + 1, nx = (size_t)m->nx + 1;
-    size_t total = 9 * N * N + 3 * C * N + 3 * C * N + 5 * N * Pp + 3 * C * Pp + 16 * N + 10 * C + nx;
+    size_t total = 8 * N * N + 5 * C * N + 5 * N * Pp + 3 * C * Pp + 13 * N + 10 * C + nx;
     double *p = calloc(total, sizeof(double));
     w->base = p;
     w->ipiv = calloc(N, sizeof *w->ipiv);
     if (!p || !w->ipiv) return MBS_ERR_NOMEM;
-    double **nn[] = { &w->M, &w->Fz, &w->Fzd, &w->S, &w->P, &w->Hv, &w->Ha, &w->Aq, &w->Jt };
+    double **nn[] = { &w->M, &w->Fz, &w->Fzd, &w->S, &w->P, &w->Hv, &w->Ha, &w->Aq };
     for (size_t k = 0; k < sizeof nn / sizeof nn[0]; k++) { *nn[k] = p; p += N * N; }
-    double **cn[] = { &w->Phi, &w->Vz, &w->Az, &w->Azd, &w->dPhi, &w->Tq };
+    double **cn[] = { &w->Phi, &w->Vz, &w->Az, &w->Azd, &w->dPhi };
     for (size_t k = 0; k < sizeof cn / sizeof cn[0]; k++) { *cn[k] = p; p += C * N; }
-    p += 0;
     double **np_[] = { &w->Fp, &w->Hvp, &w->Hap, &w->DR2, &w->DR3 };
     for (size_t k = 0; k < sizeof np_ / sizeof np_[0]; k++) { *np_[k] = p; p += N * Pp; }
     double **cp[] = { &w->Pp, &w->Vp, &w->Ap };
     for (size_t k = 0; k < sizeof cp / sizeof cp[0]; k++) { *cp[k] = p; p += C * Pp; }
-    double **vn[] = { &w->r, &w->zp, &w->zdp, &w->zddn, &w->wv, &w->v, &w->rhs, &w->vv, &w->va, &w->s1,
-                      &w->dr, &w->x1, &w->e, &w->e2, &w->e3, &w->tmp };
+    double **vn[] = { &w->r, &w->zp, &w->zdp, &w->zddn, &w->wv, &w->v, &w->rhs, &w->vv, &w->va, &w->dr, &w->x1,
+                      &w->e, &w->tmp };
     for (size_t k = 0; k < sizeof vn / sizeof vn[0]; k++) { *vn[k] = p; p += N; }
     double **vc[] = { &w->phi, &w->phid, &w->phidd, &w->sig, &w->kap, &w->dphi, &w->dphid, &w->dphidd, &w->viol,
                       &w->mu };

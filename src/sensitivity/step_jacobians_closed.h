@@ -25,11 +25,11 @@ typedef struct sens_ali_rec {
 typedef struct sens_ali_lin {
     int n, nc, np, nu;   /* nu = 3 n + np: the input columns (y_n, rho) */
     double *base;
-    double *M, *Fz, *Fzd, *S, *P, *Hv, *Ha, *Aq, *Jt;   /* n x n (row-major; S, P col-major factors) */
-    double *Phi, *Vz, *Az, *Azd, *dPhi, *Tq;            /* nc x n row-major */
+    double *M, *Fz, *Fzd, *S, *P, *Hv, *Ha, *Aq;   /* n x n (row-major; S, P col-major factors) */
+    double *Phi, *Vz, *Az, *Azd, *dPhi;                 /* nc x n row-major */
     double *Fp, *Hvp, *Hap, *DR2, *DR3;                 /* n x np (column per parameter) */
     double *Pp, *Vp, *Ap;                               /* nc x np */
-    double *r, *zp, *zdp, *zddn, *wv, *v, *rhs, *vv, *va, *s1, *dr, *x1, *e, *e2, *e3, *tmp;   /* n */
+    double *r, *zp, *zdp, *zddn, *wv, *v, *rhs, *vv, *va, *dr, *x1, *e, *tmp;   /* n */
     double *phi, *phid, *phidd, *sig, *kap, *dphi, *dphid, *dphidd, *viol, *mu;             /* nc */
     double *dx;                                         /* nx */
     lapack_int *ipiv;
