@@ -78,7 +78,9 @@ int sens_cavm(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
  * ddm_matrixr.c; docs/formulations.md "Sensitivities of the closed-loop
  * formulations").
  *
- * For an adjoint of these formulations (to be written): the forward data
+ * The discrete adjoints (adjoint_discrete_ali3p.c, adjoint_discrete_matrixr.c)
+ * share the DDMs' step linearizations (step_jacobians_closed.c,
+ * step_jacobians_matrixr.c). For any other adjoint: the forward data
  * of every step is exposed by the stepper, after each mbs_integrator_step,
  * through mbs_form_last_step(it) (src/formulations/form_impl.h,
  * mbs_form_step): t, h; the converged z; the unprojected Newmark values
