@@ -14,8 +14,10 @@
  * except in the reference-point comparison. Then:
  *   - O(n) check: t(256)/t(32) for ID and fr (8 for exact O(n); <= 9 expected)
  *   - crossover: smallest n from which fr is faster than semi (scan n = 2..24)
- *   - Kang & Yoon's comparison: fr with the reference point at the centre
- *     of mass, the global origin and the joint point, timed side by side.
+ *   - Kang & Yoon's comparison: fr in global axes with the reference point
+ *     at the centre of mass, the global origin and the joint point, and fr
+ *     in joint frames (the default, which has no reference point), timed
+ *     side by side.
  *
  * Usage: bench_core [--quick] [--min-time S] [--reps N] [HUMAN43_JSON]
  */
@@ -61,10 +63,11 @@ static void k_semi(void *p)
     bench_sink = c->out[0];
 }
 
-/* A model with its state and one data per reference point. */
+/* A model with its state, one data per reference point (global-axes fr)
+ * and d[3] with the default joint frames. */
 typedef struct bmodel {
     mbs_model *m;
-    mbs_data *d[3];
+    mbs_data *d[4];
     double *q, *qd, *qdd, *out;
     int nq;
 } bmodel;
@@ -85,7 +88,9 @@ static void bmodel_init(bmodel *b, mbs_model *m)
     for (int k = 0; k < 3; k++) {
         b->d[k] = bench_data(m);
         mbs_data_set_ref(b->d[k], (mbs_ref_point)k);
+        mbs_data_set_fr_frames(b->d[k], MBS_FR_GLOBAL);
     }
+    b->d[3] = bench_data(m);   /* the defaults: reference point com, joint frames */
     /* every kernel must succeed on this state */
     bench_check(mbs_kinematics(m, b->d[0], b->q, b->qd, b->qdd), b->d[0], "kinematics");
     bench_check(mbs_forward_dynamics(m, b->d[0], MBS_FD_RECURSIVE, b->q, b->qd, NULL, b->out),
@@ -96,7 +101,7 @@ static void bmodel_init(bmodel *b, mbs_model *m)
 
 static void bmodel_free(bmodel *b)
 {
-    for (int k = 0; k < 3; k++) mbs_data_free(b->d[k]);
+    for (int k = 0; k < 4; k++) mbs_data_free(b->d[k]);
     free(b->q);
     free(b->qd);
     free(b->qdd);
@@ -120,18 +125,19 @@ static void time_kernels(bmodel *b, bench_result res[NK])
     void *cp[NK];
     bench_fn f[NK] = { k_kin, k_id, k_mm, k_fr, k_semi };
     /* separate output buffers are not needed: every kernel writes b->out */
-    for (int k = 0; k < NK; k++) { c[k] = ctx_of(b, 0); cp[k] = &c[k]; }
+    for (int k = 0; k < NK; k++) { c[k] = ctx_of(b, 3); cp[k] = &c[k]; }
     bench_time_many(NK, f, cp, res, NULL);
 }
 
-/* fr with the three reference points side by side; ratio[k] = t_k / t_com. */
-static void time_refs(bmodel *b, bench_result res[3], double ratio[3])
+/* fr in global axes with the three reference points, and in joint frames,
+ * side by side; ratio[k] = t_k / t_com. */
+static void time_refs(bmodel *b, bench_result res[4], double ratio[4])
 {
-    kctx c[3];
-    void *cp[3];
-    bench_fn f[3] = { k_fr, k_fr, k_fr };
-    for (int k = 0; k < 3; k++) { c[k] = ctx_of(b, k); cp[k] = &c[k]; }
-    bench_time_many(3, f, cp, res, ratio);
+    kctx c[4];
+    void *cp[4];
+    bench_fn f[4] = { k_fr, k_fr, k_fr, k_fr };
+    for (int k = 0; k < 4; k++) { c[k] = ctx_of(b, k); cp[k] = &c[k]; }
+    bench_time_many(4, f, cp, res, ratio);
 }
 
 static const int sizes[] = { 8, 16, 32, 64, 128, 256 };
@@ -161,8 +167,8 @@ int main(int argc, char **argv)
     const char *human_arg = bench_parse_args(argc, argv, NULL);
     const char *human_path = bench_model_path(human_arg, "human43.json");
     static bench_result tab[NTYPES][NSIZES][NK];
-    static bench_result reft[NTYPES][NSIZES][3];
-    static double refr[NTYPES][NSIZES][3];
+    static bench_result reft[NTYPES][NSIZES][4];
+    static double refr[NTYPES][NSIZES][4];
 
     printf("# bench_core: mbsens kernels, ns/call (median)\n\n");
     bench_print_machine(stdout, "    ");
@@ -193,8 +199,8 @@ int main(int argc, char **argv)
     }
 
     /* ---- human model ---- */
-    bench_result hum[NK], humref[3];
-    double humratio[3];
+    bench_result hum[NK], humref[4];
+    double humratio[4];
     {
         bmodel b;
         bmodel_init(&b, bench_load_model(human_path));
@@ -210,7 +216,7 @@ int main(int argc, char **argv)
         printf("\n");
         fflush(stdout);
         time_refs(&b, humref, humratio);
-        note_spread(humref, 3);
+        note_spread(humref, 4);
         bmodel_free(&b);
     }
 
@@ -288,22 +294,25 @@ int main(int argc, char **argv)
 
     /* ---- reference points (Kang & Yoon) ---- */
     printf("## Reference point of the fully recursive FD (Kang & Yoon), side by side\n\n");
-    printf("| model          |  com ns/call | origin/com | joint/com |\n");
-    printf("|----------------|--------------|------------|-----------|\n");
+    printf("fr in global axes (mbs_data_set_fr_frames(MBS_FR_GLOBAL)) with each reference point, and in\n"
+           "joint frames (the default); ratios to global axes with com.\n\n");
+    printf("| model          |  com ns/call | origin/com | joint/com | joint frames/com |\n");
+    printf("|----------------|--------------|------------|-----------|------------------|\n");
     for (int t = 0; t < NTYPES; t++)
         for (int s = 0; s < NSIZES; s++) {
             bmodel b;
             bmodel_init(&b, bench_chain(sizes[s], jtypes[t], 0));
             time_refs(&b, reft[t][s], refr[t][s]);
-            note_spread(reft[t][s], 3);
+            note_spread(reft[t][s], 4);
             char label[40];
             snprintf(label, sizeof label, "%s %d", mbs_joint_type_name(jtypes[t]), sizes[s]);
-            printf("| %-14s | %12.0f | %10.3f | %9.3f |\n", label, reft[t][s][0].median_ns,
-                   refr[t][s][1], refr[t][s][2]);
+            printf("| %-14s | %12.0f | %10.3f | %9.3f | %13.3f |\n", label, reft[t][s][0].median_ns,
+                   refr[t][s][1], refr[t][s][2], refr[t][s][3]);
             fflush(stdout);
             bmodel_free(&b);
         }
-    printf("| %-14s | %12.0f | %10.3f | %9.3f |\n\n", "human43", humref[0].median_ns, humratio[1], humratio[2]);
+    printf("| %-14s | %12.0f | %10.3f | %9.3f | %13.3f |\n\n", "human43", humref[0].median_ns, humratio[1],
+           humratio[2], humratio[3]);
 
     printf("Largest spread (max - min) / median over the repetitions of any kernel: %.1f%%\n", max_spread);
     bench_print_footer(stdout);

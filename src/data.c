@@ -70,6 +70,9 @@ void mbs_data_prepare_loads(const mbs_model *m, mbs_data *d, const double *q, co
 void mbs_data_set_ref(mbs_data *d, mbs_ref_point ref) { d->ws.ref = ref; d->dws.ref = ref; }
 mbs_ref_point mbs_data_ref(const mbs_data *d) { return d->ws.ref; }
 
+void mbs_data_set_fr_frames(mbs_data *d, mbs_fr_frames frames) { d->fr_global = frames == MBS_FR_GLOBAL; }
+mbs_fr_frames mbs_data_fr_frames(const mbs_data *d) { return d->fr_global ? MBS_FR_GLOBAL : MBS_FR_JOINT_FRAMES; }
+
 const char *mbs_ref_point_name(mbs_ref_point ref)
 {
     switch (ref) {

@@ -20,6 +20,7 @@ struct mbs_data {
     struct mbs_fdl *fdl;   /* joint-frame forward dynamics: constants and workspace
                             * (forward_dynamics_local.c) */
     int has_body_load;     /* a user body load was added since the last clear */
+    int fr_global;         /* mbs_data_set_fr_frames(MBS_FR_GLOBAL) */
     char err[MBS_ERROR_MSG_LEN];
 };
 

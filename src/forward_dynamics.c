@@ -81,7 +81,8 @@ int mbs_forward_dynamics(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg,
 int mbs_fd_qdd(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q, const double *qd,
                const double *tau, double *qdd)
 {
-    if (alg == MBS_FD_RECURSIVE && mbs_fdl_usable(d)) {
+    /* (its constants were computed for the model d was created for) */
+    if (alg == MBS_FD_RECURSIVE && !d->fr_global && d->model == m && mbs_fdl_usable(d)) {
         /* joint-frame articulated bodies (forward_dynamics_local.c): the
          * same accelerations at about half the cost; it leaves no
          * kinematics or factors in d->ws, which only mbs_fd_unchecked's

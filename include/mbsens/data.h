@@ -27,6 +27,20 @@ mbs_ref_point mbs_data_ref(const mbs_data *d);
 const char *mbs_ref_point_name(mbs_ref_point ref);   /* "com", "origin", "joint" */
 int mbs_ref_point_from_name(const char *name);       /* -1 if unknown */
 
+/* Frames of the fully recursive forward dynamics (mbs_forward_dynamics with
+ * MBS_FD_RECURSIVE); same accelerations to round-off either way.
+ *   MBS_FR_JOINT_FRAMES (default): every body in its own joint frame
+ *     (Featherstone's local form: body inertias and joint axes constant,
+ *     about half the cost) on trees of fixed, revolute, prismatic,
+ *     spherical and floating joints without force elements or body loads;
+ *     other models take the global-axes form;
+ *   MBS_FR_GLOBAL: always the global-axes articulated-body algorithm with
+ *     the data's reference point (com, origin or joint: Kang & Yoon's
+ *     choice), which the joint-frame form does not use. */
+typedef enum mbs_fr_frames { MBS_FR_JOINT_FRAMES = 0, MBS_FR_GLOBAL } mbs_fr_frames;
+void mbs_data_set_fr_frames(mbs_data *d, mbs_fr_frames frames);
+mbs_fr_frames mbs_data_fr_frames(const mbs_data *d);
+
 /* Time at which time-dependent loads are evaluated (default 0). */
 void mbs_data_set_time(mbs_data *d, double t);
 double mbs_data_time(const mbs_data *d);
