@@ -47,30 +47,36 @@ step "The five-bar linkage (thesis 7.1): a closed loop, cut automatically" \
 
 step "Five-bar sensitivities, 5 s at 1 ms: ALI3-P, reference point at the CoM, DDM" \
      "mbsens sensitivity models/fivebar.json --formulation ali3p --method ddm --tf 5"
-"$MBS" sensitivity "$FIVEBAR" --formulation ali3p --method ddm --tf 5 | tee "$OUT/ddm_ali3p_com"
+"$MBS" sensitivity "$FIVEBAR" --formulation ali3p --method ddm --tf 5 > "$OUT/ddm_ali3p_com"
+cat "$OUT/ddm_ali3p_com"
 
 step "The same with Matrix R and the reference point at the global origin (RTdyn1)" \
      "mbsens sensitivity models/fivebar.json --formulation matrixr --ref origin --method ddm --tf 5"
-"$MBS" sensitivity "$FIVEBAR" --formulation matrixr --ref origin --method ddm --tf 5 | tee "$OUT/ddm_matrixr_origin"
+"$MBS" sensitivity "$FIVEBAR" --formulation matrixr --ref origin --method ddm --tf 5 > "$OUT/ddm_matrixr_origin"
+cat "$OUT/ddm_matrixr_origin"
 
 step "The discrete adjoint (DAVM) of ALI3-P: the transpose of the DDM's recursion on the same step
       linearization (the same discrete gradient, backwards, all objectives at once)" \
      "mbsens sensitivity models/fivebar.json --formulation ali3p --ref origin --method davm --tf 5"
-"$MBS" sensitivity "$FIVEBAR" --formulation ali3p --ref origin --method davm --tf 5 | tee "$OUT/davm_ali3p_origin"
+"$MBS" sensitivity "$FIVEBAR" --formulation ali3p --ref origin --method davm --tf 5 > "$OUT/davm_ali3p_origin"
+cat "$OUT/davm_ali3p_origin"
 
 step "Our own reference: central differences over 11 re-assembled simulations (ALI3-P; step 1e-4:
       the iterative solver converges to 1e-10, smaller steps amplify its noise)" \
      "mbsens sensitivity models/fivebar.json --formulation ali3p --method fd --fd-step 1e-4 --tf 5"
-"$MBS" sensitivity "$FIVEBAR" --formulation ali3p --method fd --fd-step 1e-4 --tf 5 | tee "$OUT/fd_ali3p_com"
+"$MBS" sensitivity "$FIVEBAR" --formulation ali3p --method fd --fd-step 1e-4 --tf 5 > "$OUT/fd_ali3p_com"
+cat "$OUT/fd_ali3p_com"
 
 step "The continuous adjoint (CAVM) of the same equations, ALI3-P forward run, 1 ms steps: the
       continuous gradient (the DDM's differ from it by the O(h^2) of the discretization)" \
      "mbsens sensitivity models/fivebar.json --formulation ali3p --method cavm --tf 5"
-"$MBS" sensitivity "$FIVEBAR" --formulation ali3p --method cavm --tf 5 | tee "$OUT/cavm_ali3p_com"
+"$MBS" sensitivity "$FIVEBAR" --formulation ali3p --method cavm --tf 5 > "$OUT/cavm_ali3p_com"
+cat "$OUT/cavm_ali3p_com"
 
 step "CAVM with Matrix R and the reference point at the global origin" \
      "mbsens sensitivity models/fivebar.json --formulation matrixr --ref origin --method cavm --tf 5"
-"$MBS" sensitivity "$FIVEBAR" --formulation matrixr --ref origin --method cavm --tf 5 | tee "$OUT/cavm_matrixr_origin"
+"$MBS" sensitivity "$FIVEBAR" --formulation matrixr --ref origin --method cavm --tf 5 > "$OUT/cavm_matrixr_origin"
+cat "$OUT/cavm_matrixr_origin"
 
 
 # The final table: every method side by side with the thesis (mr = Matrix R).
