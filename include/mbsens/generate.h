@@ -53,7 +53,8 @@ char *mbs_generate_chain_json(int n, mbs_joint_type joint, int floating_base,
  * on a floating joint, released with a small spin, pushed by a force and a
  * torque in body axes whose magnitude follows a cubic spline through
  * `nknots` equally spaced knots over [0, tf]; the knot values are the design
- * parameters "u0".."u<nknots-1>". Objectives: "track" (a body point against
+ * parameters "u0".."u<nknots-1>", sampling 1 + 0.5 sin(4 pi t / tf) (the
+ * same maneuver for every knot count). Objectives: "track" (a body point against
  * a fixed target) and "spin" (the angular velocity). nknots in [2, 100000],
  * tf > 0. Thread-safe; free() the text. */
 char *mbs_generate_spline_body_json(int nknots, double tf, mbs_error *err);
