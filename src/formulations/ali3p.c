@@ -237,7 +237,7 @@ static int ali_step(mbs_integrator *it, double h)
         memset(f->step.sigma, 0, sizeof(double) * (size_t)nc);
     }
     /* c at (z, zd) with the projected zd (the positions of z are in d); phidd at zdd* */
-    mbs_form_kin_velocities(m, &d->ws, f->z, f->zd, NULL);
+    mbs_kin_velocities(m, &d->ws, f->z, f->zd, NULL);
     mbs_con_kernel(m, m->x, &d->ws, f->z, f->zd, NULL, t1, NULL, NULL, NULL, NULL, f->c, NULL);
     mbs_form_Pv(n, nc, f->Phi, f->zdd, f->phidd);
     for (int i = 0; i < nc; i++) f->phidd[i] -= f->c[i];

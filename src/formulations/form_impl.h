@@ -155,11 +155,6 @@ void mbs_form_primal(const mbs_model *m, mbs_data *d, double t, const double *q,
  * the acceleration pass at qdd is redone. */
 void mbs_form_primal_acc(const mbs_model *m, mbs_data *d, const double *q, const double *qd, const double *qdd,
                          double *r);
-/* The velocity and acceleration levels of mbs_kin_forward (qd, qdd may be
- * NULL = 0) over the positions already in w (form_kin.c): after
- * mbs_kin_forward(q, ..., 0) it leaves what mbs_kin_forward(q, qd, qdd, 2)
- * would, without recomputing the positions. */
-void mbs_form_kin_velocities(const mbs_model *m, mbs_ws *w, const double *q, const double *qd, const double *qdd);
 /* Only the kinematics and the constraints. */
 void mbs_form_constraints(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
                           const double *qdd, double *phi, double *Phi, double *phid, double *phidd);

@@ -139,7 +139,7 @@ int mbs_form_matrixr_kinematics(mbs_form *f, double t, const double *zi, const d
     /* velocities (Phi_q, B, N of the final z) */
     solve_N(f, f->b, zdi, zd);
     /* accelerations: c and Bd zd at zdd = 0 (the positions of z are in d) */
-    mbs_form_kin_velocities(m, &d->ws, z, zd, NULL);
+    mbs_kin_velocities(m, &d->ws, z, zd, NULL);
     mbs_con_kernel(m, m->x, &d->ws, z, zd, NULL, t, NULL, NULL, NULL, NULL, f->c, NULL);
     dof_eval(f, z, zd, NULL, 0);
     for (int k = 0; k < nd; k++) f->yd[k] = (zddi ? zddi[k] : 0) - (f->dof[k].point >= 0 ? f->fddi[k] : 0);

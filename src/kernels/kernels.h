@@ -92,6 +92,14 @@ void MBS_K(mbs_kin_forward_d)(const mbs_model *m, const mreal *x, const MBS_K(mb
                               const mreal *dq, const mreal *dqd, const mreal *dqdd,
                               int level, int first, int last);
 
+/* Velocity and acceleration levels over positions already in w (a level-0
+ * mbs_kin_forward at the same q): afterwards w holds exactly what
+ * mbs_kin_forward(q, qd, qdd, 2) leaves. For callers that evaluate at the
+ * positions first and learn the velocities later (the closed-loop steppers
+ * project them). qd/qdd may be NULL for zero. */
+void MBS_K(mbs_kin_velocities)(const mbs_model *m, MBS_K(mbs_ws) *w, const mreal *q, const mreal *qd,
+                               const mreal *qdd);
+
 /* Acceleration pass only (velocity level already done). */
 void MBS_K(mbs_kin_accelerations)(const mbs_model *m, MBS_K(mbs_ws) *w, const mreal *qdd);
 

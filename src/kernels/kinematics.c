@@ -68,10 +68,96 @@ void MBS_K(mbs_ws_free)(MBS_K(mbs_ws) *w)
     if (w) w->A = 0;
 }
 
+/* The velocity (level >= 1) and acceleration (level 2) blocks of body i
+ * over its positions, joint map b_i and rho = r_i - r_j already in w: one
+ * code for mbs_kin_forward and mbs_kin_velocities (thesis eq. 2.121). */
+#if defined(__GNUC__)
+__attribute__((always_inline))   /* in the loop of mbs_kin_forward as before the split */
+#endif
+static inline void kin_body_rates(const mbs_model *m, MBS_K(mbs_ws) *w, int i, const mreal *q, const mreal *qd,
+                                  const mreal *qdd, const mreal rho[3], int level)
+{
+    const mbs_joint_info *jt = &m->joint[i];
+    const int kind = jt->type == MBS_JOINT_REVOLUTE ? 1 : jt->type == MBS_JOINT_PRISMATIC ? 2 : 0;
+    const int h = jt->parent, nq = jt->nq;
+    const mreal *qi = q + jt->qoff;
+    const mreal *AhJ = w->AhJ + 9 * i;
+    const mreal *bi = w->b + MBS_BSTRIDE * i;
+    mreal Sd[MBS_BSTRIDE];
+    /* ---- velocities ---- */
+    const mreal *Vh = w->V + 6 * h;
+    mreal *Vi = w->V + 6 * i;
+    const mreal *qdi = qd ? qd + jt->qoff : 0;
+    s6_twist_shift(Vi, w->a + 3 * i, Vh);
+    if (qdi)
+        for (int k = 0; k < nq; k++)
+            for (int c = 0; c < 6; c++) Vi[c] += bi[6 * k + c] * qdi[k];
+    mreal *ad = w->ad + 3 * i;
+    v3_sub(ad, Vh, Vi);
+    mreal *di = w->dv + 6 * i;
+    v3_cross(di, ad, Vh + 3);
+    di[3] = di[4] = di[5] = 0;
+    mreal *bdi = w->bd + MBS_BSTRIDE * i;
+    mreal wrho[3];
+    v3_cross(wrho, Vi + 3, rho);           /* w_i x rho */
+    if (kind == 1) {
+        /* v_k at r_j = 0, dS/dt = 0: wd = w_h x w_k,
+         * vd = wd x rho + w_k x (w_i x rho) */
+        mreal *col = bdi;
+        v3_cross(col + 3, Vh + 3, bi + 3);
+        v3_cross(col, col + 3, rho);
+        v3_cross_add(col, bi + 3, wrho);
+        if (qdi)
+            for (int c = 0; c < 6; c++) di[c] += col[c] * qdi[0];
+    } else if (kind == 2) {
+        /* w_k = 0, dS/dt = 0: vd = w_h x v_k */
+        mreal *col = bdi;
+        v3_cross(col, Vh + 3, bi);
+        col[3] = col[4] = col[5] = 0;
+        if (qdi)
+            for (int c = 0; c < 3; c++) di[c] += col[c] * qdi[0];
+    } else {
+        const mbs_joint_ops *ops = MBS_K(mbs_joint_ops_of)(jt->type);
+        if (qdi) ops->subspace_dot(qi, qdi, Sd);
+        else for (int k = 0; k < 6 * nq; k++) Sd[k] = 0;
+        for (int k = 0; k < nq; k++) {
+            mreal *col = bdi + 6 * k;
+            const mreal *bk = bi + 6 * k;
+            mreal vk[3];
+            /* v_k (at r_j) = b_k linear - w_k x rho */
+            mreal wxr[3];
+            v3_cross(wxr, bk + 3, rho);
+            v3_sub(vk, bk, wxr);
+            /* wd_k = w_h x w_k + A_hJ dS_w/dt */
+            m3_mv(col + 3, AhJ, Sd + 6 * k + 3);
+            v3_cross_add(col + 3, Vh + 3, bk + 3);
+            /* vd_k = w_h x v_k + A_hJ dS_v/dt */
+            m3_mv(col, AhJ, Sd + 6 * k);
+            v3_cross_add(col, Vh + 3, vk);
+            /* + wd_k x rho + w_k x (w_i x rho) */
+            v3_cross_add(col, col + 3, rho);
+            v3_cross_add(col, bk + 3, wrho);
+            if (qdi)
+                for (int c = 0; c < 6; c++) di[c] += col[c] * qdi[k];
+        }
+    }
+    if (level < 2) return;
+
+    /* ---- accelerations ---- */
+    mreal *Vdi = w->Vd + 6 * i;
+    s6_twist_shift(Vdi, w->a + 3 * i, w->Vd + 6 * h);
+    for (int c = 0; c < 6; c++) Vdi[c] += di[c];
+    if (qdd) {
+        const mreal *qddi = qdd + jt->qoff;
+        for (int k = 0; k < nq; k++)
+            for (int c = 0; c < 6; c++) Vdi[c] += bi[6 * k + c] * qddi[k];
+    }
+}
+
 void MBS_K(mbs_kin_forward)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w,
                             const mreal *q, const mreal *qd, const mreal *qdd, int level)
 {
-    mreal S[MBS_BSTRIDE], Sd[MBS_BSTRIDE];
+    mreal S[MBS_BSTRIDE];
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         /* revolute and prismatic joints (S a unit column, dS/dt = 0) take a
@@ -160,75 +246,17 @@ void MBS_K(mbs_kin_forward)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w
             m3_copy(w->J + 9 * i, Jl);
         }
         if (level < 1) continue;
+        kin_body_rates(m, w, i, q, qd, qdd, rho, level);
+    }
+}
 
-        /* ---- velocities ---- */
-        const mreal *Vh = w->V + 6 * h;
-        mreal *Vi = w->V + 6 * i;
-        const mreal *qdi = qd ? qd + jt->qoff : 0;
-        s6_twist_shift(Vi, w->a + 3 * i, Vh);
-        if (qdi)
-            for (int k = 0; k < nq; k++)
-                for (int c = 0; c < 6; c++) Vi[c] += bi[6 * k + c] * qdi[k];
-        mreal *ad = w->ad + 3 * i;
-        v3_sub(ad, Vh, Vi);
-        mreal *di = w->dv + 6 * i;
-        v3_cross(di, ad, Vh + 3);
-        di[3] = di[4] = di[5] = 0;
-        mreal *bdi = w->bd + MBS_BSTRIDE * i;
-        mreal wrho[3];
-        v3_cross(wrho, Vi + 3, rho);           /* w_i x rho */
-        if (kind == 1) {
-            /* v_k at r_j = 0, dS/dt = 0: wd = w_h x w_k,
-             * vd = wd x rho + w_k x (w_i x rho) */
-            mreal *col = bdi;
-            v3_cross(col + 3, Vh + 3, bi + 3);
-            v3_cross(col, col + 3, rho);
-            v3_cross_add(col, bi + 3, wrho);
-            if (qdi)
-                for (int c = 0; c < 6; c++) di[c] += col[c] * qdi[0];
-        } else if (kind == 2) {
-            /* w_k = 0, dS/dt = 0: vd = w_h x v_k */
-            mreal *col = bdi;
-            v3_cross(col, Vh + 3, bi);
-            col[3] = col[4] = col[5] = 0;
-            if (qdi)
-                for (int c = 0; c < 3; c++) di[c] += col[c] * qdi[0];
-        } else {
-            const mbs_joint_ops *ops = MBS_K(mbs_joint_ops_of)(jt->type);
-            if (qdi) ops->subspace_dot(qi, qdi, Sd);
-            else for (int k = 0; k < 6 * nq; k++) Sd[k] = 0;
-            for (int k = 0; k < nq; k++) {
-                mreal *col = bdi + 6 * k;
-                const mreal *bk = bi + 6 * k;
-                mreal vk[3];
-                /* v_k (at r_j) = b_k linear - w_k x rho */
-                mreal wxr[3];
-                v3_cross(wxr, bk + 3, rho);
-                v3_sub(vk, bk, wxr);
-                /* wd_k = w_h x w_k + A_hJ dS_w/dt */
-                m3_mv(col + 3, AhJ, Sd + 6 * k + 3);
-                v3_cross_add(col + 3, Vh + 3, bk + 3);
-                /* vd_k = w_h x v_k + A_hJ dS_v/dt */
-                m3_mv(col, AhJ, Sd + 6 * k);
-                v3_cross_add(col, Vh + 3, vk);
-                /* + wd_k x rho + w_k x (w_i x rho) */
-                v3_cross_add(col, col + 3, rho);
-                v3_cross_add(col, bk + 3, wrho);
-                if (qdi)
-                    for (int c = 0; c < 6; c++) di[c] += col[c] * qdi[k];
-            }
-        }
-        if (level < 2) continue;
-
-        /* ---- accelerations ---- */
-        mreal *Vdi = w->Vd + 6 * i;
-        s6_twist_shift(Vdi, w->a + 3 * i, w->Vd + 6 * h);
-        for (int c = 0; c < 6; c++) Vdi[c] += di[c];
-        if (qdd) {
-            const mreal *qddi = qdd + jt->qoff;
-            for (int k = 0; k < nq; k++)
-                for (int c = 0; c < 6; c++) Vdi[c] += bi[6 * k + c] * qddi[k];
-        }
+void MBS_K(mbs_kin_velocities)(const mbs_model *m, MBS_K(mbs_ws) *w, const mreal *q, const mreal *qd,
+                               const mreal *qdd)
+{
+    for (int i = 1; i <= m->nb; i++) {
+        mreal rho[3];
+        v3_sub(rho, w->r + 3 * i, w->rj + 3 * i);
+        kin_body_rates(m, w, i, q, qd, qdd, rho, 2);
     }
 }
 

@@ -1,10 +1,11 @@
 /*
- * test_form_kin.c - the velocity pass of the closed-loop steppers
- * (src/formulations/form_kin.c) against the kinematics kernel.
+ * test_kin_velocities.c - the velocity pass the closed-loop steppers use
+ * (mbs_kin_velocities, src/kernels/kinematics.c) against the full
+ * kinematics kernel.
  *
  * On random models with closed loops (every joint type in the tree, every
  * cut type), at random states, for the three reference points:
- *   mbs_kin_forward(q, NULL, NULL, 0) + mbs_form_kin_velocities(q, qd, qdd)
+ *   mbs_kin_forward(q, NULL, NULL, 0) + mbs_kin_velocities(q, qd, qdd)
  * must leave in the workspace the same V, ad, bd, d_i and Vd as
  * mbs_kin_forward(q, qd, qdd, 2), bit for bit (the same arithmetic in the
  * same order), and also with qd = NULL, qdd = NULL. The workspace is first
@@ -65,7 +66,7 @@ int main(void)
                 /* another state's kinematics in the workspace, then positions at q and the velocity pass */
                 mbs_kin_forward(m, m->x, w, q2, qd2, qdd2, 2);
                 mbs_kin_forward(m, m->x, w, q, NULL, NULL, 0);
-                mbs_form_kin_velocities(m, w, q, v, a);
+                mbs_kin_velocities(m, w, q, v, a);
                 /* body 0 is the ground; every joint's map b_i is at most MBS_BSTRIDE wide */
                 CHECK(same(V + 6, w->V + 6, 6 * (nb1 - 1)), "model %d ref %d: V", it, ref);
                 CHECK(same(ad + 3, w->ad + 3, 3 * (nb1 - 1)), "model %d ref %d: ad", it, ref);
@@ -83,5 +84,5 @@ int main(void)
         mbs_model_free(m);
     }
     printf("velocity pass = kernel level 2, bit for bit, in %ld states\n", compared);
-    return mbs_test_summary("form_kin");
+    return mbs_test_summary("kin_velocities");
 }
