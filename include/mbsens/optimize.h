@@ -91,10 +91,10 @@ typedef void (*mbs_opt_message_fn)(void *user, const char *msg);
 typedef struct mbs_opt_options {
     mbs_sens_options sens;    /* simulation settings (formulation, dt, tf, ...) and
                                * gradient method; see `auto_method` */
-    int auto_method;          /* 1 (default): choose the method: an adjoint when the
-                               * model has more parameters than objectives (closed
-                               * loops: davm of ali3p or matrixr, ali3p if none is
-                               * set; open trees: davm with semi, cavm with fr), ddm
+    int auto_method;          /* 1 (default): choose the method: for closed loops ddm
+                               * (ali3p or matrixr; ali3p if none is set); for open
+                               * trees an adjoint when the model has more parameters
+                               * than objectives (davm with semi, cavm with fr), ddm
                                * otherwise. 0: use sens.method */
     mbs_opt_algorithm algorithm;  /* (lbfgs) */
     int objective;            /* objective index when weights is NULL (0) */

@@ -81,8 +81,7 @@ mbs_sens_method mbs_opt_auto_method(const mbs_model *m, mbs_sens_options *sens)
 {
     if (model_closed(m)) {
         if (sens && sens->sim.loop == MBS_LOOP_NONE) sens->sim.loop = MBS_LOOP_ALI3P;
-        /* the discrete adjoint of the same steps: the DDM's gradient at a cost flat in p */
-        return mbs_model_nparams(m) > mbs_model_nobjectives(m) ? MBS_SENS_DAVM : MBS_SENS_DDM;
+        return MBS_SENS_DDM;
     }
     if (mbs_model_nparams(m) > mbs_model_nobjectives(m))
         return sens && sens->sim.formulation == MBS_FD_RECURSIVE ? MBS_SENS_CAVM : MBS_SENS_DAVM;

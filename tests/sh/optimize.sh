@@ -135,7 +135,7 @@ run optimize "$MBS_SOURCE_DIR/models/fivebar.json" --free L_s1,L_s2 --tf 0.3 --d
 expect 0 "five-bar"
 python3 -c "
 import json; r = json.load(open('$TMP/fb.json'))
-assert r['method'] == 'davm' and r['formulation'] == 'ali3p'
+assert r['method'] == 'ddm' and r['formulation'] == 'ali3p'
 assert r['psi_final'] < 1e-8 * r['psi_initial'], r['psi_final']" && ok "five-bar: equilibrium lengths" ||
     ko "five-bar"
 
