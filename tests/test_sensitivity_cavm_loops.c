@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "sens_loops.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SAN 1
@@ -90,111 +91,16 @@ void free(void *p)
 }
 #endif
 
-/* thesis Tables 7.4-7.6, "Reference" row: d psi_i / d (L_s1, L_s2, m_A1, rG, L_A1) */
-static const double THESIS[3][5] = {
-    { -4.228, 3.212, 0.3186, 0.4423, 3.360 },
-    { -15.45, 50.32, 0.9700, 0.7454, -27.37 },
-    { 221.8, 2437, -32.51, -85.70, -2547 },
-};
-/* psi at 1 ms (trapezoidal rule; digest thesis_ch7_8.md §2.6, independent code) */
-static const double PSI[3] = { 0.726877, 7.342275, 304.921151 };
-
-/* models/NAME.json with ",EXTRA" before the final brace and "PARAMS," first in its parameters */
 static mbs_model *load(const char *name, const char *extra, const char *params)
 {
-    char rel[256];
-    snprintf(rel, sizeof rel, "models/%s.json", name);
-    FILE *fp = fopen(mbs_test_path(rel), "rb");
-    CHECK(fp != NULL, "open %s", rel);
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long len = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    const size_t plen = params ? strlen(params) + 1 : 0;
-    char *s = calloc((size_t)len + strlen(extra ? extra : "") + plen + 8, 1);
-    size_t got = fread(s, 1, (size_t)len, fp);
-    fclose(fp);
-    s[got] = 0;
-    if (extra && strstr(extra, "\"objectives\"")) {   /* replaces the model's objectives */
-        char *k = strstr(s, "\"objectives\"");
-        char *b = k ? strchr(k, '[') : NULL;
-        if (b) {
-            int depth = 0;
-            char *e = b;
-            for (; *e; e++) {
-                if (*e == '[') depth++;
-                if (*e == ']' && --depth == 0) break;
-            }
-            char *from = k, *to = *e ? e + 1 : e;
-            while (*to == ' ' || *to == '\n' || *to == '\r' || *to == '\t') to++;
-            if (*to == ',') to++;
-            else {   /* the last member: drop the comma before it */
-                while (from > s && from[-1] != ',') from--;
-                if (from > s) from--;
-            }
-            memmove(from, to, strlen(to) + 1);
-        }
-    }
-    if (extra) {
-        char *e = strrchr(s, '}');
-        sprintf(e, ",%s}", extra);
-    }
-    if (params) {
-        char *b = strstr(s, "\"parameters\"");
-        b = b ? strchr(b, '[') : NULL;
-        CHECK(b != NULL, "%s has no parameters", name);
-        if (b) {
-            b++;
-            memmove(b + plen, b, strlen(b) + 1);
-            memcpy(b, params, plen - 1);
-            b[plen - 1] = ',';
-        }
-    }
-    mbs_error err;
-    memset(&err, 0, sizeof err);
-    mbs_model *m = mbs_model_load_string(s, name, &err);
-    CHECK(m != NULL, "%s: %s", name, err.msg);
-    free(s);
-    return m;
+    return mbs_test_load_edited(name, extra, params);
 }
-
 static int sens(const mbs_model *m, mbs_loop_formulation f, mbs_sens_method meth, mbs_ref_point ref, double tf,
                 double dt, double tol, double fd_step, const mbs_sim_options *base, mbs_sens_result *res)
 {
-    mbs_sens_options o = mbs_sens_options_default(m);
-    if (base) o.sim = *base;
-    o.sim.loop = f;
-    o.sim.ref = ref;
-    o.sim.tf = tf;
-    o.sim.dt = dt;
-    o.sim.tolerance = tol;
-    o.method = meth;
-    o.fd_step = fd_step;
-    mbs_error err;
-    memset(&err, 0, sizeof err);
-    memset(res, 0, sizeof *res);
-    int rc = mbs_sensitivity(m, &o, res, &err);
-    CHECK(rc == MBS_OK, "%s %s: %s", mbs_loop_formulation_name(f), mbs_sens_method_name(meth), err.msg);
-    return rc;
+    return mbs_test_sens(m, f, meth, ref, tf, dt, tol, fd_step, base, res);
 }
-
-/* max over objectives of max_j |a_ij - b_ij| / max_j |b_ij| */
-static double row_err(const mbs_sens_result *a, const double *b)
-{
-    double worst = 0;
-    for (int i = 0; i < a->nobj; i++) {
-        double e = 0, s = 0;
-        for (int j = 0; j < a->nparam; j++) {
-            const double x = a->grad[i * a->nparam + j], y = b[i * a->nparam + j];
-            if (isnan(x - y)) return INFINITY;
-            if (fabs(x - y) > e) e = fabs(x - y);
-            if (fabs(y) > s) s = fabs(y);
-        }
-        const double r = e / (s > 0 ? s : 1);
-        if (r > worst) worst = r;
-    }
-    return worst;
-}
+static double row_err(const mbs_sens_result *a, const double *b) { return mbs_test_grad_err(a, b); }
 
 static void print_grad(const char *title, const mbs_sens_result *r)
 {
@@ -228,13 +134,13 @@ static void fivebar_thesis(void)
             print_grad(title, r);
             double worst = 0;
             for (int i = 0; i < 3; i++) {
-                CHECK(fabs(r->psi[i] - PSI[i]) <= 2e-6 * PSI[i], "%s: psi%d = %.9g, expected %.9g", title, i + 1,
-                      r->psi[i], PSI[i]);
+                CHECK(fabs(r->psi[i] - MBS_FIVEBAR_PSI[i]) <= 2e-6 * MBS_FIVEBAR_PSI[i], "%s: psi%d = %.9g, expected %.9g", title, i + 1,
+                      r->psi[i], MBS_FIVEBAR_PSI[i]);
                 for (int j = 0; j < 5; j++) {
-                    const double g = r->grad[i * 5 + j], e = fabs(g - THESIS[i][j]) / fabs(THESIS[i][j]);
+                    const double g = r->grad[i * 5 + j], e = fabs(g - MBS_FIVEBAR_THESIS[i][j]) / fabs(MBS_FIVEBAR_THESIS[i][j]);
                     if (e > worst) worst = e;
                     CHECK(e <= 1e-3, "%s: dpsi%d/d%s = %.6g, thesis %.6g (%.3f %%)", title, i + 1,
-                          mbs_param_name(m, j), g, THESIS[i][j], 100 * e);
+                          mbs_param_name(m, j), g, MBS_FIVEBAR_THESIS[i][j], 100 * e);
                 }
             }
             printf("    largest deviation from the thesis: %.3f %%\n", 100 * worst);

@@ -20,79 +20,18 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "sens_loops.h"
 
-/* thesis Tables 7.4-7.6, "Reference" row: d psi_i / d (L_s1, L_s2, m_A1, rG, L_A1) */
-static const double THESIS[3][5] = {
-    { -4.228, 3.212, 0.3186, 0.4423, 3.360 },
-    { -15.45, 50.32, 0.9700, 0.7454, -27.37 },
-    { 221.8, 2437, -32.51, -85.70, -2547 },
-};
-/* psi at 1 ms (digest thesis_ch7_8.md §2.6) */
-static const double PSI[3] = { 0.726877, 7.342275, 304.921151 };
-
-static mbs_model *load_file(const char *name, const char *extra)
-{
-    char rel[256];
-    snprintf(rel, sizeof rel, strchr(name, '/') ? "%s.json" : "models/%s.json", name);
-    FILE *fp = fopen(mbs_test_path(rel), "rb");
-    CHECK(fp != NULL, "open %s", rel);
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long len = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *s = calloc((size_t)len + strlen(extra ? extra : "") + 8, 1);
-    size_t got = fread(s, 1, (size_t)len, fp);
-    fclose(fp);
-    s[got] = 0;
-    if (extra) {
-        char *e = strrchr(s, '}');
-        sprintf(e, ",%s}", extra);
-    }
-    mbs_error err;
-    memset(&err, 0, sizeof err);
-    mbs_model *m = mbs_model_load_string(s, name, &err);
-    CHECK(m != NULL, "%s: %s", name, err.msg);
-    free(s);
-    return m;
-}
+static mbs_model *load_file(const char *name, const char *extra) { return mbs_test_load_edited(name, extra, NULL); }
 
 static mbs_loop_formulation form = MBS_LOOP_ALI3P;   /* of the runs below */
 
 static int sens(const mbs_model *m, mbs_sens_method meth, mbs_ref_point ref, double tf, double tol, double fd_step,
                 const mbs_sim_options *base, mbs_sens_result *res)
 {
-    mbs_sens_options o = mbs_sens_options_default(m);
-    if (base) o.sim = *base;
-    o.sim.loop = form;
-    o.sim.ref = ref;
-    o.sim.tf = tf;
-    o.sim.dt = 1e-3;
-    o.sim.tolerance = tol;
-    o.method = meth;
-    o.fd_step = fd_step;
-    mbs_error err;
-    memset(&err, 0, sizeof err);
-    int rc = mbs_sensitivity(m, &o, res, &err);
-    CHECK(rc == MBS_OK, "%s %s: %s", mbs_loop_formulation_name(form), mbs_sens_method_name(meth), err.msg);
-    return rc;
+    return mbs_test_sens(m, form, meth, ref, tf, 1e-3, tol, fd_step, base, res);
 }
-
-/* max over objectives of max_j |a_ij - b_ij| / max_j |b_ij| */
-static double row_err(const mbs_sens_result *a, const mbs_sens_result *b)
-{
-    double worst = 0;
-    for (int i = 0; i < a->nobj; i++) {
-        double e = 0, s = 0;
-        for (int j = 0; j < a->nparam; j++) {
-            const double x = a->grad[i * a->nparam + j], y = b->grad[i * a->nparam + j];
-            if (fabs(x - y) > e || isnan(x - y)) e = isnan(x - y) ? INFINITY : fabs(x - y);
-            if (fabs(y) > s) s = fabs(y);
-        }
-        const double r = e / (s > 0 ? s : 1);
-        if (r > worst || isnan(r)) worst = isnan(r) ? INFINITY : r;
-    }
-    return worst;
-}
+static double row_err(const mbs_sens_result *a, const mbs_sens_result *b) { return mbs_test_grad_err(a, b->grad); }
 
 static void fivebar_thesis(void)
 {
@@ -107,14 +46,14 @@ static void fivebar_thesis(void)
             sens(m, MBS_SENS_DDM, refs[f], 5, 1e-10, 0, NULL, &d) == MBS_OK) {
             double worst = 0;
             for (int i = 0; i < 3; i++) {
-                CHECK(fabs(a.psi[i] - PSI[i]) <= 2e-6 * PSI[i], "davm psi%d = %.9g, expected %.9g", i + 1, a.psi[i],
-                      PSI[i]);
+                CHECK(fabs(a.psi[i] - MBS_FIVEBAR_PSI[i]) <= 2e-6 * MBS_FIVEBAR_PSI[i], "davm psi%d = %.9g, expected %.9g", i + 1, a.psi[i],
+                      MBS_FIVEBAR_PSI[i]);
                 CHECK(a.psi[i] == d.psi[i], "davm and ddm psi%d differ: %.17g %.17g", i + 1, a.psi[i], d.psi[i]);
                 for (int j = 0; j < 5; j++) {
-                    const double g = a.grad[i * 5 + j], e = fabs(g - THESIS[i][j]) / fabs(THESIS[i][j]);
+                    const double g = a.grad[i * 5 + j], e = fabs(g - MBS_FIVEBAR_THESIS[i][j]) / fabs(MBS_FIVEBAR_THESIS[i][j]);
                     if (e > worst) worst = e;
                     CHECK(e <= 5e-3, "davm ref %s: dpsi%d/d%s = %.6g, thesis %.6g (%.3f %%)",
-                          mbs_ref_point_name(refs[f]), i + 1, mbs_param_name(m, j), g, THESIS[i][j], 100 * e);
+                          mbs_ref_point_name(refs[f]), i + 1, mbs_param_name(m, j), g, MBS_FIVEBAR_THESIS[i][j], 100 * e);
                 }
             }
             const double e = row_err(&a, &d);

@@ -1,0 +1,33 @@
+/*
+ * sens_loops.h - shared pieces of the closed-loop sensitivity tests
+ * (test_sensitivity_loops.c: DDM; test_sensitivity_davm_loops.c: DAVM;
+ * test_sensitivity_cavm_loops.c: CAVM).
+ */
+#ifndef MBS_TEST_SENS_LOOPS_H
+#define MBS_TEST_SENS_LOOPS_H
+
+#include "mbsens/mbsens.h"
+
+/* Thesis Tables 7.4-7.6, "Reference" row: d psi_i / d (L_s1, L_s2, m_A1,
+ * rG, L_A1) of the five-bar, 5 s at 1 ms. */
+extern const double MBS_FIVEBAR_THESIS[3][5];
+/* psi of the five-bar at 1 ms (trapezoidal rule; digest thesis_ch7_8.md
+ * §2.6, independent code). */
+extern const double MBS_FIVEBAR_PSI[3];
+
+/* models/NAME.json (NAME.json when NAME contains a '/'), edited: when EXTRA
+ * holds an "objectives" member the model's own is removed first; ",EXTRA" is
+ * inserted before the final brace and "PARAMS," first in its parameters
+ * (EXTRA and PARAMS may be NULL). NULL after a failed CHECK. */
+mbs_model *mbs_test_load_edited(const char *name, const char *extra, const char *params);
+
+/* mbs_sensitivity with these settings on top of the model's (or of *base);
+ * res is zeroed first; the status is CHECKed and returned. */
+int mbs_test_sens(const mbs_model *m, mbs_loop_formulation f, mbs_sens_method meth, mbs_ref_point ref, double tf,
+                  double dt, double tol, double fd_step, const mbs_sim_options *base, mbs_sens_result *res);
+
+/* max over objectives of max_j |a_ij - b_ij| / max_j |b_ij| (b: nobj x
+ * nparam, row-major); INFINITY if any difference is NaN. */
+double mbs_test_grad_err(const mbs_sens_result *a, const double *b);
+
+#endif
