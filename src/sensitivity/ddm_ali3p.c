@@ -149,21 +149,6 @@ done:
 /* ---------------------------------------------------------------- driver */
 
 /* g and its tangents along every parameter's sensitivities at a step */
-static void objectives_ddm(sens_run *r, const double *q, const double *qd, const double *qdd, double t, int terminal,
-                           const double *Y, double *g, double *dg, double *dgj, double *dx)
-{
-    const mbs_model *m = r->m;
-    const int no = r->nobj, np = r->np;
-    const size_t N = (size_t)r->nq;
-    sens_objectives(r, q, qd, qdd, t, terminal, g);
-    for (int j = 0; j < np; j++) {
-        const double *y = Y + (size_t)j * 3 * N;
-        mbs_deriv_param_dx(m, j, dx);
-        sens_objectives_d(r, q, qd, qdd, y, y + N, y + 2 * N, dx, t, terminal, dgj);
-        for (int k = 0; k < no; k++) dg[(size_t)k * np + j] = dgj[k];
-    }
-}
-
 int sens_ddm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
 {
     const mbs_model *m = r->m;
@@ -195,15 +180,12 @@ int sens_ddm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     if ((rc = sens_ali_lin_init(&w, r, &so, t, q, qd, qdd, Y, err))) goto done;
 
     for (int k = 0; k < no; k++) { r->psi[k] = 0; for (int j = 0; j < np; j++) r->grad[k * np + j] = 0; }
-    objectives_ddm(r, q, qd, qdd, t, 0, Y, g, dg, dgj, dx);
+    sens_objectives_ddm(r, q, qd, qdd, t, 0, Y, Y + n, Y + 2 * n, N3, g, dg, dgj, dx);
     if (r->o->history) r->o->history(r->o->history_user, t, no, np, r->psi, r->grad);
 
     while (t < so.tf - 1e-12 * fmax(1, fabs(so.tf))) {
         const double h = fmin(so.dt, so.tf - t);
-        for (int k = 0; k < no; k++) {
-            r->psi[k] += 0.5 * h * g[k];
-            for (int j = 0; j < np; j++) r->grad[k * np + j] += 0.5 * h * dg[(size_t)k * P + j];
-        }
+        sens_accumulate(r, 0.5 * h, g, dg);
         if ((rc = mbs_integrator_step(it, h, err))) goto done;
         t = mbs_integrator_time(it);
         q = mbs_integrator_q(it);
@@ -225,19 +207,13 @@ int sens_ddm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         }
         memcpy(Y, Yn, sizeof(double) * N3 * P);
 
-        objectives_ddm(r, q, qd, qdd, t, 0, Y, g, dg, dgj, dx);
-        for (int k = 0; k < no; k++) {
-            r->psi[k] += 0.5 * h * g[k];
-            for (int j = 0; j < np; j++) r->grad[k * np + j] += 0.5 * h * dg[(size_t)k * P + j];
-        }
+        sens_objectives_ddm(r, q, qd, qdd, t, 0, Y, Y + n, Y + 2 * n, N3, g, dg, dgj, dx);
+        sens_accumulate(r, 0.5 * h, g, dg);
         if (r->o->history && r->o->history(r->o->history_user, t, no, np, r->psi, r->grad)) break;
     }
     /* terminal terms at tF */
-    objectives_ddm(r, q, qd, qdd, t, 1, Y, g, dg, dgj, dx);
-    for (int k = 0; k < no; k++) {
-        r->psi[k] += g[k];
-        for (int j = 0; j < np; j++) r->grad[k * np + j] += dg[(size_t)k * P + j];
-    }
+    sens_objectives_ddm(r, q, qd, qdd, t, 1, Y, Y + n, Y + 2 * n, N3, g, dg, dgj, dx);
+    sens_accumulate(r, 1, g, dg);
 done:
     if (stats && it) mbs_integrator_stats(it, stats);
     mbs_integrator_free(it);

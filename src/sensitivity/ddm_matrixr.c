@@ -36,20 +36,6 @@
 #include "../formulations/form_impl.h"
 
 
-static void objectives_ddm(sens_run *r, const double *q, const double *qd, const double *qdd, double t, int terminal,
-                           const double *Y, double *g, double *dg, double *dgj, double *dx)
-{
-    const int no = r->nobj, np = r->np;
-    const size_t N = (size_t)r->nq;
-    sens_objectives(r, q, qd, qdd, t, terminal, g);
-    for (int j = 0; j < np; j++) {
-        const double *y = Y + (size_t)j * 3 * N;
-        mbs_deriv_param_dx(r->m, j, dx);
-        sens_objectives_d(r, q, qd, qdd, y, y + N, y + 2 * N, dx, t, terminal, dgj);
-        for (int k = 0; k < no; k++) dg[(size_t)k * np + j] = dgj[k];
-    }
-}
-
 int sens_ddm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
 {
     const mbs_model *m = r->m;
@@ -85,15 +71,12 @@ int sens_ddm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     if ((rc = sens_mr_lin_init(&w, r, g, t, q, qd, qdd, Yi, Y, err))) goto done;
 
     for (int k = 0; k < no; k++) { r->psi[k] = 0; for (int j = 0; j < np; j++) r->grad[k * np + j] = 0; }
-    objectives_ddm(r, q, qd, qdd, t, 0, Y, gv, dg, dgj, dx);
+    sens_objectives_ddm(r, q, qd, qdd, t, 0, Y, Y + n, Y + 2 * n, N3, gv, dg, dgj, dx);
     if (r->o->history) r->o->history(r->o->history_user, t, no, np, r->psi, r->grad);
 
     while (t < so.tf - 1e-12 * fmax(1, fabs(so.tf))) {
         const double h = fmin(so.dt, so.tf - t);
-        for (int k = 0; k < no; k++) {
-            r->psi[k] += 0.5 * h * gv[k];
-            for (int j = 0; j < np; j++) r->grad[k * np + j] += 0.5 * h * dg[(size_t)k * P + j];
-        }
+        sens_accumulate(r, 0.5 * h, gv, dg);
         if ((rc = mbs_integrator_step(it, h, err))) goto done;
         t = mbs_integrator_time(it);
         q = mbs_integrator_q(it);
@@ -103,18 +86,12 @@ int sens_ddm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         for (int j = 0; j < np; j++)
             sens_mr_lin_apply(&w, g, t, q, qd, qdd, Yi + (size_t)j * NI, j, Yin + (size_t)j * NI, Y + (size_t)j * N3);
         memcpy(Yi, Yin, sizeof(double) * NI * P);
-        objectives_ddm(r, q, qd, qdd, t, 0, Y, gv, dg, dgj, dx);
-        for (int k = 0; k < no; k++) {
-            r->psi[k] += 0.5 * h * gv[k];
-            for (int j = 0; j < np; j++) r->grad[k * np + j] += 0.5 * h * dg[(size_t)k * P + j];
-        }
+        sens_objectives_ddm(r, q, qd, qdd, t, 0, Y, Y + n, Y + 2 * n, N3, gv, dg, dgj, dx);
+        sens_accumulate(r, 0.5 * h, gv, dg);
         if (r->o->history && r->o->history(r->o->history_user, t, no, np, r->psi, r->grad)) break;
     }
-    objectives_ddm(r, q, qd, qdd, t, 1, Y, gv, dg, dgj, dx);
-    for (int k = 0; k < no; k++) {
-        r->psi[k] += gv[k];
-        for (int j = 0; j < np; j++) r->grad[k * np + j] += dg[(size_t)k * P + j];
-    }
+    sens_objectives_ddm(r, q, qd, qdd, t, 1, Y, Y + n, Y + 2 * n, N3, gv, dg, dgj, dx);
+    sens_accumulate(r, 1, gv, dg);
 done:
     if (stats && it) mbs_integrator_stats(it, stats);
     mbs_form_free(g);

@@ -72,20 +72,12 @@ int sens_ddm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         free(A);
     }
     for (int k = 0; k < no; k++) { r->psi[k] = 0; for (int j = 0; j < np; j++) r->grad[k * np + j] = 0; }
-    sens_objectives(r, q, qd, qdd, t, 0, g);
-    for (int j = 0; j < np; j++) {
-        mbs_deriv_param_dx(m, j, dx);
-        sens_objectives_d(r, q, qd, qdd, Sz + (size_t)j * n, Szd + (size_t)j * n, Szdd + (size_t)j * n, dx, t, 0, dgj);
-        for (int k = 0; k < no; k++) dg[(size_t)k * P + j] = dgj[k];
-    }
+    sens_objectives_ddm(r, q, qd, qdd, t, 0, Sz, Szd, Szdd, (size_t)n, g, dg, dgj, dx);
     if (r->o->history) r->o->history(r->o->history_user, t, no, np, r->psi, r->grad);
 
     while (t < so.tf - 1e-12 * fmax(1, fabs(so.tf))) {
         const double h = fmin(so.dt, so.tf - t);
-        for (int k = 0; k < no; k++) {
-            r->psi[k] += 0.5 * h * g[k];
-            for (int j = 0; j < np; j++) r->grad[k * np + j] += 0.5 * h * dg[(size_t)k * P + j];
-        }
+        sens_accumulate(r, 0.5 * h, g, dg);
         memcpy(zn, q, 8 * (size_t)nq);
         memcpy(zdn, qd, 8 * (size_t)nq);
         memcpy(zddn, qdd, 8 * (size_t)nq);
@@ -127,27 +119,14 @@ int sens_ddm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             }
         }
         /* objectives at t_{n+1} */
-        sens_objectives(r, q, qd, qdd, t, 0, g);
-        for (int j = 0; j < np; j++) {
-            mbs_deriv_param_dx(m, j, dx);
-            sens_objectives_d(r, q, qd, qdd, Sz + (size_t)j * n, Szd + (size_t)j * n, Szdd + (size_t)j * n, dx, t, 0, dgj);
-            for (int k = 0; k < no; k++) dg[(size_t)k * P + j] = dgj[k];
-        }
-        for (int k = 0; k < no; k++) {
-            r->psi[k] += 0.5 * h * g[k];
-            for (int j = 0; j < np; j++) r->grad[k * np + j] += 0.5 * h * dg[(size_t)k * P + j];
-        }
+        sens_objectives_ddm(r, q, qd, qdd, t, 0, Sz, Szd, Szdd, (size_t)n, g, dg, dgj, dx);
+        sens_accumulate(r, 0.5 * h, g, dg);
         if (r->o->history && r->o->history(r->o->history_user, t, no, np, r->psi, r->grad)) break;
         /* the next step adds the left half weight of this point */
     }
     /* terminal terms at tF */
-    sens_objectives(r, q, qd, qdd, t, 1, g);
-    for (int j = 0; j < np; j++) {
-        mbs_deriv_param_dx(m, j, dx);
-        sens_objectives_d(r, q, qd, qdd, Sz + (size_t)j * n, Szd + (size_t)j * n, Szdd + (size_t)j * n, dx, t, 1, dgj);
-        for (int k = 0; k < no; k++) r->grad[k * np + j] += dgj[k];
-    }
-    for (int k = 0; k < no; k++) r->psi[k] += g[k];
+    sens_objectives_ddm(r, q, qd, qdd, t, 1, Sz, Szd, Szdd, (size_t)n, g, dg, dgj, dx);
+    sens_accumulate(r, 1, g, dg);
 done:
     if (stats && it) mbs_integrator_stats(it, stats);
     mbs_integrator_free(it);

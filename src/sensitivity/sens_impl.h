@@ -34,6 +34,16 @@ void sens_objectives_d(sens_run *r, const double *q, const double *qd, const dou
                        const double *dq, const double *dqd, const double *dqdd, const double *dx,
                        double t, int terminal, double *dg);
 
+/* The forward methods' objectives at (q, qd, qdd, t): values g[nobj] and
+ * parameter gradients dg (nobj x np, row-major) from the state
+ * sensitivities of parameter j at Sz, Szd, Szdd + j * stride. Scratch: dgj
+ * (nobj), dx (nx). */
+void sens_objectives_ddm(sens_run *r, const double *q, const double *qd, const double *qdd, double t, int terminal,
+                         const double *Sz, const double *Szd, const double *Szdd, size_t stride, double *g,
+                         double *dg, double *dgj, double *dx);
+/* psi += w g and grad += w dg (a quadrature weight; 1 for terminal parts). */
+void sens_accumulate(sens_run *r, double w, const double *g, const double *dg);
+
 /* Mass matrix at q without state checks (into M, nq x nq row-major). */
 int sens_mass_matrix(sens_run *r, const double *q, double *M);
 

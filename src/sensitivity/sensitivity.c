@@ -80,6 +80,29 @@ void sens_objectives_d(sens_run *r, const double *q, const double *qd, const dou
                                           q, qd, qdd, dq, dqd, dqdd, t);
 }
 
+void sens_objectives_ddm(sens_run *r, const double *q, const double *qd, const double *qdd, double t, int terminal,
+                         const double *Sz, const double *Szd, const double *Szdd, size_t stride, double *g,
+                         double *dg, double *dgj, double *dx)
+{
+    const int no = r->nobj, np = r->np;
+    sens_objectives(r, q, qd, qdd, t, terminal, g);
+    for (int j = 0; j < np; j++) {
+        const size_t o = (size_t)j * stride;
+        mbs_deriv_param_dx(r->m, j, dx);
+        sens_objectives_d(r, q, qd, qdd, Sz + o, Szd + o, Szdd + o, dx, t, terminal, dgj);
+        for (int k = 0; k < no; k++) dg[(size_t)k * np + j] = dgj[k];
+    }
+}
+
+void sens_accumulate(sens_run *r, double w, const double *g, const double *dg)
+{
+    const int no = r->nobj, np = r->np;
+    for (int k = 0; k < no; k++) {
+        r->psi[k] += w * g[k];
+        for (int j = 0; j < np; j++) r->grad[k * np + j] += w * dg[(size_t)k * np + j];
+    }
+}
+
 int sens_mass_matrix(sens_run *r, const double *q, double *M)
 {
     mbs_kin_forward(r->m, r->m->x, &r->d->ws, q, NULL, NULL, 0);
