@@ -82,6 +82,42 @@ mbs_model *mbs_test_load_edited(const char *name, const char *extra, const char 
     return m;
 }
 
+/* The closed-loop models of the sensitivity tests with their objectives
+ * (thesis §7.2 for the slider-crank) and parameters. */
+static const struct { const char *name, *extra; } SENS_CASES[] = {
+    { "slider_crank",
+      "\"objectives\": ["
+      "{\"name\": \"psi1\", \"integral\": [{\"point\": \"slider.D\", \"quantity\": \"position\","
+      " \"reference\": [0.25, 0, 0]}]},"
+      "{\"name\": \"psi2\", \"integral\": [{\"point\": \"slider.D\", \"quantity\": \"velocity\"}]},"
+      "{\"name\": \"psi3\", \"integral\": [{\"point\": \"slider.D\", \"quantity\": \"acceleration\"}]}]" },
+    { "fourbar_redundant",
+      "\"parameters\": ["
+      "{\"name\": \"L_crank\", \"value\": 0.1, \"sets\": [\"crank.B[0]\"]},"
+      "{\"name\": \"m_coupler\", \"value\": 1.0, \"sets\": [\"coupler.mass\"]},"
+      "{\"name\": \"g\", \"value\": -9.81, \"sets\": [\"gravity[1]\"]}],"
+      "\"objectives\": ["
+      "{\"name\": \"rocker\", \"integral\": [{\"coordinate\": \"jC\", \"quantity\": \"velocity\"}]},"
+      "{\"name\": \"C\", \"integral\": [{\"point\": \"coupler.C\", \"quantity\": \"acceleration\"}]}]" },
+    { "quarter_car",
+      "\"parameters\": ["
+      "{\"name\": \"k\", \"value\": 40000, \"sets\": [\"coilover.stiffness\"]},"
+      "{\"name\": \"m_knuckle\", \"value\": 5.0, \"sets\": [\"knuckle.mass\"]},"
+      "{\"name\": \"L_uca\", \"value\": 0.27, \"sets\": [\"uca.ubj[1]\"]}],"
+      "\"objectives\": ["
+      "{\"name\": \"travel\", \"integral\": [{\"point\": \"wheel.centre\", \"quantity\": \"position\","
+      " \"reference\": [0, 0.75, 0.30]}]},"
+      "{\"name\": \"acc\", \"integral\": [{\"point\": \"knuckle.spindle\", \"quantity\": \"acceleration\"}]}]" },
+};
+
+mbs_model *mbs_test_load_sens_case(const char *name)
+{
+    for (size_t k = 0; k < sizeof SENS_CASES / sizeof SENS_CASES[0]; k++)
+        if (strcmp(SENS_CASES[k].name, name) == 0) return mbs_test_load_edited(name, SENS_CASES[k].extra, NULL);
+    CHECK(0, "no sensitivity case %s", name);
+    return NULL;
+}
+
 int mbs_test_sens(const mbs_model *m, mbs_loop_formulation f, mbs_sens_method meth, mbs_ref_point ref, double tf,
                   double dt, double tol, double fd_step, const mbs_sim_options *base, mbs_sens_result *res)
 {

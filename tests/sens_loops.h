@@ -21,6 +21,11 @@ extern const double MBS_FIVEBAR_PSI[3];
  * (EXTRA and PARAMS may be NULL). NULL after a failed CHECK. */
 mbs_model *mbs_test_load_edited(const char *name, const char *extra, const char *params);
 
+/* models/NAME.json (slider_crank: the thesis §7.2 objectives;
+ * fourbar_redundant, quarter_car: parameters and objectives added) as the
+ * closed-loop sensitivity tests use them. */
+mbs_model *mbs_test_load_sens_case(const char *name);
+
 /* mbs_sensitivity with these settings on top of the model's (or of *base);
  * res is zeroed first; the status is CHECKed and returned. */
 int mbs_test_sens(const mbs_model *m, mbs_loop_formulation f, mbs_sens_method meth, mbs_ref_point ref, double tf,

@@ -291,13 +291,7 @@ static void against_fd(void)
     }
 
     /* the spatial slider-crank with spring: thesis §7.2 objectives and parameters (m_CD, k, c, L0) */
-    m = load("slider_crank",
-             "\"objectives\": ["
-             "{\"name\": \"psi1\", \"integral\": [{\"point\": \"slider.D\", \"quantity\": \"position\","
-             " \"reference\": [0.25, 0, 0]}]},"
-             "{\"name\": \"psi2\", \"integral\": [{\"point\": \"slider.D\", \"quantity\": \"velocity\"}]},"
-             "{\"name\": \"psi3\", \"integral\": [{\"point\": \"slider.D\", \"quantity\": \"acceleration\"}]}]",
-             NULL);
+    m = mbs_test_load_sens_case("slider_crank");
     if (m) {
         mbs_sim_options o = mbs_model_sim_options(m);
         o.penalty = 1e10;   /* thesis Table 7.10 */
@@ -308,31 +302,14 @@ static void against_fd(void)
     }
 
     /* redundant constraints (6 loop equations of rank 2) */
-    m = load("fourbar_redundant",
-             "\"parameters\": ["
-             "{\"name\": \"L_crank\", \"value\": 0.1, \"sets\": [\"crank.B[0]\"]},"
-             "{\"name\": \"m_coupler\", \"value\": 1.0, \"sets\": [\"coupler.mass\"]},"
-             "{\"name\": \"g\", \"value\": -9.81, \"sets\": [\"gravity[1]\"]}],"
-             "\"objectives\": ["
-             "{\"name\": \"rocker\", \"integral\": [{\"coordinate\": \"jC\", \"quantity\": \"velocity\"}]},"
-             "{\"name\": \"C\", \"integral\": [{\"point\": \"coupler.C\", \"quantity\": \"acceleration\"}]}]",
-             NULL);
+    m = mbs_test_load_sens_case("fourbar_redundant");
     if (m) {
         cavm_vs_fd("redundant four-bar", m, MBS_LOOP_MATRIXR, 0.25, 1e-3, NULL, 1e-6);
         mbs_model_free(m);
     }
 
     /* quarter car: Euler parameters in the tree, two loops */
-    m = load("quarter_car",
-             "\"parameters\": ["
-             "{\"name\": \"k\", \"value\": 40000, \"sets\": [\"coilover.stiffness\"]},"
-             "{\"name\": \"m_knuckle\", \"value\": 5.0, \"sets\": [\"knuckle.mass\"]},"
-             "{\"name\": \"L_uca\", \"value\": 0.27, \"sets\": [\"uca.ubj[1]\"]}],"
-             "\"objectives\": ["
-             "{\"name\": \"travel\", \"integral\": [{\"point\": \"wheel.centre\", \"quantity\": \"position\","
-             " \"reference\": [0, 0.75, 0.30]}]},"
-             "{\"name\": \"acc\", \"integral\": [{\"point\": \"knuckle.spindle\", \"quantity\": \"acceleration\"}]}]",
-             NULL);
+    m = mbs_test_load_sens_case("quarter_car");
     if (m) {
         cavm_vs_fd("quarter car", m, MBS_LOOP_MATRIXR, SAN ? 0.1 : 0.3, 1e-3, NULL, 1e-6);
         mbs_model_free(m);

@@ -114,12 +114,7 @@ static void models(void)
         davm_check("five-bar (projections skipped)", m, 0.5, &o, 0);
         mbs_model_free(m);
     }
-    m = load_file("slider_crank",
-                  "\"objectives\": ["
-                  "{\"name\": \"psi1\", \"integral\": [{\"point\": \"slider.D\", \"quantity\": \"position\","
-                  " \"reference\": [0.25, 0, 0]}]},"
-                  "{\"name\": \"psi2\", \"integral\": [{\"point\": \"slider.D\", \"quantity\": \"velocity\"}]},"
-                  "{\"name\": \"psi3\", \"integral\": [{\"point\": \"slider.D\", \"quantity\": \"acceleration\"}]}]");
+    m = mbs_test_load_sens_case("slider_crank");
     if (m) {
         mbs_sim_options o = mbs_model_sim_options(m);
         o.penalty = 1e10;   /* thesis Table 7.10 */
@@ -127,27 +122,12 @@ static void models(void)
         davm_check("slider-crank", m, 0.5, &o, 1e-5);
         mbs_model_free(m);
     }
-    m = load_file("fourbar_redundant",
-                  "\"parameters\": ["
-                  "{\"name\": \"L_crank\", \"value\": 0.1, \"sets\": [\"crank.B[0]\"]},"
-                  "{\"name\": \"m_coupler\", \"value\": 1.0, \"sets\": [\"coupler.mass\"]},"
-                  "{\"name\": \"g\", \"value\": -9.81, \"sets\": [\"gravity[1]\"]}],"
-                  "\"objectives\": ["
-                  "{\"name\": \"rocker\", \"integral\": [{\"coordinate\": \"jC\", \"quantity\": \"velocity\"}]},"
-                  "{\"name\": \"C\", \"integral\": [{\"point\": \"coupler.C\", \"quantity\": \"acceleration\"}]}]");
+    m = mbs_test_load_sens_case("fourbar_redundant");
     if (m) {
         davm_check("redundant four-bar", m, 0.25, NULL, 0);
         mbs_model_free(m);
     }
-    m = load_file("quarter_car",
-                  "\"parameters\": ["
-                  "{\"name\": \"k\", \"value\": 40000, \"sets\": [\"coilover.stiffness\"]},"
-                  "{\"name\": \"m_knuckle\", \"value\": 5.0, \"sets\": [\"knuckle.mass\"]},"
-                  "{\"name\": \"L_uca\", \"value\": 0.27, \"sets\": [\"uca.ubj[1]\"]}],"
-                  "\"objectives\": ["
-                  "{\"name\": \"travel\", \"integral\": [{\"point\": \"wheel.centre\", \"quantity\": \"position\","
-                  " \"reference\": [0, 0.75, 0.30]}]},"
-                  "{\"name\": \"acc\", \"integral\": [{\"point\": \"knuckle.spindle\", \"quantity\": \"acceleration\"}]}]");
+    m = mbs_test_load_sens_case("quarter_car");
     if (m) {
         davm_check("quarter car", m, 0.3, NULL, 0);
         mbs_model_free(m);
