@@ -69,6 +69,23 @@ static int semi_recursive(const mbs_model *m, mbs_data *d, const double *q,
     return MBS_OK;
 }
 
+/* The outcome of an articulated-body solve (bad < 0: joint -bad has a
+ * singular articulated inertia) or of a successful one (bad = 0): every
+ * acceleration finite, or MBS_ERR_NUMERIC naming the joint or coordinate. */
+static int fd_outcome(const mbs_model *m, mbs_data *d, int bad, const double *qdd)
+{
+    if (bad < 0)
+        return mbs_data_fail(d, MBS_ERR_NUMERIC,
+                             "forward dynamics (fully recursive): articulated inertia of joint "
+                             "'%s' is not positive definite (massless subtree?)", m->joint[-bad].name);
+    for (int k = 0; k < m->nq; k++)
+        if (!isfinite(qdd[k]))
+            return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics: acceleration of %s is not finite",
+                                 m->coord_name[k]);
+    d->err[0] = 0;
+    return MBS_OK;
+}
+
 int mbs_forward_dynamics(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg,
                          const double *q, const double *qd, const double *tau,
                          double *qdd)
@@ -87,17 +104,7 @@ int mbs_fd_qdd(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const doub
          * same accelerations at about half the cost; it leaves no
          * kinematics or factors in d->ws, which only mbs_fd_unchecked's
          * callers (derivatives, sensitivities) read */
-        int bad = mbs_fdl_forward_dynamics(m, d, q, qd, tau, qdd);
-        if (bad < 0)
-            return mbs_data_fail(d, MBS_ERR_NUMERIC,
-                                 "forward dynamics (fully recursive): articulated inertia of joint "
-                                 "'%s' is not positive definite (massless subtree?)", m->joint[-bad].name);
-        for (int k = 0; k < m->nq; k++)
-            if (!isfinite(qdd[k]))
-                return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics: acceleration of %s is not finite",
-                                     m->coord_name[k]);
-        d->err[0] = 0;
-        return MBS_OK;
+        return fd_outcome(m, d, mbs_fdl_forward_dynamics(m, d, q, qd, tau, qdd), qdd);
     }
     return mbs_fd_unchecked(m, d, alg, q, qd, tau, qdd);
 }
@@ -105,26 +112,12 @@ int mbs_fd_qdd(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const doub
 int mbs_fd_unchecked(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
                      const double *qd, const double *tau, double *qdd)
 {
-    int rc = MBS_OK;
     if (alg == MBS_FD_SEMI_RECURSIVE) {
-        rc = semi_recursive(m, d, q, qd, tau, qdd);
-    } else {
-        mbs_kin_forward(m, m->x, &d->ws, q, qd, NULL, 1);
-        mbs_data_prepare_loads(m, d, q, qd);
-        mbs_body_terms(m, m->x, &d->ws);
-        int bad = mbs_aba(m, &d->ws, q, qd, tau, qdd);
-        if (bad < 0) {
-            const mbs_joint_info *jt = &m->joint[-bad];
-            rc = mbs_data_fail(d, MBS_ERR_NUMERIC,
-                               "forward dynamics (fully recursive): articulated inertia of joint "
-                               "'%s' is not positive definite (massless subtree?)", jt->name);
-        }
+        int rc = semi_recursive(m, d, q, qd, tau, qdd);
+        return rc ? rc : fd_outcome(m, d, 0, qdd);
     }
-    if (rc) return rc;
-    for (int k = 0; k < m->nq; k++)
-        if (!isfinite(qdd[k]))
-            return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics: acceleration of %s is not finite",
-                                 m->coord_name[k]);
-    d->err[0] = 0;
-    return MBS_OK;
+    mbs_kin_forward(m, m->x, &d->ws, q, qd, NULL, 1);
+    mbs_data_prepare_loads(m, d, q, qd);
+    mbs_body_terms(m, m->x, &d->ws);
+    return fd_outcome(m, d, mbs_aba(m, &d->ws, q, qd, tau, qdd), qdd);
 }
