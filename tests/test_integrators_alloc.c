@@ -15,52 +15,7 @@
 #include <string.h>
 
 #include "testutil.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define MBS_COUNT_ALLOC 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MBS_COUNT_ALLOC 0
-#endif
-#endif
-#ifndef MBS_COUNT_ALLOC
-#if defined(__GLIBC__) || defined(__linux__)
-#define MBS_COUNT_ALLOC 1
-#else
-#define MBS_COUNT_ALLOC 0
-#endif
-#endif
-
-static long n_alloc;       /* allocations while counting */
-static int counting;
-
-#if MBS_COUNT_ALLOC
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void __libc_free(void *);
-
-void *malloc(size_t n)
-{
-    if (counting) n_alloc++;
-    return __libc_malloc(n);
-}
-void *calloc(size_t a, size_t b)
-{
-    if (counting) n_alloc++;
-    return __libc_calloc(a, b);
-}
-void *realloc(void *p, size_t n)
-{
-    if (counting) n_alloc++;
-    return __libc_realloc(p, n);
-}
-void free(void *p)
-{
-    if (counting && p) n_alloc++;
-    __libc_free(p);
-}
-#endif
+#include "alloc_count.h"
 
 static const char *MODEL =
     "{ \"name\": \"mix\", \"gravity\": [0, 0, -9.81],"
@@ -113,10 +68,10 @@ int main(void)
         /* warm-up: CVODES sets up its Jacobian on the first steps */
         int rc = MBS_OK;
         for (int k = 0; k < 3 && !rc; k++) rc = mbs_integrator_step(it, o.dt, &err);
-        n_alloc = 0;
-        counting = 1;
+        mbs_alloc_count = 0;
+        mbs_alloc_counting = 1;
         for (int k = 0; k < 50 && !rc; k++) rc = mbs_integrator_step(it, o.dt, &err);
-        counting = 0;
+        mbs_alloc_counting = 0;
         CHECK(rc == MBS_OK, "steps: %s", err.msg);
         mbs_sim_stats st;
         mbs_integrator_stats(it, &st);
@@ -125,9 +80,9 @@ int main(void)
                o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL ? mbs_nl_solver_name(o.solver) : "",
                mbs_fd_algorithm_name(o.formulation),
                o.integrator == MBS_INTEGRATOR_CVODES ? mbs_cvodes_method_name(o.cvodes_method) : "",
-               cases[c].analytic ? " analytical tangent" : "", n_alloc, st.steps,
+               cases[c].analytic ? " analytical tangent" : "", mbs_alloc_count, st.steps,
                MBS_COUNT_ALLOC ? "" : " (not counted under AddressSanitizer)");
-        CHECK(n_alloc == 0, "%s: %ld allocations during steps", mbs_integrator_name(o.integrator), n_alloc);
+        CHECK(mbs_alloc_count == 0, "%s: %ld allocations during steps", mbs_integrator_name(o.integrator), mbs_alloc_count);
         mbs_integrator_free(it);
     }
     mbs_data_free(d);

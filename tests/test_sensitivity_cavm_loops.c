@@ -40,56 +40,8 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "alloc_count.h"
 #include "sens_loops.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define SAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SAN 1
-#endif
-#endif
-#ifndef SAN
-#define SAN 0
-#endif
-
-/* Allocation counting (as test_integrators_alloc.c): malloc and friends interposed, forwarding to
- * glibc; not under AddressSanitizer, which owns malloc. */
-#if SAN
-#define COUNT_ALLOC 0
-#elif defined(__GLIBC__) || defined(__linux__)
-#define COUNT_ALLOC 1
-#else
-#define COUNT_ALLOC 0
-#endif
-static long n_alloc;
-static int counting;
-#if COUNT_ALLOC
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void __libc_free(void *);
-void *malloc(size_t n)
-{
-    if (counting) n_alloc++;
-    return __libc_malloc(n);
-}
-void *calloc(size_t a, size_t b)
-{
-    if (counting) n_alloc++;
-    return __libc_calloc(a, b);
-}
-void *realloc(void *p, size_t n)
-{
-    if (counting) n_alloc++;
-    return __libc_realloc(p, n);
-}
-void free(void *p)
-{
-    if (counting && p) n_alloc++;
-    __libc_free(p);
-}
-#endif
 
 static mbs_model *load(const char *name, const char *extra, const char *params)
 {
@@ -126,7 +78,7 @@ static void fivebar_thesis(void)
     for (int f = 0; f < 2; f++)
         for (int k = 0; k < 2; k++) {
             mbs_sens_result *r = &res[f][k];
-            if (SAN && f != k) continue;   /* under the sanitizers: ali3p/com and matrixr/origin */
+            if (MBS_SANITIZED && f != k) continue;   /* under the sanitizers: ali3p/com and matrixr/origin */
             if (sens(m, fs[f], MBS_SENS_CAVM, refs[k], 5, 1e-3, 1e-10, 0, NULL, r)) continue;
             char title[64];
             snprintf(title, sizeof title, "%s, ref %s", mbs_loop_formulation_name(fs[f]),
@@ -185,7 +137,7 @@ static void continuous_limit(void)
 {
     mbs_model *m = load("fivebar", NULL, NULL);
     if (!m) return;
-    const double tf = SAN ? 0.3 : 1;
+    const double tf = MBS_SANITIZED ? 0.3 : 1;
     const int n = mbs_model_nobjectives(m) * mbs_model_nparams(m);
     double *ref = calloc((size_t)n, sizeof(double)), *ddm = calloc((size_t)n, sizeof(double));
     mbs_sens_result c1, c2;
@@ -247,7 +199,7 @@ static void cavm_vs_fd(const char *what, const mbs_model *m, mbs_loop_formulatio
 
 static void against_fd(void)
 {
-    const double T = SAN ? 0.2 : 1;
+    const double T = MBS_SANITIZED ? 0.2 : 1;
     mbs_model *m = load("fivebar", NULL, NULL);
     if (m) {
         cavm_vs_fd("five-bar", m, MBS_LOOP_MATRIXR, T, 1e-3, NULL, 1e-6);
@@ -311,7 +263,7 @@ static void against_fd(void)
     /* quarter car: Euler parameters in the tree, two loops */
     m = mbs_test_load_sens_case("quarter_car");
     if (m) {
-        cavm_vs_fd("quarter car", m, MBS_LOOP_MATRIXR, SAN ? 0.1 : 0.3, 1e-3, NULL, 1e-6);
+        cavm_vs_fd("quarter car", m, MBS_LOOP_MATRIXR, MBS_SANITIZED ? 0.1 : 0.3, 1e-3, NULL, 1e-6);
         mbs_model_free(m);
     }
 }
@@ -321,7 +273,7 @@ static void against_fd(void)
 /* the allocations of a whole run do not depend on its number of steps */
 static void allocations(void)
 {
-    if (!COUNT_ALLOC) {
+    if (!MBS_COUNT_ALLOC) {
         printf("allocation counting: not under AddressSanitizer\n");
         return;
     }
@@ -332,11 +284,11 @@ static void allocations(void)
         long cnt[2] = { 0, 0 };
         for (int k = 0; k < 2; k++) {
             mbs_sens_result res;
-            n_alloc = 0;
-            counting = 1;
+            mbs_alloc_count = 0;
+            mbs_alloc_counting = 1;
             int rc = sens(m, fs[f], MBS_SENS_CAVM, MBS_REF_COM, k ? 0.2 : 0.1, 1e-3, 1e-10, 0, NULL, &res);
-            counting = 0;
-            cnt[k] = n_alloc;
+            mbs_alloc_counting = 0;
+            cnt[k] = mbs_alloc_count;
             if (!rc) mbs_sens_result_free(&res);
         }
         printf("%s cavm: %ld allocations and frees over 100 steps, %ld over 200\n", mbs_loop_formulation_name(fs[f]),
