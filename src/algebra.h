@@ -70,6 +70,16 @@ static inline void m3_mtv(mreal *r, const mreal *A, const mreal *a)
     r[0] = x; r[1] = y; r[2] = z;
 }
 /* R = A B (R must not alias A or B) */
+/* R = [t]x A (each column of A crossed by t; row-major) */
+static inline void m3_skew_mul(mreal *R, const mreal *t, const mreal *A)
+{
+    for (int c = 0; c < 3; c++) {
+        const mreal a0 = A[c], a1 = A[3 + c], a2 = A[6 + c];
+        R[c] = t[1] * a2 - t[2] * a1;
+        R[3 + c] = t[2] * a0 - t[0] * a2;
+        R[6 + c] = t[0] * a1 - t[1] * a0;
+    }
+}
 static inline void m3_mul(mreal *R, const mreal *A, const mreal *B)
 {
     for (int i = 0; i < 3; i++)

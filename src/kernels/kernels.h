@@ -46,6 +46,8 @@ typedef struct MBS_K(mbs_ws) {
     mreal *a;      /* 3: r_parent - r_i */
     mreal *b;      /* 42: joint map at r_i */
     mreal *J;      /* 9: inertia about the CoM, global axes */
+    mreal *th;     /* 4, tangent workspaces only: the rotation tangent th with
+                    * dA = [th]x A, and 1 where that form holds (else 0) */
     /* velocity level */
     mreal *V;      /* 6 */
     mreal *ad;     /* 3: d/dt of a (material velocities) */

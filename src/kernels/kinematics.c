@@ -26,7 +26,7 @@
 int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m)
 {
     int n = m->nb + 1;
-    size_t total = (size_t)n * (9 + 3 + 3 + 3 + 3 + 9 + 3 + MBS_BSTRIDE + 9 +
+    size_t total = (size_t)n * (9 + 3 + 3 + 3 + 3 + 9 + 3 + MBS_BSTRIDE + 9 + 4 +
                                 6 + 3 + MBS_BSTRIDE + 6 + 6 + 36 + 6 + 6 + 36 +
                                 MBS_BSTRIDE + 49 + 7 + 15) + (size_t)m->nq + 1 +
                    MBS_K(mbs_jac_size)(m) +
@@ -38,7 +38,7 @@ int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m)
     w->ref = MBS_REF_COM;
 #define TAKE(field, k) do { w->field = p; p += (size_t)n * (k); } while (0)
     TAKE(A, 9); TAKE(o, 3); TAKE(rG, 3); TAKE(r, 3); TAKE(rj, 3); TAKE(AhJ, 9);
-    TAKE(a, 3); TAKE(b, MBS_BSTRIDE); TAKE(J, 9);
+    TAKE(a, 3); TAKE(b, MBS_BSTRIDE); TAKE(J, 9); TAKE(th, 4);
     TAKE(V, 6); TAKE(ad, 3); TAKE(bd, MBS_BSTRIDE); TAKE(dv, 6);
     TAKE(Vd, 6);
     TAKE(Mv, 36); TAKE(Qv, 6); TAKE(F, 6); TAKE(MS, 36); TAKE(U, MBS_BSTRIDE);
@@ -59,6 +59,7 @@ int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m)
     }
     m3_identity(w->A);
     m3_identity(w->AhJ);
+    w->th[3] = 1;   /* the ground's A is a rotation */
     return 0;
 }
 
@@ -196,6 +197,17 @@ void MBS_K(mbs_kin_forward)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w
             v3_add(rj, rj, tmp);
         }
         m3_mul_bt(Ai, T, x + jt->x_Xc);
+        /* th[3] of a primal workspace: 1 where A_i is a rotation, i.e. no joint on
+         * the path is an Euler-parameter joint off the unit sphere (the rotation
+         * tangents of kinematics_derivatives.c need it) */
+        {
+            int rot = MRE(w->th[4 * h + 3]) != 0;
+            if (rot && jt->euler >= 0) {
+                const mreal *p = qi + jt->euler;
+                rot = fabs(MRE(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]) - 1) <= 1e-14;
+            }
+            w->th[4 * i + 3] = rot;
+        }
         mreal *oi = w->o + 3 * i;
         m3_mv(tmp, Ai, x + jt->x_cpoint);
         v3_sub(oi, rj, tmp);

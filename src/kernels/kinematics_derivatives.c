@@ -80,27 +80,75 @@ void MBS_K(mbs_kin_forward_d)(const mbs_model *m, const mreal *x, const MBS_K(mb
         mreal R[9], t[3], dR[9], dtt[3], T[9], dT[9], tmp[3];
 
         /* ---- positions ---- */
-        t_mul(dAhJ, Ah, dAh, Xp, dXp);
-        ops->motion(qi, R, t);
-        ops->motion_d(qi, dqi, dR, dtt);
-        m3_mul(T, AhJ, R);
-        t_mul(dT, AhJ, dAhJ, R, dR);
-        t_mul_bt(dAi, T, dT, Xc, dXc);
-        /* r_j = o_h + A_h P_p + A_hJ t */
-        mreal *drj = dw->rj + 3 * i;
-        t_mv(drj, Ah, dAh, Pp, dPp);
-        v3_add(drj, drj, hin ? dw->o + 3 * h : zeros);
-        t_mv(tmp, AhJ, dAhJ, t, dtt);
-        v3_add(drj, drj, tmp);
-        /* o_i = r_j - A_i P_c */
-        mreal *doi = dw->o + 3 * i;
-        t_mv(tmp, Ai, dAi, Pc, dPc);
-        v3_sub(doi, drj, tmp);
-        /* r_G = o_i + A_i c_i */
-        mreal *drG = dw->rG + 3 * i;
-        t_mv(tmp, Ai, dAi, ci, dci);
-        v3_add(drG, doi, tmp);
-        mreal *dri = dw->r + 3 * i;
+        /* Rotation-tangent form: when the parent's tangent is dA_h = [th_h]x A_h
+         * (th_h: a small rotation, global axes), the joint's R(q) is a rotation
+         * for every q (no Euler parameters: along a radial dp their R is not)
+         * and dx leaves the joint frames alone, then dA_hJ = [th_h]x A_hJ, and
+         * dR = [S_w dq]x R in the joint frame gives dA_i = [th_i]x A_i with
+         * th_i = th_h + A_hJ S_w dq; likewise dt = S_v dq. Every product of a
+         * tangent matrix with a vector becomes one cross product. */
+        const int thh_ok = hin ? MRE(dw->th[4 * h + 3]) != 0 : 1;
+        const mreal *thh = hin ? dw->th + 4 * h : zeros;
+        mreal *thi = dw->th + 4 * i;
+#ifdef MBS_COMPLEX
+        int fast = 0 * thh_ok;   /* the complex build keeps the general form */
+#else
+        int fast = thh_ok && MRE(w->th[4 * h + 3]) != 0 && ops->euler < 0;
+#endif
+        if (fast && dx) {
+            for (int k = 0; k < 9 && fast; k++) fast = dXp[k] == 0 && dXc[k] == 0;
+        }
+        ops->subspace(qi, S);
+        mreal *drj = dw->rj + 3 * i, *doi = dw->o + 3 * i, *drG = dw->rG + 3 * i, *dri = dw->r + 3 * i;
+        if (fast) {
+            const mreal *rji = w->rj + 3 * i, *oi = w->o + 3 * i, *oh = w->o + 3 * h;
+            mreal wl[3] = { 0, 0, 0 }, vl[3] = { 0, 0, 0 }, u[3];
+            for (int k = 0; k < nq; k++) {
+                v3_axpy(vl, dqi[k], S + 6 * k);
+                v3_axpy(wl, dqi[k], S + 6 * k + 3);
+            }
+            m3_skew_mul(dAhJ, thh, AhJ);
+            m3_mv(u, AhJ, wl);
+            v3_add(thi, thh, u);
+            thi[3] = 1;
+            m3_skew_mul(dAi, thi, Ai);
+            /* r_j = o_h + A_h P_p + A_hJ t */
+            v3_sub(u, rji, oh);
+            v3_cross(drj, thh, u);
+            v3_add(drj, drj, hin ? dw->o + 3 * h : zeros);
+            m3_mv(u, AhJ, vl);
+            v3_add(drj, drj, u);
+            if (dx) { m3_mv(u, Ah, dPp); v3_add(drj, drj, u); }
+            /* o_i = r_j - A_i P_c */
+            v3_sub(u, rji, oi);
+            v3_cross(tmp, thi, u);
+            v3_sub(doi, drj, tmp);
+            if (dx) { m3_mv(u, Ai, dPc); v3_sub(doi, doi, u); }
+            /* r_G = o_i + A_i c_i */
+            v3_sub(u, w->rG + 3 * i, oi);
+            v3_cross(tmp, thi, u);
+            v3_add(drG, doi, tmp);
+            if (dx) { m3_mv(u, Ai, dci); v3_add(drG, drG, u); }
+        } else {
+            thi[3] = 0;
+            t_mul(dAhJ, Ah, dAh, Xp, dXp);
+            ops->motion(qi, R, t);
+            ops->motion_d(qi, dqi, dR, dtt);
+            m3_mul(T, AhJ, R);
+            t_mul(dT, AhJ, dAhJ, R, dR);
+            t_mul_bt(dAi, T, dT, Xc, dXc);
+            /* r_j = o_h + A_h P_p + A_hJ t */
+            t_mv(drj, Ah, dAh, Pp, dPp);
+            v3_add(drj, drj, hin ? dw->o + 3 * h : zeros);
+            t_mv(tmp, AhJ, dAhJ, t, dtt);
+            v3_add(drj, drj, tmp);
+            /* o_i = r_j - A_i P_c */
+            t_mv(tmp, Ai, dAi, Pc, dPc);
+            v3_sub(doi, drj, tmp);
+            /* r_G = o_i + A_i c_i */
+            t_mv(tmp, Ai, dAi, ci, dci);
+            v3_add(drG, doi, tmp);
+        }
         switch (w->ref) {
         case MBS_REF_COM: v3_copy(dri, drG); break;
         case MBS_REF_ORIGIN: v3_zero(dri); break;
@@ -113,7 +161,6 @@ void MBS_K(mbs_kin_forward_d)(const mbs_model *m, const mreal *x, const MBS_K(mb
         mreal rho[3], drho[3];
         v3_sub(rho, ri, rj);
         v3_sub(drho, dri, drj);
-        ops->subspace(qi, S);
         ops->subspace_d(qi, dqi, dS);
         const mreal *bi = w->b + MBS_BSTRIDE * i;
         mreal *dbi = dw->b + MBS_BSTRIDE * i;
@@ -123,14 +170,32 @@ void MBS_K(mbs_kin_forward_d)(const mbs_model *m, const mreal *x, const MBS_K(mb
             t_mv(col + 3, AhJ, dAhJ, S + 6 * k + 3, dS + 6 * k + 3);
             t_cross_add(col, bi + 6 * k + 3, col + 3, rho, drho);
         }
-        /* J = A Jbar A^T */
+        /* J = A Jbar A^T: with dA = [th]x A, dJ = X + X^T (X = [th]x J) + A dJbar A^T */
         {
-            mreal Jb[9], dJb[9], AJ[9], dAJ[9];
-            m3_sym(Jb, x + m->body[i].x_inertia);
-            m3_sym(dJb, dx ? dx + m->body[i].x_inertia : zeros);
-            m3_mul(AJ, Ai, Jb);
-            t_mul(dAJ, Ai, dAi, Jb, dJb);
-            t_mul_bt(dw->J + 9 * i, AJ, dAJ, Ai, dAi);
+            const mreal *dI = dx ? dx + m->body[i].x_inertia : zeros;
+            int dJ0 = 1;
+            for (int k = 0; k < 6 && dJ0; k++) dJ0 = dI[k] == 0;
+            mreal *dJ = dw->J + 9 * i;
+            if (fast) {
+                mreal X[9];
+                m3_skew_mul(X, thi, w->J + 9 * i);
+                for (int r = 0; r < 3; r++)
+                    for (int c = 0; c < 3; c++) dJ[3 * r + c] = X[3 * r + c] + X[3 * c + r];
+            }
+            if (!fast || !dJ0) {
+                mreal Jb[9], dJb[9], AJ[9], dAJ[9];
+                m3_sym(Jb, x + m->body[i].x_inertia);
+                m3_sym(dJb, dI);
+                if (fast) {
+                    m3_mul(AJ, Ai, dJb);
+                    m3_mul_bt(dAJ, AJ, Ai);
+                    for (int k = 0; k < 9; k++) dJ[k] += dAJ[k];
+                } else {
+                    m3_mul(AJ, Ai, Jb);
+                    t_mul(dAJ, Ai, dAi, Jb, dJb);
+                    t_mul_bt(dJ, AJ, dAJ, Ai, dAi);
+                }
+            }
         }
         if (level < 1) continue;
 
