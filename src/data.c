@@ -14,6 +14,7 @@
 #include "builder.h"
 #include "forces/force.h"
 #include "kinematic_problems.h"
+#include "id_derivatives_local.h"
 
 mbs_data *mbs_data_create(const mbs_model *m, mbs_error *err)
 {
@@ -34,6 +35,7 @@ mbs_data *mbs_data_create(const mbs_model *m, mbs_error *err)
     d->dbuf = calloc(6 * nq, sizeof(double));
     ok = ok && d->scratch && d->xload && d->qload && d->dx && d->dbuf && mbs_con_ws_create(d, m) == 0;
     ok = ok && mbs_fdl_create(d, m) == 0;
+    ok = ok && mbs_idl_create(d, m) == 0;
     if (!ok) {
         mbs_data_free(d);
         mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
@@ -49,6 +51,7 @@ void mbs_data_free(mbs_data *d)
     mbs_ws_free(&d->dws);
     mbs_con_ws_free(d);
     mbs_fdl_free(d);
+    mbs_idl_free(d);
     free(d->dx);
     free(d->dbuf);
     free(d->scratch);

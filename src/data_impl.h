@@ -19,6 +19,7 @@ struct mbs_data {
     struct mbs_con_ws *con; /* constraints and kinematic problems (kinematic_problems.c) */
     struct mbs_fdl *fdl;   /* joint-frame forward dynamics: constants and workspace
                             * (forward_dynamics_local.c) */
+    struct mbs_idl *idl;   /* fused ID Jacobians for 1-DOF trees (id_derivatives_local.c) */
     int has_body_load;     /* a user body load was added since the last clear */
     int fr_global;         /* mbs_data_set_fr_frames(MBS_FR_GLOBAL) */
     char err[MBS_ERROR_MSG_LEN];

@@ -26,6 +26,7 @@
 #include "mbsens/derivatives.h"
 #include "data_impl.h"
 #include "derivatives_impl.h"
+#include "id_derivatives_local.h"
 #include "forces/force.h"
 
 /* dx = sum_k drho_k d x / d rho_k */
@@ -260,6 +261,17 @@ int mbs_deriv_id_derivatives(const mbs_model *m, mbs_data *d, const double *q, c
     int rc;
     const int nq = m->nq;
     double *t = d->dbuf;
+    if (mbs_idl_usable(m, d)) {
+        /* trees of revolute, prismatic and fixed joints: one fused pass
+         * (src/id_derivatives_local.c); the entry search only on failure */
+        if (mbs_idl_id_jacobians(m, d, q, qd, qdd, tau, dtau_dq, dtau_dqd, NULL)) {
+            if (tau && (rc = check_finite(d, tau, nq, "tau"))) return rc;
+            if (dtau_dq && (rc = check_finite(d, dtau_dq, nq * nq, "dtau/dq"))) return rc;
+            if (dtau_dqd && (rc = check_finite(d, dtau_dqd, nq * nq, "dtau/dqd"))) return rc;
+        }
+        d->err[0] = 0;
+        return MBS_OK;
+    }
     mbs_deriv_id_primal(m, d, q, qd, qdd, t);
     if (tau) memcpy(tau, t, sizeof(double) * (size_t)nq);
     id_jacobians(m, d, q, qd, qdd, dtau_dq, dtau_dqd, NULL);

@@ -1,0 +1,532 @@
+/*
+ * id_derivatives_local.c - inverse dynamics and its all-columns Jacobians
+ * dtau/dq, dtau/dqd (and optionally the mass matrix) in one fused pass, for
+ * trees of 1-DOF joints (revolute, prismatic) and fixed joints: the fast
+ * path of mbs_inverse_dynamics_derivatives and of the Jacobian part of
+ * mbs_forward_dynamics_derivatives (docs/formulations.md, "All-columns
+ * derivative Jacobians", fused 1-DOF path).
+ *
+ * Same equations as src/kernels/inverse_dynamics_jacobians.c (world axes,
+ * every spatial quantity at one point p0, the model's mass centre at this
+ * pose), but the kinematics and the Newton-Euler pass are done here rather
+ * than read from the global-axes kernels, with constants prepared once per
+ * data as in forward_dynamics_local.c:
+ *   - each body i carries the frame F_i of its child joint, whose world
+ *     rotation is R_i = R_h C_i Rot(e1, q_i) (revolute) or R_h C_i, and whose
+ *     origin is o_i = o_h + R_h (p_i + q_i C_i e1) (prismatic) or
+ *     o_h + R_h p_i, with the constants C_i = X_c(h)^T X_p(i) and p_i
+ *     (signed permutations C_i reduce R_h C_i to a reordering);
+ *   - the joint column at p0 is s = [(o_i - p0) x a; a] (revolute) or
+ *     [a; 0] (prismatic), a = R_i e1 the world axis;
+ *   - the body inertia about its mass centre is constant in F_i; massless
+ *     bodies (frames of D-H chains) carry no inertia terms at all.
+ * Rigid columns only (no Euler parameters): u = s x V_h, w = s x A_h + V_h x u,
+ *   dtau_r/dq_c  = g_r . [-w_c; u_c],  dtau_r/dqd_c = g_r . [-2 u_c; -s_c]
+ *                 (r at or below c, g_r = [I^C s_r; s_r x* h - Id^C s_r])
+ *   dtau_r/dq_c  = s_r . psi_c,        dtau_r/dqd_c = s_r . psid_c   (r above c)
+ *   psi = s x* F - I^C w - Id^C u - u x* h,  psid = Id^C s - 2 I^C u + s x* h.
+ *
+ * Double precision only. Usable when every joint is fixed, revolute or
+ * prismatic, without force elements and without user body loads (joint
+ * loads are constants along any state direction); the data must have been
+ * created for this model. Leaves nothing in d->ws.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "data_impl.h"
+#include "model_impl.h"
+#include "id_derivatives_local.h"
+
+enum { IDL_FIXED = 0, IDL_REV, IDL_PRISM };
+
+typedef struct idl_body {
+    int kind, parent, col;        /* col: coordinate of the joint, -1 for fixed */
+    int perm, pi[3];              /* C a signed permutation: C[r][pi[r]] = sg[r] */
+    double sg[3];
+    double C[9], p[3];            /* F_h -> F_i constants */
+    int massive;                  /* mass or inertia nonzero */
+    double m, c[3], J[6];         /* mass, CoM in F_i, inertia about the CoM in F_i axes (xx yy zz xy xz yz) */
+} idl_body;
+
+typedef struct idl_ws {           /* per body, per call */
+    double R[9], o[3];            /* world rotation (columns: F_i axes) and origin of F_i */
+    double V[6], A[6];            /* velocity and acceleration minus gravity, at p0 */
+    double P[10], Pd[9], H[6], F[6];   /* composite (m, h, K), (hd, Kd), momentum, wrench */
+} idl_ws;
+
+/* per column c (= coordinate; only 1-DOF joints): contiguous records */
+enum { CC_G = 0, CC_S = 12, CC_U = 18, CC_W = 24, CC_SIZE = 30 };
+
+struct mbs_idl {
+    int usable, nq;
+    idl_body *b;
+    idl_ws *w;
+    int *cbody, *cpar, *cend;     /* body of column c, parent column (-1), end of its subtree's columns */
+    double *col;                  /* CC_SIZE per column */
+};
+
+/* ------------------------------------------------------------ helpers */
+
+static inline void cross3(double *y, const double *a, const double *b)
+{
+    const double x = a[1] * b[2] - a[2] * b[1], yy = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
+    y[0] = x; y[1] = yy; y[2] = z;
+}
+/* motion cross product r = a x b (6-vectors [lin; ang]) */
+static inline void mcross(double *r, const double *a, const double *b)
+{
+    r[0] = a[4] * b[2] - a[5] * b[1] + a[1] * b[5] - a[2] * b[4];
+    r[1] = a[5] * b[0] - a[3] * b[2] + a[2] * b[3] - a[0] * b[5];
+    r[2] = a[3] * b[1] - a[4] * b[0] + a[0] * b[4] - a[1] * b[3];
+    r[3] = a[4] * b[5] - a[5] * b[4];
+    r[4] = a[5] * b[3] - a[3] * b[5];
+    r[5] = a[3] * b[4] - a[4] * b[3];
+}
+/* r += a x* f = [w x f; w x n + v x f] */
+static inline void fcross_add(double *r, const double *a, const double *f)
+{
+    r[0] += a[4] * f[2] - a[5] * f[1];
+    r[1] += a[5] * f[0] - a[3] * f[2];
+    r[2] += a[3] * f[1] - a[4] * f[0];
+    r[3] += a[4] * f[5] - a[5] * f[4] + a[1] * f[2] - a[2] * f[1];
+    r[4] += a[5] * f[3] - a[3] * f[5] + a[2] * f[0] - a[0] * f[2];
+    r[5] += a[3] * f[4] - a[4] * f[3] + a[0] * f[1] - a[1] * f[0];
+}
+/* r = I(P) v, P = (m, h, K: xx yy zz xy xz yz): [m v + w x h; h x v + K w] */
+static inline void inertia_mv(double *r, const double *P, const double *v)
+{
+    const double m = P[0], *h = P + 1, *K = P + 4, *w = v + 3;
+    r[0] = m * v[0] + w[1] * h[2] - w[2] * h[1];
+    r[1] = m * v[1] + w[2] * h[0] - w[0] * h[2];
+    r[2] = m * v[2] + w[0] * h[1] - w[1] * h[0];
+    r[3] = h[1] * v[2] - h[2] * v[1] + K[0] * w[0] + K[3] * w[1] + K[4] * w[2];
+    r[4] = h[2] * v[0] - h[0] * v[2] + K[3] * w[0] + K[1] * w[1] + K[5] * w[2];
+    r[5] = h[0] * v[1] - h[1] * v[0] + K[4] * w[0] + K[5] * w[1] + K[2] * w[2];
+}
+/* r = Id(Pd) v for the rate Pd = (hd, Kd) of an inertia (its mass rate is 0) */
+static inline void inertia_rate_mv(double *r, const double *Pd, const double *v)
+{
+    const double *h = Pd, *K = Pd + 3, *w = v + 3;
+    r[0] = w[1] * h[2] - w[2] * h[1];
+    r[1] = w[2] * h[0] - w[0] * h[2];
+    r[2] = w[0] * h[1] - w[1] * h[0];
+    r[3] = h[1] * v[2] - h[2] * v[1] + K[0] * w[0] + K[3] * w[1] + K[4] * w[2];
+    r[4] = h[2] * v[0] - h[0] * v[2] + K[3] * w[0] + K[1] * w[1] + K[5] * w[2];
+    r[5] = h[0] * v[1] - h[1] * v[0] + K[4] * w[0] + K[5] * w[1] + K[2] * w[2];
+}
+static inline double dot6(const double *a, const double *b)
+{
+    return ((a[0] * b[0] + a[2] * b[2]) + a[4] * b[4]) + ((a[1] * b[1] + a[3] * b[3]) + a[5] * b[5]);
+}
+static inline double dot12(const double *a, const double *b)
+{
+    const double e = ((a[0] * b[0] + a[2] * b[2]) + (a[4] * b[4] + a[6] * b[6])) + (a[8] * b[8] + a[10] * b[10]);
+    const double o = ((a[1] * b[1] + a[3] * b[3]) + (a[5] * b[5] + a[7] * b[7])) + (a[9] * b[9] + a[11] * b[11]);
+    return e + o;
+}
+
+/* Both Jacobians' entries of column c: rows c..end-1 (g_r . z1, g_r . z2)
+ * and the rows above (s_r . ps, s_r . psd); fin accumulates their sum. Two
+ * lanes at a time where SSE2 is available. */
+static void entries_pair(const double *CC, int c, int end, const int *cpar, int nq, const double *z1,
+                         const double *z2, const double *ps, const double *psd, double *Jq,
+                         double *Jqd, double *fin)
+{
+#if defined(__SSE2__)
+    __m128d Z1[6], Z2[6], acc = _mm_setzero_pd();
+    for (int k = 0; k < 6; k++) { Z1[k] = _mm_loadu_pd(z1 + 2 * k); Z2[k] = _mm_loadu_pd(z2 + 2 * k); }
+    for (int r = c; r < end; r++) {
+        const double *g = CC + (size_t)r * CC_SIZE + CC_G;
+        __m128d g0 = _mm_load_pd(g), g1 = _mm_load_pd(g + 2), g2 = _mm_load_pd(g + 4);
+        __m128d a1 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(g0, Z1[0]), _mm_mul_pd(g1, Z1[1])), _mm_mul_pd(g2, Z1[2]));
+        __m128d a2 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(g0, Z2[0]), _mm_mul_pd(g1, Z2[1])), _mm_mul_pd(g2, Z2[2]));
+        g0 = _mm_load_pd(g + 6); g1 = _mm_load_pd(g + 8); g2 = _mm_load_pd(g + 10);
+        a1 = _mm_add_pd(a1, _mm_add_pd(_mm_add_pd(_mm_mul_pd(g0, Z1[3]), _mm_mul_pd(g1, Z1[4])), _mm_mul_pd(g2, Z1[5])));
+        a2 = _mm_add_pd(a2, _mm_add_pd(_mm_add_pd(_mm_mul_pd(g0, Z2[3]), _mm_mul_pd(g1, Z2[4])), _mm_mul_pd(g2, Z2[5])));
+        const __m128d e = _mm_add_pd(_mm_unpacklo_pd(a1, a2), _mm_unpackhi_pd(a1, a2));
+        _mm_store_sd(Jq + (size_t)r * nq + c, e);
+        _mm_storeh_pd(Jqd + (size_t)r * nq + c, e);
+        acc = _mm_add_pd(acc, e);
+    }
+    const __m128d P0 = _mm_loadu_pd(ps), P1 = _mm_loadu_pd(ps + 2), P2 = _mm_loadu_pd(ps + 4);
+    const __m128d D0 = _mm_loadu_pd(psd), D1 = _mm_loadu_pd(psd + 2), D2 = _mm_loadu_pd(psd + 4);
+    for (int r = cpar[c]; r >= 0; r = cpar[r]) {
+        const double *sr = CC + (size_t)r * CC_SIZE + CC_S;
+        const __m128d s0 = _mm_load_pd(sr), s1 = _mm_load_pd(sr + 2), s2 = _mm_load_pd(sr + 4);
+        const __m128d a1 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(s0, P0), _mm_mul_pd(s1, P1)), _mm_mul_pd(s2, P2));
+        const __m128d a2 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(s0, D0), _mm_mul_pd(s1, D1)), _mm_mul_pd(s2, D2));
+        const __m128d e = _mm_add_pd(_mm_unpacklo_pd(a1, a2), _mm_unpackhi_pd(a1, a2));
+        _mm_store_sd(Jq + (size_t)r * nq + c, e);
+        _mm_storeh_pd(Jqd + (size_t)r * nq + c, e);
+        acc = _mm_add_pd(acc, e);
+    }
+    double t[2];
+    _mm_storeu_pd(t, acc);
+    *fin += t[0] + t[1];
+#else
+    double acc = 0;
+    for (int r = c; r < end; r++) {
+        const double *g = CC + (size_t)r * CC_SIZE + CC_G;
+        const double e1 = dot12(g, z1), e2 = dot12(g, z2);
+        Jq[(size_t)r * nq + c] = e1;
+        Jqd[(size_t)r * nq + c] = e2;
+        acc += e1 + e2;
+    }
+    for (int r = cpar[c]; r >= 0; r = cpar[r]) {
+        const double *sr = CC + (size_t)r * CC_SIZE + CC_S;
+        const double e1 = dot6(sr, ps), e2 = dot6(sr, psd);
+        Jq[(size_t)r * nq + c] = e1;
+        Jqd[(size_t)r * nq + c] = e2;
+        acc += e1 + e2;
+    }
+    *fin += acc;
+#endif
+}
+
+/* ------------------------------------------------------------ set-up */
+
+int mbs_idl_create(mbs_data *d, const mbs_model *m)
+{
+    struct mbs_idl *f = calloc(1, sizeof *f);
+    if (!f) return -1;
+    d->idl = f;
+    const int nb = m->nb, nq = m->nq;
+    f->nq = nq;
+    f->b = calloc((size_t)nb + 1, sizeof *f->b);
+    f->w = calloc((size_t)nb + 1, sizeof *f->w);
+    f->cbody = calloc((size_t)nq + 1, sizeof(int));
+    f->cpar = calloc((size_t)nq + 1, sizeof(int));
+    f->cend = calloc((size_t)nq + 1, sizeof(int));
+    f->col = calloc((size_t)(nq + 1) * CC_SIZE, sizeof(double));
+    if (!f->b || !f->w || !f->cbody || !f->cpar || !f->cend || !f->col) return -1;
+    f->usable = m->nforce == 0;
+    const double *x = m->x;
+    for (int i = 1; i <= nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        idl_body *b = &f->b[i];
+        switch (jt->type) {
+        case MBS_JOINT_FIXED: b->kind = IDL_FIXED; break;
+        case MBS_JOINT_REVOLUTE: b->kind = IDL_REV; break;
+        case MBS_JOINT_PRISMATIC: b->kind = IDL_PRISM; break;
+        default: b->kind = -1; f->usable = 0; break;
+        }
+        if (b->kind < 0) continue;
+        if ((b->kind == IDL_FIXED) != (jt->nq == 0)) { f->usable = 0; continue; }
+        b->parent = jt->parent;
+        b->col = jt->nq ? jt->qoff : -1;
+        const double *Xp = x + jt->x_Xp, *Pp = x + jt->x_ppoint;
+        if (jt->parent > 0) {
+            const mbs_joint_info *jh = &m->joint[jt->parent];
+            const double *Xch = x + jh->x_Xc, *Pch = x + jh->x_cpoint;
+            const double dp[3] = { Pp[0] - Pch[0], Pp[1] - Pch[1], Pp[2] - Pch[2] };
+            for (int r = 0; r < 3; r++) {
+                for (int c = 0; c < 3; c++)
+                    b->C[3 * r + c] = Xch[r] * Xp[c] + Xch[3 + r] * Xp[3 + c] + Xch[6 + r] * Xp[6 + c];
+                b->p[r] = Xch[r] * dp[0] + Xch[3 + r] * dp[1] + Xch[6 + r] * dp[2];
+            }
+        } else {
+            for (int k = 0; k < 9; k++) b->C[k] = Xp[k];
+            for (int k = 0; k < 3; k++) b->p[k] = Pp[k];
+        }
+        /* C a signed permutation (entries within 1e-13 of 0 or +-1)? Then
+         * exactly that permutation from here on */
+        b->perm = 1;
+        for (int r = 0; r < 3 && b->perm; r++) {
+            int nz = 0;
+            for (int k = 0; k < 3; k++) {
+                const double a = fabs(b->C[3 * r + k]);
+                if (fabs(a - 1) < 1e-13) { nz++; b->pi[r] = k; b->sg[r] = b->C[3 * r + k] > 0 ? 1 : -1; }
+                else if (!(a < 1e-13)) b->perm = 0;
+            }
+            if (nz != 1) b->perm = 0;
+        }
+        if (b->perm && (b->pi[0] == b->pi[1] || b->pi[0] == b->pi[2] || b->pi[1] == b->pi[2])) b->perm = 0;
+        if (b->perm) {
+            for (int k = 0; k < 9; k++) b->C[k] = 0;
+            for (int r = 0; r < 3; r++) b->C[3 * r + b->pi[r]] = b->sg[r];
+        }
+        /* inertia in F_i: c' = X_c^T (c - P_c), J' = X_c^T J X_c */
+        const double *Xc = x + jt->x_Xc, *Pc = x + jt->x_cpoint, *cb = x + m->body[i].x_com;
+        const double *I6 = x + m->body[i].x_inertia;
+        const double J[9] = { I6[0], I6[3], I6[4], I6[3], I6[1], I6[5], I6[4], I6[5], I6[2] };
+        const double dc[3] = { cb[0] - Pc[0], cb[1] - Pc[1], cb[2] - Pc[2] };
+        double T[9], Jl[9];
+        for (int r = 0; r < 3; r++) {
+            b->c[r] = Xc[r] * dc[0] + Xc[3 + r] * dc[1] + Xc[6 + r] * dc[2];
+            for (int k = 0; k < 3; k++) T[3 * r + k] = Xc[r] * J[k] + Xc[3 + r] * J[3 + k] + Xc[6 + r] * J[6 + k];
+        }
+        for (int r = 0; r < 3; r++)
+            for (int k = 0; k < 3; k++)
+                Jl[3 * r + k] = T[3 * r] * Xc[k] + T[3 * r + 1] * Xc[3 + k] + T[3 * r + 2] * Xc[6 + k];
+        b->J[0] = Jl[0]; b->J[1] = Jl[4]; b->J[2] = Jl[8];
+        b->J[3] = 0.5 * (Jl[1] + Jl[3]); b->J[4] = 0.5 * (Jl[2] + Jl[6]); b->J[5] = 0.5 * (Jl[5] + Jl[7]);
+        b->m = x[m->body[i].x_mass];
+        b->massive = b->m != 0;
+        for (int k = 0; k < 6; k++) b->massive |= b->J[k] != 0;
+    }
+    /* columns: body, parent column, end of the subtree's columns */
+    for (int i = 1; i <= nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->nq != 1) continue;
+        const int c = jt->qoff;
+        f->cbody[c] = i;
+        int pc = -1;
+        for (int h = jt->parent; h > 0 && pc < 0; h = m->joint[h].parent)
+            if (m->joint[h].nq > 0) pc = m->joint[h].qoff + m->joint[h].nq - 1;
+        f->cpar[c] = pc;
+        const int se = m->body[i].subtree_end;
+        f->cend[c] = se <= nb ? m->joint[se].qoff : nq;
+    }
+    return 0;
+}
+
+void mbs_idl_free(mbs_data *d)
+{
+    if (!d->idl) return;
+    free(d->idl->b);
+    free(d->idl->w);
+    free(d->idl->cbody);
+    free(d->idl->cpar);
+    free(d->idl->cend);
+    free(d->idl->col);
+    free(d->idl);
+    d->idl = 0;
+}
+
+int mbs_idl_usable(const mbs_model *m, const mbs_data *d)
+{
+    return d->idl && d->idl->usable && d->model == m && !d->has_body_load;
+}
+
+/* ------------------------------------------------------------ the pass */
+
+int mbs_idl_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                         const double *qdd, double *tau, double *dtau_dq, double *dtau_dqd, double *M)
+{
+    const int nb = m->nb, nq = m->nq;
+    struct mbs_idl *f = d->idl;
+    const idl_body *Bd = f->b;
+    idl_ws *W = f->w;
+    double *CC = f->col;
+    const double *g = m->x + m->x_gravity, *ql = d->qload;
+
+    /* ---- positions, and the mass centre p0 ---- */
+    double mc[3] = { 0, 0, 0 }, mt = 0;
+    for (int i = 1; i <= nb; i++) {
+        const idl_body *b = &Bd[i];
+        idl_ws *w = &W[i];
+        const int h = b->parent;
+        double T[9];                   /* R_h C */
+        const double *p = b->p;
+        double *R = w->R, *o = w->o;
+        if (h > 0) {
+            const double *Rh = W[h].R, *oh = W[h].o;
+            if (b->perm) {
+                for (int r = 0; r < 3; r++) {
+                    const int c = b->pi[r];
+                    const double sg = b->sg[r];
+                    T[c] = sg * Rh[r]; T[3 + c] = sg * Rh[3 + r]; T[6 + c] = sg * Rh[6 + r];
+                }
+            } else {
+                for (int r = 0; r < 3; r++)
+                    for (int c = 0; c < 3; c++)
+                        T[3 * r + c] = Rh[3 * r] * b->C[c] + Rh[3 * r + 1] * b->C[3 + c] + Rh[3 * r + 2] * b->C[6 + c];
+            }
+            for (int r = 0; r < 3; r++)
+                o[r] = oh[r] + Rh[3 * r] * p[0] + Rh[3 * r + 1] * p[1] + Rh[3 * r + 2] * p[2];
+        } else {
+            for (int k = 0; k < 9; k++) T[k] = b->C[k];
+            o[0] = p[0]; o[1] = p[1]; o[2] = p[2];
+        }
+        if (b->kind == IDL_REV) {
+            const double qi = q[b->col], cs = cos(qi), sn = sin(qi);
+            for (int r = 0; r < 3; r++) {
+                const double t1 = T[3 * r + 1], t2 = T[3 * r + 2];
+                R[3 * r] = T[3 * r];
+                R[3 * r + 1] = cs * t1 + sn * t2;
+                R[3 * r + 2] = cs * t2 - sn * t1;
+            }
+        } else {
+            for (int k = 0; k < 9; k++) R[k] = T[k];
+            if (b->kind == IDL_PRISM) {
+                const double qi = q[b->col];
+                o[0] += qi * T[0]; o[1] += qi * T[3]; o[2] += qi * T[6];
+            }
+        }
+        if (b->m != 0) {
+            const double *c = b->c, ms = b->m;
+            for (int r = 0; r < 3; r++)
+                mc[r] += ms * (o[r] + R[3 * r] * c[0] + R[3 * r + 1] * c[1] + R[3 * r + 2] * c[2]);
+            mt += ms;
+        }
+    }
+    double p0[3] = { 0, 0, 0 };
+    if (mt > 0) for (int r = 0; r < 3; r++) p0[r] = mc[r] / mt;
+
+    /* ---- velocities, accelerations, columns, body terms at p0 ---- */
+    const double V0[6] = { 0, 0, 0, 0, 0, 0 }, A0[6] = { -g[0], -g[1], -g[2], 0, 0, 0 };
+    for (int i = 1; i <= nb; i++) {
+        const idl_body *b = &Bd[i];
+        idl_ws *w = &W[i];
+        const int h = b->parent;
+        const double *Vh = h > 0 ? W[h].V : V0, *Ah = h > 0 ? W[h].A : A0;
+        const double *R = w->R;
+        double r[3] = { w->o[0] - p0[0], w->o[1] - p0[1], w->o[2] - p0[2] };
+        double *V = w->V, *A = w->A;
+        if (b->col >= 0) {
+            const int c = b->col;
+            double *C = CC + (size_t)c * CC_SIZE, *s = C + CC_S, *u = C + CC_U, *wk = C + CC_W;
+            const double a[3] = { R[0], R[3], R[6] };
+            if (b->kind == IDL_REV) {
+                cross3(s, r, a);
+                s[3] = a[0]; s[4] = a[1]; s[5] = a[2];
+            } else {
+                s[0] = a[0]; s[1] = a[1]; s[2] = a[2];
+                s[3] = s[4] = s[5] = 0;
+            }
+            mcross(u, s, Vh);
+            double t[6];
+            mcross(wk, s, Ah);
+            mcross(t, Vh, u);
+            for (int k = 0; k < 6; k++) wk[k] += t[k];
+            const double qdc = qd ? qd[c] : 0, qddc = qdd ? qdd[c] : 0;
+            for (int k = 0; k < 6; k++) {
+                V[k] = Vh[k] + s[k] * qdc;
+                A[k] = Ah[k] + s[k] * qddc - u[k] * qdc;
+            }
+        } else {
+            for (int k = 0; k < 6; k++) { V[k] = Vh[k]; A[k] = Ah[k]; }
+        }
+        double *P = w->P, *Pd = w->Pd, *Hm = w->H, *F = w->F;
+        if (!b->massive) {
+            memset(P, 0, sizeof w->P);
+            memset(Pd, 0, sizeof w->Pd);
+            memset(Hm, 0, sizeof w->H);
+            memset(F, 0, sizeof w->F);
+            continue;
+        }
+        /* inertia at p0, world axes: K = R J R^T + m (|cg|^2 I - cg cg^T) */
+        const double ms = b->m, *J = b->J;
+        double cg[3];
+        for (int k = 0; k < 3; k++) cg[k] = r[k] + R[3 * k] * b->c[0] + R[3 * k + 1] * b->c[1] + R[3 * k + 2] * b->c[2];
+        double RJ[9];
+        for (int k = 0; k < 3; k++) {
+            const double r0 = R[3 * k], r1 = R[3 * k + 1], r2 = R[3 * k + 2];
+            RJ[3 * k] = r0 * J[0] + r1 * J[3] + r2 * J[4];
+            RJ[3 * k + 1] = r0 * J[3] + r1 * J[1] + r2 * J[5];
+            RJ[3 * k + 2] = r0 * J[4] + r1 * J[5] + r2 * J[2];
+        }
+        const double cc = cg[0] * cg[0] + cg[1] * cg[1] + cg[2] * cg[2];
+        P[0] = ms;
+        P[1] = ms * cg[0]; P[2] = ms * cg[1]; P[3] = ms * cg[2];
+#define RJRT(a, b) (RJ[3 * (a)] * R[3 * (b)] + RJ[3 * (a) + 1] * R[3 * (b) + 1] + RJ[3 * (a) + 2] * R[3 * (b) + 2])
+        P[4] = RJRT(0, 0) + ms * (cc - cg[0] * cg[0]);
+        P[5] = RJRT(1, 1) + ms * (cc - cg[1] * cg[1]);
+        P[6] = RJRT(2, 2) + ms * (cc - cg[2] * cg[2]);
+        P[7] = RJRT(0, 1) - ms * cg[0] * cg[1];
+        P[8] = RJRT(0, 2) - ms * cg[0] * cg[2];
+        P[9] = RJRT(1, 2) - ms * cg[1] * cg[2];
+#undef RJRT
+        /* momentum, its rate terms, and the body's wrench I A + V x* I V */
+        inertia_mv(Hm, P, V);
+        inertia_mv(F, P, A);
+        fcross_add(F, V, Hm);
+        {
+            /* Pd = (hd, Kd): hd = linear part of I V;
+             * Kd = 2 (h.v) I - v h^T - h v^T + S(w) K - K S(w) */
+            const double *hh = P + 1, *v = V, *om = V + 3, *K = P + 4;
+            Pd[0] = Hm[0]; Pd[1] = Hm[1]; Pd[2] = Hm[2];
+            /* K full: [K0 K3 K4; K3 K1 K5; K4 K5 K2]; SK = S(w) K */
+            const double k00 = K[0], k11 = K[1], k22 = K[2], k01 = K[3], k02 = K[4], k12 = K[5];
+            const double SK00 = om[1] * k02 - om[2] * k01, SK11 = om[2] * k01 - om[0] * k12;
+            const double SK22 = om[0] * k12 - om[1] * k02;
+            const double SK01 = om[1] * k12 - om[2] * k11, SK10 = om[2] * k00 - om[0] * k02;
+            const double SK02 = om[1] * k22 - om[2] * k12, SK20 = om[0] * k01 - om[1] * k00;
+            const double SK12 = om[2] * k02 - om[0] * k22, SK21 = om[0] * k11 - om[1] * k01;
+            const double hv = 2 * (hh[0] * v[0] + hh[1] * v[1] + hh[2] * v[2]);
+            Pd[3] = hv - 2 * v[0] * hh[0] + 2 * SK00;
+            Pd[4] = hv - 2 * v[1] * hh[1] + 2 * SK11;
+            Pd[5] = hv - 2 * v[2] * hh[2] + 2 * SK22;
+            Pd[6] = -v[0] * hh[1] - hh[0] * v[1] + SK01 + SK10;
+            Pd[7] = -v[0] * hh[2] - hh[0] * v[2] + SK02 + SK20;
+            Pd[8] = -v[1] * hh[2] - hh[1] * v[2] + SK12 + SK21;
+        }
+    }
+
+    /* ---- backward: composite sums, tau, column vectors, entries ---- */
+    if (m->nbranch != 1) {
+        if (dtau_dq) memset(dtau_dq, 0, sizeof(double) * (size_t)nq * nq);
+        if (dtau_dqd) memset(dtau_dqd, 0, sizeof(double) * (size_t)nq * nq);
+        if (M) memset(M, 0, sizeof(double) * (size_t)nq * nq);
+    }
+    const int *cpar = f->cpar, *cend = f->cend;
+    double fin = 0;   /* sum of the entries: not finite if any entry is not (or on overflow) */
+    for (int i = nb; i >= 1; i--) {
+        const idl_body *b = &Bd[i];
+        idl_ws *w = &W[i];
+        const int h = b->parent;
+        if (b->col >= 0) {
+            const int c = b->col;
+            double *C = CC + (size_t)c * CC_SIZE;
+            const double *s = C + CC_S, *u = C + CC_U, *wk = C + CC_W;
+            const double *P = w->P, *Pd = w->Pd, *Hm = w->H, *F = w->F;
+            if (tau) tau[c] = dot6(s, F) - ql[c];
+            double *al = C + CC_G, *be = C + CC_G + 6;
+            double t[6], Iu[6], ps[6], psd[6];
+            inertia_mv(al, P, s);
+            inertia_rate_mv(t, Pd, s);
+            inertia_mv(Iu, P, u);
+            for (int k = 0; k < 6; k++) { be[k] = -t[k]; psd[k] = t[k] - 2 * Iu[k]; }
+            fcross_add(be, s, Hm);
+            fcross_add(psd, s, Hm);
+            /* psi = s x* F - I w - Id u - u x* h */
+            inertia_mv(ps, P, wk);
+            inertia_rate_mv(t, Pd, u);
+            for (int k = 0; k < 6; k++) ps[k] = -ps[k] - t[k];
+            fcross_add(ps, s, F);
+            {
+                const double mu[6] = { -u[0], -u[1], -u[2], -u[3], -u[4], -u[5] };
+                fcross_add(ps, mu, Hm);
+            }
+            /* rows at or below c, then the rows above */
+            const double z1[12] = { -wk[0], -wk[1], -wk[2], -wk[3], -wk[4], -wk[5],
+                                    u[0], u[1], u[2], u[3], u[4], u[5] };
+            const double z2[12] = { -2 * u[0], -2 * u[1], -2 * u[2], -2 * u[3], -2 * u[4], -2 * u[5],
+                                    -s[0], -s[1], -s[2], -s[3], -s[4], -s[5] };
+            const int end = cend[c];
+            if (dtau_dq && dtau_dqd) {
+                entries_pair(CC, c, end, cpar, nq, z1, z2, ps, psd, dtau_dq, dtau_dqd, &fin);
+            } else if (dtau_dq || dtau_dqd) {
+                double *out = dtau_dq ? dtau_dq : dtau_dqd;
+                const double *z = dtau_dq ? z1 : z2, *pv = dtau_dq ? ps : psd;
+                for (int r = c; r < end; r++) {
+                    const double e1 = dot12(CC + (size_t)r * CC_SIZE + CC_G, z);
+                    out[(size_t)r * nq + c] = e1;
+                    fin += e1;
+                }
+                for (int r = cpar[c]; r >= 0; r = cpar[r]) {
+                    const double e1 = dot6(CC + (size_t)r * CC_SIZE + CC_S, pv);
+                    out[(size_t)r * nq + c] = e1;
+                    fin += e1;
+                }
+            }
+            if (M) {
+                for (int r = c; r >= 0; r = cpar[r])
+                    M[(size_t)r * nq + c] = M[(size_t)c * nq + r] = dot6(CC + (size_t)r * CC_SIZE + CC_S, al);
+            }
+        }
+        if (h > 0) {
+            idl_ws *wh = &W[h];
+            for (int k = 0; k < 10; k++) wh->P[k] += w->P[k];
+            for (int k = 0; k < 9; k++) wh->Pd[k] += w->Pd[k];
+            for (int k = 0; k < 6; k++) { wh->H[k] += w->H[k]; wh->F[k] += w->F[k]; }
+        }
+    }
+    if (tau) for (int k = 0; k < nq; k++) fin += tau[k];
+    return isfinite(fin) ? 0 : -1;
+}

@@ -1,0 +1,23 @@
+/*
+ * id_derivatives_local.h - the fused inverse-dynamics Jacobians for trees of
+ * revolute, prismatic and fixed joints (id_derivatives_local.c; internal).
+ */
+#ifndef MBS_ID_DERIVATIVES_LOCAL_H
+#define MBS_ID_DERIVATIVES_LOCAL_H
+
+#include "data_impl.h"
+
+/* Set-up at data creation (constants from m->x; 0 or -1 out of memory). */
+int mbs_idl_create(mbs_data *d, const mbs_model *m);
+void mbs_idl_free(mbs_data *d);
+/* Every joint fixed, revolute or prismatic, no force elements, no user
+ * body loads, and d created for m. */
+int mbs_idl_usable(const mbs_model *m, const mbs_data *d);
+/* tau = ID(q, qd, qdd) (user joint loads included), dtau/dq, dtau/dqd and
+ * the mass matrix M, row-major nq x nq; any output may be NULL, qd and qdd
+ * too (zero). No allocation; leaves nothing in d->ws. Returns 0, or -1 if
+ * an output entry is not finite. */
+int mbs_idl_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                         const double *qdd, double *tau, double *dtau_dq, double *dtau_dqd, double *M);
+
+#endif
