@@ -135,15 +135,11 @@ static mreal spline_eval(const mbs_func_info *f, const mreal *y, mreal t, mreal 
     return c[0] * Mi + c[1] * Mi1 + c[2] * y[i] + c[3] * y[i + 1];
 }
 
-static void spline_weights(const mbs_func_info *f, mreal t, mreal *w)
+/* w <- R^T T^-T w in place (the transposed moment solve, O(n)) */
+static void spline_solve_t(const mbs_func_info *f, mreal *w)
 {
     const int n = f->n;
     const double *cf = f->coef;
-    mreal c[4], dc[4];
-    const int i = spline_coeffs(f, t, c, dc);
-    for (int k = 0; k < n; k++) w[k] = 0;
-    w[i] = c[0];
-    w[i + 1] = c[1];
     /* U^T v = g (forward), L^T z = v (backward), in place */
     for (int k = 1; k < n; k++) w[k] -= cf[6 * (k - 1) + 1] * w[k - 1];
     w[n - 1] *= cf[6 * (n - 1) + 2];
@@ -158,6 +154,16 @@ static void spline_weights(const mbs_func_info *f, mreal t, mreal *w)
         w[j] = s;
         zprev = zj;
     }
+}
+
+static void spline_weights(const mbs_func_info *f, mreal t, mreal *w)
+{
+    mreal c[4], dc[4];
+    const int i = spline_coeffs(f, t, c, dc);
+    for (int k = 0; k < f->n; k++) w[k] = 0;
+    w[i] = c[0];
+    w[i + 1] = c[1];
+    spline_solve_t(f, w);
     w[i] += c[2];
     w[i + 1] += c[3];
 }
@@ -257,3 +263,134 @@ void MBS_K(mbs_func_dx)(const mbs_func_info *f, const mreal *x, mreal t, mreal *
         break;
     }
 }
+
+#ifndef MBS_COMPLEX
+/* ---- adjoints of splines (double only; functions.h) ---- */
+
+/* Gauss-Legendre rules on [0, 1], G = 1..8 points: nodes, then weights */
+static const double GL_U[8][8] = {
+    { 0.5 },
+    { 0.21132486540518711, 0.78867513459481287 },
+    { 0.11270166537925831, 0.5, 0.8872983346207417 },
+    { 0.069431844202973714, 0.33000947820757187, 0.66999052179242813, 0.93056815579702634 },
+    { 0.046910077030668004, 0.23076534494715845, 0.5, 0.7692346550528415, 0.95308992296933204 },
+    { 0.033765242898423989, 0.16939530676686773, 0.38069040695840156, 0.61930959304159849, 0.83060469323313224,
+      0.96623475710157603 },
+    { 0.025446043828620736, 0.12923440720030277, 0.29707742431130141, 0.5, 0.70292257568869854, 0.87076559279969723,
+      0.9745539561713793 },
+    { 0.019855071751231884, 0.10166676129318664, 0.2372337950418355, 0.40828267875217511, 0.59171732124782495,
+      0.7627662049581645, 0.89833323870681336, 0.98014492824876809 },
+};
+static const double GL_W[8][8] = {
+    { 1 },
+    { 0.5, 0.5 },
+    { 0.27777777777777779, 0.44444444444444442, 0.27777777777777779 },
+    { 0.17392742256872692, 0.32607257743127305, 0.32607257743127305, 0.17392742256872692 },
+    { 0.11846344252809454, 0.23931433524968324, 0.28444444444444444, 0.23931433524968324, 0.11846344252809454 },
+    { 0.085662246189585178, 0.1803807865240693, 0.23395696728634552, 0.23395696728634552, 0.1803807865240693,
+      0.085662246189585178 },
+    { 0.064742483084434851, 0.13985269574463832, 0.19091502525255946, 0.2089795918367347, 0.19091502525255946,
+      0.13985269574463832, 0.064742483084434851 },
+    { 0.050614268145188129, 0.11119051722668724, 0.15685332293894363, 0.181341891689181, 0.181341891689181,
+      0.15685332293894363, 0.11119051722668724, 0.050614268145188129 },
+};
+
+void mbs_gauss_legendre01(int G, const double **u, const double **w)
+{
+    if (G < 1) G = 1;
+    if (G > 8) G = 8;
+    *u = GL_U[G - 1];
+    *w = GL_W[G - 1];
+}
+
+int mbs_spline_nearest_knot(const mbs_func_info *f, double t)
+{
+    const double *tk = f->t;
+    int lo = 0, hi = f->n - 1;
+    if (t <= tk[lo]) return lo;
+    if (t >= tk[hi]) return hi;
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (tk[mid] <= t) lo = mid;
+        else hi = mid;
+    }
+    return t - tk[lo] <= tk[hi] - t ? lo : hi;
+}
+
+void mbs_spline_adj_add(const mbs_func_info *f, double t, double c, double *acc)
+{
+    double cf[4], dc[4];
+    const int i = spline_coeffs(f, t, cf, dc);
+    double *am = acc, *ay = acc + f->n;
+    am[i] += c * cf[0];
+    am[i + 1] += c * cf[1];
+    ay[i] += c * cf[2];
+    ay[i + 1] += c * cf[3];
+}
+
+/* the interpolating polynomial through (ts[k], s[k]), k < ns, at u (Lagrange) */
+static double lagrange(int ns, const double *ts, const double *s, double u)
+{
+    double v = 0;
+    for (int k = 0; k < ns; k++) {
+        double l = 1;
+        for (int j = 0; j < ns; j++)
+            if (j != k) l *= (u - ts[j]) / (ts[k] - ts[j]);
+        v += l * s[k];
+    }
+    return v;
+}
+
+void mbs_spline_adj_add_integral(const mbs_func_info *f, double ta, double tb, int ns, const double *ts,
+                                 const double *s, double *acc)
+{
+    if (!(tb > ta) || ns < 1) return;
+    /* the integrand s(t) c_k(t) has degree ns - 1 + 3 on each piece:
+     * G points integrate it exactly when 2 G - 1 >= ns + 2 */
+    int G = (ns + 4) / 2;
+    if (G > 8) G = 8;
+    const double *gu = GL_U[G - 1], *gw = GL_W[G - 1];
+    const double *tk = f->t;
+    const int n = f->n;
+    double *am = acc, *ay = acc + n;
+    /* pieces of [ta, tb] between consecutive knots (and beyond the ends) */
+    int k = 0;                              /* first knot > ta */
+    {
+        int lo = 0, hi = n;
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (tk[mid] <= ta) lo = mid + 1;
+            else hi = mid;
+        }
+        k = lo;
+    }
+    double u0 = ta;
+    while (u0 < tb) {
+        const double u1 = (k < n && tk[k] < tb) ? tk[k] : tb;
+        const double h = u1 - u0;
+        if (h > 0) {
+            double cf[4], dc[4];
+            int i = spline_coeffs(f, 0.5 * (u0 + u1), cf, dc);
+            double sm[4] = { 0, 0, 0, 0 };
+            for (int g = 0; g < G; g++) {
+                const double u = u0 + gu[g] * h, wv = gw[g] * h * lagrange(ns, ts, s, u);
+                spline_coeffs(f, u, cf, dc);
+                for (int c = 0; c < 4; c++) sm[c] += wv * cf[c];
+            }
+            am[i] += sm[0];
+            am[i + 1] += sm[1];
+            ay[i] += sm[2];
+            ay[i + 1] += sm[3];
+        }
+        u0 = u1;
+        k++;
+    }
+}
+
+void mbs_spline_adj_finish(const mbs_func_info *f, double *acc, double *dfdx)
+{
+    const int n = f->n;
+    spline_solve_t(f, acc);
+    for (int k = 0; k < n; k++) dfdx[k] = acc[k] + acc[n + k];
+}
+#endif

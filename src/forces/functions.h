@@ -64,4 +64,28 @@ mreal MBS_K(mbs_func_eval_d)(const mbs_func_info *f, const mreal *x, const mreal
  * only); dfdx doubles as scratch, nothing is allocated. */
 void MBS_K(mbs_func_dx)(const mbs_func_info *f, const mreal *x, mreal t, mreal *dfdx);
 
+#ifndef MBS_COMPLEX
+/* Adjoints of a spline (double only). A sum of weighted weight vectors,
+ *     g = sum_n c_n W(t_n) + int s(t) W(t) dt,   W_k(t) = df(t)/dy_k,
+ * is accumulated in O(1) per term and mapped to the knots once (O(n)):
+ * on its interval i, f(t) = alpha M_i + beta M_{i+1} + gamma y_i +
+ * delta y_{i+1} with M = T^-1 R y, so W(t) = R^T T^-T (alpha e_i + beta
+ * e_{i+1}) + gamma e_i + delta e_{i+1}. acc holds 2 n doubles (the moment
+ * part, then the value part), zeroed by the caller. */
+/* acc += c W(t) */
+void mbs_spline_adj_add(const mbs_func_info *f, double t, double c, double *acc);
+/* acc += int_ta^tb s(t) W(t) dt, s the polynomial through (ts[k], s[k]),
+ * k < ns (ns <= 12): Gauss-Legendre on every piece of [ta, tb] between
+ * knots, exact for such s. */
+void mbs_spline_adj_add_integral(const mbs_func_info *f, double ta, double tb, int ns, const double *ts,
+                                 const double *s, double *acc);
+/* dfdx[k] = g_k (n entries); acc is overwritten. */
+void mbs_spline_adj_finish(const mbs_func_info *f, double *acc, double *dfdx);
+/* The knot nearest to t (the first or last outside the knots): W_k(t) is
+ * of order one there (1 at t = t_k). */
+int mbs_spline_nearest_knot(const mbs_func_info *f, double t);
+/* Gauss-Legendre rule of G points (1..8) on [0, 1]: nodes u, weights w. */
+void mbs_gauss_legendre01(int G, const double **u, const double **w);
+#endif
+
 #endif

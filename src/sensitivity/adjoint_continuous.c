@@ -19,6 +19,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cvodes/cvodes.h>
@@ -29,17 +30,17 @@
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
 #include "sens_impl.h"
+#include "../forces/functions.h"
 
 typedef struct {
     sens_run *r;
     int k;                  /* objective being differentiated */
     int failed;
     char msg[MBS_ERROR_MSG_LEN];
-    double *a, *tid, *A, *B, *P;     /* accelerations, ID at them, dA/dq, dA/dqd, da/drho */
-    double *gq, *gqd, *ga, *grho;    /* objective gradients */
-    double *e, *dg, *mu, *dx;
-    double *nu, *prod, *W, *dr;      /* adjoint parameter products */
-    int *eonly;
+    double *a, *A, *B;               /* accelerations, dA/dq, dA/dqd */
+    double *gq, *gqd, *ga, *grho;    /* objective gradients (grho per parameter) */
+    double *e, *dg, *mu, *nu, *scr;
+    sens_pprod pp;                   /* adjoint parameter products */
 } cav;
 
 static int fd_and_jacobians(cav *c, double t, const double *q, const double *qd, int need_jac)
@@ -53,17 +54,14 @@ static int fd_and_jacobians(cav *c, double t, const double *q, const double *qd,
         if (rc) snprintf(c->msg, sizeof c->msg, "t = %.9g: %s", t, mbs_data_error(r->d));
         return rc;
     }
-    int rc = MBS_OK;
-    if (need_jac & 2 && r->np > 0) rc = mbs_forward_dynamics_param_derivatives(m, r->d, alg, q, qd, NULL, NULL, c->P);
-    /* last, so that its factors of M' stay in the data for solves */
-    if (!rc) rc = mbs_forward_dynamics_derivatives(m, r->d, alg, q, qd, NULL, c->a, c->A, c->B, NULL);
+    int rc = mbs_forward_dynamics_derivatives(m, r->d, alg, q, qd, NULL, c->a, c->A, c->B, NULL);
     if (rc) snprintf(c->msg, sizeof c->msg, "t = %.9g: %s", t, mbs_data_error(r->d));
     return rc;
 }
 
-/* gradients of objective k's part at (q, qd, a): gq, gqd, ga, grho */
-static void objective_gradients(cav *c, double t, const double *q, const double *qd, int terminal,
-                                const int *skip)
+/* gradients of objective k's part at (q, qd, a): gq, gqd, ga, and grho for
+ * the parameters the objectives may depend on (the others have none) */
+static void objective_gradients(cav *c, double t, const double *q, const double *qd, int terminal)
 {
     sens_run *r = c->r;
     const int nq = r->nq;
@@ -73,12 +71,33 @@ static void objective_gradients(cav *c, double t, const double *q, const double 
     memset(c->gqd, 0, sizeof(double) * (size_t)nq);
     memset(c->ga, 0, sizeof(double) * (size_t)nq);
     sens_objective_state_gradient(r, c->k, q, qd, c->a, t, terminal, 1, c->gq, c->gqd, c->ga, c->e, g);
-    for (int j = 0; j < r->np; j++) {
-        if (skip && skip[j]) { c->grho[j] = 0; continue; }
-        mbs_deriv_param_dx(r->m, j, c->dx);
-        sens_objectives_d(r, q, qd, c->a, NULL, NULL, NULL, c->dx, t, terminal, g);
+    sens_pprod *pp = &c->pp;
+    for (int i = 0; i < pp->nobjp; i++) {
+        const int j = pp->objp[i];
+        const mbs_param_info *p = &r->m->param[j];
+        for (int s = 0; s < p->ntargets; s++) pp->dx[p->target[s]] += p->scale[s];
+        sens_objectives_d(r, q, qd, c->a, NULL, NULL, NULL, pp->dx, t, terminal, g);
+        for (int s = 0; s < p->ntargets; s++) pp->dx[p->target[s]] = 0;
         c->grho[j] = g[c->k];
     }
+}
+
+/* nu = Pi(M'^-1 mu) at (q, qd), Pi removing the Euler blocks' components
+ * along p: then mu . a_rho = -nu . dr/drho (a_rho = -M'^-1 Pi(r_rho)) */
+static void adjoint_nu(cav *c, double t, const double *q, const double *qd, const double *mu)
+{
+    sens_run *r = c->r;
+    mbs_data_set_time(r->d, t);
+    sens_solve_mprime(r, q, qd, mu, c->nu, c->scr);
+    for (int i = 1; i <= r->m->nb; i++) {
+        const mbs_joint_info *jt = &r->m->joint[i];
+        if (jt->euler < 0) continue;
+        const int e0 = jt->qoff + jt->euler;
+        double pn = 0;
+        for (int k = 0; k < 4; k++) pn += q[e0 + k] * c->nu[e0 + k];
+        for (int k = 0; k < 4; k++) c->nu[e0 + k] -= q[e0 + k] * pn;
+    }
+    mbs_data_set_time(r->d, t);
 }
 
 /* ---- forward problem ---- */
@@ -112,7 +131,7 @@ static int rhs_b(realtype t, N_Vector y, N_Vector yB, N_Vector yBdot, void *user
     const double *yv = N_VGetArrayPointer(y), *l = N_VGetArrayPointer(yB);
     double *f = N_VGetArrayPointer(yBdot);
     if (fd_and_jacobians(c, t, yv, yv + nq, 1)) { c->failed = 1; return -1; }
-    objective_gradients(c, t, yv, yv + nq, 0, c->eonly);
+    objective_gradients(c, t, yv, yv + nq, 0);
     for (int j = 0; j < nq; j++) c->mu[j] = l[nq + j] + c->ga[j];
     for (int j = 0; j < nq; j++) {
         double sa = 0, sb = 0;
@@ -126,34 +145,126 @@ static int rhs_b(realtype t, N_Vector y, N_Vector yB, N_Vector yBdot, void *user
     return 0;
 }
 
+/* integrand of the backward quadrature: the parameters with products of
+ * their own (sens_pprod gen), g_rho + mu . a_rho */
 static int rhs_quad_b(realtype t, N_Vector y, N_Vector yB, N_Vector qBdot, void *user)
 {
     cav *c = user;
     sens_run *r = c->r;
-    const int nq = r->nq, np = r->np;
+    sens_pprod *pp = &c->pp;
+    const int nq = r->nq;
     const double *yv = N_VGetArrayPointer(y), *l = N_VGetArrayPointer(yB);
     double *f = N_VGetArrayPointer(qBdot);
     if (fd_and_jacobians(c, t, yv, yv + nq, 1)) { c->failed = 1; return -1; }
-    objective_gradients(c, t, yv, yv + nq, 0, c->eonly);
+    objective_gradients(c, t, yv, yv + nq, 0);
     for (int j = 0; j < nq; j++) c->mu[j] = l[nq + j] + c->ga[j];
-    /* mu . a_rho without forming a_rho: a_rho = M'^-1 Pi(-dE_rho), so
-     * mu . a_rho = -Pi(M'^-1 mu) . dE_rho, the virtual power of the
-     * parameter tangents of the residual under nu = Pi(M'^-1 mu)
-     * (sens_param_products: O(1) per element-only parameter) */
-    sens_solve_mprime(r, yv, yv + nq, c->mu, c->nu, c->dr);
-    for (int i = 1; i <= r->m->nb; i++) {
-        const mbs_joint_info *jt = &r->m->joint[i];
-        if (jt->euler < 0) continue;
-        const int e0 = jt->qoff + jt->euler;
-        double pn = 0;
-        for (int k = 0; k < 4; k++) pn += yv[e0 + k] * c->nu[e0 + k];
-        for (int k = 0; k < 4; k++) c->nu[e0 + k] -= yv[e0 + k] * pn;
-    }
-    mbs_data_set_time(r->d, t);
-    sens_param_products(r, yv, yv + nq, c->a, c->nu, c->eonly, c->prod, c->W, c->dx, c->dr);
+    adjoint_nu(c, t, yv, yv + nq, c->mu);
+    sens_pprod_eval(r, pp, yv, yv + nq, c->a, c->nu, 1);
     /* backward quadrature runs from tF to t0: the integrand enters with a minus */
-    for (int p = 0; p < np; p++) f[p] = -(c->grho[p] - c->prod[p]);
+    for (int i = 0; i < pp->ngen; i++) {
+        const int j = pp->gen[i];
+        f[i] = -((pp->flag[j] == 0 ? c->grho[j] : 0) - pp->prod[i]);
+    }
     return 0;
+}
+
+/* The forward solution at every internal step (t, y, and the step's
+ * derivative dy/dt, the data CVODES's own Hermite interpolation keeps
+ * between checkpoints), for the knot quadrature. CVodeGetAdjY would give the
+ * same interpolant, but its cached interval goes stale when it is asked
+ * for a point just right of a checkpoint after the backward integrator
+ * evaluated that checkpoint (SUNDIALS 6.4: CVAfindIndex sets ilast = 1
+ * without recomputing the Hermite coefficients), which the quadrature's
+ * nodes do. */
+typedef struct {
+    long n, cap;
+    int dim;
+    double *t, *y;          /* y: per point, y (dim) then dy/dt (dim) */
+} fwd_table;
+
+static int fwd_push(fwd_table *ft, double t, N_Vector y, N_Vector yd)
+{
+    if (ft->n == ft->cap) {
+        long cap = ft->cap ? 2 * ft->cap : 256;
+        double *nt = realloc(ft->t, sizeof(double) * (size_t)cap);
+        if (!nt) return -1;
+        ft->t = nt;
+        double *ny = realloc(ft->y, sizeof(double) * 2 * (size_t)ft->dim * (size_t)cap);
+        if (!ny) return -1;
+        ft->y = ny;
+        ft->cap = cap;
+    }
+    double *row = ft->y + 2 * (size_t)ft->dim * (size_t)ft->n;
+    memcpy(row, N_VGetArrayPointer(y), sizeof(double) * (size_t)ft->dim);
+    memcpy(row + ft->dim, N_VGetArrayPointer(yd), sizeof(double) * (size_t)ft->dim);
+    ft->t[ft->n++] = t;
+    return 0;
+}
+
+/* cubic Hermite interpolation of the stored forward solution at t */
+static void fwd_eval(const fwd_table *ft, double t, double *y)
+{
+    long lo = 0, hi = ft->n - 1;
+    while (hi - lo > 1) {
+        long mid = (lo + hi) / 2;
+        if (ft->t[mid] <= t) lo = mid;
+        else hi = mid;
+    }
+    const int d = ft->dim;
+    const double *a = ft->y + 2 * (size_t)d * (size_t)lo, *b = ft->y + 2 * (size_t)d * (size_t)hi;
+    const double h = ft->t[hi] - ft->t[lo];
+    if (!(h > 0)) { memcpy(y, a, sizeof(double) * (size_t)d); return; }
+    const double s = (t - ft->t[lo]) / h, s2 = s * s, s3 = s2 * s;
+    const double h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s, h01 = -2 * s3 + 3 * s2, h11 = s3 - s2;
+    for (int k = 0; k < d; k++) y[k] = h00 * a[k] + h10 * h * a[d + k] + h01 * b[k] + h11 * h * b[d + k];
+}
+
+/* The knot parameters' part of the gradient over one backward step
+ * [ta, tb]: int -S_f(t) W(t) dt (S_f = nu . dr/df, param_products.c), with
+ * S_f sampled at ns Gauss nodes of the step (forward state interpolated
+ * from the stored forward steps, adjoint from the backward step's own
+ * polynomial), its interpolating polynomial integrated exactly against the
+ * spline's piecewise-cubic weights (mbs_spline_adj_add_integral): O(ns)
+ * evaluations per step, O(1) per knot the step covers. */
+static int knot_quadrature(cav *c, const fwd_table *ft, void *cvB, double ta, double tb, int ns, double *yv,
+                           N_Vector lN, double *sv)
+{
+    sens_run *r = c->r;
+    sens_pprod *pp = &c->pp;
+    const int nq = r->nq;
+    const double *gu, *gw;
+    mbs_gauss_legendre01(ns, &gu, &gw);
+    double ts[8];
+    for (int g = 0; g < ns; g++) {
+        const double t = ta + gu[g] * (tb - ta);
+        ts[g] = t;
+        if (CVodeGetDky(cvB, t, 0, lN) < 0) {
+            snprintf(c->msg, sizeof c->msg, "t = %.9g: no adjoint solution for the knot quadrature", t);
+            return -1;
+        }
+        fwd_eval(ft, t, yv);
+        const double *l = N_VGetArrayPointer(lN);
+        if (fd_and_jacobians(c, t, yv, yv + nq, 0)) return -1;
+        /* mu = lambda2 + g_a */
+        objective_gradients(c, t, yv, yv + nq, 0);
+        for (int j = 0; j < nq; j++) c->mu[j] = l[nq + j] + c->ga[j];
+        adjoint_nu(c, t, yv, yv + nq, c->mu);
+        sens_pprod_eval(r, pp, yv, yv + nq, c->a, c->nu, 2);
+        for (int i = 0; i < pp->nfn; i++) sv[i * 8 + g] = -pp->S[i];
+    }
+    for (int i = 0; i < pp->nfn; i++)
+        mbs_spline_adj_add_integral(&r->m->func[pp->fn[i]], ta, tb, ns, ts, sv + i * 8, pp->acc + pp->acc_off[i]);
+    return 0;
+}
+
+/* nodes of the knot quadrature per backward step: the backward polynomial's
+ * order q + 2 (at least 4; at most 8, the table) */
+static int knot_nodes(void *cvB)
+{
+    int q = 0;
+    if (CVodeGetLastOrder(cvB, &q) < 0) q = 5;
+    int ns = q + 2;
+    return ns < 4 ? 4 : ns > 8 ? 8 : ns;
 }
 
 int sens_cavm(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
@@ -165,28 +276,32 @@ int sens_cavm(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     int rc = MBS_OK, which = 0, ncheck = 0;
     SUNContext ctx = NULL;
     void *cv = NULL;
-    N_Vector y = NULL, yq = NULL, yB = NULL, qB = NULL;
+    N_Vector y = NULL, yq = NULL, yB = NULL, qB = NULL, yN = NULL, lN = NULL;
     SUNNonlinearSolver nls = NULL, nlsB = NULL;
+    double *sv = NULL;
+    fwd_table ft = { 0, 0, 0, NULL, NULL };
     cav c;
     memset(&c, 0, sizeof c);
     c.r = r;
-    c.a = calloc(n, 8); c.tid = calloc(n, 8); c.A = calloc(n * n, 8); c.B = calloc(n * n, 8);
-    c.P = calloc(n * P, 8); c.gq = calloc(n, 8); c.gqd = calloc(n, 8); c.ga = calloc(n, 8);
+    if ((rc = sens_pprod_init(&c.pp, m, err))) return rc;
+    const int ngen = c.pp.ngen, nfn = c.pp.nfn;
+    c.a = calloc(n, 8); c.A = calloc(n * n, 8); c.B = calloc(n * n, 8);
+    c.gq = calloc(n, 8); c.gqd = calloc(n, 8); c.ga = calloc(n, 8);
     c.grho = calloc(P, 8); c.e = calloc(2 * n, 8); c.dg = calloc((size_t)no + 1, 8);
-    c.mu = calloc(n, 8); c.dx = calloc((size_t)m->nx + 1, 8);
-    c.nu = calloc(n, 8); c.prod = calloc(P, 8); c.W = calloc(6 * ((size_t)m->nb + 1), 8); c.dr = calloc(n, 8);
-    c.eonly = calloc(P, sizeof(int));
-    if (c.eonly) sens_param_classify(m, c.eonly);
-    if (!c.a || !c.tid || !c.A || !c.B || !c.P || !c.gq || !c.gqd || !c.ga || !c.grho || !c.e || !c.dg ||
-        !c.mu || !c.dx || !c.nu || !c.prod || !c.W || !c.dr || !c.eonly || SUNContext_Create(NULL, &ctx)) {
+    c.mu = calloc(n, 8); c.nu = calloc(n, 8); c.scr = calloc(n, 8);
+    sv = calloc(8 * ((size_t)nfn + 1), 8);
+    if (!c.a || !c.A || !c.B || !c.gq || !c.gqd || !c.ga || !c.grho || !c.e || !c.dg || !c.mu || !c.nu ||
+        !c.scr || !sv || SUNContext_Create(NULL, &ctx)) {
         rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
         goto done;
     }
     y = N_VNew_Serial(2 * nq, ctx);
     yq = N_VNew_Serial(no, ctx);
     yB = N_VNew_Serial(2 * nq, ctx);
-    qB = N_VNew_Serial(np, ctx);
-    if (!y || !yq || !yB || !qB) { rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory"); goto done; }
+    qB = N_VNew_Serial(ngen > 0 ? ngen : 1, ctx);
+    yN = N_VNew_Serial(2 * nq, ctx);
+    lN = N_VNew_Serial(2 * nq, ctx);
+    if (!y || !yq || !yB || !qB || !yN || !lN) { rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory"); goto done; }
     double *yv = N_VGetArrayPointer(y);
     mbs_model_initial_state(m, yv, yv + nq);
     mbs_normalize_state(m, yv, yv + nq);
@@ -201,8 +316,27 @@ int sens_cavm(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: CVODES set-up failed");
         goto done;
     }
-    realtype tret;
-    int flag = CVodeF(cv, so->tf, y, &tret, CV_NORMAL, &ncheck);
+    realtype tret = so->t0;
+    int flag;
+    if (nfn == 0) {
+        flag = CVodeF(cv, so->tf, y, &tret, CV_NORMAL, &ncheck);
+    } else {
+        /* step by step to tF exactly, storing every step for the knot quadrature */
+        ft.dim = 2 * nq;
+        flag = CVodeSetStopTime(cv, so->tf);
+        if (flag >= 0 && rhs(so->t0, y, yN, &c) == 0 && fwd_push(&ft, so->t0, y, yN) == 0) {
+            while (tret < so->tf && flag >= 0 && !c.failed) {
+                flag = CVodeF(cv, so->tf, y, &tret, CV_ONE_STEP, &ncheck);
+                if (flag < 0) break;
+                if (CVodeGetDky(cv, tret, 1, yN) < 0 || fwd_push(&ft, tret, y, yN)) {
+                    rc = mbs_error_set(err, MBS_ERR_NOMEM, "cavm: forward solution storage failed");
+                    goto done;
+                }
+            }
+        } else if (flag >= 0) {
+            flag = -1;
+        }
+    }
     if (flag < 0 || c.failed) {
         rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: forward integration failed (CVODES flag %d)%s%s", flag,
                            c.failed ? ": " : "", c.failed ? c.msg : "");
@@ -212,15 +346,12 @@ int sens_cavm(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     const double *ps = N_VGetArrayPointer(yq);
     for (int k = 0; k < no; k++) r->psi[k] = ps[k];
     /* terminal terms and the objective gradients at tF */
-    if (fd_and_jacobians(&c, so->tf, yv, yv + nq, 3)) {
+    if (fd_and_jacobians(&c, so->tf, yv, yv + nq, 1)) {
         rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: %s", c.msg);
         goto done;
     }
-    double *G = calloc((size_t)no + 1, 8);
-    if (!G) { rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory"); goto done; }
-    sens_objectives(r, yv, yv + nq, c.a, so->tf, 1, G);
-    for (int k = 0; k < no; k++) r->psi[k] += G[k];
-    free(G);
+    sens_objectives(r, yv, yv + nq, c.a, so->tf, 1, c.dg);
+    for (int k = 0; k < no; k++) r->psi[k] += c.dg[k];
     if (stats) {
         long ns = 0, nf = 0;
         memset(stats, 0, sizeof *stats);
@@ -233,8 +364,8 @@ int sens_cavm(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     for (int k = 0; k < no; k++) {
         c.k = k;
         /* terminal conditions from G */
-        fd_and_jacobians(&c, so->tf, yv, yv + nq, 3);
-        objective_gradients(&c, so->tf, yv, yv + nq, 1, NULL);
+        fd_and_jacobians(&c, so->tf, yv, yv + nq, 1);
+        objective_gradients(&c, so->tf, yv, yv + nq, 1);
         double *lB = N_VGetArrayPointer(yB);
         for (int j = 0; j < nq; j++) {
             double sa = 0, sb = 0;
@@ -242,39 +373,63 @@ int sens_cavm(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             lB[j] = c.gq[j] + sa;
             lB[nq + j] = c.gqd[j] + sb;
         }
+        /* G_rho + G_a . a_rho(tF), the latter as -nu . dr/drho, nu = Pi(M'^-1 G_a) */
         double *grad = r->grad + (size_t)k * np;
-        for (int p = 0; p < np; p++) {
-            double s = c.grho[p];
-            for (int i = 0; i < nq; i++) s += c.ga[i] * c.P[i * np + p];
-            grad[p] = s;
-        }
+        for (int p = 0; p < np; p++) grad[p] = 0;
+        for (int i = 0; i < c.pp.nobjp; i++) grad[c.pp.objp[i]] = c.grho[c.pp.objp[i]];
+        adjoint_nu(&c, so->tf, yv, yv + nq, c.ga);
+        sens_pprod_eval(r, &c.pp, yv, yv + nq, c.a, c.nu, 3);
+        sens_pprod_add(r, &c.pp, so->tf, -1, grad);
         N_VConst(0, qB);
         if (k == 0) {
             if (CVodeCreateB(cv, CV_ADAMS, &which) || CVodeInitB(cv, which, rhs_b, so->tf, yB) ||
                 CVodeSStolerancesB(cv, which, so->rtol, so->atol) || CVodeSetUserDataB(cv, which, &c) ||
                 CVodeSetMaxNumStepsB(cv, which, so->cvodes_max_steps) ||
                 !(nlsB = SUNNonlinSol_FixedPoint(yB, 0, ctx)) || CVodeSetNonlinearSolverB(cv, which, nlsB) ||
-                (np > 0 && (CVodeQuadInitB(cv, which, rhs_quad_b, qB) ||
-                            CVodeQuadSStolerancesB(cv, which, so->rtol, so->atol) ||
-                            CVodeSetQuadErrConB(cv, which, SUNTRUE)))) {
+                (ngen > 0 && (CVodeQuadInitB(cv, which, rhs_quad_b, qB) ||
+                              CVodeQuadSStolerancesB(cv, which, so->rtol, so->atol) ||
+                              CVodeSetQuadErrConB(cv, which, SUNTRUE)))) {
                 rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: CVODES backward set-up failed");
                 goto done;
             }
-        } else if (CVodeReInitB(cv, which, so->tf, yB) || (np > 0 && CVodeQuadReInitB(cv, which, qB))) {
+        } else if (CVodeReInitB(cv, which, so->tf, yB) || (ngen > 0 && CVodeQuadReInitB(cv, which, qB))) {
             rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: CVODES backward re-initialization failed");
             goto done;
         }
-        flag = CVodeB(cv, so->t0, CV_NORMAL);
+        if (nfn == 0) {
+            flag = CVodeB(cv, so->t0, CV_NORMAL);
+        } else {
+            /* step by step: the knot quadrature on each backward step */
+            void *cvB = CVodeGetAdjCVodeBmem(cv, which);
+            double tb = so->tf;
+            flag = CV_SUCCESS;
+            while (tb > so->t0 && flag >= 0 && !c.failed) {
+                flag = CVodeB(cv, so->t0, CV_ONE_STEP);
+                if (flag < 0) break;
+                double ta = tb;
+                CVodeGetB(cv, which, &ta, yB);
+                if (!(ta < tb)) {
+                    rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: backward integration stalled at t = %.9g", tb);
+                    goto done;
+                }
+                if (knot_quadrature(&c, &ft, cvB, ta, tb, knot_nodes(cvB), N_VGetArrayPointer(yN), lN, sv)) {
+                    rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: knot quadrature: %s", c.msg);
+                    goto done;
+                }
+                tb = ta;
+            }
+        }
         if (flag < 0 || c.failed) {
             rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: backward integration failed (CVODES flag %d)%s%s", flag,
                                c.failed ? ": " : "", c.failed ? c.msg : "");
             goto done;
         }
-        if (np > 0) {
+        if (ngen > 0) {
             CVodeGetQuadB(cv, which, &tret, qB);
             const double *qv = N_VGetArrayPointer(qB);
-            for (int p = 0; p < np; p++) grad[p] += qv[p];
+            for (int i = 0; i < ngen; i++) grad[c.pp.gen[i]] += qv[i];
         }
+        sens_pprod_finish(r, &c.pp, grad);
         if (r->o->history) r->o->history(r->o->history_user, so->t0, no, np, r->psi, NULL);
     }
 done:
@@ -285,9 +440,12 @@ done:
     if (yq) N_VDestroy(yq);
     if (yB) N_VDestroy(yB);
     if (qB) N_VDestroy(qB);
+    if (yN) N_VDestroy(yN);
+    if (lN) N_VDestroy(lN);
     if (ctx) SUNContext_Free(&ctx);
-    free(c.a); free(c.tid); free(c.A); free(c.B); free(c.P); free(c.gq); free(c.gqd); free(c.ga);
-    free(c.grho); free(c.e); free(c.dg); free(c.mu); free(c.dx);
-    free(c.nu); free(c.prod); free(c.W); free(c.dr); free(c.eonly);
+    free(c.a); free(c.A); free(c.B); free(c.gq); free(c.gqd); free(c.ga);
+    free(c.grho); free(c.e); free(c.dg); free(c.mu); free(c.nu); free(c.scr); free(sv);
+    free(ft.t); free(ft.y);
+    sens_pprod_free(&c.pp);
     return rc;
 }

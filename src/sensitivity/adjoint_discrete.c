@@ -52,11 +52,42 @@ static void completed_jacobians(const mbs_model *m, const double *z, const doubl
     }
 }
 
+/* v <- Pi(v): along each Euler block, v - p (p . v) */
+static void project_euler(const mbs_model *m, const double *z, double *v)
+{
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->euler < 0) continue;
+        const int e0 = jt->qoff + jt->euler;
+        double pn = 0;
+        for (int c = 0; c < 4; c++) pn += z[e0 + c] * v[e0 + c];
+        for (int c = 0; c < 4; c++) v[e0 + c] -= z[e0 + c] * pn;
+    }
+}
+
+/* grad[j] += w dg_k/drho_j at the state X (primal of sens_objectives left in
+ * r->d) for the parameters the objectives may depend on; the others have
+ * none (pp->dx is zero outside the parameter being differentiated) */
+static void objective_param_terms(sens_run *r, sens_pprod *pp, const double *X, double t, int terminal, double w,
+                                  int k, double *dg, double *grad)
+{
+    const mbs_model *m = r->m;
+    const size_t n = (size_t)(r->nq > 0 ? r->nq : 1);
+    for (int i = 0; i < pp->nobjp; i++) {
+        const int j = pp->objp[i];
+        const mbs_param_info *p = &m->param[j];
+        for (int c = 0; c < p->ntargets; c++) pp->dx[p->target[c]] += p->scale[c];
+        sens_objectives_d(r, X, X + n, X + 2 * n, NULL, NULL, NULL, pp->dx, t, terminal, dg);
+        for (int c = 0; c < p->ntargets; c++) pp->dx[p->target[c]] = 0;
+        grad[j] += w * dg[k];
+    }
+}
+
 int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
 {
     const mbs_model *m = r->m;
     const int nq = r->nq, np = r->np, no = r->nobj;
-    const size_t n = (size_t)(nq > 0 ? nq : 1), P = (size_t)(np > 0 ? np : 1);
+    const size_t n = (size_t)(nq > 0 ? nq : 1);
     int rc = MBS_OK;
     mbs_sim_options so = r->o->sim;
     so.project = 0;
@@ -72,15 +103,17 @@ int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     double *T = malloc(sizeof(double) * (size_t)(N + 1));
     double *M = calloc(n * n, 8), *K = calloc(n * n, 8), *C = calloc(n * n, 8), *S = calloc(n * n, 8);
     double *a = calloc(3 * n, 8), *b = calloc(3 * n, 8), *nu = calloc(n, 8), *r0 = calloc(n, 8);
-    double *col = calloc(n, 8), *e = calloc(2 * n, 8), *dr = calloc(n, 8), *dx = calloc((size_t)m->nx + 1, 8);
-    double *g = calloc((size_t)no + 1, 8), *dgall = calloc((size_t)no + 1, 8), *A0 = calloc(n * P, 8);
+    double *col = calloc(n, 8), *e = calloc(2 * n, 8);
+    double *g = calloc((size_t)no + 1, 8), *dgall = calloc((size_t)no + 1, 8);
     lapack_int *ipiv = calloc(n, sizeof *ipiv);
-    double *nup = calloc(n, 8), *prod = calloc(P, 8), *W = calloc(6 * ((size_t)m->nb + 1), 8);
-    int *eonly = calloc(P, sizeof(int));
-    if (!nup || !prod || !W || !eonly) { rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory"); goto done; }
-    sens_param_classify(m, eonly);
-    if (!it || !X || !T || !M || !K || !C || !S || !a || !b || !nu || !r0 || !col || !e || !dr || !dx ||
-        !g || !dgall || !A0 || !ipiv) {
+    double *nup = calloc(n, 8);
+    sens_pprod pp;
+    if ((rc = sens_pprod_init(&pp, m, err))) {
+        memset(&pp, 0, sizeof pp);
+        goto done;
+    }
+    if (!it || !X || !T || !M || !K || !C || !S || !a || !b || !nu || !r0 || !col || !e || !nup ||
+        !g || !dgall || !ipiv) {
         rc = err && err->code ? err->code : mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -111,12 +144,6 @@ int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         for (int k = 0; k < no; k++) r->psi[k] += g[k];
     }
     if (stats) mbs_integrator_stats(it, stats);
-    /* dFD/drho at t0 */
-    mbs_data_set_time(r->d, T[0]);
-    if ((rc = mbs_forward_dynamics_param_derivatives(m, r->d, so.formulation, X, X + n, NULL, NULL, A0))) {
-        mbs_error_set(err, rc, "adjoint at t = %.9g: %s", T[0], mbs_data_error(r->d));
-        goto done;
-    }
 
     /* ---- backward, one sweep per objective ---- */
     for (int k = 0; k < no; k++) {
@@ -128,18 +155,10 @@ int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             const double hN = T[N] - T[N - 1];
             sens_objectives(r, XN, XN + n, XN + 2 * n, T[N], 0, g);
             sens_objective_state_gradient(r, k, XN, XN + n, XN + 2 * n, T[N], 0, 0.5 * hN, a, a + n, a + 2 * n, e, dgall);
-            for (int j = 0; j < np; j++) {
-                mbs_deriv_param_dx(m, j, dx);
-                sens_objectives_d(r, XN, XN + n, XN + 2 * n, NULL, NULL, NULL, dx, T[N], 0, dgall);
-                grad[j] += 0.5 * hN * dgall[k];
-            }
+            objective_param_terms(r, &pp, XN, T[N], 0, 0.5 * hN, k, dgall, grad);
             sens_objectives(r, XN, XN + n, XN + 2 * n, T[N], 1, g);
             sens_objective_state_gradient(r, k, XN, XN + n, XN + 2 * n, T[N], 1, 1.0, a, a + n, a + 2 * n, e, dgall);
-            for (int j = 0; j < np; j++) {
-                mbs_deriv_param_dx(m, j, dx);
-                sens_objectives_d(r, XN, XN + n, XN + 2 * n, NULL, NULL, NULL, dx, T[N], 1, dgall);
-                grad[j] += dgall[k];
-            }
+            objective_param_terms(r, &pp, XN, T[N], 1, 1.0, k, dgall, grad);
         }
         for (long s = N - 1; s >= 0; s--) {
             const double h = T[s + 1] - T[s], kh = BETA * h * h;
@@ -177,16 +196,9 @@ int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             /* parameters: - beta h^2 nu . R_rho, with R_rho = Pi(r_rho) along the
              * Euler blocks: nu . Pi(v) = (nu - p (p . nu)) . v */
             for (int c = 0; c < nq; c++) nup[c] = nu[c];
-            for (int i = 1; i <= m->nb; i++) {
-                const mbs_joint_info *jt = &m->joint[i];
-                if (jt->euler < 0) continue;
-                const int e0 = jt->qoff + jt->euler;
-                double pn = 0;
-                for (int c = 0; c < 4; c++) pn += z[e0 + c] * nu[e0 + c];
-                for (int c = 0; c < 4; c++) nup[e0 + c] -= z[e0 + c] * pn;
-            }
-            sens_param_products(r, z, zd, zdd, nup, eonly, prod, W, dx, dr);
-            for (int j = 0; j < np; j++) grad[j] -= kh * prod[j];
+            project_euler(m, z, nup);
+            sens_pprod_eval(r, &pp, z, zd, zdd, nup, 3);
+            sens_pprod_add(r, &pp, T[s + 1], -kh, grad);
             /* back to X_s */
             for (int c = 0; c < nq; c++) {
                 a[c] = b[c];
@@ -198,22 +210,24 @@ int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             const double w = 0.5 * h + (s > 0 ? 0.5 * (T[s] - T[s - 1]) : 0);
             sens_objectives(r, X0, X0 + n, X0 + 2 * n, T[s], 0, g);
             sens_objective_state_gradient(r, k, X0, X0 + n, X0 + 2 * n, T[s], 0, w, a, a + n, a + 2 * n, e, dgall);
-            for (int j = 0; j < np; j++) {
-                if (eonly[j]) continue;     /* objectives do not depend on it */
-                mbs_deriv_param_dx(m, j, dx);
-                sens_objectives_d(r, X0, X0 + n, X0 + 2 * n, NULL, NULL, NULL, dx, T[s], 0, dgall);
-                grad[j] += w * dgall[k];
-            }
+            objective_param_terms(r, &pp, X0, T[s], 0, w, k, dgall, grad);
         }
-        /* t0: zdd0 = FD(z0, zd0; rho) */
-        for (int j = 0; j < np; j++)
-            for (int c = 0; c < nq; c++) grad[j] += a[2 * n + c] * A0[(size_t)c * P + j];
+        /* t0: zdd0 = FD(z0, zd0; rho): a_zdd . dFD/drho = -nu . dr/drho with
+         * nu = Pi(M'^-1 a_zdd) (as in the continuous adjoint) */
+        mbs_data_set_time(r->d, T[0]);
+        sens_solve_mprime(r, X, X + n, a + 2 * n, nup, col);
+        project_euler(m, X, nup);
+        mbs_data_set_time(r->d, T[0]);
+        sens_pprod_eval(r, &pp, X, X + n, X + 2 * n, nup, 3);
+        sens_pprod_add(r, &pp, T[0], -1, grad);
+        sens_pprod_finish(r, &pp, grad);
     }
 done:
     mbs_integrator_free(it);
     mbs_data_free(di);
     free(X); free(T); free(M); free(K); free(C); free(S); free(a); free(b); free(nu); free(r0);
-    free(col); free(e); free(dr); free(dx); free(g); free(dgall); free(A0); free(ipiv);
-    free(nup); free(prod); free(W); free(eonly);
+    free(col); free(e); free(g); free(dgall); free(ipiv);
+    free(nup);
+    sens_pprod_free(&pp);
     return rc;
 }

@@ -15,12 +15,24 @@
  * which only the elements touching x_j produce: O(1) per such parameter.
  * Every other parameter takes one tangent sweep of the Newton-Euler
  * residual (O(n)).
+ *
+ * Spline knots (a parameter whose targets are values of one spline that
+ * only force elements read) are not touched per call: the elements read a
+ * function only through its value f(t), so nu . dr/dy = S_f(t) W(t) with
+ * one scalar S_f = nu . dr/df per function and the spline's weights W(t).
+ * The adjoints accumulate sum w S_f W(t) (or its integral) in O(1) per call
+ * through the spline's transposed map (mbs_spline_adj_*, functions.h) and
+ * map it to the knots once per backward sweep (sens_pprod_finish): the
+ * cost per step does not depend on the number of knots.
  */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sens_impl.h"
 #include "../algebra.h"
 #include "../forces/force.h"
+#include "../forces/functions.h"
 
 /* 1 if every target of parameter j is a number of a force element or of a
  * time function used by no objective and no driving constraint */
@@ -129,17 +141,64 @@ static void load_tangent(const mbs_model *m, mbs_data *d, const double *q, const
     mbs_forces_apply_d(m, m->x, &d->ws, dx, dw, q, qd, NULL, NULL, dw->qfrc, d->time);
 }
 
-void sens_param_products(sens_run *r, const double *q, const double *qd, const double *qdd,
-                         const double *nu, const int *eonly, double *out, double *W, double *dx,
-                         double *dr)
+int sens_pprod_init(sens_pprod *pp, const mbs_model *m, mbs_error *err)
+{
+    memset(pp, 0, sizeof *pp);
+    const size_t P = (size_t)m->nparam + 1, F = (size_t)m->nfunc + 1;
+    pp->flag = calloc(P, sizeof(int));
+    pp->gen = calloc(P, sizeof(int));
+    pp->objp = calloc(P, sizeof(int));
+    pp->fn = calloc(F, sizeof(int));
+    pp->acc_off = calloc(F, sizeof(size_t));
+    pp->S = calloc(F, sizeof(double));
+    pp->prod = calloc(P, sizeof(double));
+    pp->W = calloc(6 * ((size_t)m->nb + 1), sizeof(double));
+    pp->dx = calloc((size_t)m->nx + 1, sizeof(double));
+    pp->dr = calloc((size_t)m->nq + 1, sizeof(double));
+    if (!pp->flag || !pp->gen || !pp->objp || !pp->fn || !pp->acc_off || !pp->S || !pp->prod || !pp->W ||
+        !pp->dx || !pp->dr)
+        goto nomem;
+    sens_param_classify(m, pp->flag);
+    size_t nacc = 0;
+    for (int j = 0; j < m->nparam; j++) {
+        if (pp->flag[j] < 2) pp->gen[pp->ngen++] = j;
+        if (pp->flag[j] == 0) pp->objp[pp->nobjp++] = j;
+    }
+    for (int f = 0; f < m->nfunc; f++) {
+        int used = 0;
+        for (int j = 0; j < m->nparam && !used; j++) used = pp->flag[j] == 2 + f;
+        if (!used) continue;
+        pp->acc_off[pp->nfn] = nacc;
+        pp->fn[pp->nfn++] = f;
+        nacc += 2 * (size_t)m->func[f].n;
+    }
+    pp->acc = calloc(nacc + 1, sizeof(double));
+    pp->nacc = nacc;
+    if (!pp->acc) goto nomem;
+    return MBS_OK;
+nomem:
+    sens_pprod_free(pp);
+    return mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+}
+
+void sens_pprod_free(sens_pprod *pp)
+{
+    free(pp->flag); free(pp->gen); free(pp->objp); free(pp->fn); free(pp->acc_off); free(pp->S);
+    free(pp->prod); free(pp->W); free(pp->dx); free(pp->dr); free(pp->acc);
+    memset(pp, 0, sizeof *pp);
+}
+
+void sens_pprod_eval(sens_run *r, sens_pprod *pp, const double *q, const double *qd, const double *qdd,
+                     const double *nu, int what)
 {
     const mbs_model *m = r->m;
     mbs_data *d = r->d;
     const int nq = r->nq;
+    double *dx = pp->dx, *dr = pp->dr, *W = pp->W;    /* dx: zero between calls */
     mbs_deriv_id_primal(m, d, q, qd, qdd, dr);
-    memset(dx, 0, sizeof(double) * (size_t)m->nx);
-    int any_fast = 0;
-    for (int j = 0; j < r->np; j++) any_fast |= eonly[j];
+    int any_fast = (what & 2) && pp->nfn > 0;
+    if (what & 1)
+        for (int i = 0; i < pp->ngen && !any_fast; i++) any_fast = pp->flag[pp->gen[i]] == 1;
     if (any_fast) {
         virtual_twists(m, &d->ws, nu, W);
         /* zero kinematic tangents: the element tangents then see a fixed state */
@@ -151,47 +210,84 @@ void sens_param_products(sens_run *r, const double *q, const double *qd, const d
         memset(dw->rG, 0, sizeof(double) * 3 * nb1);
         memset(dw->V, 0, sizeof(double) * 6 * nb1);
     }
-    for (int j = 0; j < r->np; j++) {
-        if (!eonly[j]) {
-            mbs_deriv_param_dx(m, j, dx);
-            mbs_deriv_id_tangent(m, d, q, qd, qdd, NULL, NULL, NULL, dx, dr, 1, m->nb + 1);
-            double s = 0;
-            for (int k = 0; k < nq; k++) s += nu[k] * dr[k];
-            out[j] = s;
-            memset(dx, 0, sizeof(double) * (size_t)m->nx);
-            continue;
-        }
-        if (eonly[j] >= 2) continue;         /* spline knots: below */
-        /* element loads' tangent along dx_j at the fixed state (dx is zero
-         * outside the targets between parameters) */
-        const mbs_param_info *p = &m->param[j];
-        for (int t = 0; t < p->ntargets; t++) dx[p->target[t]] += p->scale[t];
-        load_tangent(m, d, q, qd, dx);
-        for (int t = 0; t < p->ntargets; t++) dx[p->target[t]] = 0;
-        out[j] = load_tangent_power(m, d, nu, W);
-    }
-    /* spline knots: one tangent per function along its constant-one
-     * direction (the spline through all-ones values is 1: the load at unit
-     * time factor), times the knot weights W_k(t) */
-    for (int f = 0; f < m->nfunc; f++) {
-        int used = 0;
-        for (int j = 0; j < r->np && !used; j++) used = eonly[j] == 2 + f;
-        if (!used) continue;
-        const mbs_func_info *fi = &m->func[f];
-        for (int k = 0; k < fi->nx; k++) dx[fi->x + k] = 1;
-        load_tangent(m, d, q, qd, dx);
-        const double S = load_tangent_power(m, d, nu, W);
-        /* the weights, with dx's block as scratch */
-        mbs_func_dx(fi, m->x, d->time, dx + fi->x);
-        for (int j = 0; j < r->np; j++) {
-            if (eonly[j] != 2 + f) continue;
+    if (what & 1)
+        for (int i = 0; i < pp->ngen; i++) {
+            const int j = pp->gen[i];
             const mbs_param_info *p = &m->param[j];
-            double s = 0;
-            for (int t = 0; t < p->ntargets; t++) s += p->scale[t] * dx[p->target[t]];
-            out[j] = s * S;
+            for (int t = 0; t < p->ntargets; t++) dx[p->target[t]] += p->scale[t];
+            if (pp->flag[j] == 0) {
+                /* a tangent sweep of the Newton-Euler residual (O(n)) */
+                mbs_deriv_id_tangent(m, d, q, qd, qdd, NULL, NULL, NULL, dx, dr, 1, m->nb + 1);
+                double s = 0;
+                for (int k = 0; k < nq; k++) s += nu[k] * dr[k];
+                pp->prod[i] = s;
+            } else {
+                /* element loads' tangent along dx_j at the fixed state */
+                load_tangent(m, d, q, qd, dx);
+                pp->prod[i] = load_tangent_power(m, d, nu, W);
+            }
+            for (int t = 0; t < p->ntargets; t++) dx[p->target[t]] = 0;
+            if (pp->flag[j] == 0 && any_fast) {
+                /* the sweep overwrote the kinematic tangents: zero them again */
+                mbs_ws *dw = &d->dws;
+                const size_t nb1 = (size_t)m->nb + 1;
+                memset(dw->A, 0, sizeof(double) * 9 * nb1);
+                memset(dw->o, 0, sizeof(double) * 3 * nb1);
+                memset(dw->r, 0, sizeof(double) * 3 * nb1);
+                memset(dw->rG, 0, sizeof(double) * 3 * nb1);
+                memset(dw->V, 0, sizeof(double) * 6 * nb1);
+            }
         }
-        for (int k = 0; k < fi->nx; k++) dx[fi->x + k] = 0;
+    if (!(what & 2)) return;
+    /* spline functions: the loads depend on a function's numbers only through
+     * its value f(t) (the elements' time factor), so along any direction dy
+     * of its values the load tangent is (d load/d f) W(t).dy. One tangent
+     * along the unit value of the knot nearest to t, where W_k(t) is of
+     * order one, divided by W_k(t), gives S_f = nu . dr/df (O(1): the
+     * tangent of a unit direction touches a few knots). */
+    for (int i = 0; i < pp->nfn; i++) {
+        const mbs_func_info *fi = &m->func[pp->fn[i]];
+        const int k = mbs_spline_nearest_knot(fi, d->time);
+        dx[fi->x + k] = 1;
+        load_tangent(m, d, q, qd, dx);
+        double T = load_tangent_power(m, d, nu, W);
+        double df = mbs_func_eval_d(fi, m->x, dx, d->time);
+        dx[fi->x + k] = 0;
+        if (!(fabs(df) > 0.25)) {
+            /* not expected (W_k(t_k) = 1); the all-ones values instead,
+             * whose spline is 1: O(n) */
+            for (int c = 0; c < fi->nx; c++) dx[fi->x + c] = 1;
+            load_tangent(m, d, q, qd, dx);
+            T = load_tangent_power(m, d, nu, W);
+            df = mbs_func_eval_d(fi, m->x, dx, d->time);
+            for (int c = 0; c < fi->nx; c++) dx[fi->x + c] = 0;
+        }
+        pp->S[i] = T / df;
     }
+}
+
+void sens_pprod_add(sens_run *r, sens_pprod *pp, double t, double w, double *grad)
+{
+    for (int i = 0; i < pp->ngen; i++) grad[pp->gen[i]] += w * pp->prod[i];
+    for (int i = 0; i < pp->nfn; i++)
+        mbs_spline_adj_add(&r->m->func[pp->fn[i]], t, w * pp->S[i], pp->acc + pp->acc_off[i]);
+}
+
+void sens_pprod_finish(sens_run *r, sens_pprod *pp, double *grad)
+{
+    const mbs_model *m = r->m;
+    for (int i = 0; i < pp->nfn; i++) {
+        const int f = pp->fn[i];
+        const mbs_func_info *fi = &m->func[f];
+        double *acc = pp->acc + pp->acc_off[i];
+        mbs_spline_adj_finish(fi, acc, acc);       /* knot gradients in acc[0 .. n) */
+        for (int j = 0; j < r->np; j++) {
+            if (pp->flag[j] != 2 + f) continue;
+            const mbs_param_info *p = &m->param[j];
+            for (int t = 0; t < p->ntargets; t++) grad[j] += p->scale[t] * acc[p->target[t] - fi->x];
+        }
+    }
+    memset(pp->acc, 0, sizeof(double) * pp->nacc);
 }
 
 void sens_solve_mprime(sens_run *r, const double *q, const double *qd, const double *x, double *y,

@@ -69,14 +69,34 @@ void sens_solve_mprime(sens_run *r, const double *q, const double *qd, const dou
                        double *scratch);
 
 /* Parameters that only set numbers of force elements and of functions no
- * objective uses (param_products.c): flags[j] = 1. */
+ * objective uses (param_products.c): flags[j] = 1; 2 + f when every target
+ * is a value of spline function f. */
 void sens_param_classify(const mbs_model *m, int *element_only_flags);
-/* out[j] = nu . dr/drho_j at (q, qd, qdd) (time of r->d) for every
- * parameter; element-only parameters in O(1) each, the others by a tangent
- * sweep. Scratch: W (6 (nb + 1)), dx (nx), dr (nq). */
-void sens_param_products(sens_run *r, const double *q, const double *qd, const double *qdd,
-                         const double *nu, const int *eonly, double *out, double *W, double *dx,
-                         double *dr);
+
+/* The adjoints' parameter products nu . dr/drho_j (param_products.c). */
+typedef struct sens_pprod {
+    int *flag;              /* sens_param_classify, per parameter */
+    int *gen, ngen;         /* parameters with a product of their own (flag 0, 1) */
+    int *objp, nobjp;       /* parameters the objectives may depend on (flag 0) */
+    int *fn, nfn;           /* spline functions whose values are parameters */
+    size_t *acc_off, nacc;  /* per such function: 2 n accumulators (mbs_spline_adj_*) */
+    double *acc;
+    double *S;              /* per such function: nu . dr/df at the last evaluation */
+    double *prod;           /* per gen entry: nu . dr/drho at the last evaluation */
+    double *W, *dx, *dr;    /* scratch: 6 (nb + 1), nx (kept zero), nq */
+} sens_pprod;
+int sens_pprod_init(sens_pprod *pp, const mbs_model *m, mbs_error *err);
+void sens_pprod_free(sens_pprod *pp);
+/* At (q, qd, qdd), time of r->d: what & 1: the products of the gen
+ * parameters (prod; O(1) each for flag 1, a tangent sweep for flag 0);
+ * what & 2: S of every spline function (O(1) each). */
+void sens_pprod_eval(sens_run *r, sens_pprod *pp, const double *q, const double *qd, const double *qdd,
+                     const double *nu, int what);
+/* grad[gen] += w prod; the splines' accumulators += w S W(t). */
+void sens_pprod_add(sens_run *r, sens_pprod *pp, double t, double w, double *grad);
+/* grad[knot parameters] += the accumulated knot gradients (O(p) once); the
+ * accumulators are zeroed for the next sweep. */
+void sens_pprod_finish(sens_run *r, sens_pprod *pp, double *grad);
 
 /* Methods (each fills r->psi and r->grad). */
 int sens_ddm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
