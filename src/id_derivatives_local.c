@@ -26,6 +26,15 @@
  *   dtau_r/dq_c  = s_r . psi_c,        dtau_r/dqd_c = s_r . psid_c   (r above c)
  *   psi = s x* F - I^C w - Id^C u - u x* h,  psid = Id^C s - 2 I^C u + s x* h.
  *
+ * Cost notes (human43, callgrind and CPU time; docs/benchmarks.md): the
+ * joint's own rotation E = C Rot(e1, q) is formed before the product with
+ * the parent's R, so that only one 3x3 product lies on the chain of
+ * dependencies along the tree; sin and cos come from fast_sincos (the C
+ * library's sincos saves and restores the floating-point environment,
+ * which cost about 1 us per call here); the entry loops, which are half of
+ * the time, run two entries at a time with SSE2, or with AVX2/FMA when the
+ * processor has them (chosen once at set-up).
+ *
  * Double precision only. Usable when every joint is fixed, revolute or
  * prismatic, without force elements and without user body loads (joint
  * loads are constants along any state direction); the data must have been
@@ -36,6 +45,11 @@
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
+/* An AVX2/FMA version of the entry loops, chosen at run time (GCC/Clang on x86) */
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define IDL_AVX2 1
 #endif
 
 #include "data_impl.h"
@@ -53,17 +67,21 @@ typedef struct idl_body {
     double m, c[3], J[6];         /* mass, CoM in F_i, inertia about the CoM in F_i axes (xx yy zz xy xz yz) */
 } idl_body;
 
+enum { IDL_P = 0, IDL_PD = 10, IDL_H = 19, IDL_F = 25, IDL_NSUM = 32 };   /* 31 used, even length */
+
 typedef struct idl_ws {           /* per body, per call */
     double R[9], o[3];            /* world rotation (columns: F_i axes) and origin of F_i */
     double V[6], A[6];            /* velocity and acceleration minus gravity, at p0 */
-    double P[10], Pd[9], H[6], F[6];   /* composite (m, h, K), (hd, Kd), momentum, wrench */
+    /* composite sums, one block (passed to the parent in one loop):
+     * (m, h, K), (hd, Kd), momentum, wrench */
+    double sum[IDL_NSUM];
 } idl_ws;
 
 /* per column c (= coordinate; only 1-DOF joints): contiguous records */
 enum { CC_G = 0, CC_S = 12, CC_U = 18, CC_W = 24, CC_SIZE = 30 };
 
 struct mbs_idl {
-    int usable, nq;
+    int usable, nq, avx2;
     idl_body *b;
     idl_ws *w;
     int *cbody, *cpar, *cend;     /* body of column c, parent column (-1), end of its subtree's columns */
@@ -130,6 +148,42 @@ static inline double dot12(const double *a, const double *b)
     return e + o;
 }
 
+/* sin and cos of x together, without the floating-point environment
+ * save/restore of the C library's sincos (which cost more than the
+ * polynomials here): reduction by k pi/2 in three parts (exact products
+ * for |k| < 2^20), then the classic minimax polynomials on [-pi/4, pi/4]
+ * (fdlibm's kernel coefficients), within about 1 ulp. Beyond |x| = 1e5
+ * and for non-finite x: the C library. */
+static inline void fast_sincos(double x, double *sn, double *cs)
+{
+    if (!(fabs(x) <= 1e5)) { *sn = sin(x); *cs = cos(x); return; }
+    const double big = 6755399441055744.0;     /* 1.5 * 2^52: rounds to an integer */
+    const double kf = (x * 6.36619772367581382433e-01 + big) - big;
+    const long k = (long)kf;
+    const double r = ((x - kf * 1.57079632673412561417e+00) - kf * 6.07710050630396597660e-11) -
+                     kf * 2.02226624871116645580e-21;
+    const double z = r * r;
+    const double ps = -1.66666666666666324348e-01 +
+                      z * (8.33333333332248946124e-03 +
+                           z * (-1.98412698298579493134e-04 +
+                                z * (2.75573137070700676789e-06 +
+                                     z * (-2.50507602534068634195e-08 + z * 1.58969099521155010221e-10))));
+    const double s0 = r + r * z * ps;
+    const double pc = z * (4.16666666666666019037e-02 +
+                           z * (-1.38888888888741095749e-03 +
+                                z * (2.48015872894767294178e-05 +
+                                     z * (-2.75573143513906633035e-07 +
+                                          z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)))));
+    const double hz = 0.5 * z, w = 1 - hz;
+    const double c0 = w + (((1 - w) - hz) + z * pc);
+    switch (k & 3) {
+    case 0: *sn = s0; *cs = c0; break;
+    case 1: *sn = c0; *cs = -s0; break;
+    case 2: *sn = -s0; *cs = -c0; break;
+    default: *sn = -c0; *cs = s0; break;
+    }
+}
+
 /* Both Jacobians' entries of column c: rows c..end-1 (g_r . z1, g_r . z2)
  * and the rows above (s_r . ps, s_r . psd); fin accumulates their sum. Two
  * lanes at a time where SSE2 is available. */
@@ -188,6 +242,46 @@ static void entries_pair(const double *CC, int c, int end, const int *cpar, int 
 #endif
 }
 
+#if defined(IDL_AVX2)
+/* entries_pair with 4 lanes and fused multiply-adds */
+__attribute__((target("avx2,fma")))
+static void entries_pair_avx2(const double *CC, int c, int end, const int *cpar, int nq, const double *z1,
+                              const double *z2, const double *ps, const double *psd, double *Jq,
+                              double *Jqd, double *fin)
+{
+    const __m256d A0 = _mm256_loadu_pd(z1), A1 = _mm256_loadu_pd(z1 + 4), A2 = _mm256_loadu_pd(z1 + 8);
+    const __m256d B0 = _mm256_loadu_pd(z2), B1 = _mm256_loadu_pd(z2 + 4), B2 = _mm256_loadu_pd(z2 + 8);
+    __m128d acc = _mm_setzero_pd();
+    for (int r = c; r < end; r++) {
+        const double *g = CC + (size_t)r * CC_SIZE + CC_G;
+        const __m256d g0 = _mm256_loadu_pd(g), g1 = _mm256_loadu_pd(g + 4), g2 = _mm256_loadu_pd(g + 8);
+        const __m256d a = _mm256_fmadd_pd(g2, A2, _mm256_fmadd_pd(g1, A1, _mm256_mul_pd(g0, A0)));
+        const __m256d b = _mm256_fmadd_pd(g2, B2, _mm256_fmadd_pd(g1, B1, _mm256_mul_pd(g0, B0)));
+        const __m256d h = _mm256_hadd_pd(a, b);   /* a01 b01 a23 b23 */
+        const __m128d e = _mm_add_pd(_mm256_castpd256_pd128(h), _mm256_extractf128_pd(h, 1));
+        _mm_store_sd(Jq + (size_t)r * nq + c, e);
+        _mm_storeh_pd(Jqd + (size_t)r * nq + c, e);
+        acc = _mm_add_pd(acc, e);
+    }
+    const __m256d P0 = _mm256_loadu_pd(ps), D0 = _mm256_loadu_pd(psd);
+    const __m128d P1 = _mm_loadu_pd(ps + 4), D1 = _mm_loadu_pd(psd + 4);
+    for (int r = cpar[c]; r >= 0; r = cpar[r]) {
+        const double *sr = CC + (size_t)r * CC_SIZE + CC_S;
+        const __m256d s0 = _mm256_loadu_pd(sr);
+        const __m128d s1 = _mm_loadu_pd(sr + 4);
+        const __m256d h = _mm256_hadd_pd(_mm256_mul_pd(s0, P0), _mm256_mul_pd(s0, D0));
+        const __m128d t = _mm_hadd_pd(_mm_mul_pd(s1, P1), _mm_mul_pd(s1, D1));
+        const __m128d e = _mm_add_pd(_mm_add_pd(_mm256_castpd256_pd128(h), _mm256_extractf128_pd(h, 1)), t);
+        _mm_store_sd(Jq + (size_t)r * nq + c, e);
+        _mm_storeh_pd(Jqd + (size_t)r * nq + c, e);
+        acc = _mm_add_pd(acc, e);
+    }
+    double t[2];
+    _mm_storeu_pd(t, acc);
+    *fin += t[0] + t[1];
+}
+#endif
+
 /* ------------------------------------------------------------ set-up */
 
 int mbs_idl_create(mbs_data *d, const mbs_model *m)
@@ -205,6 +299,10 @@ int mbs_idl_create(mbs_data *d, const mbs_model *m)
     f->col = calloc((size_t)(nq + 1) * CC_SIZE, sizeof(double));
     if (!f->b || !f->w || !f->cbody || !f->cpar || !f->cend || !f->col) return -1;
     f->usable = m->nforce == 0;
+#if defined(IDL_AVX2)
+    __builtin_cpu_init();
+    f->avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
     const double *x = m->x;
     for (int i = 1; i <= nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
@@ -298,6 +396,17 @@ void mbs_idl_free(mbs_data *d)
     d->idl = 0;
 }
 
+int mbs_idl_set_avx2(mbs_data *d, int on)
+{
+    const int prev = d->idl->avx2;
+#if defined(IDL_AVX2)
+    d->idl->avx2 = on && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    (void)on;
+#endif
+    return prev;
+}
+
 int mbs_idl_usable(const mbs_model *m, const mbs_data *d)
 {
     return d->idl && d->idl->usable && d->model == m && !d->has_body_load;
@@ -315,48 +424,45 @@ int mbs_idl_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const
     double *CC = f->col;
     const double *g = m->x + m->x_gravity, *ql = d->qload;
 
-    /* ---- positions, and the mass centre p0 ---- */
+    /* ---- positions, and the mass centre p0 ----
+     * The joint's own part first (E = C Rot(e1, q), t = p (+ q C e1)), off
+     * the chain of dependencies along the tree; then R = R_h E, o = o_h + R_h t. */
     double mc[3] = { 0, 0, 0 }, mt = 0;
     for (int i = 1; i <= nb; i++) {
         const idl_body *b = &Bd[i];
         idl_ws *w = &W[i];
         const int h = b->parent;
-        double T[9];                   /* R_h C */
-        const double *p = b->p;
+        const double *C = b->C;
+        double E[9], t[3] = { b->p[0], b->p[1], b->p[2] };
+        if (b->kind == IDL_REV) {
+            double cs, sn;
+            fast_sincos(q[b->col], &sn, &cs);
+            for (int r = 0; r < 3; r++) {
+                const double c1 = C[3 * r + 1], c2 = C[3 * r + 2];
+                E[3 * r] = C[3 * r];
+                E[3 * r + 1] = cs * c1 + sn * c2;
+                E[3 * r + 2] = cs * c2 - sn * c1;
+            }
+        } else {
+            for (int k = 0; k < 9; k++) E[k] = C[k];
+            if (b->kind == IDL_PRISM) {
+                const double qi = q[b->col];
+                t[0] += qi * C[0]; t[1] += qi * C[3]; t[2] += qi * C[6];
+            }
+        }
         double *R = w->R, *o = w->o;
         if (h > 0) {
             const double *Rh = W[h].R, *oh = W[h].o;
-            if (b->perm) {
-                for (int r = 0; r < 3; r++) {
-                    const int c = b->pi[r];
-                    const double sg = b->sg[r];
-                    T[c] = sg * Rh[r]; T[3 + c] = sg * Rh[3 + r]; T[6 + c] = sg * Rh[6 + r];
-                }
-            } else {
-                for (int r = 0; r < 3; r++)
-                    for (int c = 0; c < 3; c++)
-                        T[3 * r + c] = Rh[3 * r] * b->C[c] + Rh[3 * r + 1] * b->C[3 + c] + Rh[3 * r + 2] * b->C[6 + c];
-            }
-            for (int r = 0; r < 3; r++)
-                o[r] = oh[r] + Rh[3 * r] * p[0] + Rh[3 * r + 1] * p[1] + Rh[3 * r + 2] * p[2];
-        } else {
-            for (int k = 0; k < 9; k++) T[k] = b->C[k];
-            o[0] = p[0]; o[1] = p[1]; o[2] = p[2];
-        }
-        if (b->kind == IDL_REV) {
-            const double qi = q[b->col], cs = cos(qi), sn = sin(qi);
             for (int r = 0; r < 3; r++) {
-                const double t1 = T[3 * r + 1], t2 = T[3 * r + 2];
-                R[3 * r] = T[3 * r];
-                R[3 * r + 1] = cs * t1 + sn * t2;
-                R[3 * r + 2] = cs * t2 - sn * t1;
+                const double a0 = Rh[3 * r], a1 = Rh[3 * r + 1], a2 = Rh[3 * r + 2];
+                R[3 * r] = a0 * E[0] + a1 * E[3] + a2 * E[6];
+                R[3 * r + 1] = a0 * E[1] + a1 * E[4] + a2 * E[7];
+                R[3 * r + 2] = a0 * E[2] + a1 * E[5] + a2 * E[8];
+                o[r] = oh[r] + (a0 * t[0] + a1 * t[1] + a2 * t[2]);
             }
         } else {
-            for (int k = 0; k < 9; k++) R[k] = T[k];
-            if (b->kind == IDL_PRISM) {
-                const double qi = q[b->col];
-                o[0] += qi * T[0]; o[1] += qi * T[3]; o[2] += qi * T[6];
-            }
+            for (int k = 0; k < 9; k++) R[k] = E[k];
+            o[0] = t[0]; o[1] = t[1]; o[2] = t[2];
         }
         if (b->m != 0) {
             const double *c = b->c, ms = b->m;
@@ -402,12 +508,9 @@ int mbs_idl_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const
         } else {
             for (int k = 0; k < 6; k++) { V[k] = Vh[k]; A[k] = Ah[k]; }
         }
-        double *P = w->P, *Pd = w->Pd, *Hm = w->H, *F = w->F;
+        double *P = w->sum + IDL_P, *Pd = w->sum + IDL_PD, *Hm = w->sum + IDL_H, *F = w->sum + IDL_F;
         if (!b->massive) {
-            memset(P, 0, sizeof w->P);
-            memset(Pd, 0, sizeof w->Pd);
-            memset(Hm, 0, sizeof w->H);
-            memset(F, 0, sizeof w->F);
+            memset(w->sum, 0, sizeof w->sum);
             continue;
         }
         /* inertia at p0, world axes: K = R J R^T + m (|cg|^2 I - cg cg^T) */
@@ -474,16 +577,16 @@ int mbs_idl_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const
             const int c = b->col;
             double *C = CC + (size_t)c * CC_SIZE;
             const double *s = C + CC_S, *u = C + CC_U, *wk = C + CC_W;
-            const double *P = w->P, *Pd = w->Pd, *Hm = w->H, *F = w->F;
+            const double *P = w->sum + IDL_P, *Pd = w->sum + IDL_PD, *Hm = w->sum + IDL_H, *F = w->sum + IDL_F;
             if (tau) tau[c] = dot6(s, F) - ql[c];
             double *al = C + CC_G, *be = C + CC_G + 6;
             double t[6], Iu[6], ps[6], psd[6];
             inertia_mv(al, P, s);
             inertia_rate_mv(t, Pd, s);
             inertia_mv(Iu, P, u);
-            for (int k = 0; k < 6; k++) { be[k] = -t[k]; psd[k] = t[k] - 2 * Iu[k]; }
-            fcross_add(be, s, Hm);
-            fcross_add(psd, s, Hm);
+            double sH[6] = { 0, 0, 0, 0, 0, 0 };
+            fcross_add(sH, s, Hm);
+            for (int k = 0; k < 6; k++) { be[k] = sH[k] - t[k]; psd[k] = (t[k] - 2 * Iu[k]) + sH[k]; }
             /* psi = s x* F - I w - Id u - u x* h */
             inertia_mv(ps, P, wk);
             inertia_rate_mv(t, Pd, u);
@@ -500,7 +603,12 @@ int mbs_idl_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const
                                     -s[0], -s[1], -s[2], -s[3], -s[4], -s[5] };
             const int end = cend[c];
             if (dtau_dq && dtau_dqd) {
-                entries_pair(CC, c, end, cpar, nq, z1, z2, ps, psd, dtau_dq, dtau_dqd, &fin);
+#if defined(IDL_AVX2)
+                if (f->avx2)
+                    entries_pair_avx2(CC, c, end, cpar, nq, z1, z2, ps, psd, dtau_dq, dtau_dqd, &fin);
+                else
+#endif
+                    entries_pair(CC, c, end, cpar, nq, z1, z2, ps, psd, dtau_dq, dtau_dqd, &fin);
             } else if (dtau_dq || dtau_dqd) {
                 double *out = dtau_dq ? dtau_dq : dtau_dqd;
                 const double *z = dtau_dq ? z1 : z2, *pv = dtau_dq ? ps : psd;
@@ -522,9 +630,7 @@ int mbs_idl_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const
         }
         if (h > 0) {
             idl_ws *wh = &W[h];
-            for (int k = 0; k < 10; k++) wh->P[k] += w->P[k];
-            for (int k = 0; k < 9; k++) wh->Pd[k] += w->Pd[k];
-            for (int k = 0; k < 6; k++) { wh->H[k] += w->H[k]; wh->F[k] += w->F[k]; }
+            for (int k = 0; k < IDL_NSUM; k++) wh->sum[k] += w->sum[k];
         }
     }
     if (tau) for (int k = 0; k < nq; k++) fin += tau[k];

@@ -13,6 +13,10 @@ void mbs_idl_free(mbs_data *d);
 /* Every joint fixed, revolute or prismatic, no force elements, no user
  * body loads, and d created for m. */
 int mbs_idl_usable(const mbs_model *m, const mbs_data *d);
+/* The entry loops run with AVX2/FMA where the processor has them (chosen
+ * at set-up); on = 0 forces the SSE2/scalar loops (tests). Returns the
+ * previous setting. */
+int mbs_idl_set_avx2(mbs_data *d, int on);
 /* tau = ID(q, qd, qdd) (user joint loads included), dtau/dq, dtau/dqd and
  * the mass matrix M, row-major nq x nq; any output may be NULL, qd and qdd
  * too (zero). No allocation; leaves nothing in d->ws. Returns 0, or -1 if
