@@ -466,7 +466,7 @@ static int fd_factor(const mbs_model *m, mbs_data *d, const double *q)
  * or dtrsm) and than one articulated-body solve per column, on the models
  * of bench/bench_derivatives.c. */
 static void fd_apply_inverse(const mbs_model *m, mbs_data *d, const double *q, double *Rq,
-                             double *Rqd, double *Rtau)
+                             double *Rqd, double *Rtau, double alpha)
 {
     const int nq = m->nq, *lam = d->ws.qpar;
     if (nq == 0) return;
@@ -529,7 +529,7 @@ apply:;
     for (int t = 0; t < 2; t++) {
         if (!R[t]) continue;
         memcpy(C, R[t], sizeof(double) * n2);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nq, nq, nq, 1.0, X, nq, C, nq, 0.0, R[t], nq);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nq, nq, nq, alpha, X, nq, C, nq, 0.0, R[t], nq);
     }
     if (!Rtau) return;
     for (int i = 1; i <= m->nb; i++) {
@@ -552,9 +552,30 @@ int mbs_forward_dynamics_derivatives(const mbs_model *m, mbs_data *d, mbs_fd_alg
 {
     const int nq = m->nq;
     double *a = d->dbuf, *tid = d->dbuf + nq;
+    int rc;
+    if (mbs_idl_usable(m, d)) {
+        /* trees of revolute, prismatic and fixed joints: qdd from the
+         * forward dynamics (joint frames where they apply), then dtau/dq,
+         * dtau/dqd and M at (q, qd, qdd) from the fused pass; nothing else
+         * is needed (no Euler completion) */
+        if ((rc = mbs_fd_qdd(m, d, alg, q, qd, tau, a))) return rc;
+        if (qdd) memcpy(qdd, a, sizeof(double) * (size_t)nq);
+        if (!dqdd_dq && !dqdd_dqd && !dqdd_dtau) {
+            d->err[0] = 0;
+            return MBS_OK;
+        }
+        if (mbs_idl_id_jacobians(m, d, q, qd, a, NULL, dqdd_dq, dqdd_dqd, d->scratch)) {
+            if (dqdd_dq && (rc = check_finite(d, dqdd_dq, nq * nq, "dtau/dq"))) return rc;
+            if (dqdd_dqd && (rc = check_finite(d, dqdd_dqd, nq * nq, "dtau/dqd"))) return rc;
+        }
+        if ((rc = fd_factor(m, d, q))) return rc;
+        /* -M^-1 dtau/dx (the sign in the products) */
+        fd_apply_inverse(m, d, q, dqdd_dq, dqdd_dqd, dqdd_dtau, -1.0);
+        goto checks;
+    }
     /* the primal of mbs_deriv_fd_primal without its factorization of M'
      * for the semi-recursive algorithm (fd_factor below replaces it) */
-    int rc = mbs_fd_unchecked(m, d, alg, q, qd, tau, a);
+    rc = mbs_fd_unchecked(m, d, alg, q, qd, tau, a);
     if (rc) return rc;
     mbs_kin_accelerations(m, &d->ws, a);
     mbs_rnea(m, &d->ws, tid);
@@ -573,7 +594,8 @@ int mbs_forward_dynamics_derivatives(const mbs_model *m, mbs_data *d, mbs_fd_alg
     if (dqdd_dqd) fd_rhs_columns(m, q, qd, tau, a, tid, 1, dqdd_dqd);
     /* dqdd/dtau: the right-hand sides -(-e_k) completed are the columns of
      * Pi (identity minus the Euler projections), applied in fd_apply_inverse */
-    fd_apply_inverse(m, d, q, dqdd_dq, dqdd_dqd, dqdd_dtau);
+    fd_apply_inverse(m, d, q, dqdd_dq, dqdd_dqd, dqdd_dtau, 1.0);
+checks:
     if (dqdd_dq && (rc = check_finite(d, dqdd_dq, nq * nq, "dqdd/dq"))) return rc;
     if (dqdd_dqd && (rc = check_finite(d, dqdd_dqd, nq * nq, "dqdd/dqd"))) return rc;
     if (dqdd_dtau && (rc = check_finite(d, dqdd_dtau, nq * nq, "dqdd/dtau"))) return rc;

@@ -15,6 +15,10 @@
  *   - the path is really taken (mbs_idl_usable), and not taken with a body
  *     load, a spherical joint or another model's data;
  *   - a chain far from the global origin, and the human model;
+ *   - the forward-dynamics derivatives on the same path (FD primal, then
+ *     -M^-1 dtau/dx): dqdd/dq, dqdd/dqd against the complex step of the
+ *     articulated-body kernels, and all three blocks against the
+ *     world-frame path, for both FD algorithms (1e-12);
  *   - overflow reported as MBS_ERR_NUMERIC with the block named.
  */
 #define MBS_COMPLEX
@@ -66,6 +70,29 @@ static void cs_jacobians(cs_ctx *c, const double *q, const double *qd, const dou
     }
 }
 
+/* complex-step Jacobians of the articulated-body FD w.r.t. q and qd */
+static void cs_fd_jacobians(cs_ctx *c, const double *q, const double *qd, const double *tau, double *Jq,
+                            double *Jqd)
+{
+    const int nq = c->m->nq;
+    mreal *tc = calloc((size_t)nq + 1, sizeof(mreal));
+    for (int k = 0; k < c->m->nx; k++) c->x[k] = c->m->x[k];
+    for (int dir = 0; dir < 2 * nq; dir++) {
+        for (int k = 0; k < nq; k++) { c->q[k] = q[k]; c->qd[k] = qd[k]; tc[k] = tau[k]; }
+        if (dir < nq) c->q[dir] += I * H; else c->qd[dir - nq] += I * H;
+        mbs_kin_forward_cs(c->m, c->x, &c->w, c->q, c->qd, NULL, 1);
+        for (int k = 0; k < 15 * (c->m->nb + 1); k++) c->w.xfrc[k] = 0;
+        for (int k = 0; k < nq; k++) c->w.qfrc[k] = c->qload[k];
+        mbs_body_terms_cs(c->m, c->x, &c->w);
+        mbs_aba_cs(c->m, &c->w, c->q, c->qd, tc, c->out);
+        for (int r = 0; r < nq; r++) {
+            const double v = cimag(c->out[r]) / H;
+            if (dir < nq) Jq[r * nq + dir] = v; else Jqd[r * nq + dir - nq] = v;
+        }
+    }
+    free(tc);
+}
+
 static double col_err(const double *a, const double *ref, int nq)
 {
     double worst = 0;
@@ -100,7 +127,11 @@ static void compare(mbs_model *m, mbs_rng *rng, double *worst, long *zeros_bad, 
     double *q = calloc(n1, 8), *qd = calloc(n1, 8), *qdd = calloc(n1, 8), *tau = calloc(n1, 8), *t0 = calloc(n1, 8);
     double *A = calloc(n1 * n1, 8), *B = calloc(n1 * n1, 8), *R = calloc(n1 * n1, 8), *S = calloc(n1 * n1, 8);
     double *M = calloc(n1 * n1, 8), *M0 = calloc(n1 * n1, 8), *qload = calloc(n1, 8);
+    double *FA = calloc(n1 * n1, 8), *FB = calloc(n1 * n1, 8), *FC = calloc(n1 * n1, 8), *ft = calloc(n1, 8);
+    double *GA = calloc(n1 * n1, 8), *GB = calloc(n1 * n1, 8), *GC = calloc(n1 * n1, 8);
+    double *CA = calloc(n1 * n1, 8), *CB = calloc(n1 * n1, 8);
     mbs_test_random_state(rng, m, q, qd, qdd);
+    for (int k = 0; k < nq; k++) ft[k] = mbs_rng_uniform(rng, -2, 2);
     for (int k = 0; k < nq; k++) { qd[k] = mbs_rng_uniform(rng, -2, 2); qdd[k] = mbs_rng_uniform(rng, -2, 2); }
     mbs_data *d = mbs_data_create(m, NULL);
     if (no_avx2) mbs_idl_set_avx2(d, 0);
@@ -124,6 +155,11 @@ static void compare(mbs_model *m, mbs_rng *rng, double *worst, long *zeros_bad, 
         worst[1] = fmax(worst[1], mbs_rel_err(A, R, nq * nq));
         worst[2] = fmax(worst[2], mbs_rel_err(B, S, nq * nq));
         worst[3] = fmax(worst[3], fmax(col_err(A, R, nq), col_err(B, S, nq)));
+        /* forward dynamics derivatives (fused Jacobians, -M^-1 dtau/dx) */
+        CHECK(mbs_forward_dynamics_derivatives(m, d, MBS_FD_RECURSIVE, q, qd, ft, NULL, FA, FB, FC) == MBS_OK,
+              "%s", mbs_data_error(d));
+        cs_fd_jacobians(&c, q, qd, ft, CA, CB);
+        worst[6] = fmax(worst[6], fmax(mbs_rel_err(FA, CA, nq * nq), mbs_rel_err(FB, CB, nq * nq)));
         mbs_ws_free_cs(&c.w);
         free(c.x); free(c.q); free(c.qd); free(c.qdd); free(c.out);
     }
@@ -134,6 +170,19 @@ static void compare(mbs_model *m, mbs_rng *rng, double *worst, long *zeros_bad, 
         mbs_data_add_body_load(d, 1, z3, z3, z3);
         CHECK(!mbs_idl_usable(m, d), "body load: world-frame path");
         CHECK(mbs_inverse_dynamics_derivatives(m, d, q, qd, qdd, NULL, R, S) == MBS_OK, "%s", mbs_data_error(d));
+        for (int alg = 0; alg < 2; alg++) {
+            const mbs_fd_algorithm fa = alg ? MBS_FD_SEMI_RECURSIVE : MBS_FD_RECURSIVE;
+            CHECK(mbs_forward_dynamics_derivatives(m, d, fa, q, qd, ft, NULL, GA, GB, GC) == MBS_OK, "FD world");
+            if (with_cs && alg == 0)   /* the world-frame path's own distance to the complex step */
+                worst[8] = fmax(worst[8], fmax(mbs_rel_err(GA, CA, nq * nq), mbs_rel_err(GB, CB, nq * nq)));
+            mbs_data_clear_loads(d);
+            double *jl = mbs_data_joint_load(d);
+            for (int k = 0; k < nq; k++) jl[k] = qload[k];
+            CHECK(mbs_forward_dynamics_derivatives(m, d, fa, q, qd, ft, NULL, FA, FB, FC) == MBS_OK, "FD fused");
+            worst[7] = fmax(worst[7], fmax(fmax(mbs_rel_err(FA, GA, nq * nq), mbs_rel_err(FB, GB, nq * nq)),
+                                           mbs_rel_err(FC, GC, nq * nq)));
+            mbs_data_add_body_load(d, 1, z3, z3, z3);
+        }
         mbs_data_clear_loads(d);
         double *jl = mbs_data_joint_load(d);
         for (int k = 0; k < nq; k++) jl[k] = qload[k];
@@ -153,7 +202,8 @@ static void compare(mbs_model *m, mbs_rng *rng, double *worst, long *zeros_bad, 
                 (*zeros_bad)++;
     mbs_data_free(d);
     free(q); free(qd); free(qdd); free(tau); free(t0); free(A); free(B); free(R); free(S);
-    free(M); free(M0); free(qload);
+    free(M); free(M0); free(qload); free(FA); free(FB); free(FC); free(ft); free(GA); free(GB); free(GC);
+    free(CA); free(CB);
 }
 
 int main(void)
@@ -161,7 +211,7 @@ int main(void)
     mbs_rng rng;
     mbs_rng_seed(&rng, 4242);
     const unsigned types = (1u << MBS_JOINT_FIXED) | (1u << MBS_JOINT_REVOLUTE) | (1u << MBS_JOINT_PRISMATIC);
-    double worst[6] = { 0 };
+    double worst[9] = { 0 };
     long zeros_bad = 0;
     int seen[3] = { 0 };
     for (int tree = 0; tree < NTREES; tree++) {
@@ -176,17 +226,21 @@ int main(void)
     printf("worst relative error: tau %.2e, dtau/dq vs cs %.2e, dtau/dqd vs cs %.2e, per column %.2e, "
            "vs world-frame kernel %.2e, M %.2e; structural zeros violated: %ld\n",
            worst[0], worst[1], worst[2], worst[3], worst[4], worst[5], zeros_bad);
+    printf("FD derivatives: dqdd/dq, dqdd/dqd vs complex step %.2e; all three blocks vs the world-frame path "
+           "(fr and semi) %.2e\n", worst[6], worst[7]);
     CHECK(seen[0] > 100 && seen[1] > 100 && seen[2] > 100, "joint kinds covered");
     CHECK(worst[0] <= 1e-13, "tau %g", worst[0]);
     CHECK(worst[1] <= 1e-12 && worst[2] <= 1e-12, "vs complex step %g %g", worst[1], worst[2]);
     CHECK(worst[3] <= 1e-12, "per column %g", worst[3]);
     CHECK(worst[4] <= 1e-12, "vs world-frame kernel %g", worst[4]);
     CHECK(worst[5] <= 1e-12, "M %g", worst[5]);
+    CHECK(worst[6] <= 1e-12, "FD derivatives vs complex step %g", worst[6]);
+    CHECK(worst[7] <= 1e-12, "FD derivatives vs world-frame path %g", worst[7]);
     CHECK(zeros_bad == 0, "%ld entries between independent branches not exactly zero", zeros_bad);
 
     /* a 40-link revolute chain 1000 m from the origin, and the human model */
     {
-        double w1[6] = { 0 };
+        double w1[9] = { 0 };
         long zb = 0;
         mbs_error err;
         char *js = mbs_generate_chain_json(40, MBS_JOINT_REVOLUTE, 0, &err);
@@ -237,12 +291,20 @@ int main(void)
         mbs_model *hm = mbs_model_load(mbs_test_path("models/human43.json"), &err);
         CHECK(hm != NULL, "human43: %s", err.msg);
         if (hm) {
-            double w2[6] = { 0 };
+            double w2[9] = { 0 };
             compare(hm, &rng, w2, &zb, 1, 0);
             compare(hm, &rng, w2, &zb, 1, 1);
-            printf("human43: tau %.2e, dq %.2e, dqd %.2e, per column %.2e, vs world-frame %.2e, M %.2e\n",
-                   w2[0], w2[1], w2[2], w2[3], w2[4], w2[5]);
+            printf("human43: tau %.2e, dq %.2e, dqd %.2e, per column %.2e, vs world-frame %.2e, M %.2e, "
+                   "FD vs cs %.2e, FD vs world-frame %.2e\n", w2[0], w2[1], w2[2], w2[3], w2[4], w2[5], w2[6], w2[7]);
             CHECK(w2[1] <= 1e-12 && w2[2] <= 1e-12 && w2[3] <= 1e-12 && w2[4] <= 1e-12 && w2[5] <= 1e-12, "human");
+            /* FD blocks: M of the human is ill-conditioned (massless D-H
+             * frames), so -M^-1 dtau/dx carries a few e-12 against the
+             * complex step whatever the path: no worse than the world-frame
+             * path's own distance (printed), and within the 1e-10 of
+             * `mbsens check` for FD blocks */
+            printf("human43 FD vs complex step: fused %.2e, world-frame path %.2e\n", w2[6], w2[8]);
+            CHECK(w2[6] <= 2 * w2[8] && w2[6] <= 1e-10 && w2[7] <= 1e-10, "human FD %g (world-frame %g), %g",
+                  w2[6], w2[8], w2[7]);
             CHECK(zb == 0, "human zeros");
             /* not taken: a body load, another model's data */
             mbs_data *d = mbs_data_create(hm, NULL);
