@@ -414,8 +414,14 @@ int mbs_idl_usable(const mbs_model *m, const mbs_data *d)
 
 /* ------------------------------------------------------------ the pass */
 
-int mbs_idl_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
-                         const double *qdd, double *tau, double *dtau_dq, double *dtau_dqd, double *M)
+#if defined(__GNUC__)
+#define IDL_INLINE static inline __attribute__((always_inline))
+#else
+#define IDL_INLINE static inline
+#endif
+/* The pass, compiled twice below (default and AVX2/FMA code generation) */
+IDL_INLINE int idl_pass(const mbs_model *m, mbs_data *d, const double *q, const double *qd, const double *qdd,
+                        double *tau, double *dtau_dq, double *dtau_dqd, double *M, int avx2)
 {
     const int nb = m->nb, nq = m->nq;
     struct mbs_idl *f = d->idl;
@@ -604,7 +610,7 @@ int mbs_idl_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const
             const int end = cend[c];
             if (dtau_dq && dtau_dqd) {
 #if defined(IDL_AVX2)
-                if (f->avx2)
+                if (avx2)
                     entries_pair_avx2(CC, c, end, cpar, nq, z1, z2, ps, psd, dtau_dq, dtau_dqd, &fin);
                 else
 #endif
@@ -624,8 +630,11 @@ int mbs_idl_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const
                 }
             }
             if (M) {
-                for (int r = c; r >= 0; r = cpar[r])
-                    M[(size_t)r * nq + c] = M[(size_t)c * nq + r] = dot6(CC + (size_t)r * CC_SIZE + CC_S, al);
+                for (int r = c; r >= 0; r = cpar[r]) {
+                    const double e = dot6(CC + (size_t)r * CC_SIZE + CC_S, al);
+                    M[(size_t)r * nq + c] = M[(size_t)c * nq + r] = e;
+                    fin += e;
+                }
             }
         }
         if (h > 0) {
@@ -635,4 +644,22 @@ int mbs_idl_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const
     }
     if (tau) for (int k = 0; k < nq; k++) fin += tau[k];
     return isfinite(fin) ? 0 : -1;
+}
+
+#if defined(IDL_AVX2)
+__attribute__((target("avx2,fma")))
+static int idl_pass_avx2(const mbs_model *m, mbs_data *d, const double *q, const double *qd, const double *qdd,
+                         double *tau, double *dtau_dq, double *dtau_dqd, double *M)
+{
+    return idl_pass(m, d, q, qd, qdd, tau, dtau_dq, dtau_dqd, M, 1);
+}
+#endif
+
+int mbs_idl_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                         const double *qdd, double *tau, double *dtau_dq, double *dtau_dqd, double *M)
+{
+#if defined(IDL_AVX2)
+    if (d->idl->avx2) return idl_pass_avx2(m, d, q, qd, qdd, tau, dtau_dq, dtau_dqd, M);
+#endif
+    return idl_pass(m, d, q, qd, qdd, tau, dtau_dq, dtau_dqd, M, 0);
 }
