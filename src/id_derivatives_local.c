@@ -31,9 +31,11 @@
  * the parent's R, so that only one 3x3 product lies on the chain of
  * dependencies along the tree; sin and cos come from fast_sincos (the C
  * library's sincos saves and restores the floating-point environment,
- * which cost about 1 us per call here); the entry loops, which are half of
- * the time, run two entries at a time with SSE2, or with AVX2/FMA when the
- * processor has them (chosen once at set-up).
+ * which cost about 1 us per call here), all of them before the tree loop
+ * (independent, they pipeline); the entries are filled after the backward
+ * sweep (same reason), two at a time with SSE2, or with AVX2/FMA when the
+ * processor has them, and the whole pass is then compiled for AVX2/FMA too
+ * (chosen once at set-up).
  *
  * Double precision only. Usable when every joint is fixed, revolute or
  * prismatic, without force elements and without user body loads (joint
@@ -71,6 +73,7 @@ enum { IDL_P = 0, IDL_PD = 10, IDL_H = 19, IDL_F = 25, IDL_NSUM = 32 };   /* 31 
 
 typedef struct idl_ws {           /* per body, per call */
     double R[9], o[3];            /* world rotation (columns: F_i axes) and origin of F_i */
+    double cs, sn;                /* cos, sin of a revolute joint's angle */
     double V[6], A[6];            /* velocity and acceleration minus gravity, at p0 */
     /* composite sums, one block (passed to the parent in one loop):
      * (m, h, K), (hd, Kd), momentum, wrench */
@@ -78,7 +81,7 @@ typedef struct idl_ws {           /* per body, per call */
 } idl_ws;
 
 /* per column c (= coordinate; only 1-DOF joints): contiguous records */
-enum { CC_G = 0, CC_S = 12, CC_U = 18, CC_W = 24, CC_SIZE = 30 };
+enum { CC_G = 0, CC_S = 12, CC_U = 18, CC_W = 24, CC_PS = 30, CC_PSD = 36, CC_SIZE = 42 };
 
 struct mbs_idl {
     int usable, nq, avx2;
@@ -159,7 +162,7 @@ static inline void fast_sincos(double x, double *sn, double *cs)
     if (!(fabs(x) <= 1e5)) { *sn = sin(x); *cs = cos(x); return; }
     const double big = 6755399441055744.0;     /* 1.5 * 2^52: rounds to an integer */
     const double kf = (x * 6.36619772367581382433e-01 + big) - big;
-    const long k = (long)kf;
+    const int k = (int)kf;
     const double r = ((x - kf * 1.57079632673412561417e+00) - kf * 6.07710050630396597660e-11) -
                      kf * 2.02226624871116645580e-21;
     const double z = r * r;
@@ -176,12 +179,13 @@ static inline void fast_sincos(double x, double *sn, double *cs)
                                           z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)))));
     const double hz = 0.5 * z, w = 1 - hz;
     const double c0 = w + (((1 - w) - hz) + z * pc);
-    switch (k & 3) {
-    case 0: *sn = s0; *cs = c0; break;
-    case 1: *sn = c0; *cs = -s0; break;
-    case 2: *sn = -s0; *cs = -c0; break;
-    default: *sn = -c0; *cs = s0; break;
-    }
+    /* quadrant k mod 4 without branches (the quadrants of successive joints
+     * are unpredictable): sin = +-(s0 or c0), cos = +-(c0 or s0); the
+     * selection by 0/1 factors is exact */
+    const double sw = (double)(k & 1), ns = 1 - sw;
+    const double ss = 1 - (double)(k & 2), sc = 1 - (double)((k + 1) & 2);
+    *sn = ss * (ns * s0 + sw * c0);
+    *cs = sc * (ns * c0 + sw * s0);
 }
 
 /* Both Jacobians' entries of column c: rows c..end-1 (g_r . z1, g_r . z2)
@@ -434,6 +438,10 @@ IDL_INLINE int idl_pass(const mbs_model *m, mbs_data *d, const double *q, const 
      * The joint's own part first (E = C Rot(e1, q), t = p (+ q C e1)), off
      * the chain of dependencies along the tree; then R = R_h E, o = o_h + R_h t. */
     double mc[3] = { 0, 0, 0 }, mt = 0;
+    /* sines and cosines first: independent of each other, they pipeline
+     * here, where inside the tree loop each one would wait in line */
+    for (int i = 1; i <= nb; i++)
+        if (Bd[i].kind == IDL_REV) fast_sincos(q[Bd[i].col], &W[i].sn, &W[i].cs);
     for (int i = 1; i <= nb; i++) {
         const idl_body *b = &Bd[i];
         idl_ws *w = &W[i];
@@ -441,8 +449,7 @@ IDL_INLINE int idl_pass(const mbs_model *m, mbs_data *d, const double *q, const 
         const double *C = b->C;
         double E[9], t[3] = { b->p[0], b->p[1], b->p[2] };
         if (b->kind == IDL_REV) {
-            double cs, sn;
-            fast_sincos(q[b->col], &sn, &cs);
+            const double cs = w->cs, sn = w->sn;
             for (int r = 0; r < 3; r++) {
                 const double c1 = C[3 * r + 1], c2 = C[3 * r + 2];
                 E[3 * r] = C[3 * r];
@@ -585,8 +592,8 @@ IDL_INLINE int idl_pass(const mbs_model *m, mbs_data *d, const double *q, const 
             const double *s = C + CC_S, *u = C + CC_U, *wk = C + CC_W;
             const double *P = w->sum + IDL_P, *Pd = w->sum + IDL_PD, *Hm = w->sum + IDL_H, *F = w->sum + IDL_F;
             if (tau) tau[c] = dot6(s, F) - ql[c];
-            double *al = C + CC_G, *be = C + CC_G + 6;
-            double t[6], Iu[6], ps[6], psd[6];
+            double *al = C + CC_G, *be = C + CC_G + 6, *ps = C + CC_PS, *psd = C + CC_PSD;
+            double t[6], Iu[6], Iw[6];
             inertia_mv(al, P, s);
             inertia_rate_mv(t, Pd, s);
             inertia_mv(Iu, P, u);
@@ -594,52 +601,58 @@ IDL_INLINE int idl_pass(const mbs_model *m, mbs_data *d, const double *q, const 
             fcross_add(sH, s, Hm);
             for (int k = 0; k < 6; k++) { be[k] = sH[k] - t[k]; psd[k] = (t[k] - 2 * Iu[k]) + sH[k]; }
             /* psi = s x* F - I w - Id u - u x* h */
-            inertia_mv(ps, P, wk);
+            inertia_mv(Iw, P, wk);
             inertia_rate_mv(t, Pd, u);
-            for (int k = 0; k < 6; k++) ps[k] = -ps[k] - t[k];
+            for (int k = 0; k < 6; k++) ps[k] = -Iw[k] - t[k];
             fcross_add(ps, s, F);
             {
                 const double mu[6] = { -u[0], -u[1], -u[2], -u[3], -u[4], -u[5] };
                 fcross_add(ps, mu, Hm);
             }
-            /* rows at or below c, then the rows above */
-            const double z1[12] = { -wk[0], -wk[1], -wk[2], -wk[3], -wk[4], -wk[5],
-                                    u[0], u[1], u[2], u[3], u[4], u[5] };
-            const double z2[12] = { -2 * u[0], -2 * u[1], -2 * u[2], -2 * u[3], -2 * u[4], -2 * u[5],
-                                    -s[0], -s[1], -s[2], -s[3], -s[4], -s[5] };
-            const int end = cend[c];
-            if (dtau_dq && dtau_dqd) {
-#if defined(IDL_AVX2)
-                if (avx2)
-                    entries_pair_avx2(CC, c, end, cpar, nq, z1, z2, ps, psd, dtau_dq, dtau_dqd, &fin);
-                else
-#endif
-                    entries_pair(CC, c, end, cpar, nq, z1, z2, ps, psd, dtau_dq, dtau_dqd, &fin);
-            } else if (dtau_dq || dtau_dqd) {
-                double *out = dtau_dq ? dtau_dq : dtau_dqd;
-                const double *z = dtau_dq ? z1 : z2, *pv = dtau_dq ? ps : psd;
-                for (int r = c; r < end; r++) {
-                    const double e1 = dot12(CC + (size_t)r * CC_SIZE + CC_G, z);
-                    out[(size_t)r * nq + c] = e1;
-                    fin += e1;
-                }
-                for (int r = cpar[c]; r >= 0; r = cpar[r]) {
-                    const double e1 = dot6(CC + (size_t)r * CC_SIZE + CC_S, pv);
-                    out[(size_t)r * nq + c] = e1;
-                    fin += e1;
-                }
-            }
-            if (M) {
-                for (int r = c; r >= 0; r = cpar[r]) {
-                    const double e = dot6(CC + (size_t)r * CC_SIZE + CC_S, al);
-                    M[(size_t)r * nq + c] = M[(size_t)c * nq + r] = e;
-                    fin += e;
-                }
-            }
         }
         if (h > 0) {
             idl_ws *wh = &W[h];
             for (int k = 0; k < IDL_NSUM; k++) wh->sum[k] += w->sum[k];
+        }
+    }
+    /* the entries, column by column: rows at or below c, then the rows
+     * above (after the sweep, so that the columns' loops do not wait on
+     * the chain of composite sums) */
+    for (int c = 0; c < nq; c++) {
+        const double *C = CC + (size_t)c * CC_SIZE;
+        const double *s = C + CC_S, *u = C + CC_U, *wk = C + CC_W, *ps = C + CC_PS, *psd = C + CC_PSD;
+        const double z1[12] = { -wk[0], -wk[1], -wk[2], -wk[3], -wk[4], -wk[5],
+                                u[0], u[1], u[2], u[3], u[4], u[5] };
+        const double z2[12] = { -2 * u[0], -2 * u[1], -2 * u[2], -2 * u[3], -2 * u[4], -2 * u[5],
+                                -s[0], -s[1], -s[2], -s[3], -s[4], -s[5] };
+        const int end = cend[c];
+        if (dtau_dq && dtau_dqd) {
+#if defined(IDL_AVX2)
+            if (avx2)
+                entries_pair_avx2(CC, c, end, cpar, nq, z1, z2, ps, psd, dtau_dq, dtau_dqd, &fin);
+            else
+#endif
+                entries_pair(CC, c, end, cpar, nq, z1, z2, ps, psd, dtau_dq, dtau_dqd, &fin);
+        } else if (dtau_dq || dtau_dqd) {
+            double *out = dtau_dq ? dtau_dq : dtau_dqd;
+            const double *z = dtau_dq ? z1 : z2, *pv = dtau_dq ? ps : psd;
+            for (int r = c; r < end; r++) {
+                const double e1 = dot12(CC + (size_t)r * CC_SIZE + CC_G, z);
+                out[(size_t)r * nq + c] = e1;
+                fin += e1;
+            }
+            for (int r = cpar[c]; r >= 0; r = cpar[r]) {
+                const double e1 = dot6(CC + (size_t)r * CC_SIZE + CC_S, pv);
+                out[(size_t)r * nq + c] = e1;
+                fin += e1;
+            }
+        }
+        if (M) {
+            for (int r = c; r >= 0; r = cpar[r]) {
+                const double e = dot6(CC + (size_t)r * CC_SIZE + CC_S, C + CC_G);
+                M[(size_t)r * nq + c] = M[(size_t)c * nq + r] = e;
+                fin += e;
+            }
         }
     }
     if (tau) for (int k = 0; k < nq; k++) fin += tau[k];
