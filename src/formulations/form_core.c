@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "form_impl.h"
+#include "../algebra.h"
 #include "../model_impl.h"
 #include "../constraints/constraint.h"
 #include "../forces/force.h"
@@ -303,6 +304,60 @@ void mbs_form_tangent(const mbs_model *m, mbs_data *d, double t, const double *q
     }
     if (dphi || dPhi || dphid || dphidd)
         mbs_con_kernel_d(m, m->x, &d->ws, dx, &d->dws, q, qd, qdd, dq, dqd, dqdd, t, dphi, dPhi, dphid, dphidd);
+}
+
+void mbs_form_tangent_dynamic(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                              const double *dx, double *dr)
+{
+    mbs_ws *dw = &d->dws;
+    const size_t nb1 = (size_t)m->nb + 1;
+    /* the kinematic tangents the body terms and the recursion read */
+    memset(dw->A, 0, sizeof(double) * 9 * nb1);
+    memset(dw->o, 0, sizeof(double) * 3 * nb1);
+    memset(dw->rG, 0, sizeof(double) * 3 * nb1);
+    memset(dw->r, 0, sizeof(double) * 3 * nb1);
+    memset(dw->rj, 0, sizeof(double) * 3 * nb1);
+    memset(dw->AhJ, 0, sizeof(double) * 9 * nb1);
+    memset(dw->a, 0, sizeof(double) * 3 * nb1);
+    memset(dw->b, 0, sizeof(double) * MBS_BSTRIDE * nb1);
+    memset(dw->J, 0, sizeof(double) * 9 * nb1);
+    memset(dw->V, 0, sizeof(double) * 6 * nb1);
+    memset(dw->ad, 0, sizeof(double) * 3 * nb1);
+    memset(dw->bd, 0, sizeof(double) * MBS_BSTRIDE * nb1);
+    memset(dw->dv, 0, sizeof(double) * 6 * nb1);
+    memset(dw->Vd, 0, sizeof(double) * 6 * nb1);
+    /* an inertia entry moves J = A Jbar A^T (a kinematic-level quantity): dJ = A dJbar A^T */
+    for (int i = 1; i <= m->nb; i++) {
+        const double *dI = dx + m->body[i].x_inertia, *A = d->ws.A + 9 * i;
+        if (dI[0] == 0 && dI[1] == 0 && dI[2] == 0 && dI[3] == 0 && dI[4] == 0 && dI[5] == 0) continue;
+        double dJb[9], AJ[9];
+        m3_sym(dJb, dI);
+        m3_mul(AJ, A, dJb);
+        m3_mul_bt(dw->J + 9 * i, AJ, A);
+    }
+    memset(dw->xfrc, 0, sizeof(double) * 15 * nb1);
+    memset(dw->qfrc, 0, sizeof(double) * (size_t)m->nq);
+    mbs_forces_apply_d(m, m->x, &d->ws, dx, dw, q, qd, NULL, NULL, dw->qfrc, d->time);
+    mbs_body_terms_d(m, m->x, &d->ws, dx, dw, 1, m->nb + 1);
+    mbs_rnea_d(m, &d->ws, dw, dw->qfrc, dr, 1, m->nb + 1);
+}
+
+int mbs_form_param_dynamic(const mbs_model *m, int j)
+{
+    const mbs_param_info *p = &m->param[j];
+    for (int t = 0; t < p->ntargets; t++) {
+        const int x = p->target[t];
+        int ok = x >= m->x_gravity && x < m->x_gravity + 3;
+        for (int i = 1; i <= m->nb && !ok; i++)
+            ok = x == m->body[i].x_mass || (x >= m->body[i].x_inertia && x < m->body[i].x_inertia + 6);
+        for (int k = 0; k < m->nforce && !ok; k++) ok = x >= m->force[k].x && x < m->force[k].x + m->force[k].nx;
+        for (int k = 0; k < m->nfunc && !ok; k++) {
+            ok = x >= m->func[k].x && x < m->func[k].x + m->func[k].nx;
+            for (int r = 0; r < m->con.ndriver && ok; r++) ok = m->con.driver[r].func != k;   /* moves constraints */
+        }
+        if (!ok) return 0;
+    }
+    return 1;
 }
 
 void mbs_form_constraint_tangent(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,

@@ -164,6 +164,16 @@ void mbs_form_constraints(const mbs_model *m, mbs_data *d, double t, const doubl
 void mbs_form_tangent(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
                       const double *qdd, const double *dq, const double *dqd, const double *dqdd,
                       const double *dx, double *dr, double *dphi, double *dPhi, double *dphid, double *dphidd);
+/* The tangent dr along a dx that moves no kinematic quantity (gravity,
+ * masses, inertias, numbers of force elements and functions: mbs_form_param_dynamic):
+ * the kinematic tangents vanish, so only the loads and the body terms are
+ * differentiated (no kinematic sweep; the constraints' tangents are zero). */
+void mbs_form_tangent_dynamic(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                              const double *dx, double *dr);
+/* 1 if every target of parameter j is a gravity component, a body mass or
+ * inertia entry, or a number of a force element or of a function that
+ * drives no constraint (its kinematic and constraint tangents vanish) */
+int mbs_form_param_dynamic(const mbs_model *m, int j);
 /* The scaled Newton tangent of the trapezoidal residual in the correction D
  * (z = z_p + D, zd = zd_p + gamma/(beta h) D, zdd = zdd_n + D/(beta h^2)):
  *     S = beta h^2 dr/dD = M + gamma h C + beta h^2 K

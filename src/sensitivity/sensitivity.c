@@ -69,12 +69,35 @@ void sens_objectives(sens_run *r, const double *q, const double *qd, const doubl
         g[k] = mbs_objective_integrand(m, m->x, &r->d->ws, k, terminal, q, qd, qdd, t);
 }
 
+/* One past the last body whose kinematics an objective reads (bodies are
+ * in depth-first order, so the sweep over 1 .. end-1 covers their paths):
+ * coordinates read none, the kinetic energy all. */
+static int objective_body_end(const mbs_model *m)
+{
+    int end = 1;
+    for (int k = 0; k < m->nobj; k++)
+        for (int i = 0; i < m->obj[k].nterm; i++) {
+            const mbs_objective_term *tm = &m->obj[k].term[i];
+            int b = 0;
+            switch (tm->quantity) {
+            case MBS_OBJQ_POINT_POSITION:
+            case MBS_OBJQ_POINT_VELOCITY:
+            case MBS_OBJQ_POINT_ACCELERATION: b = m->point[tm->point].body; break;
+            case MBS_OBJQ_ANGULAR_VELOCITY: b = tm->body; break;
+            case MBS_OBJQ_KINETIC_ENERGY: b = m->nb; break;
+            default: b = 0; break;
+            }
+            if (b + 1 > end) end = b + 1;
+        }
+    return end;
+}
+
 void sens_objectives_d(sens_run *r, const double *q, const double *qd, const double *qdd,
                        const double *dq, const double *dqd, const double *dqdd, const double *dx,
                        double t, int terminal, double *dg)
 {
     const mbs_model *m = r->m;
-    mbs_kin_forward_d(m, m->x, &r->d->ws, dx, &r->d->dws, q, qd, qdd, dq, dqd, dqdd, 2, 1, m->nb + 1);
+    mbs_kin_forward_d(m, m->x, &r->d->ws, dx, &r->d->dws, q, qd, qdd, dq, dqd, dqdd, 2, 1, objective_body_end(m));
     for (int k = 0; k < m->nobj; k++)
         dg[k] = mbs_objective_integrand_d(m, m->x, &r->d->ws, dx, &r->d->dws, k, terminal,
                                           q, qd, qdd, dq, dqd, dqdd, t);

@@ -123,8 +123,10 @@ int sens_ali_lin_create(sens_ali_lin *w, const mbs_model *m, int np)
     w->y = w->svwork + w->svlwork;
     /* parameters that only set numbers of force elements: the element loads depend on (z, zd, t) only,
      * so at the projected state their d(M v)/drho, constraint and multiplier columns vanish */
-    w->force_only = calloc((size_t)np + 1, sizeof(int));
+    w->force_only = calloc(2 * (size_t)np + 1, sizeof(int));
     if (!w->force_only) return MBS_ERR_NOMEM;
+    w->dynamic = w->force_only + np;
+    for (int j = 0; j < np; j++) w->dynamic[j] = mbs_form_param_dynamic(m, j);
     for (int j = 0; j < np; j++) {
         const mbs_param_info *pi = &m->param[j];
         int all = pi->ntargets > 0;
@@ -313,6 +315,11 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
     for (int j = 0; j < np; j++) {
         double *fp = w->Fp + (size_t)j * N, *pp = w->Pp + (size_t)j * nc;
         mbs_deriv_param_dx(m, j, w->dx);
+        if (w->dynamic[j]) {
+            mbs_form_tangent_dynamic(m, d, z, zds, w->dx, fp);
+            memset(pp, 0, sizeof(double) * (size_t)nc);
+            continue;
+        }
         mbs_form_tangent(m, d, t, z, zds, zdds, NULL, NULL, NULL, w->dx, fp, pp, w->dPhi, NULL, NULL);
         mbs_form_Ptv(n, nc, w->dPhi, lam, fp, 1);
     }
@@ -375,6 +382,14 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
                 continue;
             }
             mbs_deriv_param_dx(m, j, w->dx);
+            if (w->dynamic[j]) {
+                mbs_form_tangent_dynamic(m, d, z, zd, w->dx, w->DR2 + (size_t)j * N);
+                memset(w->Vp + (size_t)j * nc, 0, sizeof(double) * (size_t)nc);
+                memset(w->Ap + (size_t)j * nc, 0, sizeof(double) * (size_t)nc);
+                memset(w->Hvp + (size_t)j * N, 0, sizeof(double) * N);
+                memset(w->Hap + (size_t)j * N, 0, sizeof(double) * N);
+                continue;
+            }
             mbs_form_tangent(m, d, t, z, zd, zdd, NULL, NULL, NULL, w->dx, w->DR2 + (size_t)j * N, NULL, w->dPhi,
                              w->Vp + (size_t)j * nc, w->Ap + (size_t)j * nc);
             if (vel) mbs_form_Ptv(n, nc, w->dPhi, w->sig, w->Hvp + (size_t)j * N, 0);
@@ -393,7 +408,8 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
         for (int j = 0; j < np; j++) {
             if (w->force_only[j]) continue;
             mbs_deriv_param_dx(m, j, w->dx);
-            mbs_form_tangent(m, d, t, z, zd, a, NULL, NULL, NULL, w->dx, w->DR3, NULL, NULL, NULL, NULL);
+            if (w->dynamic[j]) mbs_form_tangent_dynamic(m, d, z, zd, w->dx, w->DR3);
+            else mbs_form_tangent(m, d, t, z, zd, a, NULL, NULL, NULL, w->dx, w->DR3, NULL, NULL, NULL, NULL);
             double *hc = H + (size_t)j * N, *d2 = w->DR2 + (size_t)j * N;
             for (int i = 0; i < n; i++) hc[i] += d2[i] - w->DR3[i];
         }

@@ -37,6 +37,7 @@ typedef struct sens_ali_lin {
     double *svA, *sv, *U, *VT, *K, *UMU, *svwork, *y;
     int svlwork, rank;
     int *force_only;   /* np: 1 if the parameter only sets numbers of force elements */
+    int *dynamic;      /* np: 1 if it moves no kinematic quantity (mbs_form_param_dynamic) */
 } sens_ali_lin;
 
 int sens_ali_lin_create(sens_ali_lin *w, const mbs_model *m, int np);

@@ -1,0 +1,121 @@
+/*
+ * test_form_tangent_dynamic.c - the residual's tangent along parameters that
+ * move no kinematic quantity (mbs_form_tangent_dynamic: loads and body terms
+ * only, no kinematic sweep) against the full tangent sweep (mbs_form_tangent,
+ * itself tested against complex step), and the classification of the
+ * parameter kinds (mbs_form_param_dynamic).
+ *
+ * Random trees of every joint type with parameters of every kind (gravity,
+ * mass, CoM, inertia, joint and body points) at random states, and shipped
+ * models whose parameters set masses, spring-dampers (free length,
+ * stiffness, damping; five-bar, slider-crank, half car) and spline knots
+ * of a torque (bicycle).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "random_model.h"
+#include "model_impl.h"
+#include "data_impl.h"
+#include "derivatives_impl.h"
+#include "formulations/form_impl.h"
+
+static double g_worst;
+static int g_dynamic, g_kinematic, g_nonzero;
+
+/* every parameter of m at (q, qd, qdd): the dynamic tangent = the full one;
+ * kinds[j] (if given): 1 dynamic expected, 0 not, -1 either */
+static void compare(const mbs_model *m, const double *q, const double *qd, const double *qdd, const int *kinds,
+                    const char *what)
+{
+    const int n = m->nq, np = mbs_model_nparams(m);
+    mbs_data *d = mbs_data_create(m, NULL);
+    double *dx = calloc((size_t)m->nx + 1, sizeof(double)), *r = calloc((size_t)n + 1, sizeof(double));
+    double *a = calloc((size_t)n + 1, sizeof(double)), *b = calloc((size_t)n + 1, sizeof(double));
+    mbs_data_set_time(d, 0.3);
+    mbs_form_primal(m, d, 0.3, q, qd, qdd, r, NULL, NULL, NULL, NULL);
+    for (int j = 0; j < np; j++) {
+        const int dyn = mbs_form_param_dynamic(m, j);
+        if (kinds && kinds[j] >= 0)
+            CHECK(dyn == kinds[j], "%s: parameter %s classified %s", what, m->param[j].name,
+                  dyn ? "dynamic" : "kinematic");
+        if (!dyn) { g_kinematic++; continue; }
+        g_dynamic++;
+        mbs_deriv_param_dx(m, j, dx);
+        mbs_form_tangent(m, d, 0.3, q, qd, qdd, NULL, NULL, NULL, dx, b, NULL, NULL, NULL, NULL);
+        mbs_form_tangent_dynamic(m, d, q, qd, dx, a);
+        double e = mbs_rel_err(a, b, n), s = 0;
+        for (int i = 0; i < n; i++) s += fabs(b[i]);
+        CHECK(e <= 1e-13, "%s: parameter %s: dynamic vs full tangent %g", what, m->param[j].name, e);
+        g_nonzero += s > 0;   /* zero where the body cannot move (fixed to the ground) */
+        if (e > g_worst) g_worst = e;
+    }
+    free(dx); free(r); free(a); free(b);
+    mbs_data_free(d);
+}
+
+int main(void)
+{
+    mbs_rng rng;
+    mbs_rng_seed(&rng, 20261126);
+    /* random trees: gravity, mass and inertia parameters are dynamic; CoM and
+     * point coordinates move the kinematics */
+    for (int tree = 0; tree < 60; tree++) {
+        mbs_model *m = mbs_test_random_tree_p(&rng, 1 + tree % 6, 0, 1);
+        CHECK(m != NULL, "random tree %d", tree);
+        if (!m) continue;
+        const int n = m->nq, np = mbs_model_nparams(m);
+        double *q = calloc((size_t)n + 1, 8), *qd = calloc((size_t)n + 1, 8), *qdd = calloc((size_t)n + 1, 8);
+        int *kinds = calloc((size_t)np + 1, sizeof(int));
+        for (int j = 0; j < np; j++) {
+            const char *nm = m->param[j].name;
+            /* names of random_model.c: g_y gravity, m mass, I inertia; c CoM, L and P points */
+            kinds[j] = strchr("gmI", nm[0]) ? 1 : strchr("cLP", nm[0]) ? 0 : -1;
+        }
+        mbs_test_random_state(&rng, m, q, qd, qdd);
+        compare(m, q, qd, qdd, kinds, "random tree");
+        free(q); free(qd); free(qdd); free(kinds);
+        mbs_model_free(m);
+    }
+    const int tree_dynamic = g_dynamic, tree_kinematic = g_kinematic;
+    printf("random trees: %d dynamic (%d with a non-zero tangent) and %d kinematic parameters\n", tree_dynamic,
+           g_nonzero, tree_kinematic);
+    CHECK(g_nonzero > 0.9 * tree_dynamic, "non-zero dynamic tangents: %d of %d", g_nonzero, tree_dynamic);
+    CHECK(tree_dynamic > 100 && tree_kinematic > 100, "both kinds covered: %d %d", tree_dynamic, tree_kinematic);
+
+    /* shipped models with force-element parameters */
+    static const char *models[] = { "models/fivebar.json", "models/slider_crank.json", "models/halfcar_step.json", "models/bicycle.json" };
+    for (size_t k = 0; k < sizeof models / sizeof models[0]; k++) {
+        mbs_error err;
+        mbs_model *m = mbs_model_load(mbs_test_path(models[k]), &err);
+        CHECK(m != NULL, "%s: %s", models[k], err.msg);
+        if (!m) continue;
+        const int n = m->nq;
+        double *q = calloc((size_t)n + 1, 8), *qd = calloc((size_t)n + 1, 8), *qdd = calloc((size_t)n + 1, 8);
+        mbs_test_random_state(&rng, m, q, qd, qdd);
+        const int before = g_dynamic;
+        compare(m, q, qd, qdd, NULL, models[k]);
+        CHECK(g_dynamic > before, "%s: no dynamic parameter", models[k]);
+        free(q); free(qd); free(qdd);
+        mbs_model_free(m);
+    }
+    /* the five-bar's split: spring free lengths and the mass are dynamic, the
+     * CoM coordinate and the bar length move the kinematics */
+    {
+        mbs_error err;
+        mbs_model *m = mbs_model_load(mbs_test_path("models/fivebar.json"), &err);
+        CHECK(m != NULL, "fivebar: %s", err.msg);
+        if (m) {
+            static const int expect[] = { 1, 1, 1, 0, 0 };
+            CHECK(mbs_model_nparams(m) == 5, "fivebar parameters");
+            for (int j = 0; j < 5 && j < mbs_model_nparams(m); j++)
+                CHECK(mbs_form_param_dynamic(m, j) == expect[j], "fivebar %s", m->param[j].name);
+            mbs_model_free(m);
+        }
+    }
+    printf("dynamic vs full tangent: worst relative difference %.2e over %d parameters\n", g_worst, g_dynamic);
+    return mbs_test_summary("test_form_tangent_dynamic");
+}
