@@ -149,7 +149,7 @@ int sens_davm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             const double *rq = recs + (s + 1) * recsz;
             sens_ali_rec rec = { heads[s + 1].t, heads[s + 1].h, rq, rq + N, rq + 2 * N, rq + 3 * N, rq + 4 * N,
                                  rq + 5 * N, heads[s + 1].vel, heads[s + 1].acc };
-            if ((rc = sens_ali_lin_step(&w, r, &so, &rec, AB, err))) goto done;
+            if ((rc = sens_ali_lin_step(&w, r, &so, &rec, NULL, AB, err))) goto done;
             for (int k = 0; k < no; k++) {
                 const double *ak = a + (size_t)k * N3;
                 double *bk = an + (size_t)k * N3;

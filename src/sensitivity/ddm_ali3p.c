@@ -167,13 +167,12 @@ int sens_ddm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         rc = err && err->code ? err->code : MBS_ERR_NOMEM;
         goto done;
     }
-    const size_t nu = N3 + P;
-    buf = calloc(N3 * nu + 2 * N3 * P + (size_t)no * (2 * P + 2) + (size_t)m->nx + 4, sizeof(double));
+    buf = calloc(2 * N3 * P + (size_t)no * (2 * P + 2) + (size_t)m->nx + 4, sizeof(double));
     if (!buf || sens_ali_lin_create(&w, m, np)) {
         rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
         goto done;
     }
-    double *AB = buf, *Y = AB + N3 * nu, *Yn = Y + N3 * P, *g = Yn + N3 * P, *dg = g + no, *dgj = dg + (size_t)no * P,
+    double *Y = buf, *Yn = Y + N3 * P, *g = Yn + N3 * P, *dg = g + no, *dgj = dg + (size_t)no * P,
            *dx = dgj + no;
     double t = so.t0;
     const double *q = mbs_integrator_q(it), *qd = mbs_integrator_qd(it), *qdd = mbs_integrator_qdd(it);
@@ -193,18 +192,8 @@ int sens_ddm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         qdd = mbs_integrator_qdd(it);
         sens_ali_rec rec;
         sens_ali_rec_from_step(&rec, mbs_form_last_step(it), q, qd, qdd, n, nc, 0);
-        if ((rc = sens_ali_lin_step(&w, r, &so, &rec, AB, err))) goto done;
-        /* Y <- A Y + B */
-        for (int j = 0; j < np; j++) {
-            double *yn = Yn + (size_t)j * N3;
-            const double *y = Y + (size_t)j * N3;
-            memcpy(yn, AB + (N3 + (size_t)j) * N3, sizeof(double) * N3);
-            for (size_t c = 0; c < N3; c++) {
-                const double yc = y[c], *a = AB + c * N3;
-                if (yc != 0)
-                    for (size_t i = 0; i < N3; i++) yn[i] += a[i] * yc;
-            }
-        }
+        /* Y <- A Y + B, column by column through the step's linear algebra */
+        if ((rc = sens_ali_lin_step(&w, r, &so, &rec, Y, Yn, err))) goto done;
         memcpy(Y, Yn, sizeof(double) * N3 * P);
 
         sens_objectives_ddm(r, q, qd, qdd, t, 0, Y, Y + n, Y + 2 * n, N3, g, dg, dgj, dx);

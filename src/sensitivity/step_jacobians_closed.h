@@ -43,11 +43,15 @@ typedef struct sens_ali_lin {
 int sens_ali_lin_create(sens_ali_lin *w, const mbs_model *m, int np);
 void sens_ali_lin_free(sens_ali_lin *w);
 
-/* The step's Jacobian [A B] = d y_{n+1} / d (y_n, rho), y = (z, zd, zdd):
- * AB is 3n x (3n + np) column-major (column c: the derivative of y_{n+1}
- * along input c). Uses r->d (time, kinematics). */
+/* The step's Jacobian [A B] = d y_{n+1} / d (y_n, rho), y = (z, zd, zdd).
+ * Yin NULL: AB is 3n x (3n + np) column-major (column c: the derivative of
+ * y_{n+1} along input c; the DAVM). Yin (3n x np, the sensitivities of
+ * y_n): AB gets the propagated sensitivities A Yin + B (3n x np), each
+ * column through the step's linear algebra once (the DDM: np inputs
+ * instead of 3n + np, and no unit inputs, which are inconsistent with the
+ * constraints). Uses r->d (time, kinematics). */
 int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, const sens_ali_rec *st,
-                      double *AB, mbs_error *err);
+                      const double *Yin, double *AB, mbs_error *err);
 
 /* The initial sensitivities Y0 = d y_0 / d rho (3n x np column-major):
  * kinematic sensitivities of the assembly and the velocity problem, then
