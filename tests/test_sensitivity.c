@@ -7,7 +7,8 @@
  *     adjoint to round-off (both are the exact derivative of the discrete
  *     trapezoidal psi), and both = central differences; fully recursive DDM =
  *     complex step over the RK4 runs to round-off, and = central differences;
- *     for the reference points com and origin;
+ *     for the reference points com and origin; the same with the spline
+ *     read by force elements only and a terminal acceleration term;
  *   - Anderson & Hsu §5: the kinetic energy of the double pendulum over 20 s
  *     and its sensitivity to L1, L2, M_P, M_Q, stable and equal to central
  *     differences;
@@ -21,6 +22,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "sens_loops.h"
 
 static int run(const mbs_model *m, mbs_sens_options *o, mbs_sens_method meth, mbs_fd_algorithm f,
                mbs_sens_result *r)
@@ -92,6 +94,22 @@ int main(void)
     if (m) {
         compare_all(m, 0.3, 0.005, MBS_REF_COM, 1e-6);
         compare_all(m, 0.3, 0.005, MBS_REF_ORIGIN, 1e-6);
+        mbs_model_free(m);
+    }
+    /* ---- the same with the spline read by force elements only (its knots
+     * on the adjoints' one-scalar-per-spline path, next to general and
+     * element parameters) and a terminal term in the accelerations (the
+     * adjoints' dFD/drho products at tF and t0) ---- */
+    m = mbs_test_load_edited("tests/models/spring_tree",
+                             "\"objectives\": ["
+                             "{ \"name\": \"pos\", \"integral\": [ { \"point\": \"b2.tip\", \"reference\": [0.8, 0, 0] } ] },"
+                             "{ \"name\": \"acc\", \"integral\": [ { \"point\": \"b2.tip\", \"quantity\": \"acceleration\", \"component\": \"z\" } ],"
+                             "  \"terminal\": [ { \"coordinate\": \"r\", \"quantity\": \"velocity\" },"
+                             "                  { \"point\": \"b2.tip\", \"quantity\": \"acceleration\", \"component\": \"z\" } ] },"
+                             "{ \"name\": \"spin\", \"integral\": [ { \"body\": \"b3\", \"quantity\": \"angular_velocity\", \"vector\": \"up\" } ] } ]",
+                             NULL);
+    if (m) {
+        compare_all(m, 0.3, 0.005, MBS_REF_COM, 1e-6);
         mbs_model_free(m);
     }
     /* ---- the two discretizations converge to the same gradient: the
