@@ -50,6 +50,7 @@
 #include "sens_impl.h"
 #include "step_jacobians_closed.h"
 #include "../formulations/form_impl.h"
+#include "../constraints/constraint.h"
 
 #define BETA MBS_FORM_BETA
 #define GAMMA MBS_FORM_GAMMA
@@ -266,14 +267,29 @@ static int id_jac(sens_run *r, const double *z, const double *zd, const double *
     return mbs_deriv_id_derivatives(r->m, r->d, z, zd, zdd, NULL, Rz, Rzd);
 }
 
+/* Every point of the step's linearization is at the converged z: the
+ * positions are computed once (the P1 primal), the other points redo the
+ * velocity and acceleration levels over them, then the loads, body terms,
+ * residual r and (phid, phidd: NULL to skip) the constraints. */
+static void primal_rates(const mbs_model *m, mbs_data *d, double t, const double *z, const double *zd,
+                         const double *zdd, double *r, double *phid, double *phidd)
+{
+    mbs_kin_velocities(m, &d->ws, z, zd, zdd);
+    mbs_data_prepare_loads(m, d, z, zd);
+    mbs_body_terms(m, m->x, &d->ws);
+    mbs_rnea(m, &d->ws, r ? r : d->dbuf);
+    if (phid || phidd) mbs_con_kernel(m, m->x, &d->ws, z, zd, zdd, t, NULL, NULL, phid, NULL, NULL, phidd);
+}
+
 /* dr/dz at (z, zd, zdd) up to terms that do not depend on zdd (the force
  * elements' own columns): for the differences d(M v)/dz, where those cancel.
- * Without Euler parameters, the all-columns kernel alone. */
+ * Without Euler parameters, the all-columns kernel alone, at the positions
+ * in d->ws (the step's z). */
 static int id_jac_acc(sens_run *r, const double *z, const double *zd, const double *zdd, double *Rz)
 {
     const mbs_model *m = r->m;
     if (m->n_euler > 0) return id_jac(r, z, zd, zdd, Rz, NULL);
-    mbs_deriv_id_primal(m, r->d, z, zd, zdd, r->d->dbuf);
+    primal_rates(m, r->d, r->d->time, z, zd, zdd, NULL, NULL, NULL);
     mbs_rnea_jacobians(m, m->x, &r->d->ws, z, zd, zdd, 0, Rz, NULL, NULL);
     for (int k = 0; k < m->nq * m->nq; k++)
         if (!isfinite(Rz[k])) return MBS_ERR_NUMERIC;
@@ -296,20 +312,8 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
 
     /* ---- state Jacobians of r by the all-columns kernel ---- */
     if ((rc = id_jac(r, z, zds, zdds, w->Fz, w->Fzd))) goto numeric;
-    if (vel || acc) {
-        if ((rc = id_jac_acc(r, z, zd, zdd, w->Aq))) goto numeric;
-    }
-    if (vel) {
-        for (int i = 0; i < n; i++) w->va[i] = zdd[i] - (zd[i] - zds[i]);
-        if ((rc = id_jac_acc(r, z, zd, w->va, w->Hv))) goto numeric;
-        for (size_t k = 0; k < N * N; k++) w->Hv[k] = w->Aq[k] - w->Hv[k];   /* d(M v)/dz */
-    }
-    if (acc) {
-        if ((rc = id_jac_acc(r, z, zd, zdds, w->Ha))) goto numeric;
-        for (size_t k = 0; k < N * N; k++) w->Ha[k] = w->Aq[k] - w->Ha[k];   /* d(M va)/dz */
-    }
 
-    /* ---- P1: index-3 point ---- */
+    /* ---- P1: index-3 point (the positions at z for the whole step) ---- */
     mbs_form_primal(m, d, t, z, zds, zdds, w->r, w->phi, w->Phi, NULL, NULL);
     mbs_crba(m, &d->ws, w->M);
     for (int j = 0; j < np; j++) {
@@ -323,6 +327,19 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
         mbs_form_tangent(m, d, t, z, zds, zdds, NULL, NULL, NULL, w->dx, fp, pp, w->dPhi, NULL, NULL);
         mbs_form_Ptv(n, nc, w->dPhi, lam, fp, 1);
     }
+    if (vel || acc) {
+        if ((rc = id_jac_acc(r, z, zd, zdd, w->Aq))) goto numeric;
+    }
+    if (vel) {
+        for (int i = 0; i < n; i++) w->va[i] = zdd[i] - (zd[i] - zds[i]);
+        if ((rc = id_jac_acc(r, z, zd, w->va, w->Hv))) goto numeric;
+        for (size_t k = 0; k < N * N; k++) w->Hv[k] = w->Aq[k] - w->Hv[k];   /* d(M v)/dz */
+    }
+    if (acc) {
+        if ((rc = id_jac_acc(r, z, zd, zdds, w->Ha))) goto numeric;
+        for (size_t k = 0; k < N * N; k++) w->Ha[k] = w->Aq[k] - w->Ha[k];   /* d(M va)/dz */
+    }
+
     /* the projections' basis (SVD of Phi_z^T) and multipliers (M at z) */
     if ((vel || acc) && proj_basis(w, sa, iterative) != MBS_OK)
         return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: projection matrix not positive "
@@ -338,7 +355,7 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
 
     /* ---- P2: the projected state; constraint second derivatives along z (and zd) ---- */
     /* (the constraint kernel's primal at this state too: its tangents use it) */
-    mbs_form_primal(m, d, t, z, zd, zdd, w->r, NULL, NULL, w->phid, w->phidd);
+    primal_rates(m, d, t, z, zd, zdd, w->r, w->phid, w->phidd);
     memset(w->e, 0, sizeof(double) * N);
     for (int k = 0; k < n; k++) {
         w->e[k] = 1;
@@ -404,7 +421,7 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
             for (int i = 0; i < n; i++) a[i] = zdd[i] - (zd[i] - zds[i]);
         else
             memcpy(a, zdds, sizeof(double) * N);
-        mbs_form_primal(m, d, t, z, zd, a, w->r, NULL, NULL, NULL, NULL);
+        primal_rates(m, d, t, z, zd, a, w->r, NULL, NULL);
         for (int j = 0; j < np; j++) {
             if (w->force_only[j]) continue;
             mbs_deriv_param_dx(m, j, w->dx);
