@@ -292,8 +292,16 @@ void mbs_form_tangent(const mbs_model *m, mbs_data *d, double t, const double *q
                       const double *qdd, const double *dq, const double *dqd, const double *dqdd,
                       const double *dx, double *dr, double *dphi, double *dPhi, double *dphid, double *dphidd)
 {
+    mbs_form_tangent_from(m, d, t, q, qd, qdd, dq, dqd, dqdd, dx, 0, dr, dphi, dPhi, dphid, dphidd);
+}
+
+void mbs_form_tangent_from(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
+                           const double *qdd, const double *dq, const double *dqd, const double *dqdd,
+                           const double *dx, int from, double *dr, double *dphi, double *dPhi, double *dphid,
+                           double *dphidd)
+{
     const int nb = m->nb;
-    mbs_kin_forward_d(m, m->x, &d->ws, dx, &d->dws, q, qd, qdd, dq, dqd, dqdd, 2, 1, nb + 1);
+    mbs_kin_forward_d_from(m, m->x, &d->ws, dx, &d->dws, q, qd, qdd, dq, dqd, dqdd, 2, from, 1, nb + 1);
     if (dr) {
         /* user loads are constant; force elements add their tangents */
         memset(d->dws.xfrc, 0, sizeof(double) * 15 * (size_t)(nb + 1));

@@ -164,6 +164,14 @@ void mbs_form_constraints(const mbs_model *m, mbs_data *d, double t, const doubl
 void mbs_form_tangent(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
                       const double *qdd, const double *dq, const double *dqd, const double *dqdd,
                       const double *dx, double *dr, double *dphi, double *dPhi, double *dphid, double *dphidd);
+/* The same, with the kinematic tangents below level `from` (1: positions,
+ * 2: and velocities) kept from the previous tangent along the same (dq, dx)
+ * (and dqd) at the same primal: a chain of tangents that adds the
+ * velocity, then the acceleration direction redoes only those levels. */
+void mbs_form_tangent_from(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
+                           const double *qdd, const double *dq, const double *dqd, const double *dqdd,
+                           const double *dx, int from, double *dr, double *dphi, double *dPhi, double *dphid,
+                           double *dphidd);
 /* The tangent dr along a dx that moves no kinematic quantity (gravity,
  * masses, inertias, numbers of force elements and functions: mbs_form_param_dynamic):
  * the kinematic tangents vanish, so only the loads and the body terms are

@@ -436,12 +436,12 @@ void mbs_form_matrixr_chain(mbs_form *f, double t, const double *z, const double
     dof_rhs(f, dx, dzdi, 1);
     solve_N(f, f->w1, f->yd, dzd);
     /* accelerations: Phi_q dzdd = -dPhidd|zdd, B dzdd = dzdd^i - d(B zdd + Bd zd)|zdd */
-    mbs_form_tangent(m, d, t, z, zd, zdd, dz, dzd, NULL, dx, NULL, NULL, NULL, NULL, f->w1);
+    mbs_form_tangent_from(m, d, t, z, zd, zdd, dz, dzd, NULL, dx, 1, NULL, NULL, NULL, NULL, f->w1);
     for (int i = 0; i < nc; i++) f->w1[i] = -f->w1[i];
     dof_rhs(f, dx, dzddi, 2);
     solve_N(f, f->w1, f->yd, dzdd);
     /* dF = R^T (dr - dPhi_q^T Phi y - dB^T B y),  y = N^-1 r */
-    mbs_form_tangent(m, d, t, z, zd, zdd, dz, dzd, dzdd, dx, f->v4, NULL, f->dPhi, NULL, NULL);
+    mbs_form_tangent_from(m, d, t, z, zd, zdd, dz, dzd, dzdd, dx, 2, f->v4, NULL, f->dPhi, NULL, NULL);
     mbs_form_Ptv(n, nc, f->dPhi, f->tP, f->v3, 0);
     for (int i = 0; i < n; i++) f->v4[i] -= f->v3[i];
     for (int k = 0; k < nd; k++) {

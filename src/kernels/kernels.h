@@ -93,6 +93,15 @@ void MBS_K(mbs_kin_forward_d)(const mbs_model *m, const mreal *x, const MBS_K(mb
                               const mreal *q, const mreal *qd, const mreal *qdd,
                               const mreal *dq, const mreal *dqd, const mreal *dqdd,
                               int level, int first, int last);
+/* The same from level `from` on (0: all): the tangents of the levels below
+ * are those left in dw by a sweep along the same (dq, dx) (and dqd, for
+ * from = 2) at the same primal; the velocity (from = 1) or acceleration
+ * (from = 2) levels of a new dqd, dqdd are redone over them. */
+void MBS_K(mbs_kin_forward_d_from)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
+                                   const mreal *dx, MBS_K(mbs_ws) *dw,
+                                   const mreal *q, const mreal *qd, const mreal *qdd,
+                                   const mreal *dq, const mreal *dqd, const mreal *dqdd,
+                                   int level, int from, int first, int last);
 
 /* Velocity and acceleration levels over positions already in w (a level-0
  * mbs_kin_forward at the same q): afterwards w holds exactly what

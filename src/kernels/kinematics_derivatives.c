@@ -53,11 +53,11 @@ static inline void t_cross_add(mreal *dc, const mreal *a, const mreal *da, const
 
 static const mreal zeros[MBS_BSTRIDE];
 
-void MBS_K(mbs_kin_forward_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
-                              const mreal *dx, MBS_K(mbs_ws) *dw,
-                              const mreal *q, const mreal *qd, const mreal *qdd,
-                              const mreal *dq, const mreal *dqd, const mreal *dqdd,
-                              int level, int first, int last)
+void MBS_K(mbs_kin_forward_d_from)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
+                                   const mreal *dx, MBS_K(mbs_ws) *dw,
+                                   const mreal *q, const mreal *qd, const mreal *qdd,
+                                   const mreal *dq, const mreal *dqd, const mreal *dqdd,
+                                   int level, int from, int first, int last)
 {
     mreal S[MBS_BSTRIDE], Sd[MBS_BSTRIDE], dS[MBS_BSTRIDE], dSd[MBS_BSTRIDE];
     if (first < 1) first = 1;
@@ -79,6 +79,14 @@ void MBS_K(mbs_kin_forward_d)(const mbs_model *m, const mreal *x, const MBS_K(mb
         mreal *dAhJ = dw->AhJ + 9 * i, *dAi = dw->A + 9 * i;
         mreal R[9], t[3], dR[9], dtt[3], T[9], dT[9], tmp[3];
 
+        const mreal *bi = w->b + MBS_BSTRIDE * i;
+        mreal *dbi = dw->b + MBS_BSTRIDE * i;
+        mreal rho[3], drho[3];
+        if (from >= 1) {
+            /* positions kept from a sweep along the same (dq, dx) */
+            v3_sub(rho, w->r + 3 * i, w->rj + 3 * i);
+            v3_sub(drho, dw->r + 3 * i, dw->rj + 3 * i);
+        } else {
         /* ---- positions ---- */
         /* Rotation-tangent form: when the parent's tangent is dA_h = [th_h]x A_h
          * (th_h: a small rotation, global axes), the joint's R(q) is a rotation
@@ -158,12 +166,9 @@ void MBS_K(mbs_kin_forward_d)(const mbs_model *m, const mreal *x, const MBS_K(mb
 
         /* b_k = [A_hJ S_v + (A_hJ S_w) x rho; A_hJ S_w] */
         const mreal *ri = w->r + 3 * i, *rj = w->rj + 3 * i;
-        mreal rho[3], drho[3];
         v3_sub(rho, ri, rj);
         v3_sub(drho, dri, drj);
         ops->subspace_d(qi, dqi, dS);
-        const mreal *bi = w->b + MBS_BSTRIDE * i;
-        mreal *dbi = dw->b + MBS_BSTRIDE * i;
         for (int k = 0; k < nq; k++) {
             mreal *col = dbi + 6 * k;
             t_mv(col, AhJ, dAhJ, S + 6 * k, dS + 6 * k);
@@ -197,11 +202,14 @@ void MBS_K(mbs_kin_forward_d)(const mbs_model *m, const mreal *x, const MBS_K(mb
                 }
             }
         }
+        }
         if (level < 1) continue;
 
         /* ---- velocities ---- */
-        const mreal *Vh = w->V + 6 * h, *dVh = hin ? dw->V + 6 * h : zeros, *Vi = w->V + 6 * i;
+        mreal *ddi = dw->dv + 6 * i;
         const mreal *ai = w->a + 3 * i, *dai = dw->a + 3 * i;
+        if (from < 2) {
+        const mreal *Vh = w->V + 6 * h, *dVh = hin ? dw->V + 6 * h : zeros, *Vi = w->V + 6 * i;
         mreal *dVi = dw->V + 6 * i;
         const mreal *qdi = qd ? qd + jt->qoff : zeros, *dqdi = dqd ? dqd + jt->qoff : zeros;
         /* V_i = [v_h + a x w_h; w_h] + b qd */
@@ -214,7 +222,6 @@ void MBS_K(mbs_kin_forward_d)(const mbs_model *m, const mreal *x, const MBS_K(mb
         const mreal *ad = w->ad + 3 * i;
         v3_sub(dad, dVh, dVi);
         /* d = [ad x w_h; 0] + bd qd */
-        mreal *ddi = dw->dv + 6 * i;
         v3_zero(ddi);
         t_cross_add(ddi, ad, dad, Vh + 3, dVh + 3);
         ddi[3] = ddi[4] = ddi[5] = 0;
@@ -246,6 +253,7 @@ void MBS_K(mbs_kin_forward_d)(const mbs_model *m, const mreal *x, const MBS_K(mb
             t_cross_add(col, bk + 3, dbk + 3, wrho, dwrho);
             for (int c = 0; c < 6; c++) ddi[c] += col[c] * qdi[k] + bdi[6 * k + c] * dqdi[k];
         }
+        }
         if (level < 2) continue;
 
         /* ---- accelerations: Vd_i = [a_h + a x al_h; al_h] + d + b qdd ---- */
@@ -258,4 +266,13 @@ void MBS_K(mbs_kin_forward_d)(const mbs_model *m, const mreal *x, const MBS_K(mb
         for (int k = 0; k < nq; k++)
             for (int c = 0; c < 6; c++) dVdi[c] += dbi[6 * k + c] * qddi[k] + bi[6 * k + c] * dqddi[k];
     }
+}
+
+void MBS_K(mbs_kin_forward_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
+                              const mreal *dx, MBS_K(mbs_ws) *dw,
+                              const mreal *q, const mreal *qd, const mreal *qdd,
+                              const mreal *dq, const mreal *dqd, const mreal *dqdd,
+                              int level, int first, int last)
+{
+    MBS_K(mbs_kin_forward_d_from)(m, x, w, dx, dw, q, qd, qdd, dq, dqd, dqdd, level, 0, first, last);
 }

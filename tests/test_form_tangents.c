@@ -1,5 +1,14 @@
 /*
- * test_form_tangent_dynamic.c - the residual's tangent along parameters that
+ * test_form_tangents.c - variants of the residual's tangent (form_core.c).
+ *
+ * 1. Chained tangents (mbs_form_tangent_from): a tangent along (dq, 0, 0,
+ *    dx), then (dq, dqd, 0, dx) from the velocity level, then (dq, dqd,
+ *    dqdd, dx) from the acceleration level equals the full tangent along
+ *    (dq, dqd, dqdd, dx), on random trees of every joint type with random
+ *    directions in the state and the parameters, and on the closed-loop
+ *    models (constraint tangents too).
+ *
+ * 2. The residual's tangent along parameters that
  * move no kinematic quantity (mbs_form_tangent_dynamic: loads and body terms
  * only, no kinematic sweep) against the full tangent sweep (mbs_form_tangent,
  * itself tested against complex step), and the classification of the
@@ -57,10 +66,66 @@ static void compare(const mbs_model *m, const double *q, const double *qd, const
     mbs_data_free(d);
 }
 
+/* the chain against the full tangent at a random state and direction */
+static double chain_vs_full(mbs_rng *rng, const mbs_model *m)
+{
+    const int n = m->nq, nc = mbs_model_nconstraints(m), np = mbs_model_nparams(m);
+    const size_t N = (size_t)n + 1, C = (size_t)nc + 1;
+    mbs_data *d = mbs_data_create(m, NULL);
+    double *q = calloc(N, 8), *qd = calloc(N, 8), *qdd = calloc(N, 8), *dq = calloc(N, 8), *dqd = calloc(N, 8);
+    double *dqdd = calloc(N, 8), *dx = calloc((size_t)m->nx + 1, 8), *dxj = calloc((size_t)m->nx + 1, 8);
+    double *r = calloc(N, 8), *a = calloc(N, 8), *b = calloc(N, 8);
+    double *pa = calloc(C, 8), *pb = calloc(C, 8), *Pa = calloc(C * N, 8), *Pb = calloc(C * N, 8);
+    mbs_test_random_state(rng, m, q, qd, qdd);
+    for (int k = 0; k < n; k++) {
+        dq[k] = mbs_rng_uniform(rng, -1, 1);
+        dqd[k] = mbs_rng_uniform(rng, -1, 1);
+        dqdd[k] = mbs_rng_uniform(rng, -1, 1);
+    }
+    for (int j = 0; j < np; j++) {
+        mbs_deriv_param_dx(m, j, dxj);
+        const double c = mbs_rng_uniform(rng, -1, 1);
+        for (int k = 0; k < m->nx; k++) dx[k] += c * dxj[k];
+    }
+    mbs_data_set_time(d, 0.3);
+    mbs_form_primal(m, d, 0.3, q, qd, qdd, r, NULL, NULL, NULL, NULL);
+    mbs_form_tangent(m, d, 0.3, q, qd, qdd, dq, dqd, dqdd, dx, b, NULL, Pb, NULL, pb);
+    mbs_form_tangent(m, d, 0.3, q, qd, qdd, dq, NULL, NULL, dx, NULL, NULL, NULL, NULL, NULL);
+    mbs_form_tangent_from(m, d, 0.3, q, qd, qdd, dq, dqd, NULL, dx, 1, NULL, NULL, NULL, NULL, NULL);
+    mbs_form_tangent_from(m, d, 0.3, q, qd, qdd, dq, dqd, dqdd, dx, 2, a, NULL, Pa, NULL, pa);
+    double e = fmax(mbs_rel_err(a, b, n), fmax(mbs_rel_err(pa, pb, nc), mbs_rel_err(Pa, Pb, nc * n)));
+    free(q); free(qd); free(qdd); free(dq); free(dqd); free(dqdd); free(dx); free(dxj); free(r); free(a); free(b);
+    free(pa); free(pb); free(Pa); free(Pb);
+    mbs_data_free(d);
+    return e;
+}
+
 int main(void)
 {
     mbs_rng rng;
     mbs_rng_seed(&rng, 20261126);
+    {
+        double worst = 0;
+        for (int tree = 0; tree < 100; tree++) {
+            mbs_model *m = mbs_test_random_tree_p(&rng, 1 + tree % 7, 0, 1);
+            CHECK(m != NULL, "random tree %d", tree);
+            if (!m) continue;
+            worst = fmax(worst, chain_vs_full(&rng, m));
+            mbs_model_free(m);
+        }
+        static const char *loops[] = { "models/fivebar.json", "models/slider_crank.json", "models/quarter_car.json",
+                                       "models/fourbar_redundant.json" };
+        for (size_t k = 0; k < sizeof loops / sizeof loops[0]; k++) {
+            mbs_error err;
+            mbs_model *m = mbs_model_load(mbs_test_path(loops[k]), &err);
+            CHECK(m != NULL, "%s: %s", loops[k], err.msg);
+            if (!m) continue;
+            for (int s = 0; s < 5; s++) worst = fmax(worst, chain_vs_full(&rng, m));
+            mbs_model_free(m);
+        }
+        printf("chained tangents vs the full tangent: worst relative difference %.2e\n", worst);
+        CHECK(worst <= 1e-15, "chained tangents: %g", worst);
+    }
     /* random trees: gravity, mass and inertia parameters are dynamic; CoM and
      * point coordinates move the kinematics */
     for (int tree = 0; tree < 60; tree++) {
@@ -117,5 +182,5 @@ int main(void)
         }
     }
     printf("dynamic vs full tangent: worst relative difference %.2e over %d parameters\n", g_worst, g_dynamic);
-    return mbs_test_summary("test_form_tangent_dynamic");
+    return mbs_test_summary("test_form_tangents");
 }
