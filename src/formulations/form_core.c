@@ -319,21 +319,7 @@ void mbs_form_tangent_dynamic(const mbs_model *m, mbs_data *d, const double *q, 
 {
     mbs_ws *dw = &d->dws;
     const size_t nb1 = (size_t)m->nb + 1;
-    /* the kinematic tangents the body terms and the recursion read */
-    memset(dw->A, 0, sizeof(double) * 9 * nb1);
-    memset(dw->o, 0, sizeof(double) * 3 * nb1);
-    memset(dw->rG, 0, sizeof(double) * 3 * nb1);
-    memset(dw->r, 0, sizeof(double) * 3 * nb1);
-    memset(dw->rj, 0, sizeof(double) * 3 * nb1);
-    memset(dw->AhJ, 0, sizeof(double) * 9 * nb1);
-    memset(dw->a, 0, sizeof(double) * 3 * nb1);
-    memset(dw->b, 0, sizeof(double) * MBS_BSTRIDE * nb1);
-    memset(dw->J, 0, sizeof(double) * 9 * nb1);
-    memset(dw->V, 0, sizeof(double) * 6 * nb1);
-    memset(dw->ad, 0, sizeof(double) * 3 * nb1);
-    memset(dw->bd, 0, sizeof(double) * MBS_BSTRIDE * nb1);
-    memset(dw->dv, 0, sizeof(double) * 6 * nb1);
-    memset(dw->Vd, 0, sizeof(double) * 6 * nb1);
+    mbs_ws_zero_kinematics(dw);
     /* an inertia entry moves J = A Jbar A^T (a kinematic-level quantity): dJ = A dJbar A^T */
     for (int i = 1; i <= m->nb; i++) {
         const double *dI = dx + m->body[i].x_inertia, *A = d->ws.A + 9 * i;

@@ -78,6 +78,9 @@ typedef struct MBS_K(mbs_ws) {
 /* Allocate / free a workspace for model m (the only allocation). */
 int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m);
 void MBS_K(mbs_ws_free)(MBS_K(mbs_ws) *w);
+/* Zero the kinematic arrays (positions to accelerations) of a tangent
+ * workspace: the state of a direction that moves no kinematic quantity. */
+void MBS_K(mbs_ws_zero_kinematics)(MBS_K(mbs_ws) *w);
 
 /* Forward kinematics. x is the model vector (m->x or a copy of it in the
  * kernel's scalar type). level 0: positions; 1: + velocities (qd);

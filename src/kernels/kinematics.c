@@ -19,6 +19,8 @@
  * origin) or the child joint point r_j, per w->ref.
  */
 #include <stdlib.h>
+#include <string.h>
+
 #include "kernels.h"
 #include "../algebra.h"
 #include "../joints/joint.h"
@@ -61,6 +63,25 @@ int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m)
     m3_identity(w->AhJ);
     w->th[3] = 1;   /* the ground's A is a rotation */
     return 0;
+}
+
+void MBS_K(mbs_ws_zero_kinematics)(MBS_K(mbs_ws) *w)
+{
+    const size_t n = (size_t)w->nb + 1, z = sizeof(mreal);
+    memset(w->A, 0, z * 9 * n);
+    memset(w->o, 0, z * 3 * n);
+    memset(w->rG, 0, z * 3 * n);
+    memset(w->r, 0, z * 3 * n);
+    memset(w->rj, 0, z * 3 * n);
+    memset(w->AhJ, 0, z * 9 * n);
+    memset(w->a, 0, z * 3 * n);
+    memset(w->b, 0, z * MBS_BSTRIDE * n);
+    memset(w->J, 0, z * 9 * n);
+    memset(w->V, 0, z * 6 * n);
+    memset(w->ad, 0, z * 3 * n);
+    memset(w->bd, 0, z * MBS_BSTRIDE * n);
+    memset(w->dv, 0, z * 6 * n);
+    memset(w->Vd, 0, z * 6 * n);
 }
 
 void MBS_K(mbs_ws_free)(MBS_K(mbs_ws) *w)

@@ -202,13 +202,7 @@ void sens_pprod_eval(sens_run *r, sens_pprod *pp, const double *q, const double 
     if (any_fast) {
         virtual_twists(m, &d->ws, nu, W);
         /* zero kinematic tangents: the element tangents then see a fixed state */
-        mbs_ws *dw = &d->dws;
-        const size_t nb1 = (size_t)m->nb + 1;
-        memset(dw->A, 0, sizeof(double) * 9 * nb1);
-        memset(dw->o, 0, sizeof(double) * 3 * nb1);
-        memset(dw->r, 0, sizeof(double) * 3 * nb1);
-        memset(dw->rG, 0, sizeof(double) * 3 * nb1);
-        memset(dw->V, 0, sizeof(double) * 6 * nb1);
+        mbs_ws_zero_kinematics(&d->dws);
     }
     if (what & 1)
         for (int i = 0; i < pp->ngen; i++) {
@@ -229,13 +223,7 @@ void sens_pprod_eval(sens_run *r, sens_pprod *pp, const double *q, const double 
             for (int t = 0; t < p->ntargets; t++) dx[p->target[t]] = 0;
             if (pp->flag[j] == 0 && any_fast) {
                 /* the sweep overwrote the kinematic tangents: zero them again */
-                mbs_ws *dw = &d->dws;
-                const size_t nb1 = (size_t)m->nb + 1;
-                memset(dw->A, 0, sizeof(double) * 9 * nb1);
-                memset(dw->o, 0, sizeof(double) * 3 * nb1);
-                memset(dw->r, 0, sizeof(double) * 3 * nb1);
-                memset(dw->rG, 0, sizeof(double) * 3 * nb1);
-                memset(dw->V, 0, sizeof(double) * 6 * nb1);
+                mbs_ws_zero_kinematics(&d->dws);
             }
         }
     if (!(what & 2)) return;
