@@ -540,7 +540,6 @@ mbs_form *mbs_form_create(const mbs_model *m, mbs_data *d, const mbs_sim_options
             f->nd = -1;   /* automatic */
         }
     }
-    f->step.z = NULL;
     return f;
 }
 

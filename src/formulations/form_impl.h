@@ -49,8 +49,8 @@
  *            kinematic problems at them.
  *   index1:  lambda of the last acceleration evaluation. */
 typedef struct mbs_form_step {
-    double t, h;                   /* the step ended at t and had length h */
-    const double *z, *zd, *zdd;    /* = the integrator's state */
+    double t, h;                   /* the step ended at t and had length h (its end
+                                    * state: mbs_integrator_q, _qd, _qdd) */
     double *zd_star, *zdd_star;    /* n */
     double *lambda;                /* nc */
     double *sigma, *kappa;         /* nc */
