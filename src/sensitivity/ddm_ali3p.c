@@ -146,13 +146,34 @@ done:
 
 /* ---------------------------------------------------------------- driver */
 
-/* ---------------------------------------------------------------- driver */
+typedef struct {
+    sens_run *r;
+    mbs_integrator *it;
+    const mbs_sim_options *so;
+    sens_ali_lin *w;
+    double *Y, *Yn;
+} ali_ddm;
 
-/* g and its tangents along every parameter's sensitivities at a step */
+/* Y <- A Y + B, column by column through the step's linear algebra */
+static int ali_advance(void *ctx, double t, double h, const double *q, const double *qd, const double *qdd,
+                       mbs_error *err)
+{
+    ali_ddm *c = ctx;
+    const int n = c->r->nq;
+    const size_t N3 = 3 * (size_t)n;
+    (void)t;
+    (void)h;
+    sens_ali_rec rec;
+    sens_ali_rec_from_step(&rec, mbs_form_last_step(c->it), q, qd, qdd, n, c->w->nc, 0);
+    int rc = sens_ali_lin_step(c->w, c->r, c->so, &rec, c->Y, c->Yn, err);
+    if (!rc) memcpy(c->Y, c->Yn, sizeof(double) * N3 * (size_t)c->r->np);
+    return rc;
+}
+
 int sens_ddm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
 {
     const mbs_model *m = r->m;
-    const int n = r->nq, np = r->np, no = r->nobj, nc = mbs_model_nconstraints(m);
+    const int n = r->nq, np = r->np;
     const size_t N3 = 3 * (size_t)n, P = (size_t)np;
     int rc = MBS_OK;
     mbs_sim_options so = r->o->sim;
@@ -167,42 +188,16 @@ int sens_ddm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         rc = err && err->code ? err->code : MBS_ERR_NOMEM;
         goto done;
     }
-    buf = calloc(2 * N3 * P + (size_t)no * (2 * P + 2) + (size_t)m->nx + 4, sizeof(double));
+    buf = calloc(2 * N3 * P + 1, sizeof(double));
     if (!buf || sens_ali_lin_create(&w, m, np)) {
         rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
         goto done;
     }
-    double *Y = buf, *Yn = Y + N3 * P, *g = Yn + N3 * P, *dg = g + no, *dgj = dg + (size_t)no * P,
-           *dx = dgj + no;
-    double t = so.t0;
-    const double *q = mbs_integrator_q(it), *qd = mbs_integrator_qd(it), *qdd = mbs_integrator_qdd(it);
-    if ((rc = sens_ali_lin_init(&w, r, &so, t, q, qd, qdd, Y, err))) goto done;
-
-    for (int k = 0; k < no; k++) { r->psi[k] = 0; for (int j = 0; j < np; j++) r->grad[k * np + j] = 0; }
-    sens_objectives_ddm(r, q, qd, qdd, t, 0, Y, Y + n, Y + 2 * n, N3, g, dg, dgj, dx);
-    if (r->o->history) r->o->history(r->o->history_user, t, no, np, r->psi, r->grad);
-
-    while (t < so.tf - 1e-12 * fmax(1, fabs(so.tf))) {
-        const double h = fmin(so.dt, so.tf - t);
-        sens_accumulate(r, 0.5 * h, g, dg);
-        if ((rc = mbs_integrator_step(it, h, err))) goto done;
-        t = mbs_integrator_time(it);
-        q = mbs_integrator_q(it);
-        qd = mbs_integrator_qd(it);
-        qdd = mbs_integrator_qdd(it);
-        sens_ali_rec rec;
-        sens_ali_rec_from_step(&rec, mbs_form_last_step(it), q, qd, qdd, n, nc, 0);
-        /* Y <- A Y + B, column by column through the step's linear algebra */
-        if ((rc = sens_ali_lin_step(&w, r, &so, &rec, Y, Yn, err))) goto done;
-        memcpy(Y, Yn, sizeof(double) * N3 * P);
-
-        sens_objectives_ddm(r, q, qd, qdd, t, 0, Y, Y + n, Y + 2 * n, N3, g, dg, dgj, dx);
-        sens_accumulate(r, 0.5 * h, g, dg);
-        if (r->o->history && r->o->history(r->o->history_user, t, no, np, r->psi, r->grad)) break;
-    }
-    /* terminal terms at tF */
-    sens_objectives_ddm(r, q, qd, qdd, t, 1, Y, Y + n, Y + 2 * n, N3, g, dg, dgj, dx);
-    sens_accumulate(r, 1, g, dg);
+    ali_ddm c = { r, it, &so, &w, buf, buf + N3 * P };
+    if ((rc = sens_ali_lin_init(&w, r, &so, so.t0, mbs_integrator_q(it), mbs_integrator_qd(it),
+                                mbs_integrator_qdd(it), c.Y, err)))
+        goto done;
+    rc = sens_ddm_march(r, it, &so, c.Y, c.Y + n, c.Y + 2 * n, N3, ali_advance, &c, err);
 done:
     if (stats && it) mbs_integrator_stats(it, stats);
     mbs_integrator_free(it);

@@ -36,10 +36,32 @@
 #include "../formulations/form_impl.h"
 
 
+typedef struct {
+    sens_mr_lin *w;
+    mbs_form *g;
+    int np;
+    size_t NI, N3;
+    double *Yi, *Yin, *Y;
+} mr_ddm;
+
+/* the chain at the step's end state, then each parameter's sensitivities */
+static int mr_advance(void *ctx, double t, double h, const double *q, const double *qd, const double *qdd,
+                      mbs_error *err)
+{
+    mr_ddm *c = ctx;
+    int rc = sens_mr_lin_factor(c->w, c->g, t, q, qd, qdd, h, err);
+    if (rc) return rc;
+    for (int j = 0; j < c->np; j++)
+        sens_mr_lin_apply(c->w, c->g, t, q, qd, qdd, c->Yi + (size_t)j * c->NI, j, c->Yin + (size_t)j * c->NI,
+                          c->Y + (size_t)j * c->N3);
+    memcpy(c->Yi, c->Yin, sizeof(double) * c->NI * (size_t)c->np);
+    return MBS_OK;
+}
+
 int sens_ddm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
 {
     const mbs_model *m = r->m;
-    const int n = r->nq, np = r->np, no = r->nobj;
+    const int n = r->nq, np = r->np;
     const size_t N3 = 3 * (size_t)n, P = (size_t)np;
     int rc = MBS_OK;
     mbs_sim_options so = r->o->sim;
@@ -59,39 +81,16 @@ int sens_ddm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     g->nd = it->form->nd;
     memcpy(g->dof, it->form->dof, sizeof(mbs_dof) * (size_t)(g->nd > 0 ? g->nd : 0));
     const size_t NI = 3 * (size_t)(g->nd > 0 ? g->nd : 0);
-    buf = calloc(2 * NI * P + N3 * P + (size_t)no * (P + 2) + (size_t)m->nx + 4, sizeof(double));
+    buf = calloc(2 * NI * P + N3 * P + 1, sizeof(double));
     if (!buf || sens_mr_lin_create(&w, m, g->nd, np)) {
         rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
         goto done;
     }
-    double *Yi = buf, *Yin = Yi + NI * P, *Y = Yin + NI * P, *gv = Y + N3 * P, *dg = gv + no, *dgj = dg + (size_t)no * P,
-           *dx = dgj + no;
-    double t = so.t0;
-    const double *q = mbs_integrator_q(it), *qd = mbs_integrator_qd(it), *qdd = mbs_integrator_qdd(it);
-    if ((rc = sens_mr_lin_init(&w, r, g, t, q, qd, qdd, Yi, Y, err))) goto done;
-
-    for (int k = 0; k < no; k++) { r->psi[k] = 0; for (int j = 0; j < np; j++) r->grad[k * np + j] = 0; }
-    sens_objectives_ddm(r, q, qd, qdd, t, 0, Y, Y + n, Y + 2 * n, N3, gv, dg, dgj, dx);
-    if (r->o->history) r->o->history(r->o->history_user, t, no, np, r->psi, r->grad);
-
-    while (t < so.tf - 1e-12 * fmax(1, fabs(so.tf))) {
-        const double h = fmin(so.dt, so.tf - t);
-        sens_accumulate(r, 0.5 * h, gv, dg);
-        if ((rc = mbs_integrator_step(it, h, err))) goto done;
-        t = mbs_integrator_time(it);
-        q = mbs_integrator_q(it);
-        qd = mbs_integrator_qd(it);
-        qdd = mbs_integrator_qdd(it);
-        if ((rc = sens_mr_lin_factor(&w, g, t, q, qd, qdd, h, err))) goto done;
-        for (int j = 0; j < np; j++)
-            sens_mr_lin_apply(&w, g, t, q, qd, qdd, Yi + (size_t)j * NI, j, Yin + (size_t)j * NI, Y + (size_t)j * N3);
-        memcpy(Yi, Yin, sizeof(double) * NI * P);
-        sens_objectives_ddm(r, q, qd, qdd, t, 0, Y, Y + n, Y + 2 * n, N3, gv, dg, dgj, dx);
-        sens_accumulate(r, 0.5 * h, gv, dg);
-        if (r->o->history && r->o->history(r->o->history_user, t, no, np, r->psi, r->grad)) break;
-    }
-    sens_objectives_ddm(r, q, qd, qdd, t, 1, Y, Y + n, Y + 2 * n, N3, gv, dg, dgj, dx);
-    sens_accumulate(r, 1, gv, dg);
+    mr_ddm c = { &w, g, np, NI, N3, buf, buf + NI * P, buf + 2 * NI * P };
+    if ((rc = sens_mr_lin_init(&w, r, g, so.t0, mbs_integrator_q(it), mbs_integrator_qd(it), mbs_integrator_qdd(it),
+                               c.Yi, c.Y, err)))
+        goto done;
+    rc = sens_ddm_march(r, it, &so, c.Y, c.Y + n, c.Y + 2 * n, N3, mr_advance, &c, err);
 done:
     if (stats && it) mbs_integrator_stats(it, stats);
     mbs_form_free(g);

@@ -44,6 +44,23 @@ void sens_objectives_ddm(sens_run *r, const double *q, const double *qd, const d
 /* psi += w g and grad += w dg (a quadrature weight; 1 for terminal parts). */
 void sens_accumulate(sens_run *r, double w, const double *g, const double *dg);
 
+/* A forward method's differentiated step: after the integrator took the
+ * step of length h to t (its state q, qd, qdd), update the sensitivities
+ * the march reads. */
+typedef int (*sens_advance_fn)(void *ctx, double t, double h, const double *q, const double *qd, const double *qdd,
+                               mbs_error *err);
+
+/* The forward methods' march (DDM of the trapezoidal rule, ALI3-P and
+ * Matrix R): from the integrator's initial state to so->tf in steps of
+ * so->dt, psi and its gradient by the trapezoidal quadrature of the
+ * objectives and of their tangents along the state sensitivities of
+ * parameter j at Sz, Szd, Szdd + j * stride (set for t0 by the caller,
+ * updated by advance after each step), the terminal terms at tF, the
+ * history callback at every point. */
+int sens_ddm_march(sens_run *r, mbs_integrator *it, const mbs_sim_options *so, const double *Sz,
+                   const double *Szd, const double *Szdd, size_t stride, sens_advance_fn advance, void *ctx,
+                   mbs_error *err);
+
 /* Mass matrix at q without state checks (into M, nq x nq row-major). */
 int sens_mass_matrix(sens_run *r, const double *q, double *M);
 

@@ -126,6 +126,42 @@ void sens_accumulate(sens_run *r, double w, const double *g, const double *dg)
     }
 }
 
+int sens_ddm_march(sens_run *r, mbs_integrator *it, const mbs_sim_options *so, const double *Sz,
+                   const double *Szd, const double *Szdd, size_t stride, sens_advance_fn advance, void *ctx,
+                   mbs_error *err)
+{
+    const int no = r->nobj, np = r->np;
+    const size_t P = (size_t)np;
+    double *g = calloc((size_t)no * (P + 2) + (size_t)r->m->nx + 2, sizeof(double));
+    if (!g) return mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+    double *dg = g + no, *dgj = dg + (size_t)no * P, *dx = dgj + no;
+    int rc = MBS_OK;
+    double t = mbs_integrator_time(it);
+    const double *q = mbs_integrator_q(it), *qd = mbs_integrator_qd(it), *qdd = mbs_integrator_qdd(it);
+    for (int k = 0; k < no; k++) { r->psi[k] = 0; for (int j = 0; j < np; j++) r->grad[k * np + j] = 0; }
+    sens_objectives_ddm(r, q, qd, qdd, t, 0, Sz, Szd, Szdd, stride, g, dg, dgj, dx);
+    if (r->o->history) r->o->history(r->o->history_user, t, no, np, r->psi, r->grad);
+    while (t < so->tf - 1e-12 * fmax(1, fabs(so->tf))) {
+        const double h = fmin(so->dt, so->tf - t);
+        sens_accumulate(r, 0.5 * h, g, dg);
+        if ((rc = mbs_integrator_step(it, h, err))) goto done;
+        t = mbs_integrator_time(it);
+        q = mbs_integrator_q(it);
+        qd = mbs_integrator_qd(it);
+        qdd = mbs_integrator_qdd(it);
+        if ((rc = advance(ctx, t, h, q, qd, qdd, err))) goto done;
+        sens_objectives_ddm(r, q, qd, qdd, t, 0, Sz, Szd, Szdd, stride, g, dg, dgj, dx);
+        sens_accumulate(r, 0.5 * h, g, dg);
+        if (r->o->history && r->o->history(r->o->history_user, t, no, np, r->psi, r->grad)) break;
+    }
+    /* terminal terms at tF */
+    sens_objectives_ddm(r, q, qd, qdd, t, 1, Sz, Szd, Szdd, stride, g, dg, dgj, dx);
+    sens_accumulate(r, 1, g, dg);
+done:
+    free(g);
+    return rc;
+}
+
 int sens_mass_matrix(sens_run *r, const double *q, double *M)
 {
     mbs_kin_forward(r->m, r->m->x, &r->d->ws, q, NULL, NULL, 0);
