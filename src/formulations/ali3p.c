@@ -41,21 +41,7 @@
 #define BETA MBS_FORM_BETA
 #define GAMMA MBS_FORM_GAMMA
 
-static int ali_init(mbs_integrator *it)
-{
-    (void)it;
-    return MBS_OK;
-}
 
-static void affine(mbs_form *f, double h)
-{
-    const double c1 = GAMMA / (BETA * h), d1 = 1 / (BETA * h * h);
-    for (int k = 0; k < f->n; k++) {
-        f->z[k] = f->zp[k] + f->D[k];
-        f->zd[k] = f->zdp[k] + c1 * f->D[k];
-        f->zdd[k] = f->zddn[k] + d1 * f->D[k];
-    }
-}
 
 /* x = P_hat^-1 v (v != x), with one step of iterative refinement: P_hat =
  * M + s Phi^T Phi with s = varsigma alpha ~ 1e9 is ill-conditioned (its
@@ -141,7 +127,7 @@ static int ali_stage(mbs_integrator *it, mbs_form *f, double h, double t1, int *
     const int n = f->n, nc = f->nc;
     const double kh = BETA * h * h, al = f->o.penalty;
     for (int k = 0; k < n; k++) f->D[k] = 0;
-    affine(f, h);
+    mbs_form_affine(f, h);
     for (int k = 1; k <= it->o.max_iterations; k++) {
         *iters = k;
         mbs_form_primal(m, d, t1, f->z, f->zd, f->zdd, f->r, f->phi, f->Phi, NULL, NULL);
@@ -160,7 +146,7 @@ static int ali_stage(mbs_integrator *it, mbs_form *f, double h, double t1, int *
                                   info > 0 ? m->coord_name[info - 1] : "bad argument");
         if (n > 0) mbs_form_lu_solve(n, f->S, f->ipiv, f->dz);
         for (int i = 0; i < n; i++) f->D[i] += f->dz[i];
-        affine(f, h);
+        mbs_form_affine(f, h);
         *ndz = mbs_form_norm(f->dz, n);
         if (!isfinite(*ndz))
             return mbs_integ_fail(it, MBS_ERR_NUMERIC, "ali3p: iteration diverged at t = %.9g (step from %.9g)", t1,
@@ -265,26 +251,13 @@ static int ali_step(mbs_integrator *it, double h)
      * the returned zdd they are those of the new state, which the bookkeeping then reuses */
     mbs_kin_accelerations(m, &d->ws, f->zdd);
     it->kin_ready = 1;
-    it->st.steps++;
-    it->st.iterations += iters;
-    if (iters > it->st.iterations_max) it->st.iterations_max = iters;
-    memcpy(it->q, f->z, bytes);
-    memcpy(it->qd, f->zd, bytes);
-    memcpy(it->qdd, f->zdd, bytes);
-    f->step.t = t1;
-    f->step.h = h;
-    f->step.iterations = iters;
+    mbs_form_step_done(it, f, t1, h, iters);
     f->step.vel_projected = vel;
     f->step.acc_projected = acc;
-    it->t = t1;
     return MBS_OK;
 }
 
-static void ali_free(mbs_integrator *it)
-{
-    (void)it;
-}
 
 const mbs_integ_method mbs_integ_ali3p = {
-    "ali3p", ali_init, NULL, ali_step, 0, NULL, ali_free,
+    "ali3p", NULL, NULL, ali_step, 0, NULL, NULL,
 };

@@ -259,6 +259,31 @@ void mbs_form_chol_solve(int n, const double *A, double *b)
     FORM_BY_SIZE(n, chol_solve_n(N_, A, b))
 }
 
+void mbs_form_affine(mbs_form *f, double h)
+{
+    const double c1 = MBS_FORM_GAMMA / (MBS_FORM_BETA * h), d1 = 1 / (MBS_FORM_BETA * h * h);
+    for (int k = 0; k < f->n; k++) {
+        f->z[k] = f->zp[k] + f->D[k];
+        f->zd[k] = f->zdp[k] + c1 * f->D[k];
+        f->zdd[k] = f->zddn[k] + d1 * f->D[k];
+    }
+}
+
+void mbs_form_step_done(mbs_integrator *it, mbs_form *f, double t1, double h, int iters)
+{
+    const size_t bytes = sizeof(double) * (size_t)f->n;
+    it->st.steps++;
+    it->st.iterations += iters;
+    if (iters > it->st.iterations_max) it->st.iterations_max = iters;
+    memcpy(it->q, f->z, bytes);
+    memcpy(it->qd, f->zd, bytes);
+    memcpy(it->qdd, f->zdd, bytes);
+    f->step.t = t1;
+    f->step.h = h;
+    f->step.iterations = iters;
+    it->t = t1;
+}
+
 /* ---------------------------------------------------------------- evaluation */
 
 void mbs_form_primal(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,

@@ -189,6 +189,13 @@ int mbs_form_param_dynamic(const mbs_model *m, int j);
  * in d. S: n x n col-major. e: n scratch. */
 void mbs_form_trap_tangent(const mbs_model *m, mbs_data *d, double t, const double *z, const double *zd,
                            const double *zdd, double h, double *S, double *e);
+/* The trapezoidal states from the correction D (ALI3-P and penalty):
+ * z = z_p + D, zd = zd_p + gamma/(beta h) D, zdd = zdd_n + D/(beta h^2). */
+void mbs_form_affine(mbs_form *f, double h);
+/* A converged step of length h to t1 in iters iterations: the statistics,
+ * the integrator's state (q, qd, qdd = z, zd, zdd) and time, and the
+ * step record's t, h, iterations (the formulation sets the rest). */
+void mbs_form_step_done(mbs_integrator *it, mbs_form *f, double t1, double h, int iters);
 /* A += s Phi^T Phi (A col-major n x n, Phi row-major, rows 0..rows-1). */
 void mbs_form_add_PtP(int n, int rows, const double *Phi, double s, double *A);
 /* y = Phi^T v (rows 0..rows-1); y += ... with add. */

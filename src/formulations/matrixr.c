@@ -463,11 +463,6 @@ void mbs_form_matrixr_chain(mbs_form *f, double t, const double *z, const double
 
 /* ---------------------------------------------------------------- stepper */
 
-static int mr_init(mbs_integrator *it)
-{
-    (void)it;
-    return MBS_OK;
-}
 
 static int mr_step(mbs_integrator *it, double h)
 {
@@ -566,26 +561,13 @@ static int mr_step(mbs_integrator *it, double h)
      * makes them those of the new state (reused by the bookkeeping) */
     mbs_kin_accelerations(m, &d->ws, f->zdd);
     it->kin_ready = 1;
-    it->st.steps++;
-    it->st.iterations += iters;
-    if (iters > it->st.iterations_max) it->st.iterations_max = iters;
-    memcpy(it->q, f->z, bytes);
-    memcpy(it->qd, f->zd, bytes);
-    memcpy(it->qdd, f->zdd, bytes);
+    mbs_form_step_done(it, f, t1, h, iters);
     memcpy(f->step.zd_star, f->zd, bytes);
     memcpy(f->step.zdd_star, f->zdd, bytes);
-    f->step.t = t1;
-    f->step.h = h;
-    f->step.iterations = iters;
-    it->t = t1;
     return MBS_OK;
 }
 
-static void mr_free(mbs_integrator *it)
-{
-    (void)it;
-}
 
 const mbs_integ_method mbs_integ_matrixr = {
-    "matrixr", mr_init, NULL, mr_step, 0, NULL, mr_free,
+    "matrixr", NULL, NULL, mr_step, 0, NULL, NULL,
 };

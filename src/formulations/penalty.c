@@ -85,21 +85,7 @@ int mbs_form_penalty_accel(mbs_form *f, double t, const double *q, const double 
 
 /* ---------------------------------------------------------------- stepper */
 
-static int pen_init(mbs_integrator *it)
-{
-    (void)it;
-    return MBS_OK;
-}
 
-static void affine(mbs_form *f, double h)
-{
-    const double c1 = GAMMA / (BETA * h), d1 = 1 / (BETA * h * h);
-    for (int k = 0; k < f->n; k++) {
-        f->z[k] = f->zp[k] + f->D[k];
-        f->zd[k] = f->zdp[k] + c1 * f->D[k];
-        f->zdd[k] = f->zddn[k] + d1 * f->D[k];
-    }
-}
 
 static int pen_step(mbs_integrator *it, double h)
 {
@@ -119,7 +105,7 @@ static int pen_step(mbs_integrator *it, double h)
         f->zdp[k] = f->zdn[k] + h * f->zddn[k];
         f->D[k] = 0;
     }
-    affine(f, h);
+    mbs_form_affine(f, h);
     mbs_data_set_time(d, t1);
     int iters = 0, conv = 0;
     double ndz = 0;
@@ -140,7 +126,7 @@ static int pen_step(mbs_integrator *it, double h)
                                   t1);
         if (n > 0) mbs_form_lu_solve(n, f->S, f->ipiv, f->dz);
         for (int i = 0; i < n; i++) f->D[i] += f->dz[i];
-        affine(f, h);
+        mbs_form_affine(f, h);
         ndz = mbs_form_norm(f->dz, n);
         if (!isfinite(ndz))
             return mbs_integ_fail(it, MBS_ERR_NUMERIC, "penalty formulation: iteration diverged at t = %.9g", t1);
@@ -163,27 +149,14 @@ static int pen_step(mbs_integrator *it, double h)
     f->viol[2] = mbs_form_norm(f->phidd, nc);
     f->viol_ready = 1;
     it->kin_ready = 1;   /* mbs_form_constraints left the kinematics of the new state in d */
-    it->st.steps++;
-    it->st.iterations += iters;
-    if (iters > it->st.iterations_max) it->st.iterations_max = iters;
-    memcpy(it->q, f->z, bytes);
-    memcpy(it->qd, f->zd, bytes);
-    memcpy(it->qdd, f->zdd, bytes);
+    mbs_form_step_done(it, f, t1, h, iters);
     memcpy(f->step.zd_star, f->zd, bytes);
     memcpy(f->step.zdd_star, f->zdd, bytes);
-    f->step.t = t1;
-    f->step.h = h;
-    f->step.iterations = iters;
     f->step.vel_projected = f->step.acc_projected = 0;
-    it->t = t1;
     return MBS_OK;
 }
 
-static void pen_free(mbs_integrator *it)
-{
-    (void)it;
-}
 
 const mbs_integ_method mbs_integ_penalty = {
-    "penalty", pen_init, NULL, pen_step, 0, NULL, pen_free,
+    "penalty", NULL, NULL, pen_step, 0, NULL, NULL,
 };

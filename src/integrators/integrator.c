@@ -343,7 +343,7 @@ mbs_integrator *mbs_integrator_create(const mbs_model *m, mbs_data *d,
         mbs_integrator_free(it);
         return NULL;
     }
-    int rc = it->meth->init(it);
+    int rc = it->meth->init ? it->meth->init(it) : MBS_OK;
     if (rc) {
         mbs_error_set(err, rc, "%s", it->msg[0] ? it->msg : "out of memory");
         mbs_integrator_free(it);

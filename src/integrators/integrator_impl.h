@@ -14,7 +14,7 @@
 
 typedef struct mbs_integ_method {
     const char *name;
-    /* allocate it->impl (called once by create) */
+    /* allocate it->impl (called once by create; NULL: nothing to allocate) */
     int (*init)(mbs_integrator *it);
     /* after the state (t, q, qd, qdd) was set by reset */
     int (*reset)(mbs_integrator *it);
@@ -25,7 +25,7 @@ typedef struct mbs_integ_method {
     int recompute_qdd;
     /* the state was projected by the common code; e.g. cvodes re-initializes */
     int (*projected)(mbs_integrator *it);
-    void (*free)(mbs_integrator *it);
+    void (*free)(mbs_integrator *it);   /* NULL: nothing to free */
 } mbs_integ_method;
 
 struct mbs_integrator {
