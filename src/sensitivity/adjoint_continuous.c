@@ -177,23 +177,16 @@ static int rhs_quad_b(realtype t, N_Vector y, N_Vector yB, N_Vector qBdot, void 
  * without recomputing the Hermite coefficients), which the quadrature's
  * nodes do. */
 typedef struct {
-    long n, cap;
+    size_t n, cap;
     int dim;
     double *t, *y;          /* y: per point, y (dim) then dy/dt (dim) */
 } fwd_table;
 
 static int fwd_push(fwd_table *ft, double t, N_Vector y, N_Vector yd)
 {
-    if (ft->n == ft->cap) {
-        long cap = ft->cap ? 2 * ft->cap : 256;
-        double *nt = realloc(ft->t, sizeof(double) * (size_t)cap);
-        if (!nt) return -1;
-        ft->t = nt;
-        double *ny = realloc(ft->y, sizeof(double) * 2 * (size_t)ft->dim * (size_t)cap);
-        if (!ny) return -1;
-        ft->y = ny;
-        ft->cap = cap;
-    }
+    if (sens_grow2((void **)&ft->t, sizeof(double), (void **)&ft->y, sizeof(double) * 2 * (size_t)ft->dim, ft->n,
+                   &ft->cap, 256))
+        return -1;
     double *row = ft->y + 2 * (size_t)ft->dim * (size_t)ft->n;
     memcpy(row, N_VGetArrayPointer(y), sizeof(double) * (size_t)ft->dim);
     memcpy(row + ft->dim, N_VGetArrayPointer(yd), sizeof(double) * (size_t)ft->dim);
@@ -204,7 +197,7 @@ static int fwd_push(fwd_table *ft, double t, N_Vector y, N_Vector yd)
 /* cubic Hermite interpolation of the stored forward solution at t */
 static void fwd_eval(const fwd_table *ft, double t, double *y)
 {
-    long lo = 0, hi = ft->n - 1;
+    long lo = 0, hi = (long)ft->n - 1;
     while (hi - lo > 1) {
         long mid = (lo + hi) / 2;
         if (ft->t[mid] <= t) lo = mid;

@@ -112,17 +112,9 @@ int sens_davm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         q = mbs_integrator_q(it);
         qd = mbs_integrator_qd(it);
         qdd = mbs_integrator_qdd(it);
-        if (nrec == cap) {
-            size_t nc2 = 2 * cap;
-            double *r2 = realloc(recs, sizeof(double) * recsz * nc2);
-            rec_head *h2 = r2 ? realloc(heads, sizeof *heads * nc2) : NULL;
-            if (r2) recs = r2;
-            if (!r2 || !h2) {
-                rc = mbs_error_set(err, MBS_ERR_NOMEM, "davm: out of memory for the step records");
-                goto done;
-            }
-            heads = h2;
-            cap = nc2;
+        if (sens_grow2((void **)&recs, sizeof(double) * recsz, (void **)&heads, sizeof *heads, nrec, &cap, 1)) {
+            rc = mbs_error_set(err, MBS_ERR_NOMEM, "davm: out of memory for the step records");
+            goto done;
         }
         double *rp = recs + nrec * recsz;
         sens_ali_rec rec = { 0, 0, rp, rp + N, rp + 2 * N, rp + 3 * N, rp + 4 * N, rp + 5 * N, 0, 0 };

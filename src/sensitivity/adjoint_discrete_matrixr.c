@@ -82,17 +82,9 @@ int sens_davm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         q = mbs_integrator_q(it);
         qd = mbs_integrator_qd(it);
         qdd = mbs_integrator_qdd(it);
-        if (nrec == cap) {
-            const size_t c2 = 2 * cap;
-            double *s2 = realloc(states, sizeof(double) * N3 * c2);
-            double *t2 = s2 ? realloc(th, sizeof(double) * 2 * c2) : NULL;
-            if (s2) states = s2;
-            if (!s2 || !t2) {
-                rc = mbs_error_set(err, MBS_ERR_NOMEM, "davm: out of memory for the step records");
-                goto done;
-            }
-            th = t2;
-            cap = c2;
+        if (sens_grow2((void **)&states, sizeof(double) * N3, (void **)&th, sizeof(double) * 2, nrec, &cap, 1)) {
+            rc = mbs_error_set(err, MBS_ERR_NOMEM, "davm: out of memory for the step records");
+            goto done;
         }
         double *sp = states + nrec * N3;
         memcpy(sp, q, sizeof(double) * N);

@@ -44,6 +44,12 @@ void sens_objectives_ddm(sens_run *r, const double *q, const double *qd, const d
 /* psi += w g and grad += w dg (a quadrature weight; 1 for terminal parts). */
 void sens_accumulate(sens_run *r, double w, const double *g, const double *dg);
 
+/* Room for one more record in two arrays grown together (the adjoints'
+ * stored forward runs): when *n == *cap both are reallocated to twice
+ * (at least `first`) entries of a_size and b_size bytes. 0, or -1 out of
+ * memory (the arrays stay valid and keep their contents). */
+int sens_grow2(void **a, size_t a_size, void **b, size_t b_size, size_t n, size_t *cap, size_t first);
+
 /* A forward method's differentiated step: after the integrator took the
  * step of length h to t (its state q, qd, qdd), update the sensitivities
  * the march reads. */

@@ -162,6 +162,20 @@ done:
     return rc;
 }
 
+int sens_grow2(void **a, size_t a_size, void **b, size_t b_size, size_t n, size_t *cap, size_t first)
+{
+    if (n < *cap) return 0;
+    const size_t c2 = *cap ? 2 * *cap : first;
+    void *a2 = realloc(*a, a_size * c2);
+    if (!a2) return -1;
+    *a = a2;
+    void *b2 = realloc(*b, b_size * c2);
+    if (!b2) return -1;
+    *b = b2;
+    *cap = c2;
+    return 0;
+}
+
 int sens_mass_matrix(sens_run *r, const double *q, double *M)
 {
     mbs_kin_forward(r->m, r->m->x, &r->d->ws, q, NULL, NULL, 0);
