@@ -17,7 +17,6 @@
  * direction) or one dense Cholesky factorization (semi-recursive).
  */
 #include <math.h>
-#include <stdint.h>
 #include <string.h>
 #include <lapacke.h>
 #include <cblas.h>
@@ -80,16 +79,20 @@ void mbs_deriv_id_tangent(const mbs_model *m, mbs_data *d, const double *q, cons
 
 static int check_finite(mbs_data *d, const double *v, int n, const char *what)
 {
-    /* fast branch-free test on the exponent bits (all ones: NaN or
-     * infinity), vectorizable; then look for the entry */
-    uint64_t bad = 0;
-    for (int k = 0; k < n; k++) {
-        uint64_t bits;
-        memcpy(&bits, v + k, sizeof bits);
-        bad |= (((bits >> 52) & 0x7ff) + 1) >> 11;
+    /* fast branch-free test: v - v is 0 for a finite v and NaN for NaN or
+     * an infinity, and NaN survives the sum (vectorizable; no fast-math);
+     * then look for the entry */
+    double z0 = 0, z1 = 0, z2 = 0, z3 = 0;   /* four chains of additions */
+    int k = 0;
+    for (; k + 3 < n; k += 4) {
+        z0 += v[k] - v[k];
+        z1 += v[k + 1] - v[k + 1];
+        z2 += v[k + 2] - v[k + 2];
+        z3 += v[k + 3] - v[k + 3];
     }
-    if (!bad) return MBS_OK;
-    for (int k = 0; k < n; k++)
+    for (; k < n; k++) z0 += v[k] - v[k];
+    if (z0 + z1 + z2 + z3 == 0) return MBS_OK;
+    for (k = 0; k < n; k++)
         if (!isfinite(v[k]))
             return mbs_data_fail(d, MBS_ERR_NUMERIC, "%s: non-finite derivative (entry %d)", what, k);
     return MBS_OK;
@@ -424,11 +427,31 @@ static void fd_rhs_columns(const mbs_model *m, const double *q, const double *qd
     }
 }
 
+/* 1 if M'^-1 is better formed densely (LAPACK) than with the tree
+ * sparsity: the sparse inverse of fd_apply_inverse costs sum_j (e_j - j)^2
+ * multiply-adds (e_j: the end of coordinate j's subtree), the dense one
+ * about nq^3 at several times the speed; the sparse one is taken below a
+ * sixth of that (chains are dense, branched trees such as the human are
+ * not). */
+static int fd_inverse_dense(const mbs_model *m)
+{
+    const int nq = m->nq;
+    double cost = 0;
+    for (int i = 1; i <= m->nb; i++) {
+        const int e = m->body[i].subtree_end <= m->nb ? m->joint[m->body[i].subtree_end].qoff : nq;
+        for (int j = m->joint[i].qoff; j < m->joint[i].qoff + m->joint[i].nq; j++)
+            cost += (double)(e - j) * (e - j);
+    }
+    return cost > (double)nq * nq * nq / 6;
+}
+
 /* Factor M' = M + sum_k P_k P_k^T (M in d->scratch; Euler completion) in
  * place as M' = L^T L, L lower triangular with the tree sparsity of M
  * (Featherstone's LTL factorization, no fill-in): L(k, i) != 0 only for i
- * = k or i an ancestor coordinate of k (d->ws.qpar). Cost O(sum depth^2). */
-static int fd_factor(const mbs_model *m, mbs_data *d, const double *q)
+ * = k or i an ancestor coordinate of k (d->ws.qpar). Cost O(sum depth^2).
+ * dense (fd_inverse_dense): M'^-1 itself instead, full, by LAPACK
+ * (Cholesky, then its inverse: dpotrf, dpotri). */
+static int fd_factor(const mbs_model *m, mbs_data *d, const double *q, int dense)
 {
     const int nq = m->nq, *lam = d->ws.qpar;
     double *H = d->scratch;
@@ -438,6 +461,19 @@ static int fd_factor(const mbs_model *m, mbs_data *d, const double *q)
         const int e = jt->qoff + jt->euler;
         for (int r = 0; r < 4; r++)
             for (int c = 0; c < 4; c++) H[(e + r) * nq + e + c] += q[e + r] * q[e + c];
+    }
+    if (dense && nq > 0) {
+        /* symmetric: the row-major H is its own column-major self */
+        lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nq, H, nq);
+        if (info > 0)
+            return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics derivatives: mass matrix not "
+                                 "positive definite (leading minor %d, coordinate %s)", (int)info,
+                                 m->coord_name[info - 1]);
+        if (info < 0 || LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'L', nq, H, nq) != 0)
+            return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics derivatives: mass matrix inverse failed");
+        for (int c = 0; c < nq; c++)   /* column-major lower -> the upper part too */
+            for (int r = c + 1; r < nq; r++) H[(size_t)r * nq + c] = H[(size_t)c * nq + r];
+        return MBS_OK;
     }
     for (int k = nq - 1; k >= 0; k--) {
         double *Hk = H + (size_t)k * nq;
@@ -458,39 +494,24 @@ static int fd_factor(const mbs_model *m, mbs_data *d, const double *q)
  * L^-1 lives on the coordinates of the subtree below j, a contiguous range
  * [j, e_j)), M'^-1 = L^-1 L^-T = sum_j c_j c_j^T with c_j = column j of
  * L^-1: both in O(sum of subtree sizes^2) (n^3/3 for a chain, far less for
- * branched trees); when that is not much below n^3/3, M'^-1 = L^-1 L^-T with
- * BLAS instead (dtrtri, dtrmm). Then X_q = M'^-1 R_q and X_qd = M'^-1 R_qd (dgemm), and
+ * branched trees); when that is not much below n^3/3 (fd_inverse_dense),
+ * fd_factor formed M'^-1 with LAPACK instead (dpotrf, dpotri). Then X_q = M'^-1 R_q and X_qd = M'^-1 R_qd (dgemm), and
  * for the right-hand sides Pi of dqdd/dtau (identity minus the Euler
  * projections) M'^-1 Pi = M'^-1 - sum_J (M'^-1 P_J) P_J^T. Measured faster
  * than triangular solves with all columns (by rows with the tree sparsity,
  * or dtrsm) and than one articulated-body solve per column, on the models
  * of bench/bench_derivatives.c. */
 static void fd_apply_inverse(const mbs_model *m, mbs_data *d, const double *q, double *Rq,
-                             double *Rqd, double *Rtau, double alpha)
+                             double *Rqd, double *Rtau, double alpha, int dense)
 {
     const int nq = m->nq, *lam = d->ws.qpar;
     if (nq == 0) return;
     const size_t n2 = (size_t)nq * nq;
     double *C = d->dws.jac + (mbs_jac_size(m) - n2), *L = d->scratch;
     double *X = Rtau ? Rtau : L;   /* L is not needed once M'^-1 is formed */
-    /* sparse (tree) or dense (BLAS 3) inverse: the sparse one costs
-     * sum_j (e_j - j)^2 multiply-adds, the dense one about nq^3 / 3 at
-     * several times the speed; take the sparse one below half of that */
-    double cost = 0;
-    for (int i = 1; i <= m->nb; i++) {
-        const int e = m->body[i].subtree_end <= m->nb ? m->joint[m->body[i].subtree_end].qoff : nq;
-        for (int j = m->joint[i].qoff; j < m->joint[i].qoff + m->joint[i].nq; j++)
-            cost += (double)(e - j) * (e - j);
-    }
-    if (cost > (double)nq * nq * nq / 6) {
-        /* L row-major lower = column-major upper U = L^T: W = U^-1 = L^-T
-         * (dtrtri), M'^-1 = W^T W (dtrmm) */
-        for (int r = 0; r < nq; r++)
-            for (int c = 0; c < nq; c++) C[(size_t)r * nq + c] = c <= r ? L[(size_t)r * nq + c] : 0;
-        LAPACKE_dtrtri(LAPACK_COL_MAJOR, 'U', 'N', nq, C, nq);
-        memcpy(X, C, sizeof(double) * n2);
-        cblas_dtrmm(CblasColMajor, CblasLeft, CblasUpper, CblasTrans, CblasNonUnit, nq, nq, 1.0, C, nq,
-                    X, nq);
+    if (dense) {
+        /* fd_factor left M'^-1 in d->scratch */
+        if (X != L) memcpy(X, L, sizeof(double) * n2);
         goto apply;
     }
     /* columns of L^-1, stored as rows of C (C[j][k] = L^-1(k, j), k in [j, e_j)) */
@@ -568,9 +589,10 @@ int mbs_forward_dynamics_derivatives(const mbs_model *m, mbs_data *d, mbs_fd_alg
             if (dqdd_dq && (rc = check_finite(d, dqdd_dq, nq * nq, "dtau/dq"))) return rc;
             if (dqdd_dqd && (rc = check_finite(d, dqdd_dqd, nq * nq, "dtau/dqd"))) return rc;
         }
-        if ((rc = fd_factor(m, d, q))) return rc;
+        const int dense = fd_inverse_dense(m);
+        if ((rc = fd_factor(m, d, q, dense))) return rc;
         /* -M^-1 dtau/dx (the sign in the products) */
-        fd_apply_inverse(m, d, q, dqdd_dq, dqdd_dqd, dqdd_dtau, -1.0);
+        fd_apply_inverse(m, d, q, dqdd_dq, dqdd_dqd, dqdd_dtau, -1.0, dense);
         goto checks;
     }
     /* the primal of mbs_deriv_fd_primal without its factorization of M'
@@ -589,12 +611,13 @@ int mbs_forward_dynamics_derivatives(const mbs_model *m, mbs_data *d, mbs_fd_alg
         return MBS_OK;
     }
     id_jacobians(m, d, q, qd, a, dqdd_dq, dqdd_dqd, d->scratch);
-    if ((rc = fd_factor(m, d, q))) return rc;
+    const int dense = fd_inverse_dense(m);
+    if ((rc = fd_factor(m, d, q, dense))) return rc;
     if (dqdd_dq) fd_rhs_columns(m, q, qd, tau, a, tid, 0, dqdd_dq);
     if (dqdd_dqd) fd_rhs_columns(m, q, qd, tau, a, tid, 1, dqdd_dqd);
     /* dqdd/dtau: the right-hand sides -(-e_k) completed are the columns of
      * Pi (identity minus the Euler projections), applied in fd_apply_inverse */
-    fd_apply_inverse(m, d, q, dqdd_dq, dqdd_dqd, dqdd_dtau, 1.0);
+    fd_apply_inverse(m, d, q, dqdd_dq, dqdd_dqd, dqdd_dtau, 1.0, dense);
 checks:
     if (dqdd_dq && (rc = check_finite(d, dqdd_dq, nq * nq, "dqdd/dq"))) return rc;
     if (dqdd_dqd && (rc = check_finite(d, dqdd_dqd, nq * nq, "dqdd/dqd"))) return rc;
