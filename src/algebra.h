@@ -162,6 +162,46 @@ static inline void s6_wrench_shift_add(mreal *r, const mreal *a, const mreal *F)
     r[4] += F[4] - (a[2] * F[0] - a[0] * F[2]);
     r[5] += F[5] - (a[0] * F[1] - a[1] * F[0]);
 }
+/* 1 if the rotation C (3x3 row-major) is a signed permutation, C[r][pi[r]] =
+ * sg[r] = +-1, its entries within 1e-13 of 0 or +-1 (joint frames read from
+ * files are orthonormal to round-off: the difference is a rotation of
+ * < 1e-13 rad), and then C is set to exactly that permutation; else 0 */
+static inline int m3_signed_permutation(double *C, int *pi, double *sg)
+{
+    for (int r = 0; r < 3; r++) {
+        int nz = 0;
+        for (int k = 0; k < 3; k++) {
+            const double a = fabs(C[3 * r + k]);
+            if (fabs(a - 1) < 1e-13) { nz++; pi[r] = k; sg[r] = C[3 * r + k] > 0 ? 1 : -1; }
+            else if (!(a < 1e-13)) return 0;
+        }
+        if (nz != 1) return 0;
+    }
+    if (pi[0] == pi[1] || pi[0] == pi[2] || pi[1] == pi[2]) return 0;
+    for (int k = 0; k < 9; k++) C[k] = 0;
+    for (int r = 0; r < 3; r++) C[3 * r + pi[r]] = sg[r];
+    return 1;
+}
+/* motion cross product r = a x b of 6-vectors [lin; ang] (r must not alias) */
+static inline void s6_mcross(mreal *r, const mreal *a, const mreal *b)
+{
+    r[0] = a[4] * b[2] - a[5] * b[1] + a[1] * b[5] - a[2] * b[4];
+    r[1] = a[5] * b[0] - a[3] * b[2] + a[2] * b[3] - a[0] * b[5];
+    r[2] = a[3] * b[1] - a[4] * b[0] + a[0] * b[4] - a[1] * b[3];
+    r[3] = a[4] * b[5] - a[5] * b[4];
+    r[4] = a[5] * b[3] - a[3] * b[5];
+    r[5] = a[3] * b[4] - a[4] * b[3];
+}
+/* force cross product r += a x* f = [w x f; w x n + v x f] */
+static inline void s6_fcross_add(mreal *r, const mreal *a, const mreal *f)
+{
+    r[0] += a[4] * f[2] - a[5] * f[1];
+    r[1] += a[5] * f[0] - a[3] * f[2];
+    r[2] += a[3] * f[1] - a[4] * f[0];
+    r[3] += a[4] * f[5] - a[5] * f[4] + a[1] * f[2] - a[2] * f[1];
+    r[4] += a[5] * f[3] - a[3] * f[5] + a[2] * f[0] - a[0] * f[2];
+    r[5] += a[3] * f[4] - a[4] * f[3] + a[0] * f[1] - a[1] * f[0];
+}
 /* r = M V for a row-major 6x6 M */
 static inline void m6_mv(mreal *r, const mreal *M, const mreal *V)
 {

@@ -37,6 +37,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "algebra.h"
 #include "data_impl.h"
 #include "model_impl.h"
 
@@ -456,26 +457,11 @@ int mbs_fdl_create(mbs_data *d, const mbs_model *m)
             for (int k = 0; k < r; k++) b->Io[3 * r + k] = b->Io[3 * k + r];
         b->m = mass;
         for (int k = 0; k < 3; k++) b->mc[k] = mass * c[k];
-        /* C a signed permutation? Entries within 1e-13 of 0 or +-1 count as
-         * exact (joint frames read from files are orthonormal to round-off;
-         * the difference is a rotation of < 1e-13 rad) */
-        b->perm = b->kind == FDL_REV || b->kind == FDL_PRISM || b->kind == FDL_FIXED;
-        for (int r = 0; r < 3 && b->perm; r++) {
-            int nz = 0;
-            for (int k = 0; k < 3; k++) {
-                const double a = fabs(b->C[3 * r + k]);
-                if (fabs(a - 1) < 1e-13) { nz++; b->pi[r] = k; b->sg[r] = b->C[3 * r + k] > 0 ? 1 : -1; }
-                else if (!(a < 1e-13)) b->perm = 0;
-            }
-            if (nz != 1) b->perm = 0;
-        }
+        /* C a signed permutation? Then exactly that permutation from here on
+         * (also for the general formulas) */
+        b->perm = (b->kind == FDL_REV || b->kind == FDL_PRISM || b->kind == FDL_FIXED) &&
+                  m3_signed_permutation(b->C, b->pi, b->sg);
         if (b->perm) {
-            if (b->pi[0] == b->pi[1] || b->pi[0] == b->pi[2] || b->pi[1] == b->pi[2]) b->perm = 0;
-        }
-        if (b->perm) {
-            /* C exactly the permutation from here on (also for the general formulas) */
-            for (int k = 0; k < 9; k++) b->C[k] = 0;
-            for (int r = 0; r < 3; r++) b->C[3 * r + b->pi[r]] = b->sg[r];
             perm_t(b->pG, b, b->p);
         }
     }

@@ -54,6 +54,7 @@
 #define IDL_AVX2 1
 #endif
 
+#include "algebra.h"
 #include "data_impl.h"
 #include "model_impl.h"
 #include "id_derivatives_local.h"
@@ -97,26 +98,6 @@ static inline void cross3(double *y, const double *a, const double *b)
 {
     const double x = a[1] * b[2] - a[2] * b[1], yy = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
     y[0] = x; y[1] = yy; y[2] = z;
-}
-/* motion cross product r = a x b (6-vectors [lin; ang]) */
-static inline void mcross(double *r, const double *a, const double *b)
-{
-    r[0] = a[4] * b[2] - a[5] * b[1] + a[1] * b[5] - a[2] * b[4];
-    r[1] = a[5] * b[0] - a[3] * b[2] + a[2] * b[3] - a[0] * b[5];
-    r[2] = a[3] * b[1] - a[4] * b[0] + a[0] * b[4] - a[1] * b[3];
-    r[3] = a[4] * b[5] - a[5] * b[4];
-    r[4] = a[5] * b[3] - a[3] * b[5];
-    r[5] = a[3] * b[4] - a[4] * b[3];
-}
-/* r += a x* f = [w x f; w x n + v x f] */
-static inline void fcross_add(double *r, const double *a, const double *f)
-{
-    r[0] += a[4] * f[2] - a[5] * f[1];
-    r[1] += a[5] * f[0] - a[3] * f[2];
-    r[2] += a[3] * f[1] - a[4] * f[0];
-    r[3] += a[4] * f[5] - a[5] * f[4] + a[1] * f[2] - a[2] * f[1];
-    r[4] += a[5] * f[3] - a[3] * f[5] + a[2] * f[0] - a[0] * f[2];
-    r[5] += a[3] * f[4] - a[4] * f[3] + a[0] * f[1] - a[1] * f[0];
 }
 /* r = I(P) v, P = (m, h, K: xx yy zz xy xz yz): [m v + w x h; h x v + K w] */
 static inline void inertia_mv(double *r, const double *P, const double *v)
@@ -335,23 +316,8 @@ int mbs_idl_create(mbs_data *d, const mbs_model *m)
             for (int k = 0; k < 9; k++) b->C[k] = Xp[k];
             for (int k = 0; k < 3; k++) b->p[k] = Pp[k];
         }
-        /* C a signed permutation (entries within 1e-13 of 0 or +-1)? Then
-         * exactly that permutation from here on */
-        b->perm = 1;
-        for (int r = 0; r < 3 && b->perm; r++) {
-            int nz = 0;
-            for (int k = 0; k < 3; k++) {
-                const double a = fabs(b->C[3 * r + k]);
-                if (fabs(a - 1) < 1e-13) { nz++; b->pi[r] = k; b->sg[r] = b->C[3 * r + k] > 0 ? 1 : -1; }
-                else if (!(a < 1e-13)) b->perm = 0;
-            }
-            if (nz != 1) b->perm = 0;
-        }
-        if (b->perm && (b->pi[0] == b->pi[1] || b->pi[0] == b->pi[2] || b->pi[1] == b->pi[2])) b->perm = 0;
-        if (b->perm) {
-            for (int k = 0; k < 9; k++) b->C[k] = 0;
-            for (int r = 0; r < 3; r++) b->C[3 * r + b->pi[r]] = b->sg[r];
-        }
+        /* C a signed permutation? Then exactly that permutation from here on */
+        b->perm = m3_signed_permutation(b->C, b->pi, b->sg);
         /* inertia in F_i: c' = X_c^T (c - P_c), J' = X_c^T J X_c */
         const double *Xc = x + jt->x_Xc, *Pc = x + jt->x_cpoint, *cb = x + m->body[i].x_com;
         const double *I6 = x + m->body[i].x_inertia;
@@ -508,10 +474,10 @@ IDL_INLINE int idl_pass(const mbs_model *m, mbs_data *d, const double *q, const 
                 s[0] = a[0]; s[1] = a[1]; s[2] = a[2];
                 s[3] = s[4] = s[5] = 0;
             }
-            mcross(u, s, Vh);
+            s6_mcross(u, s, Vh);
             double t[6];
-            mcross(wk, s, Ah);
-            mcross(t, Vh, u);
+            s6_mcross(wk, s, Ah);
+            s6_mcross(t, Vh, u);
             for (int k = 0; k < 6; k++) wk[k] += t[k];
             const double qdc = qd ? qd[c] : 0, qddc = qdd ? qdd[c] : 0;
             for (int k = 0; k < 6; k++) {
@@ -551,7 +517,7 @@ IDL_INLINE int idl_pass(const mbs_model *m, mbs_data *d, const double *q, const 
         /* momentum, its rate terms, and the body's wrench I A + V x* I V */
         inertia_mv(Hm, P, V);
         inertia_mv(F, P, A);
-        fcross_add(F, V, Hm);
+        s6_fcross_add(F, V, Hm);
         {
             /* Pd = (hd, Kd): hd = linear part of I V;
              * Kd = 2 (h.v) I - v h^T - h v^T + S(w) K - K S(w) */
@@ -598,16 +564,16 @@ IDL_INLINE int idl_pass(const mbs_model *m, mbs_data *d, const double *q, const 
             inertia_rate_mv(t, Pd, s);
             inertia_mv(Iu, P, u);
             double sH[6] = { 0, 0, 0, 0, 0, 0 };
-            fcross_add(sH, s, Hm);
+            s6_fcross_add(sH, s, Hm);
             for (int k = 0; k < 6; k++) { be[k] = sH[k] - t[k]; psd[k] = (t[k] - 2 * Iu[k]) + sH[k]; }
             /* psi = s x* F - I w - Id u - u x* h */
             inertia_mv(Iw, P, wk);
             inertia_rate_mv(t, Pd, u);
             for (int k = 0; k < 6; k++) ps[k] = -Iw[k] - t[k];
-            fcross_add(ps, s, F);
+            s6_fcross_add(ps, s, F);
             {
                 const double mu[6] = { -u[0], -u[1], -u[2], -u[3], -u[4], -u[5] };
-                fcross_add(ps, mu, Hm);
+                s6_fcross_add(ps, mu, Hm);
             }
         }
         if (h > 0) {

@@ -55,26 +55,6 @@ size_t MBS_K(mbs_jac_size)(const mbs_model *m)
     return (size_t)(m->nb + 1) * JB_SIZE + (size_t)m->nq * JC_SIZE + (size_t)m->nq * m->nq;
 }
 
-/* motion cross product r = a x b (6-vectors [lin; ang]) */
-static inline void mcross(mreal *r, const mreal *a, const mreal *b)
-{
-    r[0] = a[4] * b[2] - a[5] * b[1] + a[1] * b[5] - a[2] * b[4];
-    r[1] = a[5] * b[0] - a[3] * b[2] + a[2] * b[3] - a[0] * b[5];
-    r[2] = a[3] * b[1] - a[4] * b[0] + a[0] * b[4] - a[1] * b[3];
-    r[3] = a[4] * b[5] - a[5] * b[4];
-    r[4] = a[5] * b[3] - a[3] * b[5];
-    r[5] = a[3] * b[4] - a[4] * b[3];
-}
-/* force cross product r += a x* f = [w x f; w x n + v x f] */
-static inline void fcross_add(mreal *r, const mreal *a, const mreal *f)
-{
-    r[0] += a[4] * f[2] - a[5] * f[1];
-    r[1] += a[5] * f[0] - a[3] * f[2];
-    r[2] += a[3] * f[1] - a[4] * f[0];
-    r[3] += a[4] * f[5] - a[5] * f[4] + a[1] * f[2] - a[2] * f[1];
-    r[4] += a[5] * f[3] - a[3] * f[5] + a[2] * f[0] - a[0] * f[2];
-    r[5] += a[3] * f[4] - a[4] * f[3] + a[0] * f[1] - a[1] * f[0];
-}
 /* r (+)= I(P) v with P = (m, h, K: xx yy zz xy xz yz) */
 static inline void inertia_mv(mreal *r, const mreal *P, const mreal *v, int add)
 {
@@ -163,14 +143,14 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
             v3_copy(s + 3, bi + 6 * k + 3);
             v3_copy(s, bi + 6 * k);
             v3_cross_add(s, r, s + 3);
-            mcross(u, s, VF);
+            s6_mcross(u, s, VF);
             if (k < e0) {
                 /* rigid column: carried by the frame VF, AF */
                 s6_copy(ut, u);
                 s6_copy(uq, u);
-                mcross(wk, s, AF);
+                s6_mcross(wk, s, AF);
                 mreal t[6];
-                mcross(t, VF, u);
+                s6_mcross(t, VF, u);
                 for (int c = 0; c < 6; c++) wk[c] += t[c];
                 const mreal qdk = qd ? qd[jt->qoff + k] : 0, qddk = qdd ? qdd[jt->qoff + k] : 0;
                 for (int c = 0; c < 6; c++) {
@@ -180,7 +160,7 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
             } else {
                 /* Euler parameter p_a, column k = e0 + a. Velocities: the
                  * other columns of the joint depend on p (linearly). */
-                mcross(ut, s, V);
+                s6_mcross(ut, s, V);
                 /* Positions: the tangent part t = e_a - p_a p of the unit
                  * direction rotates the child rigidly along sigma = s_k
                  * (|p| = 1); the joint's own columns change by
@@ -212,12 +192,12 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
                     v3_copy(out + 3, ww);
                     v3_cross(out, rj, ww);
                 }
-                mcross(t, VF, dV);
+                s6_mcross(t, VF, dV);
                 for (int c = 0; c < 6; c++) dA[c] += t[c];
-                mcross(uq, s, V);
+                s6_mcross(uq, s, V);
                 for (int c = 0; c < 6; c++) uq[c] -= dV[c];
-                mcross(wk, s, A);
-                mcross(t, uq, V);
+                s6_mcross(wk, s, A);
+                s6_mcross(t, uq, V);
                 for (int c = 0; c < 6; c++) wk[c] -= t[c] + dA[c];
             }
         }
@@ -304,23 +284,23 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
             /* beta = s x* h - Id s */
             inertia_mv(t, Pd, s, 0);
             for (int c = 0; c < 6; c++) be[c] = -t[c];
-            fcross_add(be, s, H);
+            s6_fcross_add(be, s, H);
             /* psi' = Id s - I (u + ut) + s x* h */
             mreal uu[6];
             for (int c = 0; c < 6; c++) { uu[c] = u[c] + ut[c]; psd[c] = t[c]; }
             inertia_mv(t, P, uu, 0);
             for (int c = 0; c < 6; c++) psd[c] -= t[c];
-            fcross_add(psd, s, H);
+            s6_fcross_add(psd, s, H);
             /* psi = s x* F - I w - Id u - u x* h + load term */
             if (k < e0 || !skip_euler) {
                 inertia_mv(t, P, wk, 0);
                 for (int c = 0; c < 6; c++) ps[c] = -t[c];
                 inertia_mv(t, Pd, uq, 0);
                 for (int c = 0; c < 6; c++) ps[c] -= t[c];
-                fcross_add(ps, s, F);
+                s6_fcross_add(ps, s, F);
                 mreal mu[6];
                 for (int c = 0; c < 6; c++) mu[c] = -uq[c];
-                fcross_add(ps, mu, H);
+                s6_fcross_add(ps, mu, H);
             }
             la[0] = la[1] = la[2] = 0;
             if (loads) {
@@ -403,7 +383,7 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
                     m3_mv(ww, AhJ, lw);
                     v3_copy(dsc + 3, ww);
                     v3_cross(dsc, rj, ww);
-                    mcross(sxs, s, JC + (size_t)r * JC_SIZE + JC_S);
+                    s6_mcross(sxs, s, JC + (size_t)r * JC_SIZE + JC_S);
                     for (int b = 0; b < 6; b++) dsc[b] -= sxs[b];
                     dtau_dq[r * nq + ck] += dot6(dsc, F);
                 }
@@ -476,7 +456,7 @@ void MBS_K(mbs_jac_body_tangent)(const mbs_model *m, const MBS_K(mbs_ws) *w, int
     }
     /* dV at p0 = s x V - u; at the reference point r: + dw x (r - p0) + w x dr */
     mreal dVp[6];
-    mcross(dVp, s, Vp);
+    s6_mcross(dVp, s, Vp);
     for (int c = 0; c < 6; c++) dVp[c] -= C[JC_UQ + c];
     v3_copy(dV + 3, dVp + 3);
     v3_copy(dV, dVp);
