@@ -86,6 +86,7 @@ enum { CC_G = 0, CC_S = 12, CC_U = 18, CC_W = 24, CC_PS = 30, CC_PSD = 36, CC_SI
 
 struct mbs_idl {
     int usable, nq, avx2;
+    int rigid;                    /* the joints qualify (force elements aside) */
     idl_body *b;
     idl_ws *w;
     int *cbody, *cpar, *cend;     /* body of column c, parent column (-1), end of its subtree's columns */
@@ -283,7 +284,7 @@ int mbs_idl_create(mbs_data *d, const mbs_model *m)
     f->cend = calloc((size_t)nq + 1, sizeof(int));
     f->col = calloc((size_t)(nq + 1) * CC_SIZE, sizeof(double));
     if (!f->b || !f->w || !f->cbody || !f->cpar || !f->cend || !f->col) return -1;
-    f->usable = m->nforce == 0;
+    f->rigid = 1;
 #if defined(IDL_AVX2)
     __builtin_cpu_init();
     f->avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
@@ -296,10 +297,10 @@ int mbs_idl_create(mbs_data *d, const mbs_model *m)
         case MBS_JOINT_FIXED: b->kind = IDL_FIXED; break;
         case MBS_JOINT_REVOLUTE: b->kind = IDL_REV; break;
         case MBS_JOINT_PRISMATIC: b->kind = IDL_PRISM; break;
-        default: b->kind = -1; f->usable = 0; break;
+        default: b->kind = -1; f->rigid = 0; break;
         }
         if (b->kind < 0) continue;
-        if ((b->kind == IDL_FIXED) != (jt->nq == 0)) { f->usable = 0; continue; }
+        if ((b->kind == IDL_FIXED) != (jt->nq == 0)) { f->rigid = 0; continue; }
         b->parent = jt->parent;
         b->col = jt->nq ? jt->qoff : -1;
         const double *Xp = x + jt->x_Xp, *Pp = x + jt->x_ppoint;
@@ -350,6 +351,7 @@ int mbs_idl_create(mbs_data *d, const mbs_model *m)
         const int se = m->body[i].subtree_end;
         f->cend[c] = se <= nb ? m->joint[se].qoff : nq;
     }
+    f->usable = f->rigid && m->nforce == 0;
     return 0;
 }
 
@@ -380,6 +382,11 @@ int mbs_idl_set_avx2(mbs_data *d, int on)
 int mbs_idl_usable(const mbs_model *m, const mbs_data *d)
 {
     return d->idl && d->idl->usable && d->model == m && !d->has_body_load;
+}
+
+int mbs_idl_rigid_usable(const mbs_model *m, const mbs_data *d)
+{
+    return d->idl && d->idl->rigid && d->model == m && !d->has_body_load;
 }
 
 /* ------------------------------------------------------------ the pass */

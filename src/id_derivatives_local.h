@@ -13,6 +13,10 @@ void mbs_idl_free(mbs_data *d);
 /* Every joint fixed, revolute or prismatic, no force elements, no user
  * body loads, and d created for m. */
 int mbs_idl_usable(const mbs_model *m, const mbs_data *d);
+/* The same with force elements allowed: the pass then leaves their loads
+ * out (the rigid-body inverse dynamics with gravity and the user's joint
+ * loads), for differences in which the element loads cancel. */
+int mbs_idl_rigid_usable(const mbs_model *m, const mbs_data *d);
 /* The entry loops run with AVX2/FMA where the processor has them (chosen
  * at set-up); on = 0 forces the SSE2/scalar loops (tests). Returns the
  * previous setting. */

@@ -51,6 +51,7 @@
 #include "step_jacobians_closed.h"
 #include "../formulations/form_impl.h"
 #include "../constraints/constraint.h"
+#include "../id_derivatives_local.h"
 
 #define BETA MBS_FORM_BETA
 #define GAMMA MBS_FORM_GAMMA
@@ -289,6 +290,10 @@ static int id_jac_acc(sens_run *r, const double *z, const double *zd, const doub
 {
     const mbs_model *m = r->m;
     if (m->n_euler > 0) return id_jac(r, z, zd, zdd, Rz, NULL);
+    /* trees of 1-DOF joints: the fused pass (the element loads, which it
+     * leaves out, cancel in the differences); it does not touch d->ws */
+    if (mbs_idl_rigid_usable(m, r->d))
+        return mbs_idl_id_jacobians(m, r->d, z, zd, zdd, NULL, Rz, NULL, NULL) ? MBS_ERR_NUMERIC : MBS_OK;
     primal_rates(m, r->d, r->d->time, z, zd, zdd, NULL, NULL, NULL);
     mbs_rnea_jacobians(m, m->x, &r->d->ws, z, zd, zdd, 0, Rz, NULL, NULL);
     for (int k = 0; k < m->nq * m->nq; k++)
