@@ -26,12 +26,10 @@
  *   w = dr + dPhi_q^T lambda   along (z_p', zd_p', zdd_n', dx) at fixed D, lambda
  *   S = M + gamma h C + beta h^2 (K + d(Phi_q^T lambda)/dz)   (the EXACT tangent:
  *       column k is the tangent along (beta h^2 e_k, gamma h e_k, e_k))
- * solved, for all parameters with one LU of S + beta h^2 alpha Phi_q^T Phi_q,
- * by the augmented-Lagrangian iteration
- *   (S + beta h^2 alpha Phi^T Phi) D' = -beta h^2 (w + Phi^T (mu + alpha dPhi)),
- *   mu <- mu + alpha (Phi_q D' + dPhi)
- * (mu = lambda', unique up to redundant rows; D' is unique), until the
- * constraint derivative vanishes. z' = z_p' + D', zd*' = zd_p' + gamma/(beta h) D',
+ * solved for all parameters exactly in the singular basis of Phi_q^T
+ * (step_jacobians_closed.c: the range part from the constraint rows, the
+ * null-space part from U_N^T S U_N, one LU per step; mu = lambda' is not
+ * needed, D' is unique). z' = z_p' + D', zd*' = zd_p' + gamma/(beta h) D',
  * zdd*' = zdd_n' + D'/(beta h^2).
  *
  * Projections, only where the step applied them (the record's flags),

@@ -28,8 +28,8 @@
  *              w = F_z z_p' + F_zd zd_p' + M zdd_n' (+ F_rho e_j),
  *              dPhi = Phi_z z_p' (+ Phi_rho e_j),
  *              S = M + gamma h F_zd + beta h^2 F_z (the exact tangent),
- *              by the augmented-Lagrangian iteration with one LU of
- *              S + beta h^2 alpha Phi_z^T Phi_z
+ *              solved exactly in the singular basis of Phi_z^T (stage_factor,
+ *              stage_solve)
  *   z' = z_p' + D', zd*' = zd_p' + gamma/(beta h) D', zdd*' = zdd_n' + D'/(beta h^2)
  *   velocity projection (if taken): M Dv' + Phi_z^T sigma' = -(H_v z' (+ H_v,rho e_j)),
  *              Phi_z Dv' = -(Phi_z zd*' + Phid_z z' (+ Phid_rho e_j)),  zd' = zd*' + Dv'
@@ -55,7 +55,6 @@
 
 #define BETA MBS_FORM_BETA
 #define GAMMA MBS_FORM_GAMMA
-#define AL_MAX_ITER 100
 
 /* y = A x for A n x n row-major (add: y += A x) */
 static void mv(int rows, int cols, const double *A, const double *x, double *y, int add)
@@ -65,6 +64,16 @@ static void mv(int rows, int cols, const double *A, const double *x, double *y, 
         double s = add ? y[i] : 0;
         for (int j = 0; j < cols; j++) s += a[j] * x[j];
         y[i] = s;
+    }
+}
+
+/* y = A x for A n x n column-major */
+static void mv_colmajor(int n, const double *A, const double *x, double *y)
+{
+    for (int i = 0; i < n; i++) y[i] = 0;
+    for (int c = 0; c < n; c++) {
+        const double *a = A + (size_t)c * n, xc = x[c];
+        for (int i = 0; i < n; i++) y[i] += a[i] * xc;
     }
 }
 
@@ -87,12 +96,12 @@ int sens_ali_lin_create(sens_ali_lin *w, const mbs_model *m, int np)
     w->np = np;
     w->nu = 3 * n + np;
     const size_t N = (size_t)n + 1, C = (size_t)nc + 1, Pp = (size_t)np + 1, nx = (size_t)m->nx + 1;
-    size_t total = 8 * N * N + 5 * C * N + 5 * N * Pp + 3 * C * Pp + 13 * N + 10 * C + nx;
+    size_t total = 11 * N * N + 5 * C * N + 5 * N * Pp + 3 * C * Pp + 13 * N + 10 * C + nx;
     double *p = calloc(total, sizeof(double));
     w->base = p;
     w->ipiv = calloc(N, sizeof *w->ipiv);
     if (!p || !w->ipiv) return MBS_ERR_NOMEM;
-    double **nn[] = { &w->M, &w->Fz, &w->Fzd, &w->S, &w->P, &w->Hv, &w->Ha, &w->Aq };
+    double **nn[] = { &w->M, &w->Fz, &w->Fzd, &w->S, &w->P, &w->Hv, &w->Ha, &w->Aq, &w->SU, &w->KN, &w->KB };
     for (size_t k = 0; k < sizeof nn / sizeof nn[0]; k++) { *nn[k] = p; p += N * N; }
     double **cn[] = { &w->Phi, &w->Vz, &w->Az, &w->Azd, &w->dPhi };
     for (size_t k = 0; k < sizeof cn / sizeof cn[0]; k++) { *cn[k] = p; p += C * N; }
@@ -150,7 +159,7 @@ int sens_ali_lin_create(sens_ali_lin *w, const mbs_model *m, int np)
  * inconsistent ones of the unit input columns (in the original coordinates
  * the solve would lose ~eps sa / m relative to them). The iterative
  * (exact) projection uses the null-space block of U^T M U instead. */
-static int proj_basis(sens_ali_lin *w, double sa, int iterative)
+static int svd_basis(sens_ali_lin *w)
 {
     const int n = w->n, nc = w->nc, mn = n < nc ? n : nc;
     const size_t N = (size_t)n;
@@ -167,6 +176,14 @@ static int proj_basis(sens_ali_lin *w, double sa, int iterative)
     w->rank = 0;
     for (int i = 0; i < mn; i++)
         if (w->sv[i] > 1e-10 * w->sv[0]) w->rank++;
+    return MBS_OK;
+}
+
+static int proj_basis(sens_ali_lin *w, double sa, int iterative)
+{
+    const int n = w->n, mn = n < w->nc ? n : w->nc;
+    const size_t N = (size_t)n;
+    if (n == 0) return MBS_OK;
     /* UMU = U^T M U (col-major) */
     for (int a = 0; a < n; a++) {
         mv(n, n, w->M, w->U + (size_t)a * n, w->tmp, 0);
@@ -186,6 +203,57 @@ static int proj_basis(sens_ali_lin *w, double sa, int iterative)
     for (int a = 0; a < q; a++)
         for (int b = 0; b < q; b++) w->K[(size_t)a * q + b] = w->UMU[(size_t)(r + a) * n + r + b];
     return q > 0 && mbs_form_chol(q, w->K) ? MBS_ERR_NUMERIC : MBS_OK;
+}
+
+/* The index-3 stage's linearization, solved exactly in the singular basis
+ * of Phi_z^T = U Sigma V^T (no multiplier iteration): with D' = U y,
+ *   Phi_z D' = -dPhi        gives  sigma_a y_a = -(V^T dPhi)_a,  a < rank
+ *                                  (least squares where dPhi is inconsistent),
+ *   S D' + beta h^2 Phi_z^T mu = -beta h^2 w, projected on the null space
+ *   U_N (where Phi_z^T mu has no component):
+ *       (U_N^T S U_N) y_N = -beta h^2 U_N^T w - (U_N^T S U_R) y_R.
+ * stage_factor forms U_N^T S U_N (LU) and U_N^T S U_R once per step from
+ * S (col-major); stage_solve takes one column in O(n^2 + nc^2). */
+static int stage_factor(sens_ali_lin *w)
+{
+    const int n = w->n, r = w->rank, q = n - r;
+    for (int a = 0; a < n; a++) mv_colmajor(n, w->S, w->U + (size_t)a * n, w->SU + (size_t)a * n);
+    for (int b = 0; b < q; b++) {
+        const double *ub = w->U + (size_t)(r + b) * n;
+        for (int a = 0; a < n; a++) {
+            const double *sa = w->SU + (size_t)a * n;
+            double s = 0;
+            for (int i = 0; i < n; i++) s += ub[i] * sa[i];
+            if (a < r) w->KB[(size_t)a * q + b] = s;
+            else w->KN[(size_t)(a - r) * q + b] = s;
+        }
+    }
+    return q > 0 && mbs_form_lu(q, w->KN, w->ipiv) != 0 ? MBS_ERR_NUMERIC : MBS_OK;
+}
+
+static void stage_solve(sens_ali_lin *w, double kh, const double *wv, const double *dphi, double *v)
+{
+    const int n = w->n, nc = w->nc, r = w->rank, q = n - r;
+    double *y = w->y;
+    for (int a = 0; a < r; a++) {
+        double g = 0;
+        for (int k = 0; k < nc; k++) g += w->VT[(size_t)k * nc + a] * dphi[k];
+        y[a] = -g / w->sv[a];
+    }
+    for (int b = 0; b < q; b++) {
+        const double *ub = w->U + (size_t)(r + b) * n;
+        double s = 0;
+        for (int i = 0; i < n; i++) s += ub[i] * wv[i];
+        s *= -kh;
+        for (int a = 0; a < r; a++) s -= w->KB[(size_t)a * q + b] * y[a];
+        y[r + b] = s;
+    }
+    if (q > 0) mbs_form_lu_solve(q, w->KN, w->ipiv, y + r);
+    for (int i = 0; i < n; i++) {
+        double s = 0;
+        for (int a = 0; a < n; a++) s += w->U[(size_t)a * n + i] * y[a];
+        v[i] = s;
+    }
 }
 
 /* x' of a projection: x*' (xs) and the linearized equations
@@ -309,7 +377,7 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
     const int n = w->n, nc = w->nc, np = w->np, nu = w->nu;
     const size_t N = (size_t)n;
     const double t = st->t, h = st->h, kh = BETA * h * h, c1 = GAMMA / (BETA * h), d1 = 1 / kh;
-    const double al = so->penalty, sa = so->proj_scale * so->penalty;
+    const double sa = so->proj_scale * so->penalty;
     const int iterative = so->projection == MBS_PROJ_ITERATIVE, vel = st->vel, acc = st->acc;
     const double *z = st->z, *zd = st->zd, *zdd = st->zdd, *zds = st->zds, *zdds = st->zdds, *lam = st->lam;
     int rc;
@@ -345,7 +413,11 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
         for (size_t k = 0; k < N * N; k++) w->Ha[k] = w->Aq[k] - w->Ha[k];   /* d(M va)/dz */
     }
 
-    /* the projections' basis (SVD of Phi_z^T) and multipliers (M at z) */
+    /* the singular basis of Phi_z^T (the index-3 stage and the projections),
+     * the projections' factor and multipliers (M at z) */
+    if (svd_basis(w) != MBS_OK)
+        return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: SVD of the constraint Jacobian "
+                             "failed", t);
     if ((vel || acc) && proj_basis(w, sa, iterative) != MBS_OK)
         return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: projection matrix not positive "
                              "definite", t);
@@ -443,13 +515,9 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
             const size_t ic = (size_t)i * n + c;
             w->S[(size_t)c * n + i] = w->M[ic] + GAMMA * h * w->Fzd[ic] + kh * w->Fz[ic];
         }
-    mbs_form_add_PtP(n, nc, w->Phi, kh * al, w->S);
-    if (n > 0 && mbs_form_lu(n, w->S, w->ipiv) != 0)
-        return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: step tangent singular", t);
-
-    double phin = 0;   /* |Phi_z| (Frobenius), the scale of the constraint defects */
-    for (size_t k = 0; k < (size_t)nc * N; k++) phin += w->Phi[k] * w->Phi[k];
-    phin = sqrt(phin);
+    if (n > 0 && stage_factor(w) != MBS_OK)
+        return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: step tangent singular on the "
+                             "constraints' null space", t);
     /* ---- every input column through the step's linear algebra: the unit
      * columns of (y_n, rho) for [A B], or the columns (Yin_j, e_j) ---- */
     const int ncol = Yin ? np : nu;
@@ -485,41 +553,7 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
             for (int i = 0; i < n; i++) w->wv[i] += w->Fp[(size_t)j * N + i];
             for (int i = 0; i < nc; i++) w->dphi[i] += w->Pp[(size_t)j * nc + i];
         }
-        for (int i = 0; i < nc; i++) w->mu[i] = 0;
-        int ok = 0;
-        double vprev = 0, vfirst = 0;
-        for (int k = 0; k < AL_MAX_ITER && !ok; k++) {
-            for (int i = 0; i < nc; i++) w->viol[i] = w->mu[i] + al * w->dphi[i];
-            mbs_form_Ptv(n, nc, w->Phi, w->viol, w->rhs, 0);
-            for (int i = 0; i < n; i++) w->v[i] = -kh * (w->wv[i] + w->rhs[i]);
-            if (n > 0) mbs_form_lu_solve(n, w->S, w->ipiv, w->v);
-            mbs_form_Pv(n, nc, w->Phi, w->v, w->dphid);
-            double vn = 0, sc = 0;
-            for (int i = 0; i < nc; i++) {
-                const double e = w->dphid[i] + w->dphi[i];
-                w->mu[i] += al * e;
-                vn += e * e;
-                sc += w->dphi[i] * w->dphi[i] + w->dphid[i] * w->dphid[i];
-            }
-            /* to round-off: the iteration contracts by a large factor (~1e2) per
-             * pass until the defect stalls at the rounding level. A stall counts
-             * once the defect has fallen 1e10-fold from the first pass or below
-             * 1e-12 of its scale |dPhi| + |Phi| |D'| (a slow contraction, e.g.
-             * with a small penalty, keeps iterating and ends in the error
-             * below); a fixed absolute tolerance would leave errors that
-             * D'/(beta h^2) amplifies ~4e6 times */
-            if (k == 0) vfirst = vn;
-            double vv = 0;
-            for (int i = 0; i < n; i++) vv += w->v[i] * w->v[i];
-            if (vn == 0 || sqrt(vn) <= 1e-16 * sqrt(sc) ||
-                (k > 0 && vn >= 0.25 * vprev &&
-                 (vn <= 1e-20 * vfirst || sqrt(vn) <= 1e-12 * (sqrt(sc) + phin * sqrt(vv)))))
-                ok = 1;
-            vprev = vn;
-        }
-        if (!ok)
-            return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: the multiplier iteration of the "
-                                 "step's linearization did not converge", t);
+        stage_solve(w, kh, w->wv, w->dphi, w->v);
         for (int i = 0; i < n; i++) {
             z1[i] = w->zp[i] + w->v[i];
             zd1[i] = w->zdp[i] + c1 * w->v[i];

@@ -25,7 +25,8 @@ typedef struct sens_ali_rec {
 typedef struct sens_ali_lin {
     int n, nc, np, nu;   /* nu = 3 n + np: the input columns (y_n, rho) */
     double *base;
-    double *M, *Fz, *Fzd, *S, *P, *Hv, *Ha, *Aq;   /* n x n (row-major; S, P col-major factors) */
+    double *M, *Fz, *Fzd, *S, *P, *Hv, *Ha, *Aq;   /* n x n (row-major; S col-major, P a col-major factor) */
+    double *SU, *KN, *KB;   /* the index-3 stage in the singular basis: S U, U_N^T S U_N (LU), U_N^T S U_R */
     double *Phi, *Vz, *Az, *Azd, *dPhi;                 /* nc x n row-major */
     double *Fp, *Hvp, *Hap, *DR2, *DR3;                 /* n x np (column per parameter) */
     double *Pp, *Vp, *Ap;                               /* nc x np */
