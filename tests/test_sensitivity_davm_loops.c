@@ -5,8 +5,9 @@
  *
  * DAVM and DDM differentiate the same discrete map (one step
  * linearization, step_jacobians_closed.c / step_jacobians_matrixr.c), the DDM forward and the DAVM as
- * its transpose, so their gradients agree to round-off: asserted to 1e-8
- * relative (per objective row). The five-bar, 5 s at 1 ms, both reference
+ * its transpose, so their gradients agree to round-off: asserted to 1e-9
+ * relative (per objective row; measured <= 1.2e-10: the DAVM's unit input
+ * columns, inconsistent with the constraints, cancel from O(4e6) to O(1)). The five-bar, 5 s at 1 ms, both reference
  * points: thesis Tables 7.4-7.6 (Reference row) to 0.5 % (the issue's bound
  * for DAVM). Slider-crank (thesis §7.2: m_CD, k, c, L0): DAVM against
  * central finite differences of whole runs to 1e-5. Also (ALI3-P) the
@@ -60,7 +61,7 @@ static void fivebar_thesis(void)
             printf("five-bar 5 s, %s, ref %s: davm vs thesis %.3f %% (largest), davm vs ddm %.2e (%.3f s vs %.3f s)\n",
                    mbs_loop_formulation_name(form), mbs_ref_point_name(refs[f]), 100 * worst, e, a.wall_seconds,
                    d.wall_seconds);
-            CHECK(e <= 1e-8, "five-bar ref %s: davm vs ddm %g", mbs_ref_point_name(refs[f]), e);
+            CHECK(e <= 1e-9, "five-bar ref %s: davm vs ddm %g", mbs_ref_point_name(refs[f]), e);
         }
         mbs_sens_result_free(&a);
         mbs_sens_result_free(&d);
@@ -68,7 +69,7 @@ static void fivebar_thesis(void)
     mbs_model_free(m);
 }
 
-/* davm against ddm (1e-8) and, if fd_agree > 0, against finite differences */
+/* davm against ddm (1e-9) and, if fd_agree > 0, against finite differences */
 static void davm_check(const char *what, const mbs_model *m, double tf, const mbs_sim_options *base, double fd_agree)
 {
     mbs_sens_result a, d, f;
@@ -79,7 +80,7 @@ static void davm_check(const char *what, const mbs_model *m, double tf, const mb
         sens(m, MBS_SENS_DDM, MBS_REF_COM, tf, 1e-10, 0, base, &d) == MBS_OK) {
         const double e = row_err(&a, &d);
         printf("%s, %s, %g s: davm vs ddm %.2e", what, mbs_loop_formulation_name(form), tf, e);
-        CHECK(e <= 1e-8, "%s: davm vs ddm %g", what, e);
+        CHECK(e <= 1e-9, "%s: davm vs ddm %g", what, e);
         if (fd_agree > 0 && sens(m, MBS_SENS_FD, MBS_REF_COM, tf, 1e-12, form == MBS_LOOP_ALI3P ? 1e-4 : 1e-5, base,
                                  &f) == MBS_OK) {
             const double ef = row_err(&a, &f);
