@@ -68,8 +68,8 @@ static void usage(FILE *out)
           "  --tf T              final time (default 1)\n"
           "  --tolerance TOL     trapezoidal: 2-norm of the increment (default 1e-10)\n"
           "  --max-iterations N  trapezoidal: iterations per step (default 20)\n"
-          "  --tangent KIND      trapezoidal Newton tangent: fd (central differences,\n"
-          "                      default) or analytic (analytical derivatives)\n"
+          "  --tangent KIND      trapezoidal Newton tangent: analytic (analytical\n"
+          "                      derivatives, default) or fd (central differences)\n"
           "  --tangent-update W  trapezoidal Newton: re-evaluate the tangent every\n"
           "                      iteration (default) or once per step\n"
           "  --rtol R, --atol A  cvodes: tolerances (defaults 1e-8, 1e-10)\n"
@@ -313,7 +313,7 @@ int cmd_simulate(int argc, char **argv)
     if (s_atol) o.atol = atol;
     if (maxit) o.max_iterations = maxit;
     if (e_tupd >= 0) o.tangent_update = (mbs_tangent_update)e_tupd;
-    if (e_tangent >= 0) o.tangent = e_tangent ? mbs_tangent_analytic : NULL;
+    if (e_tangent >= 0) o.tangent = e_tangent ? mbs_tangent_analytic : mbs_tangent_fd;
     if (no_project) o.project = 0;
     if (e_loop > 0) o.loop = (mbs_loop_formulation)e_loop;
     if (o.loop == MBS_LOOP_INDEX1 && o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL)
@@ -398,7 +398,7 @@ int cmd_simulate(int argc, char **argv)
             fprintf(stderr, "  iterations       mean %.2f, max %d per step (%s%s%s%s)\n", st.iterations_mean,
                     st.iterations_max, mbs_nl_solver_name(o.solver),
                     o.solver == MBS_SOLVER_NEWTON ? ", tangent " : "",
-                    o.solver == MBS_SOLVER_NEWTON ? (o.tangent == mbs_tangent_analytic ? "analytic" : "fd") : "",
+                    o.solver == MBS_SOLVER_NEWTON ? (o.tangent == mbs_tangent_fd ? "fd" : "analytic") : "",
                     o.solver == MBS_SOLVER_NEWTON && o.tangent_update == MBS_TANGENT_STEP ? " once per step" : "");
         else if (o.integrator == MBS_INTEGRATOR_CVODES)
             fprintf(stderr, "  iterations       %ld nonlinear (%.2f per step), %ld error-test failures\n",

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "integrators/integrator_impl.h"   /* it->o: the tangent the integrator took */
 
 #define PI 3.14159265358979323846
 #define G 9.81
@@ -938,6 +939,39 @@ static void test_model_sections(void)
           o.max_iterations == 7 && o.rtol == 1e-6 && o.atol == 1e-9 && o.cvodes_method == MBS_CVODES_ADAMS &&
           o.project == 0 && o.t0 == 0 && o.tangent_update == MBS_TANGENT_STEP && o.tangent == mbs_tangent_analytic,
           "simulation section read");
+    {
+        /* "tangent": "fd" selects the central differences; absent, the
+         * options keep NULL, which the integrators take as the analytical
+         * tangent (the default) */
+        char buf[2048];
+        const char *at = strstr(json, "\"analytic\"");
+        CHECK(at != NULL && strlen(json) < sizeof buf, "model text");
+        if (at && strlen(json) < sizeof buf) {
+            const size_t k = (size_t)(at - json);
+            snprintf(buf, sizeof buf, "%.*s\"fd\"%s", (int)k, json, at + strlen("\"analytic\""));
+            mbs_model *mf = load(buf, "tangent fd");
+            if (mf) {
+                CHECK(mbs_model_sim_options(mf).tangent == mbs_tangent_fd, "\"tangent\": \"fd\" read");
+                mbs_model_free(mf);
+            }
+            snprintf(buf, sizeof buf, "%.*s\"step\" }%s", (int)(strstr(json, "\"step\"") - json), json,
+                     strstr(json, "\"step\"") + strlen("\"step\", \"tangent\": \"analytic\" }"));
+            mbs_model *md = load(buf, "tangent absent");
+            if (md) {
+                mbs_sim_options od = mbs_model_sim_options(md);
+                CHECK(od.tangent == NULL, "no \"tangent\": the default (NULL)");
+                mbs_data *dd = mbs_data_create(md, NULL);
+                od.integrator = MBS_INTEGRATOR_TRAPEZOIDAL;
+                od.solver = MBS_SOLVER_NEWTON;
+                mbs_error e2;
+                mbs_integrator *it = dd ? mbs_integrator_create(md, dd, &od, &e2) : NULL;
+                CHECK(it != NULL && it->o.tangent == mbs_tangent_analytic, "the default tangent is the analytical one");
+                mbs_integrator_free(it);
+                mbs_data_free(dd);
+                mbs_model_free(md);
+            }
+        }
+    }
     CHECK(mbs_model_noutputs(m) == 4, "outputs: %d", mbs_model_noutputs(m));
     const char *names[4][4] = { { "bob.tip.x", "bob.tip.y", "bob.tip.z" }, { "bob.tip.ax", "bob.tip.ay", "bob.tip.az" },
                                 { "kinetic_energy", "potential_energy", "elastic_energy", "energy" },

@@ -159,15 +159,16 @@ typedef int (*mbs_tangent_fn)(void *ctx, const mbs_model *m, mbs_data *d,
 
 #define MBS_TANGENT_WORK_SIZE(nq) (4 * (size_t)(nq))
 
-/* The default tangent: central differences of the residual, step
- * 6e-6 max(1, |x_j|) (truncation and round-off both ~1e-11 relative).
- * Costs 4 nq inverse-dynamics evaluations. ctx is unused. */
+/* Central differences of the residual, step 6e-6 max(1, |x_j|)
+ * (truncation and round-off both ~1e-11 relative). Costs 4 nq
+ * inverse-dynamics evaluations. ctx is unused. */
 int mbs_tangent_fd(void *ctx, const mbs_model *m, mbs_data *d,
                    const double *q, const double *qd, const double *qdd,
                    double *K, double *C, double *work);
 
-/* The analytical tangent: mbs_inverse_dynamics_derivatives (exact, cheaper
- * than mbs_tangent_fd). ctx is unused. */
+/* The default tangent: mbs_inverse_dynamics_derivatives (exact, force
+ * elements included; human43: a 2 s trapezoidal run 6x faster than with
+ * mbs_tangent_fd). ctx is unused. */
 int mbs_tangent_analytic(void *ctx, const mbs_model *m, mbs_data *d,
                          const double *q, const double *qd, const double *qdd,
                          double *K, double *C, double *work);
@@ -193,7 +194,7 @@ typedef struct mbs_sim_options {
     mbs_cvodes_method cvodes_method;  /* (bdf) */
     long cvodes_max_steps;            /* cvodes: internal steps per output interval (100000) */
     int project;                      /* project Euler parameters after every step (1) */
-    mbs_tangent_fn tangent;           /* Newton tangent; NULL: mbs_tangent_fd */
+    mbs_tangent_fn tangent;           /* Newton tangent; NULL: mbs_tangent_analytic */
     void *tangent_ctx;
     /* closed loops (see above) */
     mbs_loop_formulation loop;        /* (none) */

@@ -296,7 +296,7 @@ mbs_integrator *mbs_integrator_create(const mbs_model *m, mbs_data *d,
     }
     mbs_sim_options o = opts ? *opts : mbs_model_sim_options(m);
     if (mbs_sim_options_check(&o, err)) return NULL;
-    if (!o.tangent) o.tangent = mbs_tangent_fd;
+    if (!o.tangent) o.tangent = mbs_tangent_analytic;
     mbs_integrator *it = calloc(1, sizeof *it);
     if (!it) {
         mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");

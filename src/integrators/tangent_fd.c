@@ -1,7 +1,7 @@
 /*
- * tangent_fd.c - the default tangent of the trapezoidal rule's Newton
- * iteration: K = dr/dq and C = dr/dqd of the inverse-dynamics residual
- * r = ID(q, qd, qdd) by central differences.
+ * tangent_fd.c - a tangent of the trapezoidal rule's Newton iteration
+ * (the default is mbs_tangent_analytic): K = dr/dq and C = dr/dqd of the
+ * inverse-dynamics residual r = ID(q, qd, qdd) by central differences.
  *
  * Step: delta_j = 6e-6 max(1, |x_j|). The truncation error of a central
  * difference is delta^2/6 |r'''| and the round-off error eps |r| / delta;

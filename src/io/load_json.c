@@ -1179,7 +1179,7 @@ static int get_sim_number(lctx *c, json_t *obj, const char *member, int positive
     return MBS_OK;
 }
 
-/* "fd" (mbs_tangent_fd, the default) or "analytic" (mbs_tangent_analytic). */
+/* "fd" (mbs_tangent_fd) or "analytic" (mbs_tangent_analytic, the default). */
 static int tangent_from_name(const char *name)
 {
     if (!strcmp(name, "fd")) return 0;
@@ -1275,9 +1275,9 @@ static int load_sim_options(lctx *c, json_t *s, mbs_sim_options *o)
     e = (int)o->tangent_update;
     if ((rc = get_enum(c, s, "tangent_update", mbs_tangent_update_from_name, "iteration or step", &e))) return rc;
     o->tangent_update = (mbs_tangent_update)e;
-    e = o->tangent == mbs_tangent_analytic;
+    e = -1;   /* absent: the default (NULL, the analytical tangent) */
     if ((rc = get_enum(c, s, "tangent", tangent_from_name, "fd or analytic", &e))) return rc;
-    o->tangent = e ? mbs_tangent_analytic : NULL;
+    if (e >= 0) o->tangent = e ? mbs_tangent_analytic : mbs_tangent_fd;
     if ((rc = get_sim_number(c, s, "t0", 0, &o->t0)) || (rc = get_sim_number(c, s, "dt", 1, &o->dt)) ||
         (rc = get_sim_number(c, s, "tf", 0, &o->tf)) || (rc = get_sim_number(c, s, "tolerance", 1, &o->tolerance)) ||
         (rc = get_sim_number(c, s, "rtol", 1, &o->rtol)) || (rc = get_sim_number(c, s, "atol", 1, &o->atol)))
