@@ -141,13 +141,20 @@ static double seconds_since(const struct timespec *a)
     return (double)(b.tv_sec - a->tv_sec) + 1e-9 * (double)(b.tv_nsec - a->tv_nsec);
 }
 
-/* x with the fewest significant digits (15..17) that read back exactly. */
+/* x with the fewest significant digits (15..17) that read back exactly.
+ * Fixed formats (a '*' precision sends glibc's printf down its slow
+ * positional path); 17 digits always read back, so they are not checked. */
 static void emit(sink *s, const char *sep, double x)
 {
     char num[40];
-    for (int p = 15; p <= 17; p++) {
-        snprintf(num, sizeof num, "%s%.*g", sep, p, x);
-        if (strtod(num + strlen(sep), NULL) == x) break;
+    const size_t ls = strlen(sep);
+    memcpy(num, sep, ls);
+    char *v = num + ls;
+    const size_t room = sizeof num - ls;
+    snprintf(v, room, "%.15g", x);
+    if (strtod(v, NULL) != x) {
+        snprintf(v, room, "%.16g", x);
+        if (strtod(v, NULL) != x) snprintf(v, room, "%.17g", x);
     }
     if (s->f) {
         if (fputs(num, s->f) < 0) s->write_error = errno ? errno : EIO;
