@@ -98,11 +98,11 @@ void MBS_K(mbs_kin_forward_d_from)(const mbs_model *m, const mreal *x, const MBS
             const int thh_ok = hin ? MRE(dw->th[4 * h + 3]) != 0 : 1;
             const mreal *thh = hin ? dw->th + 4 * h : zeros;
             mreal *thi = dw->th + 4 * i;
-    #ifdef MBS_COMPLEX
+#ifdef MBS_COMPLEX
             int fast = 0 * thh_ok;   /* the complex build keeps the general form */
-    #else
+#else
             int fast = thh_ok && MRE(w->th[4 * h + 3]) != 0 && ops->euler < 0;
-    #endif
+#endif
             if (fast && dx) {
                 for (int k = 0; k < 9 && fast; k++) fast = dXp[k] == 0 && dXc[k] == 0;
             }
