@@ -40,7 +40,9 @@
  * Double precision only. Usable when every joint is fixed, revolute or
  * prismatic, without force elements and without user body loads (joint
  * loads are constants along any state direction); the data must have been
- * created for this model. Leaves nothing in d->ws.
+ * created for this model. With force elements (mbs_idl_rigid_usable) the
+ * pass leaves their loads out: for differences in which they cancel (the
+ * ALI3-P linearization's d(Mv)/dz). Leaves nothing in d->ws.
  */
 #include <math.h>
 #include <stdlib.h>
