@@ -57,6 +57,18 @@ int mbs_sens_method_from_name(const char *name);       /* -1 if unknown */
 typedef int (*mbs_sens_history_fn)(void *user, double t, int nobj, int nparam,
                                    const double *psi, const double *grad);
 
+/* A program's own objective, added after the model's (index
+ * mbs_model_nobjectives(m) in the result): psi = the integral over the run
+ * of g(t, q, qd, qdd, rho), rho the model's parameter values (nparam, in
+ * the model's order). Write *g; when g_q is not NULL also the partial
+ * derivatives g_q, g_qd, g_qdd (nq each) and g_rho (nparam), all of them.
+ * Return 0, or non-zero to stop the analysis with an error. Every method
+ * but cs uses it (the derivatives enter where the model's objectives'
+ * tangents do); it has no terminal part. */
+typedef int (*mbs_sens_objective_fn)(void *user, double t, int nq, const double *q, const double *qd,
+                                     const double *qdd, int nparam, const double *rho, double *g, double *g_q,
+                                     double *g_qd, double *g_qdd, double *g_rho);
+
 typedef struct mbs_sens_options {
     mbs_sim_options sim;          /* formulation, reference point, integrator
                                    * settings (dt, tf, tolerance, cvodes tolerances) */
@@ -64,6 +76,8 @@ typedef struct mbs_sens_options {
     double fd_step;               /* fd: relative step h max(1, |rho|) (1e-6) */
     mbs_sens_history_fn history;  /* optional */
     void *history_user;
+    mbs_sens_objective_fn objective;   /* optional: a program's own objective */
+    void *objective_user;
 } mbs_sens_options;
 
 /* Defaults: the model's simulation options, ddm, fd_step 1e-6. */

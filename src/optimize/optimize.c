@@ -435,6 +435,9 @@ int mbs_optimize(const mbs_model *m, const mbs_opt_options *o, mbs_opt_result *r
                              mbs_model_name(m));
     if (np < 1)
         return mbs_error_set(err, MBS_ERR_ARG, "optimize: %s declares no design parameters", mbs_model_name(m));
+    if (o->sens.objective)
+        return mbs_error_set(err, MBS_ERR_UNSUPPORTED, "optimize: minimizes the model's objectives; a program's own "
+                             "objective (mbs_sens_options.objective) is for mbs_sensitivity only");
     if ((int)o->algorithm < 0 || (int)o->algorithm > 2)
         return mbs_error_set(err, MBS_ERR_ARG, "optimize: unknown algorithm %d", (int)o->algorithm);
     if ((int)o->scaling < 0 || (int)o->scaling > 2)
@@ -619,6 +622,9 @@ int mbs_objective_trace(const mbs_model *m, const mbs_sens_options *o, int objec
                         mbs_opt_trace_fn fn, void *user, mbs_error *err)
 {
     if (!m || !o || !fn) return mbs_error_set(err, MBS_ERR_ARG, "mbs_objective_trace: NULL argument");
+    if (o->objective)
+        return mbs_error_set(err, MBS_ERR_UNSUPPORTED, "objective trace: traces the model's objectives, not a "
+                             "program's own (mbs_sens_options.objective)");
     const int nobj = m->nobj;
     if (nobj < 1) return mbs_error_set(err, MBS_ERR_ARG, "objective trace: the model declares no objectives");
     if (!weights && (objective < 0 || objective >= nobj))

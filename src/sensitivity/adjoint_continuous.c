@@ -76,7 +76,7 @@ static void objective_gradients(cav *c, double t, const double *q, const double 
         const int j = pp->objp[i];
         const mbs_param_info *p = &r->m->param[j];
         for (int s = 0; s < p->ntargets; s++) pp->dx[p->target[s]] += p->scale[s];
-        sens_objectives_d(r, q, qd, c->a, NULL, NULL, NULL, pp->dx, t, terminal, g);
+        sens_objectives_d(r, q, qd, c->a, NULL, NULL, NULL, pp->dx, j, t, terminal, g);
         for (int s = 0; s < p->ntargets; s++) pp->dx[p->target[s]] = 0;
         c->grho[j] = g[c->k];
     }
@@ -163,7 +163,7 @@ static int rhs_quad_b(realtype t, N_Vector y, N_Vector yB, N_Vector qBdot, void 
     /* backward quadrature runs from tF to t0: the integrand enters with a minus */
     for (int i = 0; i < pp->ngen; i++) {
         const int j = pp->gen[i];
-        f[i] = -((pp->flag[j] == 0 ? c->grho[j] : 0) - pp->prod[i]);
+        f[i] = -((pp->flag[j] == 0 || r->o->objective ? c->grho[j] : 0) - pp->prod[i]);
     }
     return 0;
 }
@@ -276,7 +276,7 @@ int sens_cavm(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     cav c;
     memset(&c, 0, sizeof c);
     c.r = r;
-    if ((rc = sens_pprod_init(&c.pp, m, err))) return rc;
+    if ((rc = sens_pprod_init(&c.pp, m, r->o->objective != NULL, err))) return rc;
     const int ngen = c.pp.ngen, nfn = c.pp.nfn;
     c.a = calloc(n, 8); c.A = calloc(n * n, 8); c.B = calloc(n * n, 8);
     c.gq = calloc(n, 8); c.gqd = calloc(n, 8); c.ga = calloc(n, 8);

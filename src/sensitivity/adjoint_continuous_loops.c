@@ -212,7 +212,8 @@ static int evaluate(cl_ws *w, double t, const double *zi, const double *zdi, int
             for (int k = 0; k < nd; k++) s += f->T[(size_t)k * n + i] * da[k];
             w->tzdd[i] += s;
         }
-        sens_objectives_d(r, w->z, w->zd, w->zdd, w->tz, w->tzd, w->tzdd, dx, t, terminal, w->dg);
+        sens_objectives_d(r, w->z, w->zd, w->zdd, w->tz, w->tzd, w->tzdd, dx, c >= 2 * nd ? c - 2 * nd : -1, t,
+                          terminal, w->dg);
         for (int k = 0; k < no; k++) E->gy[(size_t)k * w->ncol + c] = w->dg[k];
     }
     return MBS_OK;

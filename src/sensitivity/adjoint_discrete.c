@@ -77,7 +77,7 @@ static void objective_param_terms(sens_run *r, sens_pprod *pp, const double *X, 
         const int j = pp->objp[i];
         const mbs_param_info *p = &m->param[j];
         for (int c = 0; c < p->ntargets; c++) pp->dx[p->target[c]] += p->scale[c];
-        sens_objectives_d(r, X, X + n, X + 2 * n, NULL, NULL, NULL, pp->dx, t, terminal, dg);
+        sens_objectives_d(r, X, X + n, X + 2 * n, NULL, NULL, NULL, pp->dx, j, t, terminal, dg);
         for (int c = 0; c < p->ntargets; c++) pp->dx[p->target[c]] = 0;
         grad[j] += w * dg[k];
     }
@@ -108,7 +108,7 @@ int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     lapack_int *ipiv = calloc(n, sizeof *ipiv);
     double *nup = calloc(n, 8);
     sens_pprod pp;
-    if ((rc = sens_pprod_init(&pp, m, err))) {
+    if ((rc = sens_pprod_init(&pp, m, r->o->objective != NULL, err))) {
         memset(&pp, 0, sizeof pp);
         goto done;
     }

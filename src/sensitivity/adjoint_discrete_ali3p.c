@@ -43,11 +43,11 @@ static void objective_jacobian(sens_run *r, const double *q, const double *qd, c
     for (int c = 0; c < nu; c++) {
         if (c < 3 * n) {
             e[c] = 1;
-            sens_objectives_d(r, q, qd, qdd, e, e + n, e + 2 * n, NULL, t, terminal, dg);
+            sens_objectives_d(r, q, qd, qdd, e, e + n, e + 2 * n, NULL, -1, t, terminal, dg);
             e[c] = 0;
         } else {
             mbs_deriv_param_dx(m, c - 3 * n, dx);
-            sens_objectives_d(r, q, qd, qdd, NULL, NULL, NULL, dx, t, terminal, dg);
+            sens_objectives_d(r, q, qd, qdd, NULL, NULL, NULL, dx, c - 3 * n, t, terminal, dg);
         }
         for (int k = 0; k < no; k++) G[(size_t)k * nu + c] = dg[k];
     }

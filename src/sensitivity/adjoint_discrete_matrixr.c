@@ -119,12 +119,13 @@ int sens_davm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         for (size_t c = 0; c < NU; c++) {
             const double *y1 = Y1 + c * N3, *yi1 = YI1 + c * NI;
             const double *dxc = NULL;
+            const int pc = c >= NI ? (int)(c - NI) : -1;
             if (c >= NI) {
                 mbs_deriv_param_dx(m, (int)(c - NI), dx);
                 dxc = dx;
             }
-            sens_objectives_d(r, zs, zds, zdds, y1, y1 + N, y1 + 2 * N, dxc, ts, 0, dg);
-            if (s == last) sens_objectives_d(r, zs, zds, zdds, y1, y1 + N, y1 + 2 * N, dxc, ts, 1, dgt);
+            sens_objectives_d(r, zs, zds, zdds, y1, y1 + N, y1 + 2 * N, dxc, pc, ts, 0, dg);
+            if (s == last) sens_objectives_d(r, zs, zds, zdds, y1, y1 + N, y1 + 2 * N, dxc, pc, ts, 1, dgt);
             for (int k = 0; k < no; k++) {
                 double v = ws * dg[k] + (s == last ? dgt[k] : 0);
                 const double *ak = a + (size_t)k * NI;
@@ -144,9 +145,9 @@ int sens_davm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         for (int j = 0; j < np; j++) {
             const double *y = Y0 + (size_t)j * N3, *yi = Yi0 + (size_t)j * NI;
             mbs_deriv_param_dx(m, j, dx);
-            sens_objectives_d(r, states, states + N, states + 2 * N, y, y + N, y + 2 * N, dx, th[0], 0, dg);
+            sens_objectives_d(r, states, states + N, states + 2 * N, y, y + N, y + 2 * N, dx, j, th[0], 0, dg);
             if (nrec == 1)
-                sens_objectives_d(r, states, states + N, states + 2 * N, y, y + N, y + 2 * N, dx, th[0], 1, dgt);
+                sens_objectives_d(r, states, states + N, states + 2 * N, y, y + N, y + 2 * N, dx, j, th[0], 1, dgt);
             for (int k = 0; k < no; k++) {
                 double v = w0 * dg[k] + (nrec == 1 ? dgt[k] : 0);
                 const double *ak = a + (size_t)k * NI;

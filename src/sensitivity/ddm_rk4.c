@@ -46,7 +46,7 @@ static int stage(sens_run *r, double t, const double *q, const double *qd, const
         mbs_deriv_param_dx(m, j, w->dx);
         mbs_deriv_id_tangent(m, r->d, q, qd, qdd, dq, dqd, NULL, w->dx, w->rhs, 1, m->nb + 1);
         mbs_deriv_fd_solve(m, r->d, MBS_FD_RECURSIVE, q, qd, NULL, qdd, w->tid, dq, dqd, w->rhs, dqdd);
-        sens_objectives_d(r, q, qd, qdd, dq, dqd, dqdd, w->dx, t, 0, w->dg);
+        sens_objectives_d(r, q, qd, qdd, dq, dqd, dqdd, w->dx, j, t, 0, w->dg);
         for (int k = 0; k < no; k++) kdpsi[(size_t)k * (size_t)(np > 0 ? np : 1) + j] = w->dg[k];
     }
     return MBS_OK;
@@ -135,7 +135,7 @@ int sens_ddm_rk4(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             mbs_deriv_param_dx(m, j, w.dx);
             mbs_deriv_id_tangent(m, r->d, yq, yqd, q, dq, dqd, NULL, w.dx, w.rhs, 1, m->nb + 1);
             mbs_deriv_fd_solve(m, r->d, MBS_FD_RECURSIVE, yq, yqd, NULL, q, w.tid, dq, dqd, w.rhs, dqdd);
-            sens_objectives_d(r, yq, yqd, q, dq, dqd, dqdd, w.dx, t, 1, w.dg);
+            sens_objectives_d(r, yq, yqd, q, dq, dqd, dqdd, w.dx, j, t, 1, w.dg);
             for (int k = 0; k < no; k++) r->grad[k * np + j] += w.dg[k];
         }
     }

@@ -141,7 +141,7 @@ static void load_tangent(const mbs_model *m, mbs_data *d, const double *q, const
     mbs_forces_apply_d(m, m->x, &d->ws, dx, dw, q, qd, NULL, NULL, dw->qfrc, d->time);
 }
 
-int sens_pprod_init(sens_pprod *pp, const mbs_model *m, mbs_error *err)
+int sens_pprod_init(sens_pprod *pp, const mbs_model *m, int all_obj, mbs_error *err)
 {
     memset(pp, 0, sizeof *pp);
     const size_t P = (size_t)m->nparam + 1, F = (size_t)m->nfunc + 1;
@@ -159,10 +159,16 @@ int sens_pprod_init(sens_pprod *pp, const mbs_model *m, mbs_error *err)
         !pp->dx || !pp->dr)
         goto nomem;
     sens_param_classify(m, pp->flag);
+    /* a program's objective may depend on any parameter (its g_rho): every
+     * parameter then takes the per-parameter path, knots included (their
+     * per-spline accumulation has no room for an objective's terms) */
+    if (all_obj)
+        for (int j = 0; j < m->nparam; j++)
+            if (pp->flag[j] >= 2) pp->flag[j] = 1;
     size_t nacc = 0;
     for (int j = 0; j < m->nparam; j++) {
         if (pp->flag[j] < 2) pp->gen[pp->ngen++] = j;
-        if (pp->flag[j] == 0) pp->objp[pp->nobjp++] = j;
+        if (pp->flag[j] == 0 || all_obj) pp->objp[pp->nobjp++] = j;
     }
     for (int f = 0; f < m->nfunc; f++) {
         int used = 0;

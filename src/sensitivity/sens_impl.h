@@ -20,7 +20,21 @@ typedef struct sens_run {
     int nq, np, nobj;
     double *psi, *grad;     /* result arrays (nobj, nobj * np) */
     char msg[MBS_ERROR_MSG_LEN];
+    /* the program's own objective (o->objective), index m->nobj: scratch
+     * (rho, then its gradient: g_q, g_qd, g_qdd, g_rho) and its failure */
+    double *ubuf;
+    int ufail;
+    char umsg[MBS_ERROR_MSG_LEN];
 } sens_run;
+
+/* Objectives of a run: the model's, plus the program's own if any. */
+int sens_nobj(const mbs_model *m, const mbs_sens_options *o);
+/* Scratch for the program's objective (none without one); free with
+ * sens_run_user_free. Returns MBS_OK or MBS_ERR_NOMEM. */
+int sens_run_user_init(sens_run *r);
+void sens_run_user_free(sens_run *r);
+/* The program's objective failed during the run: its message into err. */
+int sens_run_user_check(const sens_run *r, mbs_error *err);
 
 /* Integrand g (integral part, terminal = 0) or terminal part G (1) of every
  * objective at (q, qd, qdd, t): runs the primal kinematics and loads in d
@@ -29,9 +43,11 @@ void sens_objectives(sens_run *r, const double *q, const double *qd, const doubl
                      double t, int terminal, double *g);
 
 /* Tangents of the objectives along (dq, dqd, dqdd, dx) at the primal left by
- * sens_objectives (same state): dg[nobj]. */
+ * sens_objectives (same state): dg[nobj]. param: the parameter whose
+ * direction dx is (mbs_deriv_param_dx), or -1 (dx NULL or not one
+ * parameter's): the program's objective takes its g_rho[param] from it. */
 void sens_objectives_d(sens_run *r, const double *q, const double *qd, const double *qdd,
-                       const double *dq, const double *dqd, const double *dqdd, const double *dx,
+                       const double *dq, const double *dqd, const double *dqdd, const double *dx, int param,
                        double t, int terminal, double *dg);
 
 /* The forward methods' objectives at (q, qd, qdd, t): values g[nobj] and
@@ -108,7 +124,7 @@ typedef struct sens_pprod {
     double *prod;           /* per gen entry: nu . dr/drho at the last evaluation */
     double *W, *dx, *dr;    /* scratch: 6 (nb + 1), nx (kept zero), nq */
 } sens_pprod;
-int sens_pprod_init(sens_pprod *pp, const mbs_model *m, mbs_error *err);
+int sens_pprod_init(sens_pprod *pp, const mbs_model *m, int all_obj, mbs_error *err);
 void sens_pprod_free(sens_pprod *pp);
 /* At (q, qd, qdd), time of r->d: what & 1: the products of the gen
  * parameters (prod; O(1) each for flag 1, a tangent sweep for flag 0);

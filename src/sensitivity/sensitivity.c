@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -59,6 +60,52 @@ void mbs_sens_result_free(mbs_sens_result *res)
 
 /* ---------------------------------------------------------------- objectives */
 
+int sens_nobj(const mbs_model *m, const mbs_sens_options *o) { return m->nobj + (o && o->objective ? 1 : 0); }
+
+int sens_run_user_init(sens_run *r)
+{
+    r->ubuf = NULL;
+    r->ufail = 0;
+    r->umsg[0] = 0;
+    if (!r->o || !r->o->objective) return MBS_OK;
+    r->ubuf = calloc(2 * (size_t)r->m->nparam + 3 * (size_t)r->m->nq + 1, sizeof(double));
+    return r->ubuf ? MBS_OK : MBS_ERR_NOMEM;
+}
+
+void sens_run_user_free(sens_run *r)
+{
+    free(r->ubuf);
+    r->ubuf = NULL;
+}
+
+int sens_run_user_check(const sens_run *r, mbs_error *err)
+{
+    if (!r->ufail) return MBS_OK;
+    return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity: the program's objective: %s", r->umsg);
+}
+
+/* The program's objective at (t, q, qd, qdd): its value, and with grad its
+ * gradient in r->ubuf + np (g_q, g_qd, g_qdd, g_rho). A failure (or a
+ * non-finite value) is recorded once and reported by the driver; the
+ * value is then NaN. */
+static double user_objective(sens_run *r, double t, const double *q, const double *qd, const double *qdd, int grad)
+{
+    const mbs_model *m = r->m;
+    const int nq = m->nq, np = m->nparam;
+    double *rho = r->ubuf, *gq = rho + np, *gqd = gq + nq, *gqdd = gqd + nq, *grho = gqdd + nq, g = 0;
+    for (int j = 0; j < np; j++) rho[j] = m->param[j].value;
+    int rc = r->o->objective(r->o->objective_user, t, nq, q, qd, qdd, np, rho, &g, grad ? gq : NULL,
+                             grad ? gqd : NULL, grad ? gqdd : NULL, grad ? grho : NULL);
+    int finite = isfinite(g);
+    for (int k = 0; grad && k < 3 * nq + np && finite; k++) finite = isfinite(gq[k]);
+    if ((rc || !finite) && !r->ufail) {
+        r->ufail = 1;
+        if (rc) snprintf(r->umsg, sizeof r->umsg, "it returned %d at t = %.9g", rc, t);
+        else snprintf(r->umsg, sizeof r->umsg, "non-finite value or derivative at t = %.9g", t);
+    }
+    return rc || !finite ? NAN : g;
+}
+
 void sens_objectives(sens_run *r, const double *q, const double *qd, const double *qdd,
                      double t, int terminal, double *g)
 {
@@ -67,6 +114,7 @@ void sens_objectives(sens_run *r, const double *q, const double *qd, const doubl
     mbs_deriv_id_primal(m, r->d, q, qd, qdd, r->d->dbuf);
     for (int k = 0; k < m->nobj; k++)
         g[k] = mbs_objective_integrand(m, m->x, &r->d->ws, k, terminal, q, qd, qdd, t);
+    if (r->o && r->o->objective) g[m->nobj] = terminal ? 0 : user_objective(r, t, q, qd, qdd, 0);
 }
 
 /* One past the last body whose kinematics an objective reads (bodies are
@@ -93,7 +141,7 @@ static int objective_body_end(const mbs_model *m)
 }
 
 void sens_objectives_d(sens_run *r, const double *q, const double *qd, const double *qdd,
-                       const double *dq, const double *dqd, const double *dqdd, const double *dx,
+                       const double *dq, const double *dqd, const double *dqdd, const double *dx, int param,
                        double t, int terminal, double *dg)
 {
     const mbs_model *m = r->m;
@@ -101,6 +149,18 @@ void sens_objectives_d(sens_run *r, const double *q, const double *qd, const dou
     for (int k = 0; k < m->nobj; k++)
         dg[k] = mbs_objective_integrand_d(m, m->x, &r->d->ws, dx, &r->d->dws, k, terminal,
                                           q, qd, qdd, dq, dqd, dqdd, t);
+    if (r->o && r->o->objective) {
+        double s = 0;
+        if (!terminal) {
+            const int nq = m->nq, np = m->nparam;
+            (void)user_objective(r, t, q, qd, qdd, 1);
+            const double *gq = r->ubuf + np, *gqd = gq + nq, *gqdd = gqd + nq, *grho = gqdd + nq;
+            for (int i = 0; i < nq; i++)
+                s += (dq ? gq[i] * dq[i] : 0) + (dqd ? gqd[i] * dqd[i] : 0) + (dqdd ? gqdd[i] * dqdd[i] : 0);
+            if (param >= 0) s += grho[param];
+        }
+        dg[m->nobj] = s;
+    }
 }
 
 void sens_objectives_ddm(sens_run *r, const double *q, const double *qd, const double *qdd, double t, int terminal,
@@ -112,7 +172,7 @@ void sens_objectives_ddm(sens_run *r, const double *q, const double *qd, const d
     for (int j = 0; j < np; j++) {
         const size_t o = (size_t)j * stride;
         mbs_deriv_param_dx(r->m, j, dx);
-        sens_objectives_d(r, q, qd, qdd, Sz + o, Szd + o, Szdd + o, dx, t, terminal, dgj);
+        sens_objectives_d(r, q, qd, qdd, Sz + o, Szd + o, Szdd + o, dx, j, t, terminal, dgj);
         for (int k = 0; k < no; k++) dg[(size_t)k * np + j] = dgj[k];
     }
 }
@@ -197,7 +257,7 @@ void sens_objective_state_gradient(sens_run *r, int k, const double *q, const do
         for (int c = 0; c < nq; c++) {
             e[c] = 1;
             sens_objectives_d(r, q, qd, qdd, blk == 0 ? e : zero, blk == 1 ? e : zero, blk == 2 ? e : zero,
-                              NULL, t, terminal, dg);
+                              NULL, -1, t, terminal, dg);
             out[blk][c] += w * dg[k];
             e[c] = 0;
         }
@@ -245,29 +305,34 @@ static int psi_trapezoidal_grid(const mbs_model *m, const mbs_sens_options *o, d
     mbs_sim_options so = o->sim;
     so.project = 0;
     mbs_integrator *it = mbs_integrator_create(m, d, &so, err);
-    double *g = calloc((size_t)m->nobj + 1, sizeof *g);
+    const int no = sens_nobj(m, o);
+    double *g = calloc((size_t)no + 1, sizeof *g);
     sens_run r;
     memset(&r, 0, sizeof r);
     r.m = m;
     r.o = o;
     r.d = d;
-    if (!it || !g) { rc = err ? err->code : MBS_ERR_NOMEM; goto done; }
+    r.nq = m->nq;
+    r.nobj = no;
+    if (!it || !g || sens_run_user_init(&r)) { rc = err && err->code ? err->code : MBS_ERR_NOMEM; goto done; }
     if ((rc = mbs_integrator_reset(it, so.t0, NULL, NULL, err))) goto done;
-    for (int k = 0; k < m->nobj; k++) psi[k] = 0;
+    for (int k = 0; k < no; k++) psi[k] = 0;
     double t = so.t0;
     sens_objectives(&r, mbs_integrator_q(it), mbs_integrator_qd(it), mbs_integrator_qdd(it), t, 0, g);
     while (t < so.tf - 1e-12 * fmax(1, fabs(so.tf))) {
         double h = fmin(so.dt, so.tf - t);
-        for (int k = 0; k < m->nobj; k++) psi[k] += 0.5 * h * g[k];
+        for (int k = 0; k < no; k++) psi[k] += 0.5 * h * g[k];
         if ((rc = mbs_integrator_step(it, h, err))) goto done;
         t = mbs_integrator_time(it);
         sens_objectives(&r, mbs_integrator_q(it), mbs_integrator_qd(it), mbs_integrator_qdd(it), t, 0, g);
-        for (int k = 0; k < m->nobj; k++) psi[k] += 0.5 * h * g[k];
+        for (int k = 0; k < no; k++) psi[k] += 0.5 * h * g[k];
     }
     sens_objectives(&r, mbs_integrator_q(it), mbs_integrator_qd(it), mbs_integrator_qdd(it), t, 1, g);
-    for (int k = 0; k < m->nobj; k++) psi[k] += g[k];
+    for (int k = 0; k < no; k++) psi[k] += g[k];
     if (stats) mbs_integrator_stats(it, stats);
+    rc = sens_run_user_check(&r, err);
 done:
+    sens_run_user_free(&r);
     free(g);
     mbs_integrator_free(it);
     mbs_data_free(d);
@@ -285,11 +350,14 @@ int sens_psi_only(const mbs_model *m, const mbs_sens_options *o, double *psi,
         r.o = o;
         r.nq = m->nq;
         r.np = 0;
-        r.nobj = m->nobj;
+        r.nobj = sens_nobj(m, o);
         r.psi = psi;
         r.d = mbs_data_create(m, err);
         if (!r.d) return err ? err->code : MBS_ERR_NOMEM;
-        int rc = sens_ddm_rk4(&r, stats, err);
+        int rc = sens_run_user_init(&r) ? mbs_error_set(err, MBS_ERR_NOMEM, "out of memory")
+                                        : sens_ddm_rk4(&r, stats, err);
+        if (!rc) rc = sens_run_user_check(&r, err);
+        sens_run_user_free(&r);
         mbs_data_free(r.d);
         return rc;
     }
@@ -352,6 +420,10 @@ int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_resu
     if (rc) return rc;
     if (!(o->sim.tf > o->sim.t0))
         return mbs_error_set(err, MBS_ERR_ARG, "sensitivity: tf (%g) must be after t0 (%g)", o->sim.tf, o->sim.t0);
+    if (o->objective && o->method == MBS_SENS_CS)
+        return mbs_error_set(err, MBS_ERR_UNSUPPORTED, "sensitivity: method cs runs the kernels in complex "
+                             "arithmetic, which a program's own objective (a double callback) cannot follow: "
+                             "use ddm, davm, cavm or fd");
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     sens_run r;
@@ -360,7 +432,7 @@ int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_resu
     r.o = o;
     r.nq = m->nq;
     r.np = m->nparam;
-    r.nobj = m->nobj;
+    r.nobj = sens_nobj(m, o);
     res->nobj = r.nobj;
     res->nparam = r.np;
     res->psi = calloc((size_t)r.nobj, sizeof(double));
@@ -368,7 +440,8 @@ int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_resu
     r.psi = res->psi;
     r.grad = res->grad;
     r.d = mbs_data_create(m, err);
-    if (!res->psi || !res->grad || !r.d) {
+    if (!res->psi || !res->grad || !r.d || sens_run_user_init(&r)) {
+        sens_run_user_free(&r);
         mbs_data_free(r.d);
         mbs_sens_result_free(res);
         return err && err->code ? err->code : mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
@@ -437,6 +510,8 @@ int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_resu
     default: rc = mbs_error_set(err, MBS_ERR_ARG, "sensitivity: unknown method %d", (int)o->method);
     }
 finish:
+    if (!rc) rc = sens_run_user_check(&r, err);
+    sens_run_user_free(&r);
     mbs_data_free(r.d);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     res->wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
