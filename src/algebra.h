@@ -192,6 +192,18 @@ static inline void s6_mcross(mreal *r, const mreal *a, const mreal *b)
     r[4] = a[5] * b[3] - a[3] * b[5];
     r[5] = a[3] * b[4] - a[4] * b[3];
 }
+/* r = I(P) v for a spatial inertia P = (m, h, K: xx yy zz xy xz yz) (h = m c,
+ * K about the reference point): [m v + w x h; h x v + K w] (r must not alias) */
+static inline void s6_inertia_mv(mreal *r, const mreal *P, const mreal *v)
+{
+    const mreal m = P[0], *h = P + 1, *K = P + 4, *w = v + 3;
+    r[0] = m * v[0] + w[1] * h[2] - w[2] * h[1];
+    r[1] = m * v[1] + w[2] * h[0] - w[0] * h[2];
+    r[2] = m * v[2] + w[0] * h[1] - w[1] * h[0];
+    r[3] = h[1] * v[2] - h[2] * v[1] + K[0] * w[0] + K[3] * w[1] + K[4] * w[2];
+    r[4] = h[2] * v[0] - h[0] * v[2] + K[3] * w[0] + K[1] * w[1] + K[5] * w[2];
+    r[5] = h[0] * v[1] - h[1] * v[0] + K[4] * w[0] + K[5] * w[1] + K[2] * w[2];
+}
 /* force cross product r += a x* f = [w x f; w x n + v x f] */
 static inline void s6_fcross_add(mreal *r, const mreal *a, const mreal *f)
 {

@@ -102,17 +102,6 @@ static inline void cross3(double *y, const double *a, const double *b)
     const double x = a[1] * b[2] - a[2] * b[1], yy = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
     y[0] = x; y[1] = yy; y[2] = z;
 }
-/* r = I(P) v, P = (m, h, K: xx yy zz xy xz yz): [m v + w x h; h x v + K w] */
-static inline void inertia_mv(double *r, const double *P, const double *v)
-{
-    const double m = P[0], *h = P + 1, *K = P + 4, *w = v + 3;
-    r[0] = m * v[0] + w[1] * h[2] - w[2] * h[1];
-    r[1] = m * v[1] + w[2] * h[0] - w[0] * h[2];
-    r[2] = m * v[2] + w[0] * h[1] - w[1] * h[0];
-    r[3] = h[1] * v[2] - h[2] * v[1] + K[0] * w[0] + K[3] * w[1] + K[4] * w[2];
-    r[4] = h[2] * v[0] - h[0] * v[2] + K[3] * w[0] + K[1] * w[1] + K[5] * w[2];
-    r[5] = h[0] * v[1] - h[1] * v[0] + K[4] * w[0] + K[5] * w[1] + K[2] * w[2];
-}
 /* r = Id(Pd) v for the rate Pd = (hd, Kd) of an inertia (its mass rate is 0) */
 static inline void inertia_rate_mv(double *r, const double *Pd, const double *v)
 {
@@ -524,8 +513,8 @@ IDL_INLINE int idl_pass(const mbs_model *m, mbs_data *d, const double *q, const 
         P[9] = RJRT(1, 2) - ms * cg[1] * cg[2];
 #undef RJRT
         /* momentum, its rate terms, and the body's wrench I A + V x* I V */
-        inertia_mv(Hm, P, V);
-        inertia_mv(F, P, A);
+        s6_inertia_mv(Hm, P, V);
+        s6_inertia_mv(F, P, A);
         s6_fcross_add(F, V, Hm);
         {
             /* Pd = (hd, Kd): hd = linear part of I V;
@@ -569,14 +558,14 @@ IDL_INLINE int idl_pass(const mbs_model *m, mbs_data *d, const double *q, const 
             if (tau) tau[c] = dot6(s, F) - ql[c];
             double *al = C + CC_G, *be = C + CC_G + 6, *ps = C + CC_PS, *psd = C + CC_PSD;
             double t[6], Iu[6], Iw[6];
-            inertia_mv(al, P, s);
+            s6_inertia_mv(al, P, s);
             inertia_rate_mv(t, Pd, s);
-            inertia_mv(Iu, P, u);
+            s6_inertia_mv(Iu, P, u);
             double sH[6] = { 0, 0, 0, 0, 0, 0 };
             s6_fcross_add(sH, s, Hm);
             for (int k = 0; k < 6; k++) { be[k] = sH[k] - t[k]; psd[k] = (t[k] - 2 * Iu[k]) + sH[k]; }
             /* psi = s x* F - I w - Id u - u x* h */
-            inertia_mv(Iw, P, wk);
+            s6_inertia_mv(Iw, P, wk);
             inertia_rate_mv(t, Pd, u);
             for (int k = 0; k < 6; k++) ps[k] = -Iw[k] - t[k];
             s6_fcross_add(ps, s, F);

@@ -58,15 +58,8 @@ size_t MBS_K(mbs_jac_size)(const mbs_model *m)
 /* r (+)= I(P) v with P = (m, h, K: xx yy zz xy xz yz) */
 static inline void inertia_mv(mreal *r, const mreal *P, const mreal *v, int add)
 {
-    const mreal m = P[0], *h = P + 1, *K = P + 4;
-    const mreal *w = v + 3;
     mreal t[6];
-    t[0] = m * v[0] + w[1] * h[2] - w[2] * h[1];
-    t[1] = m * v[1] + w[2] * h[0] - w[0] * h[2];
-    t[2] = m * v[2] + w[0] * h[1] - w[1] * h[0];
-    t[3] = h[1] * v[2] - h[2] * v[1] + K[0] * w[0] + K[3] * w[1] + K[4] * w[2];
-    t[4] = h[2] * v[0] - h[0] * v[2] + K[3] * w[0] + K[1] * w[1] + K[5] * w[2];
-    t[5] = h[0] * v[1] - h[1] * v[0] + K[4] * w[0] + K[5] * w[1] + K[2] * w[2];
+    s6_inertia_mv(t, P, v);
     if (add) for (int c = 0; c < 6; c++) r[c] += t[c];
     else for (int c = 0; c < 6; c++) r[c] = t[c];
 }
