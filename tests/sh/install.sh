@@ -142,6 +142,23 @@ if cmake -S "$MBS_SOURCE_DIR/examples" -B "$TMP/build-ex" -DCMAKE_PREFIX_PATH="$
         ko "find_package(mbsens): warnings while building the example"
     fi
     run_example "$TMP/build-ex/hello_mbsens" "find_package"
+    # the program's own objective: the same gradient by the DDM and the discrete adjoint
+    for meth in ddm davm; do
+        if LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$TMP/build-ex/own_objective" \
+            "$MBS_SOURCE_DIR/models/fivebar.json" $meth >"$TMP/own_$meth.txt" 2>"$TMP/err.txt" &&
+            grep -q '^dpsi/dL_A1 ' "$TMP/own_$meth.txt"; then
+            ok "own_objective: runs ($meth)"
+        else
+            cat "$TMP/own_$meth.txt" "$TMP/err.txt"
+            ko "own_objective: $meth"
+        fi
+    done
+    if awk 'NR == FNR { a[$1] = $2; next } { d = a[$1] - $2; if (d < 0) d = -d; s = $2 < 0 ? -$2 : $2;
+            if (d > 1e-7 * (s > 1 ? s : 1)) bad = 1 } END { exit bad }' "$TMP/own_ddm.txt" "$TMP/own_davm.txt"; then
+        ok "own_objective: ddm = davm (1e-7)"
+    else
+        ko "own_objective: ddm and davm differ"
+    fi
 else
     cat "$TMP/cmake.log"
     ko "find_package(mbsens): configure and build examples/"
