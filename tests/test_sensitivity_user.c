@@ -16,7 +16,8 @@
  *   - closed loops (the five-bar): ALI3-P DDM, DAVM and CAVM, Matrix R DDM
  *     and DAVM against fd;
  *   - the model's own objectives are unchanged by the added one (equal to a
- *     run without it);
+ *     run without it); a model without objectives (the double pendulum)
+ *     takes the program's alone;
  *   - errors: a callback that fails (its message, non-zero exit), a
  *     non-finite value, the complex step (refused), the optimizer (refused).
  */
@@ -177,6 +178,29 @@ int main(void)
         rc = mbs_optimize(m, &oo, &ores, &err);
         CHECK(rc == MBS_ERR_UNSUPPORTED, "optimize refused: %d %s", rc, err.msg);
         if (!rc) mbs_opt_result_free(&ores);
+        mbs_model_free(m);
+    }
+    /* a model without objectives of its own: the program's is the only one */
+    m = mbs_model_load(mbs_test_path("models/double_pendulum.json"), &err);
+    CHECK(m != NULL, "double pendulum: %s", m ? "" : err.msg);
+    if (m) {
+        CHECK(mbs_model_nobjectives(m) == 0, "the double pendulum declares no objectives");
+        mbs_sens_options o = mbs_sens_options_default(m);
+        o.sim.tf = 0.5;
+        o.sim.formulation = MBS_FD_SEMI_RECURSIVE;
+        mbs_sens_result fd, r;
+        CHECK(sens(m, &o, MBS_SENS_DDM, &r, &err) != MBS_OK && strstr(err.msg, "no objectives"),
+              "no objectives at all: %s", err.msg);
+        o.objective = user_g;
+        o.objective_user = &c;
+        if (sens(m, &o, MBS_SENS_FD, &fd, &err) == MBS_OK) {
+            CHECK(fd.nobj == 1, "one objective: %d", fd.nobj);
+            check_method("double pendulum, only the program's objective", m, &o, MBS_SENS_DDM, &fd, 1e-6);
+            check_method("double pendulum, only the program's objective", m, &o, MBS_SENS_DAVM, &fd, 1e-6);
+            mbs_sens_result_free(&fd);
+        } else {
+            CHECK(0, "double pendulum fd: %s", err.msg);
+        }
         mbs_model_free(m);
     }
     /* ---- closed loops: the five-bar ---- */

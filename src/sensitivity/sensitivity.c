@@ -410,9 +410,9 @@ int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_resu
 {
     if (!m || !o || !res) return mbs_error_set(err, MBS_ERR_ARG, "mbs_sensitivity: NULL argument");
     memset(res, 0, sizeof *res);
-    if (m->nobj < 1)
-        return mbs_error_set(err, MBS_ERR_ARG, "%s: the model declares no objectives (add an \"objectives\" section)",
-                             m->source ? m->source : m->name);
+    if (sens_nobj(m, o) < 1)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: the model declares no objectives (add an \"objectives\" section, "
+                             "or give a program's own objective)", m->source ? m->source : m->name);
     if (m->nparam < 1)
         return mbs_error_set(err, MBS_ERR_ARG, "%s: the model declares no design parameters (add a \"parameters\" section)",
                              m->source ? m->source : m->name);
