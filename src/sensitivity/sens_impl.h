@@ -23,7 +23,8 @@ typedef struct sens_run {
     /* the program's own objective (o->objective), index m->nobj: scratch
      * (rho, then its gradient: g_q, g_qd, g_qdd, g_rho) and its failure */
     double *ubuf;
-    int ufail;
+    int ufail, uvalid;      /* uvalid: ubuf holds g and its gradient at (ut, the state stored there) */
+    double ut, ug;
     char umsg[MBS_ERROR_MSG_LEN];
 } sens_run;
 

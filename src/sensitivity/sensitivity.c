@@ -65,10 +65,11 @@ int sens_nobj(const mbs_model *m, const mbs_sens_options *o) { return m->nobj + 
 int sens_run_user_init(sens_run *r)
 {
     r->ubuf = NULL;
-    r->ufail = 0;
+    r->ufail = r->uvalid = 0;
     r->umsg[0] = 0;
     if (!r->o || !r->o->objective) return MBS_OK;
-    r->ubuf = calloc(2 * (size_t)r->m->nparam + 3 * (size_t)r->m->nq + 1, sizeof(double));
+    /* rho, the gradient (g_q, g_qd, g_qdd, g_rho), the state it was taken at */
+    r->ubuf = calloc(2 * (size_t)r->m->nparam + 6 * (size_t)r->m->nq + 1, sizeof(double));
     return r->ubuf ? MBS_OK : MBS_ERR_NOMEM;
 }
 
@@ -85,14 +86,21 @@ int sens_run_user_check(const sens_run *r, mbs_error *err)
 }
 
 /* The program's objective at (t, q, qd, qdd): its value, and with grad its
- * gradient in r->ubuf + np (g_q, g_qd, g_qdd, g_rho). A failure (or a
- * non-finite value) is recorded once and reported by the driver; the
- * value is then NaN. */
+ * gradient in r->ubuf + np (g_q, g_qd, g_qdd, g_rho). The gradient of the
+ * last state is kept: the tangents along the many directions of one state
+ * call the program once. A failure (or a non-finite value) is recorded
+ * once and reported by the driver; the value is then NaN. */
 static double user_objective(sens_run *r, double t, const double *q, const double *qd, const double *qdd, int grad)
 {
     const mbs_model *m = r->m;
     const int nq = m->nq, np = m->nparam;
+    const size_t bytes = sizeof(double) * (size_t)nq;
     double *rho = r->ubuf, *gq = rho + np, *gqd = gq + nq, *gqdd = gqd + nq, *grho = gqdd + nq, g = 0;
+    double *sq = grho + np, *sqd = sq + nq, *sqdd = sqd + nq;
+    if (r->uvalid && t == r->ut && !memcmp(q, sq, bytes) && !memcmp(qd, sqd, bytes) &&
+        (qdd ? !memcmp(qdd, sqdd, bytes) : 0))
+        return r->ug;
+    r->uvalid = 0;
     for (int j = 0; j < np; j++) rho[j] = m->param[j].value;
     int rc = r->o->objective(r->o->objective_user, t, nq, q, qd, qdd, np, rho, &g, grad ? gq : NULL,
                              grad ? gqd : NULL, grad ? gqdd : NULL, grad ? grho : NULL);
@@ -103,7 +111,16 @@ static double user_objective(sens_run *r, double t, const double *q, const doubl
         if (rc) snprintf(r->umsg, sizeof r->umsg, "it returned %d at t = %.9g", rc, t);
         else snprintf(r->umsg, sizeof r->umsg, "non-finite value or derivative at t = %.9g", t);
     }
-    return rc || !finite ? NAN : g;
+    if (rc || !finite) return NAN;
+    if (grad && qdd) {   /* keep it for the next directions at this state */
+        memcpy(sq, q, bytes);
+        memcpy(sqd, qd, bytes);
+        memcpy(sqdd, qdd, bytes);
+        r->ut = t;
+        r->ug = g;
+        r->uvalid = 1;
+    }
+    return g;
 }
 
 void sens_objectives(sens_run *r, const double *q, const double *qd, const double *qdd,
