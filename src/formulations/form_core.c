@@ -271,17 +271,10 @@ void mbs_form_affine(mbs_form *f, double h)
 
 void mbs_form_step_done(mbs_integrator *it, mbs_form *f, double t1, double h, int iters)
 {
-    const size_t bytes = sizeof(double) * (size_t)f->n;
-    it->st.steps++;
-    it->st.iterations += iters;
-    if (iters > it->st.iterations_max) it->st.iterations_max = iters;
-    memcpy(it->q, f->z, bytes);
-    memcpy(it->qd, f->zd, bytes);
-    memcpy(it->qdd, f->zdd, bytes);
+    mbs_integ_accept(it, f->z, f->zd, f->zdd, t1, iters);
     f->step.t = t1;
     f->step.h = h;
     f->step.iterations = iters;
-    it->t = t1;
 }
 
 /* ---------------------------------------------------------------- evaluation */

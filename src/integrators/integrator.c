@@ -188,6 +188,19 @@ int mbs_sim_options_check(const mbs_sim_options *o, mbs_error *err)
 
 /* ---------------------------------------------------------------- dynamics */
 
+void mbs_integ_accept(mbs_integrator *it, const double *q, const double *qd, const double *qdd, double t1,
+                      int iters)
+{
+    const size_t bytes = sizeof(double) * (size_t)it->m->nq;
+    it->st.steps++;
+    it->st.iterations += iters;
+    if (iters > it->st.iterations_max) it->st.iterations_max = iters;
+    memcpy(it->q, q, bytes);
+    memcpy(it->qd, qd, bytes);
+    memcpy(it->qdd, qdd, bytes);
+    it->t = t1;
+}
+
 int mbs_integ_fail(mbs_integrator *it, int code, const char *fmt, ...)
 {
     va_list ap;

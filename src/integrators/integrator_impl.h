@@ -46,6 +46,10 @@ struct mbs_integrator {
     char msg[MBS_ERROR_MSG_LEN];
 };
 
+/* A converged implicit step to t1 in iters iterations: the statistics, and
+ * (q, qd, qdd) the integrator's new state at its new time. */
+void mbs_integ_accept(mbs_integrator *it, const double *q, const double *qd, const double *qdd, double t1,
+                      int iters);
 /* it->msg = formatted message; returns code. */
 int mbs_integ_fail(mbs_integrator *it, int code, const char *fmt, ...)
 #if defined(__GNUC__)

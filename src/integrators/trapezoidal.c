@@ -331,13 +331,7 @@ static int trap_step(mbs_integrator *it, double h)
                               "after %d iteration%s: |dz| = %.3e > tolerance %.3e, |residual| = %.3e",
                               name, t1, it->t, h, iters, iters == 1 ? "" : "s", ndz, it->o.tolerance, nr);
     }
-    it->st.steps++;
-    it->st.iterations += iters;
-    if (iters > it->st.iterations_max) it->st.iterations_max = iters;
-    memcpy(it->q, w->z, bytes);
-    memcpy(it->qd, w->zd, bytes);
-    memcpy(it->qdd, w->zdd, bytes);
-    it->t = t1;
+    mbs_integ_accept(it, w->z, w->zd, w->zdd, t1, iters);
     return MBS_OK;
 }
 

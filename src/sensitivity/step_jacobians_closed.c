@@ -468,22 +468,20 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
     }
     if (vel || acc) {
         for (int j = 0; j < np; j++) {
-            if (w->force_only[j]) {
+            if (w->dynamic[j]) {
+                /* no constraint or multiplier columns; the residual's (for d(M v)/drho)
+                 * unless only force elements move, whose loads cancel there */
                 memset(w->Vp + (size_t)j * nc, 0, sizeof(double) * (size_t)nc);
                 memset(w->Ap + (size_t)j * nc, 0, sizeof(double) * (size_t)nc);
                 memset(w->Hvp + (size_t)j * N, 0, sizeof(double) * N);
                 memset(w->Hap + (size_t)j * N, 0, sizeof(double) * N);
+                if (!w->force_only[j]) {
+                    mbs_deriv_param_dx(m, j, w->dx);
+                    mbs_form_tangent_dynamic(m, d, z, zd, w->dx, w->DR2 + (size_t)j * N);
+                }
                 continue;
             }
             mbs_deriv_param_dx(m, j, w->dx);
-            if (w->dynamic[j]) {
-                mbs_form_tangent_dynamic(m, d, z, zd, w->dx, w->DR2 + (size_t)j * N);
-                memset(w->Vp + (size_t)j * nc, 0, sizeof(double) * (size_t)nc);
-                memset(w->Ap + (size_t)j * nc, 0, sizeof(double) * (size_t)nc);
-                memset(w->Hvp + (size_t)j * N, 0, sizeof(double) * N);
-                memset(w->Hap + (size_t)j * N, 0, sizeof(double) * N);
-                continue;
-            }
             mbs_form_tangent(m, d, t, z, zd, zdd, NULL, NULL, NULL, w->dx, w->DR2 + (size_t)j * N, NULL, w->dPhi,
                              w->Vp + (size_t)j * nc, w->Ap + (size_t)j * nc);
             if (vel) mbs_form_Ptv(n, nc, w->dPhi, w->sig, w->Hvp + (size_t)j * N, 0);
