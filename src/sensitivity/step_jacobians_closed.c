@@ -96,7 +96,7 @@ int sens_ali_lin_create(sens_ali_lin *w, const mbs_model *m, int np)
     w->np = np;
     w->nu = 3 * n + np;
     const size_t N = (size_t)n + 1, C = (size_t)nc + 1, Pp = (size_t)np + 1, nx = (size_t)m->nx + 1;
-    size_t total = 11 * N * N + 5 * C * N + 5 * N * Pp + 3 * C * Pp + 13 * N + 10 * C + nx;
+    size_t total = 11 * N * N + 5 * C * N + 5 * N * Pp + 3 * C * Pp + 13 * N + 9 * C + nx;
     double *p = calloc(total, sizeof(double));
     w->base = p;
     w->ipiv = calloc(N, sizeof *w->ipiv);
@@ -112,8 +112,7 @@ int sens_ali_lin_create(sens_ali_lin *w, const mbs_model *m, int np)
     double **vn[] = { &w->r, &w->zp, &w->zdp, &w->zddn, &w->wv, &w->v, &w->rhs, &w->vv, &w->va, &w->dr, &w->x1,
                       &w->e, &w->tmp };
     for (size_t k = 0; k < sizeof vn / sizeof vn[0]; k++) { *vn[k] = p; p += N; }
-    double **vc[] = { &w->phi, &w->phid, &w->phidd, &w->sig, &w->kap, &w->dphi, &w->dphid, &w->dphidd, &w->viol,
-                      &w->mu };
+    double **vc[] = { &w->phi, &w->phid, &w->phidd, &w->sig, &w->kap, &w->dphi, &w->dphid, &w->dphidd, &w->viol };
     for (size_t k = 0; k < sizeof vc / sizeof vc[0]; k++) { *vc[k] = p; p += C; }
     w->dx = p; p += nx;
     double aa = 0, bb = 0, ss = 0;

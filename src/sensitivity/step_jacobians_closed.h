@@ -31,7 +31,7 @@ typedef struct sens_ali_lin {
     double *Fp, *Hvp, *Hap, *DR2, *DR3;                 /* n x np (column per parameter) */
     double *Pp, *Vp, *Ap;                               /* nc x np */
     double *r, *zp, *zdp, *zddn, *wv, *v, *rhs, *vv, *va, *dr, *x1, *e, *tmp;   /* n */
-    double *phi, *phid, *phidd, *sig, *kap, *dphi, *dphid, *dphidd, *viol, *mu;             /* nc */
+    double *phi, *phid, *phidd, *sig, *kap, *dphi, *dphid, *dphidd, *viol;                  /* nc */
     double *dx;                                         /* nx */
     lapack_int *ipiv;
     /* projections in the singular basis of Phi_z^T = U Sigma V^T (graded: accurate for any right-hand side) */
