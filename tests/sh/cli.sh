@@ -10,63 +10,10 @@
 #
 # Environment (set by CTest): MBS_CLI (the mbsens executable), MBS_SOURCE_DIR.
 # Ends with "cli: N passed, M failed"; the exit status is non-zero on failure.
-set -u
-
-: "${MBS_CLI:?MBS_CLI not set}"
-: "${MBS_SOURCE_DIR:?MBS_SOURCE_DIR not set}"
-CLI=$MBS_CLI
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok: $*"; }
-ko() { fail=$((fail + 1)); echo "FAILED: $*"; }
-finish() {
-    echo "cli: $pass passed, $fail failed"
-    [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
-    exit $?
-}
-
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/mbsens-cli.XXXXXX") || { ko "mktemp"; finish; }
-trap 'rm -rf "$TMP"' EXIT
-OUT=$TMP/stdout
-ERR=$TMP/stderr
+SUITE=cli
+. "$MBS_SOURCE_DIR/tests/sh/lib/common.sh"
 PENDULUM=$MBS_SOURCE_DIR/models/double_pendulum.json
-
-command -v python3 >/dev/null 2>&1 || { ko "python3 is required"; finish; }
-
-# run ARGS...: run the command, stdout -> $OUT, stderr -> $ERR, status -> $rc.
-run() {
-    "$CLI" "$@" >"$OUT" 2>"$ERR"
-    rc=$?
-    if grep -q -e 'Sanitizer' -e 'runtime error' "$ERR"; then
-        ko "sanitizer report for: mbsens $*"
-        sed 's/^/    /' "$ERR" | head -n 40
-    fi
-}
-
-# expect STATUS DESCRIPTION: check $rc after run.
-expect() {
-    if [ "$rc" -eq "$1" ]; then
-        ok "$2 (exit $rc)"
-    else
-        ko "$2: exit $rc, expected $1"
-        sed 's/^/    stderr: /' "$ERR" | head -n 20
-    fi
-}
-
-# stderr_has REGEX DESCRIPTION / stdout_has REGEX DESCRIPTION (extended regex)
-stderr_has() {
-    if grep -E -q -e "$1" "$ERR"; then ok "$2"; else
-        ko "$2: stderr does not match /$1/"; sed 's/^/    stderr: /' "$ERR" | head -n 20; fi
-}
-stdout_has() {
-    if grep -E -q -e "$1" "$OUT"; then ok "$2"; else
-        ko "$2: stdout does not match /$1/"; head -n 20 "$OUT" | sed 's/^/    stdout: /'; fi
-}
-stdout_empty() {
-    if [ ! -s "$OUT" ]; then ok "$1: nothing on stdout"; else
-        ko "$1: unexpected output on stdout"; head -n 5 "$OUT" | sed 's/^/    stdout: /'; fi
-}
+need_python
 
 # pycheck FILE DESCRIPTION CODE: run python CODE with d = json.load(FILE).
 pycheck() {

@@ -8,21 +8,10 @@
 #
 # Environment (set by CTest): MBS_CLI, MBS_SOURCE_DIR.
 # Ends with "davm_loops: N passed, M failed"; non-zero exit on failure.
-set -u
-
-: "${MBS_CLI:?MBS_CLI not set}"
-: "${MBS_SOURCE_DIR:?MBS_SOURCE_DIR not set}"
-CLI=$MBS_CLI
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok: $*"; }
-ko() { fail=$((fail + 1)); echo "FAILED: $*"; }
-
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/mbsens-davm.XXXXXX") || { echo "mktemp failed"; exit 1; }
-trap 'rm -rf "$TMP"' EXIT
+SUITE=davm_loops
+. "$MBS_SOURCE_DIR/tests/sh/lib/common.sh"
 FIVEBAR=$MBS_SOURCE_DIR/models/fivebar.json
-command -v python3 >/dev/null 2>&1 || { echo "python3 is required"; exit 1; }
+need_python
 
 for f in ali3p matrixr; do
 for meth in davm ddm; do
@@ -50,5 +39,4 @@ rc=$?
 if [ $rc -eq 1 ] && grep -q "ali3p|matrixr" "$TMP/err"; then ok "davm with penalty refused (exit 1, names ali3p|matrixr)"
 else ko "davm with penalty: exit $rc, $(cat "$TMP/err")"; fi
 
-echo "davm_loops: $pass passed, $fail failed"
-[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
+finish

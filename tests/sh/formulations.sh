@@ -12,26 +12,10 @@
 #
 # Environment (set by CTest): MBS_CLI (the mbsens executable), MBS_SOURCE_DIR.
 # Ends with "formulations: N passed, M failed"; non-zero exit on failure.
-set -u
-
-: "${MBS_CLI:?MBS_CLI not set}"
-: "${MBS_SOURCE_DIR:?MBS_SOURCE_DIR not set}"
-CLI=$MBS_CLI
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok: $*"; }
-ko() { fail=$((fail + 1)); echo "FAILED: $*"; }
-finish() {
-    echo "formulations: $pass passed, $fail failed"
-    [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
-    exit $?
-}
-
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/mbsens-form.XXXXXX") || { ko "mktemp"; finish; }
-trap 'rm -rf "$TMP"' EXIT
+SUITE=formulations
+. "$MBS_SOURCE_DIR/tests/sh/lib/common.sh"
 FIVEBAR=$MBS_SOURCE_DIR/models/fivebar.json
-command -v python3 >/dev/null 2>&1 || { ko "python3 is required"; finish; }
+need_python
 
 # the five-bar without its "simulation" section (which chooses ali3p): no loop formulation
 python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d.pop("simulation", None); json.dump(d, open(sys.argv[2], "w"))' \

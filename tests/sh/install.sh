@@ -11,24 +11,10 @@
 # When the build is instrumented (MBS_SANITIZE on), the example is compiled
 # with the same sanitizer flags: an ASan-instrumented shared library can only
 # be loaded by a program that links the ASan runtime first.
-set -u
-
-: "${MBS_SOURCE_DIR:?MBS_SOURCE_DIR not set}"
+SUITE=install NO_CLI=1
+. "$MBS_SOURCE_DIR/tests/sh/lib/common.sh"
 : "${MBS_BUILD_DIR:?MBS_BUILD_DIR not set}"
 MBS_SANITIZE=${MBS_SANITIZE:-OFF}
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok: $*"; }
-ko() { fail=$((fail + 1)); echo "FAILED: $*"; }
-finish() {
-    echo "install: $pass passed, $fail failed"
-    [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
-    exit $?
-}
-
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/mbsens-install.XXXXXX") || { ko "mktemp"; finish; }
-trap 'rm -rf "$TMP"' EXIT
 PREFIX=$TMP/prefix
 MODEL=$MBS_SOURCE_DIR/models/double_pendulum.json
 

@@ -12,40 +12,9 @@
 # 1 and leaves no temporary file, a model without objectives exits 1.
 #
 # Environment (set by CTest): MBS_CLI, MBS_SOURCE_DIR.
-set -u
-
-: "${MBS_CLI:?MBS_CLI not set}"
-: "${MBS_SOURCE_DIR:?MBS_SOURCE_DIR not set}"
-CLI=$MBS_CLI
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok: $*"; }
-ko() { fail=$((fail + 1)); echo "FAILED: $*"; }
-finish() {
-    echo "optimize: $pass passed, $fail failed"
-    [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
-    exit $?
-}
-
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/mbsens-opt.XXXXXX") || { ko "mktemp"; finish; }
-trap 'rm -rf "$TMP"' EXIT
-OUT=$TMP/stdout
-ERR=$TMP/stderr
-command -v python3 >/dev/null 2>&1 || { ko "python3 is required"; finish; }
-
-run() {
-    "$CLI" "$@" >"$OUT" 2>"$ERR"
-    rc=$?
-    if grep -q -e 'Sanitizer' -e 'runtime error' "$ERR"; then
-        ko "sanitizer report for: mbsens $*"
-        sed 's/^/    /' "$ERR" | head -n 40
-    fi
-}
-expect() {
-    if [ "$rc" -eq "$1" ]; then ok "$2 (exit $rc)"; else
-        ko "$2: exit $rc, expected $1"; sed 's/^/    stderr: /' "$ERR" | head -n 20; fi
-}
+SUITE=optimize
+. "$MBS_SOURCE_DIR/tests/sh/lib/common.sh"
+need_python
 
 # the pendulum optimal-control problem of tests/test_optimize.c
 cat >"$TMP/pend.json" <<'EOF'

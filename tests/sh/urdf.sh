@@ -10,48 +10,9 @@
 #
 # Environment (set by CTest): MBS_CLI (the mbsens executable), MBS_SOURCE_DIR.
 # Ends with "urdf: N passed, M failed"; the exit status is non-zero on failure.
-set -u
-
-: "${MBS_CLI:?MBS_CLI not set}"
-: "${MBS_SOURCE_DIR:?MBS_SOURCE_DIR not set}"
-CLI=$MBS_CLI
+SUITE=urdf
+. "$MBS_SOURCE_DIR/tests/sh/lib/common.sh"
 U=$MBS_SOURCE_DIR/tests/urdf
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok: $*"; }
-ko() { fail=$((fail + 1)); echo "FAILED: $*"; }
-finish() {
-    echo "urdf: $pass passed, $fail failed"
-    [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
-    exit $?
-}
-
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/mbsens-urdf.XXXXXX") || { ko "mktemp"; finish; }
-trap 'rm -rf "$TMP"' EXIT
-OUT=$TMP/stdout
-ERR=$TMP/stderr
-
-run() {
-    "$CLI" "$@" >"$OUT" 2>"$ERR"
-    rc=$?
-    if grep -q -e 'Sanitizer' -e 'runtime error' "$ERR"; then
-        ko "sanitizer report for: mbsens $*"
-        sed 's/^/    /' "$ERR" | head -n 40
-    fi
-}
-expect() {
-    if [ "$rc" -eq "$1" ]; then ok "$2 (exit $rc)"; else
-        ko "$2: exit $rc, expected $1"; sed 's/^/    stderr: /' "$ERR" | head -n 20; fi
-}
-stderr_has() {
-    if grep -E -q -e "$1" "$ERR"; then ok "$2"; else
-        ko "$2: stderr does not match /$1/"; sed 's/^/    stderr: /' "$ERR" | head -n 20; fi
-}
-stdout_has() {
-    if grep -E -q -e "$1" "$OUT"; then ok "$2"; else
-        ko "$2: stdout does not match /$1/"; sed 's/^/    stdout: /' "$OUT" | head -n 20; fi
-}
 
 # info on a URDF: sizes and names
 run info "$U/small_robot.urdf"
