@@ -122,6 +122,25 @@ static int missing(lctx *c, const char *path, const char *member)
     return fail(c, MBS_ERR_MODEL, path, "missing required member \"%s\"", member);
 }
 
+/* The required member `key` of the object at `path` as a string / a finite number. */
+static int req_string(lctx *c, json_t *obj, const char *path, const char *key, const char **out)
+{
+    char p[PATH_LEN + 32];
+    json_t *v = json_object_get(obj, key);
+    if (!v) return missing(c, path, key);
+    snprintf(p, sizeof p, "%s.%s", path, key);
+    return get_string(c, v, p, out);
+}
+
+static int req_number(lctx *c, json_t *obj, const char *path, const char *key, double *out)
+{
+    char p[PATH_LEN + 32];
+    json_t *v = json_object_get(obj, key);
+    if (!v) return missing(c, path, key);
+    snprintf(p, sizeof p, "%s.%s", path, key);
+    return get_number(c, v, p, out);
+}
+
 /* ---------------------------------------------------------------- bodies */
 
 static int load_inertia(lctx *c, json_t *v, const char *path, double I[6])
@@ -208,15 +227,11 @@ static int load_body(lctx *c, json_t *jb, size_t idx)
     if (rc) return rc;
 
     const char *name = NULL;
-    json_t *v = json_object_get(jb, "name");
-    if (!v) return missing(c, path, "name");
-    snprintf(p, sizeof p, "%s.name", path);
-    if ((rc = get_string(c, v, p, &name))) return rc;
+    if ((rc = req_string(c, jb, path, "name", &name))) return rc;
+    json_t *v;
 
     double mass, com[3] = { 0, 0, 0 }, I[6] = { 0, 0, 0, 0, 0, 0 };
-    if (!(v = json_object_get(jb, "mass"))) return missing(c, path, "mass");
-    snprintf(p, sizeof p, "%s.mass", path);
-    if ((rc = get_number(c, v, p, &mass))) return rc;
+    if ((rc = req_number(c, jb, path, "mass", &mass))) return rc;
     if ((v = json_object_get(jb, "com"))) {
         snprintf(p, sizeof p, "%s.com", path);
         if ((rc = get_numbers(c, v, p, 3, com))) return rc;
@@ -374,13 +389,9 @@ static int load_joint(lctx *c, json_t *jj, size_t idx)
     if (rc) return rc;
 
     const char *name = NULL, *tname = NULL;
-    json_t *v;
-    if (!(v = json_object_get(jj, "name"))) return missing(c, path, "name");
-    snprintf(p, sizeof p, "%s.name", path);
-    if ((rc = get_string(c, v, p, &name))) return rc;
-    if (!(v = json_object_get(jj, "type"))) return missing(c, path, "type");
+    if ((rc = req_string(c, jj, path, "name", &name))) return rc;
+    if ((rc = req_string(c, jj, path, "type", &tname))) return rc;
     snprintf(p, sizeof p, "%s.type", path);
-    if ((rc = get_string(c, v, p, &tname))) return rc;
     int t = mbs_joint_type_from_name(tname);
     if (t < 0)
         return fail(c, MBS_ERR_MODEL, p, "unknown joint type \"%s\" (valid: fixed, revolute, prismatic, "
@@ -471,12 +482,8 @@ static int load_param(lctx *c, json_t *jp, size_t idx)
     const char *name = NULL;
     json_t *v;
     double value, lower = -INFINITY, upper = INFINITY;
-    if (!(v = json_object_get(jp, "name"))) return missing(c, path, "name");
-    snprintf(p, sizeof p, "%s.name", path);
-    if ((rc = get_string(c, v, p, &name))) return rc;
-    if (!(v = json_object_get(jp, "value"))) return missing(c, path, "value");
-    snprintf(p, sizeof p, "%s.value", path);
-    if ((rc = get_number(c, v, p, &value))) return rc;
+    if ((rc = req_string(c, jp, path, "name", &name))) return rc;
+    if ((rc = req_number(c, jp, path, "value", &value))) return rc;
     if ((v = json_object_get(jp, "lower"))) {
         snprintf(p, sizeof p, "%s.lower", path);
         if ((rc = get_number(c, v, p, &lower))) return rc;
@@ -611,12 +618,9 @@ static int load_function(lctx *c, json_t *jf, size_t idx)
     const char *name = NULL, *tname = NULL;
     json_t *v;
     int rc;
-    if (!(v = json_object_get(jf, "name"))) return missing(c, path, "name");
-    snprintf(p, sizeof p, "%s.name", path);
-    if ((rc = get_string(c, v, p, &name))) return rc;
-    if (!(v = json_object_get(jf, "type"))) return missing(c, path, "type");
+    if ((rc = req_string(c, jf, path, "name", &name))) return rc;
+    if ((rc = req_string(c, jf, path, "type", &tname))) return rc;
     snprintf(p, sizeof p, "%s.type", path);
-    if ((rc = get_string(c, v, p, &tname))) return rc;
     int type = mbs_function_type_from_name(tname);
     if (type < 0)
         return fail(c, MBS_ERR_MODEL, p, "unknown function type \"%s\" (valid: constant, step, sine, spline)",
@@ -920,14 +924,10 @@ static int load_force(lctx *c, json_t *jf, size_t idx)
     snprintf(where, sizeof where, "%s: %s", c->file, path);
     if (!json_is_object(jf)) return fail(c, MBS_ERR_MODEL, path, "expected an object, got %s", json_type_name(jf));
     const char *name = NULL, *tname = NULL;
-    json_t *v;
     int rc;
-    if (!(v = json_object_get(jf, "name"))) return missing(c, path, "name");
-    snprintf(p, sizeof p, "%s.name", path);
-    if ((rc = get_string(c, v, p, &name))) return rc;
-    if (!(v = json_object_get(jf, "type"))) return missing(c, path, "type");
+    if ((rc = req_string(c, jf, path, "name", &name))) return rc;
+    if ((rc = req_string(c, jf, path, "type", &tname))) return rc;
     snprintf(p, sizeof p, "%s.type", path);
-    if ((rc = get_string(c, v, p, &tname))) return rc;
     int type = mbs_force_type_from_name(tname);
     if (type < 0)
         return fail(c, MBS_ERR_MODEL, p,
@@ -1038,14 +1038,10 @@ static int load_constraint(lctx *c, json_t *jc, size_t idx)
     snprintf(where, sizeof where, "%s: %s", c->file, path);
     if (!json_is_object(jc)) return fail(c, MBS_ERR_MODEL, path, "expected an object, got %s", json_type_name(jc));
     const char *name = NULL, *tname = NULL;
-    json_t *v;
-    if (!(v = json_object_get(jc, "name"))) return missing(c, path, "name");
-    snprintf(p, sizeof p, "%s.name", path);
-    int rc = get_string(c, v, p, &name);
+    int rc = req_string(c, jc, path, "name", &name);
     if (rc) return rc;
-    if (!(v = json_object_get(jc, "type"))) return missing(c, path, "type");
+    if ((rc = req_string(c, jc, path, "type", &tname))) return rc;
     snprintf(p, sizeof p, "%s.type", path);
-    if ((rc = get_string(c, v, p, &tname))) return rc;
     int func;
     double value, rate;
     if (strcmp(tname, "coordinate") == 0) {
