@@ -336,8 +336,6 @@ int sens_cavm_loops(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
 {
     const mbs_model *m = r->m;
     const int n = r->nq, np = r->np, no = r->nobj;
-    mbs_sim_options so = r->o->sim;
-    so.integrator = MBS_INTEGRATOR_TRAPEZOIDAL;
     int rc = MBS_OK;
     cl_ws w;
     memset(&w, 0, sizeof w);
@@ -345,12 +343,10 @@ int sens_cavm_loops(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     w.n = n;
     w.np = np;
     w.no = no;
-    mbs_data *di = mbs_data_create(m, err);
-    mbs_integrator *it = di ? mbs_integrator_create(m, di, &so, err) : NULL;
-    if (!it) {
-        rc = err && err->code ? err->code : MBS_ERR_NOMEM;
-        goto done;
-    }
+    sens_fwd F;
+    if ((rc = sens_fwd_open(&F, r, SENS_FWD_LOOP, err))) goto done;
+    mbs_integrator *it = F.it;
+    const mbs_sim_options so = F.so;
     /* the Matrix R machinery on its own data, with the integrator's (matrixr) or a fresh (ali3p)
      * choice of independent coordinates */
     {
@@ -573,7 +569,6 @@ fail:
     rc = mbs_error_set(err, rc ? rc : MBS_ERR_NUMERIC, "cavm: %s", w.msg);
 done:
     ws_free(&w);
-    mbs_integrator_free(it);
-    mbs_data_free(di);
+    sens_fwd_close(&F, NULL);
     return rc;
 }

@@ -89,16 +89,13 @@ int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     const int nq = r->nq, np = r->np, no = r->nobj;
     const size_t n = (size_t)(nq > 0 ? nq : 1);
     int rc = MBS_OK;
-    mbs_sim_options so = r->o->sim;
-    so.project = 0;
-    so.integrator = MBS_INTEGRATOR_TRAPEZOIDAL;
-    so.solver = MBS_SOLVER_NEWTON;
-    if (!so.tangent) so.tangent = mbs_tangent_analytic;
+    sens_fwd F;
+    sens_fwd_open(&F, r, SENS_FWD_OPEN, err);   /* failure: F.it is NULL (checked below) */
+    mbs_integrator *it = F.it;
+    const mbs_sim_options so = F.so;
     /* the step grid */
     long N = 0;
     for (double t = so.t0; t < so.tf - 1e-12 * fmax(1, fabs(so.tf)); t = fmin(t + so.dt, so.tf)) N++;
-    mbs_data *di = mbs_data_create(m, err);
-    mbs_integrator *it = di ? mbs_integrator_create(m, di, &so, err) : NULL;
     double *X = malloc(sizeof(double) * 3 * n * (size_t)(N + 1));
     double *T = malloc(sizeof(double) * (size_t)(N + 1));
     double *M = calloc(n * n, 8), *K = calloc(n * n, 8), *C = calloc(n * n, 8), *S = calloc(n * n, 8);
@@ -223,8 +220,7 @@ int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         sens_pprod_finish(r, &pp, grad);
     }
 done:
-    mbs_integrator_free(it);
-    mbs_data_free(di);
+    sens_fwd_close(&F, NULL);
     free(X); free(T); free(M); free(K); free(C); free(S); free(a); free(b); free(nu); free(r0);
     free(col); free(e); free(g); free(dgall); free(ipiv);
     free(nup);

@@ -60,20 +60,15 @@ int sens_davm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     const size_t N = (size_t)n, N3 = 3 * N, P = (size_t)np, NU = N3 + P;
     const size_t recsz = 5 * N + (size_t)nc;   /* z, zd, zdd, zd*, zdd*, lambda */
     int rc = MBS_OK;
-    mbs_sim_options so = r->o->sim;
-    so.integrator = MBS_INTEGRATOR_TRAPEZOIDAL;
-    so.loop = MBS_LOOP_ALI3P;
     sens_ali_lin w;
     memset(&w, 0, sizeof w);
     double *buf = NULL, *recs = NULL;
     rec_head *heads = NULL;
     size_t nrec = 0, cap = 0;
-    mbs_data *di = mbs_data_create(m, err);
-    mbs_integrator *it = di ? mbs_integrator_create(m, di, &so, err) : NULL;
-    if (!it) {
-        rc = err && err->code ? err->code : MBS_ERR_NOMEM;
-        goto done;
-    }
+    sens_fwd F;
+    if ((rc = sens_fwd_open(&F, r, SENS_FWD_ALI3P, err))) goto done;
+    mbs_integrator *it = F.it;
+    const mbs_sim_options so = F.so;
     buf = calloc(N3 * NU + N3 * P + 2 * N3 * (size_t)no + 2 * (size_t)no * NU + 4 * (size_t)no + N3 + (size_t)m->nx + 4,
                  sizeof(double));
     if (!buf || sens_ali_lin_create(&w, m, np)) {
@@ -185,9 +180,7 @@ int sens_davm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         }
     if (r->o->history) r->o->history(r->o->history_user, t, no, np, r->psi, r->grad);
 done:
-    if (stats && it) mbs_integrator_stats(it, stats);
-    mbs_integrator_free(it);
-    mbs_data_free(di);
+    sens_fwd_close(&F, stats);
     sens_ali_lin_free(&w);
     free(buf);
     free(recs);

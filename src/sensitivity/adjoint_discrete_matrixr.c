@@ -30,22 +30,15 @@ int sens_davm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     const int n = r->nq, np = r->np, no = r->nobj;
     const size_t N = (size_t)n, N3 = 3 * N, P = (size_t)np, NO = (size_t)no;
     int rc = MBS_OK;
-    mbs_sim_options so = r->o->sim;
-    so.integrator = MBS_INTEGRATOR_TRAPEZOIDAL;
-    so.loop = MBS_LOOP_MATRIXR;
     sens_mr_lin w;
     memset(&w, 0, sizeof w);
     double *buf = NULL, *states = NULL, *th = NULL;
     size_t nrec = 0, cap = 0;
-    mbs_data *di = mbs_data_create(m, err);
-    mbs_integrator *it = di ? mbs_integrator_create(m, di, &so, err) : NULL;
-    mbs_form *g = it ? mbs_form_create(m, r->d, &so, err) : NULL;
-    if (!g) {
-        rc = err && err->code ? err->code : MBS_ERR_NOMEM;
-        goto done;
-    }
-    g->nd = it->form->nd;
-    memcpy(g->dof, it->form->dof, sizeof(mbs_dof) * (size_t)(g->nd > 0 ? g->nd : 0));
+    sens_fwd F;
+    if ((rc = sens_fwd_open(&F, r, SENS_FWD_MATRIXR, err))) goto done;
+    mbs_integrator *it = F.it;
+    mbs_form *g = F.g;   /* over the integrator's independent coordinates */
+    const mbs_sim_options so = F.so;
     const size_t NI = 3 * (size_t)(g->nd > 0 ? g->nd : 0), NU = NI + P;
     buf = calloc(NI * P + N3 * P + 2 * NI * NO + NI * NU + N3 * NU + 3 * NO + (size_t)m->nx + 4, sizeof(double));
     if (!buf || sens_mr_lin_create(&w, m, g->nd, np)) {
@@ -158,10 +151,7 @@ int sens_davm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     }
     if (r->o->history) r->o->history(r->o->history_user, t, no, np, r->psi, r->grad);
 done:
-    if (stats && it) mbs_integrator_stats(it, stats);
-    mbs_form_free(g);
-    mbs_integrator_free(it);
-    mbs_data_free(di);
+    sens_fwd_close(&F, stats);
     sens_mr_lin_free(&w);
     free(buf);
     free(states);

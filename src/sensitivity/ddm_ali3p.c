@@ -170,36 +170,27 @@ static int ali_advance(void *ctx, double t, double h, const double *q, const dou
 
 int sens_ddm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
 {
-    const mbs_model *m = r->m;
     const int n = r->nq, np = r->np;
     const size_t N3 = 3 * (size_t)n, P = (size_t)np;
-    int rc = MBS_OK;
-    mbs_sim_options so = r->o->sim;
-    so.integrator = MBS_INTEGRATOR_TRAPEZOIDAL;
-    so.loop = MBS_LOOP_ALI3P;
     sens_ali_lin w;
     memset(&w, 0, sizeof w);
     double *buf = NULL;
-    mbs_data *di = mbs_data_create(m, err);
-    mbs_integrator *it = di ? mbs_integrator_create(m, di, &so, err) : NULL;
-    if (!it) {
-        rc = err && err->code ? err->code : MBS_ERR_NOMEM;
-        goto done;
-    }
+    sens_fwd F;
+    int rc = sens_fwd_open(&F, r, SENS_FWD_ALI3P, err);
+    if (rc) goto done;
     buf = calloc(2 * N3 * P + 1, sizeof(double));
-    if (!buf || sens_ali_lin_create(&w, m, np)) {
+    if (!buf || sens_ali_lin_create(&w, r->m, np)) {
         rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
         goto done;
     }
-    ali_ddm c = { r, it, &so, &w, buf, buf + N3 * P };
-    if ((rc = sens_ali_lin_init(&w, r, &so, so.t0, mbs_integrator_q(it), mbs_integrator_qd(it),
+    mbs_integrator *it = F.it;
+    ali_ddm c = { r, it, &F.so, &w, buf, buf + N3 * P };
+    if ((rc = sens_ali_lin_init(&w, r, &F.so, F.so.t0, mbs_integrator_q(it), mbs_integrator_qd(it),
                                 mbs_integrator_qdd(it), c.Y, err)))
         goto done;
-    rc = sens_ddm_march(r, it, &so, c.Y, c.Y + n, c.Y + 2 * n, N3, ali_advance, &c, err);
+    rc = sens_ddm_march(r, it, &F.so, c.Y, c.Y + n, c.Y + 2 * n, N3, ali_advance, &c, err);
 done:
-    if (stats && it) mbs_integrator_stats(it, stats);
-    mbs_integrator_free(it);
-    mbs_data_free(di);
+    sens_fwd_close(&F, stats);
     sens_ali_lin_free(&w);
     free(buf);
     return rc;

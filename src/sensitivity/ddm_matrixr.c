@@ -60,42 +60,29 @@ static int mr_advance(void *ctx, double t, double h, const double *q, const doub
 
 int sens_ddm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
 {
-    const mbs_model *m = r->m;
     const int n = r->nq, np = r->np;
     const size_t N3 = 3 * (size_t)n, P = (size_t)np;
-    int rc = MBS_OK;
-    mbs_sim_options so = r->o->sim;
-    so.integrator = MBS_INTEGRATOR_TRAPEZOIDAL;
-    so.loop = MBS_LOOP_MATRIXR;
     sens_mr_lin w;
     memset(&w, 0, sizeof w);
     double *buf = NULL;
-    mbs_data *di = mbs_data_create(m, err);
-    mbs_integrator *it = di ? mbs_integrator_create(m, di, &so, err) : NULL;
-    mbs_form *g = it ? mbs_form_create(m, r->d, &so, err) : NULL;
-    if (!g) {
-        rc = err && err->code ? err->code : MBS_ERR_NOMEM;
-        goto done;
-    }
-    /* the integrator's independent coordinates */
-    g->nd = it->form->nd;
-    memcpy(g->dof, it->form->dof, sizeof(mbs_dof) * (size_t)(g->nd > 0 ? g->nd : 0));
+    sens_fwd F;
+    int rc = sens_fwd_open(&F, r, SENS_FWD_MATRIXR, err);
+    if (rc) goto done;
+    mbs_integrator *it = F.it;
+    mbs_form *g = F.g;   /* over the integrator's independent coordinates */
     const size_t NI = 3 * (size_t)(g->nd > 0 ? g->nd : 0);
     buf = calloc(2 * NI * P + N3 * P + 1, sizeof(double));
-    if (!buf || sens_mr_lin_create(&w, m, g->nd, np)) {
+    if (!buf || sens_mr_lin_create(&w, r->m, g->nd, np)) {
         rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
         goto done;
     }
     mr_ddm c = { &w, g, np, NI, N3, buf, buf + NI * P, buf + 2 * NI * P };
-    if ((rc = sens_mr_lin_init(&w, r, g, so.t0, mbs_integrator_q(it), mbs_integrator_qd(it), mbs_integrator_qdd(it),
-                               c.Yi, c.Y, err)))
+    if ((rc = sens_mr_lin_init(&w, r, g, F.so.t0, mbs_integrator_q(it), mbs_integrator_qd(it),
+                               mbs_integrator_qdd(it), c.Yi, c.Y, err)))
         goto done;
-    rc = sens_ddm_march(r, it, &so, c.Y, c.Y + n, c.Y + 2 * n, N3, mr_advance, &c, err);
+    rc = sens_ddm_march(r, it, &F.so, c.Y, c.Y + n, c.Y + 2 * n, N3, mr_advance, &c, err);
 done:
-    if (stats && it) mbs_integrator_stats(it, stats);
-    mbs_form_free(g);
-    mbs_integrator_free(it);
-    mbs_data_free(di);
+    sens_fwd_close(&F, stats);
     sens_mr_lin_free(&w);
     free(buf);
     return rc;

@@ -80,13 +80,10 @@ int sens_ddm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     const int nq = r->nq, np = r->np;
     const size_t n = (size_t)(nq > 0 ? nq : 1), P = (size_t)np;
     int rc = MBS_OK;
-    mbs_sim_options so = r->o->sim;
-    so.project = 0;                       /* the completed equations keep |p| = 1 */
-    so.integrator = MBS_INTEGRATOR_TRAPEZOIDAL;
-    so.solver = MBS_SOLVER_NEWTON;
-    if (!so.tangent) so.tangent = mbs_tangent_analytic;
-    mbs_data *di = mbs_data_create(m, err);   /* the integrator's own data */
-    mbs_integrator *it = di ? mbs_integrator_create(m, di, &so, err) : NULL;
+    sens_fwd F;
+    sens_fwd_open(&F, r, SENS_FWD_OPEN, err);   /* failure: F.it is NULL (checked below) */
+    mbs_integrator *it = F.it;
+    const mbs_sim_options so = F.so;
     /* sensitivities: 3 state blocks x np; the step's tangent and scratch */
     trap_ddm c = { r, np, n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
     c.Sz = calloc(P * n, 8); c.Szd = calloc(P * n, 8); c.Szdd = calloc(P * n, 8);
@@ -120,9 +117,7 @@ int sens_ddm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     }
     rc = sens_ddm_march(r, it, &so, c.Sz, c.Szd, c.Szdd, n, trap_advance, &c, err);
 done:
-    if (stats && it) mbs_integrator_stats(it, stats);
-    mbs_integrator_free(it);
-    mbs_data_free(di);
+    sens_fwd_close(&F, stats);
     free(c.Sz); free(c.Szd); free(c.Szdd); free(c.M); free(c.K); free(c.C); free(c.S);
     free(c.dzp); free(c.dzdp); free(c.dr); free(c.r0); free(c.dx); free(c.ipiv);
     return rc;

@@ -67,6 +67,27 @@ void sens_accumulate(sens_run *r, double w, const double *g, const double *dg);
  * memory (the arrays stay valid and keep their contents). */
 int sens_grow2(void **a, size_t a_size, void **b, size_t b_size, size_t n, size_t *cap, size_t first);
 
+/* The forward run of a method that differentiates the trapezoidal rule:
+ * the run's options with the trapezoidal integrator, the integrator on its
+ * own data and, for SENS_FWD_MATRIXR, a Matrix R form on r->d over the
+ * integrator's independent coordinates (the step linearization's).
+ *   SENS_FWD_OPEN     open trees: Newton with the analytical tangent unless
+ *                     one is set, no Euler-parameter projection (the
+ *                     completed equations keep |p| = 1)
+ *   SENS_FWD_ALI3P, SENS_FWD_MATRIXR   that closed-loop formulation
+ *   SENS_FWD_LOOP     the options' own loop formulation */
+enum { SENS_FWD_OPEN, SENS_FWD_ALI3P, SENS_FWD_MATRIXR, SENS_FWD_LOOP };
+typedef struct sens_fwd {
+    mbs_sim_options so;
+    mbs_data *d;
+    mbs_integrator *it;
+    struct mbs_form *g;
+} sens_fwd;
+/* MBS_OK, or the error's code (err set); f is then safe to close. */
+int sens_fwd_open(sens_fwd *f, sens_run *r, int kind, mbs_error *err);
+/* The integrator's statistics into stats (may be NULL), then frees. */
+void sens_fwd_close(sens_fwd *f, mbs_sim_stats *stats);
+
 /* A forward method's differentiated step: after the integrator took the
  * step of length h to t (its state q, qd, qdd), update the sensitivities
  * the march reads. */

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "sens_impl.h"
+#include "../formulations/form_impl.h"
 #include "mbsens/constraints.h"
 
 /* ---------------------------------------------------------------- names */
@@ -201,6 +202,43 @@ void sens_accumulate(sens_run *r, double w, const double *g, const double *dg)
         r->psi[k] += w * g[k];
         for (int j = 0; j < np; j++) r->grad[k * np + j] += w * dg[(size_t)k * np + j];
     }
+}
+
+int sens_fwd_open(sens_fwd *f, sens_run *r, int kind, mbs_error *err)
+{
+    const mbs_model *m = r->m;
+    memset(f, 0, sizeof *f);
+    f->so = r->o->sim;
+    f->so.integrator = MBS_INTEGRATOR_TRAPEZOIDAL;
+    if (kind == SENS_FWD_OPEN) {
+        f->so.project = 0;
+        f->so.solver = MBS_SOLVER_NEWTON;
+        if (!f->so.tangent) f->so.tangent = mbs_tangent_analytic;
+    } else if (kind == SENS_FWD_ALI3P) {
+        f->so.loop = MBS_LOOP_ALI3P;
+    } else if (kind == SENS_FWD_MATRIXR) {
+        f->so.loop = MBS_LOOP_MATRIXR;
+    }
+    f->d = mbs_data_create(m, err);
+    f->it = f->d ? mbs_integrator_create(m, f->d, &f->so, err) : NULL;
+    if (f->it && kind == SENS_FWD_MATRIXR) {
+        f->g = mbs_form_create(m, r->d, &f->so, err);
+        if (f->g) {
+            f->g->nd = f->it->form->nd;
+            memcpy(f->g->dof, f->it->form->dof, sizeof(mbs_dof) * (size_t)(f->g->nd > 0 ? f->g->nd : 0));
+        }
+    }
+    if (!f->it || (kind == SENS_FWD_MATRIXR && !f->g)) return err && err->code ? err->code : MBS_ERR_NOMEM;
+    return MBS_OK;
+}
+
+void sens_fwd_close(sens_fwd *f, mbs_sim_stats *stats)
+{
+    if (stats && f->it) mbs_integrator_stats(f->it, stats);
+    mbs_form_free(f->g);
+    mbs_integrator_free(f->it);
+    mbs_data_free(f->d);
+    memset(f, 0, sizeof *f);
 }
 
 int sens_ddm_march(sens_run *r, mbs_integrator *it, const mbs_sim_options *so, const double *Sz,
