@@ -469,10 +469,8 @@ static int fd_factor(const mbs_model *m, mbs_data *d, const double *q, int dense
             return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics derivatives: mass matrix not "
                                  "positive definite (leading minor %d, coordinate %s)", (int)info,
                                  m->coord_name[info - 1]);
-        if (info < 0 || LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'L', nq, H, nq) != 0)
-            return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics derivatives: mass matrix inverse failed");
-        for (int c = 0; c < nq; c++)   /* column-major lower -> the upper part too */
-            for (int r = c + 1; r < nq; r++) H[(size_t)r * nq + c] = H[(size_t)c * nq + r];
+        if (info < 0)
+            return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics derivatives: mass matrix factor failed");
         return MBS_OK;
     }
     for (int k = nq - 1; k >= 0; k--) {
@@ -485,6 +483,45 @@ static int fd_factor(const mbs_model *m, mbs_data *d, const double *q, int dense
         for (int i = lam[k]; i >= 0; i = lam[i])
             for (int j = i; j >= 0; j = lam[j]) H[(size_t)i * nq + j] -= Hk[i] * Hk[j];
     }
+    return MBS_OK;
+}
+
+/* x = M'^-1 x with the factor of fd_factor in d->scratch */
+static void fd_factor_solve(const mbs_model *m, mbs_data *d, int dense, double *x)
+{
+    const int nq = m->nq, *lam = d->ws.qpar;
+    const double *H = d->scratch;
+    if (nq == 0) return;
+    if (dense) {
+        LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', nq, 1, H, nq, x, nq);
+        return;
+    }
+    /* M'^-1 x = L^-1 L^-T x: L^T y = x from the leaves up, then L x = y
+     * from the root down (tree-sparse rows) */
+    for (int k = nq - 1; k >= 0; k--) {
+        const double *Hk = H + (size_t)k * nq;
+        x[k] /= Hk[k];
+        for (int i = lam[k]; i >= 0; i = lam[i]) x[i] -= Hk[i] * x[k];
+    }
+    for (int k = 0; k < nq; k++) {
+        const double *Hk = H + (size_t)k * nq;
+        double t = x[k];
+        for (int i = lam[k]; i >= 0; i = lam[i]) t -= Hk[i] * x[i];
+        x[k] = t / Hk[k];
+    }
+}
+
+/* dense: M'^-1 from its Cholesky factor in d->scratch (LAPACK dpotri),
+ * both triangles */
+static int fd_dense_inverse(const mbs_model *m, mbs_data *d)
+{
+    const int nq = m->nq;
+    double *H = d->scratch;
+    if (nq == 0) return MBS_OK;
+    if (LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'L', nq, H, nq) != 0)
+        return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics derivatives: mass matrix inverse failed");
+    for (int c = 0; c < nq; c++)   /* column-major lower -> the upper part too */
+        for (int r = c + 1; r < nq; r++) H[(size_t)r * nq + c] = H[(size_t)c * nq + r];
     return MBS_OK;
 }
 
@@ -502,7 +539,7 @@ static int fd_factor(const mbs_model *m, mbs_data *d, const double *q, int dense
  * or dtrsm) and than one articulated-body solve per column, on the models
  * of bench/bench_derivatives.c. */
 static void fd_apply_inverse(const mbs_model *m, mbs_data *d, const double *q, double *Rq,
-                             double *Rqd, double *Rtau, double alpha, int dense)
+                             double *Rqd, double *Rtau, double alpha, int dense, const double *B, int ldb)
 {
     const int nq = m->nq, *lam = d->ws.qpar;
     if (nq == 0) return;
@@ -549,6 +586,11 @@ apply:;
     double *R[2] = { Rq, Rqd };
     for (int t = 0; t < 2; t++) {
         if (!R[t]) continue;
+        if (B) {   /* the right-hand sides elsewhere: B (q), B + nq (qd), rows ldb apart */
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nq, nq, nq, alpha, X, nq, B + t * nq, ldb,
+                        0.0, R[t], nq);
+            continue;
+        }
         memcpy(C, R[t], sizeof(double) * n2);
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nq, nq, nq, alpha, X, nq, C, nq, 0.0, R[t], nq);
     }
@@ -566,6 +608,72 @@ apply:;
     }
 }
 
+/* Trees of revolute, prismatic and fixed joints (mbs_idl_usable; no Euler
+ * completion). The accelerations as the chosen algorithm computes them
+ * (the derivatives are those of that function; where M is ill-conditioned,
+ * as with the human model's massless frames near gimbal lock, the two
+ * differ by cond(M) eps):
+ *   fully recursive: qdd from the forward dynamics (joint frames), then the
+ *     fused pass at (q, qd, qdd) gives M and [dtau/dq | dtau/dqd];
+ *   semi-recursive: no forward-dynamics pass; the fused pass at qdd = 0
+ *     gives M and the bias b = ID(q, qd, 0), qdd = M^-1 (tau - b) with the
+ *     factor of M that M^-1 needs anyway, and the pass moved to qdd (only
+ *     the column vectors that depend on it) gives the Jacobians.
+ * The Jacobians land in the pass's own workspace (its zeros kept from call
+ * to call); dqdd/dx = -M^-1 dtau/dx goes from there straight into the
+ * outputs, and dqdd/dtau = M^-1. */
+static int fd_derivatives_local(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
+                                const double *qd, const double *tau, double *qdd, double *dqdd_dq,
+                                double *dqdd_dqd, double *dqdd_dtau)
+{
+    const int nq = m->nq;
+    double *a = d->dbuf, *b = d->dbuf + nq;
+    const int want = dqdd_dq || dqdd_dqd || dqdd_dtau, dense = fd_inverse_dense(m);
+    int rc;
+    if (alg != MBS_FD_SEMI_RECURSIVE) {
+        if ((rc = mbs_fd_qdd(m, d, alg, q, qd, tau, a))) return rc;
+        if (qdd) memcpy(qdd, a, sizeof(double) * (size_t)nq);
+        if (!want) {
+            d->err[0] = 0;
+            return MBS_OK;
+        }
+        if (mbs_idl_fd_begin(m, d, q, qd, a, NULL, d->scratch))
+            return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics derivatives: mass matrix not finite");
+        if ((rc = fd_factor(m, d, q, dense))) return rc;
+    } else {
+        if (mbs_idl_fd_begin(m, d, q, qd, NULL, b, d->scratch))
+            return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics derivatives: mass matrix or bias "
+                                 "forces not finite");
+        for (int k = 0; k < nq; k++) a[k] = (tau ? tau[k] : 0) - b[k];
+        if ((rc = fd_factor(m, d, q, dense))) return rc;
+        fd_factor_solve(m, d, dense, a);
+        for (int k = 0; k < nq; k++)
+            if (!isfinite(a[k]))
+                return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics: acceleration of %s is not finite",
+                                     m->coord_name[k]);
+        if (qdd) memcpy(qdd, a, sizeof(double) * (size_t)nq);
+        if (!want) {
+            d->err[0] = 0;
+            return MBS_OK;
+        }
+        if (dqdd_dq || dqdd_dqd) mbs_idl_fd_move(m, d, a, NULL);
+    }
+    if (dense && (rc = fd_dense_inverse(m, d))) return rc;
+    if (dqdd_dq || dqdd_dqd) {
+        int bad;
+        const double *J = mbs_idl_fd_jacobians(m, d, &bad);
+        if (bad && (rc = check_finite(d, J, 2 * nq * nq, "dtau/dq, dtau/dqd"))) return rc;
+        fd_apply_inverse(m, d, q, dqdd_dq, dqdd_dqd, dqdd_dtau, -1.0, dense, J, 2 * nq);
+    } else if (dqdd_dtau) {
+        fd_apply_inverse(m, d, q, NULL, NULL, dqdd_dtau, -1.0, dense, NULL, 0);
+    }
+    if (dqdd_dq && (rc = check_finite(d, dqdd_dq, nq * nq, "dqdd/dq"))) return rc;
+    if (dqdd_dqd && (rc = check_finite(d, dqdd_dqd, nq * nq, "dqdd/dqd"))) return rc;
+    if (dqdd_dtau && (rc = check_finite(d, dqdd_dtau, nq * nq, "dqdd/dtau"))) return rc;
+    d->err[0] = 0;
+    return MBS_OK;
+}
+
 int mbs_forward_dynamics_derivatives(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg,
                                      const double *q, const double *qd, const double *tau,
                                      double *qdd, double *dqdd_dq, double *dqdd_dqd,
@@ -574,27 +682,8 @@ int mbs_forward_dynamics_derivatives(const mbs_model *m, mbs_data *d, mbs_fd_alg
     const int nq = m->nq;
     double *a = d->dbuf, *tid = d->dbuf + nq;
     int rc;
-    if (mbs_idl_usable(m, d)) {
-        /* trees of revolute, prismatic and fixed joints: qdd from the
-         * forward dynamics (joint frames where they apply), then dtau/dq,
-         * dtau/dqd and M at (q, qd, qdd) from the fused pass; nothing else
-         * is needed (no Euler completion) */
-        if ((rc = mbs_fd_qdd(m, d, alg, q, qd, tau, a))) return rc;
-        if (qdd) memcpy(qdd, a, sizeof(double) * (size_t)nq);
-        if (!dqdd_dq && !dqdd_dqd && !dqdd_dtau) {
-            d->err[0] = 0;
-            return MBS_OK;
-        }
-        if (mbs_idl_id_jacobians(m, d, q, qd, a, NULL, dqdd_dq, dqdd_dqd, d->scratch)) {
-            if (dqdd_dq && (rc = check_finite(d, dqdd_dq, nq * nq, "dtau/dq"))) return rc;
-            if (dqdd_dqd && (rc = check_finite(d, dqdd_dqd, nq * nq, "dtau/dqd"))) return rc;
-        }
-        const int dense = fd_inverse_dense(m);
-        if ((rc = fd_factor(m, d, q, dense))) return rc;
-        /* -M^-1 dtau/dx (the sign in the products) */
-        fd_apply_inverse(m, d, q, dqdd_dq, dqdd_dqd, dqdd_dtau, -1.0, dense);
-        goto checks;
-    }
+    if (mbs_idl_usable(m, d))
+        return fd_derivatives_local(m, d, alg, q, qd, tau, qdd, dqdd_dq, dqdd_dqd, dqdd_dtau);
     /* the primal of mbs_deriv_fd_primal without its factorization of M'
      * for the semi-recursive algorithm (fd_factor below replaces it) */
     rc = mbs_fd_unchecked(m, d, alg, q, qd, tau, a);
@@ -612,13 +701,12 @@ int mbs_forward_dynamics_derivatives(const mbs_model *m, mbs_data *d, mbs_fd_alg
     }
     id_jacobians(m, d, q, qd, a, dqdd_dq, dqdd_dqd, d->scratch);
     const int dense = fd_inverse_dense(m);
-    if ((rc = fd_factor(m, d, q, dense))) return rc;
+    if ((rc = fd_factor(m, d, q, dense)) || (dense && (rc = fd_dense_inverse(m, d)))) return rc;
     if (dqdd_dq) fd_rhs_columns(m, q, qd, tau, a, tid, 0, dqdd_dq);
     if (dqdd_dqd) fd_rhs_columns(m, q, qd, tau, a, tid, 1, dqdd_dqd);
     /* dqdd/dtau: the right-hand sides -(-e_k) completed are the columns of
      * Pi (identity minus the Euler projections), applied in fd_apply_inverse */
-    fd_apply_inverse(m, d, q, dqdd_dq, dqdd_dqd, dqdd_dtau, 1.0, dense);
-checks:
+    fd_apply_inverse(m, d, q, dqdd_dq, dqdd_dqd, dqdd_dtau, 1.0, dense, NULL, 0);
     if (dqdd_dq && (rc = check_finite(d, dqdd_dq, nq * nq, "dqdd/dq"))) return rc;
     if (dqdd_dqd && (rc = check_finite(d, dqdd_dqd, nq * nq, "dqdd/dqd"))) return rc;
     if (dqdd_dtau && (rc = check_finite(d, dqdd_dtau, nq * nq, "dqdd/dtau"))) return rc;

@@ -81,6 +81,7 @@ typedef struct idl_ws {           /* per body, per call */
     /* composite sums, one block (passed to the parent in one loop):
      * (m, h, K), (hd, Kd), momentum, wrench */
     double sum[IDL_NSUM];
+    double dA[6], Y[6];           /* idl_update: change of A, and of the subtree's wrench */
 } idl_ws;
 
 /* per column c (= coordinate; only 1-DOF joints): contiguous records */
@@ -93,6 +94,7 @@ struct mbs_idl {
     idl_ws *w;
     int *cbody, *cpar, *cend;     /* body of column c, parent column (-1), end of its subtree's columns */
     double *col;                  /* CC_SIZE per column */
+    double *jw;                   /* nq x 2 nq: [dtau/dq | dtau/dqd] for the FD derivatives */
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -162,9 +164,10 @@ static inline void fast_sincos(double x, double *sn, double *cs)
 }
 
 /* Both Jacobians' entries of column c: rows c..end-1 (g_r . z1, g_r . z2)
- * and the rows above (s_r . ps, s_r . psd); fin accumulates their sum. Two
+ * and the rows above (s_r . ps, s_r . psd), row r at Jq + r ld (Jqd + r ld);
+ * fin accumulates their sum. Two
  * lanes at a time where SSE2 is available. */
-static void entries_pair(const double *CC, int c, int end, const int *cpar, int nq, const double *z1,
+static void entries_pair(const double *CC, int c, int end, const int *cpar, int ld, const double *z1,
                          const double *z2, const double *ps, const double *psd, double *Jq,
                          double *Jqd, double *fin)
 {
@@ -180,8 +183,8 @@ static void entries_pair(const double *CC, int c, int end, const int *cpar, int 
         a1 = _mm_add_pd(a1, _mm_add_pd(_mm_add_pd(_mm_mul_pd(g0, Z1[3]), _mm_mul_pd(g1, Z1[4])), _mm_mul_pd(g2, Z1[5])));
         a2 = _mm_add_pd(a2, _mm_add_pd(_mm_add_pd(_mm_mul_pd(g0, Z2[3]), _mm_mul_pd(g1, Z2[4])), _mm_mul_pd(g2, Z2[5])));
         const __m128d e = _mm_add_pd(_mm_unpacklo_pd(a1, a2), _mm_unpackhi_pd(a1, a2));
-        _mm_store_sd(Jq + (size_t)r * nq + c, e);
-        _mm_storeh_pd(Jqd + (size_t)r * nq + c, e);
+        _mm_store_sd(Jq + (size_t)r * ld + c, e);
+        _mm_storeh_pd(Jqd + (size_t)r * ld + c, e);
         acc = _mm_add_pd(acc, e);
     }
     const __m128d P0 = _mm_loadu_pd(ps), P1 = _mm_loadu_pd(ps + 2), P2 = _mm_loadu_pd(ps + 4);
@@ -192,8 +195,8 @@ static void entries_pair(const double *CC, int c, int end, const int *cpar, int 
         const __m128d a1 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(s0, P0), _mm_mul_pd(s1, P1)), _mm_mul_pd(s2, P2));
         const __m128d a2 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(s0, D0), _mm_mul_pd(s1, D1)), _mm_mul_pd(s2, D2));
         const __m128d e = _mm_add_pd(_mm_unpacklo_pd(a1, a2), _mm_unpackhi_pd(a1, a2));
-        _mm_store_sd(Jq + (size_t)r * nq + c, e);
-        _mm_storeh_pd(Jqd + (size_t)r * nq + c, e);
+        _mm_store_sd(Jq + (size_t)r * ld + c, e);
+        _mm_storeh_pd(Jqd + (size_t)r * ld + c, e);
         acc = _mm_add_pd(acc, e);
     }
     double t[2];
@@ -204,15 +207,15 @@ static void entries_pair(const double *CC, int c, int end, const int *cpar, int 
     for (int r = c; r < end; r++) {
         const double *g = CC + (size_t)r * CC_SIZE + CC_G;
         const double e1 = dot12(g, z1), e2 = dot12(g, z2);
-        Jq[(size_t)r * nq + c] = e1;
-        Jqd[(size_t)r * nq + c] = e2;
+        Jq[(size_t)r * ld + c] = e1;
+        Jqd[(size_t)r * ld + c] = e2;
         acc += e1 + e2;
     }
     for (int r = cpar[c]; r >= 0; r = cpar[r]) {
         const double *sr = CC + (size_t)r * CC_SIZE + CC_S;
         const double e1 = dot6(sr, ps), e2 = dot6(sr, psd);
-        Jq[(size_t)r * nq + c] = e1;
-        Jqd[(size_t)r * nq + c] = e2;
+        Jq[(size_t)r * ld + c] = e1;
+        Jqd[(size_t)r * ld + c] = e2;
         acc += e1 + e2;
     }
     *fin += acc;
@@ -222,7 +225,7 @@ static void entries_pair(const double *CC, int c, int end, const int *cpar, int 
 #if defined(IDL_AVX2)
 /* entries_pair with 4 lanes and fused multiply-adds */
 __attribute__((target("avx2,fma")))
-static void entries_pair_avx2(const double *CC, int c, int end, const int *cpar, int nq, const double *z1,
+static void entries_pair_avx2(const double *CC, int c, int end, const int *cpar, int ld, const double *z1,
                               const double *z2, const double *ps, const double *psd, double *Jq,
                               double *Jqd, double *fin)
 {
@@ -236,8 +239,8 @@ static void entries_pair_avx2(const double *CC, int c, int end, const int *cpar,
         const __m256d b = _mm256_fmadd_pd(g2, B2, _mm256_fmadd_pd(g1, B1, _mm256_mul_pd(g0, B0)));
         const __m256d h = _mm256_hadd_pd(a, b);   /* a01 b01 a23 b23 */
         const __m128d e = _mm_add_pd(_mm256_castpd256_pd128(h), _mm256_extractf128_pd(h, 1));
-        _mm_store_sd(Jq + (size_t)r * nq + c, e);
-        _mm_storeh_pd(Jqd + (size_t)r * nq + c, e);
+        _mm_store_sd(Jq + (size_t)r * ld + c, e);
+        _mm_storeh_pd(Jqd + (size_t)r * ld + c, e);
         acc = _mm_add_pd(acc, e);
     }
     const __m256d P0 = _mm256_loadu_pd(ps), D0 = _mm256_loadu_pd(psd);
@@ -249,8 +252,8 @@ static void entries_pair_avx2(const double *CC, int c, int end, const int *cpar,
         const __m256d h = _mm256_hadd_pd(_mm256_mul_pd(s0, P0), _mm256_mul_pd(s0, D0));
         const __m128d t = _mm_hadd_pd(_mm_mul_pd(s1, P1), _mm_mul_pd(s1, D1));
         const __m128d e = _mm_add_pd(_mm_add_pd(_mm256_castpd256_pd128(h), _mm256_extractf128_pd(h, 1)), t);
-        _mm_store_sd(Jq + (size_t)r * nq + c, e);
-        _mm_storeh_pd(Jqd + (size_t)r * nq + c, e);
+        _mm_store_sd(Jq + (size_t)r * ld + c, e);
+        _mm_storeh_pd(Jqd + (size_t)r * ld + c, e);
         acc = _mm_add_pd(acc, e);
     }
     double t[2];
@@ -343,6 +346,7 @@ int mbs_idl_create(mbs_data *d, const mbs_model *m)
         f->cend[c] = se <= nb ? m->joint[se].qoff : nq;
     }
     f->usable = f->rigid && m->nforce == 0;
+    if (f->usable && !(f->jw = calloc(2 * (size_t)nq * nq + 1, sizeof(double)))) return -1;
     return 0;
 }
 
@@ -355,6 +359,7 @@ void mbs_idl_free(mbs_data *d)
     free(d->idl->cpar);
     free(d->idl->cend);
     free(d->idl->col);
+    free(d->idl->jw);
     free(d->idl);
     d->idl = 0;
 }
@@ -387,9 +392,18 @@ int mbs_idl_rigid_usable(const mbs_model *m, const mbs_data *d)
 #else
 #define IDL_INLINE static inline
 #endif
-/* The pass, compiled twice below (default and AVX2/FMA code generation) */
-IDL_INLINE int idl_pass(const mbs_model *m, mbs_data *d, const double *q, const double *qd, const double *qdd,
-                        double *tau, double *dtau_dq, double *dtau_dqd, double *M, int avx2)
+/* The pass in three parts, each compiled twice below (default and AVX2/FMA
+ * code generation):
+ *   idl_front    kinematics at (q, qd, qdd) (qdd NULL: zero), body terms,
+ *                the backward sweep (composite sums, tau, the column
+ *                vectors g, psi, psid) and M; returns the sum of tau and M
+ *                (finiteness);
+ *   idl_update   for a front run at qdd = 0: the column vectors that depend
+ *                on the accelerations (w, psi) moved to the given qdd;
+ *   idl_entries  the entries of dtau/dq and dtau/dqd from the column
+ *                vectors; returns their sum. */
+IDL_INLINE double idl_front(const mbs_model *m, mbs_data *d, const double *q, const double *qd, const double *qdd,
+                            double *tau, double *M)
 {
     const int nb = m->nb, nq = m->nq;
     struct mbs_idl *f = d->idl;
@@ -538,14 +552,9 @@ IDL_INLINE int idl_pass(const mbs_model *m, mbs_data *d, const double *q, const 
         }
     }
 
-    /* ---- backward: composite sums, tau, column vectors, entries ---- */
-    if (m->nbranch != 1) {
-        if (dtau_dq) memset(dtau_dq, 0, sizeof(double) * (size_t)nq * nq);
-        if (dtau_dqd) memset(dtau_dqd, 0, sizeof(double) * (size_t)nq * nq);
-        if (M) memset(M, 0, sizeof(double) * (size_t)nq * nq);
-    }
-    const int *cpar = f->cpar, *cend = f->cend;
-    double fin = 0;   /* sum of the entries: not finite if any entry is not (or on overflow) */
+    /* ---- backward: composite sums, tau, column vectors ---- */
+    const int *cpar = f->cpar;
+    double fin = 0;   /* sum of the outputs: not finite if any entry is not (or on overflow) */
     for (int i = nb; i >= 1; i--) {
         const idl_body *b = &Bd[i];
         idl_ws *w = &W[i];
@@ -579,9 +588,96 @@ IDL_INLINE int idl_pass(const mbs_model *m, mbs_data *d, const double *q, const 
             for (int k = 0; k < IDL_NSUM; k++) wh->sum[k] += w->sum[k];
         }
     }
-    /* the entries, column by column: rows at or below c, then the rows
-     * above (after the sweep, so that the columns' loops do not wait on
-     * the chain of composite sums) */
+    if (M) {
+        if (m->nbranch != 1) memset(M, 0, sizeof(double) * (size_t)nq * nq);
+        for (int c = 0; c < nq; c++) {
+            const double *gc = CC + (size_t)c * CC_SIZE + CC_G;
+            for (int r = c; r >= 0; r = cpar[r]) {
+                const double e = dot6(CC + (size_t)r * CC_SIZE + CC_S, gc);
+                M[(size_t)r * nq + c] = M[(size_t)c * nq + r] = e;
+                fin += e;
+            }
+        }
+    }
+    if (tau) for (int k = 0; k < nq; k++) fin += tau[k];
+    return fin;
+}
+
+/* After idl_front at qdd = 0 (with tau = b, the bias): the accelerations
+ * qdd added (or, after an earlier update, the change dqdd of them). With dA_i = sum over the path to i of s_k qdd_k (the change
+ * of body i's acceleration), the column vectors change by
+ *   w_c   += s_c x dA_h                          (h the parent body)
+ *   psi_c += s_c x* dF_i - I^C_i (s_c x dA_h)
+ * where dF_i = sum over the subtree of I_j dA_j = I^C_i dA_h + Y_i and
+ * Y_i = I^C_i s_i qdd_i + sum over the children of Y_k (I^C_i s_i is the
+ * column's alpha, already formed); tau (NULL: not wanted) += s . dF. The
+ * composite inertias I^C are those idl_front left. */
+IDL_INLINE void idl_update(const mbs_model *m, mbs_data *d, const double *qdd, double *tau)
+{
+    const int nb = m->nb;
+    struct mbs_idl *f = d->idl;
+    const idl_body *Bd = f->b;
+    idl_ws *W = f->w;
+    double *CC = f->col;
+    const double z6[6] = { 0, 0, 0, 0, 0, 0 };
+    for (int i = 1; i <= nb; i++) {
+        const idl_body *b = &Bd[i];
+        idl_ws *w = &W[i];
+        const double *dAh = b->parent > 0 ? W[b->parent].dA : z6;
+        if (b->col >= 0) {
+            const int c = b->col;
+            double *C = CC + (size_t)c * CC_SIZE, *s = C + CC_S, *wk = C + CC_W, *al = C + CC_G;
+            const double a = qdd[c];
+            double t[6];
+            s6_mcross(t, s, dAh);
+            for (int k = 0; k < 6; k++) {
+                wk[k] += t[k];
+                w->dA[k] = dAh[k] + s[k] * a;
+                w->Y[k] = al[k] * a;
+            }
+        } else {
+            for (int k = 0; k < 6; k++) { w->dA[k] = dAh[k]; w->Y[k] = 0; }
+        }
+    }
+    for (int i = nb; i >= 1; i--) {
+        const idl_body *b = &Bd[i];
+        idl_ws *w = &W[i];
+        const int h = b->parent;
+        if (b->col >= 0) {
+            const int c = b->col;
+            double *C = CC + (size_t)c * CC_SIZE, *s = C + CC_S, *ps = C + CC_PS;
+            const double *P = w->sum + IDL_P, *dAh = h > 0 ? W[h].dA : z6;
+            double dF[6], t[6], It[6];
+            s6_inertia_mv(dF, P, dAh);
+            for (int k = 0; k < 6; k++) dF[k] += w->Y[k];
+            s6_mcross(t, s, dAh);
+            s6_inertia_mv(It, P, t);
+            for (int k = 0; k < 6; k++) ps[k] -= It[k];
+            s6_fcross_add(ps, s, dF);
+            if (tau) tau[c] += dot6(s, dF);
+        }
+        if (h > 0)
+            for (int k = 0; k < 6; k++) W[h].Y[k] += w->Y[k];
+    }
+}
+
+/* The entries from the column vectors, column by column: rows at or below
+ * c, then the rows above (after the sweep, so that the columns' loops do
+ * not wait on the chain of composite sums). Row r of dtau/dq at
+ * dtau_dq + r ld (the same for dtau/dqd); zero: clear the matrices first
+ * (the entries between independent branches are not written). */
+IDL_INLINE double idl_entries(const mbs_model *m, mbs_data *d, double *dtau_dq, double *dtau_dqd, int ld,
+                              int zero, int avx2)
+{
+    const int nq = m->nq;
+    struct mbs_idl *f = d->idl;
+    const double *CC = f->col;
+    const int *cpar = f->cpar, *cend = f->cend;
+    double fin = 0;
+    if (zero && m->nbranch != 1) {
+        if (dtau_dq) memset(dtau_dq, 0, sizeof(double) * (size_t)nq * nq);
+        if (dtau_dqd) memset(dtau_dqd, 0, sizeof(double) * (size_t)nq * nq);
+    }
     for (int c = 0; c < nq; c++) {
         const double *C = CC + (size_t)c * CC_SIZE;
         const double *s = C + CC_S, *u = C + CC_U, *wk = C + CC_W, *ps = C + CC_PS, *psd = C + CC_PSD;
@@ -593,33 +689,50 @@ IDL_INLINE int idl_pass(const mbs_model *m, mbs_data *d, const double *q, const 
         if (dtau_dq && dtau_dqd) {
 #if defined(IDL_AVX2)
             if (avx2)
-                entries_pair_avx2(CC, c, end, cpar, nq, z1, z2, ps, psd, dtau_dq, dtau_dqd, &fin);
+                entries_pair_avx2(CC, c, end, cpar, ld, z1, z2, ps, psd, dtau_dq, dtau_dqd, &fin);
             else
 #endif
-                entries_pair(CC, c, end, cpar, nq, z1, z2, ps, psd, dtau_dq, dtau_dqd, &fin);
+                entries_pair(CC, c, end, cpar, ld, z1, z2, ps, psd, dtau_dq, dtau_dqd, &fin);
         } else if (dtau_dq || dtau_dqd) {
             double *out = dtau_dq ? dtau_dq : dtau_dqd;
             const double *z = dtau_dq ? z1 : z2, *pv = dtau_dq ? ps : psd;
             for (int r = c; r < end; r++) {
                 const double e1 = dot12(CC + (size_t)r * CC_SIZE + CC_G, z);
-                out[(size_t)r * nq + c] = e1;
+                out[(size_t)r * ld + c] = e1;
                 fin += e1;
             }
             for (int r = cpar[c]; r >= 0; r = cpar[r]) {
                 const double e1 = dot6(CC + (size_t)r * CC_SIZE + CC_S, pv);
-                out[(size_t)r * nq + c] = e1;
+                out[(size_t)r * ld + c] = e1;
                 fin += e1;
             }
         }
-        if (M) {
-            for (int r = c; r >= 0; r = cpar[r]) {
-                const double e = dot6(CC + (size_t)r * CC_SIZE + CC_S, C + CC_G);
-                M[(size_t)r * nq + c] = M[(size_t)c * nq + r] = e;
-                fin += e;
-            }
-        }
     }
-    if (tau) for (int k = 0; k < nq; k++) fin += tau[k];
+    return fin;
+}
+
+IDL_INLINE int idl_pass(const mbs_model *m, mbs_data *d, const double *q, const double *qd, const double *qdd,
+                        double *tau, double *dtau_dq, double *dtau_dqd, double *M, int avx2)
+{
+    double fin = idl_front(m, d, q, qd, qdd, tau, M);
+    if (dtau_dq || dtau_dqd) fin += idl_entries(m, d, dtau_dq, dtau_dqd, m->nq, 1, avx2);
+    return isfinite(fin) ? 0 : -1;
+}
+
+/* The forward-dynamics variant (mbs_idl_fd_begin / mbs_idl_fd_jacobians) */
+IDL_INLINE int idl_fd_begin(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                            const double *qdd, double *b, double *M)
+{
+    return isfinite(idl_front(m, d, q, qd, qdd, b, M)) ? 0 : -1;
+}
+
+IDL_INLINE int idl_fd_jacobians(const mbs_model *m, mbs_data *d, int avx2)
+{
+    struct mbs_idl *f = d->idl;
+    const int nq = m->nq;
+    /* the workspace keeps its zeros between independent branches from
+     * call to call (the same entries are written every time) */
+    const double fin = idl_entries(m, d, f->jw, f->jw + nq, 2 * nq, 0, avx2);
     return isfinite(fin) ? 0 : -1;
 }
 
@@ -630,6 +743,22 @@ static int idl_pass_avx2(const mbs_model *m, mbs_data *d, const double *q, const
 {
     return idl_pass(m, d, q, qd, qdd, tau, dtau_dq, dtau_dqd, M, 1);
 }
+__attribute__((target("avx2,fma")))
+static int idl_fd_begin_avx2(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                             const double *qdd, double *b, double *M)
+{
+    return idl_fd_begin(m, d, q, qd, qdd, b, M);
+}
+__attribute__((target("avx2,fma")))
+static void idl_update_avx2(const mbs_model *m, mbs_data *d, const double *dqdd, double *tau)
+{
+    idl_update(m, d, dqdd, tau);
+}
+__attribute__((target("avx2,fma")))
+static int idl_fd_jacobians_avx2(const mbs_model *m, mbs_data *d)
+{
+    return idl_fd_jacobians(m, d, 1);
+}
 #endif
 
 int mbs_idl_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
@@ -639,4 +768,33 @@ int mbs_idl_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const
     if (d->idl->avx2) return idl_pass_avx2(m, d, q, qd, qdd, tau, dtau_dq, dtau_dqd, M);
 #endif
     return idl_pass(m, d, q, qd, qdd, tau, dtau_dq, dtau_dqd, M, 0);
+}
+
+int mbs_idl_fd_begin(const mbs_model *m, mbs_data *d, const double *q, const double *qd, const double *qdd,
+                     double *tau, double *M)
+{
+#if defined(IDL_AVX2)
+    if (d->idl->avx2) return idl_fd_begin_avx2(m, d, q, qd, qdd, tau, M);
+#endif
+    return idl_fd_begin(m, d, q, qd, qdd, tau, M);
+}
+
+void mbs_idl_fd_move(const mbs_model *m, mbs_data *d, const double *dqdd, double *tau)
+{
+#if defined(IDL_AVX2)
+    if (d->idl->avx2) { idl_update_avx2(m, d, dqdd, tau); return; }
+#endif
+    idl_update(m, d, dqdd, tau);
+}
+
+const double *mbs_idl_fd_jacobians(const mbs_model *m, mbs_data *d, int *bad)
+{
+#if defined(IDL_AVX2)
+    if (d->idl->avx2) {
+        *bad = idl_fd_jacobians_avx2(m, d);
+        return d->idl->jw;
+    }
+#endif
+    *bad = idl_fd_jacobians(m, d, 0);
+    return d->idl->jw;
 }

@@ -28,4 +28,22 @@ int mbs_idl_set_avx2(mbs_data *d, int on);
 int mbs_idl_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
                          const double *qdd, double *tau, double *dtau_dq, double *dtau_dqd, double *M);
 
+/* The pass in steps, for the forward-dynamics derivatives (mbs_idl_usable
+ * only):
+ *   mbs_idl_fd_begin runs the pass at (q, qd, qdd) (qdd NULL: zero) and
+ *     gives tau = ID (user joint loads included; at qdd = 0 the bias b)
+ *     and M (either may be NULL); -1 if an entry of them is not finite;
+ *   mbs_idl_fd_move moves the pass by dqdd (after a begin at qdd = 0: by
+ *     the qdd the caller solved from M qdd = tau - b; the changes add up)
+ *     and adds the change of ID to tau (NULL: not wanted);
+ *   mbs_idl_fd_jacobians returns [dtau/dq | dtau/dqd] at the pass's
+ *     (q, qd, qdd), row-major nq x 2 nq (row r: the nq entries of
+ *     dtau_r/dq, then those of dtau_r/dqd), a workspace of d valid until
+ *     the next call; *bad = -1 if an entry is not finite, else 0.
+ * No allocation. */
+int mbs_idl_fd_begin(const mbs_model *m, mbs_data *d, const double *q, const double *qd, const double *qdd,
+                     double *tau, double *M);
+void mbs_idl_fd_move(const mbs_model *m, mbs_data *d, const double *dqdd, double *tau);
+const double *mbs_idl_fd_jacobians(const mbs_model *m, mbs_data *d, int *bad);
+
 #endif
