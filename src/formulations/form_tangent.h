@@ -16,4 +16,12 @@ void mbs_form_constraint_tangent(const mbs_model *m, mbs_data *d, double t, cons
                                  const double *qdd, const double *dq, const double *dqd, const double *dqdd,
                                  const double *dx, double *dphi, double *dPhi_q, double *dphid, double *dphidd);
 
+/* The same declarations as in form_impl.h: the residual and constraints at a
+ * state and their tangents (the residual's included; see form_core.c). */
+void mbs_form_primal(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
+                     const double *qdd, double *r, double *phi, double *Phi, double *phid, double *phidd);
+void mbs_form_tangent(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
+                      const double *qdd, const double *dq, const double *dqd, const double *dqdd,
+                      const double *dx, double *dr, double *dphi, double *dPhi, double *dphid, double *dphidd);
+
 #endif

@@ -16,6 +16,9 @@
  * NULL for zero), dq, dqd, dqdd the direction (NULL for zero), dx the
  * direction in the model vector (NULL for zero).
  */
+#include <stdint.h>
+#include <string.h>
+
 #include "kernels.h"
 #include "../algebra.h"
 #include "../joints/joint.h"
@@ -53,6 +56,78 @@ static inline void t_cross_add(mreal *dc, const mreal *a, const mreal *da, const
 
 static const mreal zeros[MBS_BSTRIDE];
 
+/* 1 if p[0..n-1] are all zero (no early exit: a few vector operations) */
+#ifdef MBS_COMPLEX
+static inline int all_zero(const mreal *p, int n)
+{
+    int nz = 0;
+    for (int k = 0; k < n; k++) nz |= p[k] != 0;
+    return !nz;
+}
+#else
+static inline int all_zero(const double *p, int n)
+{
+    /* the bit patterns without their sign bits: +0 and -0 are zero */
+    uint64_t acc = 0;
+    for (int k = 0; k < n; k++) {
+        uint64_t u;
+        memcpy(&u, p + k, sizeof u);
+        acc |= u << 1;
+    }
+    return acc == 0;
+}
+#endif
+
+/* The direction moves no coordinate of joint jt (at the levels computed). */
+static inline int joint_still(const mbs_joint_info *jt, const mreal *dq, const mreal *dqd, const mreal *dqdd,
+                              int level)
+{
+    const int o = jt->qoff, n = jt->nq;
+    return (!dq || all_zero(dq + o, n)) && (level < 1 || !dqd || all_zero(dqd + o, n)) &&
+           (level < 2 || !dqdd || all_zero(dqdd + o, n));
+}
+
+/* dx moves the joint frames, joint points, CoM or inertia of body i (the
+ * quantities of its kinematics; its mass does not enter them) */
+static inline int body_moved_by(const mbs_model *m, int i, const mreal *dx)
+{
+    const mbs_joint_info *jt = &m->joint[i];
+    return !(all_zero(dx + jt->x_Xp, 9) & all_zero(dx + jt->x_Xc, 9) & all_zero(dx + jt->x_ppoint, 3) &
+             all_zero(dx + jt->x_cpoint, 3) & all_zero(dx + m->body[i].x_com, 3) &
+             all_zero(dx + m->body[i].x_inertia, 6));
+}
+
+/* Tangents of body i that the direction does not reach: exact zeros (the
+ * arrays the consumers read, and those a later sweep from level `from`
+ * reuses), and the rotation-tangent form with th = 0. */
+static void zero_body(MBS_K(mbs_ws) *dw, int i, int nq, int level, int from)
+{
+    if (from < 1) {
+        mreal *A = dw->A + 9 * i, *AhJ = dw->AhJ + 9 * i, *J = dw->J + 9 * i, *b = dw->b + MBS_BSTRIDE * i;
+        for (int k = 0; k < 9; k++) A[k] = AhJ[k] = J[k] = 0;
+        v3_zero(dw->o + 3 * i);
+        v3_zero(dw->rG + 3 * i);
+        v3_zero(dw->r + 3 * i);
+        v3_zero(dw->rj + 3 * i);
+        v3_zero(dw->a + 3 * i);
+        for (int k = 0; k < 6 * nq; k++) b[k] = 0;
+        mreal *th = dw->th + 4 * i;
+        th[0] = th[1] = th[2] = 0;
+        th[3] = 1;
+    }
+    if (level >= 1 && from < 2) {
+        s6_zero(dw->V + 6 * i);
+        v3_zero(dw->ad + 3 * i);
+        s6_zero(dw->dv + 6 * i);
+        mreal *bd = dw->bd + MBS_BSTRIDE * i;
+        for (int k = 0; k < 6 * nq; k++) bd[k] = 0;
+    }
+    if (level >= 2) s6_zero(dw->Vd + 6 * i);
+}
+
+#if defined(__GNUC__)
+__attribute__((flatten))   /* the small vector helpers inline (the loop is past GCC's growth limits) */
+#endif
 void MBS_K(mbs_kin_forward_d_from)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
                                    const mreal *dx, MBS_K(mbs_ws) *dw,
                                    const mreal *q, const mreal *qd, const mreal *qdd,
@@ -62,32 +137,55 @@ void MBS_K(mbs_kin_forward_d_from)(const mbs_model *m, const mreal *x, const MBS
     mreal S[MBS_BSTRIDE], Sd[MBS_BSTRIDE], dS[MBS_BSTRIDE], dSd[MBS_BSTRIDE];
     if (first < 1) first = 1;
     if (last > m->nb + 1) last = m->nb + 1;
-    for (int i = first; i < last; i++) {
+    int i = first;
+    /* Bodies are in parent-before-child order: the bodies before the first one
+     * whose joint or model numbers the direction moves have exactly zero
+     * tangents (a unit direction of a coordinate: its joint's ancestors and
+     * earlier branches; a parameter: the bodies before its own). */
+    for (; i < last && joint_still(&m->joint[i], dq, dqd, dqdd, level) && !(dx && body_moved_by(m, i, dx)); i++)
+        zero_body(dw, i, m->joint[i].nq, level, from);
+    for (; i < last; i++) {
         const mbs_joint_info *jt = &m->joint[i];
-        const mbs_joint_ops *ops = MBS_K(mbs_joint_ops_of)(jt->type);
+        /* revolute and prismatic joints: S a constant unit column (axis e1),
+         * dS/dt = 0, as in the fast path of the primal (kinematics.c) */
+        const int kind = jt->type == MBS_JOINT_REVOLUTE ? 1 : jt->type == MBS_JOINT_PRISMATIC ? 2 : 0;
+        const mbs_joint_ops *ops = kind ? NULL : MBS_K(mbs_joint_ops_of)(jt->type);
         const int h = jt->parent, nq = jt->nq;
-        const mreal *qi = q + jt->qoff, *dqi = dq ? dq + jt->qoff : zeros;
+        const mreal *qi = q + jt->qoff;
+        const int dqz = !dq || all_zero(dq + jt->qoff, nq);
+        const mreal *dqi = dqz ? zeros : dq + jt->qoff;
         /* parents outside [first, last) have zero tangents */
         const int hin = h >= first;
-        const mreal *Ah = w->A + 9 * h, *dAh = hin ? dw->A + 9 * h : zeros;
-        const mreal *Xp = x + jt->x_Xp, *Xc = x + jt->x_Xc;
-        const mreal *dXp = dx ? dx + jt->x_Xp : zeros, *dXc = dx ? dx + jt->x_Xc : zeros;
-        const mreal *Pp = x + jt->x_ppoint, *Pc = x + jt->x_cpoint, *ci = x + m->body[i].x_com;
-        const mreal *dPp = dx ? dx + jt->x_ppoint : zeros, *dPc = dx ? dx + jt->x_cpoint : zeros;
-        const mreal *dci = dx ? dx + m->body[i].x_com : zeros;
+        const mreal *thh = hin ? dw->th + 4 * h : zeros;
+        /* th_h = 0 (a direction that turns no body up to h): the products by it vanish */
+        const int thhz = all_zero(thh, 3);
         const mreal *AhJ = w->AhJ + 9 * i, *Ai = w->A + 9 * i;
-        mreal *dAhJ = dw->AhJ + 9 * i, *dAi = dw->A + 9 * i;
-        mreal R[9], t[3], dR[9], dtt[3], T[9], dT[9], tmp[3];
-
+        mreal *dAhJ = dw->AhJ + 9 * i, *dAi = dw->A + 9 * i, *thi = dw->th + 4 * i;
         const mreal *bi = w->b + MBS_BSTRIDE * i;
         mreal *dbi = dw->b + MBS_BSTRIDE * i;
         mreal rho[3], drho[3];
+        v3_sub(rho, w->r + 3 * i, w->rj + 3 * i);
         if (from >= 1) {
             /* positions kept from a sweep along the same (dq, dx) */
-            v3_sub(rho, w->r + 3 * i, w->rj + 3 * i);
             v3_sub(drho, dw->r + 3 * i, dw->rj + 3 * i);
         } else {
             /* ---- positions ---- */
+            const mreal *Ah = w->A + 9 * h, *dAh = hin ? dw->A + 9 * h : zeros;
+            const mreal *Xp = x + jt->x_Xp, *Xc = x + jt->x_Xc;
+            const mreal *Pp = x + jt->x_ppoint, *Pc = x + jt->x_cpoint, *ci = x + m->body[i].x_com;
+            const mreal *dXp = zeros, *dXc = zeros, *dPp = zeros, *dPc = zeros, *dci = zeros, *dI = zeros;
+            /* bx: dx moves this body's joint points, CoM or inertia; fx: its joint frames */
+            int bx = 0, fx = 0;
+            if (dx) {
+                dXp = dx + jt->x_Xp;
+                dXc = dx + jt->x_Xc;
+                dPp = dx + jt->x_ppoint;
+                dPc = dx + jt->x_cpoint;
+                dci = dx + m->body[i].x_com;
+                dI = dx + m->body[i].x_inertia;
+                fx = !(all_zero(dXp, 9) & all_zero(dXc, 9));
+                bx = fx || !(all_zero(dPp, 3) & all_zero(dPc, 3) & all_zero(dci, 3) & all_zero(dI, 6));
+            }
             /* Rotation-tangent form: when the parent's tangent is dA_h = [th_h]x A_h
              * (th_h: a small rotation, global axes), the joint's R(q) is a rotation
              * for every q (no Euler parameters: along a radial dp their R is not)
@@ -96,48 +194,74 @@ void MBS_K(mbs_kin_forward_d_from)(const mbs_model *m, const mreal *x, const MBS
              * th_i = th_h + A_hJ S_w dq; likewise dt = S_v dq. Every product of a
              * tangent matrix with a vector becomes one cross product. */
             const int thh_ok = hin ? MRE(dw->th[4 * h + 3]) != 0 : 1;
-            const mreal *thh = hin ? dw->th + 4 * h : zeros;
-            mreal *thi = dw->th + 4 * i;
 #ifdef MBS_COMPLEX
-            int fast = 0 * thh_ok;   /* the complex build keeps the general form */
+            const int fast = 0 * thh_ok;   /* the complex build keeps the general form */
 #else
-            int fast = thh_ok && MRE(w->th[4 * h + 3]) != 0 && ops->euler < 0;
+            const int fast = thh_ok && MRE(w->th[4 * h + 3]) != 0 && jt->euler < 0 && !fx;
 #endif
-            if (fast && dx) {
-                for (int k = 0; k < 9 && fast; k++) fast = dXp[k] == 0 && dXc[k] == 0;
-            }
-            ops->subspace(qi, S);
             mreal *drj = dw->rj + 3 * i, *doi = dw->o + 3 * i, *drG = dw->rG + 3 * i, *dri = dw->r + 3 * i;
+            int thz = 0;   /* th_i = 0 (rotation-tangent form only) */
             if (fast) {
                 const mreal *rji = w->rj + 3 * i, *oi = w->o + 3 * i, *oh = w->o + 3 * h;
-                mreal wl[3] = { 0, 0, 0 }, vl[3] = { 0, 0, 0 }, u[3];
-                for (int k = 0; k < nq; k++) {
-                    v3_axpy(vl, dqi[k], S + 6 * k);
-                    v3_axpy(wl, dqi[k], S + 6 * k + 3);
+                mreal th[3], vl[3] = { 0, 0, 0 }, u[3], t3[3];
+                v3_copy(th, thh);
+                if (!dqz) {
+                    if (kind == 1) {
+                        v3_axpy(th, dqi[0], bi + 3);   /* b_w = A_hJ e1 */
+                    } else if (kind == 2) {
+                        v3_scale(vl, bi, dqi[0]);      /* b_v = A_hJ e1 */
+                    } else {
+                        mreal wl[3] = { 0, 0, 0 }, sl[3] = { 0, 0, 0 };
+                        ops->subspace(qi, S);
+                        for (int k = 0; k < nq; k++) {
+                            v3_axpy(sl, dqi[k], S + 6 * k);
+                            v3_axpy(wl, dqi[k], S + 6 * k + 3);
+                        }
+                        m3_mv(u, AhJ, wl);
+                        v3_add(th, th, u);
+                        m3_mv(vl, AhJ, sl);
+                    }
                 }
-                m3_skew_mul(dAhJ, thh, AhJ);
-                m3_mv(u, AhJ, wl);
-                v3_add(thi, thh, u);
+                v3_copy(thi, th);
                 thi[3] = 1;
-                m3_skew_mul(dAi, thi, Ai);
+                thz = all_zero(th, 3);
+                if (thz)
+                    for (int k = 0; k < 9; k++) dAi[k] = 0;
+                else
+                    m3_skew_mul(dAi, th, Ai);
+                /* dA_hJ = [th_h]x A_hJ is needed below only by the general joints */
+                if (kind == 0) m3_skew_mul(dAhJ, thh, AhJ);
                 /* r_j = o_h + A_h P_p + A_hJ t */
-                v3_sub(u, rji, oh);
-                v3_cross(drj, thh, u);
-                v3_add(drj, drj, hin ? dw->o + 3 * h : zeros);
-                m3_mv(u, AhJ, vl);
-                v3_add(drj, drj, u);
-                if (dx) { m3_mv(u, Ah, dPp); v3_add(drj, drj, u); }
+                if (thhz) {
+                    v3_zero(drj);
+                } else {
+                    v3_sub(u, rji, oh);
+                    v3_cross(drj, thh, u);
+                }
+                if (hin) v3_add(drj, drj, dw->o + 3 * h);
+                v3_add(drj, drj, vl);
+                if (bx) { m3_mv(u, Ah, dPp); v3_add(drj, drj, u); }
                 /* o_i = r_j - A_i P_c */
-                v3_sub(u, rji, oi);
-                v3_cross(tmp, thi, u);
-                v3_sub(doi, drj, tmp);
-                if (dx) { m3_mv(u, Ai, dPc); v3_sub(doi, doi, u); }
+                if (thz) {
+                    v3_copy(doi, drj);
+                } else {
+                    v3_sub(u, rji, oi);
+                    v3_cross(t3, th, u);
+                    v3_sub(doi, drj, t3);
+                }
+                if (bx) { m3_mv(u, Ai, dPc); v3_sub(doi, doi, u); }
                 /* r_G = o_i + A_i c_i */
-                v3_sub(u, w->rG + 3 * i, oi);
-                v3_cross(tmp, thi, u);
-                v3_add(drG, doi, tmp);
-                if (dx) { m3_mv(u, Ai, dci); v3_add(drG, drG, u); }
+                if (thz) {
+                    v3_copy(drG, doi);
+                } else {
+                    v3_sub(u, w->rG + 3 * i, oi);
+                    v3_cross(t3, th, u);
+                    v3_add(drG, doi, t3);
+                }
+                if (bx) { m3_mv(u, Ai, dci); v3_add(drG, drG, u); }
             } else {
+                mreal R[9], t[3], dR[9], dtt[3], T[9], dT[9], tmp[3];
+                if (!ops) ops = MBS_K(mbs_joint_ops_of)(jt->type);
                 thi[3] = 0;
                 t_mul(dAhJ, Ah, dAh, Xp, dXp);
                 ops->motion(qi, R, t);
@@ -163,25 +287,61 @@ void MBS_K(mbs_kin_forward_d_from)(const mbs_model *m, const mreal *x, const MBS
             case MBS_REF_JOINT: v3_copy(dri, drj); break;
             }
             v3_sub(dw->a + 3 * i, hin ? dw->r + 3 * h : zeros, dri);
-
-            /* b_k = [A_hJ S_v + (A_hJ S_w) x rho; A_hJ S_w] */
-            const mreal *ri = w->r + 3 * i, *rj = w->rj + 3 * i;
-            v3_sub(rho, ri, rj);
             v3_sub(drho, dri, drj);
-            ops->subspace_d(qi, dqi, dS);
-            for (int k = 0; k < nq; k++) {
-                mreal *col = dbi + 6 * k;
-                t_mv(col, AhJ, dAhJ, S + 6 * k, dS + 6 * k);
-                t_mv(col + 3, AhJ, dAhJ, S + 6 * k + 3, dS + 6 * k + 3);
-                t_cross_add(col, bi + 6 * k + 3, col + 3, rho, drho);
+
+            /* b_k = [A_hJ S_v + (A_hJ S_w) x rho; A_hJ S_w]; in the rotation-tangent
+             * form d(A_hJ s) = th_h x (A_hJ s) + A_hJ ds */
+            if (fast && kind == 1) {
+                /* [b_w x rho; b_w] */
+                if (thhz) {
+                    v3_zero(dbi + 3);
+                    v3_cross(dbi, bi + 3, drho);
+                } else {
+                    v3_cross(dbi + 3, thh, bi + 3);
+                    v3_cross(dbi, dbi + 3, rho);
+                    v3_cross_add(dbi, bi + 3, drho);
+                }
+            } else if (fast && kind == 2) {
+                /* [b_v; 0] */
+                if (thhz) v3_zero(dbi);
+                else v3_cross(dbi, thh, bi);
+                dbi[3] = dbi[4] = dbi[5] = 0;
+            } else if (fast) {
+                if (!dqz) ops->subspace_d(qi, dqi, dS);
+                for (int k = 0; k < nq; k++) {
+                    const mreal *bk = bi + 6 * k;
+                    mreal *col = dbi + 6 * k, vk[3], u[3];
+                    v3_cross(vk, bk + 3, rho);
+                    v3_sub(vk, bk, vk);   /* A_hJ S_v */
+                    v3_cross(col, thh, vk);
+                    v3_cross(col + 3, thh, bk + 3);
+                    if (!dqz) {
+                        m3_mv(u, AhJ, dS + 6 * k);
+                        v3_add(col, col, u);
+                        m3_mv(u, AhJ, dS + 6 * k + 3);
+                        v3_add(col + 3, col + 3, u);
+                    }
+                    v3_cross_add(col, col + 3, rho);
+                    v3_cross_add(col, bk + 3, drho);
+                }
+            } else {
+                if (!ops) ops = MBS_K(mbs_joint_ops_of)(jt->type);
+                ops->subspace(qi, S);
+                ops->subspace_d(qi, dqi, dS);
+                for (int k = 0; k < nq; k++) {
+                    mreal *col = dbi + 6 * k;
+                    t_mv(col, AhJ, dAhJ, S + 6 * k, dS + 6 * k);
+                    t_mv(col + 3, AhJ, dAhJ, S + 6 * k + 3, dS + 6 * k + 3);
+                    t_cross_add(col, bi + 6 * k + 3, col + 3, rho, drho);
+                }
             }
             /* J = A Jbar A^T: with dA = [th]x A, dJ = X + X^T (X = [th]x J) + A dJbar A^T */
             {
-                const mreal *dI = dx ? dx + m->body[i].x_inertia : zeros;
-                int dJ0 = 1;
-                for (int k = 0; k < 6 && dJ0; k++) dJ0 = dI[k] == 0;
+                const int dJ0 = !bx || all_zero(dI, 6);
                 mreal *dJ = dw->J + 9 * i;
-                if (fast) {
+                if (fast && thz) {
+                    for (int k = 0; k < 9; k++) dJ[k] = 0;
+                } else if (fast) {
                     mreal X[9];
                     m3_skew_mul(X, thi, w->J + 9 * i);
                     for (int r = 0; r < 3; r++)
@@ -211,12 +371,19 @@ void MBS_K(mbs_kin_forward_d_from)(const mbs_model *m, const mreal *x, const MBS
         if (from < 2) {
             const mreal *Vh = w->V + 6 * h, *dVh = hin ? dw->V + 6 * h : zeros, *Vi = w->V + 6 * i;
             mreal *dVi = dw->V + 6 * i;
-            const mreal *qdi = qd ? qd + jt->qoff : zeros, *dqdi = dqd ? dqd + jt->qoff : zeros;
+            const mreal *qdi = qd ? qd + jt->qoff : zeros;
+            const int dqdz = !dqd || all_zero(dqd + jt->qoff, nq);
+            const mreal *dqdi = dqdz ? zeros : dqd + jt->qoff;
             /* V_i = [v_h + a x w_h; w_h] + b qd */
             for (int c = 0; c < 6; c++) dVi[c] = dVh[c];
             t_cross_add(dVi, ai, dai, Vh + 3, dVh + 3);
-            for (int k = 0; k < nq; k++)
-                for (int c = 0; c < 6; c++) dVi[c] += dbi[6 * k + c] * qdi[k] + bi[6 * k + c] * dqdi[k];
+            if (dqdz) {
+                for (int k = 0; k < nq; k++)
+                    for (int c = 0; c < 6; c++) dVi[c] += dbi[6 * k + c] * qdi[k];
+            } else {
+                for (int k = 0; k < nq; k++)
+                    for (int c = 0; c < 6; c++) dVi[c] += dbi[6 * k + c] * qdi[k] + bi[6 * k + c] * dqdi[k];
+            }
             /* ad = v_h - v_i */
             mreal *dad = dw->ad + 3 * i;
             const mreal *ad = w->ad + 3 * i;
@@ -225,33 +392,62 @@ void MBS_K(mbs_kin_forward_d_from)(const mbs_model *m, const mreal *x, const MBS
             v3_zero(ddi);
             t_cross_add(ddi, ad, dad, Vh + 3, dVh + 3);
             ddi[3] = ddi[4] = ddi[5] = 0;
-            ops->subspace_dot(qi, qdi, Sd);
-            ops->subspace_dot_d(qi, qdi, dqi, dqdi, dSd);
             mreal wrho[3], dwrho[3];
             v3_cross(wrho, Vi + 3, rho);
             v3_zero(dwrho);
             t_cross_add(dwrho, Vi + 3, dVi + 3, rho, drho);
             const mreal *bdi = w->bd + MBS_BSTRIDE * i;
             mreal *dbdi = dw->bd + MBS_BSTRIDE * i;
-            for (int k = 0; k < nq; k++) {
-                const mreal *bk = bi + 6 * k, *dbk = dbi + 6 * k;
-                mreal *col = dbdi + 6 * k;
-                /* v_k = b_k,lin - w_k x rho */
-                mreal vk[3], dvk[3], wxr[3];
-                v3_cross(wxr, bk + 3, rho);
-                v3_sub(vk, bk, wxr);
-                v3_zero(dvk);
-                t_cross_add(dvk, bk + 3, dbk + 3, rho, drho);
-                v3_sub(dvk, dbk, dvk);
-                /* wd_k = w_h x w_k + A_hJ Sd_w */
-                t_mv(col + 3, AhJ, dAhJ, Sd + 6 * k + 3, dSd + 6 * k + 3);
-                t_cross_add(col + 3, Vh + 3, dVh + 3, bk + 3, dbk + 3);
-                /* vd_k = w_h x v_k + A_hJ Sd_v + wd_k x rho + w_k x (w_i x rho) */
-                t_mv(col, AhJ, dAhJ, Sd + 6 * k, dSd + 6 * k);
-                t_cross_add(col, Vh + 3, dVh + 3, vk, dvk);
-                t_cross_add(col, bdi + 6 * k + 3, col + 3, rho, drho);
-                t_cross_add(col, bk + 3, dbk + 3, wrho, dwrho);
-                for (int c = 0; c < 6; c++) ddi[c] += col[c] * qdi[k] + bdi[6 * k + c] * dqdi[k];
+            if (kind && MRE(thi[3]) != 0) {
+                /* rotation-tangent form, S constant (A_hJ S = b_k, dS = dSd = 0):
+                 *   revolute:  wd = w_h x b_w, vd = wd x rho + b_w x (w_i x rho)
+                 *   prismatic: wd = 0,         vd = w_h x b_v */
+                mreal *col = dbdi;
+                if (kind == 1) {
+                    /* (db_w = th_h x b_w) */
+                    v3_cross(col + 3, dVh + 3, bi + 3);
+                    if (!thhz) v3_cross_add(col + 3, Vh + 3, dbi + 3);
+                    v3_cross(col, col + 3, rho);
+                    v3_cross_add(col, bdi + 3, drho);
+                    if (!thhz) v3_cross_add(col, dbi + 3, wrho);
+                    v3_cross_add(col, bi + 3, dwrho);
+                    if (dqdz)
+                        for (int c = 0; c < 6; c++) ddi[c] += col[c] * qdi[0];
+                    else
+                        for (int c = 0; c < 6; c++) ddi[c] += col[c] * qdi[0] + bdi[c] * dqdi[0];
+                } else {
+                    v3_cross(col, dVh + 3, bi);
+                    if (!thhz) v3_cross_add(col, Vh + 3, dbi);
+                    col[3] = col[4] = col[5] = 0;
+                    if (dqdz)
+                        for (int c = 0; c < 3; c++) ddi[c] += col[c] * qdi[0];
+                    else
+                        for (int c = 0; c < 3; c++) ddi[c] += col[c] * qdi[0] + bdi[c] * dqdi[0];
+                }
+            } else {
+                if (!ops) ops = MBS_K(mbs_joint_ops_of)(jt->type);
+                ops->subspace_dot(qi, qdi, Sd);
+                ops->subspace_dot_d(qi, qdi, dqi, dqdi, dSd);
+                for (int k = 0; k < nq; k++) {
+                    const mreal *bk = bi + 6 * k, *dbk = dbi + 6 * k;
+                    mreal *col = dbdi + 6 * k;
+                    /* v_k = b_k,lin - w_k x rho */
+                    mreal vk[3], dvk[3], wxr[3];
+                    v3_cross(wxr, bk + 3, rho);
+                    v3_sub(vk, bk, wxr);
+                    v3_zero(dvk);
+                    t_cross_add(dvk, bk + 3, dbk + 3, rho, drho);
+                    v3_sub(dvk, dbk, dvk);
+                    /* wd_k = w_h x w_k + A_hJ Sd_w */
+                    t_mv(col + 3, AhJ, dAhJ, Sd + 6 * k + 3, dSd + 6 * k + 3);
+                    t_cross_add(col + 3, Vh + 3, dVh + 3, bk + 3, dbk + 3);
+                    /* vd_k = w_h x v_k + A_hJ Sd_v + wd_k x rho + w_k x (w_i x rho) */
+                    t_mv(col, AhJ, dAhJ, Sd + 6 * k, dSd + 6 * k);
+                    t_cross_add(col, Vh + 3, dVh + 3, vk, dvk);
+                    t_cross_add(col, bdi + 6 * k + 3, col + 3, rho, drho);
+                    t_cross_add(col, bk + 3, dbk + 3, wrho, dwrho);
+                    for (int c = 0; c < 6; c++) ddi[c] += col[c] * qdi[k] + bdi[6 * k + c] * dqdi[k];
+                }
             }
         }
         if (level < 2) continue;
@@ -262,9 +458,14 @@ void MBS_K(mbs_kin_forward_d_from)(const mbs_model *m, const mreal *x, const MBS
         for (int c = 0; c < 6; c++) dVdi[c] = dVdh[c] + ddi[c];
         t_cross_add(dVdi, ai, dai, Vdh + 3, dVdh + 3);
         const mreal *qddi = qdd ? qdd + jt->qoff : zeros;
-        const mreal *dqddi = dqdd ? dqdd + jt->qoff : zeros;
-        for (int k = 0; k < nq; k++)
-            for (int c = 0; c < 6; c++) dVdi[c] += dbi[6 * k + c] * qddi[k] + bi[6 * k + c] * dqddi[k];
+        if (!dqdd || all_zero(dqdd + jt->qoff, nq)) {
+            for (int k = 0; k < nq; k++)
+                for (int c = 0; c < 6; c++) dVdi[c] += dbi[6 * k + c] * qddi[k];
+        } else {
+            const mreal *dqddi = dqdd + jt->qoff;
+            for (int k = 0; k < nq; k++)
+                for (int c = 0; c < 6; c++) dVdi[c] += dbi[6 * k + c] * qddi[k] + bi[6 * k + c] * dqddi[k];
+        }
     }
 }
 
