@@ -46,6 +46,9 @@
  * Time is not differentiated. Tested against the complex-step build of
  * mbs_con_kernel (tests/test_constraint_tangents.c).
  */
+#include <stdint.h>
+#include <string.h>
+
 #include "constraint.h"
 #include "../algebra.h"
 #include "../forces/functions.h"
@@ -54,9 +57,14 @@
 static const double TWO_PI = 6.283185307179586476925286766559;
 static const mreal zero3[3];
 
-/* A body point, its derivatives in time (w) and their tangents (dw). */
-static void point_kin_d(const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int body, const mreal *pl,
-                        const mreal *dpl, mreal *r, mreal *rd, mreal *rdd, mreal *dr, mreal *drd, mreal *drdd)
+/* A body point, its derivatives in time (w) and their tangents (dw), up to
+ * level lev (0: r, dr; 1: + rd, drd; 2: + rdd, drdd; the others untouched). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void point_kin_lev(const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int body, const mreal *pl,
+                                 const mreal *dpl, mreal *r, mreal *rd, mreal *rdd, mreal *dr, mreal *drd,
+                                 mreal *drdd, int lev)
 {
     const mreal *A = w->A + 9 * body;
     mreal t[3];
@@ -65,10 +73,8 @@ static void point_kin_d(const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int bod
     if (body == 0) {
         /* the ground does not move; its points may (dx) */
         m3_mv(dr, A, dpl ? dpl : zero3);
-        v3_zero(rd);
-        v3_zero(rdd);
-        v3_zero(drd);
-        v3_zero(drdd);
+        if (lev >= 1) { v3_zero(rd); v3_zero(drd); }
+        if (lev >= 2) { v3_zero(rdd); v3_zero(drdd); }
         return;
     }
     m3_mv(dr, dw->A + 9 * body, pl);
@@ -77,6 +83,7 @@ static void point_kin_d(const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int bod
         m3_mv(t, A, dpl);
         v3_add(dr, dr, t);
     }
+    if (lev < 1) return;
     const mreal *V = w->V + 6 * body, *om = V + 3, *Vd = w->Vd + 6 * body, *al = Vd + 3;
     const mreal *dV = dw->V + 6 * body, *dom = dV + 3, *dVd = dw->Vd + 6 * body, *dal = dVd + 3;
     mreal rel[3], drel[3], wr[3], dwr[3];
@@ -88,6 +95,7 @@ static void point_kin_d(const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int bod
     v3_copy(drd, dV);
     v3_cross_add(drd, dom, rel);
     v3_cross_add(drd, om, drel);
+    if (lev < 2) return;
     /* rdd = a + al x rel + w x (w x rel) */
     v3_cross(wr, om, rel);
     v3_cross(rdd, al, rel);
@@ -102,10 +110,20 @@ static void point_kin_d(const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int bod
     v3_cross_add(drdd, om, dwr);
 }
 
-/* Column col of A X (X: 3x3 row-major) of a body, derivatives and tangents. */
-static void vector_kin_d(const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int body, const mreal *X,
-                         const mreal *dX, int col, mreal *u, mreal *ud, mreal *udd, mreal *du, mreal *dud,
-                         mreal *dudd)
+static void point_kin_d(const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int body, const mreal *pl,
+                        const mreal *dpl, mreal *r, mreal *rd, mreal *rdd, mreal *dr, mreal *drd, mreal *drdd)
+{
+    point_kin_lev(w, dw, body, pl, dpl, r, rd, rdd, dr, drd, drdd, 2);
+}
+
+/* Column col of A X (X: 3x3 row-major) of a body, derivatives and tangents,
+ * up to level lev as point_kin_lev. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void vector_kin_lev(const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int body, const mreal *X,
+                                  const mreal *dX, int col, mreal *u, mreal *ud, mreal *udd, mreal *du, mreal *dud,
+                                  mreal *dudd, int lev)
 {
     const mreal xc[3] = { X[col], X[3 + col], X[6 + col] };
     const mreal *A = w->A + 9 * body;
@@ -118,14 +136,13 @@ static void vector_kin_d(const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int bo
         v3_zero(du);
     }
     if (body == 0) {
-        v3_zero(ud);
-        v3_zero(udd);
-        v3_zero(dud);
-        v3_zero(dudd);
+        if (lev >= 1) { v3_zero(ud); v3_zero(dud); }
+        if (lev >= 2) { v3_zero(udd); v3_zero(dudd); }
         return;
     }
     m3_mv(t, dw->A + 9 * body, xc);
     v3_add(du, du, t);
+    if (lev < 1) return;
     const mreal *om = w->V + 6 * body + 3, *al = w->Vd + 6 * body + 3;
     const mreal *dom = dw->V + 6 * body + 3, *dal = dw->Vd + 6 * body + 3;
     mreal wu[3], dwu[3];
@@ -134,6 +151,7 @@ static void vector_kin_d(const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int bo
     v3_cross(dwu, dom, u);
     v3_cross_add(dwu, om, du);
     v3_copy(dud, dwu);
+    if (lev < 2) return;
     v3_cross(udd, al, u);
     v3_cross_add(udd, om, wu);
     v3_cross(dudd, dal, u);
@@ -142,35 +160,83 @@ static void vector_kin_d(const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int bo
     v3_cross_add(dudd, om, dwu);
 }
 
+/* the entities of cut c and their tangents up to level lev */
+static void entities_lev(const mreal *x, const MBS_K(mbs_ws) *w, const mreal *dx, const MBS_K(mbs_ws) *dw,
+                         const mbs_cut_info *c, unsigned used, mreal e[MBS_CON_NENT][3],
+                         mreal ed[MBS_CON_NENT][3], mreal edd[MBS_CON_NENT][3], mreal de[MBS_CON_NENT][3],
+                         mreal ded[MBS_CON_NENT][3], mreal dedd[MBS_CON_NENT][3], int lev)
+{
+    for (int k = 0; k < MBS_CON_NENT; k++) {
+        if (!(used & (1u << k))) continue;
+        const int body = c->body[k & 1];
+        if (k < 2) {
+            const int xo = k == 0 ? c->x_ppoint : c->x_cpoint;
+            point_kin_lev(w, dw, body, x + xo, dx ? dx + xo : 0, e[k], ed[k], edd[k], de[k], ded[k], dedd[k], lev);
+        } else {
+            const int xo = (k & 1) ? c->x_Xc : c->x_Xp;
+            vector_kin_lev(w, dw, body, x + xo, dx ? dx + xo : 0, k >= 4 ? 1 : 0, e[k], ed[k], edd[k], de[k],
+                           ded[k], dedd[k], lev);
+        }
+    }
+}
+
 void MBS_K(mbs_con_entities_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w, const mreal *dx,
                                const MBS_K(mbs_ws) *dw, const mbs_cut_info *c, mreal e[MBS_CON_NENT][3],
                                mreal ed[MBS_CON_NENT][3], mreal edd[MBS_CON_NENT][3], mreal de[MBS_CON_NENT][3],
                                mreal ded[MBS_CON_NENT][3], mreal dedd[MBS_CON_NENT][3])
 {
     (void)m;
-    for (int k = 0; k < MBS_CON_NENT; k++) {
-        const int body = c->body[k & 1];
-        if (k < 2) {
-            const int xo = k == 0 ? c->x_ppoint : c->x_cpoint;
-            point_kin_d(w, dw, body, x + xo, dx ? dx + xo : 0, e[k], ed[k], edd[k], de[k], ded[k], dedd[k]);
-        } else {
-            const int xo = (k & 1) ? c->x_Xc : c->x_Xp;
-            vector_kin_d(w, dw, body, x + xo, dx ? dx + xo : 0, k >= 4 ? 1 : 0, e[k], ed[k], edd[k], de[k],
-                         ded[k], dedd[k]);
-        }
-    }
+    entities_lev(x, w, dx, dw, c, (1u << MBS_CON_NENT) - 1, e, ed, edd, de, ded, dedd, 2);
 }
 
-/* Jacobian row block of one entity and its tangent: for every coordinate
+/* A non-zero entry of a constraint row block G_k (rows x 3) of one entity:
+ * row i, component c, value v. The blocks are sparse (the revolute,
+ * spherical and fixed cuts: one +-1 per row), so the contractions below run
+ * over these entries only. */
+typedef struct {
+    int i, c;
+    mreal v;
+} gentry;
+
+/* 1 if v is zero (+0 or -0; both parts, complex) */
+#ifdef MBS_COMPLEX
+static inline int is_zero(mreal v) { return v == 0; }
+#else
+static inline int is_zero(double v)
+{
+    uint64_t a;
+    memcpy(&a, &v, 8);
+    return (a << 1) == 0;
+}
+#endif
+
+/* the non-zero entries of the block at column 3 k of an nr x 18 row-major G */
+static int block_entries(const mreal *G, int nr, int k, gentry *out)
+{
+    int n = 0;
+    for (int i = 0; i < nr; i++)
+        for (int c = 0; c < 3; c++) {
+            const mreal v = G[18 * i + 3 * k + c];
+            if (is_zero(v)) continue;
+            out[n].i = i;
+            out[n].c = c;
+            out[n].v = v;
+            n++;
+        }
+    return n;
+}
+
+/* Jacobian rows of one entity and their tangent: for every coordinate
  * column of the path from `body` to the ground,
- *   Phi_q[row + i, col]  += G[i] . J            (if Phi_q)
  *   dPhi_q[row + i, col] += dG[i] . J + G[i] . dJ
- * G, dG: nr rows of 3 with stride gs. */
+ * with the entries ge (nge) of G and dge (ndge) of dG (J is not formed when
+ * dG = 0). */
 static void add_jac_d(const mbs_model *m, const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int body, int is_point,
-                      const mreal *ev, const mreal *dev, const mreal *G, const mreal *dG, int gs, int nr,
-                      mreal *Phi_q, mreal *dPhi_q, int row)
+                      const mreal *ev, const mreal *dev, const gentry *ge, int nge, const gentry *dge, int ndge,
+                      mreal *dPhi_q, int row)
 {
     const int nq = m->nq;
+    if (!nge && !ndge) return;
     for (int a = body; a > 0; a = m->joint[a].parent) {
         const mbs_joint_info *j = &m->joint[a];
         mreal rel[3] = { 0, 0, 0 }, drel[3] = { 0, 0, 0 };
@@ -180,26 +246,39 @@ static void add_jac_d(const mbs_model *m, const MBS_K(mbs_ws) *w, const MBS_K(mb
         }
         for (int k = 0; k < j->nq; k++) {
             const mreal *bc = w->b + MBS_BSTRIDE * a + 6 * k, *dbc = dw->b + MBS_BSTRIDE * a + 6 * k;
-            mreal J[3], dJ[3];
+            mreal J[3] = { 0, 0, 0 }, dJ[3];
             if (is_point) {
-                v3_cross(J, bc + 3, rel);
-                v3_add(J, J, bc);
+                if (ndge) {
+                    v3_cross(J, bc + 3, rel);
+                    v3_add(J, J, bc);
+                }
                 v3_cross(dJ, dbc + 3, rel);
                 v3_cross_add(dJ, bc + 3, drel);
                 v3_add(dJ, dJ, dbc);
             } else {
-                v3_cross(J, bc + 3, ev);
+                if (ndge) v3_cross(J, bc + 3, ev);
                 v3_cross(dJ, dbc + 3, ev);
                 v3_cross_add(dJ, bc + 3, dev);
             }
-            const int col = j->qoff + k;
-            for (int i = 0; i < nr; i++) {
-                const mreal *g = G + (size_t)i * gs, *dg = dG + (size_t)i * gs;
-                if (Phi_q) Phi_q[(size_t)(row + i) * nq + col] += v3_dot(g, J);
-                dPhi_q[(size_t)(row + i) * nq + col] += v3_dot(dg, J) + v3_dot(g, dJ);
-            }
+            mreal *out = dPhi_q + (size_t)row * nq + j->qoff + k;
+            for (int e = 0; e < ndge; e++) out[(size_t)dge[e].i * nq] += dge[e].v * J[dge[e].c];
+            for (int e = 0; e < nge; e++) out[(size_t)ge[e].i * nq] += ge[e].v * dJ[ge[e].c];
         }
     }
+}
+
+/* the three entries of a single row g, dg (drivers, point components) */
+static void add_jac_d_row(const mbs_model *m, const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int body,
+                          const mreal *ev, const mreal *dev, const mreal *g, const mreal *dg, mreal *dPhi_q, int row)
+{
+    gentry ge[3], dge[3];
+    for (int c = 0; c < 3; c++) {
+        ge[c].i = dge[c].i = 0;
+        ge[c].c = dge[c].c = c;
+        ge[c].v = g[c];
+        dge[c].v = dg ? dg[c] : 0;
+    }
+    add_jac_d(m, w, dw, body, 1, ev, dev, ge, 3, dge, dg ? 3 : 0, dPhi_q, row);
 }
 
 void MBS_K(mbs_driver_law_d)(const mbs_model *m, const mbs_driver_info *dr, const mreal *x, const mreal *dx,
@@ -276,49 +355,87 @@ void MBS_K(mbs_con_kernel_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs
         for (size_t k = 0; k < (size_t)n * (size_t)nq; k++) dPhi_q[k] = 0;
 
     /* ---- loop closure ---- */
+    /* levels of the entities needed: velocities for dphid and dphidd,
+     * accelerations for dphidd */
+    const int lev = dphidd ? 2 : dphid ? 1 : 0;
     for (int ci = 0; ci < m->con.ncut; ci++) {
         const mbs_cut_info *cut = &m->con.cut[ci];
         const MBS_K(mbs_con_ops) *ops = MBS_K(mbs_con_ops_of)(cut->type);
         const int nr = ops->nrows, row = cut->row, ng = nr * 18;
+        const unsigned used = ops->used;
         if (nr == 0) continue;
         mreal e[MBS_CON_NENT][3], ed[MBS_CON_NENT][3], edd[MBS_CON_NENT][3];
         mreal de[MBS_CON_NENT][3], ded[MBS_CON_NENT][3], dedd[MBS_CON_NENT][3], z[MBS_CON_NENT][3];
-        MBS_K(mbs_con_entities_d)(m, x, w, dx, dw, cut, e, ed, edd, de, ded, dedd);
+        entities_lev(x, w, dx, dw, cut, used, e, ed, edd, de, ded, dedd, lev);
         const mreal *ep[MBS_CON_NENT], *edp[MBS_CON_NENT], *dep[MBS_CON_NENT], *zp[MBS_CON_NENT];
         for (int k = 0; k < MBS_CON_NENT; k++) {
+            /* entities a type does not use are never read: zeros */
+            if (!(used & (1u << k))) { v3_zero(e[k]); v3_zero(ed[k]); v3_zero(de[k]); }
             ep[k] = e[k];
             edp[k] = ed[k];
             dep[k] = de[k];
             v3_zero(z[k]);
             zp[k] = z[k];
         }
-        for (int k = 0; k < ng; k++) G[k] = G0[k] = dG[k] = Gd[k] = 0;
+        /* G = G(e); dG = G(de) - G(0); Gd = G(ed) - G(0) (only for dphidd).
+         * Types whose G does not depend on the entities (revolute, spherical,
+         * fixed: [-I, I] blocks) give G(de) = G(0) bit for bit: dG = Gd = 0. */
+        for (int k = 0; k < ng; k++) G[k] = G0[k] = dG[k] = 0;
         ops->jac(ep, G);
         ops->jac(zp, G0);
         ops->jac(dep, dG);
-        ops->jac(edp, Gd);
-        for (int k = 0; k < ng; k++) {
-            dG[k] -= G0[k];
-            Gd[k] -= G0[k];
+        const int dG0 = !memcmp(dG, G0, sizeof(mreal) * (size_t)ng);
+        if (!dG0)
+            for (int k = 0; k < ng; k++) dG[k] -= G0[k];
+        int Gd0 = 1;
+        if (lev >= 2) {
+            for (int k = 0; k < ng; k++) Gd[k] = 0;
+            ops->jac(edp, Gd);
+            Gd0 = !memcmp(Gd, G0, sizeof(mreal) * (size_t)ng);
+            if (!Gd0)
+                for (int k = 0; k < ng; k++) Gd[k] -= G0[k];
         }
-        for (int i = 0; i < nr; i++) {
-            const mreal *g = G + 18 * i, *dg = dG + 18 * i, *gd = Gd + 18 * i;
-            mreal s0 = 0, s1 = 0, s2 = 0;
+        /* the non-zero entries of the used entities' blocks */
+        gentry ge[MBS_CON_NENT][3 * MBS_CON_MAXROWS], dge[MBS_CON_NENT][3 * MBS_CON_MAXROWS];
+        gentry gde[MBS_CON_NENT][3 * MBS_CON_MAXROWS];
+        int nge[MBS_CON_NENT] = { 0 }, ndge[MBS_CON_NENT] = { 0 }, ngde[MBS_CON_NENT] = { 0 };
+        for (int k = 0; k < MBS_CON_NENT; k++) {
+            if (!(used & (1u << k))) continue;
+            nge[k] = block_entries(G, nr, k, ge[k]);
+            if (!dG0) ndge[k] = block_entries(dG, nr, k, dge[k]);
+            if (!Gd0) ngde[k] = block_entries(Gd, nr, k, gde[k]);
+        }
+        if (dphi || dphid || dphidd) {
+            /* dphi = G de, dphid = G ded + dG ed, dphidd = G dedd + dG edd + 2 Gd ded */
+            mreal s0[MBS_CON_MAXROWS] = { 0 }, s1[MBS_CON_MAXROWS] = { 0 }, s2[MBS_CON_MAXROWS] = { 0 };
             for (int k = 0; k < MBS_CON_NENT; k++) {
-                if (!(ops->used & (1u << k))) continue;
-                s0 += v3_dot(g + 3 * k, de[k]);
-                s1 += v3_dot(g + 3 * k, ded[k]) + v3_dot(dg + 3 * k, ed[k]);
-                s2 += v3_dot(g + 3 * k, dedd[k]) + v3_dot(dg + 3 * k, edd[k]) + 2 * v3_dot(gd + 3 * k, ded[k]);
+                for (int e = 0; e < nge[k]; e++) {
+                    const gentry *g = &ge[k][e];
+                    s0[g->i] += g->v * de[k][g->c];
+                    if (lev >= 1) s1[g->i] += g->v * ded[k][g->c];
+                    if (lev >= 2) s2[g->i] += g->v * dedd[k][g->c];
+                }
+                for (int e = 0; e < ndge[k]; e++) {
+                    const gentry *g = &dge[k][e];
+                    if (lev >= 1) s1[g->i] += g->v * ed[k][g->c];
+                    if (lev >= 2) s2[g->i] += g->v * edd[k][g->c];
+                }
+                for (int e = 0; e < ngde[k]; e++) {
+                    const gentry *g = &gde[k][e];
+                    s2[g->i] += 2 * g->v * ded[k][g->c];
+                }
             }
-            if (dphi) dphi[row + i] = s0;
-            if (dphid) dphid[row + i] = s1;
-            if (dphidd) dphidd[row + i] = s2;
+            for (int i = 0; i < nr; i++) {
+                if (dphi) dphi[row + i] = s0[i];
+                if (dphid) dphid[row + i] = s1[i];
+                if (dphidd) dphidd[row + i] = s2[i];
+            }
         }
         if (dPhi_q)
             for (int k = 0; k < MBS_CON_NENT; k++)
-                if (ops->used & (1u << k))
-                    add_jac_d(m, w, dw, cut->body[k & 1], k < 2, e[k], de[k], G + 3 * k, dG + 3 * k, 18, nr, 0,
-                              dPhi_q, row);
+                if (used & (1u << k))
+                    add_jac_d(m, w, dw, cut->body[k & 1], k < 2, e[k], de[k], ge[k], nge[k], dge[k], ndge[k], dPhi_q,
+                              row);
     }
 
     /* ---- drivers ---- */
@@ -360,8 +477,8 @@ void MBS_K(mbs_con_kernel_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs
                 v3_scale(dg2, Dd, 1 / L);
                 v3_axpy(dg2, -dL / (L * L), d);
                 v3_scale(dg1, dg2, -1);
-                add_jac_d(m, w, dw, dr->body[0], 1, r1, dr1, g1, dg1, 3, 1, 0, dPhi_q, row);
-                add_jac_d(m, w, dw, dr->body[1], 1, r2, dr2, g2, dg2, 3, 1, 0, dPhi_q, row);
+                add_jac_d_row(m, w, dw, dr->body[0], r1, dr1, g1, dg1, dPhi_q, row);
+                add_jac_d_row(m, w, dw, dr->body[1], r2, dr2, g2, dg2, dPhi_q, row);
             }
         }
     }
@@ -437,7 +554,7 @@ void MBS_K(mbs_con_point_component_d)(const mbs_model *m, const mreal *x, const 
     dval[2] = drdd[comp];
     if (!drow) return;
     for (int k = 0; k < m->nq; k++) drow[k] = 0;
-    mreal g[3] = { 0, 0, 0 }, dg[3] = { 0, 0, 0 };
+    mreal g[3] = { 0, 0, 0 };
     g[comp] = 1;
-    add_jac_d(m, w, dw, body, 1, r, dr, g, dg, 3, 1, 0, drow, 0);
+    add_jac_d_row(m, w, dw, body, r, dr, g, NULL, drow, 0);
 }
