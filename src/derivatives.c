@@ -486,29 +486,10 @@ static int fd_factor(const mbs_model *m, mbs_data *d, const double *q, int dense
     return MBS_OK;
 }
 
-/* x = M'^-1 x with the factor of fd_factor in d->scratch */
-static void fd_factor_solve(const mbs_model *m, mbs_data *d, int dense, double *x)
+/* x = M'^-1 x with the dense Cholesky factor of fd_factor in d->scratch */
+static void fd_dense_solve(const mbs_model *m, mbs_data *d, double *x)
 {
-    const int nq = m->nq, *lam = d->ws.qpar;
-    const double *H = d->scratch;
-    if (nq == 0) return;
-    if (dense) {
-        LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', nq, 1, H, nq, x, nq);
-        return;
-    }
-    /* M'^-1 x = L^-1 L^-T x: L^T y = x from the leaves up, then L x = y
-     * from the root down (tree-sparse rows) */
-    for (int k = nq - 1; k >= 0; k--) {
-        const double *Hk = H + (size_t)k * nq;
-        x[k] /= Hk[k];
-        for (int i = lam[k]; i >= 0; i = lam[i]) x[i] -= Hk[i] * x[k];
-    }
-    for (int k = 0; k < nq; k++) {
-        const double *Hk = H + (size_t)k * nq;
-        double t = x[k];
-        for (int i = lam[k]; i >= 0; i = lam[i]) t -= Hk[i] * x[i];
-        x[k] = t / Hk[k];
-    }
+    if (m->nq > 0) LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', m->nq, 1, d->scratch, m->nq, x, m->nq);
 }
 
 /* dense: M'^-1 from its Cholesky factor in d->scratch (LAPACK dpotri),
@@ -586,8 +567,8 @@ apply:;
     double *R[2] = { Rq, Rqd };
     for (int t = 0; t < 2; t++) {
         if (!R[t]) continue;
-        if (B) {   /* the right-hand sides elsewhere: B (q), B + nq (qd), rows ldb apart */
-            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nq, nq, nq, alpha, X, nq, B + t * nq, ldb,
+        if (B) {   /* the right-hand sides elsewhere: B (q), B + ldb / 2 (qd), rows ldb apart */
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nq, nq, nq, alpha, X, nq, B + t * (ldb / 2), ldb,
                         0.0, R[t], nq);
             continue;
         }
@@ -617,36 +598,39 @@ apply:;
  *     fused pass at (q, qd, qdd) gives M and [dtau/dq | dtau/dqd];
  *   semi-recursive: no forward-dynamics pass; the fused pass at qdd = 0
  *     gives M and the bias b = ID(q, qd, 0), qdd = M^-1 (tau - b) with the
- *     factor of M that M^-1 needs anyway, and the pass moved to qdd (only
- *     the column vectors that depend on it) gives the Jacobians.
+ *     factor of M that the derivatives need anyway, and the pass moved to
+ *     qdd (only the column vectors that depend on it) gives the Jacobians.
  * The Jacobians land in the pass's own workspace (its zeros kept from call
- * to call); dqdd/dx = -M^-1 dtau/dx goes from there straight into the
- * outputs, and dqdd/dtau = M^-1. */
+ * to call). Then dqdd/dx = -M^-1 dtau/dx and dqdd/dtau = M^-1: on branched
+ * trees by triangular solves with the tree-sparse factor M = L^T L
+ * (mbs_idl_fd_solve; n^2/2 multiply-adds per column on a chain, far fewer
+ * on the human); where that saves little (chain-like trees,
+ * fd_inverse_dense) by LAPACK's Cholesky factor and inverse and dgemm. */
 static int fd_derivatives_local(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
                                 const double *qd, const double *tau, double *qdd, double *dqdd_dq,
                                 double *dqdd_dqd, double *dqdd_dtau)
 {
     const int nq = m->nq;
-    double *a = d->dbuf, *b = d->dbuf + nq;
+    double *a = d->dbuf, *b = d->dbuf + nq, *H = d->scratch;
     const int want = dqdd_dq || dqdd_dqd || dqdd_dtau, dense = fd_inverse_dense(m);
+    const int semi = alg == MBS_FD_SEMI_RECURSIVE;
     int rc;
-    if (alg != MBS_FD_SEMI_RECURSIVE) {
+    if (!semi) {
         if ((rc = mbs_fd_qdd(m, d, alg, q, qd, tau, a))) return rc;
         if (qdd) memcpy(qdd, a, sizeof(double) * (size_t)nq);
         if (!want) {
             d->err[0] = 0;
             return MBS_OK;
         }
-        if (mbs_idl_fd_begin(m, d, q, qd, a, NULL, d->scratch))
-            return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics derivatives: mass matrix not finite");
-        if ((rc = fd_factor(m, d, q, dense))) return rc;
-    } else {
-        if (mbs_idl_fd_begin(m, d, q, qd, NULL, b, d->scratch))
-            return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics derivatives: mass matrix or bias "
-                                 "forces not finite");
+    }
+    if (mbs_idl_fd_begin(m, d, q, qd, semi ? NULL : a, semi ? b : NULL, H))
+        return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics derivatives: mass matrix%s not finite",
+                             semi ? " or bias forces" : "");
+    if ((rc = fd_factor(m, d, q, dense))) return rc;
+    if (semi) {
         for (int k = 0; k < nq; k++) a[k] = (tau ? tau[k] : 0) - b[k];
-        if ((rc = fd_factor(m, d, q, dense))) return rc;
-        fd_factor_solve(m, d, dense, a);
+        if (dense) fd_dense_solve(m, d, a);
+        else mbs_idl_fd_factor_solve(m, d, H, a);
         for (int k = 0; k < nq; k++)
             if (!isfinite(a[k]))
                 return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics: acceleration of %s is not finite",
@@ -658,14 +642,18 @@ static int fd_derivatives_local(const mbs_model *m, mbs_data *d, mbs_fd_algorith
         }
         if (dqdd_dq || dqdd_dqd) mbs_idl_fd_move(m, d, a, NULL);
     }
-    if (dense && (rc = fd_dense_inverse(m, d))) return rc;
+    const double *J = NULL;
+    int ld = 0;
     if (dqdd_dq || dqdd_dqd) {
         int bad;
-        const double *J = mbs_idl_fd_jacobians(m, d, &bad);
-        if (bad && (rc = check_finite(d, J, 2 * nq * nq, "dtau/dq, dtau/dqd"))) return rc;
-        fd_apply_inverse(m, d, q, dqdd_dq, dqdd_dqd, dqdd_dtau, -1.0, dense, J, 2 * nq);
-    } else if (dqdd_dtau) {
-        fd_apply_inverse(m, d, q, NULL, NULL, dqdd_dtau, -1.0, dense, NULL, 0);
+        J = mbs_idl_fd_jacobians(m, d, &bad, &ld);
+        if (bad && (rc = check_finite(d, J, nq * ld, "dtau/dq, dtau/dqd"))) return rc;
+    }
+    if (dense) {
+        if ((rc = fd_dense_inverse(m, d))) return rc;
+        fd_apply_inverse(m, d, q, dqdd_dq, dqdd_dqd, dqdd_dtau, -1.0, 1, J, ld);
+    } else {
+        mbs_idl_fd_solve(m, d, H, dqdd_dq, dqdd_dqd, dqdd_dtau);
     }
     if (dqdd_dq && (rc = check_finite(d, dqdd_dq, nq * nq, "dqdd/dq"))) return rc;
     if (dqdd_dqd && (rc = check_finite(d, dqdd_dqd, nq * nq, "dqdd/dqd"))) return rc;

@@ -49,6 +49,7 @@
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#define IDL_SSE_FNMA(a, b, c) _mm_sub_pd(c, _mm_mul_pd(a, b))
 #endif
 /* An AVX2/FMA version of the entry loops, chosen at run time (GCC/Clang on x86) */
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -94,7 +95,13 @@ struct mbs_idl {
     idl_ws *w;
     int *cbody, *cpar, *cend;     /* body of column c, parent column (-1), end of its subtree's columns */
     double *col;                  /* CC_SIZE per column */
-    double *jw;                   /* nq x 2 nq: [dtau/dq | dtau/dqd] for the FD derivatives */
+    double *jw;                   /* nq x 2 ldp: [dtau/dq | dtau/dqd] for the FD derivatives */
+    int *anc_ptr, *anc_idx;       /* ancestor columns of column c: anc_idx[anc_ptr[c] .. anc_ptr[c + 1]) */
+    int ldp;                      /* nq rounded up to a multiple of 8 */
+    double *xw;                   /* nq x 3 ldp: the solves' rows */
+    int *sub_ptr, *sub_idx;       /* columns below c in its subtree: sub_idx[sub_ptr[c] .. sub_ptr[c + 1]) */
+    double *anc_val, *sub_val;    /* the factor's entries in those orders */
+    double *vbuf;                 /* nq */
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -346,7 +353,33 @@ int mbs_idl_create(mbs_data *d, const mbs_model *m)
         f->cend[c] = se <= nb ? m->joint[se].qoff : nq;
     }
     f->usable = f->rigid && m->nforce == 0;
-    if (f->usable && !(f->jw = calloc(2 * (size_t)nq * nq + 1, sizeof(double)))) return -1;
+    if (f->usable) {
+        size_t na = 0;
+        for (int c = 0; c < nq; c++)
+            for (int a = f->cpar[c]; a >= 0; a = f->cpar[a]) na++;
+        f->ldp = (nq + 7) & ~7;
+        f->jw = calloc(2 * (size_t)nq * f->ldp + 1, sizeof(double));
+        f->xw = calloc(3 * (size_t)nq * f->ldp + 1, sizeof(double));
+        f->anc_ptr = calloc((size_t)nq + 1, sizeof(int));
+        f->anc_idx = calloc(na + 1, sizeof(int));
+        f->sub_ptr = calloc((size_t)nq + 1, sizeof(int));
+        f->sub_idx = calloc(na + 1, sizeof(int));
+        f->anc_val = calloc(na + 1, sizeof(double));
+        f->sub_val = calloc(na + 1, sizeof(double));
+        f->vbuf = calloc((size_t)nq + 1, sizeof(double));
+        if (!f->jw || !f->xw || !f->anc_ptr || !f->anc_idx || !f->sub_ptr || !f->sub_idx || !f->anc_val ||
+            !f->sub_val || !f->vbuf)
+            return -1;
+        int k = 0, ks = 0;
+        for (int c = 0; c < nq; c++) {
+            f->anc_ptr[c] = k;
+            for (int a = f->cpar[c]; a >= 0; a = f->cpar[a]) f->anc_idx[k++] = a;
+            f->sub_ptr[c] = ks;
+            for (int r = c + 1; r < f->cend[c]; r++) f->sub_idx[ks++] = r;
+        }
+        f->anc_ptr[nq] = k;
+        f->sub_ptr[nq] = ks;
+    }
     return 0;
 }
 
@@ -360,6 +393,14 @@ void mbs_idl_free(mbs_data *d)
     free(d->idl->cend);
     free(d->idl->col);
     free(d->idl->jw);
+    free(d->idl->xw);
+    free(d->idl->anc_ptr);
+    free(d->idl->anc_idx);
+    free(d->idl->sub_ptr);
+    free(d->idl->sub_idx);
+    free(d->idl->anc_val);
+    free(d->idl->sub_val);
+    free(d->idl->vbuf);
     free(d->idl);
     d->idl = 0;
 }
@@ -383,6 +424,167 @@ int mbs_idl_usable(const mbs_model *m, const mbs_data *d)
 int mbs_idl_rigid_usable(const mbs_model *m, const mbs_data *d)
 {
     return d->idl && d->idl->rigid && d->model == m && !d->has_body_load;
+}
+
+/* ------------------------------------------------------------ FD: solves */
+
+/* y[0, w) = (alpha x[0, w) - sum_j val[j] Z_{idx[j]}[0, w)) inv, Z_k the
+ * row Z + k ld (y may be x; no Z row may be y). Blocks of columns with the
+ * block's sums in registers: each listed row costs one pass over the block
+ * with loads only. */
+static void combine(double *y, const double *x, double alpha, const double *Z, int ld, const int *idx,
+                    const double *val, int cnt, double inv, int w)
+{
+    int c = 0;
+#if defined(__SSE2__)
+    for (; c + 8 <= w; c += 8) {
+        const __m128d al = _mm_set1_pd(alpha);
+        __m128d a0 = _mm_mul_pd(al, _mm_loadu_pd(x + c)), a1 = _mm_mul_pd(al, _mm_loadu_pd(x + c + 2));
+        __m128d a2 = _mm_mul_pd(al, _mm_loadu_pd(x + c + 4)), a3 = _mm_mul_pd(al, _mm_loadu_pd(x + c + 6));
+        for (int j = 0; j < cnt; j++) {
+            const __m128d l = _mm_set1_pd(val[j]);
+            const double *z = Z + (size_t)idx[j] * ld + c;
+            a0 = _mm_sub_pd(a0, _mm_mul_pd(l, _mm_loadu_pd(z)));
+            a1 = _mm_sub_pd(a1, _mm_mul_pd(l, _mm_loadu_pd(z + 2)));
+            a2 = _mm_sub_pd(a2, _mm_mul_pd(l, _mm_loadu_pd(z + 4)));
+            a3 = _mm_sub_pd(a3, _mm_mul_pd(l, _mm_loadu_pd(z + 6)));
+        }
+        const __m128d iv = _mm_set1_pd(inv);
+        _mm_storeu_pd(y + c, _mm_mul_pd(a0, iv)); _mm_storeu_pd(y + c + 2, _mm_mul_pd(a1, iv));
+        _mm_storeu_pd(y + c + 4, _mm_mul_pd(a2, iv)); _mm_storeu_pd(y + c + 6, _mm_mul_pd(a3, iv));
+    }
+#endif
+    for (; c < w; c++) {
+        double a = alpha * x[c];
+        for (int j = 0; j < cnt; j++) a -= val[j] * Z[(size_t)idx[j] * ld + c];
+        y[c] = a * inv;
+    }
+}
+
+#if defined(IDL_AVX2)
+__attribute__((target("avx2,fma")))
+static void combine_avx2(double *y, const double *x, double alpha, const double *Z, int ld, const int *idx,
+                         const double *val, int cnt, double inv, int w)
+{
+    const __m256d al = _mm256_set1_pd(alpha), iv = _mm256_set1_pd(inv);
+    int c = 0;
+    for (; c + 32 <= w; c += 32) {   /* eight chains of fused multiply-adds */
+        __m256d a[8];
+        for (int t = 0; t < 8; t++) a[t] = _mm256_mul_pd(al, _mm256_loadu_pd(x + c + 4 * t));
+        for (int j = 0; j < cnt; j++) {
+            const __m256d l = _mm256_set1_pd(val[j]);
+            const double *z = Z + (size_t)idx[j] * ld + c;
+            for (int t = 0; t < 8; t++) a[t] = _mm256_fnmadd_pd(l, _mm256_loadu_pd(z + 4 * t), a[t]);
+        }
+        for (int t = 0; t < 8; t++) _mm256_storeu_pd(y + c + 4 * t, _mm256_mul_pd(a[t], iv));
+    }
+    if (c + 16 <= w) {
+        __m256d a[4];
+        for (int t = 0; t < 4; t++) a[t] = _mm256_mul_pd(al, _mm256_loadu_pd(x + c + 4 * t));
+        for (int j = 0; j < cnt; j++) {
+            const __m256d l = _mm256_set1_pd(val[j]);
+            const double *z = Z + (size_t)idx[j] * ld + c;
+            for (int t = 0; t < 4; t++) a[t] = _mm256_fnmadd_pd(l, _mm256_loadu_pd(z + 4 * t), a[t]);
+        }
+        for (int t = 0; t < 4; t++) _mm256_storeu_pd(y + c + 4 * t, _mm256_mul_pd(a[t], iv));
+        c += 16;
+    }
+    if (c + 8 <= w) {
+        __m256d a[2];
+        for (int t = 0; t < 2; t++) a[t] = _mm256_mul_pd(al, _mm256_loadu_pd(x + c + 4 * t));
+        for (int j = 0; j < cnt; j++) {
+            const __m256d l = _mm256_set1_pd(val[j]);
+            const double *z = Z + (size_t)idx[j] * ld + c;
+            for (int t = 0; t < 2; t++) a[t] = _mm256_fnmadd_pd(l, _mm256_loadu_pd(z + 4 * t), a[t]);
+        }
+        for (int t = 0; t < 2; t++) _mm256_storeu_pd(y + c + 4 * t, _mm256_mul_pd(a[t], iv));
+        c += 8;
+    }
+    for (; c < w; c++) {   /* (the callers' widths are multiples of 8) */
+        double a0 = alpha * x[c];
+        for (int j = 0; j < cnt; j++) a0 -= val[j] * Z[(size_t)idx[j] * ld + c];
+        y[c] = a0 * inv;
+    }
+}
+#endif
+
+/* x = M^-1 x with the tree-sparse factor M = L^T L (src/derivatives.c,
+ * fd_factor): L^T y = x from the leaves up, then L x = y from the root
+ * down, by the lists of ancestors */
+void mbs_idl_fd_factor_solve(const mbs_model *m, mbs_data *d, const double *H, double *x)
+{
+    const struct mbs_idl *f = d->idl;
+    const int n = m->nq, *aptr = f->anc_ptr, *aidx = f->anc_idx;
+    for (int k = n - 1; k >= 0; k--) {
+        const double *Hk = H + (size_t)k * n;
+        const double xk = x[k] / Hk[k];
+        x[k] = xk;
+        for (int p = aptr[k]; p < aptr[k + 1]; p++) x[aidx[p]] -= Hk[aidx[p]] * xk;
+    }
+    for (int k = 0; k < n; k++) {
+        const double *Hk = H + (size_t)k * n;
+        double t = x[k];
+        for (int p = aptr[k]; p < aptr[k + 1]; p++) t -= Hk[aidx[p]] * x[aidx[p]];
+        x[k] = t / Hk[k];
+    }
+}
+
+/* With the tree-sparse factor M = L^T L (row k of L on k and its ancestor
+ * coordinates; src/derivatives.c, fd_factor), row by row:
+ *   Y = -L^-T J:  Y_i = (-J_i - sum_{k in (i, e_i)} L_ki Y_k) / L_ii, from the
+ *                 last row up (k: the subtree of i below i, contiguous);
+ *   Z = L^-T:     row i on the columns (i, e_i) only (with Z_i[i] = 1/L_ii);
+ *   X = L^-1 Y:   X_i = (Y_i - sum_{a ancestor of i} L_ia X_a) / L_ii, from the
+ *                 first row down, in place, for [Y_q | Y_qd | Z] at once.
+ * Cost sum_i (|subtree of i| - 1) multiply-adds per column and solve (n^2/2
+ * per column on a chain, 352 for the human's 43 coordinates). A row's
+ * blocks are independent chains of multiply-adds, the rows mostly wait on
+ * the previous ones: the three matrices side by side in one row (ldp
+ * columns each, zeros beyond nq) give each row enough independent work. */
+void mbs_idl_fd_solve(const mbs_model *m, mbs_data *d, const double *L, double *Xq, double *Xqd, double *Xtau)
+{
+    struct mbs_idl *f = d->idl;
+    const int n = m->nq, *end = f->cend, ldp = f->ldp, ldx = 3 * ldp;
+    const int *sidx = f->sub_idx, *sptr = f->sub_ptr, *aidx = f->anc_idx, *aptr = f->anc_ptr;
+    double *sval = f->sub_val, *aval = f->anc_val, *inv = f->vbuf, *X = f->xw;
+    const int jac = Xq || Xqd;
+    /* the columns the last solve takes: [q | qd] and/or tau */
+    const int x0 = jac ? 0 : 2 * ldp, x1 = Xtau ? 3 * ldp : 2 * ldp;
+    void (*comb)(double *, const double *, double, const double *, int, const int *, const double *, int,
+                 double, int) = combine;
+#if defined(IDL_AVX2)
+    if (f->avx2) comb = combine_avx2;
+#endif
+    /* the factor's entries in the order the solves take them */
+    for (int i = 0; i < n; i++) {
+        const double *Li = L + (size_t)i * n;
+        inv[i] = 1 / Li[i];
+        for (int j = aptr[i]; j < aptr[i + 1]; j++) aval[j] = Li[aidx[j]];
+        for (int j = sptr[i]; j < sptr[i + 1]; j++) sval[j] = L[(size_t)sidx[j] * n + i];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        const int cnt = sptr[i + 1] - sptr[i];
+        double *Xi = X + (size_t)i * ldx;
+        if (jac) comb(Xi, f->jw + (size_t)i * 2 * ldp, -1.0, X, ldx, sidx + sptr[i], sval + sptr[i], cnt, inv[i], 2 * ldp);
+        if (Xtau) {
+            /* row i of L^-T on the columns (i, e_i), from the first column
+             * of a block of 8 on (zeros before and after) */
+            double *Zi = Xi + 2 * ldp;
+            const int c0 = (i + 1) & ~7;
+            memset(Zi, 0, sizeof(double) * (size_t)ldp);
+            comb(Zi + c0, Zi + c0, 1.0, X + 2 * ldp + c0, ldx, sidx + sptr[i], sval + sptr[i], cnt, inv[i],
+                 (end[i] - c0 + 7) & ~7);
+            Zi[i] = inv[i];
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        double *Xi = X + (size_t)i * ldx;
+        comb(Xi + x0, Xi + x0, 1.0, X + x0, ldx, aidx + aptr[i], aval + aptr[i], aptr[i + 1] - aptr[i], inv[i],
+             x1 - x0);
+        if (Xq) memcpy(Xq + (size_t)i * n, Xi, sizeof(double) * (size_t)n);
+        if (Xqd) memcpy(Xqd + (size_t)i * n, Xi + ldp, sizeof(double) * (size_t)n);
+        if (Xtau) memcpy(Xtau + (size_t)i * n, Xi + 2 * ldp, sizeof(double) * (size_t)n);
+    }
 }
 
 /* ------------------------------------------------------------ the pass */
@@ -729,10 +931,9 @@ IDL_INLINE int idl_fd_begin(const mbs_model *m, mbs_data *d, const double *q, co
 IDL_INLINE int idl_fd_jacobians(const mbs_model *m, mbs_data *d, int avx2)
 {
     struct mbs_idl *f = d->idl;
-    const int nq = m->nq;
     /* the workspace keeps its zeros between independent branches from
      * call to call (the same entries are written every time) */
-    const double fin = idl_entries(m, d, f->jw, f->jw + nq, 2 * nq, 0, avx2);
+    const double fin = idl_entries(m, d, f->jw, f->jw + f->ldp, 2 * f->ldp, 0, avx2);
     return isfinite(fin) ? 0 : -1;
 }
 
@@ -787,8 +988,9 @@ void mbs_idl_fd_move(const mbs_model *m, mbs_data *d, const double *dqdd, double
     idl_update(m, d, dqdd, tau);
 }
 
-const double *mbs_idl_fd_jacobians(const mbs_model *m, mbs_data *d, int *bad)
+const double *mbs_idl_fd_jacobians(const mbs_model *m, mbs_data *d, int *bad, int *ld)
 {
+    *ld = 2 * d->idl->ldp;
 #if defined(IDL_AVX2)
     if (d->idl->avx2) {
         *bad = idl_fd_jacobians_avx2(m, d);

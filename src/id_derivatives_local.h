@@ -36,14 +36,23 @@ int mbs_idl_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const
  *   mbs_idl_fd_move moves the pass by dqdd (after a begin at qdd = 0: by
  *     the qdd the caller solved from M qdd = tau - b; the changes add up)
  *     and adds the change of ID to tau (NULL: not wanted);
- *   mbs_idl_fd_jacobians returns [dtau/dq | dtau/dqd] at the pass's
- *     (q, qd, qdd), row-major nq x 2 nq (row r: the nq entries of
- *     dtau_r/dq, then those of dtau_r/dqd), a workspace of d valid until
- *     the next call; *bad = -1 if an entry is not finite, else 0.
+ *   mbs_idl_fd_jacobians returns dtau/dq and dtau/dqd at the pass's
+ *     (q, qd, qdd) side by side, rows *ld apart (row r: the nq entries of
+ *     dtau_r/dq, zeros up to *ld / 2, then those of dtau_r/dqd, zeros),
+ *     a workspace of d valid until the next call; *bad = -1 if an entry
+ *     is not finite, else 0.
  * No allocation. */
 int mbs_idl_fd_begin(const mbs_model *m, mbs_data *d, const double *q, const double *qd, const double *qdd,
                      double *tau, double *M);
 void mbs_idl_fd_move(const mbs_model *m, mbs_data *d, const double *dqdd, double *tau);
-const double *mbs_idl_fd_jacobians(const mbs_model *m, mbs_data *d, int *bad);
+const double *mbs_idl_fd_jacobians(const mbs_model *m, mbs_data *d, int *bad, int *ld);
+/* After mbs_idl_fd_jacobians, with the tree-sparse factor M = L^T L (row k
+ * of L on k and its ancestor coordinates; row-major nq x nq):
+ * Xq = -M^-1 dtau/dq, Xqd = -M^-1 dtau/dqd and Xtau = M^-1 (any NULL:
+ * skipped), by triangular solves that follow the tree's sparsity. */
+/* x = M^-1 x with the tree-sparse factor M = L^T L (row-major; row k of L
+ * on k and its ancestor coordinates; src/derivatives.c, fd_factor). */
+void mbs_idl_fd_factor_solve(const mbs_model *m, mbs_data *d, const double *H, double *x);
+void mbs_idl_fd_solve(const mbs_model *m, mbs_data *d, const double *L, double *Xq, double *Xqd, double *Xtau);
 
 #endif
