@@ -5,19 +5,49 @@
  * the applied loads dw->xfrc (zero for constant user loads; force elements
  * add theirs). Bodies first..last-1.
  */
+#include <stdint.h>
+#include <string.h>
+
 #include "kernels.h"
 #include "../algebra.h"
 
 static const mreal zeros[9];
 
+/* 1 if p[0..n-1] are all zero (+0 or -0) */
+#ifdef MBS_COMPLEX
+static inline int all_zero(const mreal *p, int n)
+{
+    int nz = 0;
+    for (int k = 0; k < n; k++) nz |= p[k] != 0;
+    return !nz;
+}
+#else
+static inline int all_zero(const double *p, int n)
+{
+    uint64_t acc = 0;   /* the bit patterns or-ed: zero but for sign bits */
+    for (int k = 0; k < n; k++) {
+        uint64_t u;
+        memcpy(&u, p + k, sizeof u);
+        acc |= u;
+    }
+    return (acc << 1) == 0;
+}
+#endif
+
+#if defined(__GNUC__)
+__attribute__((flatten))   /* the small vector helpers inline */
+#endif
 void MBS_K(mbs_body_terms_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
                              const mreal *dx, MBS_K(mbs_ws) *dw, int first, int last)
 {
-    const mreal *grav = x + m->x_gravity, *dgrav = dx ? dx + m->x_gravity : zeros;
+    const mreal *grav = x + m->x_gravity;
+    const int dgz = !dx || all_zero(dx + m->x_gravity, 3);
+    const mreal *dgrav = dgz ? zeros : dx + m->x_gravity;
     if (first < 1) first = 1;
     if (last > m->nb + 1) last = m->nb + 1;
     for (int i = first; i < last; i++) {
         const mreal mass = x[m->body[i].x_mass], dmass = dx ? dx[m->body[i].x_mass] : 0;
+        const int dmz = MRE(dmass) == 0 && MIM(dmass) == 0;
         const mreal *J = w->J + 9 * i, *dJ = dw->J + 9 * i;
         const mreal *wi = w->V + 6 * i + 3, *dwi = dw->V + 6 * i + 3;
         const mreal *fx = w->xfrc + 15 * i, *dfx = dw->xfrc + 15 * i;
@@ -29,22 +59,32 @@ void MBS_K(mbs_body_terms_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs
 
         /* dM^v = [dm I, -S(dmg); S(dmg), dJ + d(m (|g|^2 I - g g^T))], mg = m g */
         mreal *dM = dw->Mv + 36 * i;
-        for (int k = 0; k < 36; k++) dM[k] = 0;
-        dM[0] = dM[7] = dM[14] = dmass;
         mreal dmg[3];
-        for (int k = 0; k < 3; k++) dmg[k] = dmass * g[k] + mass * dg[k];
-        dM[4] = dmg[2];   dM[5] = -dmg[1];
-        dM[9] = -dmg[2];  dM[11] = dmg[0];
-        dM[15] = dmg[1];  dM[16] = -dmg[0];
-        dM[19] = -dmg[2]; dM[20] = dmg[1];
-        dM[24] = dmg[2];  dM[26] = -dmg[0];
-        dM[30] = -dmg[1]; dM[31] = dmg[0];
+        if (dmz)
+            for (int k = 0; k < 3; k++) dmg[k] = mass * dg[k];
+        else
+            for (int k = 0; k < 3; k++) dmg[k] = dmass * g[k] + mass * dg[k];
+        dM[0] = dmass;    dM[1] = 0;        dM[2] = 0;
+        dM[6] = 0;        dM[7] = dmass;    dM[8] = 0;
+        dM[12] = 0;       dM[13] = 0;       dM[14] = dmass;
+        dM[3] = 0;        dM[4] = dmg[2];   dM[5] = -dmg[1];
+        dM[9] = -dmg[2];  dM[10] = 0;       dM[11] = dmg[0];
+        dM[15] = dmg[1];  dM[16] = -dmg[0]; dM[17] = 0;
+        dM[18] = 0;       dM[19] = -dmg[2]; dM[20] = dmg[1];
+        dM[24] = dmg[2];  dM[25] = 0;       dM[26] = -dmg[0];
+        dM[30] = -dmg[1]; dM[31] = dmg[0];  dM[32] = 0;
         mreal gg = v3_dot(g, g), dgg = 2 * v3_dot(g, dg);
-        for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 3; c++)
-                dM[6 * (3 + r) + 3 + c] = dJ[3 * r + c] +
-                    dmass * ((r == c ? gg : 0) - g[r] * g[c]) +
-                    mass * ((r == c ? dgg : 0) - dg[r] * g[c] - g[r] * dg[c]);
+        if (dmz) {
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++)
+                    dM[6 * (3 + r) + 3 + c] = dJ[3 * r + c] + mass * ((r == c ? dgg : 0) - dg[r] * g[c] - g[r] * dg[c]);
+        } else {
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++)
+                    dM[6 * (3 + r) + 3 + c] = dJ[3 * r + c] +
+                        dmass * ((r == c ? gg : 0) - g[r] * g[c]) +
+                        mass * ((r == c ? dgg : 0) - dg[r] * g[c] - g[r] * dg[c]);
+        }
 
         /* f' = m grav + f - m w x (w x g) */
         mreal t[3], dt[3], f[3], df[3];
@@ -58,29 +98,39 @@ void MBS_K(mbs_body_terms_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs
         v3_cross_add(df, wi, dt);
         const mreal *Q = w->Qv + 6 * i;
         mreal *dQ = dw->Qv + 6 * i;
-        for (int c = 0; c < 3; c++)
-            dQ[c] = dmass * grav[c] + mass * dgrav[c] + dfx[c] - dmass * f[c] - mass * df[c];
-        /* n = n_applied + eps(A P) - (A c) x f_applied - w x (J w) + g x f' */
-        mreal dAP[9], T[9], Ac[3], dAc[3], tmp[3];
-        m3_mul(dAP, dAi, fx + 6);
-        m3_mul(T, Ai, dfx + 6);
-        for (int k = 0; k < 9; k++) dAP[k] += T[k];
-        m3_mv(Ac, Ai, ci);
-        m3_mv(dAc, dAi, ci);
-        m3_mv(tmp, Ai, dci);
-        v3_add(dAc, dAc, tmp);
-        dQ[3] = dfx[3] + dAP[5] - dAP[7];
-        dQ[4] = dfx[4] + dAP[6] - dAP[2];
-        dQ[5] = dfx[5] + dAP[1] - dAP[3];
-        mreal dn[3];
-        v3_zero(dn);
-        v3_cross_add(dn, dAc, fx);
-        v3_cross_add(dn, Ac, dfx);
-        mreal Jw[3], dJw[3];
+        if (dmz && dgz)
+            for (int c = 0; c < 3; c++) dQ[c] = dfx[c] - mass * df[c];
+        else
+            for (int c = 0; c < 3; c++)
+                dQ[c] = dmass * grav[c] + mass * dgrav[c] + dfx[c] - dmass * f[c] - mass * df[c];
+        /* n = n_applied + eps(A P) - (A c) x f_applied - w x (J w) + g x f'
+         * (the applied part vanishes with its tangent for a body without loads) */
+        if (all_zero(fx, 15) && all_zero(dfx, 15)) {
+            dQ[3] = dQ[4] = dQ[5] = 0;
+        } else {
+            mreal dAP[9], T[9], Ac[3], dAc[3], tmp[3];
+            m3_mul(dAP, dAi, fx + 6);
+            m3_mul(T, Ai, dfx + 6);
+            for (int k = 0; k < 9; k++) dAP[k] += T[k];
+            m3_mv(Ac, Ai, ci);
+            m3_mv(dAc, dAi, ci);
+            m3_mv(tmp, Ai, dci);
+            v3_add(dAc, dAc, tmp);
+            dQ[3] = dfx[3] + dAP[5] - dAP[7];
+            dQ[4] = dfx[4] + dAP[6] - dAP[2];
+            dQ[5] = dfx[5] + dAP[1] - dAP[3];
+            mreal dn[3];
+            v3_zero(dn);
+            v3_cross_add(dn, dAc, fx);
+            v3_cross_add(dn, Ac, dfx);
+            for (int c = 0; c < 3; c++) dQ[3 + c] -= dn[c];
+        }
+        mreal Jw[3], dJw[3], tmp[3], dn[3];
         m3_mv(Jw, J, wi);
         m3_mv(dJw, dJ, wi);
         m3_mv(tmp, J, dwi);
         v3_add(dJw, dJw, tmp);
+        v3_zero(dn);
         v3_cross_add(dn, dwi, Jw);
         v3_cross_add(dn, wi, dJw);
         for (int c = 0; c < 3; c++) dQ[3 + c] -= dn[c];
