@@ -90,7 +90,10 @@ void MBS_K(mbs_kin_forward)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w
 
 /* Tangent of mbs_kin_forward along (dq, dqd, dqdd, dx), into dw; w must
  * hold the primal at (q, qd, qdd). Bodies first..last-1 only; parents
- * before `first` count as fixed. See kinematics_derivatives.c. */
+ * before `first` count as fixed. See kinematics_derivatives.c. dw->th
+ * flags the bodies whose tangent is a rotation tangent dA = [th]x A; for
+ * those with revolute and prismatic joints dw->AhJ is not written (no
+ * consumer reads it). */
 void MBS_K(mbs_kin_forward_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
                               const mreal *dx, MBS_K(mbs_ws) *dw,
                               const mreal *q, const mreal *qd, const mreal *qdd,
