@@ -11,11 +11,19 @@
  * Backward, all objectives at once (a: 3n x nobj, the derivative of psi
  * with respect to y_n through everything after it):
  *   a_N = (w_N g_y(y_N) + G_y(y_N))^T,   grad += w_N g_rho + G_rho
- *   n = N-1 .. 0:  [A B] of step n -> n+1 (recomputed from its record),
- *                  grad += B^T a_{n+1},  a_n = A^T a_{n+1} + w_n g_y(y_n)^T,
- *                  grad += w_n g_rho(y_n)
+ *   n = N-1 .. 0:  the linearization y_{n+1}' = A y_n' + B rho' of step
+ *                  n -> n+1 (recomputed from its record), run transposed per
+ *                  objective (sens_ali_lin_reverse): a_n = A^T a_{n+1} +
+ *                  w_n g_y(y_n)^T, grad += B^T a_{n+1} + w_n g_rho(y_n)
  *   grad += Y0^T a_0   (Y0 = dy_0/drho: the initial kinematic and penalty sensitivities)
- * Memory: 5n + nc doubles per step (the records); the step Jacobians are
+ * Neither A nor B is formed. The columns of B are formed only for the
+ * parameters that move the kinematics, the constraints or the inertia; for
+ * those that only set numbers of force elements and functions (stiffness,
+ * free lengths, spline knots...), B_j = L (dr/drho_j) with L the step's
+ * linear map of a residual perturbation, so (B^T a)_j = wbar . dr/drho_j
+ * with wbar = L^T a: one adjoint product per objective for all of them
+ * (sens_pprod, flat in the number of spline knots).
+ * Memory: 5n + nc doubles per step (the records); the step linearization is
  * recomputed, not stored.
  */
 #include <math.h>
@@ -32,9 +40,10 @@ typedef struct {
 } rec_head;
 
 /* G (nobj x nu, row-major: objective k's row) = d g / d (y, rho) at a state,
- * by one objective tangent per column; g (nobj) the values. */
+ * by one objective tangent per column (the parameter columns where pcol[j]:
+ * the others are zero); g (nobj) the values. */
 static void objective_jacobian(sens_run *r, const double *q, const double *qd, const double *qdd, double t,
-                               int terminal, double *g, double *G, double *e, double *dx, double *dg)
+                               int terminal, const int *pcol, double *g, double *G, double *e, double *dx, double *dg)
 {
     const mbs_model *m = r->m;
     const int n = r->nq, np = r->np, no = r->nobj, nu = 3 * n + np;
@@ -45,6 +54,9 @@ static void objective_jacobian(sens_run *r, const double *q, const double *qd, c
             e[c] = 1;
             sens_objectives_d(r, q, qd, qdd, e, e + n, e + 2 * n, NULL, -1, t, terminal, dg);
             e[c] = 0;
+        } else if (!pcol[c - 3 * n]) {
+            for (int k = 0; k < no; k++) G[(size_t)k * nu + c] = 0;
+            continue;
         } else {
             mbs_deriv_param_dx(m, c - 3 * n, dx);
             sens_objectives_d(r, q, qd, qdd, NULL, NULL, NULL, dx, c - 3 * n, t, terminal, dg);
@@ -65,19 +77,33 @@ int sens_davm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     double *buf = NULL, *recs = NULL;
     rec_head *heads = NULL;
     size_t nrec = 0, cap = 0;
+    sens_pprod *pp = calloc((size_t)no + 1, sizeof *pp);
+    int *pcol = calloc(P + 1, sizeof(int));
     sens_fwd F;
     if ((rc = sens_fwd_open(&F, r, SENS_FWD_ALI3P, err))) goto done;
     mbs_integrator *it = F.it;
     const mbs_sim_options so = F.so;
-    buf = calloc(N3 * NU + N3 * P + 2 * N3 * (size_t)no + 2 * (size_t)no * NU + 4 * (size_t)no + N3 + (size_t)m->nx + 4,
+    buf = calloc(N3 * P + 2 * N3 * (size_t)no + 2 * (size_t)no * NU + 4 * (size_t)no + N3 + N + (size_t)m->nx + 4,
                  sizeof(double));
-    if (!buf || sens_ali_lin_create(&w, m, np)) {
+    if (!buf || !pp || !pcol || sens_ali_lin_create(&w, m, np)) {
         rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
         goto done;
     }
-    double *AB = buf, *Y0 = AB + N3 * NU, *a = Y0 + N3 * P, *an = a + N3 * (size_t)no, *G = an + N3 * (size_t)no,
-           *GT = G + (size_t)no * NU, *g = GT + (size_t)no * NU, *dg = g + no, *e = dg + no, *dx = e + N3;
-    (void)dg;
+    double *Y0 = buf, *a = Y0 + N3 * P, *an = a + N3 * (size_t)no, *G = an + N3 * (size_t)no,
+           *GT = G + (size_t)no * NU, *g = GT + (size_t)no * NU, *dg = g + no, *e = dg + no, *wbar = e + N3,
+           *dx = wbar + N;
+    /* the element-only parameters take the adjoint products; the objectives
+     * depend only on the others (or, with a program's objective, on all) */
+    for (int k = 0; k < no; k++) {
+        if ((rc = sens_pprod_init(&pp[k], m, r->o->objective != NULL, err))) goto done;
+        sens_pprod_elements_only(&pp[k]);
+    }
+    int any_skip = 0;
+    for (int j = 0; j < np; j++) {
+        w.skip[j] = no > 0 && pp[0].flag[j] >= 1;
+        any_skip |= w.skip[j];
+        pcol[j] = !w.skip[j] || r->o->objective != NULL;
+    }
 
     /* ---- forward: the run, psi, the records ---- */
     double t = so.t0;
@@ -136,18 +162,14 @@ int sens_davm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             const double *rq = recs + (s + 1) * recsz;
             sens_ali_rec rec = { heads[s + 1].t, heads[s + 1].h, rq, rq + N, rq + 2 * N, rq + 3 * N, rq + 4 * N,
                                  rq + 5 * N, heads[s + 1].vel, heads[s + 1].acc };
-            if ((rc = sens_ali_lin_step(&w, r, &so, &rec, NULL, AB, err))) goto done;
+            if ((rc = sens_ali_lin_form(&w, r, &so, &rec, err))) goto done;
             for (int k = 0; k < no; k++) {
-                const double *ak = a + (size_t)k * N3;
-                double *bk = an + (size_t)k * N3;
-                for (size_t c = 0; c < NU; c++) {
-                    const double *col = AB + c * N3;
-                    double sum = 0;
-                    for (size_t i = 0; i < N3; i++) sum += col[i] * ak[i];
-                    if (c < N3)
-                        bk[c] = sum;
-                    else
-                        r->grad[(size_t)k * P + (c - N3)] += sum;
+                double *gk = r->grad + (size_t)k * P;
+                sens_ali_lin_reverse(&w, a + (size_t)k * N3, an + (size_t)k * N3, gk, wbar);
+                if (any_skip) {
+                    /* wbar . dr/drho_j at the index-3 point (z, zd*, zdd*), the step's time */
+                    sens_pprod_eval(r, &pp[k], rec.z, rec.zds, rec.zdds, wbar, 3);
+                    sens_pprod_add(r, &pp[k], rec.t, 1, gk);
                 }
             }
             memcpy(a, an, sizeof(double) * N3 * (size_t)no);
@@ -156,8 +178,8 @@ int sens_davm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         }
         /* + w_s g_y(y_s) (+ G_y at the end), grad += w_s g_rho (+ G_rho) */
         const double tt = heads[s].t;
-        objective_jacobian(r, rp, rp + N, rp + 2 * N, tt, 0, g, G, e, dx, dg);
-        if (s == last) objective_jacobian(r, rp, rp + N, rp + 2 * N, tt, 1, g, GT, e, dx, dg);
+        objective_jacobian(r, rp, rp + N, rp + 2 * N, tt, 0, pcol, g, G, e, dx, dg);
+        if (s == last) objective_jacobian(r, rp, rp + N, rp + 2 * N, tt, 1, pcol, g, GT, e, dx, dg);
         for (int k = 0; k < no; k++) {
             double *ak = a + (size_t)k * N3;
             const double *gk = G + (size_t)k * NU, *gt = GT + (size_t)k * NU;
@@ -170,6 +192,7 @@ int sens_davm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             }
         }
     }
+    for (int k = 0; k < no && any_skip; k++) sens_pprod_finish(r, &pp[k], r->grad + (size_t)k * P);
     /* grad += Y0^T a_0 */
     for (int k = 0; k < no; k++)
         for (int j = 0; j < np; j++) {
@@ -182,6 +205,9 @@ int sens_davm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
 done:
     sens_fwd_close(&F, stats);
     sens_ali_lin_free(&w);
+    for (int k = 0; pp && k < no; k++) sens_pprod_free(&pp[k]);
+    free(pp);
+    free(pcol);
     free(buf);
     free(recs);
     free(heads);

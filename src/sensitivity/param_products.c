@@ -194,6 +194,14 @@ void sens_pprod_free(sens_pprod *pp)
     memset(pp, 0, sizeof *pp);
 }
 
+void sens_pprod_elements_only(sens_pprod *pp)
+{
+    int k = 0;
+    for (int i = 0; i < pp->ngen; i++)
+        if (pp->flag[pp->gen[i]] >= 1) pp->gen[k++] = pp->gen[i];
+    pp->ngen = k;
+}
+
 void sens_pprod_eval(sens_run *r, sens_pprod *pp, const double *q, const double *qd, const double *qdd,
                      const double *nu, int what)
 {

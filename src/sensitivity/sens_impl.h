@@ -148,6 +148,9 @@ typedef struct sens_pprod {
 } sens_pprod;
 int sens_pprod_init(sens_pprod *pp, const mbs_model *m, int all_obj, mbs_error *err);
 void sens_pprod_free(sens_pprod *pp);
+/* Keep only the element-only parameters (flag >= 1) in gen: the caller
+ * forms the general parameters' columns itself (the closed-loop DAVM). */
+void sens_pprod_elements_only(sens_pprod *pp);
 /* At (q, qd, qdd), time of r->d: what & 1: the products of the gen
  * parameters (prod; O(1) each for flag 1, a tangent sweep for flag 0);
  * what & 2: S of every spline function (O(1) each). */

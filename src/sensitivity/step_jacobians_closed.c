@@ -84,6 +84,7 @@ void sens_ali_lin_free(sens_ali_lin *w)
     free(w->ipiv);
     free(w->svA);
     free(w->force_only);
+    free(w->zpb);
     memset(w, 0, sizeof *w);
 }
 
@@ -133,9 +134,20 @@ int sens_ali_lin_create(sens_ali_lin *w, const mbs_model *m, int np)
     w->y = w->svwork + w->svlwork;
     /* parameters that only set numbers of force elements: the element loads depend on (z, zd, t) only,
      * so at the projected state their d(M v)/drho, constraint and multiplier columns vanish */
-    w->force_only = calloc(2 * (size_t)np + 1, sizeof(int));
+    w->force_only = calloc(3 * (size_t)np + 1, sizeof(int));
     if (!w->force_only) return MBS_ERR_NOMEM;
     w->dynamic = w->force_only + np;
+    w->skip = w->dynamic + np;
+    w->zpb = calloc(10 * N + 4 * C, sizeof(double));
+    if (!w->zpb) return MBS_ERR_NOMEM;
+    {
+        double *q = w->zpb;
+        double **rn[] = { &w->zpb, &w->zdpb, &w->zddnb, &w->wvb, &w->vb, &w->z1b, &w->zd1b, &w->zdd1b, &w->rhsb,
+                          &w->xsb };
+        for (size_t k = 0; k < sizeof rn / sizeof rn[0]; k++) { *rn[k] = q; q += N; }
+        double **rc[] = { &w->dphib, &w->gb, &w->gvb, &w->gab };
+        for (size_t k = 0; k < sizeof rc / sizeof rc[0]; k++) { *rc[k] = q; q += C; }
+    }
     for (int j = 0; j < np; j++) w->dynamic[j] = mbs_form_param_dynamic(m, j);
     for (int j = 0; j < np; j++) {
         const mbs_param_info *pi = &m->param[j];
@@ -368,16 +380,21 @@ static int id_jac_acc(sens_run *r, const double *z, const double *zd, const doub
     return MBS_OK;
 }
 
-int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, const sens_ali_rec *st,
-                      const double *Yin, double *AB, mbs_error *err)
+int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, const sens_ali_rec *st,
+                      mbs_error *err)
 {
     const mbs_model *m = r->m;
     mbs_data *d = r->d;
-    const int n = w->n, nc = w->nc, np = w->np, nu = w->nu;
+    const int n = w->n, nc = w->nc, np = w->np;
     const size_t N = (size_t)n;
-    const double t = st->t, h = st->h, kh = BETA * h * h, c1 = GAMMA / (BETA * h), d1 = 1 / kh;
+    const double t = st->t, h = st->h, kh = BETA * h * h;
     const double sa = so->proj_scale * so->penalty;
     const int iterative = so->projection == MBS_PROJ_ITERATIVE, vel = st->vel, acc = st->acc;
+    w->h = h;
+    w->sa = sa;
+    w->vel = vel;
+    w->acc = acc;
+    w->iterative = iterative;
     const double *z = st->z, *zd = st->zd, *zdd = st->zdd, *zds = st->zds, *zdds = st->zdds, *lam = st->lam;
     int rc;
     mbs_data_set_time(d, t);
@@ -390,6 +407,7 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
     mbs_crba(m, &d->ws, w->M);
     for (int j = 0; j < np; j++) {
         double *fp = w->Fp + (size_t)j * N, *pp = w->Pp + (size_t)j * nc;
+        if (w->skip[j]) continue;
         mbs_deriv_param_dx(m, j, w->dx);
         if (w->dynamic[j]) {
             mbs_form_tangent_dynamic(m, d, z, zds, w->dx, fp);
@@ -467,6 +485,7 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
     }
     if (vel || acc) {
         for (int j = 0; j < np; j++) {
+            if (w->skip[j]) continue;
             if (w->dynamic[j]) {
                 /* no constraint or multiplier columns; the residual's (for d(M v)/drho)
                  * unless only force elements move, whose loads cancel there */
@@ -497,7 +516,7 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
             memcpy(a, zdds, sizeof(double) * N);
         primal_rates(m, d, t, z, zd, a, w->r, NULL, NULL);
         for (int j = 0; j < np; j++) {
-            if (w->force_only[j]) continue;
+            if (w->force_only[j] || w->skip[j]) continue;
             mbs_deriv_param_dx(m, j, w->dx);
             if (w->dynamic[j]) mbs_form_tangent_dynamic(m, d, z, zd, w->dx, w->DR3);
             else mbs_form_tangent(m, d, t, z, zd, a, NULL, NULL, NULL, w->dx, w->DR3, NULL, NULL, NULL, NULL);
@@ -515,41 +534,36 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
     if (n > 0 && stage_factor(w) != MBS_OK)
         return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: step tangent singular on the "
                              "constraints' null space", t);
-    /* ---- every input column through the step's linear algebra: the unit
-     * columns of (y_n, rho) for [A B], or the columns (Yin_j, e_j) ---- */
-    const int ncol = Yin ? np : nu;
-    for (int c = 0; c < ncol; c++) {
-        double *out = AB + (size_t)c * 3 * N, *z1 = out, *zd1 = out + N, *zdd1 = out + 2 * N;
-        const int j = Yin ? c : c >= 3 * n ? c - 3 * n : -1;
-        memset(w->zp, 0, sizeof(double) * N);
-        memset(w->zdp, 0, sizeof(double) * N);
-        memset(w->zddn, 0, sizeof(double) * N);
-        if (Yin) {
-            const double *y = Yin + (size_t)c * 3 * N, *yd = y + N, *ydd = y + 2 * N;
-            for (int i = 0; i < n; i++) {
-                w->zp[i] = y[i] + h * yd[i] + 0.5 * h * h * ydd[i];
-                w->zdp[i] = yd[i] + h * ydd[i];
-                w->zddn[i] = ydd[i];
-            }
-        } else if (c < n) {
-            w->zp[c] = 1;
-        } else if (c < 2 * n) {
-            w->zp[c - n] = h;
-            w->zdp[c - n] = 1;
-        } else if (c < 3 * n) {
-            w->zp[c - 2 * n] = 0.5 * h * h;
-            w->zdp[c - 2 * n] = h;
-            w->zddn[c - 2 * n] = 1;
+    return MBS_OK;
+numeric:
+    return mbs_error_set(err, rc, "sensitivity at t = %.9g: state Jacobian of the residual: %s", t,
+                         d->err[0] ? d->err : "not finite");
+}
+
+int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, const sens_ali_rec *st,
+                      const double *Yin, double *Yout, mbs_error *err)
+{
+    int rc = sens_ali_lin_form(w, r, so, st, err);
+    if (rc) return rc;
+    const int n = w->n, nc = w->nc, np = w->np, vel = w->vel, acc = w->acc, iterative = w->iterative;
+    const size_t N = (size_t)n;
+    const double h = w->h, sa = w->sa, kh = BETA * h * h, c1 = GAMMA / (BETA * h), d1 = 1 / kh;
+    /* every column (Yin_j, e_j) through the step's linear algebra */
+    for (int j = 0; j < np; j++) {
+        double *out = Yout + (size_t)j * 3 * N, *z1 = out, *zd1 = out + N, *zdd1 = out + 2 * N;
+        const double *y = Yin + (size_t)j * 3 * N, *yd = y + N, *ydd = y + 2 * N;
+        for (int i = 0; i < n; i++) {
+            w->zp[i] = y[i] + h * yd[i] + 0.5 * h * h * ydd[i];
+            w->zdp[i] = yd[i] + h * ydd[i];
+            w->zddn[i] = ydd[i];
         }
         /* w = F_z z_p' + F_zd zd_p' + M zdd_n' (+ F_rho), dPhi = Phi z_p' (+ Phi_rho) */
         mv(n, n, w->Fz, w->zp, w->wv, 0);
         mv(n, n, w->Fzd, w->zdp, w->wv, 1);
         mv(n, n, w->M, w->zddn, w->wv, 1);
         mbs_form_Pv(n, nc, w->Phi, w->zp, w->dphi);
-        if (j >= 0) {
-            for (int i = 0; i < n; i++) w->wv[i] += w->Fp[(size_t)j * N + i];
-            for (int i = 0; i < nc; i++) w->dphi[i] += w->Pp[(size_t)j * nc + i];
-        }
+        for (int i = 0; i < n; i++) w->wv[i] += w->Fp[(size_t)j * N + i];
+        for (int i = 0; i < nc; i++) w->dphi[i] += w->Pp[(size_t)j * nc + i];
         stage_solve(w, kh, w->wv, w->dphi, w->v);
         for (int i = 0; i < n; i++) {
             z1[i] = w->zp[i] + w->v[i];
@@ -560,10 +574,8 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
         if (vel) {
             mv(n, n, w->Hv, z1, w->rhs, 0);
             mv(nc, n, w->Vz, z1, w->dphid, 0);
-            if (j >= 0) {
-                for (int i = 0; i < n; i++) w->rhs[i] += w->Hvp[(size_t)j * N + i];
-                for (int i = 0; i < nc; i++) w->dphid[i] += w->Vp[(size_t)j * nc + i];
-            }
+            for (int i = 0; i < n; i++) w->rhs[i] += w->Hvp[(size_t)j * N + i];
+            for (int i = 0; i < nc; i++) w->dphid[i] += w->Vp[(size_t)j * nc + i];
             for (int i = 0; i < n; i++) w->rhs[i] = -w->rhs[i];
             proj_apply(w, iterative, sa, zd1, w->rhs, w->dphid, zd1);
         }
@@ -571,18 +583,193 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
             mv(n, n, w->Ha, z1, w->rhs, 0);
             mv(nc, n, w->Az, z1, w->dphidd, 0);
             mv(nc, n, w->Azd, zd1, w->dphidd, 1);
-            if (j >= 0) {
-                for (int i = 0; i < n; i++) w->rhs[i] += w->Hap[(size_t)j * N + i];
-                for (int i = 0; i < nc; i++) w->dphidd[i] += w->Ap[(size_t)j * nc + i];
-            }
+            for (int i = 0; i < n; i++) w->rhs[i] += w->Hap[(size_t)j * N + i];
+            for (int i = 0; i < nc; i++) w->dphidd[i] += w->Ap[(size_t)j * nc + i];
             for (int i = 0; i < n; i++) w->rhs[i] = -w->rhs[i];
             proj_apply(w, iterative, sa, zdd1, w->rhs, w->dphidd, zdd1);
         }
     }
     return MBS_OK;
-numeric:
-    return mbs_error_set(err, rc, "sensitivity at t = %.9g: state Jacobian of the residual: %s", t,
-                         d->err[0] ? d->err : "not finite");
+}
+
+/* ---------------------------------------------------------------- the transposed step */
+
+/* y (+)= A^T x for A rows x cols row-major */
+static void mvt(int rows, int cols, const double *A, const double *x, double *y, int add)
+{
+    if (!add)
+        for (int j = 0; j < cols; j++) y[j] = 0;
+    for (int i = 0; i < rows; i++) {
+        const double *a = A + (size_t)i * cols, xi = x[i];
+        if (xi == 0) continue;
+        for (int j = 0; j < cols; j++) y[j] += a[j] * xi;
+    }
+}
+
+/* b <- A^-T b for the LU factor of mbs_form_lu (col-major, 1-based pivots
+ * as LAPACK's: P A = L U, so A^T = U^T L^T P) */
+static void lu_solve_t(int n, const double *A, const lapack_int *piv, double *b)
+{
+    for (int k = 0; k < n; k++) {
+        const double *ck = A + (size_t)k * n;
+        double s = b[k];
+        for (int i = 0; i < k; i++) s -= ck[i] * b[i];
+        b[k] = s / ck[k];
+    }
+    for (int k = n - 1; k >= 0; k--) {
+        const double *ck = A + (size_t)k * n;
+        double s = b[k];
+        for (int i = k + 1; i < n; i++) s -= ck[i] * b[i];
+        b[k] = s;
+    }
+    for (int k = n - 1; k >= 0; k--) {
+        const int p = (int)piv[k] - 1;
+        if (p != k) { double t = b[k]; b[k] = b[p]; b[p] = t; }
+    }
+}
+
+/* y_a = U_a . x (all a) */
+static void to_basis(const sens_ali_lin *w, const double *x, double *y)
+{
+    const int n = w->n;
+    for (int a = 0; a < n; a++) {
+        const double *ua = w->U + (size_t)a * n;
+        double s = 0;
+        for (int i = 0; i < n; i++) s += ua[i] * x[i];
+        y[a] = s;
+    }
+}
+
+/* The transpose of proj_apply: from xb (the adjoint of x) the adjoints of
+ * x* (xsb), of the right-hand side (rhsb) and of g (gb), all set. */
+static void proj_apply_t(sens_ali_lin *w, const double *xb, double *xsb, double *rhsb, double *gb)
+{
+    const int n = w->n, nc = w->nc, mn = n < nc ? n : nc, r = w->rank;
+    double *y = w->y;
+    to_basis(w, xb, y);
+    if (!w->iterative) {
+        /* x = U K^-1 (U^T (M x* + rhs) - sa Sigma V^T g), K symmetric */
+        mbs_form_chol_solve(n, w->K, y);
+        for (int i = 0; i < n; i++) {
+            double s = 0;
+            for (int a = 0; a < n; a++) s += w->U[(size_t)a * n + i] * y[a];
+            rhsb[i] = s;
+        }
+        for (int k = 0; k < nc; k++) {
+            double s = 0;
+            for (int a = 0; a < mn; a++) s += w->sv[a] * y[a] * w->VT[(size_t)k * nc + a];
+            gb[k] = -w->sa * s;
+        }
+        mvt(n, n, w->M, rhsb, xsb, 0);
+        return;
+    }
+    /* x = x* + U y: y_R = -Sigma_R^-1 V_R^T (Phi x* + g),
+     * y_N = K^-1 (U_N^T rhs - (U^T M U)_NR y_R) */
+    memcpy(xsb, xb, sizeof(double) * (size_t)n);
+    const int q = n - r;
+    if (q > 0) mbs_form_chol_solve(q, w->K, y + r);
+    for (int i = 0; i < n; i++) {
+        double s = 0;
+        for (int a = r; a < n; a++) s += w->U[(size_t)a * n + i] * y[a];
+        rhsb[i] = s;
+    }
+    for (int b = 0; b < r; b++) {
+        double s = 0;
+        for (int a = r; a < n; a++) s += w->UMU[(size_t)b * n + a] * y[a];
+        y[b] -= s;
+    }
+    for (int k = 0; k < nc; k++) {
+        double s = 0;
+        for (int a = 0; a < r; a++) s += y[a] * w->VT[(size_t)k * nc + a] / w->sv[a];
+        gb[k] = -s;
+    }
+    mbs_form_Ptv(n, nc, w->Phi, gb, xsb, 1);
+}
+
+/* The transpose of stage_solve: from vb the adjoints of w (wvb) and of dPhi (dphib), set. */
+static void stage_solve_t(sens_ali_lin *w, double kh, const double *vb, double *wvb, double *dphib)
+{
+    const int n = w->n, nc = w->nc, r = w->rank, q = n - r;
+    double *y = w->y;
+    to_basis(w, vb, y);
+    if (q > 0) lu_solve_t(q, w->KN, w->ipiv, y + r);   /* the adjoint of the right-hand side s */
+    for (int i = 0; i < n; i++) {
+        double s = 0;
+        for (int b = 0; b < q; b++) s += w->U[(size_t)(r + b) * n + i] * y[r + b];
+        wvb[i] = -kh * s;
+    }
+    for (int a = 0; a < r; a++) {
+        double s = 0;
+        for (int b = 0; b < q; b++) s += w->KB[(size_t)a * q + b] * y[r + b];
+        y[a] -= s;
+    }
+    for (int k = 0; k < nc; k++) {
+        double s = 0;
+        for (int a = 0; a < r; a++) s += y[a] * w->VT[(size_t)k * nc + a] / w->sv[a];
+        dphib[k] = -s;
+    }
+}
+
+static double dotn(int n, const double *a, const double *b)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++) s += a[i] * b[i];
+    return s;
+}
+
+void sens_ali_lin_reverse(sens_ali_lin *w, const double *abar, double *abar_in, double *gp, double *wbar)
+{
+    const int n = w->n, nc = w->nc, np = w->np;
+    const size_t N = (size_t)n;
+    const double h = w->h, kh = BETA * h * h, c1 = GAMMA / (BETA * h), d1 = 1 / kh;
+    double *z1b = w->z1b, *zd1b = w->zd1b, *zdd1b = w->zdd1b;
+    memcpy(z1b, abar, sizeof(double) * N);
+    memcpy(zd1b, abar + N, sizeof(double) * N);
+    memcpy(zdd1b, abar + 2 * N, sizeof(double) * N);
+    /* acceleration projection: zdd1 = proj(zdd1*, -(Ha z1 + Hap e), Az z1 + Azd zd1 + Ap e) */
+    if (w->acc) {
+        proj_apply_t(w, zdd1b, w->xsb, w->rhsb, w->gab);
+        memcpy(zdd1b, w->xsb, sizeof(double) * N);
+        for (int i = 0; i < n; i++) w->rhsb[i] = -w->rhsb[i];
+        mvt(n, n, w->Ha, w->rhsb, z1b, 1);
+        mvt(nc, n, w->Az, w->gab, z1b, 1);
+        mvt(nc, n, w->Azd, w->gab, zd1b, 1);
+        for (int j = 0; j < np; j++)
+            if (!w->skip[j])
+                gp[j] += dotn(n, w->Hap + (size_t)j * N, w->rhsb) + dotn(nc, w->Ap + (size_t)j * nc, w->gab);
+    }
+    /* velocity projection: zd1 = proj(zd1*, -(Hv z1 + Hvp e), Vz z1 + Vp e) */
+    if (w->vel) {
+        proj_apply_t(w, zd1b, w->xsb, w->rhsb, w->gvb);
+        memcpy(zd1b, w->xsb, sizeof(double) * N);
+        for (int i = 0; i < n; i++) w->rhsb[i] = -w->rhsb[i];
+        mvt(n, n, w->Hv, w->rhsb, z1b, 1);
+        mvt(nc, n, w->Vz, w->gvb, z1b, 1);
+        for (int j = 0; j < np; j++)
+            if (!w->skip[j])
+                gp[j] += dotn(n, w->Hvp + (size_t)j * N, w->rhsb) + dotn(nc, w->Vp + (size_t)j * nc, w->gvb);
+    }
+    /* z1 = z_p + v, zd1* = zd_p + c1 v, zdd1* = zdd_n + d1 v */
+    for (int i = 0; i < n; i++) w->vb[i] = z1b[i] + c1 * zd1b[i] + d1 * zdd1b[i];
+    stage_solve_t(w, kh, w->vb, w->wvb, w->dphib);
+    /* w = F_z z_p + F_zd zd_p + M zdd_n + F_rho e, dPhi = Phi z_p + Phi_rho e */
+    double *zpb = w->zpb, *zdpb = w->zdpb, *zddnb = w->zddnb;
+    memcpy(zpb, z1b, sizeof(double) * N);
+    memcpy(zdpb, zd1b, sizeof(double) * N);
+    memcpy(zddnb, zdd1b, sizeof(double) * N);
+    mvt(n, n, w->Fz, w->wvb, zpb, 1);
+    mvt(n, n, w->Fzd, w->wvb, zdpb, 1);
+    mvt(n, n, w->M, w->wvb, zddnb, 1);
+    mbs_form_Ptv(n, nc, w->Phi, w->dphib, zpb, 1);
+    for (int j = 0; j < np; j++)
+        if (!w->skip[j]) gp[j] += dotn(n, w->Fp + (size_t)j * N, w->wvb) + dotn(nc, w->Pp + (size_t)j * nc, w->dphib);
+    memcpy(wbar, w->wvb, sizeof(double) * N);
+    /* the predictor */
+    for (int i = 0; i < n; i++) {
+        abar_in[i] = zpb[i];
+        abar_in[N + i] = h * zpb[i] + zdpb[i];
+        abar_in[2 * N + i] = 0.5 * h * h * zpb[i] + h * zdpb[i] + zddnb[i];
+    }
 }
 
 /* ---------------------------------------------------------------- t0 */

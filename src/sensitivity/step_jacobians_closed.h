@@ -39,20 +39,35 @@ typedef struct sens_ali_lin {
     int svlwork, rank;
     int *force_only;   /* np: 1 if the parameter only sets numbers of force elements */
     int *dynamic;      /* np: 1 if it moves no kinematic quantity (mbs_form_param_dynamic) */
+    int *skip;         /* np: 1 = form no columns for it (set by the caller; the DAVM's
+                          element-only parameters, whose products come from sens_pprod) */
+    /* the step last formed (sens_ali_lin_form) */
+    double h, sa;
+    int vel, acc, iterative;
+    /* the transposed step's adjoints (sens_ali_lin_reverse) */
+    double *zpb, *zdpb, *zddnb, *wvb, *vb, *z1b, *zd1b, *zdd1b, *rhsb, *xsb;   /* n */
+    double *dphib, *gb, *gvb, *gab;                                          /* nc */
 } sens_ali_lin;
 
 int sens_ali_lin_create(sens_ali_lin *w, const mbs_model *m, int np);
 void sens_ali_lin_free(sens_ali_lin *w);
 
-/* The step's Jacobian [A B] = d y_{n+1} / d (y_n, rho), y = (z, zd, zdd).
- * Yin NULL: AB is 3n x (3n + np) column-major (column c: the derivative of
- * y_{n+1} along input c; the DAVM). Yin (3n x np, the sensitivities of
- * y_n): AB gets the propagated sensitivities A Yin + B (3n x np), each
- * column through the step's linear algebra once (the DDM: np inputs
- * instead of 3n + np, and no unit inputs, which are inconsistent with the
- * constraints). Uses r->d (time, kinematics). */
+/* The step's linearization y_{n+1}' = A y_n' + B rho', y = (z, zd, zdd):
+ * sens_ali_lin_form forms its matrices at the record (point Jacobians,
+ * factors; the parameter columns of the parameters not skipped). Uses r->d
+ * (time, kinematics). */
+int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, const sens_ali_rec *st,
+                      mbs_error *err);
+/* The DDM: form, then Yout = A Yin + B (3n x np column-major, Yin the
+ * sensitivities of y_n), each column through the step's linear algebra. */
 int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, const sens_ali_rec *st,
-                      const double *Yin, double *AB, mbs_error *err);
+                      const double *Yin, double *Yout, mbs_error *err);
+/* The DAVM, after sens_ali_lin_form: the transposed step for the adjoint
+ * abar of y_{n+1} (3n): abar_in = A^T abar (3n), gp[j] += (B^T abar)_j for
+ * the parameters not skipped, and wbar (n) the adjoint of the index-3
+ * stage's residual w, whose parameter columns are dr/drho at (z, zd*, zdd*)
+ * (a skipped parameter's part of B^T abar is wbar . dr/drho_j). */
+void sens_ali_lin_reverse(sens_ali_lin *w, const double *abar, double *abar_in, double *gp, double *wbar);
 
 /* The initial sensitivities Y0 = d y_0 / d rho (3n x np column-major):
  * kinematic sensitivities of the assembly and the velocity problem, then
