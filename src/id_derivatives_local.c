@@ -541,7 +541,7 @@ void mbs_idl_fd_factor_solve(const mbs_model *m, mbs_data *d, const double *H, d
  * blocks are independent chains of multiply-adds, the rows mostly wait on
  * the previous ones: the three matrices side by side in one row (ldp
  * columns each, zeros beyond nq) give each row enough independent work. */
-void mbs_idl_fd_solve(const mbs_model *m, mbs_data *d, const double *L, double *Xq, double *Xqd, double *Xtau)
+int mbs_idl_fd_solve(const mbs_model *m, mbs_data *d, const double *L, double *Xq, double *Xqd, double *Xtau)
 {
     struct mbs_idl *f = d->idl;
     const int n = m->nq, *end = f->cend, ldp = f->ldp, ldx = 3 * ldp;
@@ -577,14 +577,32 @@ void mbs_idl_fd_solve(const mbs_model *m, mbs_data *d, const double *L, double *
             Zi[i] = inv[i];
         }
     }
+    double fin = 0;   /* sum of the results: not finite if any is not (or on overflow) */
+#if defined(__SSE2__)
+    __m128d f0 = _mm_setzero_pd(), f1 = _mm_setzero_pd();
+#endif
     for (int i = 0; i < n; i++) {
         double *Xi = X + (size_t)i * ldx;
         comb(Xi + x0, Xi + x0, 1.0, X + x0, ldx, aidx + aptr[i], aval + aptr[i], aptr[i + 1] - aptr[i], inv[i],
              x1 - x0);
+#if defined(__SSE2__)
+        for (int c = x0; c < x1; c += 4) {   /* (x1 - x0 is a multiple of 8) */
+            f0 = _mm_add_pd(f0, _mm_loadu_pd(Xi + c));
+            f1 = _mm_add_pd(f1, _mm_loadu_pd(Xi + c + 2));
+        }
+#else
+        for (int c = x0; c < x1; c++) fin += Xi[c];
+#endif
         if (Xq) memcpy(Xq + (size_t)i * n, Xi, sizeof(double) * (size_t)n);
         if (Xqd) memcpy(Xqd + (size_t)i * n, Xi + ldp, sizeof(double) * (size_t)n);
         if (Xtau) memcpy(Xtau + (size_t)i * n, Xi + 2 * ldp, sizeof(double) * (size_t)n);
     }
+#if defined(__SSE2__)
+    double t[2];
+    _mm_storeu_pd(t, _mm_add_pd(f0, f1));
+    fin += t[0] + t[1];
+#endif
+    return isfinite(fin) ? 0 : -1;
 }
 
 /* ------------------------------------------------------------ the pass */

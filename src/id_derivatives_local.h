@@ -46,13 +46,14 @@ int mbs_idl_fd_begin(const mbs_model *m, mbs_data *d, const double *q, const dou
                      double *tau, double *M);
 void mbs_idl_fd_move(const mbs_model *m, mbs_data *d, const double *dqdd, double *tau);
 const double *mbs_idl_fd_jacobians(const mbs_model *m, mbs_data *d, int *bad, int *ld);
-/* After mbs_idl_fd_jacobians, with the tree-sparse factor M = L^T L (row k
- * of L on k and its ancestor coordinates; row-major nq x nq):
- * Xq = -M^-1 dtau/dq, Xqd = -M^-1 dtau/dqd and Xtau = M^-1 (any NULL:
- * skipped), by triangular solves that follow the tree's sparsity. */
 /* x = M^-1 x with the tree-sparse factor M = L^T L (row-major; row k of L
  * on k and its ancestor coordinates; src/derivatives.c, fd_factor). */
 void mbs_idl_fd_factor_solve(const mbs_model *m, mbs_data *d, const double *H, double *x);
-void mbs_idl_fd_solve(const mbs_model *m, mbs_data *d, const double *L, double *Xq, double *Xqd, double *Xtau);
+/* After mbs_idl_fd_jacobians, with the tree-sparse factor M = L^T L (row k
+ * of L on k and its ancestor coordinates; row-major nq x nq):
+ * Xq = -M^-1 dtau/dq, Xqd = -M^-1 dtau/dqd and Xtau = M^-1 (any NULL:
+ * skipped), by triangular solves that follow the tree's sparsity. Returns
+ * -1 if an entry of the results may not be finite (their sum is not), else 0. */
+int mbs_idl_fd_solve(const mbs_model *m, mbs_data *d, const double *L, double *Xq, double *Xqd, double *Xtau);
 
 #endif
