@@ -21,16 +21,16 @@ static inline void fc_point(const mreal *A, const mreal *o, const mreal *V, cons
     }
 }
 
-/* Tangent of fc_point along a direction: dr, dv (dv may be NULL) from the
- * kinematic tangents dA, do, dV, dref of body i and the tangent dpbar of the
- * local point (from the model-vector direction). The ground (i = 0) does not
- * move: its tangents are taken as zero whatever the arrays hold. */
-static inline void fc_point_d(const mreal *A, const mreal *o, const mreal *V, const mreal *ref,
-                              const mreal *dA, const mreal *dO, const mreal *dV, const mreal *dref,
-                              int i, const mreal *pbar, const mreal *dpbar, mreal *r, mreal *dr, mreal *dv)
+/* Tangent of fc_point along a direction, the point r already evaluated:
+ * dr, dv (dv may be NULL) from the kinematic tangents dA, do, dV, dref of
+ * body i and the tangent dpbar of the local point (from the model-vector
+ * direction; NULL: zero). The ground (i = 0) does not move: its tangents
+ * are taken as zero whatever the arrays hold. */
+static inline void fc_point_tangent(const mreal *A, const mreal *V, const mreal *ref, const mreal *dA,
+                                    const mreal *dO, const mreal *dV, const mreal *dref, int i, const mreal *pbar,
+                                    const mreal *dpbar, const mreal *r, mreal *dr, mreal *dv)
 {
     mreal t[3];
-    fc_point(A, o, V, ref, i, pbar, r, 0);
     if (dpbar) m3_mv(dr, A + 9 * i, dpbar);
     else v3_zero(dr);
     if (i > 0) {
@@ -49,15 +49,30 @@ static inline void fc_point_d(const mreal *A, const mreal *o, const mreal *V, co
     v3_add(dv, dv, dV + 6 * i);
 }
 
-/* Tangent of fc_add_force: f at pbar gives d(f) and d(P) = dpbar f^T + pbar df^T. */
+/* Tangent of fc_point along a direction: r, and dr, dv as fc_point_tangent. */
+static inline void fc_point_d(const mreal *A, const mreal *o, const mreal *V, const mreal *ref,
+                              const mreal *dA, const mreal *dO, const mreal *dV, const mreal *dref,
+                              int i, const mreal *pbar, const mreal *dpbar, mreal *r, mreal *dr, mreal *dv)
+{
+    fc_point(A, o, V, ref, i, pbar, r, 0);
+    fc_point_tangent(A, V, ref, dA, dO, dV, dref, i, pbar, dpbar, r, dr, dv);
+}
+
+/* Tangent of fc_add_force: f at pbar gives d(f) and d(P) = dpbar f^T + pbar df^T
+ * (dpbar NULL: zero). */
 static inline void fc_add_force_d(mreal *dxfrc, int i, const mreal *pbar, const mreal *dpbar, const mreal *f,
                                   const mreal *df)
 {
     if (i <= 0) return;
     mreal *L = dxfrc + 15 * i;
     for (int k = 0; k < 3; k++) L[k] += df[k];
-    for (int r = 0; r < 3; r++)
-        for (int s = 0; s < 3; s++) L[6 + 3 * r + s] += pbar[r] * df[s] + (dpbar ? dpbar[r] * f[s] : 0);
+    if (dpbar) {
+        for (int r = 0; r < 3; r++)
+            for (int s = 0; s < 3; s++) L[6 + 3 * r + s] += pbar[r] * df[s] + dpbar[r] * f[s];
+    } else {
+        for (int r = 0; r < 3; r++)
+            for (int s = 0; s < 3; s++) L[6 + 3 * r + s] += pbar[r] * df[s];
+    }
 }
 
 /* Force f (global) at local point pbar of body i into the 15-number load

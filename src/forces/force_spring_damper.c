@@ -68,11 +68,13 @@ static void apply_d(const mbs_model *m, const mbs_force_info *fe, const mreal *x
 {
     (void)m; (void)q; (void)qd; (void)dq; (void)dqd; (void)dqfrc; (void)t;
     mreal r[2][3], v[2][3], dr[2][3], dv[2][3];
+    const mreal *dp[2];   /* the points' tangents in dx (NULL: zero) */
     for (int s = 0; s < 2; s++) {
         const int b = fe->body[s], xp = fe->x_point[s];
+        const mreal *d = dx ? dx + xp : 0;
+        dp[s] = d && (d[0] != 0 || d[1] != 0 || d[2] != 0) ? d : 0;
         fc_point(w->A, w->o, w->V, w->r, b, x + xp, r[s], v[s]);
-        fc_point_d(w->A, w->o, w->V, w->r, dw->A, dw->o, dw->V, dw->r, b, x + xp, dx ? dx + xp : 0, r[s], dr[s],
-                   dv[s]);
+        fc_point_tangent(w->A, w->V, w->r, dw->A, dw->o, dw->V, dw->r, b, x + xp, dp[s], r[s], dr[s], dv[s]);
     }
     mreal d[3], dd[3], u[3], du[3];
     v3_sub(d, r[1], r[0]);
@@ -92,10 +94,10 @@ static void apply_d(const mbs_model *m, const mbs_force_info *fe, const mreal *x
     v3_scale(df, d, dF / l - F * dl / (l * l));
     v3_axpy(df, F / l, dd);
     const int b0 = fe->body[0], b1 = fe->body[1], x0 = fe->x_point[0], x1 = fe->x_point[1];
-    fc_add_force_d(dw->xfrc, b0, x + x0, dx ? dx + x0 : 0, f, df);
+    fc_add_force_d(dw->xfrc, b0, x + x0, dp[0], f, df);
     v3_scale(f, f, -1);
     v3_scale(df, df, -1);
-    fc_add_force_d(dw->xfrc, b1, x + x1, dx ? dx + x1 : 0, f, df);
+    fc_add_force_d(dw->xfrc, b1, x + x1, dp[1], f, df);
 }
 
 const MBS_K(mbs_force_ops) MBS_K(mbs_force_spring_damper) = { "spring_damper", apply, energy, apply_d };

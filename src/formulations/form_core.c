@@ -13,6 +13,7 @@
  * body terms and Newton-Euler recursion and mbs_con_kernel_d.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,26 +333,74 @@ void mbs_form_tangent_from(const mbs_model *m, mbs_data *d, double t, const doub
         mbs_con_kernel_d(m, m->x, &d->ws, dx, &d->dws, q, qd, qdd, dq, dqd, dqdd, t, dphi, dPhi, dphid, dphidd);
 }
 
+/* 1 if p[0..n-1] are all zero (+0 or -0) */
+static inline int all_zero(const double *p, int n)
+{
+    uint64_t acc = 0;
+    for (int k = 0; k < n; k++) {
+        uint64_t u;
+        memcpy(&u, p + k, sizeof u);
+        acc |= u;
+    }
+    return (acc << 1) == 0;
+}
+
+/* The residual's tangent along a direction that moves no kinematic quantity
+ * (mbs_form_param_dynamic): every kinematic tangent is zero, so only the
+ * bodies whose mass, inertia or loads the direction moves (or every body,
+ * for gravity) have body-term tangents, and the Newton-Euler tangent
+ * reduces to dF_i = dM^v_i Vd_i - dQ^v_i, accumulated base-ward as the
+ * wrenches, dtau_i = b_i^T dF_i - dQ^q_i. The same arithmetic as the general
+ * path (body_terms_derivatives.c, inverse_dynamics_derivatives.c) with its
+ * products by zero tangents left out. */
 void mbs_form_tangent_dynamic(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
                               const double *dx, double *dr)
 {
+    const mbs_ws *w = &d->ws;
     mbs_ws *dw = &d->dws;
-    const size_t nb1 = (size_t)m->nb + 1;
-    mbs_ws_zero_kinematics(dw);
-    /* an inertia entry moves J = A Jbar A^T (a kinematic-level quantity): dJ = A dJbar A^T */
-    for (int i = 1; i <= m->nb; i++) {
-        const double *dI = dx + m->body[i].x_inertia, *A = d->ws.A + 9 * i;
-        if (dI[0] == 0 && dI[1] == 0 && dI[2] == 0 && dI[3] == 0 && dI[4] == 0 && dI[5] == 0) continue;
-        double dJb[9], AJ[9];
-        m3_sym(dJb, dI);
-        m3_mul(AJ, A, dJb);
-        m3_mul_bt(dw->J + 9 * i, AJ, A);
-    }
+    const int nb = m->nb;
+    const size_t nb1 = (size_t)nb + 1;
+    /* the element loads' tangents read the kinematic tangents A, o, V, r: zero */
+    memset(dw->A, 0, sizeof(double) * 9 * nb1);
+    memset(dw->o, 0, sizeof(double) * 3 * nb1);
+    memset(dw->V, 0, sizeof(double) * 6 * nb1);
+    memset(dw->r, 0, sizeof(double) * 3 * nb1);
     memset(dw->xfrc, 0, sizeof(double) * 15 * nb1);
     memset(dw->qfrc, 0, sizeof(double) * (size_t)m->nq);
-    mbs_forces_apply_d(m, m->x, &d->ws, dx, dw, q, qd, NULL, NULL, dw->qfrc, d->time);
-    mbs_body_terms_d(m, m->x, &d->ws, dx, dw, 1, m->nb + 1);
-    mbs_rnea_d(m, &d->ws, dw, dw->qfrc, dr, 1, m->nb + 1);
+    mbs_forces_apply_d(m, m->x, w, dx, dw, q, qd, NULL, NULL, dw->qfrc, d->time);
+    const int dgrav = !all_zero(dx + m->x_gravity, 3);
+    for (int i = 1; i <= nb; i++) {
+        const double *dI = dx + m->body[i].x_inertia;
+        double *dF = dw->F + 6 * i;
+        const int dI0 = all_zero(dI, 6);
+        if (!dgrav && dx[m->body[i].x_mass] == 0 && dI0 && all_zero(dw->xfrc + 15 * i, 15)) {
+            s6_zero(dF);
+            continue;
+        }
+        /* the body terms' tangent of this body alone, its kinematic tangents
+         * zero but for an inertia entry's dJ = A dJbar A^T */
+        double *dJ = dw->J + 9 * i;
+        if (dI0) {
+            for (int k = 0; k < 9; k++) dJ[k] = 0;
+        } else {
+            const double *A = w->A + 9 * i;
+            double dJb[9], AJ[9];
+            m3_sym(dJb, dI);
+            m3_mul(AJ, A, dJb);
+            m3_mul_bt(dJ, AJ, A);
+        }
+        v3_zero(dw->rG + 3 * i);
+        mbs_body_terms_d(m, m->x, w, dx, dw, i, i + 1);
+        m6_mv(dF, dw->Mv + 36 * i, w->Vd + 6 * i);
+        for (int c = 0; c < 6; c++) dF[c] -= dw->Qv[6 * i + c];
+    }
+    for (int k = 0; k < m->nq; k++) dr[k] = -dw->qfrc[k];
+    for (int i = nb; i >= 1; i--) {
+        const mbs_joint_info *jt = &m->joint[i];
+        const double *dF = dw->F + 6 * i, *bi = w->b + MBS_BSTRIDE * i;
+        for (int k = 0; k < jt->nq; k++) dr[jt->qoff + k] += s6_dot(bi + 6 * k, dF);
+        if (jt->parent > 0) s6_wrench_shift_add(dw->F + 6 * jt->parent, w->a + 3 * i, dF);
+    }
 }
 
 int mbs_form_param_dynamic(const mbs_model *m, int j)
