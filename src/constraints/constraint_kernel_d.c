@@ -210,61 +210,96 @@ static inline int is_zero(double v)
 }
 #endif
 
+/* 1 if the 3-vector is zero */
+#ifdef MBS_COMPLEX
+static inline int v3_is_zero(const mreal *v) { return (v[0] == 0) & (v[1] == 0) & (v[2] == 0); }
+#else
+static inline int v3_is_zero(const double *v)
+{
+    uint64_t a, b, c;
+    memcpy(&a, v, 8);
+    memcpy(&b, v + 1, 8);
+    memcpy(&c, v + 2, 8);
+    return ((a | b | c) << 1) == 0;
+}
+#endif
+
 /* the non-zero entries of the block at column 3 k of an nr x 18 row-major G */
 static int block_entries(const mreal *G, int nr, int k, gentry *out)
 {
     int n = 0;
-    for (int i = 0; i < nr; i++)
+    for (int i = 0; i < nr; i++) {
+        const mreal *g = G + 18 * i + 3 * k;
+        if (v3_is_zero(g)) continue;
         for (int c = 0; c < 3; c++) {
-            const mreal v = G[18 * i + 3 * k + c];
-            if (is_zero(v)) continue;
+            if (is_zero(g[c])) continue;
             out[n].i = i;
             out[n].c = c;
-            out[n].v = v;
+            out[n].v = g[c];
             n++;
         }
+    }
     return n;
 }
 
-/* Jacobian rows of one entity and their tangent: for every coordinate
- * column of the path from `body` to the ground,
+/* One entity on a body for add_jac_d: a point (r - r_a enters J) or a
+ * vector, its value and tangent, and the entries of its blocks of G, dG. */
+typedef struct {
+    int is_point;
+    const mreal *ev, *dev;
+    const gentry *ge, *dge;
+    int nge, ndge;
+} jentity;
+
+/* Jacobian rows of the entities ent[0..ne-1], all on `body`, and their
+ * tangent: for every coordinate column of the path from `body` to the
+ * ground (walked once for all of them),
  *   dPhi_q[row + i, col] += dG[i] . J + G[i] . dJ
- * with the entries ge (nge) of G and dge (ndge) of dG (J is not formed when
- * dG = 0). */
+ * over the entries of G and dG (J is not formed when dG = 0). */
+static void add_jac_d_body(const mbs_model *m, const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int body,
+                           const jentity *ent, int ne, mreal *dPhi_q, int row)
+{
+    const int nq = m->nq;
+    for (int a = body; a > 0; a = m->joint[a].parent) {
+        const mbs_joint_info *j = &m->joint[a];
+        const mreal *ra = w->r + 3 * a, *dra = dw->r + 3 * a;
+        for (int k = 0; k < j->nq; k++) {
+            const mreal *bc = w->b + MBS_BSTRIDE * a + 6 * k, *dbc = dw->b + MBS_BSTRIDE * a + 6 * k;
+            mreal *out = dPhi_q + (size_t)row * nq + j->qoff + k;
+            for (int n = 0; n < ne; n++) {
+                const jentity *en = &ent[n];
+                mreal J[3] = { 0, 0, 0 }, dJ[3];
+                if (en->is_point) {
+                    mreal rel[3], drel[3];
+                    v3_sub(rel, en->ev, ra);
+                    v3_sub(drel, en->dev, dra);
+                    if (en->ndge) {
+                        v3_cross(J, bc + 3, rel);
+                        v3_add(J, J, bc);
+                    }
+                    v3_cross(dJ, dbc + 3, rel);
+                    v3_cross_add(dJ, bc + 3, drel);
+                    v3_add(dJ, dJ, dbc);
+                } else {
+                    if (en->ndge) v3_cross(J, bc + 3, en->ev);
+                    v3_cross(dJ, dbc + 3, en->ev);
+                    v3_cross_add(dJ, bc + 3, en->dev);
+                }
+                for (int e = 0; e < en->ndge; e++) out[(size_t)en->dge[e].i * nq] += en->dge[e].v * J[en->dge[e].c];
+                for (int e = 0; e < en->nge; e++) out[(size_t)en->ge[e].i * nq] += en->ge[e].v * dJ[en->ge[e].c];
+            }
+        }
+    }
+}
+
+/* The same for one entity. */
 static void add_jac_d(const mbs_model *m, const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int body, int is_point,
                       const mreal *ev, const mreal *dev, const gentry *ge, int nge, const gentry *dge, int ndge,
                       mreal *dPhi_q, int row)
 {
-    const int nq = m->nq;
     if (!nge && !ndge) return;
-    for (int a = body; a > 0; a = m->joint[a].parent) {
-        const mbs_joint_info *j = &m->joint[a];
-        mreal rel[3] = { 0, 0, 0 }, drel[3] = { 0, 0, 0 };
-        if (is_point) {
-            v3_sub(rel, ev, w->r + 3 * a);
-            v3_sub(drel, dev, dw->r + 3 * a);
-        }
-        for (int k = 0; k < j->nq; k++) {
-            const mreal *bc = w->b + MBS_BSTRIDE * a + 6 * k, *dbc = dw->b + MBS_BSTRIDE * a + 6 * k;
-            mreal J[3] = { 0, 0, 0 }, dJ[3];
-            if (is_point) {
-                if (ndge) {
-                    v3_cross(J, bc + 3, rel);
-                    v3_add(J, J, bc);
-                }
-                v3_cross(dJ, dbc + 3, rel);
-                v3_cross_add(dJ, bc + 3, drel);
-                v3_add(dJ, dJ, dbc);
-            } else {
-                if (ndge) v3_cross(J, bc + 3, ev);
-                v3_cross(dJ, dbc + 3, ev);
-                v3_cross_add(dJ, bc + 3, dev);
-            }
-            mreal *out = dPhi_q + (size_t)row * nq + j->qoff + k;
-            for (int e = 0; e < ndge; e++) out[(size_t)dge[e].i * nq] += dge[e].v * J[dge[e].c];
-            for (int e = 0; e < nge; e++) out[(size_t)ge[e].i * nq] += ge[e].v * dJ[ge[e].c];
-        }
-    }
+    const jentity en = { is_point, ev, dev, ge, dge, nge, ndge };
+    add_jac_d_body(m, w, dw, body, &en, 1, dPhi_q, row);
 }
 
 /* the three entries of a single row g, dg (drivers, point components) */
@@ -432,10 +467,17 @@ void MBS_K(mbs_con_kernel_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs
             }
         }
         if (dPhi_q)
-            for (int k = 0; k < MBS_CON_NENT; k++)
-                if (used & (1u << k))
-                    add_jac_d(m, w, dw, cut->body[k & 1], k < 2, e[k], de[k], ge[k], nge[k], dge[k], ndge[k], dPhi_q,
-                              row);
+            for (int side = 0; side < 2; side++) {
+                /* the entities of one body of the cut (k & 1 == side), one walk */
+                jentity ent[MBS_CON_NENT / 2];
+                int ne = 0;
+                for (int k = side; k < MBS_CON_NENT; k += 2)
+                    if ((used & (1u << k)) && (nge[k] || ndge[k])) {
+                        const jentity en = { k < 2, e[k], de[k], ge[k], dge[k], nge[k], ndge[k] };
+                        ent[ne++] = en;
+                    }
+                if (ne) add_jac_d_body(m, w, dw, cut->body[side], ent, ne, dPhi_q, row);
+            }
     }
 
     /* ---- drivers ---- */
