@@ -391,7 +391,7 @@ void mbs_form_tangent_dynamic(const mbs_model *m, mbs_data *d, const double *q, 
         }
         v3_zero(dw->rG + 3 * i);
         mbs_body_terms_d(m, m->x, w, dx, dw, i, i + 1);
-        m6_mv(dF, dw->Mv + 36 * i, w->Vd + 6 * i);
+        m6_body_inertia_mv(dF, dw->Mv + 36 * i, w->Vd + 6 * i);
         for (int c = 0; c < 6; c++) dF[c] -= dw->Qv[6 * i + c];
     }
     for (int k = 0; k < m->nq; k++) dr[k] = -dw->qfrc[k];

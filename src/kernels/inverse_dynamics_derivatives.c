@@ -22,10 +22,12 @@ void MBS_K(mbs_rnea_d)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws)
     if (last > m->nb + 1) last = m->nb + 1;
     for (int k = 0; k < m->nq; k++) dtau[k] = dqfrc ? -dqfrc[k] : 0;
     for (int i = first; i < last; i++) {
-        mreal *dF = dw->F + 6 * i;
-        m6_mv(dF, dw->Mv + 36 * i, w->Vd + 6 * i);
-        m6_mv_add(dF, w->Mv + 36 * i, dw->Vd + 6 * i);
-        for (int c = 0; c < 6; c++) dF[c] -= dw->Qv[6 * i + c];
+        /* M^v and its tangent have the body-inertia structure (m6_body_inertia:
+         * m I, m S(g), J'), whose product takes a third of a general 6 x 6's */
+        mreal *dF = dw->F + 6 * i, t[6];
+        m6_body_inertia_mv(dF, dw->Mv + 36 * i, w->Vd + 6 * i);
+        m6_body_inertia_mv(t, w->Mv + 36 * i, dw->Vd + 6 * i);
+        for (int c = 0; c < 6; c++) dF[c] += t[c] - dw->Qv[6 * i + c];
     }
     /* ancestors of `first` accumulate only */
     for (int j = m->joint[first].parent; j > 0; j = m->joint[j].parent)
