@@ -5,6 +5,8 @@
 #ifndef MBS_SENS_IMPL_H
 #define MBS_SENS_IMPL_H
 
+#include <lapacke.h>
+
 #include "mbsens/mbsens.h"
 #include "mbsens/sensitivity.h"
 #include "../data_impl.h"
@@ -66,6 +68,10 @@ void sens_accumulate(sens_run *r, double w, const double *g, const double *dg);
  * (at least `first`) entries of a_size and b_size bytes. 0, or -1 out of
  * memory (the arrays stay valid and keep their contents). */
 int sens_grow2(void **a, size_t a_size, void **b, size_t b_size, size_t n, size_t *cap, size_t first);
+
+/* b <- A^-T b for an LU factor of mbs_form_lu (col-major n x n, 1-based
+ * pivots as LAPACK's): the transposed solves of the discrete adjoints. */
+void sens_lu_solve_t(int n, const double *A, const lapack_int *piv, double *b);
 
 /* The forward run of a method that differentiates the trapezoidal rule:
  * the run's options with the trapezoidal integrator, the integrator on its

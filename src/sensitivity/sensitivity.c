@@ -204,6 +204,28 @@ void sens_accumulate(sens_run *r, double w, const double *g, const double *dg)
     }
 }
 
+/* b <- A^-T b for the LU factor of mbs_form_lu (col-major, 1-based pivots
+ * as LAPACK's: P A = L U, so A^T = U^T L^T P) */
+void sens_lu_solve_t(int n, const double *A, const lapack_int *piv, double *b)
+{
+    for (int k = 0; k < n; k++) {
+        const double *ck = A + (size_t)k * n;
+        double s = b[k];
+        for (int i = 0; i < k; i++) s -= ck[i] * b[i];
+        b[k] = s / ck[k];
+    }
+    for (int k = n - 1; k >= 0; k--) {
+        const double *ck = A + (size_t)k * n;
+        double s = b[k];
+        for (int i = k + 1; i < n; i++) s -= ck[i] * b[i];
+        b[k] = s;
+    }
+    for (int k = n - 1; k >= 0; k--) {
+        const int p = (int)piv[k] - 1;
+        if (p != k) { double t = b[k]; b[k] = b[p]; b[p] = t; }
+    }
+}
+
 int sens_fwd_open(sens_fwd *f, sens_run *r, int kind, mbs_error *err)
 {
     const mbs_model *m = r->m;

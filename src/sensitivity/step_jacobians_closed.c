@@ -606,28 +606,6 @@ static void mvt(int rows, int cols, const double *A, const double *x, double *y,
     }
 }
 
-/* b <- A^-T b for the LU factor of mbs_form_lu (col-major, 1-based pivots
- * as LAPACK's: P A = L U, so A^T = U^T L^T P) */
-static void lu_solve_t(int n, const double *A, const lapack_int *piv, double *b)
-{
-    for (int k = 0; k < n; k++) {
-        const double *ck = A + (size_t)k * n;
-        double s = b[k];
-        for (int i = 0; i < k; i++) s -= ck[i] * b[i];
-        b[k] = s / ck[k];
-    }
-    for (int k = n - 1; k >= 0; k--) {
-        const double *ck = A + (size_t)k * n;
-        double s = b[k];
-        for (int i = k + 1; i < n; i++) s -= ck[i] * b[i];
-        b[k] = s;
-    }
-    for (int k = n - 1; k >= 0; k--) {
-        const int p = (int)piv[k] - 1;
-        if (p != k) { double t = b[k]; b[k] = b[p]; b[p] = t; }
-    }
-}
-
 /* y_a = U_a . x (all a) */
 static void to_basis(const sens_ali_lin *w, const double *x, double *y)
 {
@@ -692,7 +670,7 @@ static void stage_solve_t(sens_ali_lin *w, double kh, const double *vb, double *
     const int n = w->n, nc = w->nc, r = w->rank, q = n - r;
     double *y = w->y;
     to_basis(w, vb, y);
-    if (q > 0) lu_solve_t(q, w->KN, w->ipiv, y + r);   /* the adjoint of the right-hand side s */
+    if (q > 0) sens_lu_solve_t(q, w->KN, w->ipiv, y + r);   /* the adjoint of the right-hand side s */
     for (int i = 0; i < n; i++) {
         double s = 0;
         for (int b = 0; b < q; b++) s += w->U[(size_t)(r + b) * n + i] * y[r + b];
