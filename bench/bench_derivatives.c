@@ -16,7 +16,10 @@
  * Models: the generated spatial chains (mbs_generate_chain_json; revolute
  * and spherical joints, fixed base; n = 8 .. 128), the revolute chain with a
  * floating base, and models/human43.json. The revolute chains and human43
- * take the fused pass for 1-DOF trees (src/id_derivatives_local.c); the
+ * take the fused pass for 1-DOF trees (src/id_derivatives_local.c; dFD fr:
+ * qdd from the articulated bodies, then the pass; dsemi: no FD pass, qdd
+ * from the factor of M; the products by tree-sparse triangular solves on
+ * human43, by LAPACK + dgemm on the chains); the
  * spherical and floating-base chains the world-frame kernel
  * (src/kernels/inverse_dynamics_jacobians.c). States are random (seed 1: angles
  * in [-pi, pi], rates in [-1, 1], accelerations in [-1, 1]). The reference
