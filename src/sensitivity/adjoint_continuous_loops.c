@@ -45,6 +45,22 @@
  * from quintic Hermite interpolation of (z^i, zd^i, zdd^i) (also for a step
  * next to a shorter one). All objectives are integrated together.
  *
+ * Parameters that only set numbers of force elements and time functions
+ * (stiffness, free lengths, spline knots; not read by an objective or a
+ * driving constraint, and no program objective) move no kinematic
+ * quantity: along one of them the chain gives dF = R^T dr/drho_j only, so
+ * a_rho_j = -Mb^-1 R^T dr/drho_j, g~_rho_j = g_zdd R a_rho_j, and the
+ * integrand of their I is
+ *     I_j' = (l2 + (g_zdd R)^T) . a_rho_j = nu . dr/drho_j,
+ *     nu = -R Mb^-1 (l2 + (g_zdd R)^T)          (Mb symmetric)
+ * an adjoint product (sens_pprod) for all of them at once. They have no
+ * column: each evaluation keeps what nu needs (R, Mb's factor, g_zdd R by
+ * n_d objective tangents, the state), and every value of the integrand the
+ * backward scheme uses (each RK4 stage, each node's value in the
+ * Adams-Moulton ring) is taken as a snapshot of the products and added
+ * with the weight the scheme gives it. The cost per step does not grow
+ * with the number of such parameters beyond O(1) each (O(1) per spline).
+ *
  * Everything is allocated once per run; the steps do not allocate.
  */
 #include <math.h>
@@ -65,7 +81,16 @@ static const double AM[AMK + 1] = { 475.0 / 1440, 1427.0 / 1440, -798.0 / 1440, 
 typedef struct {
     double *Fy;     /* nd x nc (col-major, column c = direction c): da/dy (c < 2 nd), da/drho */
     double *gy;     /* nobj x nc (row-major): total g~ derivatives along the same directions */
+    /* for the products of the skipped parameters: the state, R (n x nd col-major), Mb's LU,
+     * g_zdd R (nobj x nd) */
+    double t, *st, *R, *Mb, *gzR;
+    lapack_int *piv;
 } cl_eval;
+
+/* one value of the skipped parameters' integrand: per objective, the products and spline scalars */
+typedef struct {
+    double t, *v;   /* nobj x (ngen + nfn) */
+} cl_snap;
 
 typedef struct {
     sens_run *r;
@@ -84,6 +109,12 @@ typedef struct {
     double *L, *Lt, *K1, *K2, *K3, *K4, *y0p, *Fr, *Jm;
     lapack_int *jp;
     cl_eval E[3];
+    /* skipped (element-only) parameters */
+    int *skip, any_skip;
+    sens_pprod *pp;          /* one per objective */
+    cl_snap snap[AMK + 4];   /* the Adams-Moulton ring, then the RK4 stages K2, K3, K4 and the terminal value */
+    double *gacc;            /* nobj x np: their integrals */
+    double *nu, *l0;         /* n; nd zeros */
     char msg[MBS_ERROR_MSG_LEN];
 } cl_ws;
 
@@ -190,8 +221,29 @@ static int evaluate(cl_ws *w, double t, const double *zi, const double *zdi, int
             snprintf(w->msg, sizeof w->msg, "cavm at t = %.9g: objective %s not finite", t, m->obj[i].name);
             return MBS_ERR_NUMERIC;
         }
+    if (w->any_skip) {
+        /* what the skipped parameters' products need at this instant */
+        E->t = t;
+        memcpy(E->st, w->z, sizeof(double) * (size_t)n);
+        memcpy(E->st + n, w->zd, sizeof(double) * (size_t)n);
+        memcpy(E->st + 2 * n, w->zdd, sizeof(double) * (size_t)n);
+        memcpy(E->R, f->T, sizeof(double) * (size_t)n * (size_t)nd);
+        memcpy(E->Mb, w->Mb, sizeof(double) * (size_t)nd * (size_t)nd);
+        memcpy(E->piv, w->piv, sizeof(lapack_int) * (size_t)nd);
+        memset(w->tz, 0, sizeof(double) * (size_t)n);
+        for (int i = 0; i < nd; i++) {
+            sens_objectives_d(r, w->z, w->zd, w->zdd, w->tz, w->tz, f->T + (size_t)i * n, NULL, -1, t, terminal,
+                              w->dg);
+            for (int k = 0; k < no; k++) E->gzR[(size_t)k * nd + i] = w->dg[k];
+        }
+    }
     for (int c = 0; c < w->ncol; c++) {
         const double *dzi = NULL, *dzdi = NULL, *dx = NULL;
+        if (c >= 2 * nd && w->skip[c - 2 * nd]) {
+            memset(E->Fy + (size_t)c * nd, 0, sizeof(double) * (size_t)nd);
+            for (int k = 0; k < no; k++) E->gy[(size_t)k * w->ncol + c] = 0;
+            continue;
+        }
         memset(w->e, 0, sizeof(double) * (size_t)(nd > 0 ? nd : 1));
         if (c < nd) {
             w->e[c] = 1;
@@ -236,6 +288,44 @@ static void adjoint_rhs(const cl_ws *w, const cl_eval *E, const double *L, doubl
             if (c >= nd && c < 2 * nd) s += l1[c - nd];
             o[c] = s;
         }
+    }
+}
+
+/* The skipped parameters' integrand at the instant E for the adjoint state L
+ * (only its l2 parts are read; NULL: l2 = 0) into snapshot S. */
+static void snap_take(cl_ws *w, const cl_eval *E, const double *L, cl_snap *S)
+{
+    sens_run *r = w->r;
+    const int n = w->n, nd = w->nd, blk = 2 * nd + w->np;
+    mbs_data_set_time(r->d, E->t);
+    S->t = E->t;
+    for (int k = 0; k < w->no; k++) {
+        sens_pprod *pp = &w->pp[k];
+        const double *l2 = L ? L + (size_t)k * blk + nd : w->l0, *gz = E->gzR + (size_t)k * nd;
+        double *y = w->da;
+        for (int i = 0; i < nd; i++) y[i] = -(l2[i] + gz[i]);
+        if (nd > 0) mbs_form_lu_solve(nd, E->Mb, E->piv, y);
+        for (int i = 0; i < n; i++) {
+            double v = 0;
+            for (int l = 0; l < nd; l++) v += E->R[(size_t)l * n + i] * y[l];
+            w->nu[i] = v;
+        }
+        sens_pprod_eval(r, pp, E->st, E->st + n, E->st + 2 * n, w->nu, 3);
+        double *v = S->v + (size_t)k * (size_t)(pp->ngen + pp->nfn);
+        memcpy(v, pp->prod, sizeof(double) * (size_t)pp->ngen);
+        memcpy(v + pp->ngen, pp->S, sizeof(double) * (size_t)pp->nfn);
+    }
+}
+
+/* the skipped parameters' integrals += wt times snapshot S */
+static void snap_add(cl_ws *w, const cl_snap *S, double wt)
+{
+    for (int k = 0; k < w->no; k++) {
+        sens_pprod *pp = &w->pp[k];
+        const double *v = S->v + (size_t)k * (size_t)(pp->ngen + pp->nfn);
+        memcpy(pp->prod, v, sizeof(double) * (size_t)pp->ngen);
+        memcpy(pp->S, v + pp->ngen, sizeof(double) * (size_t)pp->nfn);
+        sens_pprod_add(w->r, pp, S->t, wt, w->gacc + (size_t)k * w->np);
     }
 }
 
@@ -327,7 +417,15 @@ static void ws_free(cl_ws *w)
     for (int k = 0; k < 3; k++) {
         free(w->E[k].Fy);
         free(w->E[k].gy);
+        free(w->E[k].st);
+        free(w->E[k].piv);
     }
+    for (int k = 0; w->pp && k < w->no; k++) sens_pprod_free(&w->pp[k]);
+    free(w->pp);
+    free(w->skip);
+    free(w->snap[0].v);
+    free(w->gacc);
+    free(w->nu);
     free(w->piv);
     free(w->jp);
 }
@@ -395,11 +493,43 @@ int sens_cavm_loops(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     for (int k = 0; k < 3 && ok; k++) {
         w.E[k].Fy = calloc(ND * NC, 8);
         w.E[k].gy = calloc(((size_t)no + 1) * NC, 8);
-        ok = w.E[k].Fy && w.E[k].gy;
+        w.E[k].st = calloc(3 * N + N * ND + ND * ND + ((size_t)no + 1) * ND, 8);
+        w.E[k].piv = calloc(ND, sizeof(lapack_int));
+        ok = w.E[k].Fy && w.E[k].gy && w.E[k].st && w.E[k].piv;
+        if (ok) {
+            w.E[k].R = w.E[k].st + 3 * N;
+            w.E[k].Mb = w.E[k].R + N * ND;
+            w.E[k].gzR = w.E[k].Mb + ND * ND;
+        }
     }
+    /* the element-only parameters (none with a program's objective, which may read any) */
+    w.skip = calloc((size_t)np + 1, sizeof(int));
+    w.pp = calloc((size_t)no + 1, sizeof *w.pp);
+    w.gacc = calloc((size_t)no * (size_t)np + 1, 8);
+    w.nu = calloc(N + ND, 8);
+    ok = ok && w.skip && w.pp && w.gacc && w.nu;
     if (!ok) {
         rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
         goto done;
+    }
+    w.l0 = w.nu + N;
+    for (int k = 0; k < no; k++) {
+        if ((rc = sens_pprod_init(&w.pp[k], m, 0, err))) goto done;
+        sens_pprod_elements_only(&w.pp[k]);
+    }
+    if (!r->o->objective)
+        for (int j = 0; j < np; j++) {
+            w.skip[j] = no > 0 && w.pp[0].flag[j] >= 1;
+            w.any_skip |= w.skip[j];
+        }
+    {
+        const size_t per = no > 0 ? (size_t)no * (size_t)(w.pp[0].ngen + w.pp[0].nfn) + 1 : 1;
+        w.snap[0].v = calloc((AMK + 4) * per, 8);
+        if (!w.snap[0].v) {
+            rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        for (int k = 1; k < AMK + 4; k++) w.snap[k].v = w.snap[0].v + (size_t)k * per;
     }
 
     /* ---- forward: the formulation's steps, psi by the trapezoidal rule, the trajectory ---- */
@@ -480,6 +610,11 @@ int sens_cavm_loops(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     /* lambda(tF) = G~_y, I = G~_rho */
     for (int k = 0; k < no; k++)
         for (size_t c = 0; c < blk; c++) w.L[(size_t)k * blk + c] = w.E[0].gy[(size_t)k * w.ncol + c];
+    cl_snap *Sk2 = &w.snap[AMK], *Sk3 = Sk2 + 1, *Sk4 = Sk2 + 2, *ST = Sk2 + 3;
+    if (w.any_skip) {
+        snap_take(&w, &w.E[0], NULL, ST);   /* G~_rho: the terminal part's products, l2 = 0 */
+        snap_add(&w, ST, 1);
+    }
     memcpy(w.z, w.Zs + (size_t)last * 2 * n, sizeof(double) * (size_t)n);
     if ((rc = evaluate(&w, w.tt[last], yl, yl + nd, 0, &w.E[0]))) goto fail;
     /* RK4 on the steps without AMK equal steps before them (the first ones backwards; a short
@@ -490,6 +625,7 @@ int sens_cavm_loops(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     const int d2 = 2 * nd;
     cl_eval *Em = &w.E[1], *E0 = &w.E[2];
     adjoint_rhs(&w, &w.E[0], w.L, w.Fr + (size_t)(last % AMK) * ls);
+    if (w.any_skip) snap_take(&w, &w.E[0], w.L, &w.snap[last % AMK]);
     for (int a = last - 1; a >= 0; a--) {
         const double t0 = w.tt[a], t1 = w.tt[a + 1], h = t1 - t0;
         const double *z1 = w.Zs + (size_t)(a + 1) * 2 * n, *za = w.Zs + (size_t)a * 2 * n;
@@ -506,11 +642,20 @@ int sens_cavm_loops(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             if ((rc = evaluate(&w, t0, ya, ya + nd, 0, E0))) goto fail;
             for (size_t i = 0; i < ls; i++) w.Lt[i] = w.L[i] + 0.5 * h * F1[i];
             adjoint_rhs(&w, Em, w.Lt, w.K2);
+            if (w.any_skip) snap_take(&w, Em, w.Lt, Sk2);
             for (size_t i = 0; i < ls; i++) w.Lt[i] = w.L[i] + 0.5 * h * w.K2[i];
             adjoint_rhs(&w, Em, w.Lt, w.K3);
+            if (w.any_skip) snap_take(&w, Em, w.Lt, Sk3);
             for (size_t i = 0; i < ls; i++) w.Lt[i] = w.L[i] + h * w.K3[i];
             adjoint_rhs(&w, E0, w.Lt, w.K4);
+            if (w.any_skip) snap_take(&w, E0, w.Lt, Sk4);
             for (size_t i = 0; i < ls; i++) w.L[i] += h / 6 * (F1[i] + 2 * w.K2[i] + 2 * w.K3[i] + w.K4[i]);
+            if (w.any_skip) {
+                snap_add(&w, &w.snap[(a + 1) % AMK], h / 6);
+                snap_add(&w, Sk2, h / 3);
+                snap_add(&w, Sk3, h / 3);
+                snap_add(&w, Sk4, h / 6);
+            }
         } else {
             memcpy(w.z, za, sizeof(double) * (size_t)n);
             if ((rc = evaluate(&w, t0, ya, ya + nd, 0, E0))) goto fail;
@@ -519,6 +664,7 @@ int sens_cavm_loops(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             for (int k = 1; k <= AMK; k++) {
                 const double *Fk = w.Fr + (size_t)((a + k) % AMK) * ls, bk = AM[k] * h;
                 for (size_t i = 0; i < ls; i++) w.L[i] += bk * Fk[i];
+                if (w.any_skip) snap_add(&w, &w.snap[(a + k) % AMK], bk);
             }
             memset(w.Jm, 0, sizeof(double) * (size_t)d2 * (size_t)d2);
             for (int i = 0; i < d2; i++) w.Jm[(size_t)i * d2 + i] = 1;
@@ -552,6 +698,10 @@ int sens_cavm_loops(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
                 goto done;
             }
         adjoint_rhs(&w, E0, w.L, w.Fr + (size_t)(a % AMK) * ls);
+        if (w.any_skip) {
+            snap_take(&w, E0, w.L, &w.snap[a % AMK]);
+            if (am) snap_add(&w, &w.snap[a % AMK], AM[0] * h);   /* the implicit node's own term */
+        }
     }
     /* gradient: I + lambda(t0)^T y0' */
     for (int k = 0; k < no; k++) {
@@ -562,6 +712,11 @@ int sens_cavm_loops(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             for (int c = 0; c < 2 * nd; c++) s += Lk[c] * col[c];
             r->grad[(size_t)k * np + j] = s;
         }
+    }
+    /* the skipped parameters' integrals (per-knot values of the splines once) */
+    for (int k = 0; k < no && w.any_skip; k++) {
+        for (int j = 0; j < np; j++) r->grad[(size_t)k * np + j] += w.gacc[(size_t)k * np + j];
+        sens_pprod_finish(r, &w.pp[k], r->grad + (size_t)k * np);
     }
     if (r->o->history) r->o->history(r->o->history_user, so.t0, no, np, r->psi, r->grad);
     goto done;
