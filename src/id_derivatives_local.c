@@ -547,6 +547,7 @@ int mbs_idl_fd_solve(const mbs_model *m, mbs_data *d, const double *L, double *X
     const int n = m->nq, *end = f->cend, ldp = f->ldp, ldx = 3 * ldp;
     const int *sidx = f->sub_idx, *sptr = f->sub_ptr, *aidx = f->anc_idx, *aptr = f->anc_ptr;
     double *sval = f->sub_val, *aval = f->anc_val, *inv = f->vbuf, *X = f->xw;
+    double *out[3] = { Xq, Xqd, Xtau };
     const int jac = Xq || Xqd;
     /* the columns the last solve takes: [q | qd] and/or tau */
     const int x0 = jac ? 0 : 2 * ldp, x1 = Xtau ? 3 * ldp : 2 * ldp;
@@ -585,17 +586,26 @@ int mbs_idl_fd_solve(const mbs_model *m, mbs_data *d, const double *L, double *X
         double *Xi = X + (size_t)i * ldx;
         comb(Xi + x0, Xi + x0, 1.0, X + x0, ldx, aidx + aptr[i], aval + aptr[i], aptr[i + 1] - aptr[i], inv[i],
              x1 - x0);
+        /* out to the caller's rows, summing as they go */
+        for (int t = 0; t < 3; t++) {
+            if (!out[t]) continue;
+            const double *src = Xi + t * ldp;
+            double *dst = out[t] + (size_t)i * n;
+            int c = 0;
 #if defined(__SSE2__)
-        for (int c = x0; c < x1; c += 4) {   /* (x1 - x0 is a multiple of 8) */
-            f0 = _mm_add_pd(f0, _mm_loadu_pd(Xi + c));
-            f1 = _mm_add_pd(f1, _mm_loadu_pd(Xi + c + 2));
-        }
-#else
-        for (int c = x0; c < x1; c++) fin += Xi[c];
+            for (; c + 4 <= n; c += 4) {
+                const __m128d v0 = _mm_loadu_pd(src + c), v1 = _mm_loadu_pd(src + c + 2);
+                f0 = _mm_add_pd(f0, v0);
+                f1 = _mm_add_pd(f1, v1);
+                _mm_storeu_pd(dst + c, v0);
+                _mm_storeu_pd(dst + c + 2, v1);
+            }
 #endif
-        if (Xq) memcpy(Xq + (size_t)i * n, Xi, sizeof(double) * (size_t)n);
-        if (Xqd) memcpy(Xqd + (size_t)i * n, Xi + ldp, sizeof(double) * (size_t)n);
-        if (Xtau) memcpy(Xtau + (size_t)i * n, Xi + 2 * ldp, sizeof(double) * (size_t)n);
+            for (; c < n; c++) {
+                fin += src[c];
+                dst[c] = src[c];
+            }
+        }
     }
 #if defined(__SSE2__)
     double t[2];
