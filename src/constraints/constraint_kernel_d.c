@@ -44,7 +44,12 @@
  * p.dpd), dphidd = 4 pd.dpd + 2 (dp.pdd + p.dpdd).
  *
  * Time is not differentiated. Tested against the complex-step build of
- * mbs_con_kernel (tests/test_constraint_tangents.c).
+ * mbs_con_kernel (tests/test_constraint_tangents.c; sparse directions:
+ * tests/test_tangent_sparse.c).
+ *
+ * Cost: the entities' tangents only to the level the outputs need; dG and
+ * Gd dropped where G(de), G(ed) equal G(0) bit for bit (the types with
+ * constant G); the contractions over the non-zero entries of G's blocks.
  */
 #include <stdint.h>
 #include <string.h>

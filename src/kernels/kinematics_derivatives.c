@@ -15,6 +15,13 @@
  * having zero tangents. q, qd, qdd are the primal state (qd, qdd may be
  * NULL for zero), dq, dqd, dqdd the direction (NULL for zero), dx the
  * direction in the model vector (NULL for zero).
+ *
+ * Sparse directions (a unit coordinate, one parameter) cost less: the
+ * bodies before the first one whose joint or model numbers the direction
+ * moves are zero-filled without a sweep, and where the tangents take the
+ * rotation form (dA = [th]x A) revolute and prismatic joints need no joint
+ * calls, and products by th = 0 or by zero direction blocks are left out
+ * (docs/formulations.md §9; tests/test_tangent_sparse.c).
  */
 #include <stdint.h>
 #include <string.h>
