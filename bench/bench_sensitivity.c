@@ -10,14 +10,20 @@
  *     differences (2p + 1 simulations) on the open-tree test model.
  *  3. The five-bar (thesis §7.1), 5 s at 1 ms, when the closed-loop
  *     formulations are available: the thesis's DDM took 0.719 s (i7-8700).
+ *  4. Parameter sweep on a closed loop: the five-bar with a crank torque
+ *     given by a spline of p knots (tests/models/fivebar_torque.json with
+ *     its knots replaced), p = 32 .. 1000, 0.5 s at 1 ms: the closed-loop
+ *     adjoints against p.
  *
- * Usage: bench_sensitivity [sweep] [--quick] [--clock cpu] ...; with
- * "sweep", section 1 only.
+ * Usage: bench_sensitivity [sweep|loops] [--quick] [--clock cpu] ...; with
+ * "sweep" section 1 only, with "loops" section 4 only.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "bench_common.h"
 
@@ -62,16 +68,106 @@ static double time_simulation(const mbs_model *m, const mbs_sim_options *so, int
     return t[reps / 2];
 }
 
+/* tests/models/fivebar_torque.json with p knots on [0, tf] as its u parameters */
+static mbs_model *fivebar_knots(int p, double tf)
+{
+    const char *path = bench_model_path(NULL, "../tests/models/fivebar_torque.json");
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    if (!root) {
+        printf("%s:%d:%d: %s\n", path, je.line, je.column, je.text);
+        return NULL;
+    }
+    json_t *fn = json_array_get(json_object_get(root, "functions"), 0), *times = json_array(), *vals = json_array();
+    for (int k = 0; k < p; k++) {
+        json_array_append_new(times, json_real(tf * k / (p - 1)));
+        json_array_append_new(vals, json_real(0));
+    }
+    json_object_set_new(fn, "times", times);
+    json_object_set_new(fn, "values", vals);
+    json_t *params = json_object_get(root, "parameters"), *kept = json_array();
+    for (size_t i = 0; i < json_array_size(params); i++) {
+        json_t *pi = json_array_get(params, i);
+        if (json_string_value(json_object_get(pi, "name"))[0] != 'u') json_array_append(kept, pi);
+    }
+    for (int k = 0; k < p; k++) {
+        char name[32], target[48];
+        snprintf(name, sizeof name, "u%d", k);
+        snprintf(target, sizeof target, "u.values[%d]", k);
+        json_array_append_new(kept, json_pack("{s:s, s:f, s:[s]}", "name", name, "value", 0.0, "sets", target));
+    }
+    json_object_set_new(root, "parameters", kept);
+    char *js = json_dumps(root, 0);
+    json_decref(root);
+    mbs_error err;
+    mbs_model *m = js ? mbs_model_load_string(js, "fivebar_knots", &err) : NULL;
+    free(js);
+    if (!m) printf("fivebar_knots: %s\n", err.msg);
+    return m;
+}
+
+/* section 4: the closed-loop adjoints against the number of knots */
+static int loops_sweep(int reps)
+{
+    static const int P[] = { 32, 100, 200, 500, 1000 };
+    const int nP = bench_cfg.quick ? 2 : 5;
+    const double tf = 0.5;
+    struct { mbs_sens_method meth; mbs_loop_formulation form; const char *name; } M[] = {
+        { MBS_SENS_DDM, MBS_LOOP_ALI3P, "ali3p ddm" },
+        { MBS_SENS_DAVM, MBS_LOOP_ALI3P, "ali3p davm" },
+        { MBS_SENS_DAVM, MBS_LOOP_MATRIXR, "matrixr davm" },
+        { MBS_SENS_CAVM, MBS_LOOP_ALI3P, "cavm" },
+    };
+    const int nM = 4;
+    double T[5][4];
+    printf("\n## Parameter sweep on a closed loop: five-bar, crank torque spline with p knots (p + 6 parameters), "
+           "%.1f s at 1 ms (seconds)\n\n| p | simulation |", tf);
+    for (int k = 0; k < nM; k++) printf(" %s |", M[k].name);
+    printf("\n|---|---|");
+    for (int k = 0; k < nM; k++) printf("---|");
+    printf("\n");
+    for (int i = 0; i < nP; i++) {
+        mbs_model *m = fivebar_knots(P[i], tf);
+        if (!m) return 2;
+        mbs_sens_options o = mbs_sens_options_default(m);
+        o.sim.tf = tf;
+        o.sim.dt = 1e-3;
+        printf("| %d | %.3f |", P[i], time_simulation(m, &o.sim, reps));
+        fflush(stdout);
+        for (int k = 0; k < nM; k++) {
+            o.method = M[k].meth;
+            o.sim.loop = M[k].form;
+            int rr = (M[k].meth == MBS_SENS_DDM && P[i] > 200) ? 1 : reps;
+            T[i][k] = time_method(m, &o, rr, NULL);
+            printf(" %.3f |", T[i][k]);
+            fflush(stdout);
+        }
+        printf("\n");
+        mbs_model_free(m);
+    }
+    printf("\nGrowth of the time from p = %d to p = %d:", P[0], P[nP - 1]);
+    for (int k = 0; k < nM; k++) printf(" %s %.2fx;", M[k].name, T[nP - 1][k] / T[0][k]);
+    printf(" (knots grow %.1fx)\n", (double)P[nP - 1] / P[0]);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    const char *only = bench_parse_args(argc, argv, "  sweep            section 1 only (the parameter sweep)\n");
-    if (only && strcmp(only, "sweep")) {
-        fprintf(stderr, "bench_sensitivity: unknown argument '%s' (expected: sweep)\n", only);
+    const char *only = bench_parse_args(argc, argv, "  sweep            section 1 only (the parameter sweep)\n"
+                                                    "  loops            section 4 only (the closed-loop sweep)\n");
+    if (only && strcmp(only, "sweep") && strcmp(only, "loops")) {
+        fprintf(stderr, "bench_sensitivity: unknown argument '%s' (expected: sweep or loops)\n", only);
         return 2;
     }
     const int reps = bench_cfg.quick ? 1 : 3;
     printf("# bench_sensitivity: trajectory-sensitivity methods\n");
     bench_print_machine(stdout, "# ");
+    if (only && !strcmp(only, "loops")) {
+        int rc = loops_sweep(reps);
+        printf("\n");
+        bench_print_footer(stdout);
+        return rc;
+    }
 
     /* ---- 1. parameter sweep ---- */
     static const int P[] = { 32, 100, 200, 500, 1000 };
@@ -204,6 +300,8 @@ int main(int argc, char **argv)
         }
         mbs_model_free(m);
     }
+    if (loops_sweep(reps)) return 2;
+    printf("\n");
     bench_print_footer(stdout);
     return 0;
 }

@@ -29,6 +29,9 @@
  * The weights dF/dy = R^T T^{-T} (alpha e_i + beta e_{i+1}) + gamma e_i +
  * delta e_{i+1} are the transposed solve, done in the output array.
  */
+#include <stdint.h>
+#include <string.h>
+
 #include "functions.h"
 
 static const double TWO_PI = 6.283185307179586476925286766559;
@@ -109,7 +112,22 @@ static mreal spline_eval(const mbs_func_info *f, const mreal *y, mreal t, mreal 
          * Mi nor Mi1 (negligible()), none after it does. The result is the
          * full sweep's, bit for bit. */
         int k0 = 0, k1 = n - 1;
+#ifndef MBS_COMPLEX
+        /* directions are mostly zero here: eight values per test, on their
+         * bits with the sign shifted out (+0 and -0 are zero) */
+        for (; k0 + 8 <= n; k0 += 8) {
+            uint64_t b[8], o = 0;
+            memcpy(b, y + k0, sizeof b);
+            for (int l = 0; l < 8; l++) o |= b[l] << 1;
+            if (o) break;
+        }
+#endif
         while (k0 < n && y[k0] == 0) k0++;
+        if (k0 == n) {
+            /* all values zero (a tangent direction that leaves this function): zero */
+            if (dfdt) *dfdt = 0;
+            return 0;
+        }
         while (k1 > k0 && y[k1] == 0) k1--;
         const int j0 = k0 < n ? (k0 > 0 ? k0 - 1 : 0) : n;
         double ci = 1, ci1 = 1;

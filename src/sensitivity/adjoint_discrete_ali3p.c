@@ -40,23 +40,23 @@ typedef struct {
 } rec_head;
 
 /* G (nobj x nu, row-major: objective k's row) = d g / d (y, rho) at a state,
- * by one objective tangent per column (the parameter columns where pcol[j]:
- * the others are zero); g (nobj) the values. */
+ * by one objective tangent per column: the 3n state columns and the
+ * parameter columns of the list pl (npl; the others are never written);
+ * g (nobj) the values. */
 static void objective_jacobian(sens_run *r, const double *q, const double *qd, const double *qdd, double t,
-                               int terminal, const int *pcol, double *g, double *G, double *e, double *dx, double *dg)
+                               int terminal, const int *pl, int npl, double *g, double *G, double *e, double *dx,
+                               double *dg)
 {
     const mbs_model *m = r->m;
     const int n = r->nq, np = r->np, no = r->nobj, nu = 3 * n + np;
     sens_objectives(r, q, qd, qdd, t, terminal, g);
     memset(e, 0, sizeof(double) * 3 * (size_t)n);
-    for (int c = 0; c < nu; c++) {
+    for (int i = 0; i < 3 * n + npl; i++) {
+        const int c = i < 3 * n ? i : 3 * n + pl[i - 3 * n];
         if (c < 3 * n) {
             e[c] = 1;
             sens_objectives_d(r, q, qd, qdd, e, e + n, e + 2 * n, NULL, -1, t, terminal, dg);
             e[c] = 0;
-        } else if (!pcol[c - 3 * n]) {
-            for (int k = 0; k < no; k++) G[(size_t)k * nu + c] = 0;
-            continue;
         } else {
             mbs_deriv_param_dx(m, c - 3 * n, dx);
             sens_objectives_d(r, q, qd, qdd, NULL, NULL, NULL, dx, c - 3 * n, t, terminal, dg);
@@ -98,11 +98,11 @@ int sens_davm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         if ((rc = sens_pprod_init(&pp[k], m, r->o->objective != NULL, err))) goto done;
         sens_pprod_elements_only(&pp[k]);
     }
-    int any_skip = 0;
+    int any_skip = 0, npl = 0;   /* pcol: the parameters an objective can read, as a list */
     for (int j = 0; j < np; j++) {
         w.skip[j] = no > 0 && pp[0].flag[j] >= 1;
         any_skip |= w.skip[j];
-        pcol[j] = !w.skip[j] || r->o->objective != NULL;
+        if (!w.skip[j] || r->o->objective != NULL) pcol[npl++] = j;
     }
 
     /* ---- forward: the run, psi, the records ---- */
@@ -178,12 +178,13 @@ int sens_davm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         }
         /* + w_s g_y(y_s) (+ G_y at the end), grad += w_s g_rho (+ G_rho) */
         const double tt = heads[s].t;
-        objective_jacobian(r, rp, rp + N, rp + 2 * N, tt, 0, pcol, g, G, e, dx, dg);
-        if (s == last) objective_jacobian(r, rp, rp + N, rp + 2 * N, tt, 1, pcol, g, GT, e, dx, dg);
+        objective_jacobian(r, rp, rp + N, rp + 2 * N, tt, 0, pcol, npl, g, G, e, dx, dg);
+        if (s == last) objective_jacobian(r, rp, rp + N, rp + 2 * N, tt, 1, pcol, npl, g, GT, e, dx, dg);
         for (int k = 0; k < no; k++) {
             double *ak = a + (size_t)k * N3;
             const double *gk = G + (size_t)k * NU, *gt = GT + (size_t)k * NU;
-            for (size_t c = 0; c < NU; c++) {
+            for (size_t i = 0; i < N3 + (size_t)npl; i++) {
+                const size_t c = i < N3 ? i : N3 + (size_t)pcol[i - N3];
                 const double v = wn * gk[c] + (s == last ? gt[c] : 0);
                 if (c < N3)
                     ak[c] += v;

@@ -134,10 +134,11 @@ int sens_ali_lin_create(sens_ali_lin *w, const mbs_model *m, int np)
     w->y = w->svwork + w->svlwork;
     /* parameters that only set numbers of force elements: the element loads depend on (z, zd, t) only,
      * so at the projected state their d(M v)/drho, constraint and multiplier columns vanish */
-    w->force_only = calloc(3 * (size_t)np + 1, sizeof(int));
+    w->force_only = calloc(4 * (size_t)np + 1, sizeof(int));
     if (!w->force_only) return MBS_ERR_NOMEM;
     w->dynamic = w->force_only + np;
     w->skip = w->dynamic + np;
+    w->pc = w->skip + np;
     w->zpb = calloc(10 * N + 4 * C, sizeof(double));
     if (!w->zpb) return MBS_ERR_NOMEM;
     {
@@ -395,6 +396,9 @@ int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
     w->vel = vel;
     w->acc = acc;
     w->iterative = iterative;
+    w->npc = 0;
+    for (int j = 0; j < np; j++)
+        if (!w->skip[j]) w->pc[w->npc++] = j;
     const double *z = st->z, *zd = st->zd, *zdd = st->zdd, *zds = st->zds, *zdds = st->zdds, *lam = st->lam;
     int rc;
     mbs_data_set_time(d, t);
@@ -405,9 +409,9 @@ int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
     /* ---- P1: index-3 point (the positions at z for the whole step) ---- */
     mbs_form_primal(m, d, t, z, zds, zdds, w->r, w->phi, w->Phi, NULL, NULL);
     mbs_crba(m, &d->ws, w->M);
-    for (int j = 0; j < np; j++) {
+    for (int i = 0; i < w->npc; i++) {
+        const int j = w->pc[i];
         double *fp = w->Fp + (size_t)j * N, *pp = w->Pp + (size_t)j * nc;
-        if (w->skip[j]) continue;
         mbs_deriv_param_dx(m, j, w->dx);
         if (w->dynamic[j]) {
             mbs_form_tangent_dynamic(m, d, z, zds, w->dx, fp);
@@ -484,8 +488,8 @@ int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
         }
     }
     if (vel || acc) {
-        for (int j = 0; j < np; j++) {
-            if (w->skip[j]) continue;
+        for (int i = 0; i < w->npc; i++) {
+            const int j = w->pc[i];
             if (w->dynamic[j]) {
                 /* no constraint or multiplier columns; the residual's (for d(M v)/drho)
                  * unless only force elements move, whose loads cancel there */
@@ -515,8 +519,9 @@ int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
         else
             memcpy(a, zdds, sizeof(double) * N);
         primal_rates(m, d, t, z, zd, a, w->r, NULL, NULL);
-        for (int j = 0; j < np; j++) {
-            if (w->force_only[j] || w->skip[j]) continue;
+        for (int i = 0; i < w->npc; i++) {
+            const int j = w->pc[i];
+            if (w->force_only[j]) continue;
             mbs_deriv_param_dx(m, j, w->dx);
             if (w->dynamic[j]) mbs_form_tangent_dynamic(m, d, z, zd, w->dx, w->DR3);
             else mbs_form_tangent(m, d, t, z, zd, a, NULL, NULL, NULL, w->dx, w->DR3, NULL, NULL, NULL, NULL);
@@ -697,7 +702,7 @@ static double dotn(int n, const double *a, const double *b)
 
 void sens_ali_lin_reverse(sens_ali_lin *w, const double *abar, double *abar_in, double *gp, double *wbar)
 {
-    const int n = w->n, nc = w->nc, np = w->np;
+    const int n = w->n, nc = w->nc;
     const size_t N = (size_t)n;
     const double h = w->h, kh = BETA * h * h, c1 = GAMMA / (BETA * h), d1 = 1 / kh;
     double *z1b = w->z1b, *zd1b = w->zd1b, *zdd1b = w->zdd1b;
@@ -712,9 +717,10 @@ void sens_ali_lin_reverse(sens_ali_lin *w, const double *abar, double *abar_in, 
         mvt(n, n, w->Ha, w->rhsb, z1b, 1);
         mvt(nc, n, w->Az, w->gab, z1b, 1);
         mvt(nc, n, w->Azd, w->gab, zd1b, 1);
-        for (int j = 0; j < np; j++)
-            if (!w->skip[j])
-                gp[j] += dotn(n, w->Hap + (size_t)j * N, w->rhsb) + dotn(nc, w->Ap + (size_t)j * nc, w->gab);
+        for (int i = 0; i < w->npc; i++) {
+            const int j = w->pc[i];
+            gp[j] += dotn(n, w->Hap + (size_t)j * N, w->rhsb) + dotn(nc, w->Ap + (size_t)j * nc, w->gab);
+        }
     }
     /* velocity projection: zd1 = proj(zd1*, -(Hv z1 + Hvp e), Vz z1 + Vp e) */
     if (w->vel) {
@@ -723,9 +729,10 @@ void sens_ali_lin_reverse(sens_ali_lin *w, const double *abar, double *abar_in, 
         for (int i = 0; i < n; i++) w->rhsb[i] = -w->rhsb[i];
         mvt(n, n, w->Hv, w->rhsb, z1b, 1);
         mvt(nc, n, w->Vz, w->gvb, z1b, 1);
-        for (int j = 0; j < np; j++)
-            if (!w->skip[j])
-                gp[j] += dotn(n, w->Hvp + (size_t)j * N, w->rhsb) + dotn(nc, w->Vp + (size_t)j * nc, w->gvb);
+        for (int i = 0; i < w->npc; i++) {
+            const int j = w->pc[i];
+            gp[j] += dotn(n, w->Hvp + (size_t)j * N, w->rhsb) + dotn(nc, w->Vp + (size_t)j * nc, w->gvb);
+        }
     }
     /* z1 = z_p + v, zd1* = zd_p + c1 v, zdd1* = zdd_n + d1 v */
     for (int i = 0; i < n; i++) w->vb[i] = z1b[i] + c1 * zd1b[i] + d1 * zdd1b[i];
@@ -739,8 +746,10 @@ void sens_ali_lin_reverse(sens_ali_lin *w, const double *abar, double *abar_in, 
     mvt(n, n, w->Fzd, w->wvb, zdpb, 1);
     mvt(n, n, w->M, w->wvb, zddnb, 1);
     mbs_form_Ptv(n, nc, w->Phi, w->dphib, zpb, 1);
-    for (int j = 0; j < np; j++)
-        if (!w->skip[j]) gp[j] += dotn(n, w->Fp + (size_t)j * N, w->wvb) + dotn(nc, w->Pp + (size_t)j * nc, w->dphib);
+    for (int i = 0; i < w->npc; i++) {
+        const int j = w->pc[i];
+        gp[j] += dotn(n, w->Fp + (size_t)j * N, w->wvb) + dotn(nc, w->Pp + (size_t)j * nc, w->dphib);
+    }
     memcpy(wbar, w->wvb, sizeof(double) * N);
     /* the predictor */
     for (int i = 0; i < n; i++) {

@@ -41,6 +41,7 @@ typedef struct sens_ali_lin {
     int *dynamic;      /* np: 1 if it moves no kinematic quantity (mbs_form_param_dynamic) */
     int *skip;         /* np: 1 = form no columns for it (set by the caller; the DAVM's
                           element-only parameters, whose products come from sens_pprod) */
+    int *pc, npc;      /* the parameters not skipped (sens_ali_lin_form) */
     /* the step last formed (sens_ali_lin_form) */
     double h, sa;
     int vel, acc, iterative;
