@@ -154,3 +154,13 @@ double mbs_test_grad_err(const mbs_sens_result *a, const double *b)
     }
     return worst;
 }
+
+void mbs_test_print_grad(const char *title, const mbs_sens_result *r, int digits)
+{
+    printf("  %s (%.3f s)\n", title, r->wall_seconds);
+    for (int i = 0; i < r->nobj; i++) {
+        printf("    psi%d %.9g |", i + 1, r->psi[i]);
+        for (int j = 0; j < r->nparam; j++) printf(" %*.*g", digits + 5, digits, r->grad[i * r->nparam + j]);
+        printf("\n");
+    }
+}

@@ -35,4 +35,8 @@ int mbs_test_sens(const mbs_model *m, mbs_loop_formulation f, mbs_sens_method me
  * nparam, row-major); INFINITY if any difference is NaN. */
 double mbs_test_grad_err(const mbs_sens_result *a, const double *b);
 
+/* Prints psi and the gradient of r, one objective per line, `digits`
+ * significant digits per entry. */
+void mbs_test_print_grad(const char *title, const mbs_sens_result *r, int digits);
+
 #endif

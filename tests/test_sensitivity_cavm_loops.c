@@ -61,16 +61,6 @@ static int sens(const mbs_model *m, mbs_loop_formulation f, mbs_sens_method meth
 }
 static double row_err(const mbs_sens_result *a, const double *b) { return mbs_test_grad_err(a, b); }
 
-static void print_grad(const char *title, const mbs_sens_result *r)
-{
-    printf("  %s (%.3f s)\n", title, r->wall_seconds);
-    for (int i = 0; i < r->nobj; i++) {
-        printf("    psi%d %.9g |", i + 1, r->psi[i]);
-        for (int j = 0; j < r->nparam; j++) printf(" %14.9g", r->grad[i * r->nparam + j]);
-        printf("\n");
-    }
-}
-
 /* ---------------------------------------------------------------- 1. thesis tables */
 
 static void fivebar_thesis(void)
@@ -90,7 +80,7 @@ static void fivebar_thesis(void)
             char title[64];
             snprintf(title, sizeof title, "%s, ref %s", mbs_loop_formulation_name(fs[f]),
                      mbs_ref_point_name(refs[k]));
-            print_grad(title, r);
+            mbs_test_print_grad(title, r, 9);
             double worst = 0;
             for (int i = 0; i < 3; i++) {
                 CHECK(fabs(r->psi[i] - MBS_FIVEBAR_PSI[i]) <= 2e-6 * MBS_FIVEBAR_PSI[i], "%s: psi%d = %.9g, expected %.9g", title, i + 1,
@@ -186,9 +176,9 @@ static void cavm_vs_fd(const char *what, const mbs_model *m, mbs_loop_formulatio
         const double e = row_err(&a, ref), e0 = row_err(&b, ref);
         printf("%s, %s, %g s at %g ms: cavm vs extrapolated fd %.2e (fd at %g ms: %.2e)\n", what,
                mbs_loop_formulation_name(f), tf, 1e3 * h, e, 1e3 * h, e0);
-        print_grad("cavm", &a);
+        mbs_test_print_grad("cavm", &a, 9);
         b.grad = ref;
-        print_grad("fd, extrapolated", &b);
+        mbs_test_print_grad("fd, extrapolated", &b, 9);
         CHECK(e <= agree, "%s %s: cavm vs fd %g > %g", what, mbs_loop_formulation_name(f), e, agree);
         /* the adjoint's accuracy does not need a finer step: at h/2 the same gradient */
         mbs_sens_result c;

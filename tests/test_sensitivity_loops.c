@@ -53,16 +53,6 @@ static int sens(const mbs_model *m, mbs_loop_formulation f, mbs_sens_method meth
 }
 static double row_err(const mbs_sens_result *a, const mbs_sens_result *b) { return mbs_test_grad_err(a, b->grad); }
 
-static void print_grad(const char *title, const mbs_sens_result *r)
-{
-    printf("  %s (%.3f s)\n", title, r->wall_seconds);
-    for (int i = 0; i < r->nobj; i++) {
-        printf("    psi%d %.9g |", i + 1, r->psi[i]);
-        for (int j = 0; j < r->nparam; j++) printf(" %12.7g", r->grad[i * r->nparam + j]);
-        printf("\n");
-    }
-}
-
 /* ---------------------------------------------------------------- five-bar: the thesis tables */
 
 static void fivebar_thesis(void)
@@ -80,7 +70,7 @@ static void fivebar_thesis(void)
         if (sens(m, fs[f], MBS_SENS_DDM, refs[f], 5, 1e-10, 0, NULL, r)) continue;
         char title[64];
         snprintf(title, sizeof title, "%s, ref %s", mbs_loop_formulation_name(fs[f]), mbs_ref_point_name(refs[f]));
-        print_grad(title, r);
+        mbs_test_print_grad(title, r, 7);
         double worst = 0;
         for (int i = 0; i < 3; i++) {
             CHECK(fabs(r->psi[i] - MBS_FIVEBAR_PSI[i]) <= 2e-6 * MBS_FIVEBAR_PSI[i], "%s: psi%d = %.9g, expected %.9g", title, i + 1,
@@ -132,8 +122,8 @@ static void ddm_vs_fd(const char *what, const mbs_model *m, mbs_loop_formulation
         sens(m, f, MBS_SENS_FD, MBS_REF_COM, tf, 1e-12, ali ? 1e-4 : 1e-5, base, &b) == MBS_OK) {
         const double e = row_err(&a, &b);
         printf("%s, %s, %g s: ddm vs fd %.2e\n", what, mbs_loop_formulation_name(f), tf, e);
-        print_grad("ddm", &a);
-        print_grad("fd", &b);
+        mbs_test_print_grad("ddm", &a, 7);
+        mbs_test_print_grad("fd", &b, 7);
         CHECK(e <= agree, "%s %s: ddm vs fd %g > %g", what, mbs_loop_formulation_name(f), e, agree);
     }
     mbs_sens_result_free(&a);
