@@ -106,37 +106,54 @@ static mbs_model *fivebar_knots(int p, double tf)
     return m;
 }
 
-/* section 4: the closed-loop adjoints against the number of knots */
-static int loops_sweep(int reps)
+/* the floating body of section 1 with p knots */
+static mbs_model *spline_body(int p, double tf)
+{
+    mbs_error err;
+    char *js = mbs_generate_spline_body_json(p, tf, &err);
+    mbs_model *m = js ? mbs_model_load_string(js, "spline_body", &err) : NULL;
+    free(js);
+    if (!m) printf("model: %s\n", err.msg);
+    return m;
+}
+
+/* A method of a sweep: its formulation (open trees) or loop formulation (closed loops, loop >= 0). */
+typedef struct {
+    mbs_sens_method meth;
+    mbs_fd_algorithm form;
+    int loop;
+    const char *name;
+} sweep_method;
+
+/* Sections 1 and 4: each method's time against the number of knots p, 0.5 s at 1 ms, and the growth
+ * from the first p to the last. The plain simulation with sim_form (open trees) or the model's own. */
+static int sweep(const char *title, mbs_model *(*make)(int p, double tf), const sweep_method *M, int nM,
+                 int sim_semi, int reps)
 {
     static const int P[] = { 32, 100, 200, 500, 1000 };
     const int nP = bench_cfg.quick ? 2 : 5;
     const double tf = 0.5;
-    struct { mbs_sens_method meth; mbs_loop_formulation form; const char *name; } M[] = {
-        { MBS_SENS_DDM, MBS_LOOP_ALI3P, "ali3p ddm" },
-        { MBS_SENS_DAVM, MBS_LOOP_ALI3P, "ali3p davm" },
-        { MBS_SENS_DAVM, MBS_LOOP_MATRIXR, "matrixr davm" },
-        { MBS_SENS_CAVM, MBS_LOOP_ALI3P, "cavm" },
-    };
-    const int nM = 4;
-    double T[5][4];
-    printf("\n## Parameter sweep on a closed loop: five-bar, crank torque spline with p knots (p + 6 parameters), "
-           "%.1f s at 1 ms (seconds)\n\n| p | simulation |", tf);
+    double T[5][8];
+    printf("\n## %s, %.1f s at 1 ms (seconds)\n\n| p | simulation |", title, tf);
     for (int k = 0; k < nM; k++) printf(" %s |", M[k].name);
     printf("\n|---|---|");
     for (int k = 0; k < nM; k++) printf("---|");
     printf("\n");
     for (int i = 0; i < nP; i++) {
-        mbs_model *m = fivebar_knots(P[i], tf);
+        mbs_model *m = make(P[i], tf);
         if (!m) return 2;
         mbs_sens_options o = mbs_sens_options_default(m);
         o.sim.tf = tf;
         o.sim.dt = 1e-3;
-        printf("| %d | %.3f |", P[i], time_simulation(m, &o.sim, reps));
+        mbs_sim_options so = o.sim;
+        if (sim_semi) so.formulation = MBS_FD_SEMI_RECURSIVE;
+        printf("| %d | %.3f |", P[i], time_simulation(m, &so, reps));
         fflush(stdout);
         for (int k = 0; k < nM; k++) {
             o.method = M[k].meth;
-            o.sim.loop = M[k].form;
+            o.sim.formulation = M[k].form;
+            if (M[k].loop >= 0) o.sim.loop = (mbs_loop_formulation)M[k].loop;
+            /* the DDM is linear in p: one repetition for the large sizes */
             int rr = (M[k].meth == MBS_SENS_DDM && P[i] > 200) ? 1 : reps;
             T[i][k] = time_method(m, &o, rr, NULL);
             printf(" %.3f |", T[i][k]);
@@ -149,6 +166,19 @@ static int loops_sweep(int reps)
     for (int k = 0; k < nM; k++) printf(" %s %.2fx;", M[k].name, T[nP - 1][k] / T[0][k]);
     printf(" (knots grow %.1fx)\n", (double)P[nP - 1] / P[0]);
     return 0;
+}
+
+/* section 4: the closed-loop adjoints against the number of knots */
+static int loops_sweep(int reps)
+{
+    const sweep_method M[] = {
+        { MBS_SENS_DDM, MBS_FD_SEMI_RECURSIVE, MBS_LOOP_ALI3P, "ali3p ddm" },
+        { MBS_SENS_DAVM, MBS_FD_SEMI_RECURSIVE, MBS_LOOP_ALI3P, "ali3p davm" },
+        { MBS_SENS_DAVM, MBS_FD_SEMI_RECURSIVE, MBS_LOOP_MATRIXR, "matrixr davm" },
+        { MBS_SENS_CAVM, MBS_FD_SEMI_RECURSIVE, MBS_LOOP_ALI3P, "cavm" },
+    };
+    return sweep("Parameter sweep on a closed loop: five-bar, crank torque spline with p knots (p + 6 parameters)",
+                 fivebar_knots, M, 4, 0, reps);
 }
 
 int main(int argc, char **argv)
@@ -170,52 +200,14 @@ int main(int argc, char **argv)
     }
 
     /* ---- 1. parameter sweep ---- */
-    static const int P[] = { 32, 100, 200, 500, 1000 };
-    const int nP = bench_cfg.quick ? 2 : 5;
-    const double tf = 0.5;
-    struct { mbs_sens_method meth; mbs_fd_algorithm form; const char *name; } M[] = {
-        { MBS_SENS_DDM, MBS_FD_SEMI_RECURSIVE, "ddm semi" },
-        { MBS_SENS_DDM, MBS_FD_RECURSIVE, "ddm fr" },
-        { MBS_SENS_DAVM, MBS_FD_SEMI_RECURSIVE, "davm" },
-        { MBS_SENS_CAVM, MBS_FD_RECURSIVE, "cavm" },
+    const sweep_method M[] = {
+        { MBS_SENS_DDM, MBS_FD_SEMI_RECURSIVE, -1, "ddm semi" },
+        { MBS_SENS_DDM, MBS_FD_RECURSIVE, -1, "ddm fr" },
+        { MBS_SENS_DAVM, MBS_FD_SEMI_RECURSIVE, -1, "davm" },
+        { MBS_SENS_CAVM, MBS_FD_RECURSIVE, -1, "cavm" },
     };
     const int nM = 4;
-    double T[5][4];
-    printf("\n## Parameter sweep: floating body, spline force with p knots, %.1f s at 1 ms (seconds)\n\n", tf);
-    printf("| p | simulation |");
-    for (int k = 0; k < nM; k++) printf(" %s |", M[k].name);
-    printf("\n|---|---|");
-    for (int k = 0; k < nM; k++) printf("---|");
-    printf("\n");
-    for (int i = 0; i < nP; i++) {
-        mbs_error err;
-        char *js = mbs_generate_spline_body_json(P[i], tf, &err);
-        mbs_model *m = js ? mbs_model_load_string(js, "spline_body", &err) : NULL;
-        free(js);
-        if (!m) { printf("model: %s\n", err.msg); return 2; }
-        mbs_sens_options o = mbs_sens_options_default(m);
-        o.sim.tf = tf;
-        o.sim.dt = 1e-3;
-        mbs_sim_options so = o.sim;
-        so.formulation = MBS_FD_SEMI_RECURSIVE;
-        double tsim = time_simulation(m, &so, reps);
-        printf("| %d | %.3f |", P[i], tsim);
-        fflush(stdout);
-        for (int k = 0; k < nM; k++) {
-            o.method = M[k].meth;
-            o.sim.formulation = M[k].form;
-            /* the DDM is linear in p: one repetition for the large sizes */
-            int rr = (M[k].meth == MBS_SENS_DDM && P[i] > 200) ? 1 : reps;
-            T[i][k] = time_method(m, &o, rr, NULL);
-            printf(" %.3f |", T[i][k]);
-            fflush(stdout);
-        }
-        printf("\n");
-        mbs_model_free(m);
-    }
-    printf("\nGrowth of the time from p = %d to p = %d:", P[0], P[nP - 1]);
-    for (int k = 0; k < nM; k++) printf(" %s %.2fx;", M[k].name, T[nP - 1][k] / T[0][k]);
-    printf(" (parameters grow %.1fx)\n", (double)P[nP - 1] / P[0]);
+    if (sweep("Parameter sweep: floating body, spline force with p knots", spline_body, M, nM, 1, reps)) return 2;
     if (only) {
         printf("\n");
         bench_print_footer(stdout);
