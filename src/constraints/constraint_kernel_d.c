@@ -52,6 +52,7 @@
  * constant G); the contractions over the non-zero entries of G's blocks.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "constraint.h"
@@ -379,6 +380,238 @@ void MBS_K(mbs_driver_law_d)(const mbs_model *m, const mbs_driver_info *dr, cons
     }
 }
 
+/* ---------------------------------------------------------------- per-state cache
+ *
+ * Everything of a cut that depends on the primal state alone: the entities
+ * e, ed, edd (with rel = r - r_i and w x rel of the points), G(e), G(0),
+ * Gd = G(ed) - G(0) and the non-zero entries of G's and Gd's blocks. The
+ * step linearization asks for many directions at one state, so this is
+ * computed once and reused by every direction.
+ *
+ * Staleness is impossible by construction: an entry stores the bits of
+ * every input it was computed from (the pose, velocities and accelerations
+ * of the cut's two bodies in w: A, o, r, V, Vd; the cut's points and triads
+ * in x) and is reused only when those bits equal the present ones
+ * (memcmp), so a reused entry is exactly what the computation would give
+ * now. No counter to keep in step with the writers of w; a workspace whose
+ * kinematics was redone at the same state (same bits) keeps its entries.
+ * The entry is always filled to level 2 (accelerations); quantities a call
+ * does not need are not read. */
+#define CC_BODYKEY (9 + 3 + 3 + 6 + 6)
+#define CC_KEY (2 * CC_BODYKEY + 3 + 3 + 9 + 9)
+
+struct MBS_K(mbs_con_cache) {
+    int valid;
+    mreal key[CC_KEY];
+    mreal e[MBS_CON_NENT][3], ed[MBS_CON_NENT][3], edd[MBS_CON_NENT][3];
+    mreal rel[2][3], wr[2][3];   /* the points: r - r_i, w x (r - r_i) */
+    mreal G[MBS_CON_MAXROWS * 18], G0[MBS_CON_MAXROWS * 18], Gd[MBS_CON_MAXROWS * 18];
+    int Gd0;                     /* G(ed) = G(0) bit for bit */
+    gentry ge[MBS_CON_NENT][3 * MBS_CON_MAXROWS], gde[MBS_CON_NENT][3 * MBS_CON_MAXROWS];
+    int nge[MBS_CON_NENT], ngde[MBS_CON_NENT];
+};
+
+struct MBS_K(mbs_con_cache) *MBS_K(mbs_con_cache_create)(const mbs_model *m)
+{
+    if (m->con.ncut <= 0) return 0;
+    return calloc((size_t)m->con.ncut, sizeof(struct MBS_K(mbs_con_cache)));
+}
+
+/* the inputs of cut c's per-state quantities, gathered into key */
+static void cache_key(const mreal *x, const MBS_K(mbs_ws) *w, const mbs_cut_info *c, mreal *key)
+{
+    mreal *k = key;
+    for (int s = 0; s < 2; s++) {
+        const int b = c->body[s];
+        memcpy(k, w->A + 9 * b, 9 * sizeof(mreal)); k += 9;
+        memcpy(k, w->o + 3 * b, 3 * sizeof(mreal)); k += 3;
+        memcpy(k, w->r + 3 * b, 3 * sizeof(mreal)); k += 3;
+        memcpy(k, w->V + 6 * b, 6 * sizeof(mreal)); k += 6;
+        memcpy(k, w->Vd + 6 * b, 6 * sizeof(mreal)); k += 6;
+    }
+    memcpy(k, x + c->x_ppoint, 3 * sizeof(mreal)); k += 3;
+    memcpy(k, x + c->x_cpoint, 3 * sizeof(mreal)); k += 3;
+    memcpy(k, x + c->x_Xp, 9 * sizeof(mreal)); k += 9;
+    memcpy(k, x + c->x_Xc, 9 * sizeof(mreal));
+}
+
+/* the primal part of point_kin_lev at level 2, with rel and w x rel */
+static void point_primal(const MBS_K(mbs_ws) *w, int body, const mreal *pl, mreal *r, mreal *rd, mreal *rdd,
+                         mreal *rel, mreal *wr)
+{
+    const mreal *A = w->A + 9 * body;
+    mreal t[3];
+    m3_mv(t, A, pl);
+    v3_add(r, w->o + 3 * body, t);
+    if (body == 0) {
+        v3_zero(rd);
+        v3_zero(rdd);
+        v3_zero(rel);
+        v3_zero(wr);
+        return;
+    }
+    const mreal *V = w->V + 6 * body, *om = V + 3, *Vd = w->Vd + 6 * body, *al = Vd + 3;
+    v3_sub(rel, r, w->r + 3 * body);
+    v3_cross(rd, om, rel);
+    v3_add(rd, rd, V);
+    v3_cross(wr, om, rel);
+    v3_cross(rdd, al, rel);
+    v3_add(rdd, rdd, Vd);
+    v3_cross_add(rdd, om, wr);
+}
+
+/* the tangent part of point_kin_lev (same operations, same order) */
+static inline void point_tangent(const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int body, const mreal *pl,
+                                 const mreal *dpl, const mreal *rel, const mreal *wr, mreal *dr, mreal *drd,
+                                 mreal *drdd, int lev)
+{
+    const mreal *A = w->A + 9 * body;
+    if (body == 0) {
+        m3_mv(dr, A, dpl ? dpl : zero3);
+        if (lev >= 1) v3_zero(drd);
+        if (lev >= 2) v3_zero(drdd);
+        return;
+    }
+    mreal t[3];
+    m3_mv(dr, dw->A + 9 * body, pl);
+    v3_add(dr, dr, dw->o + 3 * body);
+    if (dpl) {
+        m3_mv(t, A, dpl);
+        v3_add(dr, dr, t);
+    }
+    if (lev < 1) return;
+    const mreal *om = w->V + 6 * body + 3, *al = w->Vd + 6 * body + 3;
+    const mreal *dV = dw->V + 6 * body, *dom = dV + 3, *dVd = dw->Vd + 6 * body, *dal = dVd + 3;
+    mreal drel[3], dwr[3];
+    v3_sub(drel, dr, dw->r + 3 * body);
+    v3_copy(drd, dV);
+    v3_cross_add(drd, dom, rel);
+    v3_cross_add(drd, om, drel);
+    if (lev < 2) return;
+    v3_cross(dwr, dom, rel);
+    v3_cross_add(dwr, om, drel);
+    v3_copy(drdd, dVd);
+    v3_cross_add(drdd, dal, rel);
+    v3_cross_add(drdd, al, drel);
+    v3_cross_add(drdd, dom, wr);
+    v3_cross_add(drdd, om, dwr);
+}
+
+/* the primal part of vector_kin_lev at level 2 */
+static void vector_primal(const MBS_K(mbs_ws) *w, int body, const mreal *X, int col, mreal *u, mreal *ud,
+                          mreal *udd)
+{
+    const mreal xc[3] = { X[col], X[3 + col], X[6 + col] };
+    m3_mv(u, w->A + 9 * body, xc);
+    if (body == 0) {
+        v3_zero(ud);
+        v3_zero(udd);
+        return;
+    }
+    const mreal *om = w->V + 6 * body + 3, *al = w->Vd + 6 * body + 3;
+    mreal wu[3];
+    v3_cross(wu, om, u);
+    v3_copy(ud, wu);
+    v3_cross(udd, al, u);
+    v3_cross_add(udd, om, wu);
+}
+
+/* the tangent part of vector_kin_lev (wu = ud) */
+static inline void vector_tangent(const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int body, const mreal *X,
+                                  const mreal *dX, int col, const mreal *u, const mreal *wu, mreal *du, mreal *dud,
+                                  mreal *dudd, int lev)
+{
+    const mreal *A = w->A + 9 * body;
+    if (dX) {
+        const mreal dxc[3] = { dX[col], dX[3 + col], dX[6 + col] };
+        m3_mv(du, A, dxc);
+    } else {
+        v3_zero(du);
+    }
+    if (body == 0) {
+        if (lev >= 1) v3_zero(dud);
+        if (lev >= 2) v3_zero(dudd);
+        return;
+    }
+    const mreal xc[3] = { X[col], X[3 + col], X[6 + col] };
+    mreal t[3];
+    m3_mv(t, dw->A + 9 * body, xc);
+    v3_add(du, du, t);
+    if (lev < 1) return;
+    const mreal *om = w->V + 6 * body + 3, *al = w->Vd + 6 * body + 3;
+    const mreal *dom = dw->V + 6 * body + 3, *dal = dw->Vd + 6 * body + 3;
+    mreal dwu[3];
+    v3_cross(dwu, dom, u);
+    v3_cross_add(dwu, om, du);
+    v3_copy(dud, dwu);
+    if (lev < 2) return;
+    v3_cross(dudd, dal, u);
+    v3_cross_add(dudd, al, du);
+    v3_cross_add(dudd, dom, wu);
+    v3_cross_add(dudd, om, dwu);
+}
+
+/* Fill cc (cut c, type ops) at the primal state in (x, w), key already in cc. */
+static void cache_fill(const mreal *x, const MBS_K(mbs_ws) *w, const mbs_cut_info *c,
+                       const MBS_K(mbs_con_ops) *ops, struct MBS_K(mbs_con_cache) *cc)
+{
+    const int nr = ops->nrows, ng = nr * 18;
+    const unsigned used = ops->used;
+    for (int k = 0; k < MBS_CON_NENT; k++) {
+        if (!(used & (1u << k))) {
+            /* entities a type does not use are never read: zeros */
+            v3_zero(cc->e[k]); v3_zero(cc->ed[k]); v3_zero(cc->edd[k]);
+            if (k < 2) { v3_zero(cc->rel[k]); v3_zero(cc->wr[k]); }
+            continue;
+        }
+        const int body = c->body[k & 1];
+        if (k < 2)
+            point_primal(w, body, x + (k == 0 ? c->x_ppoint : c->x_cpoint), cc->e[k], cc->ed[k], cc->edd[k],
+                         cc->rel[k], cc->wr[k]);
+        else
+            vector_primal(w, body, x + ((k & 1) ? c->x_Xc : c->x_Xp), k >= 4 ? 1 : 0, cc->e[k], cc->ed[k],
+                          cc->edd[k]);
+    }
+    mreal z[MBS_CON_NENT][3];
+    const mreal *ep[MBS_CON_NENT], *edp[MBS_CON_NENT], *zp[MBS_CON_NENT];
+    for (int k = 0; k < MBS_CON_NENT; k++) {
+        ep[k] = cc->e[k];
+        edp[k] = cc->ed[k];
+        v3_zero(z[k]);
+        zp[k] = z[k];
+    }
+    for (int k = 0; k < ng; k++) cc->G[k] = cc->G0[k] = cc->Gd[k] = 0;
+    ops->jac(ep, cc->G);
+    ops->jac(zp, cc->G0);
+    ops->jac(edp, cc->Gd);
+    cc->Gd0 = !memcmp(cc->Gd, cc->G0, sizeof(mreal) * (size_t)ng);
+    if (!cc->Gd0)
+        for (int k = 0; k < ng; k++) cc->Gd[k] -= cc->G0[k];
+    for (int k = 0; k < MBS_CON_NENT; k++) {
+        cc->nge[k] = cc->ngde[k] = 0;
+        if (!(used & (1u << k))) continue;
+        cc->nge[k] = block_entries(cc->G, nr, k, cc->ge[k]);
+        if (!cc->Gd0) cc->ngde[k] = block_entries(cc->Gd, nr, k, cc->gde[k]);
+    }
+    cc->valid = 1;
+}
+
+/* The per-state quantities of cut ci: w's cache entry if its key matches
+ * (else refilled), or `own` when w has no cache. */
+static const struct MBS_K(mbs_con_cache) *cache_get(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
+                                                    int ci, const MBS_K(mbs_con_ops) *ops,
+                                                    struct MBS_K(mbs_con_cache) *own)
+{
+    const mbs_cut_info *c = &m->con.cut[ci];
+    struct MBS_K(mbs_con_cache) *cc = w->ccache ? w->ccache + ci : own;
+    mreal key[CC_KEY];
+    cache_key(x, w, c, key);
+    if (cc != own && cc->valid && !memcmp(key, cc->key, sizeof key)) return cc;
+    memcpy(cc->key, key, sizeof key);
+    cache_fill(x, w, c, ops, cc);
+    return cc;
+}
+
 static int total_rows(const mbs_model *m)
 {
     return m->con.nloop_rows + m->con.ndriver + m->n_euler;
@@ -390,13 +623,14 @@ void MBS_K(mbs_con_kernel_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs
                              mreal *dPhi_q, mreal *dphid, mreal *dphidd)
 {
     const int n = total_rows(m), nq = m->nq;
-    mreal G[MBS_CON_MAXROWS * 18], G0[MBS_CON_MAXROWS * 18], dG[MBS_CON_MAXROWS * 18], Gd[MBS_CON_MAXROWS * 18];
+    mreal dG[MBS_CON_MAXROWS * 18];
+    struct MBS_K(mbs_con_cache) own;   /* a workspace without a cache */
     if (dPhi_q)
         for (size_t k = 0; k < (size_t)n * (size_t)nq; k++) dPhi_q[k] = 0;
 
     /* ---- loop closure ---- */
-    /* levels of the entities needed: velocities for dphid and dphidd,
-     * accelerations for dphidd */
+    /* levels of the entities' tangents needed: velocities for dphid and
+     * dphidd, accelerations for dphidd */
     const int lev = dphidd ? 2 : dphid ? 1 : 0;
     for (int ci = 0; ci < m->con.ncut; ci++) {
         const mbs_cut_info *cut = &m->con.cut[ci];
@@ -404,47 +638,44 @@ void MBS_K(mbs_con_kernel_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs
         const int nr = ops->nrows, row = cut->row, ng = nr * 18;
         const unsigned used = ops->used;
         if (nr == 0) continue;
-        mreal e[MBS_CON_NENT][3], ed[MBS_CON_NENT][3], edd[MBS_CON_NENT][3];
-        mreal de[MBS_CON_NENT][3], ded[MBS_CON_NENT][3], dedd[MBS_CON_NENT][3], z[MBS_CON_NENT][3];
-        entities_lev(x, w, dx, dw, cut, used, e, ed, edd, de, ded, dedd, lev);
-        const mreal *ep[MBS_CON_NENT], *edp[MBS_CON_NENT], *dep[MBS_CON_NENT], *zp[MBS_CON_NENT];
+        /* the per-state part: e, ed, edd, G = G(e), G(0), Gd = G(ed) - G(0) */
+        const struct MBS_K(mbs_con_cache) *cc = cache_get(m, x, w, ci, ops, &own);
+        const mreal (*e)[3] = cc->e, (*ed)[3] = cc->ed, (*edd)[3] = cc->edd;
+        const int Gd0 = lev >= 2 ? cc->Gd0 : 1;
+        /* the direction's part: the entities' tangents */
+        mreal de[MBS_CON_NENT][3], ded[MBS_CON_NENT][3], dedd[MBS_CON_NENT][3];
+        const mreal *dep[MBS_CON_NENT];
         for (int k = 0; k < MBS_CON_NENT; k++) {
-            /* entities a type does not use are never read: zeros */
-            if (!(used & (1u << k))) { v3_zero(e[k]); v3_zero(ed[k]); v3_zero(de[k]); }
-            ep[k] = e[k];
-            edp[k] = ed[k];
             dep[k] = de[k];
-            v3_zero(z[k]);
-            zp[k] = z[k];
+            if (!(used & (1u << k))) { v3_zero(de[k]); continue; }
+            const int body = cut->body[k & 1];
+            if (k < 2) {
+                const int xo = k == 0 ? cut->x_ppoint : cut->x_cpoint;
+                point_tangent(w, dw, body, x + xo, dx ? dx + xo : 0, cc->rel[k], cc->wr[k], de[k], ded[k],
+                              dedd[k], lev);
+            } else {
+                const int xo = (k & 1) ? cut->x_Xc : cut->x_Xp;
+                vector_tangent(w, dw, body, x + xo, dx ? dx + xo : 0, k >= 4 ? 1 : 0, e[k], ed[k], de[k], ded[k],
+                               dedd[k], lev);
+            }
         }
-        /* G = G(e); dG = G(de) - G(0); Gd = G(ed) - G(0) (only for dphidd).
-         * Types whose G does not depend on the entities (revolute, spherical,
-         * fixed: [-I, I] blocks) give G(de) = G(0) bit for bit: dG = Gd = 0. */
-        for (int k = 0; k < ng; k++) G[k] = G0[k] = dG[k] = 0;
-        ops->jac(ep, G);
-        ops->jac(zp, G0);
+        /* dG = G(de) - G(0). Types whose G does not depend on the entities
+         * (revolute, spherical, fixed: [-I, I] blocks) give G(de) = G(0) bit
+         * for bit: dG = 0 (likewise Gd, in the cache). */
+        for (int k = 0; k < ng; k++) dG[k] = 0;
         ops->jac(dep, dG);
-        const int dG0 = !memcmp(dG, G0, sizeof(mreal) * (size_t)ng);
+        const int dG0 = !memcmp(dG, cc->G0, sizeof(mreal) * (size_t)ng);
         if (!dG0)
-            for (int k = 0; k < ng; k++) dG[k] -= G0[k];
-        int Gd0 = 1;
-        if (lev >= 2) {
-            for (int k = 0; k < ng; k++) Gd[k] = 0;
-            ops->jac(edp, Gd);
-            Gd0 = !memcmp(Gd, G0, sizeof(mreal) * (size_t)ng);
-            if (!Gd0)
-                for (int k = 0; k < ng; k++) Gd[k] -= G0[k];
-        }
-        /* the non-zero entries of the used entities' blocks */
-        gentry ge[MBS_CON_NENT][3 * MBS_CON_MAXROWS], dge[MBS_CON_NENT][3 * MBS_CON_MAXROWS];
-        gentry gde[MBS_CON_NENT][3 * MBS_CON_MAXROWS];
-        int nge[MBS_CON_NENT] = { 0 }, ndge[MBS_CON_NENT] = { 0 }, ngde[MBS_CON_NENT] = { 0 };
-        for (int k = 0; k < MBS_CON_NENT; k++) {
-            if (!(used & (1u << k))) continue;
-            nge[k] = block_entries(G, nr, k, ge[k]);
-            if (!dG0) ndge[k] = block_entries(dG, nr, k, dge[k]);
-            if (!Gd0) ngde[k] = block_entries(Gd, nr, k, gde[k]);
-        }
+            for (int k = 0; k < ng; k++) dG[k] -= cc->G0[k];
+        /* the non-zero entries of the used entities' blocks of dG (those
+         * of G and Gd are in the cache) */
+        gentry dge[MBS_CON_NENT][3 * MBS_CON_MAXROWS];
+        int ndge[MBS_CON_NENT] = { 0 };
+        const int *nge = cc->nge;
+        const gentry (*ge)[3 * MBS_CON_MAXROWS] = cc->ge, (*gde)[3 * MBS_CON_MAXROWS] = cc->gde;
+        if (!dG0)
+            for (int k = 0; k < MBS_CON_NENT; k++)
+                if (used & (1u << k)) ndge[k] = block_entries(dG, nr, k, dge[k]);
         if (dphi || dphid || dphidd) {
             /* dphi = G de, dphid = G ded + dG ed, dphidd = G dedd + dG edd + 2 Gd ded */
             mreal s0[MBS_CON_MAXROWS] = { 0 }, s1[MBS_CON_MAXROWS] = { 0 }, s2[MBS_CON_MAXROWS] = { 0 };
@@ -460,10 +691,11 @@ void MBS_K(mbs_con_kernel_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs
                     if (lev >= 1) s1[g->i] += g->v * ed[k][g->c];
                     if (lev >= 2) s2[g->i] += g->v * edd[k][g->c];
                 }
-                for (int e = 0; e < ngde[k]; e++) {
-                    const gentry *g = &gde[k][e];
-                    s2[g->i] += 2 * g->v * ded[k][g->c];
-                }
+                if (!Gd0)
+                    for (int e = 0; e < cc->ngde[k]; e++) {
+                        const gentry *g = &gde[k][e];
+                        s2[g->i] += 2 * g->v * ded[k][g->c];
+                    }
             }
             for (int i = 0; i < nr; i++) {
                 if (dphi) dphi[row + i] = s0[i];

@@ -73,7 +73,19 @@ typedef struct MBS_K(mbs_ws) {
     int *qpar;     /* nq: parent coordinate in the tree sparsity of M (the
                     * previous coordinate of the joint, else the last one of
                     * the nearest ancestor joint with coordinates), -1: none */
+    /* Per-state quantities of the constraint tangents (one entry per cut:
+     * the entities, G(e), G(0), G(ed) and their non-zero entries), shared
+     * by every tangent direction at the same primal state. Each entry holds
+     * the bits of the inputs it was computed from and is reused only when
+     * they equal the present ones (constraint_kernel_d.c): it cannot be
+     * stale. Written through the const workspace of mbs_con_kernel_d;
+     * NULL: computed per call. */
+    struct MBS_K(mbs_con_cache) *ccache;
 } MBS_K(mbs_ws);
+
+/* The cut-joint cache of a workspace for m (calloc; NULL on failure or
+ * without cuts: then nothing is cached). constraint_kernel_d.c. */
+struct MBS_K(mbs_con_cache) *MBS_K(mbs_con_cache_create)(const mbs_model *m);
 
 /* Allocate / free a workspace for model m (the only allocation). */
 int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m);

@@ -62,6 +62,12 @@ int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m)
     m3_identity(w->A);
     m3_identity(w->AhJ);
     w->th[3] = 1;   /* the ground's A is a rotation */
+    w->ccache = 0;
+    if (m->con.ncut > 0 && !(w->ccache = MBS_K(mbs_con_cache_create)(m))) {
+        free(w->A);
+        w->A = 0;
+        return -1;
+    }
     return 0;
 }
 
@@ -88,6 +94,8 @@ void MBS_K(mbs_ws_free)(MBS_K(mbs_ws) *w)
 {
     if (w && w->A) free(w->A);
     if (w) w->A = 0;
+    if (w) free(w->ccache);
+    if (w) w->ccache = 0;
 }
 
 /* The velocity (level >= 1) and acceleration (level 2) blocks of body i
