@@ -1,4 +1,5 @@
 #include "random_loops.h"
+#include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,7 @@ static void triad(mbs_rng *r, double R[9])
 }
 
 /* The tree, drawn from r: bodies b1..bn, joints j1..jn. */
-static int add_tree(mbs_builder *b, mbs_rng *r, int nb, mbs_error *err)
+static int add_tree(mbs_builder *b, mbs_rng *r, int nb, const mbs_model *m0, const double *q0, mbs_error *err)
 {
     double g[3] = { mbs_rng_uniform(r, -3, 3), mbs_rng_uniform(r, -3, 3), -9.81 };
     mbs_builder_set_gravity(b, g);
@@ -67,20 +68,217 @@ static int add_tree(mbs_builder *b, mbs_rng *r, int nb, mbs_error *err)
         if (ps.point < 0 || cs.point < 0) return -1;
         unit(r, ps.axis); unit(r, ps.ref); ps.has_ref = 1;
         unit(r, cs.axis); unit(r, cs.ref); cs.has_ref = 1;
-        if (mbs_builder_add_joint(b, name, (mbs_joint_type)type, pb, h[i], &ps, &cs, NULL, 0, NULL, 0, name, err) < 0)
+        /* q0: joint i + 1 of the tree m0 (bodies in the order drawn: every parent precedes its child) */
+        char bname[32];
+        snprintf(bname, sizeof bname, "b%d", i + 1);
+        const int i0 = q0 ? mbs_body_find(m0, bname) : 0;
+        const double *jq0 = q0 && m0->joint[i0].nq ? q0 + m0->joint[i0].qoff : NULL;
+        const int njq0 = jq0 ? m0->joint[i0].nq : 0;
+        if (mbs_builder_add_joint(b, name, (mbs_joint_type)type, pb, h[i], &ps, &cs, jq0, njq0, NULL, 0, name, err) < 0)
             return -1;
     }
     return 0;
 }
 
+/* a non-Euler coordinate of a random joint of the tree m0: its joint (body index in m0), index within the joint
+ * and model coordinate; -1 when 20 draws found none (trees of fixed joints) */
+static int random_coord(mbs_rng *r, const mbs_model *m0, int nb, int *joint, int *c)
+{
+    for (int tries = 0; tries < 20; tries++) {
+        int i = 1 + mbs_rng_int(r, nb);
+        const mbs_joint_info *ji = &m0->joint[i];
+        if (ji->nq == 0) continue;
+        int k = mbs_rng_int(r, ji->nq);
+        if (ji->euler >= 0 && k >= ji->euler && k < ji->euler + 4) continue;
+        *joint = i;
+        *c = k;
+        return ji->qoff + k;
+    }
+    return -1;
+}
+
+/* force elements, a spline and parameters of every kind (see random_loops.h) */
+static int add_elements(mbs_builder *b, mbs_rng *r, int nb, const mbs_model *m0, mbs_data *d, const double *q,
+                        double horizon, mbs_error *err)
+{
+    char n1[40], n2[40], t[64];
+    int ji, jc;
+#define PARAM(VALUE)                                                                                 \
+    do {                                                                                             \
+        int p_ = mbs_builder_add_param(b, t, VALUE, -INFINITY, INFINITY, t, err);                    \
+        if (p_ < 0 || mbs_builder_add_param_target(b, p_, t, 1, 0, t, err) < 0) return -1;           \
+    } while (0)
+    /* a torque or force on a joint coordinate (joint_force) driven by a cubic spline of 5 knots
+     * over the horizon */
+    double tk[5], vk[5];
+    for (int k = 0; k < 5; k++) { tk[k] = horizon * k / 4; vk[k] = mbs_rng_uniform(r, -2, 2); }
+    if (mbs_builder_add_function(b, "u", MBS_FUNC_SPLINE, 0, vk, 5, tk, "u", err) < 0) return -1;
+    double tq = mbs_rng_uniform(r, 0.5, 2);
+    int has_tq = random_coord(r, m0, nb, &ji, &jc) >= 0;
+    if (has_tq) {
+        if (mbs_builder_add_joint_force(b, "tq", mbs_builder_find_joint(b, m0->joint[ji].name), jc, tq,
+                                        mbs_builder_find_function(b, "u"), "tq", err) < 0)
+            return -1;
+    }
+    /* a joint spring-damper */
+    int qk = random_coord(r, m0, nb, &ji, &jc);
+    const double kj = mbs_rng_uniform(r, 5, 30), cj = mbs_rng_uniform(r, 0.1, 1);
+    const double sj = qk >= 0 ? q[qk] + mbs_rng_uniform(r, -0.3, 0.3) : 0;
+    if (qk >= 0) {
+        if (mbs_builder_add_joint_spring(b, "js", mbs_builder_find_joint(b, m0->joint[ji].name), jc, kj, cj, sj, "js", err) < 0)
+            return -1;
+    }
+    /* a spring-damper between the points p of two bodies (or a ground point) */
+    int b1 = 1 + mbs_rng_int(r, nb), b2;
+    do b2 = mbs_rng_int(r, nb + 1); while (b2 == b1);
+    snprintf(n1, sizeof n1, "b%d", b1);
+    int p1 = mbs_builder_find_point(b, mbs_builder_find_body(b, n1), "p"), p2;
+    double r1[3], r2[3] = { -0.2, 0.4, 0.3 };
+    snprintf(n1, sizeof n1, "b%d.p", b1);
+    mbs_point_kinematics(m0, d, mbs_point_find(m0, n1), r1, NULL, NULL);
+    if (b2) {
+        snprintf(n2, sizeof n2, "b%d", b2);
+        p2 = mbs_builder_find_point(b, mbs_builder_find_body(b, n2), "p");
+        snprintf(n2, sizeof n2, "b%d.p", b2);
+        mbs_point_kinematics(m0, d, mbs_point_find(m0, n2), r2, NULL, NULL);
+    } else {
+        p2 = mbs_builder_add_point(b, 0, "sd", r2, "sd", err);
+    }
+    double L = sqrt((r2[0] - r1[0]) * (r2[0] - r1[0]) + (r2[1] - r1[1]) * (r2[1] - r1[1]) +
+                    (r2[2] - r1[2]) * (r2[2] - r1[2]));
+    L *= mbs_rng_uniform(r, 0.7, 1.3);
+    const double ks = mbs_rng_uniform(r, 20, 100), cs = mbs_rng_uniform(r, 0.5, 3);
+    if (p1 < 0 || p2 < 0 || mbs_builder_add_spring_damper(b, "sd", p1, p2, ks, cs, &L, "sd", err) < 0) return -1;
+    /* a constant force on a body's centre of mass */
+    double F[3];
+    for (int k = 0; k < 3; k++) F[k] = mbs_rng_uniform(r, -3, 3);
+    const int bl = 1 + mbs_rng_int(r, nb);
+    snprintf(n1, sizeof n1, "b%d", bl);
+    if (mbs_builder_add_body_load(b, "ld", mbs_builder_find_body(b, n1), -1, F, NULL, 0, -1, "ld", err) < 0)
+        return -1;
+
+    /* the parameters, each at the value the model has (named as their target) */
+    const mbs_body_info *bi = &m0->body[1 + mbs_rng_int(r, nb)];
+    snprintf(t, sizeof t, "%s.mass", bi->name);
+    PARAM(m0->x[bi->x_mass]);
+    bi = &m0->body[1 + mbs_rng_int(r, nb)];
+    int k = mbs_rng_int(r, 3);
+    static const char *const inames[3] = { "xx", "yy", "zz" };
+    snprintf(t, sizeof t, "%s.inertia.%s", bi->name, inames[k]);
+    PARAM(m0->x[bi->x_inertia + k]);
+    bi = &m0->body[1 + mbs_rng_int(r, nb)];
+    k = mbs_rng_int(r, 3);
+    snprintf(t, sizeof t, "%s.com[%d]", bi->name, k);
+    PARAM(m0->x[bi->x_com + k]);
+    const int pb = 1 + mbs_rng_int(r, nb);
+    k = mbs_rng_int(r, 3);
+    snprintf(n1, sizeof n1, "b%d.p", pb);
+    snprintf(t, sizeof t, "b%d.p[%d]", pb, k);
+    PARAM(m0->x[m0->point[mbs_point_find(m0, n1)].x + k]);
+    snprintf(t, sizeof t, "sd.stiffness");
+    PARAM(ks);
+    snprintf(t, sizeof t, "sd.damping");
+    PARAM(cs);
+    snprintf(t, sizeof t, "sd.length");
+    PARAM(L);
+    if (qk >= 0) {
+        snprintf(t, sizeof t, "js.stiffness");
+        PARAM(kj);
+        snprintf(t, sizeof t, "js.position");
+        PARAM(sj);
+    }
+    if (has_tq) {
+        snprintf(t, sizeof t, "tq.value");
+        PARAM(tq);
+        for (k = 0; k < 5; k++) {
+            snprintf(t, sizeof t, "u.values[%d]", k);
+            PARAM(vk[k]);
+        }
+    }
+    k = mbs_rng_int(r, 3);
+    snprintf(t, sizeof t, "ld.force[%d]", k);
+    PARAM(F[k]);
+    return 0;
+#undef PARAM
+}
+
+/* numerical rank of the row-major rows x n matrix A (singular values above 1e-9 of the largest) */
+static int mat_rank(int rows, int n, const double *A)
+{
+    double *B = malloc(sizeof(double) * (size_t)rows * (size_t)n + 1), *sv = calloc((size_t)rows + n + 1, 8);
+    double *sup = calloc((size_t)rows + n + 1, 8);
+    int rank = -1;
+    if (B && sv && sup) {
+        memcpy(B, A, sizeof(double) * (size_t)rows * (size_t)n);
+        if (LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'N', 'N', rows, n, B, n, sv, NULL, 1, NULL, 1, sup) == 0) {
+            rank = 0;
+            const int k = rows < n ? rows : n;
+            for (int i = 0; i < k; i++)
+                if (sv[i] > 1e-9 * sv[0]) rank++;
+        }
+    }
+    free(B);
+    free(sv);
+    free(sup);
+    return rank;
+}
+
+/* Add to b, as assembly.fixed, non-Euler coordinates of m that complete the rows of Phi_q at the
+ * joints' q0 to full column rank (greedy, in coordinate order). Their number, or -1. */
+static int choose_fixed(const mbs_model *m, mbs_builder *b, mbs_error *err)
+{
+    const int nq = m->nq, nc = mbs_model_nconstraints(m);
+    double *q = calloc((size_t)nq + 1, 8), *A = calloc(((size_t)nc + nq) * (size_t)nq + 1, 8);
+    mbs_data *d = mbs_data_create(m, NULL);
+    int nfix = -1;
+    if (!q || !A || !d) goto done;
+    for (int i = 1; i <= m->nb; i++)
+        for (int c = 0; c < m->joint[i].nq; c++) q[m->joint[i].qoff + c] = m->joint[i].q0[c];
+    if (mbs_constraint_jacobian(m, d, q, 0, A) != MBS_OK) goto done;
+    int rows = nc, rank = mat_rank(rows, nq, A);
+    nfix = 0;
+    for (int i = 1; i <= m->nb && rank < nq; i++) {
+        const mbs_joint_info *ji = &m->joint[i];
+        for (int c = 0; c < ji->nq && rank < nq; c++) {
+            if (ji->euler >= 0 && c >= ji->euler && c < ji->euler + 4) continue;
+            double *row = A + (size_t)rows * nq;
+            memset(row, 0, sizeof(double) * (size_t)nq);
+            row[ji->qoff + c] = 1;
+            const int r2 = mat_rank(rows + 1, nq, A);
+            if (r2 > rank) {
+                rows++;
+                rank = r2;
+                if (mbs_builder_add_assembly_fixed(b, mbs_builder_find_joint(b, ji->name), c, "fixed", err) < 0) {
+                    nfix = -1;
+                    goto done;
+                }
+                nfix++;
+            }
+        }
+    }
+done:
+    free(q);
+    free(A);
+    mbs_data_free(d);
+    return nfix;
+}
+
 mbs_model *mbs_test_random_loops(mbs_rng *r, int nb, int ncut, const int *cut_types, int drivers, double **qc)
 {
+    mbs_test_loops_options o = { drivers, 0, 0, 0, 0 };
+    return mbs_test_random_loops_ex(r, nb, ncut, cut_types, &o, qc);
+}
+
+mbs_model *mbs_test_random_loops_ex(mbs_rng *r, int nb, int ncut, const int *cut_types,
+                                    const mbs_test_loops_options *opt, double **qc)
+{
+    const int drivers = opt->drivers;
     mbs_error err;
     mbs_rng r0 = *r;
     *qc = NULL;
     /* 1. the tree alone, and a random configuration of it */
     mbs_builder *b = mbs_builder_new("tree", "random loops");
-    if (!b || add_tree(b, &r0, nb, &err) != 0) {
+    if (!b || add_tree(b, &r0, nb, NULL, NULL, &err) != 0) {
         fprintf(stderr, "random loops: %s\n", err.msg);
         mbs_builder_free(b);
         return NULL;
@@ -96,7 +294,7 @@ mbs_model *mbs_test_random_loops(mbs_rng *r, int nb, int ncut, const int *cut_ty
     /* 2. the same tree (same draws) and the cut joints */
     mbs_rng r1 = *r;
     b = mbs_builder_new("random_loops", "random loops");
-    if (!b || add_tree(b, &r1, nb, &err) != 0) goto fail;
+    if (!b || add_tree(b, &r1, nb, m0, opt->q0 ? q : NULL, &err) != 0) goto fail;
     *r = r0;   /* continue after both trees and the state */
     for (int k = 0; k < ncut; k++) {
         int bp = mbs_rng_int(r, nb + 1), bc;
@@ -185,8 +383,15 @@ mbs_model *mbs_test_random_loops(mbs_rng *r, int nb, int ncut, const int *cut_ty
             mbs_builder_add_distance_driver(b, "dd", p1, p2, -1, L, mbs_rng_uniform(r, -0.2, 0.2), "dd", &err) < 0)
             goto fail;
     }
+    if (opt->elements && add_elements(b, r, nb, m0, d, q, opt->horizon, &err) != 0) goto fail;
     mbs_model *m = mbs_builder_finish(b, &err);
     if (!m) goto fail;
+    if (opt->fixed && opt->q0) {   /* hold independent coordinates in the assembly; build again */
+        int nfix = choose_fixed(m, b, &err);
+        mbs_model_free(m);
+        m = nfix < 0 ? NULL : mbs_builder_finish(b, &err);
+        if (!m) goto fail;
+    }
     mbs_builder_free(b);
     mbs_data_free(d);
     mbs_model_free(m0);

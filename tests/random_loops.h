@@ -15,4 +15,27 @@
  * satisfied at t = 0). NULL on failure (printed). */
 mbs_model *mbs_test_random_loops(mbs_rng *r, int nb, int ncut, const int *cut_types, int drivers, double **qc);
 
+/* Options of mbs_test_random_loops_ex. */
+typedef struct mbs_test_loops_options {
+    int drivers;      /* the two drivers above */
+    int q0;           /* the joints' initial coordinates are *qc (loops closed at q0) */
+    int elements;     /* force elements and parameters (below) */
+    double horizon;   /* elements: the spline's knots span [0, horizon] */
+    int fixed;        /* with q0: "assembly.fixed" coordinates (non-Euler, greedy in coordinate
+                       * order) that complete Phi_q at q0 to full column rank */
+} mbs_test_loops_options;
+
+/* mbs_test_random_loops with options; with elements = 0 and q0 = 0 the same
+ * model from the same draws. With elements, drawn after the cuts and
+ * drivers: a cubic spline "u" (5 knots on [0, horizon]) driving a
+ * joint_force "tq" on a random tree coordinate, a joint spring-damper "js",
+ * a spring_damper "sd" between the points p of two bodies (or a ground
+ * point), a constant body load "ld"; and parameters, named as their
+ * targets, at the model's values: a mass, a principal inertia, a CoM
+ * coordinate, a coordinate of a point p, sd.stiffness|damping|length,
+ * js.stiffness|position, tq.value, u.values[0..4], one ld.force[k] (the
+ * tq/js ones only when a non-Euler coordinate was found). */
+mbs_model *mbs_test_random_loops_ex(mbs_rng *r, int nb, int ncut, const int *cut_types,
+                                    const mbs_test_loops_options *opt, double **qc);
+
 #endif

@@ -1,0 +1,416 @@
+/*
+ * test_sensitivity_random_loops.c - the closed-loop sensitivity methods of
+ * ALI3-P and Matrix R (DDM, DAVM, CAVM; src/sensitivity/) on random
+ * closed-loop mechanisms (docs/sensitivity.md "Randomized tests").
+ *
+ * Drawn per model (tests/random_loops.c, mbs_test_random_loops_ex): a random
+ * tree of 2..4 bodies (every joint type, Euler parameters included), one or
+ * two cut joints; the loops are closed at a random configuration, the
+ * model's initial one. Even draws: cuts of every type (revolute, prismatic,
+ * cylindrical, cardan, spherical, planar) and "assembly.fixed" coordinates
+ * completing Phi_q to full column rank (a square initial problem); every
+ * fourth draw also a coordinate driver (sine law) and a distance driver
+ * (constant rate). Odd draws: both drivers, no fixed coordinates (the
+ * minimum-norm initial state, with a non-zero initial velocity) and cuts
+ * without redundant rows (cardan, spherical; see "filters"). On odd draws
+ * ALI3-P projects with the iterative projections. Force elements: a
+ * joint_force on a random tree coordinate driven by a 5-knot cubic spline,
+ * a joint spring-damper, a spring_damper between two body points (or a
+ * ground point), a constant body load. Parameters of every kind: a mass, a
+ * principal inertia, a CoM coordinate, a coordinate of a body point
+ * (geometry: read by elements, drivers, objectives; assembly
+ * sensitivities), spring stiffness, damping and free length, joint-spring
+ * stiffness and position, the joint_force value, the 5 spline knot values,
+ * a load component (the last ones "element-only": the adjoints take them by
+ * products nu . dr/drho). Four objectives: a point position with a
+ * reference, a point velocity, a point acceleration, and a joint coordinate
+ * with a reference plus a linear velocity component and terminal position,
+ * velocity and acceleration terms. 1 ms trapezoidal steps over 0.1 s
+ * (30 models; under the sanitizers 3 models over 0.05 s).
+ *
+ * Asserted per model and formulation, per objective row i:
+ * max_j |a_ij - b_ij| / max_j |b_ij| (rows whose DDM gradient is below 1e-8
+ * of the model's largest entry are left out: an objective on a point welded
+ * to the ground, whose entries are round-off):
+ *  (1) DAVM = DDM within 1e-10. Both differentiate the same discrete map
+ *      (the DAVM transposes the DDM's linear algebra): round-off only
+ *      (fixed models <= 1.2e-12, here worst 1.7e-12 over 30 models);
+ *      a missing term shows as 1e-6 or more.
+ *  (2) DDM = central finite differences of whole runs (method fd,
+ *      tolerance 1e-12, relative step 1e-4 for ALI3-P, 1e-5 for Matrix R,
+ *      as the fixed-model tests). Matrix R within 1e-5: truncation O(step^2)
+ *      and Newton noise 1e-12 / step stay below 4e-6 (worst over 30
+ *      models). ALI3-P within 5e-5: its runs carry a non-smooth error of
+ *      ~1e-9 relative in psi (not the Newton tolerance: the same at 1e-13,
+ *      nor the projection: the same with the penalty one), so its fd error
+ *      grows as 1/step below 1e-4 (model 135 of 30: 2.1e-5, 4.6e-5, 1.1e-4
+ *      at steps 1e-4, 3e-5, 1e-5) while truncation dominates above (4.3e-5
+ *      at 3e-4, equal to Matrix R's); 1.5e-5 is the worst at 1e-4.
+ *  (3) CAVM within 1e-3 of the DDM: the CAVM is the gradient of the
+ *      continuous psi, the DDM of the 1 ms discrete one; their distance is
+ *      the O(h^2) discretization error of the gradient (1e-4 on the
+ *      five-bar; random mechanisms move faster: worst 2.5e-4).
+ *  (4) products = columns: with a program objective that is zero every
+ *      parameter is taken by its column in the closed-loop adjoints (DAVM
+ *      and CAVM); the model's objectives' gradients agree within 1e-10 with
+ *      those by products (round-off: worst 7e-15).
+ * Filters (stated criteria, counted and printed): draws whose constraint
+ * rows at the initial configuration do not have exactly the independent
+ * equations counted (6 - dof per cut, one per driver and Euler quadruple)
+ * or leave no mobility are redrawn (locked or over-constrained loops).
+ * Cuts with redundant rows (revolute 6 rows of rank 5, planar 4 of 3, ...)
+ * get fixed coordinates: without them the assembly's minimum-norm
+ * Gauss-Newton steps, off the constraint manifold, see the redundant rows
+ * as independent and move along spurious directions by O(epsilon): the
+ * assembled configuration is not a smooth function of the geometry (jitter
+ * 2e-6 for a 1e-4 change of a point coordinate), which no derivative can
+ * follow (reported, not a sensitivity issue). A forward run that fails
+ * skips its pair (counted); at least 2/3 of the pairs must run.
+ *
+ * Regression (found by these draws): the five-bar driven at a constant
+ * rate without fixed coordinates (driven_fivebar_no_fixed below).
+ *
+ * Arguments (debugging): [models [seed [only-this-draw]]];
+ * MBS_TEST_VERBOSE=1 prints the rejected draws and each gradient column.
+ */
+#include <jansson.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "model_impl.h"
+#include "objective_model.h"
+#include "random_loops.h"
+#include "sens_loops.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
+#define TOL_DAVM 1e-10
+#define TOL_FD 1e-5
+#define TOL_FD_ALI 5e-5
+#define TOL_CAVM 1e-3
+#define TOL_PROD 1e-10
+
+static double worst[5];   /* davm-ddm, ddm-fd, cavm-ddm, davm products, cavm products */
+
+static int zero_objective(void *user, double t, int nq, const double *q, const double *qd, const double *qdd,
+                          int nparam, const double *rho, double *g, double *g_q, double *g_qd, double *g_qdd,
+                          double *g_rho)
+{
+    (void)user; (void)t; (void)q; (void)qd; (void)qdd; (void)rho;
+    *g = 0;
+    if (g_q) {
+        for (int i = 0; i < nq; i++) g_q[i] = g_qd[i] = g_qdd[i] = 0;
+        for (int j = 0; j < nparam; j++) g_rho[j] = 0;
+    }
+    return 0;
+}
+
+/* the objectives (see the header), on points and a coordinate drawn from r */
+static int add_objectives(mbs_rng *r, mbs_model *m, int nb)
+{
+    char s[2048];
+    int bA = 1 + mbs_rng_int(r, nb), bB = 1 + mbs_rng_int(r, nb), bC = 1 + mbs_rng_int(r, nb),
+        bD = 1 + mbs_rng_int(r, nb);
+    int qk = -1;
+    for (int tries = 0; tries < 50 && qk < 0; tries++) {
+        const int i = 1 + mbs_rng_int(r, nb);
+        const mbs_joint_info *ji = &m->joint[i];
+        if (ji->nq == 0) continue;
+        const int c = mbs_rng_int(r, ji->nq);
+        if (ji->euler >= 0 && c >= ji->euler && c < ji->euler + 4) continue;
+        qk = ji->qoff + c;
+    }
+    double ref[6];
+    for (int k = 0; k < 6; k++) ref[k] = mbs_rng_uniform(r, -1, 1);
+    char coord[256] = "";
+    if (qk >= 0)
+        snprintf(coord, sizeof coord, "{\"coordinate\": \"%s\", \"quantity\": \"value\", \"reference\": %.17g},",
+                 m->coord_name[qk], ref[3]);
+    snprintf(s, sizeof s,
+             "[{\"name\": \"pos\", \"integral\": [{\"point\": \"b%d.p\", \"quantity\": \"position\","
+             " \"reference\": [%.17g, %.17g, %.17g]}]},"
+             "{\"name\": \"vel\", \"integral\": [{\"point\": \"b%d.p\", \"quantity\": \"velocity\"}]},"
+             "{\"name\": \"acc\", \"integral\": [{\"point\": \"b%d.p\", \"quantity\": \"acceleration\","
+             " \"weight\": 0.01}]},"
+             "{\"name\": \"mixed\", \"integral\": [%s{\"point\": \"b%d.p\", \"quantity\": \"velocity\","
+             " \"component\": 0, \"squared\": false}],"
+             " \"terminal\": [{\"point\": \"b%d.p\", \"quantity\": \"position\", \"reference\": [%.17g, %.17g, 0]},"
+             " {\"point\": \"b%d.p\", \"quantity\": \"velocity\", \"weight\": 0.5},"
+             " {\"point\": \"b%d.p\", \"quantity\": \"acceleration\", \"weight\": 0.001}]}]",
+             bA, ref[0], ref[1], ref[2], bB, bC, coord, bD, bD, ref[4], ref[5], bA, bB);
+    json_error_t je;
+    json_t *arr = json_loads(s, 0, &je);
+    CHECK(arr != NULL, "objectives JSON: %s", je.text);
+    if (!arr) return -1;
+    mbs_error err;
+    memset(&err, 0, sizeof err);
+    int rc = mbs_json_load_objectives(arr, "random objectives", m, &err);
+    json_decref(arr);
+    CHECK(rc == MBS_OK, "objectives: %s", err.msg);
+    return rc;
+}
+
+static int run(const mbs_model *m, const mbs_sim_options *sim, mbs_sens_method meth, int zero_obj, double fd_step,
+               mbs_sens_result *res, mbs_error *err)
+{
+    mbs_sens_options o = mbs_sens_options_default(m);
+    o.sim = *sim;
+    o.method = meth;
+    if (meth == MBS_SENS_FD) {
+        o.sim.tolerance = 1e-12;
+        o.fd_step = fd_step;
+    }
+    if (zero_obj) o.objective = zero_objective;
+    memset(err, 0, sizeof *err);
+    memset(res, 0, sizeof *res);
+    return mbs_sensitivity(m, &o, res, err);
+}
+
+/* max over the model's objectives (the first a->nobj rows; b may have more) of
+ * max_j |a_ij - b_ij| / max_j |b_ij| (as mbs_test_grad_err), leaving out the rows whose gradient
+ * in s (the DDM) is below 1e-8 of the largest entry of s: an objective that cannot change (a
+ * point of a body welded to the ground), whose entries are round-off */
+static double rows_err(const mbs_sens_result *a, const mbs_sens_result *b, const mbs_sens_result *sc)
+{
+    if (b->nparam != a->nparam || b->nobj < a->nobj || !sc->grad) return INFINITY;
+    const int np = a->nparam;
+    double big = 0, worst = 0;
+    for (int k = 0; k < a->nobj * np; k++) big = fmax(big, fabs(sc->grad[k]));
+    for (int i = 0; i < a->nobj; i++) {
+        double e = 0, s = 0, r = 0;
+        for (int j = 0; j < np; j++) {
+            const double x = a->grad[i * np + j], y = b->grad[i * np + j];
+            if (isnan(x - y)) return INFINITY;
+            e = fmax(e, fabs(x - y));
+            s = fmax(s, fabs(y));
+            r = fmax(r, fabs(sc->grad[i * np + j]));
+        }
+        if (r <= 1e-8 * big) continue;
+        worst = fmax(worst, e / (s > 0 ? s : 1));
+    }
+    return worst;
+}
+
+static void rec(int k, double e) { if (!(e <= worst[k])) worst[k] = isnan(e) ? INFINITY : e; }
+
+/* 1 if the forward run worked (checks done), 0 if skipped */
+static int check_model(const char *name, const mbs_model *m, mbs_loop_formulation f, int iterative, double tf)
+{
+    mbs_sim_options sim = mbs_sim_options_default();
+    sim.loop = f;
+    sim.tf = tf;
+    sim.dt = 1e-3;
+    sim.tolerance = 1e-10;
+    if (iterative) sim.projection = MBS_PROJ_ITERATIVE;
+    const char *fn = mbs_loop_formulation_name(f);
+    mbs_sens_result ddm, davm, davm_c, cavm, cavm_c, fd;
+    mbs_error err;
+    if (run(m, &sim, MBS_SENS_DDM, 0, 0, &ddm, &err) != MBS_OK) {
+        printf("  %s %s%s: skipped, the forward run fails: %s\n", name, fn, iterative ? " (iterative)" : "", err.msg);
+        mbs_sens_result_free(&ddm);
+        return 0;
+    }
+    int rc;
+    rc = run(m, &sim, MBS_SENS_DAVM, 0, 0, &davm, &err);
+    CHECK(rc == MBS_OK, "%s %s davm: %s", name, fn, err.msg);
+    rc = run(m, &sim, MBS_SENS_DAVM, 1, 0, &davm_c, &err);
+    CHECK(rc == MBS_OK, "%s %s davm (columns): %s", name, fn, err.msg);
+    rc = run(m, &sim, MBS_SENS_CAVM, 0, 0, &cavm, &err);
+    CHECK(rc == MBS_OK, "%s %s cavm: %s", name, fn, err.msg);
+    rc = run(m, &sim, MBS_SENS_CAVM, 1, 0, &cavm_c, &err);
+    CHECK(rc == MBS_OK, "%s %s cavm (columns): %s", name, fn, err.msg);
+    rc = run(m, &sim, MBS_SENS_FD, 0, f == MBS_LOOP_ALI3P ? 1e-4 : 1e-5, &fd, &err);
+    CHECK(rc == MBS_OK, "%s %s fd: %s", name, fn, err.msg);
+    const double e[5] = { davm.grad ? rows_err(&davm, &ddm, &ddm) : INFINITY,
+                          fd.grad ? rows_err(&ddm, &fd, &ddm) : INFINITY,
+                          cavm.grad ? rows_err(&cavm, &ddm, &ddm) : INFINITY,
+                          davm.grad && davm_c.grad ? rows_err(&davm, &davm_c, &ddm) : INFINITY,
+                          cavm.grad && cavm_c.grad ? rows_err(&cavm, &cavm_c, &ddm) : INFINITY };
+    printf("  %s %s%s (%d params, %d obj): davm-ddm %.1e, ddm-fd %.1e, cavm-ddm %.1e, products-columns davm %.1e "
+           "cavm %.1e\n", name, fn, iterative ? " (iterative)" : "", ddm.nparam, ddm.nobj, e[0], e[1], e[2], e[3],
+           e[4]);
+    for (int k = 0; k < 5; k++) rec(k, e[k]);
+    if (getenv("MBS_TEST_VERBOSE") && fd.grad)
+        for (int j = 0; j < ddm.nparam; j++) {
+            printf("    %-16s", mbs_param_name(m, j));
+            for (int i = 0; i < ddm.nobj; i++)
+                printf(" | %11.4e %11.4e %11.4e", ddm.grad[i * ddm.nparam + j], fd.grad[i * ddm.nparam + j],
+                       cavm.grad ? cavm.grad[i * ddm.nparam + j] : NAN);
+            printf("\n");
+        }
+    CHECK(e[0] <= TOL_DAVM, "%s %s: davm vs ddm %g", name, fn, e[0]);
+    const double tol_fd = f == MBS_LOOP_ALI3P ? TOL_FD_ALI : TOL_FD;
+    CHECK(e[1] <= tol_fd, "%s %s: ddm vs fd %g > %g", name, fn, e[1], tol_fd);
+    CHECK(e[2] <= TOL_CAVM, "%s %s: cavm vs ddm %g", name, fn, e[2]);
+    CHECK(e[3] <= TOL_PROD, "%s %s: davm products vs columns %g", name, fn, e[3]);
+    CHECK(e[4] <= TOL_PROD, "%s %s: cavm products vs columns %g", name, fn, e[4]);
+    mbs_sens_result_free(&ddm);
+    mbs_sens_result_free(&davm);
+    mbs_sens_result_free(&davm_c);
+    mbs_sens_result_free(&cavm);
+    mbs_sens_result_free(&cavm_c);
+    mbs_sens_result_free(&fd);
+    return 1;
+}
+
+/* Regression (found by the random draws): the five-bar with its crank driven at a constant rate
+ * and no fixed coordinates. Its initial velocity is the minimum-norm solution of the velocity
+ * problem, whose null space turns with the geometry (L_A1 moves a loop point): the initial
+ * velocity sensitivities missed that term (DDM 1.0123 instead of 0.99675 for dpsi2/dL_A1 at
+ * 0.1 s, 1.6 % off; every method shares that initialization). DDM = fd, DAVM = DDM. */
+static void driven_fivebar_no_fixed(void)
+{
+    json_error_t je;
+    json_t *root = json_load_file(mbs_test_path("models/fivebar.json"), 0, &je);
+    CHECK(root != NULL, "models/fivebar.json: %s", je.text);
+    if (!root) return;
+    json_object_del(root, "assembly");
+    const double q0 = json_number_value(json_array_get(
+        json_object_get(json_array_get(json_object_get(root, "joints"), 0), "q0"), 0));
+    json_t *drv = json_pack("[{s:s, s:s, s:s, s:f, s:f}]", "name", "crank", "type", "coordinate", "joint", "jA",
+                            "value", q0, "rate", 2.0);
+    json_object_set_new(root, "constraints", drv);
+    char *text = json_dumps(root, 0);
+    json_decref(root);
+    mbs_error err;
+    memset(&err, 0, sizeof err);
+    mbs_model *m = text ? mbs_model_load_string(text, "fivebar, driven, no fixed coordinates", &err) : NULL;
+    free(text);
+    CHECK(m != NULL, "driven five-bar: %s", err.msg);
+    if (!m) return;
+    const mbs_loop_formulation fs[2] = { MBS_LOOP_ALI3P, MBS_LOOP_MATRIXR };
+    for (int f = 0; f < 2; f++) {
+        mbs_sim_options sim = mbs_model_sim_options(m);
+        sim.loop = fs[f];
+        sim.tf = 0.1;
+        sim.dt = 1e-3;
+        sim.tolerance = 1e-10;
+        mbs_sens_result ddm, davm, fd;
+        int rc = run(m, &sim, MBS_SENS_DDM, 0, 0, &ddm, &err);
+        CHECK(rc == MBS_OK, "driven five-bar ddm: %s", err.msg);
+        rc = run(m, &sim, MBS_SENS_DAVM, 0, 0, &davm, &err);
+        CHECK(rc == MBS_OK, "driven five-bar davm: %s", err.msg);
+        rc = run(m, &sim, MBS_SENS_FD, 0, 1e-5, &fd, &err);
+        CHECK(rc == MBS_OK, "driven five-bar fd: %s", err.msg);
+        if (ddm.grad && davm.grad && fd.grad) {
+            const double e = mbs_test_grad_err(&ddm, fd.grad), ea = mbs_test_grad_err(&davm, ddm.grad);
+            printf("five-bar, crank driven at a constant rate, no fixed coordinates, %s, 0.1 s: ddm-fd %.1e, "
+                   "davm-ddm %.1e (dpsi2/dL_A1 = %.8g)\n", mbs_loop_formulation_name(fs[f]), e, ea, ddm.grad[9]);
+            CHECK(e <= TOL_FD, "driven five-bar %s: ddm vs fd %g", mbs_loop_formulation_name(fs[f]), e);
+            CHECK(ea <= TOL_DAVM, "driven five-bar %s: davm vs ddm %g", mbs_loop_formulation_name(fs[f]), ea);
+        }
+        mbs_sens_result_free(&ddm);
+        mbs_sens_result_free(&davm);
+        mbs_sens_result_free(&fd);
+    }
+    mbs_model_free(m);
+}
+
+/* degrees of freedom of a joint type (of the cut types) */
+static int cut_dof(int t)
+{
+    switch (t) {
+    case MBS_JOINT_REVOLUTE: case MBS_JOINT_PRISMATIC: return 1;
+    case MBS_JOINT_CYLINDRICAL: case MBS_JOINT_CARDAN: return 2;
+    case MBS_JOINT_SPHERICAL: case MBS_JOINT_PLANAR: return 3;
+    default: return 0;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    static const int cut_types[6] = { MBS_JOINT_REVOLUTE, MBS_JOINT_PRISMATIC, MBS_JOINT_CYLINDRICAL,
+                                      MBS_JOINT_CARDAN, MBS_JOINT_SPHERICAL, MBS_JOINT_PLANAR };
+    const int nmodels = argc > 1 ? atoi(argv[1]) : SANITIZED ? 3 : 30, only = argc > 3 ? atoi(argv[3]) : -1;
+    const double tf = SANITIZED ? 0.05 : 0.1;
+    mbs_rng rng;
+    mbs_rng_seed(&rng, argc > 2 ? (uint64_t)atoll(argv[2]) : 20261126);
+    if (only < 0) driven_fivebar_no_fixed();
+    int drawn = 0, ran = 0, runs = 0, nlocked = 0;
+    int seen_tree[MBS_JOINT_TYPE_COUNT] = { 0 }, seen_cut[MBS_JOINT_TYPE_COUNT] = { 0 };
+    for (int it = 0; runs < nmodels && it < 100 * nmodels; it++) {
+        const int nb = 2 + mbs_rng_int(&rng, 3), ncut = 1 + mbs_rng_int(&rng, 2);
+        int types[2];
+        /* even draws: every cut type, fixed coordinates; odd: no fixed coordinates, cuts without
+         * redundant rows (see the header) */
+        const int fixed = it % 2 == 0, drivers = it % 2 == 1 || it % 4 == 2;
+        for (int k = 0; k < ncut; k++)
+            types[k] = fixed ? cut_types[mbs_rng_int(&rng, 6)] : cut_types[3 + mbs_rng_int(&rng, 2)];
+        mbs_test_loops_options o = { drivers, 1, 1, tf, fixed };
+        double *qc = NULL;
+        mbs_model *m = mbs_test_random_loops_ex(&rng, nb, ncut, types, &o, &qc);
+        CHECK(m != NULL, "random loop model %d", it);
+        free(qc);
+        if (!m) continue;
+        if (add_objectives(&rng, m, nb) != MBS_OK) { mbs_model_free(m); continue; }
+        /* mobile and not redundant at the initial configuration (see the header) */
+        int rank = -1;
+        const int nq = mbs_model_nq(m), nc = mbs_model_nconstraints(m);
+        mbs_data *d = mbs_data_create(m, NULL);
+        double *q0 = calloc((size_t)nq + 1, sizeof *q0);
+        for (int i = 1; i <= m->nb; i++)
+            for (int c = 0; c < m->joint[i].nq; c++) q0[m->joint[i].qoff + c] = m->joint[i].q0[c];
+        if (d && q0) mbs_constraint_rank(m, d, q0, 0, &rank);
+        /* conditioning of the constraints: sigma_rank / sigma_1 of Phi_q */
+        double cond = 0;
+        {
+            double *J = calloc((size_t)nc * nq + 1, sizeof *J), *sv = calloc((size_t)nc + nq + 1, sizeof *sv);
+            double *sup = calloc((size_t)nc + nq + 1, sizeof *sup);
+            if (d && J && sv && sup && mbs_constraint_jacobian(m, d, q0, 0, J) == MBS_OK && rank > 0 &&
+                LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'N', 'N', nc, nq, J, nq, sv, NULL, 1, NULL, 1, sup) == 0)
+                cond = sv[rank - 1] / sv[0];
+            free(J);
+            free(sv);
+            free(sup);
+        }
+        mbs_data_free(d);
+        free(q0);
+        if (getenv("MBS_TEST_VERBOSE")) printf("  draw %d: sigma_r / sigma_1 = %.2e\n", it, cond);
+        int expect = m->n_euler + m->con.ndriver;   /* independent equations: 6 - dof per cut */
+        for (int k = 0; k < ncut; k++) expect += 6 - cut_dof(types[k]);
+        if (rank != expect || nq - rank < 1) {
+            if (getenv("MBS_TEST_VERBOSE"))
+                printf("  draw %d (%d bodies, %d cuts%s): rejected, %d constraint rows of rank %d (independent "
+                       "equations counted: %d), %d coordinates\n", it, nb, ncut, drivers ? ", drivers" : "", nc,
+                       rank, expect, nq);
+            nlocked++;
+            mbs_model_free(m);
+            continue;
+        }
+        char name[128];
+        snprintf(name, sizeof name, "model %d (%d bodies, %d cuts%s%s)", it, nb, ncut, drivers ? ", drivers" : "",
+                 fixed ? ", fixed coordinates" : "");
+        runs++;
+        if (only >= 0 && it != only) { mbs_model_free(m); continue; }
+        drawn += 2;
+        ran += check_model(name, m, MBS_LOOP_ALI3P, it % 2, tf);
+        ran += check_model(name, m, MBS_LOOP_MATRIXR, 0, tf);
+        for (int i = 1; i <= m->nb; i++) seen_tree[m->joint[i].type]++;
+        for (int k = 0; k < ncut; k++) seen_cut[types[k]]++;
+        mbs_model_free(m);
+    }
+    printf("%d of %d model/formulation pairs ran (%d models; %d draws rejected: locked or redundant)\n", ran,
+           drawn, runs, nlocked);
+    printf("joint types (tree / cut):");
+    for (int t = 0; t < MBS_JOINT_TYPE_COUNT; t++)
+        printf(" %s %d/%d", mbs_joint_type_name((mbs_joint_type)t), seen_tree[t], seen_cut[t]);
+    printf("\n");
+    CHECK(runs == nmodels, "%d mobile models in %d draws", runs, nmodels);
+    printf("worst: davm-ddm %.2e, ddm-fd %.2e, cavm-ddm %.2e, products-columns davm %.2e cavm %.2e\n", worst[0],
+           worst[1], worst[2], worst[3], worst[4]);
+    CHECK(3 * ran >= 2 * drawn && ran > 0, "only %d of %d draws ran", ran, drawn);
+    return mbs_test_summary("test_sensitivity_random_loops");
+}
