@@ -17,7 +17,9 @@
  *   (M + Phi_q^T alpha Phi_q) zdd0' = -[dr + dPhi_q^T alpha psi
  *          + Phi_q^T alpha (dPhidd + 2 omega xi dPhid + omega^2 dPhi)](z0', zd0', 0, dx)
  * (psi = Phidd + 2 omega xi Phid + omega^2 Phi; least squares, minimum norm
- * for the first two, as the kinematic problems).
+ * for the first two, as the kinematic problems). When [Phi_q; B] has a null
+ * space (too few fixed coordinates) zd0' also takes the turn of that null
+ * space, (I - A+ A) A'^T y with A^T y = zd0 (null_space_turn below).
  *
  * Each step: the index-3 stage at convergence is r(z, zd*, zdd*) +
  * Phi_q^T lambda = 0, Phi(z) = 0, with z = z_p + D etc. as in ali3p.c and
