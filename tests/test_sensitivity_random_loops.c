@@ -70,7 +70,15 @@
  * rate without fixed coordinates (driven_fivebar_no_fixed below).
  *
  * Arguments (debugging): [models [seed [only-this-draw]]];
- * MBS_TEST_VERBOSE=1 prints the rejected draws and each gradient column.
+ * MBS_TEST_VERBOSE=1 prints the rejected draws and each gradient column;
+ * MBS_RANDOM_LOOPS_NOFIX=1 draws every cut type without fixed coordinates:
+ * it fails (seed 20261126: Matrix R ddm-fd 7.3e-5 and 1.0e-5, draws 43 and
+ * 63, the jitter above; draw 66, fast and near a singular configuration,
+ * ALI3-P's Newton failing at 0.091 s, CAVM-DDM 7e-2 with DDM = fd 4.7e-7:
+ * the discretization error of the gradient; draw 71, an fd run whose
+ * iterative projection does not converge to 1e-12). Before the fixed
+ * coordinates were drawn, a planar cut of the same seed gave ddm-fd 0.13
+ * (ALI3-P) and 0.06 (Matrix R) in a point-coordinate column.
  */
 #include <jansson.h>
 #include <lapacke.h>
@@ -337,6 +345,9 @@ int main(int argc, char **argv)
     const double tf = SANITIZED ? 0.05 : 0.1;
     mbs_rng rng;
     mbs_rng_seed(&rng, argc > 2 ? (uint64_t)atoll(argv[2]) : 20261126);
+    /* MBS_RANDOM_LOOPS_NOFIX=1: no fixed coordinates and every cut type on every draw (shows the
+     * assembly's jitter with redundant cut rows, see the header; fails) */
+    const int nofix = getenv("MBS_RANDOM_LOOPS_NOFIX") != NULL;
     if (only < 0) driven_fivebar_no_fixed();
     int drawn = 0, ran = 0, runs = 0, nlocked = 0;
     int seen_tree[MBS_JOINT_TYPE_COUNT] = { 0 }, seen_cut[MBS_JOINT_TYPE_COUNT] = { 0 };
@@ -345,9 +356,9 @@ int main(int argc, char **argv)
         int types[2];
         /* even draws: every cut type, fixed coordinates; odd: no fixed coordinates, cuts without
          * redundant rows (see the header) */
-        const int fixed = it % 2 == 0, drivers = it % 2 == 1 || it % 4 == 2;
+        const int fixed = it % 2 == 0 && !nofix, drivers = it % 2 == 1 || it % 4 == 2;
         for (int k = 0; k < ncut; k++)
-            types[k] = fixed ? cut_types[mbs_rng_int(&rng, 6)] : cut_types[3 + mbs_rng_int(&rng, 2)];
+            types[k] = fixed || nofix ? cut_types[mbs_rng_int(&rng, 6)] : cut_types[3 + mbs_rng_int(&rng, 2)];
         mbs_test_loops_options o = { drivers, 1, 1, tf, fixed };
         double *qc = NULL;
         mbs_model *m = mbs_test_random_loops_ex(&rng, nb, ncut, types, &o, &qc);
