@@ -13,7 +13,35 @@
 #ifndef MBS_ALGEBRA_H
 #define MBS_ALGEBRA_H
 
+#include <stdint.h>
+#include <string.h>
+
 #include "scalar.h"
+
+/* ---------- zero tests ---------- */
+
+/* 1 if p[0..n-1] are all zero, +0 or -0 (no early exit: a few vector
+ * operations; the tangent kernels' test for directions that leave a block) */
+#ifdef MBS_COMPLEX
+static inline int m_all_zero(const mreal *p, int n)
+{
+    int nz = 0;
+    for (int k = 0; k < n; k++) nz |= p[k] != 0;
+    return !nz;
+}
+#else
+static inline int m_all_zero(const double *p, int n)
+{
+    /* the bit patterns without their sign bits */
+    uint64_t acc = 0;
+    for (int k = 0; k < n; k++) {
+        uint64_t u;
+        memcpy(&u, p + k, sizeof u);
+        acc |= u << 1;
+    }
+    return acc == 0;
+}
+#endif
 
 /* ---------- 3-vectors ---------- */
 static inline void v3_set(mreal *r, mreal x, mreal y, mreal z) { r[0] = x; r[1] = y; r[2] = z; }

@@ -13,27 +13,6 @@
 
 static const mreal zeros[9];
 
-/* 1 if p[0..n-1] are all zero (+0 or -0) */
-#ifdef MBS_COMPLEX
-static inline int all_zero(const mreal *p, int n)
-{
-    int nz = 0;
-    for (int k = 0; k < n; k++) nz |= p[k] != 0;
-    return !nz;
-}
-#else
-static inline int all_zero(const double *p, int n)
-{
-    uint64_t acc = 0;   /* the bit patterns or-ed: zero but for sign bits */
-    for (int k = 0; k < n; k++) {
-        uint64_t u;
-        memcpy(&u, p + k, sizeof u);
-        acc |= u;
-    }
-    return (acc << 1) == 0;
-}
-#endif
-
 #if defined(__GNUC__)
 __attribute__((flatten))   /* the small vector helpers inline */
 #endif
@@ -41,7 +20,7 @@ void MBS_K(mbs_body_terms_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs
                              const mreal *dx, MBS_K(mbs_ws) *dw, int first, int last)
 {
     const mreal *grav = x + m->x_gravity;
-    const int dgz = !dx || all_zero(dx + m->x_gravity, 3);
+    const int dgz = !dx || m_all_zero(dx + m->x_gravity, 3);
     const mreal *dgrav = dgz ? zeros : dx + m->x_gravity;
     if (first < 1) first = 1;
     if (last > m->nb + 1) last = m->nb + 1;
@@ -105,7 +84,7 @@ void MBS_K(mbs_body_terms_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs
                 dQ[c] = dmass * grav[c] + mass * dgrav[c] + dfx[c] - dmass * f[c] - mass * df[c];
         /* n = n_applied + eps(A P) - (A c) x f_applied - w x (J w) + g x f'
          * (the applied part vanishes with its tangent for a body without loads) */
-        if (all_zero(fx, 15) && all_zero(dfx, 15)) {
+        if (m_all_zero(fx, 15) && m_all_zero(dfx, 15)) {
             dQ[3] = dQ[4] = dQ[5] = 0;
         } else {
             mreal dAP[9], T[9], Ac[3], dAc[3], tmp[3];

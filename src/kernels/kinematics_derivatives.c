@@ -63,35 +63,13 @@ static inline void t_cross_add(mreal *dc, const mreal *a, const mreal *da, const
 
 static const mreal zeros[MBS_BSTRIDE];
 
-/* 1 if p[0..n-1] are all zero (no early exit: a few vector operations) */
-#ifdef MBS_COMPLEX
-static inline int all_zero(const mreal *p, int n)
-{
-    int nz = 0;
-    for (int k = 0; k < n; k++) nz |= p[k] != 0;
-    return !nz;
-}
-#else
-static inline int all_zero(const double *p, int n)
-{
-    /* the bit patterns without their sign bits: +0 and -0 are zero */
-    uint64_t acc = 0;
-    for (int k = 0; k < n; k++) {
-        uint64_t u;
-        memcpy(&u, p + k, sizeof u);
-        acc |= u << 1;
-    }
-    return acc == 0;
-}
-#endif
-
 /* The direction moves no coordinate of joint jt (at the levels computed). */
 static inline int joint_still(const mbs_joint_info *jt, const mreal *dq, const mreal *dqd, const mreal *dqdd,
                               int level)
 {
     const int o = jt->qoff, n = jt->nq;
-    return (!dq || all_zero(dq + o, n)) && (level < 1 || !dqd || all_zero(dqd + o, n)) &&
-           (level < 2 || !dqdd || all_zero(dqdd + o, n));
+    return (!dq || m_all_zero(dq + o, n)) && (level < 1 || !dqd || m_all_zero(dqd + o, n)) &&
+           (level < 2 || !dqdd || m_all_zero(dqdd + o, n));
 }
 
 /* dx moves the joint frames, joint points, CoM or inertia of body i (the
@@ -99,9 +77,9 @@ static inline int joint_still(const mbs_joint_info *jt, const mreal *dq, const m
 static inline int body_moved_by(const mbs_model *m, int i, const mreal *dx)
 {
     const mbs_joint_info *jt = &m->joint[i];
-    return !(all_zero(dx + jt->x_Xp, 9) & all_zero(dx + jt->x_Xc, 9) & all_zero(dx + jt->x_ppoint, 3) &
-             all_zero(dx + jt->x_cpoint, 3) & all_zero(dx + m->body[i].x_com, 3) &
-             all_zero(dx + m->body[i].x_inertia, 6));
+    return !(m_all_zero(dx + jt->x_Xp, 9) & m_all_zero(dx + jt->x_Xc, 9) & m_all_zero(dx + jt->x_ppoint, 3) &
+             m_all_zero(dx + jt->x_cpoint, 3) & m_all_zero(dx + m->body[i].x_com, 3) &
+             m_all_zero(dx + m->body[i].x_inertia, 6));
 }
 
 /* Tangents of body i that the direction does not reach: exact zeros (the
@@ -159,13 +137,13 @@ void MBS_K(mbs_kin_forward_d_from)(const mbs_model *m, const mreal *x, const MBS
         const mbs_joint_ops *ops = kind ? NULL : MBS_K(mbs_joint_ops_of)(jt->type);
         const int h = jt->parent, nq = jt->nq;
         const mreal *qi = q + jt->qoff;
-        const int dqz = !dq || all_zero(dq + jt->qoff, nq);
+        const int dqz = !dq || m_all_zero(dq + jt->qoff, nq);
         const mreal *dqi = dqz ? zeros : dq + jt->qoff;
         /* parents outside [first, last) have zero tangents */
         const int hin = h >= first;
         const mreal *thh = hin ? dw->th + 4 * h : zeros;
         /* th_h = 0 (a direction that turns no body up to h): the products by it vanish */
-        const int thhz = all_zero(thh, 3);
+        const int thhz = m_all_zero(thh, 3);
         const mreal *AhJ = w->AhJ + 9 * i, *Ai = w->A + 9 * i;
         mreal *dAhJ = dw->AhJ + 9 * i, *dAi = dw->A + 9 * i, *thi = dw->th + 4 * i;
         const mreal *bi = w->b + MBS_BSTRIDE * i;
@@ -190,8 +168,8 @@ void MBS_K(mbs_kin_forward_d_from)(const mbs_model *m, const mreal *x, const MBS
                 dPc = dx + jt->x_cpoint;
                 dci = dx + m->body[i].x_com;
                 dI = dx + m->body[i].x_inertia;
-                fx = !(all_zero(dXp, 9) & all_zero(dXc, 9));
-                bx = fx || !(all_zero(dPp, 3) & all_zero(dPc, 3) & all_zero(dci, 3) & all_zero(dI, 6));
+                fx = !(m_all_zero(dXp, 9) & m_all_zero(dXc, 9));
+                bx = fx || !(m_all_zero(dPp, 3) & m_all_zero(dPc, 3) & m_all_zero(dci, 3) & m_all_zero(dI, 6));
             }
             /* Rotation-tangent form: when the parent's tangent is dA_h = [th_h]x A_h
              * (th_h: a small rotation, global axes), the joint's R(q) is a rotation
@@ -231,7 +209,7 @@ void MBS_K(mbs_kin_forward_d_from)(const mbs_model *m, const mreal *x, const MBS
                 }
                 v3_copy(thi, th);
                 thi[3] = 1;
-                thz = all_zero(th, 3);
+                thz = m_all_zero(th, 3);
                 if (thz)
                     for (int k = 0; k < 9; k++) dAi[k] = 0;
                 else
@@ -344,7 +322,7 @@ void MBS_K(mbs_kin_forward_d_from)(const mbs_model *m, const mreal *x, const MBS
             }
             /* J = A Jbar A^T: with dA = [th]x A, dJ = X + X^T (X = [th]x J) + A dJbar A^T */
             {
-                const int dJ0 = !bx || all_zero(dI, 6);
+                const int dJ0 = !bx || m_all_zero(dI, 6);
                 mreal *dJ = dw->J + 9 * i;
                 if (fast && thz) {
                     for (int k = 0; k < 9; k++) dJ[k] = 0;
@@ -379,7 +357,7 @@ void MBS_K(mbs_kin_forward_d_from)(const mbs_model *m, const mreal *x, const MBS
             const mreal *Vh = w->V + 6 * h, *dVh = hin ? dw->V + 6 * h : zeros, *Vi = w->V + 6 * i;
             mreal *dVi = dw->V + 6 * i;
             const mreal *qdi = qd ? qd + jt->qoff : zeros;
-            const int dqdz = !dqd || all_zero(dqd + jt->qoff, nq);
+            const int dqdz = !dqd || m_all_zero(dqd + jt->qoff, nq);
             const mreal *dqdi = dqdz ? zeros : dqd + jt->qoff;
             /* V_i = [v_h + a x w_h; w_h] + b qd */
             for (int c = 0; c < 6; c++) dVi[c] = dVh[c];
@@ -465,7 +443,7 @@ void MBS_K(mbs_kin_forward_d_from)(const mbs_model *m, const mreal *x, const MBS
         for (int c = 0; c < 6; c++) dVdi[c] = dVdh[c] + ddi[c];
         t_cross_add(dVdi, ai, dai, Vdh + 3, dVdh + 3);
         const mreal *qddi = qdd ? qdd + jt->qoff : zeros;
-        if (!dqdd || all_zero(dqdd + jt->qoff, nq)) {
+        if (!dqdd || m_all_zero(dqdd + jt->qoff, nq)) {
             for (int k = 0; k < nq; k++)
                 for (int c = 0; c < 6; c++) dVdi[c] += dbi[6 * k + c] * qddi[k];
         } else {
