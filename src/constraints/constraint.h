@@ -116,11 +116,6 @@ void MBS_K(mbs_con_kernel_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs
                              const MBS_K(mbs_ws) *dw, const mreal *q, const mreal *qd, const mreal *qdd,
                              const mreal *dq, const mreal *dqd, const mreal *dqdd, mreal t, mreal *dphi,
                              mreal *dPhi_q, mreal *dphid, mreal *dphidd);
-/* Entities of cut c at level 2 and their tangents (w, dw as above). */
-void MBS_K(mbs_con_entities_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w, const mreal *dx,
-                               const MBS_K(mbs_ws) *dw, const mbs_cut_info *c, mreal e[MBS_CON_NENT][3],
-                               mreal ed[MBS_CON_NENT][3], mreal edd[MBS_CON_NENT][3], mreal de[MBS_CON_NENT][3],
-                               mreal ded[MBS_CON_NENT][3], mreal dedd[MBS_CON_NENT][3]);
 /* A global component comp (0..2) of the point x[xp..xp+2] of body `body`
  * as a function of q (Matrix R's independent coordinates): val = value,
  * velocity, acceleration (w: level 2, at its qdd); row = its Jacobian

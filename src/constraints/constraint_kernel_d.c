@@ -63,138 +63,6 @@
 static const double TWO_PI = 6.283185307179586476925286766559;
 static const mreal zero3[3];
 
-/* A body point, its derivatives in time (w) and their tangents (dw), up to
- * level lev (0: r, dr; 1: + rd, drd; 2: + rdd, drdd; the others untouched). */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline void point_kin_lev(const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int body, const mreal *pl,
-                                 const mreal *dpl, mreal *r, mreal *rd, mreal *rdd, mreal *dr, mreal *drd,
-                                 mreal *drdd, int lev)
-{
-    const mreal *A = w->A + 9 * body;
-    mreal t[3];
-    m3_mv(t, A, pl);
-    v3_add(r, w->o + 3 * body, t);
-    if (body == 0) {
-        /* the ground does not move; its points may (dx) */
-        m3_mv(dr, A, dpl ? dpl : zero3);
-        if (lev >= 1) { v3_zero(rd); v3_zero(drd); }
-        if (lev >= 2) { v3_zero(rdd); v3_zero(drdd); }
-        return;
-    }
-    m3_mv(dr, dw->A + 9 * body, pl);
-    v3_add(dr, dr, dw->o + 3 * body);
-    if (dpl) {
-        m3_mv(t, A, dpl);
-        v3_add(dr, dr, t);
-    }
-    if (lev < 1) return;
-    const mreal *V = w->V + 6 * body, *om = V + 3, *Vd = w->Vd + 6 * body, *al = Vd + 3;
-    const mreal *dV = dw->V + 6 * body, *dom = dV + 3, *dVd = dw->Vd + 6 * body, *dal = dVd + 3;
-    mreal rel[3], drel[3], wr[3], dwr[3];
-    v3_sub(rel, r, w->r + 3 * body);
-    v3_sub(drel, dr, dw->r + 3 * body);
-    /* rd = v + w x rel */
-    v3_cross(rd, om, rel);
-    v3_add(rd, rd, V);
-    v3_copy(drd, dV);
-    v3_cross_add(drd, dom, rel);
-    v3_cross_add(drd, om, drel);
-    if (lev < 2) return;
-    /* rdd = a + al x rel + w x (w x rel) */
-    v3_cross(wr, om, rel);
-    v3_cross(rdd, al, rel);
-    v3_add(rdd, rdd, Vd);
-    v3_cross_add(rdd, om, wr);
-    v3_cross(dwr, dom, rel);
-    v3_cross_add(dwr, om, drel);
-    v3_copy(drdd, dVd);
-    v3_cross_add(drdd, dal, rel);
-    v3_cross_add(drdd, al, drel);
-    v3_cross_add(drdd, dom, wr);
-    v3_cross_add(drdd, om, dwr);
-}
-
-static void point_kin_d(const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int body, const mreal *pl,
-                        const mreal *dpl, mreal *r, mreal *rd, mreal *rdd, mreal *dr, mreal *drd, mreal *drdd)
-{
-    point_kin_lev(w, dw, body, pl, dpl, r, rd, rdd, dr, drd, drdd, 2);
-}
-
-/* Column col of A X (X: 3x3 row-major) of a body, derivatives and tangents,
- * up to level lev as point_kin_lev. */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline void vector_kin_lev(const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int body, const mreal *X,
-                                  const mreal *dX, int col, mreal *u, mreal *ud, mreal *udd, mreal *du, mreal *dud,
-                                  mreal *dudd, int lev)
-{
-    const mreal xc[3] = { X[col], X[3 + col], X[6 + col] };
-    const mreal *A = w->A + 9 * body;
-    m3_mv(u, A, xc);
-    mreal t[3];
-    if (dX) {
-        const mreal dxc[3] = { dX[col], dX[3 + col], dX[6 + col] };
-        m3_mv(du, A, dxc);
-    } else {
-        v3_zero(du);
-    }
-    if (body == 0) {
-        if (lev >= 1) { v3_zero(ud); v3_zero(dud); }
-        if (lev >= 2) { v3_zero(udd); v3_zero(dudd); }
-        return;
-    }
-    m3_mv(t, dw->A + 9 * body, xc);
-    v3_add(du, du, t);
-    if (lev < 1) return;
-    const mreal *om = w->V + 6 * body + 3, *al = w->Vd + 6 * body + 3;
-    const mreal *dom = dw->V + 6 * body + 3, *dal = dw->Vd + 6 * body + 3;
-    mreal wu[3], dwu[3];
-    v3_cross(wu, om, u);
-    v3_copy(ud, wu);
-    v3_cross(dwu, dom, u);
-    v3_cross_add(dwu, om, du);
-    v3_copy(dud, dwu);
-    if (lev < 2) return;
-    v3_cross(udd, al, u);
-    v3_cross_add(udd, om, wu);
-    v3_cross(dudd, dal, u);
-    v3_cross_add(dudd, al, du);
-    v3_cross_add(dudd, dom, wu);
-    v3_cross_add(dudd, om, dwu);
-}
-
-/* the entities of cut c and their tangents up to level lev */
-static void entities_lev(const mreal *x, const MBS_K(mbs_ws) *w, const mreal *dx, const MBS_K(mbs_ws) *dw,
-                         const mbs_cut_info *c, unsigned used, mreal e[MBS_CON_NENT][3],
-                         mreal ed[MBS_CON_NENT][3], mreal edd[MBS_CON_NENT][3], mreal de[MBS_CON_NENT][3],
-                         mreal ded[MBS_CON_NENT][3], mreal dedd[MBS_CON_NENT][3], int lev)
-{
-    for (int k = 0; k < MBS_CON_NENT; k++) {
-        if (!(used & (1u << k))) continue;
-        const int body = c->body[k & 1];
-        if (k < 2) {
-            const int xo = k == 0 ? c->x_ppoint : c->x_cpoint;
-            point_kin_lev(w, dw, body, x + xo, dx ? dx + xo : 0, e[k], ed[k], edd[k], de[k], ded[k], dedd[k], lev);
-        } else {
-            const int xo = (k & 1) ? c->x_Xc : c->x_Xp;
-            vector_kin_lev(w, dw, body, x + xo, dx ? dx + xo : 0, k >= 4 ? 1 : 0, e[k], ed[k], edd[k], de[k],
-                           ded[k], dedd[k], lev);
-        }
-    }
-}
-
-void MBS_K(mbs_con_entities_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w, const mreal *dx,
-                               const MBS_K(mbs_ws) *dw, const mbs_cut_info *c, mreal e[MBS_CON_NENT][3],
-                               mreal ed[MBS_CON_NENT][3], mreal edd[MBS_CON_NENT][3], mreal de[MBS_CON_NENT][3],
-                               mreal ded[MBS_CON_NENT][3], mreal dedd[MBS_CON_NENT][3])
-{
-    (void)m;
-    entities_lev(x, w, dx, dw, c, (1u << MBS_CON_NENT) - 1, e, ed, edd, de, ded, dedd, 2);
-}
-
 /* A non-zero entry of a constraint row block G_k (rows x 3) of one entity:
  * row i, component c, value v. The blocks are sparse (the revolute,
  * spherical and fixed cuts: one +-1 per row), so the contractions below run
@@ -435,7 +303,8 @@ static void cache_key(const mreal *x, const MBS_K(mbs_ws) *w, const mbs_cut_info
     memcpy(k, x + c->x_Xc, 9 * sizeof(mreal));
 }
 
-/* the primal part of point_kin_lev at level 2, with rel and w x rel */
+/* a body point (pl in body coordinates) and its time derivatives, with
+ * rel = r - r_body and w x rel for the tangent */
 static void point_primal(const MBS_K(mbs_ws) *w, int body, const mreal *pl, mreal *r, mreal *rd, mreal *rdd,
                          mreal *rel, mreal *wr)
 {
@@ -460,7 +329,7 @@ static void point_primal(const MBS_K(mbs_ws) *w, int body, const mreal *pl, mrea
     v3_cross_add(rdd, om, wr);
 }
 
-/* the tangent part of point_kin_lev (same operations, same order) */
+/* the tangents of point_primal's outputs along (dw, dpl), to level lev */
 static inline void point_tangent(const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int body, const mreal *pl,
                                  const mreal *dpl, const mreal *rel, const mreal *wr, mreal *dr, mreal *drd,
                                  mreal *drdd, int lev)
@@ -497,7 +366,17 @@ static inline void point_tangent(const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw
     v3_cross_add(drdd, om, dwr);
 }
 
-/* the primal part of vector_kin_lev at level 2 */
+/* A body point (pl in body coordinates, dpl its tangent in x) with its
+ * time derivatives and their tangents along (dw, dx) */
+static void point_kin_d(const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int body, const mreal *pl,
+                        const mreal *dpl, mreal *r, mreal *rd, mreal *rdd, mreal *dr, mreal *drd, mreal *drdd)
+{
+    mreal rel[3], wr[3];
+    point_primal(w, body, pl, r, rd, rdd, rel, wr);
+    point_tangent(w, dw, body, pl, dpl, rel, wr, dr, drd, drdd, 2);
+}
+
+/* the primal part of a body vector (column col of A X) at level 2 */
 static void vector_primal(const MBS_K(mbs_ws) *w, int body, const mreal *X, int col, mreal *u, mreal *ud,
                           mreal *udd)
 {
@@ -516,7 +395,7 @@ static void vector_primal(const MBS_K(mbs_ws) *w, int body, const mreal *X, int 
     v3_cross_add(udd, om, wu);
 }
 
-/* the tangent part of vector_kin_lev (wu = ud) */
+/* the tangents of vector_primal's outputs (wu = ud) */
 static inline void vector_tangent(const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int body, const mreal *X,
                                   const mreal *dX, int col, const mreal *u, const mreal *wu, mreal *du, mreal *dud,
                                   mreal *dudd, int lev)
