@@ -164,3 +164,16 @@ void mbs_test_print_grad(const char *title, const mbs_sens_result *r, int digits
         printf("\n");
     }
 }
+
+int mbs_test_zero_objective(void *user, double t, int nq, const double *q, const double *qd, const double *qdd,
+                            int nparam, const double *rho, double *g, double *g_q, double *g_qd, double *g_qdd,
+                            double *g_rho)
+{
+    (void)user; (void)t; (void)q; (void)qd; (void)qdd; (void)rho;
+    *g = 0;
+    if (g_q) {
+        for (int i = 0; i < nq; i++) g_q[i] = g_qd[i] = g_qdd[i] = 0;
+        for (int j = 0; j < nparam; j++) g_rho[j] = 0;
+    }
+    return 0;
+}

@@ -39,4 +39,12 @@ double mbs_test_grad_err(const mbs_sens_result *a, const double *b);
  * significant digits per entry. */
 void mbs_test_print_grad(const char *title, const mbs_sens_result *r, int digits);
 
+/* A program objective that is zero everywhere (mbs_sens_objective_fn): with
+ * it every parameter takes its column in the adjoints (a program's
+ * objective may read any parameter), so it compares the element-only
+ * parameters' adjoint products with columns. */
+int mbs_test_zero_objective(void *user, double t, int nq, const double *q, const double *qd, const double *qdd,
+                            int nparam, const double *rho, double *g, double *g_q, double *g_qd, double *g_qdd,
+                            double *g_rho);
+
 #endif

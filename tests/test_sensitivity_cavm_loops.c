@@ -296,20 +296,6 @@ static void allocations(void)
     mbs_model_free(m);
 }
 
-/* a program objective that is zero: it only switches the element-only parameters to columns */
-static int zero_objective(void *user, double t, int nq, const double *q, const double *qd, const double *qdd,
-                          int nparam, const double *rho, double *g, double *g_q, double *g_qd, double *g_qdd,
-                          double *g_rho)
-{
-    (void)user; (void)t; (void)q; (void)qd; (void)qdd; (void)rho;
-    *g = 0;
-    if (g_q) {
-        for (int i = 0; i < nq; i++) g_q[i] = g_qd[i] = g_qdd[i] = 0;
-        for (int j = 0; j < nparam; j++) g_rho[j] = 0;
-    }
-    return 0;
-}
-
 static void element_products(void)
 {
     mbs_model *m = load("tests/models/fivebar_torque", NULL, NULL);
@@ -330,7 +316,7 @@ static void element_products(void)
         memset(&err, 0, sizeof err);
         int rc = mbs_sensitivity(m, &o, &a, &err);
         CHECK(rc == MBS_OK, "cavm: %s", err.msg);
-        o.objective = zero_objective;
+        o.objective = mbs_test_zero_objective;
         if (rc == MBS_OK) rc = mbs_sensitivity(m, &o, &b, &err);
         CHECK(rc == MBS_OK, "cavm with a program objective: %s", err.msg);
         o.objective = NULL;

@@ -112,18 +112,6 @@
 
 static double worst[5];   /* davm-ddm, ddm-fd, cavm-ddm, davm products, cavm products */
 
-static int zero_objective(void *user, double t, int nq, const double *q, const double *qd, const double *qdd,
-                          int nparam, const double *rho, double *g, double *g_q, double *g_qd, double *g_qdd,
-                          double *g_rho)
-{
-    (void)user; (void)t; (void)q; (void)qd; (void)qdd; (void)rho;
-    *g = 0;
-    if (g_q) {
-        for (int i = 0; i < nq; i++) g_q[i] = g_qd[i] = g_qdd[i] = 0;
-        for (int j = 0; j < nparam; j++) g_rho[j] = 0;
-    }
-    return 0;
-}
 
 /* the objectives (see the header), on points and a coordinate drawn from r */
 static int add_objectives(mbs_rng *r, mbs_model *m, int nb)
@@ -180,7 +168,7 @@ static int run(const mbs_model *m, const mbs_sim_options *sim, mbs_sens_method m
         o.sim.tolerance = 1e-12;
         o.fd_step = fd_step;
     }
-    if (zero_obj) o.objective = zero_objective;
+    if (zero_obj) o.objective = mbs_test_zero_objective;
     memset(err, 0, sizeof *err);
     memset(res, 0, sizeof *res);
     return mbs_sensitivity(m, &o, res, err);
