@@ -6,10 +6,10 @@
  * docs/sensitivity.md "Closed loops: the step Jacobians".
  *
  * The step maps y_n = (z_n, zd_n, zdd_n) (projected values) and rho to
- * y_{n+1}. Its derivative is formed explicitly, as the dense matrix
- *     [A B] = d y_{n+1} / d (y_n, rho)       (3n x (3n + np), column-major)
- * from point Jacobians of the residual and the constraints at the states
- * the step visited (all at the step's converged z):
+ * y_{n+1}; its linearization y_{n+1}' = A y_n' + B rho' is never formed as
+ * a matrix. sens_ali_lin_form forms the point Jacobians of the residual and
+ * the constraints at the states the step visited (all at the step's
+ * converged z):
  *   P1 = (z, zd*, zdd*)   index-3 stage: f = r + Phi_z^T lambda
  *       F_z = dr/dz + d(Phi_z^T lambda)/dz, F_zd = dr/dzd, F_zdd = M,
  *       F_rho = dr/drho + dPhi_z/drho^T lambda, Phi_z, Phi_rho
@@ -21,8 +21,10 @@
  * State Jacobians of r come from the all-columns inverse-dynamics kernel
  * (mbs_deriv_id_derivatives), the constraint second derivatives from one
  * constraint tangent per coordinate, rho columns from one tangent sweep per
- * parameter and point. Then every input column goes through the same
- * linear algebra as one DDM direction:
+ * parameter and point (none for the parameters the caller skips). The DDM
+ * (sens_ali_lin_step) takes each column (Y_j, e_j) forwards through the
+ * linear algebra below; the DAVM (sens_ali_lin_reverse) takes an adjoint
+ * backwards through its transpose, operation by operation:
  *   predictor  z_p' = z' + h zd' + h^2/2 zdd',  zd_p' = zd' + h zdd',  zdd_n' = zdd'
  *   index-3    S D' + beta h^2 Phi_z^T mu = -beta h^2 w,  Phi_z D' = -dPhi
  *              w = F_z z_p' + F_zd zd_p' + M zdd_n' (+ F_rho e_j),
@@ -33,8 +35,8 @@
  *   z' = z_p' + D', zd*' = zd_p' + gamma/(beta h) D', zdd*' = zdd_n' + D'/(beta h^2)
  *   velocity projection (if taken): M Dv' + Phi_z^T sigma' = -(H_v z' (+ H_v,rho e_j)),
  *              Phi_z Dv' = -(Phi_z zd*' + Phid_z z' (+ Phid_rho e_j)),  zd' = zd*' + Dv'
- *              (penalty form: one solve with P_hat = M + varsigma alpha Phi^T Phi;
- *              iterative form: the AL iteration with P_hat)
+ *              (penalty form: one solve with P_hat = M + varsigma alpha Phi^T Phi,
+ *              iterative form: the exact constrained solve, both in the singular basis)
  *              H_v = d(M v)/dz + d(Phi_z^T sigma)/dz
  *   acceleration projection likewise with H_a, kappa and
  *              Phidd_z z' + Phidd_zd zd' + Phi_z zdd*'.
