@@ -2,7 +2,7 @@
  * test_sensitivity_cavm_loops.c - continuous adjoint (CAVM) of the
  * closed-loop formulations Matrix R and ALI3-P
  * (src/sensitivity/adjoint_continuous_loops.c; docs/sensitivity.md
- * "Continuous adjoint of the closed-loop formulations").
+ * "CAVM of the closed-loop formulations").
  *
  * What the CAVM computes is the gradient of the continuous psi (the exact
  * solution of the constrained equations); the DDM and the finite

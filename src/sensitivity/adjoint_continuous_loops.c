@@ -1,7 +1,7 @@
 /*
  * adjoint_continuous_loops.c - continuous adjoint (CAVM) of the closed-loop
- * formulations Matrix R and ALI3-P (docs/sensitivity.md "Continuous
- * adjoint of the closed-loop formulations").
+ * formulations Matrix R and ALI3-P (docs/sensitivity.md "CAVM of
+ * the closed-loop formulations").
  *
  * Both formulations discretize the same constrained equations of motion;
  * the continuous adjoint differentiates those equations, not a

@@ -3,7 +3,7 @@
  * discrete map of src/formulations/ali3p.c, projections included, the
  * branch the step took), shared by the direct differentiation
  * (ddm_ali3p.c) and the discrete adjoint (adjoint_discrete_ali3p.c);
- * docs/sensitivity.md "Closed loops: the step Jacobians".
+ * docs/sensitivity.md "DDM and DAVM of ALI3-P".
  *
  * The step maps y_n = (z_n, zd_n, zdd_n) (projected values) and rho to
  * y_{n+1}; its linearization y_{n+1}' = A y_n' + B rho' is never formed as
