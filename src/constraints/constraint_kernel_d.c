@@ -666,25 +666,11 @@ void MBS_K(mbs_con_kernel_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs
 void MBS_K(mbs_con_point_component)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w, int body, int xp,
                                     int comp, mreal val[3], mreal *row)
 {
-    const mreal *pl = x + xp, *A = w->A + 9 * body;
-    mreal r[3], t[3];
-    m3_mv(t, A, pl);
-    v3_add(r, w->o + 3 * body, t);
+    mreal r[3], rd[3], rdd[3], rel[3], wr[3];
+    point_primal(w, body, x + xp, r, rd, rdd, rel, wr);
     val[0] = r[comp];
-    val[1] = val[2] = 0;
-    if (body > 0) {
-        const mreal *V = w->V + 6 * body, *om = V + 3, *Vd = w->Vd + 6 * body, *al = Vd + 3;
-        mreal rel[3], v[3], a[3], wr[3];
-        v3_sub(rel, r, w->r + 3 * body);
-        v3_cross(v, om, rel);
-        v3_add(v, v, V);
-        v3_cross(wr, om, rel);
-        v3_cross(a, al, rel);
-        v3_add(a, a, Vd);
-        v3_cross_add(a, om, wr);
-        val[1] = v[comp];
-        val[2] = a[comp];
-    }
+    val[1] = rd[comp];
+    val[2] = rdd[comp];
     if (!row) return;
     for (int k = 0; k < m->nq; k++) row[k] = 0;
     for (int a = body; a > 0; a = m->joint[a].parent) {
