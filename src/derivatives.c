@@ -433,7 +433,7 @@ static void fd_rhs_columns(const mbs_model *m, const double *q, const double *qd
  * about nq^3 at several times the speed; the sparse one is taken below a
  * sixth of that (chains are dense, branched trees such as the human are
  * not). */
-static int fd_inverse_dense(const mbs_model *m)
+int mbs_deriv_fd_inverse_dense(const mbs_model *m)
 {
     const int nq = m->nq;
     double cost = 0;
@@ -449,7 +449,7 @@ static int fd_inverse_dense(const mbs_model *m)
  * place as M' = L^T L, L lower triangular with the tree sparsity of M
  * (Featherstone's LTL factorization, no fill-in): L(k, i) != 0 only for i
  * = k or i an ancestor coordinate of k (d->ws.qpar). Cost O(sum depth^2).
- * dense (fd_inverse_dense): M'^-1 itself instead, full, by LAPACK
+ * dense (mbs_deriv_fd_inverse_dense): M'^-1 itself instead, full, by LAPACK
  * (Cholesky, then its inverse: dpotrf, dpotri). */
 static int fd_factor(const mbs_model *m, mbs_data *d, const double *q, int dense)
 {
@@ -512,7 +512,7 @@ static int fd_dense_inverse(const mbs_model *m, mbs_data *d)
  * L^-1 lives on the coordinates of the subtree below j, a contiguous range
  * [j, e_j)), M'^-1 = L^-1 L^-T = sum_j c_j c_j^T with c_j = column j of
  * L^-1: both in O(sum of subtree sizes^2) (n^3/3 for a chain, far less for
- * branched trees); when that is not much below n^3/3 (fd_inverse_dense),
+ * branched trees); when that is not much below n^3/3 (mbs_deriv_fd_inverse_dense),
  * fd_factor formed M'^-1 with LAPACK instead (dpotrf, dpotri). Then X_q = M'^-1 R_q and X_qd = M'^-1 R_qd (dgemm), and
  * for the right-hand sides Pi of dqdd/dtau (identity minus the Euler
  * projections) M'^-1 Pi = M'^-1 - sum_J (M'^-1 P_J) P_J^T. Measured faster
@@ -605,14 +605,14 @@ apply:;
  * trees by triangular solves with the tree-sparse factor M = L^T L
  * (mbs_idl_fd_solve; n^2/2 multiply-adds per column on a chain, far fewer
  * on the human); where that saves little (chain-like trees,
- * fd_inverse_dense) by LAPACK's Cholesky factor and inverse and dgemm. */
+ * mbs_deriv_fd_inverse_dense) by LAPACK's Cholesky factor and inverse and dgemm. */
 static int fd_derivatives_local(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
                                 const double *qd, const double *tau, double *qdd, double *dqdd_dq,
                                 double *dqdd_dqd, double *dqdd_dtau)
 {
     const int nq = m->nq;
     double *a = d->dbuf, *b = d->dbuf + nq, *H = d->scratch;
-    const int want = dqdd_dq || dqdd_dqd || dqdd_dtau, dense = fd_inverse_dense(m);
+    const int want = dqdd_dq || dqdd_dqd || dqdd_dtau, dense = mbs_deriv_fd_inverse_dense(m);
     const int semi = alg == MBS_FD_SEMI_RECURSIVE;
     int rc;
     if (!semi) {
@@ -689,7 +689,7 @@ int mbs_forward_dynamics_derivatives(const mbs_model *m, mbs_data *d, mbs_fd_alg
         return MBS_OK;
     }
     id_jacobians(m, d, q, qd, a, dqdd_dq, dqdd_dqd, d->scratch);
-    const int dense = fd_inverse_dense(m);
+    const int dense = mbs_deriv_fd_inverse_dense(m);
     if ((rc = fd_factor(m, d, q, dense)) || (dense && (rc = fd_dense_inverse(m, d)))) return rc;
     if (dqdd_dq) fd_rhs_columns(m, q, qd, tau, a, tid, 0, dqdd_dq);
     if (dqdd_dqd) fd_rhs_columns(m, q, qd, tau, a, tid, 1, dqdd_dqd);

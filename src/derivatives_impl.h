@@ -10,6 +10,10 @@
 /* dx = d x / d rho_k: the unit direction of parameter k in the model vector. */
 void mbs_deriv_param_dx(const mbs_model *m, int k, double *dx);
 
+/* 1 if the FD derivatives form M'^-1 densely (LAPACK: chain-like trees)
+ * rather than with the tree sparsity (src/derivatives.c) */
+int mbs_deriv_fd_inverse_dense(const mbs_model *m);
+
 /* Primal Newton-Euler at (q, qd, qdd) (loads at the data's time), leaving in
  * d->ws everything the tangents need; tau = ID. No state checks. */
 void mbs_deriv_id_primal(const mbs_model *m, mbs_data *d, const double *q, const double *qd,

@@ -32,6 +32,10 @@
 #include "kernels/kernels.h"
 #include "mbsens/derivatives.h"
 
+/* src/derivatives_impl.h (not includable beside the complex kernels' headers):
+ * the library's choice of the dense M'^-1 */
+int mbs_deriv_fd_inverse_dense(const mbs_model *m);
+
 /* src/id_derivatives_local.h (its data_impl.h needs the double kernels'
  * types, which this complex-step translation unit does not declare) */
 int mbs_idl_usable(const mbs_model *m, const mbs_data *d);
@@ -70,19 +74,6 @@ static void cs_fd(const mbs_model *m, const double *qload, const double *q, cons
     free(x); free(qc); free(qdc); free(tc); free(out);
 }
 
-/* the criterion of fd_inverse_dense (src/derivatives.c) */
-static int dense_tree(const mbs_model *m)
-{
-    const int nq = m->nq;
-    double cost = 0;
-    for (int i = 1; i <= m->nb; i++) {
-        const int e = m->body[i].subtree_end <= m->nb ? m->joint[m->body[i].subtree_end].qoff : nq;
-        for (int j = m->joint[i].qoff; j < m->joint[i].qoff + m->joint[i].nq; j++)
-            cost += (double)(e - j) * (e - j);
-    }
-    return cost > (double)nq * nq * nq / 6;
-}
-
 static double worst3(const double *a, const double *b, const double *c, const double *ra, const double *rb,
                      const double *rc, int n)
 {
@@ -115,7 +106,7 @@ int main(void)
         const size_t n1 = (size_t)nq + 1, nn = n1 * n1;
         if (nq == 0) { mbs_model_free(m); continue; }
         nmodels++;
-        if (dense_tree(m)) ndense++; else nsparse++;
+        if (mbs_deriv_fd_inverse_dense(m)) ndense++; else nsparse++;
         if (nq >= 32) nbig++;
         double *q = calloc(n1, 8), *qd = calloc(n1, 8), *tau = calloc(n1, 8), *qload = calloc(n1, 8);
         double *a = calloc(n1, 8), *a2 = calloc(n1, 8), *a3 = calloc(n1, 8), *a4 = calloc(n1, 8);
