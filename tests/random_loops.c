@@ -405,3 +405,38 @@ fail:
     free(q);
     return NULL;
 }
+
+void mbs_test_for_tangent_models(mbs_rng *r, int nloops, int ntrees, mbs_test_model_fn fn, void *user)
+{
+    char name[64];
+    for (int it = 0; it < nloops; it++) {
+        int nb = 2 + mbs_rng_int(r, 6), ncut = 1 + mbs_rng_int(r, 2), types[2];
+        for (int k = 0; k < ncut; k++) types[k] = (it * 2 + k + 1) % MBS_JOINT_TYPE_COUNT;
+        double *qc = NULL;
+        mbs_model *m = mbs_test_random_loops(r, nb, ncut, types, it % 2, &qc);
+        CHECK(m != NULL, "random loop model %d", it);
+        if (!m) continue;
+        snprintf(name, sizeof name, "loops %d", it);
+        fn(user, r, m, qc, it, name);
+        free(qc);
+        mbs_model_free(m);
+    }
+    for (int it = 0; it < ntrees; it++) {
+        mbs_model *m = mbs_test_random_tree_p(r, 1 + it % 7, 0, 1);
+        CHECK(m != NULL, "random tree %d", it);
+        if (!m) continue;
+        snprintf(name, sizeof name, "tree %d", it);
+        fn(user, r, m, NULL, it, name);
+        mbs_model_free(m);
+    }
+    static const char *files[] = { "models/fivebar.json", "models/slider_crank.json", "models/quarter_car.json",
+                                   "models/fourbar_redundant.json" };
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        mbs_error err;
+        mbs_model *m = mbs_model_load(mbs_test_path(files[f]), &err);
+        CHECK(m != NULL, "%s: %s", files[f], err.msg);
+        if (!m) continue;
+        fn(user, r, m, NULL, -1, files[f]);
+        mbs_model_free(m);
+    }
+}

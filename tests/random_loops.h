@@ -38,4 +38,14 @@ typedef struct mbs_test_loops_options {
 mbs_model *mbs_test_random_loops_ex(mbs_rng *r, int nb, int ncut, const int *cut_types,
                                     const mbs_test_loops_options *opt, double **qc);
 
+/* The tangent tests' model set, in a fixed order of draws from r: nloops
+ * random closed loops (2..7 bodies, 1..2 cuts of every type in turn,
+ * drivers on every other), ntrees random trees with parameters of every
+ * kind (mbs_test_random_tree_p), then the four shipped closed-loop models.
+ * fn(user, r, m, qc, it, name): it the index of the random model (qc its
+ * closed configuration, NULL for the trees), or -1 for a shipped model. */
+typedef void (*mbs_test_model_fn)(void *user, mbs_rng *r, const mbs_model *m, const double *qc, int it,
+                                  const char *name);
+void mbs_test_for_tangent_models(mbs_rng *r, int nloops, int ntrees, mbs_test_model_fn fn, void *user);
+
 #endif

@@ -177,44 +177,24 @@ static void check_model(mbs_rng *rng, const mbs_model *m, const double *qstart, 
     ctx_free(&c);
 }
 
+/* the model set: the random loops' closed configuration on every third model,
+ * all three reference points (10 mixtures) on the shipped ones */
+static void each_model(void *user, mbs_rng *rng, const mbs_model *m, const double *qc, int it, const char *name)
+{
+    (void)user;
+    if (it < 0)
+        for (int rp = MBS_REF_COM; rp <= MBS_REF_JOINT; rp++) check_model(rng, m, NULL, rp, 10, name);
+    else
+        check_model(rng, m, qc && it % 3 == 0 ? qc : NULL, it % 3, 6, name);
+}
+
 int main(void)
 {
     mbs_rng rng;
     mbs_rng_seed(&rng, 112606);
-    char name[64];
-    /* random closed loops: every cut type, drivers on every other model */
-    for (int it = 0; it < 36; it++) {
-        int nb = 2 + mbs_rng_int(&rng, 6), ncut = 1 + mbs_rng_int(&rng, 2), types[2];
-        for (int k = 0; k < ncut; k++) types[k] = (it * 2 + k + 1) % MBS_JOINT_TYPE_COUNT;
-        double *qc = NULL;
-        mbs_model *m = mbs_test_random_loops(&rng, nb, ncut, types, it % 2, &qc);
-        CHECK(m != NULL, "random loop model %d", it);
-        if (!m) continue;
-        snprintf(name, sizeof name, "loops %d", it);
-        check_model(&rng, m, it % 3 == 0 ? qc : NULL, it % 3, 6, name);
-        free(qc);
-        mbs_model_free(m);
-    }
-    /* random trees of every joint type with parameters of every kind */
-    for (int it = 0; it < 24; it++) {
-        mbs_model *m = mbs_test_random_tree_p(&rng, 1 + it % 7, 0, 1);
-        CHECK(m != NULL, "random tree %d", it);
-        if (!m) continue;
-        snprintf(name, sizeof name, "tree %d", it);
-        check_model(&rng, m, NULL, it % 3, 6, name);
-        mbs_model_free(m);
-    }
-    /* shipped closed-loop models with force elements */
-    static const char *files[] = { "models/fivebar.json", "models/slider_crank.json", "models/quarter_car.json",
-                                   "models/fourbar_redundant.json" };
-    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
-        mbs_error err;
-        mbs_model *m = mbs_model_load(mbs_test_path(files[f]), &err);
-        CHECK(m != NULL, "%s: %s", files[f], err.msg);
-        if (!m) continue;
-        for (int rp = MBS_REF_COM; rp <= MBS_REF_JOINT; rp++) check_model(&rng, m, NULL, rp, 10, files[f]);
-        mbs_model_free(m);
-    }
+    /* random closed loops (every cut type, drivers on every other model), random trees of
+     * every joint type with parameters of every kind, the shipped closed-loop models */
+    mbs_test_for_tangent_models(&rng, 36, 24, each_model, NULL);
     printf("  %ld sparse directions\n", ndirs);
     for (int k = 0; k < NOUT; k++) printf("  worst relative error %-7s %.3g\n", oname[k], worst[k]);
     return mbs_test_summary("test_tangent_sparse");
