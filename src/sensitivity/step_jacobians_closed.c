@@ -601,18 +601,6 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
 
 /* ---------------------------------------------------------------- the transposed step */
 
-/* y (+)= A^T x for A rows x cols row-major */
-static void mvt(int rows, int cols, const double *A, const double *x, double *y, int add)
-{
-    if (!add)
-        for (int j = 0; j < cols; j++) y[j] = 0;
-    for (int i = 0; i < rows; i++) {
-        const double *a = A + (size_t)i * cols, xi = x[i];
-        if (xi == 0) continue;
-        for (int j = 0; j < cols; j++) y[j] += a[j] * xi;
-    }
-}
-
 /* y_a = U_a . x (all a) */
 static void to_basis(const sens_ali_lin *w, const double *x, double *y)
 {
@@ -645,7 +633,7 @@ static void proj_apply_t(sens_ali_lin *w, const double *xb, double *xsb, double 
             for (int a = 0; a < mn; a++) s += w->sv[a] * y[a] * w->VT[(size_t)k * nc + a];
             gb[k] = -w->sa * s;
         }
-        mvt(n, n, w->M, rhsb, xsb, 0);
+        mbs_form_Ptv(n, n, w->M, rhsb, xsb, 0);
         return;
     }
     /* x = x* + U y: y_R = -Sigma_R^-1 V_R^T (Phi x* + g),
@@ -716,9 +704,9 @@ void sens_ali_lin_reverse(sens_ali_lin *w, const double *abar, double *abar_in, 
         proj_apply_t(w, zdd1b, w->xsb, w->rhsb, w->gab);
         memcpy(zdd1b, w->xsb, sizeof(double) * N);
         for (int i = 0; i < n; i++) w->rhsb[i] = -w->rhsb[i];
-        mvt(n, n, w->Ha, w->rhsb, z1b, 1);
-        mvt(nc, n, w->Az, w->gab, z1b, 1);
-        mvt(nc, n, w->Azd, w->gab, zd1b, 1);
+        mbs_form_Ptv(n, n, w->Ha, w->rhsb, z1b, 1);
+        mbs_form_Ptv(n, nc, w->Az, w->gab, z1b, 1);
+        mbs_form_Ptv(n, nc, w->Azd, w->gab, zd1b, 1);
         for (int i = 0; i < w->npc; i++) {
             const int j = w->pc[i];
             gp[j] += dotn(n, w->Hap + (size_t)j * N, w->rhsb) + dotn(nc, w->Ap + (size_t)j * nc, w->gab);
@@ -729,8 +717,8 @@ void sens_ali_lin_reverse(sens_ali_lin *w, const double *abar, double *abar_in, 
         proj_apply_t(w, zd1b, w->xsb, w->rhsb, w->gvb);
         memcpy(zd1b, w->xsb, sizeof(double) * N);
         for (int i = 0; i < n; i++) w->rhsb[i] = -w->rhsb[i];
-        mvt(n, n, w->Hv, w->rhsb, z1b, 1);
-        mvt(nc, n, w->Vz, w->gvb, z1b, 1);
+        mbs_form_Ptv(n, n, w->Hv, w->rhsb, z1b, 1);
+        mbs_form_Ptv(n, nc, w->Vz, w->gvb, z1b, 1);
         for (int i = 0; i < w->npc; i++) {
             const int j = w->pc[i];
             gp[j] += dotn(n, w->Hvp + (size_t)j * N, w->rhsb) + dotn(nc, w->Vp + (size_t)j * nc, w->gvb);
@@ -744,9 +732,9 @@ void sens_ali_lin_reverse(sens_ali_lin *w, const double *abar, double *abar_in, 
     memcpy(zpb, z1b, sizeof(double) * N);
     memcpy(zdpb, zd1b, sizeof(double) * N);
     memcpy(zddnb, zdd1b, sizeof(double) * N);
-    mvt(n, n, w->Fz, w->wvb, zpb, 1);
-    mvt(n, n, w->Fzd, w->wvb, zdpb, 1);
-    mvt(n, n, w->M, w->wvb, zddnb, 1);
+    mbs_form_Ptv(n, n, w->Fz, w->wvb, zpb, 1);
+    mbs_form_Ptv(n, n, w->Fzd, w->wvb, zdpb, 1);
+    mbs_form_Ptv(n, n, w->M, w->wvb, zddnb, 1);
     mbs_form_Ptv(n, nc, w->Phi, w->dphib, zpb, 1);
     for (int i = 0; i < w->npc; i++) {
         const int j = w->pc[i];
