@@ -73,6 +73,10 @@ typedef struct mbs_urdf_options {
  * joints keep their names, gravity is (0, 0, -9.81). Thread-safe: libxml2
  * is initialized once per process (xmlInitParser, itself thread-safe). */
 mbs_model *mbs_model_load_urdf(const char *path, const mbs_urdf_options *opts, mbs_error *err);
+/* Same, from the text of a URDF document; `name` (NULL: "<string>") is used
+ * in messages in place of a file name, and gives the model's default name. */
+mbs_model *mbs_model_load_urdf_string(const char *xml, const char *name, const mbs_urdf_options *opts,
+                                      mbs_error *err);
 
 /* mbs_model_load() dispatches on the file name: "*.urdf" (any case) loads
  * a URDF with the default options, anything else JSON. This variant also

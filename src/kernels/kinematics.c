@@ -25,13 +25,13 @@
 #include "../algebra.h"
 #include "../joints/joint.h"
 
-int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m)
+/* A workspace with njac numbers of Jacobian scratch (w->jac; NULL if 0). */
+static int ws_init(MBS_K(mbs_ws) *w, const mbs_model *m, size_t njac)
 {
     int n = m->nb + 1;
     size_t total = (size_t)n * (9 + 3 + 3 + 3 + 3 + 9 + 3 + MBS_BSTRIDE + 9 + 4 +
                                 6 + 3 + MBS_BSTRIDE + 6 + 6 + 36 + 6 + 6 + 36 +
-                                MBS_BSTRIDE + 49 + 7 + 15) + (size_t)m->nq + 1 +
-                   MBS_K(mbs_jac_size)(m) +
+                                MBS_BSTRIDE + 49 + 7 + 15) + (size_t)m->nq + 1 + njac +
                    ((size_t)m->nq * sizeof(int) + sizeof(mreal) - 1) / sizeof(mreal);
     mreal *p = calloc(total, sizeof(mreal));
     if (!p) return -1;
@@ -49,8 +49,8 @@ int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m)
 #undef TAKE
     w->qfrc = p;
     p += m->nq;
-    w->jac = p;
-    p += MBS_K(mbs_jac_size)(m);
+    w->jac = njac ? p : 0;
+    p += njac;
     w->qpar = (int *)(void *)p;
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
@@ -69,6 +69,16 @@ int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m)
         return -1;
     }
     return 0;
+}
+
+int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m)
+{
+    return ws_init(w, m, MBS_K(mbs_jac_size)(m));
+}
+
+int MBS_K(mbs_ws_init_kinematics)(MBS_K(mbs_ws) *w, const mbs_model *m)
+{
+    return ws_init(w, m, 0);
 }
 
 void MBS_K(mbs_ws_zero_kinematics)(MBS_K(mbs_ws) *w)
