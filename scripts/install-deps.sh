@@ -2,12 +2,20 @@
 # Install the Debian packages mbsens needs to build, test and benchmark.
 # Idempotent: runs `apt-get update` once, and only when something is missing,
 # then `apt-get install -y` of exactly the missing packages.
+#
+#   sh scripts/install-deps.sh          build, test, benchmark (make check, make demo)
+#   sh scripts/install-deps.sh fuzz     the same and clang with libFuzzer (make fuzz)
 set -eu
 
 PACKAGES="build-essential cmake pkg-config
 libjansson-dev liblapacke-dev libopenblas-dev
 libsundials-dev libnlopt-dev libxml2-dev
 libmujoco-dev"
+case "${1:-}" in
+    "") ;;
+    fuzz) PACKAGES="$PACKAGES clang libclang-rt-dev" ;;
+    *) echo "install-deps: unknown package set '$1' (known: fuzz)" >&2; exit 2 ;;
+esac
 
 missing=""
 for p in $PACKAGES; do

@@ -1462,31 +1462,108 @@ static int reach(const mbs_builder *b, const int *cut, const int *first, const i
     return n;
 }
 
+/* Scratch of check_topology (nb + 2 entries per body, nj + 1 per joint). */
+typedef struct topo {
+    int *first, *out;      /* the joints leaving body h: out[first[h] .. first[h + 1] - 1] */
+    int *ifirst, *in;      /* the joints entering body h: in[ifirst[h] .. ifirst[h + 1] - 1] */
+    int *indeg;            /* joints not cut entering each body */
+    int *mark, *stack;     /* searches: mark holds the stamp of the last search that visited a body */
+    int *order;            /* the joints in cut priority order (cut first first) */
+    int *rank;             /* per joint: its position in order */
+    int *tjoint;           /* a spanning tree of the joints not cut: each body's tree joint (-1: ground) */
+    int *heap;             /* joints, the largest rank on top (tree_build) */
+} topo;
+
+static int topo_alloc(topo *t, int nb, int nj)
+{
+    size_t n2 = (size_t)nb + 2, nj1 = (size_t)nj + 1;
+    int **body[] = { &t->first, &t->ifirst, &t->indeg, &t->mark, &t->stack, &t->tjoint };
+    int **joint[] = { &t->out, &t->in, &t->order, &t->rank, &t->heap };
+    int fail = 0;
+    for (size_t k = 0; k < sizeof body / sizeof body[0]; k++) fail |= !(*body[k] = calloc(n2, sizeof(int)));
+    for (size_t k = 0; k < sizeof joint / sizeof joint[0]; k++) fail |= !(*joint[k] = calloc(nj1, sizeof(int)));
+    return fail ? -1 : 0;
+}
+
+static void topo_free(topo *t)
+{
+    int *all[] = { t->first, t->out, t->ifirst, t->in, t->indeg, t->mark, t->stack, t->order, t->rank, t->tjoint,
+                   t->heap };
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) free(all[k]);
+}
+
 /* Whether, with every body reachable from the ground through the joints
  * not cut, body c = child of joint k stays reachable once k is cut too (then
  * every body does): a search from c backwards along the joints not cut,
- * other than k, that reaches the ground. The joints entering body h are
- * in[ifirst[h] .. ifirst[h + 1] - 1]; mark[] (nb + 1) holds the stamp of the
- * last search that visited a body, stamp is new for each search. */
-static int reachable_without(const mbs_builder *b, const int *cut, int k, const int *ifirst, const int *in,
-                             int *mark, int stamp, int *stack)
+ * other than k, that reaches the ground. stamp is new for each search. */
+static int reachable_without(const mbs_builder *b, const int *cut, int k, topo *t, int stamp)
 {
     int sp = 0, c = b->joint[k].child;
-    mark[c] = stamp;
-    stack[sp++] = c;
+    t->mark[c] = stamp;
+    t->stack[sp++] = c;
     while (sp > 0) {
-        int h = stack[--sp];
-        for (int e = ifirst[h]; e < ifirst[h + 1]; e++) {
-            int j = in[e];
+        int h = t->stack[--sp];
+        for (int e = t->ifirst[h]; e < t->ifirst[h + 1]; e++) {
+            int j = t->in[e];
             if (j == k || cut[j]) continue;
             int p = b->joint[j].parent;
             if (p == 0) return 1;
-            if (mark[p] == stamp) continue;
-            mark[p] = stamp;
-            stack[sp++] = p;
+            if (t->mark[p] == stamp) continue;
+            t->mark[p] = stamp;
+            t->stack[sp++] = p;
         }
     }
     return 0;
+}
+
+/* The heap of tree_build: joints ordered by rank, the largest on top. */
+static void heap_push(topo *t, int *n, int k)
+{
+    int i = (*n)++;
+    while (i > 0 && t->rank[t->heap[(i - 1) / 2]] < t->rank[k]) {
+        t->heap[i] = t->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    t->heap[i] = k;
+}
+
+static int heap_pop(topo *t, int *n)
+{
+    int top = t->heap[0], last = t->heap[--*n], i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && t->rank[t->heap[c + 1]] > t->rank[t->heap[c]]) c++;
+        if (t->rank[t->heap[c]] <= t->rank[last]) break;
+        t->heap[i] = t->heap[c];
+        i = c;
+    }
+    if (*n > 0) t->heap[i] = last;
+    return top;
+}
+
+/* A spanning tree of the joints not cut (t->tjoint), grown from the ground
+ * by taking each time, among the joints from the tree to a body not in it,
+ * the one last in the cut priority: the joints the cut choice tends to
+ * keep, so that most joints it cuts are not in the tree. Every body must
+ * be reachable. */
+static void tree_build(const mbs_builder *b, const int *cut, topo *t)
+{
+    int n = 0;
+    for (int i = 0; i <= b->nb; i++) t->tjoint[i] = -2;
+    t->tjoint[0] = -1;
+    for (int h = 0;;) {
+        for (int e = t->first[h]; e < t->first[h + 1]; e++)
+            if (!cut[t->out[e]]) heap_push(t, &n, t->out[e]);
+        h = -1;
+        while (n > 0 && h < 0) {
+            int k = heap_pop(t, &n);
+            if (t->tjoint[b->joint[k].child] != -2) continue;
+            h = b->joint[k].child;
+            t->tjoint[h] = k;
+        }
+        if (h < 0) break;
+    }
 }
 
 /* Joint lists by body: the joints of body h (as parent when by_parent, else
@@ -1505,14 +1582,14 @@ static void joint_lists(const mbs_builder *b, int by_parent, int *first, int *li
 }
 
 /* The message for the first body not reachable from the ground. */
-static int disconnected(const mbs_builder *b, const int *reached, const int *ifirst, const int *in, mbs_error *err)
+static int disconnected(const mbs_builder *b, const int *reached, const topo *t, mbs_error *err)
 {
     for (int i = 1; i <= b->nb; i++) {
         if (reached[i]) continue;
         /* the user's cuts may be what separates it */
         int via = -1;
-        for (int e = ifirst[i]; e < ifirst[i + 1] && via < 0; e++)
-            if (b->joint[in[e]].cut) via = in[e];
+        for (int e = t->ifirst[i]; e < t->ifirst[i + 1] && via < 0; e++)
+            if (b->joint[t->in[e]].cut) via = t->in[e];
         if (via >= 0)
             return mbs_error_set(err, MBS_ERR_MODEL,
                                  "%s: body %s is not connected to the ground once joint %s is cut (\"cut\": "
@@ -1525,6 +1602,22 @@ static int disconnected(const mbs_builder *b, const int *reached, const int *ifi
     return MBS_OK;
 }
 
+/* The joints in cut priority order, and their ranks. 0, or -1 if memory
+ * runs out. */
+static int priority_order(const mbs_builder *b, topo *t)
+{
+    uint64_t *key = malloc(((size_t)b->nj + 1) * sizeof *key);
+    if (!key) return -1;
+    for (int k = 0; k < b->nj; k++) key[k] = cut_key(&b->joint[k], k);
+    qsort(key, (size_t)b->nj, sizeof *key, cmp_key_desc);
+    for (int s = 0; s < b->nj; s++) {
+        t->order[s] = (int)(key[s] & 0xffffffffu);
+        t->rank[t->order[s]] = s;
+    }
+    free(key);
+    return 0;
+}
+
 /* Topology: the spanning tree. Every body keeps one parent joint (pj, joint
  * index per body handle, pj[0] = -1) among the joints whose child it is;
  * every other joint is cut (cut[k] = 1): one per independent loop. Joints
@@ -1535,52 +1628,48 @@ static int disconnected(const mbs_builder *b, const int *reached, const int *ifi
  * Cutting only removes joints, so a joint that cannot be cut (its child has
  * a single joint left, or its cut would disconnect a body) never becomes
  * cuttable later: the rule above is one pass over the joints in priority
- * order, cutting each one that can be cut when its turn comes. */
+ * order, cutting each one that can be cut when its turn comes. A joint
+ * outside a spanning tree of the joints not cut can be cut (the tree still
+ * reaches every body); only a tree joint needs a search, and its cut a new
+ * tree. */
 static int check_topology(const mbs_builder *b, int *pj, int *cut, mbs_error *err)
 {
     const int nb = b->nb, nj = b->nj;
     for (int i = 0; i <= nb; i++) pj[i] = -1;
     for (int k = 0; k < nj; k++) cut[k] = b->joint[k].cut ? 1 : 0;
-    size_t n1 = (size_t)nb + 1, n2 = (size_t)nb + 2, nj1 = (size_t)nj + 1;
-    int *reached = calloc(n1, sizeof *reached), *stack = calloc(n1, sizeof *stack);
-    int *indeg = calloc(n1, sizeof *indeg), *first = calloc(n2, sizeof *first), *out = calloc(nj1, sizeof *out);
-    int *ifirst = calloc(n2, sizeof *ifirst), *in = calloc(nj1, sizeof *in);
-    uint64_t *key = calloc(nj1, sizeof *key);
+    topo t;
+    memset(&t, 0, sizeof t);
     int rc = MBS_OK;
-    if (!reached || !stack || !indeg || !first || !out || !ifirst || !in || !key) {
+    if (topo_alloc(&t, nb, nj) != 0 || priority_order(b, &t) != 0) {
         rc = oom(err);
         goto done;
     }
-    joint_lists(b, 1, first, out, indeg);
-    joint_lists(b, 0, ifirst, in, indeg);
-    if (reach(b, cut, first, out, reached, stack) != nb) {
-        rc = disconnected(b, reached, ifirst, in, err);
+    joint_lists(b, 1, t.first, t.out, t.indeg);
+    joint_lists(b, 0, t.ifirst, t.in, t.indeg);
+    if (reach(b, cut, t.first, t.out, t.mark, t.stack) != nb) {
+        rc = disconnected(b, t.mark, &t, err);
         goto done;
     }
-    for (int i = 0; i <= nb; i++) indeg[i] = 0;
+    for (int i = 0; i <= nb; i++) {
+        t.indeg[i] = 0;
+        t.mark[i] = -1;
+    }
     for (int k = 0; k < nj; k++)
-        if (!cut[k]) indeg[b->joint[k].child]++;
-    for (int k = 0; k < nj; k++) key[k] = cut_key(&b->joint[k], k);
-    qsort(key, (size_t)nj, sizeof *key, cmp_key_desc);
-    for (int i = 0; i <= nb; i++) reached[i] = -1;   /* now the stamps of reachable_without */
+        if (!cut[k]) t.indeg[b->joint[k].child]++;
+    tree_build(b, cut, &t);
     for (int s = 0; s < nj; s++) {
-        int k = (int)(key[s] & 0xffffffffu);
-        if (cut[k] || indeg[b->joint[k].child] < 2) continue;
-        if (!reachable_without(b, cut, k, ifirst, in, reached, s, stack)) continue;
+        int k = t.order[s], c = b->joint[k].child;
+        if (cut[k] || t.indeg[c] < 2) continue;
+        int in_tree = t.tjoint[c] == k;
+        if (in_tree && !reachable_without(b, cut, k, &t, s)) continue;
         cut[k] = 1;
-        indeg[b->joint[k].child]--;
+        t.indeg[c]--;
+        if (in_tree) tree_build(b, cut, &t);
     }
     for (int k = 0; k < nj; k++)
         if (!cut[k]) pj[b->joint[k].child] = k;
 done:
-    free(reached);
-    free(stack);
-    free(indeg);
-    free(first);
-    free(out);
-    free(ifirst);
-    free(in);
-    free(key);
+    topo_free(&t);
     return rc;
 }
 
