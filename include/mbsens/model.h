@@ -84,8 +84,9 @@ mbs_model *mbs_model_load_urdf_string(const char *xml, const char *name, const m
 mbs_model *mbs_model_load_warn(const char *path, mbs_warning_fn warn, void *warn_user, mbs_error *err);
 
 /* The model as a JSON document in the format of docs/model-format.md
- * (src/io/write_json.c): loading it gives the same model (bodies, joints,
- * points, vectors, parameters, URDF limits). malloc'd; NULL on error. */
+ * ("Writing a model"; src/io/write_json.c): every section, so that loading
+ * it gives the same model, every name and number bit for bit. Numbers are
+ * the shortest text that reads back exactly. malloc'd; NULL on error. */
 char *mbs_model_to_json(const mbs_model *m, mbs_error *err);
 
 /* ---- sizes ---- */
