@@ -111,8 +111,8 @@ char *mbs_large_full_json(int n)
                       "\"point2\": \"link%d.side\", \"stiffness\": 10}%s\n", k, k, k + 1, k + 1 < n ? "," : "");
     tb_printf(&b, "],\n\"parameters\": [\n");
     for (int k = 1; k <= n; k++)
-        tb_printf(&b, "{\"name\": \"m%d\", \"value\": 1, \"lower\": 0.1, \"upper\": 10, \"sets\": [\"link%d.mass\"]}%s\n",
-                  k, k, k < n ? "," : "");
+        tb_printf(&b, "{\"name\": \"m%d\", \"value\": 1, \"lower\": 0.1, \"upper\": 10, "
+                      "\"sets\": [\"link%d.mass\"]}%s\n", k, k, k < n ? "," : "");
     tb_printf(&b, "],\n\"outputs\": [\n");
     for (int k = 1; k <= n; k++) tb_printf(&b, "{\"point\": \"link%d.tip\"}%s\n", k, k < n ? "," : "");
     tb_printf(&b, "],\n\"objectives\": [{\"name\": \"psi\", \"integral\": [\n");

@@ -1319,11 +1319,17 @@ static int load_sim_options(lctx *c, json_t *s, mbs_sim_options *o)
     return MBS_OK;
 }
 
-static int add_output(lctx *c, mbs_model *m, mbs_output_kind kind, int point)
+/* One more output; the array grows by doubling (cap: its capacity). */
+static int add_output(lctx *c, mbs_model *m, size_t *cap, mbs_output_kind kind, int point)
 {
-    mbs_output *o = realloc(m->sim.output, sizeof *o * (size_t)(m->sim.noutput + 1));
-    if (!o) return fail(c, MBS_ERR_NOMEM, "outputs", "out of memory");
-    m->sim.output = o;
+    if ((size_t)m->sim.noutput == *cap) {
+        size_t nc = *cap ? 2 * *cap : 8;
+        mbs_output *o = realloc(m->sim.output, sizeof *o * nc);
+        if (!o) return fail(c, MBS_ERR_NOMEM, "outputs", "out of memory");
+        m->sim.output = o;
+        *cap = nc;
+    }
+    mbs_output *o = m->sim.output;
     o[m->sim.noutput].kind = kind;
     o[m->sim.noutput].point = point;
     m->sim.noutput++;
@@ -1337,7 +1343,7 @@ static int load_outputs(lctx *c, json_t *arr, mbs_model *m)
     static const char *const qnames[] = { "position", "velocity", "acceleration" };
     if (!json_is_array(arr))
         return fail(c, MBS_ERR_MODEL, "outputs", "expected an array, got %s", json_type_name(arr));
-    size_t k;
+    size_t k, cap = 0;
     json_t *e;
     json_array_foreach(arr, k, e) {
         char path[PATH_LEN];
@@ -1347,7 +1353,7 @@ static int load_outputs(lctx *c, json_t *arr, mbs_model *m)
             if (strcmp(json_string_value(e), "energy") != 0)
                 return fail(c, MBS_ERR_MODEL, path, "unknown output \"%s\" (expected \"energy\" or an object "
                             "{\"point\": \"body.point\", \"quantities\": [...]})", json_string_value(e));
-            if ((rc = add_output(c, m, MBS_OUTPUT_ENERGY, -1))) return rc;
+            if ((rc = add_output(c, m, &cap, MBS_OUTPUT_ENERGY, -1))) return rc;
             continue;
         }
         if (!json_is_object(e))
@@ -1364,7 +1370,7 @@ static int load_outputs(lctx *c, json_t *arr, mbs_model *m)
         if (point < 0) return fail(c, MBS_ERR_MODEL, ppath, "unknown point \"%s\" (expected \"body.point\")", pname);
         json_t *q = json_object_get(e, "quantities");
         if (!q) {
-            if ((rc = add_output(c, m, MBS_OUTPUT_POSITION, point))) return rc;
+            if ((rc = add_output(c, m, &cap, MBS_OUTPUT_POSITION, point))) return rc;
             continue;
         }
         join3(ppath, sizeof ppath, path, ".quantities", "");
@@ -1378,7 +1384,7 @@ static int load_outputs(lctx *c, json_t *arr, mbs_model *m)
                 if (json_is_string(qn) && strcmp(json_string_value(qn), qnames[t]) == 0) kind = t;
             if (kind < 0)
                 return fail(c, MBS_ERR_MODEL, ppath, "element %zu: expected position, velocity or acceleration", j);
-            if ((rc = add_output(c, m, (mbs_output_kind)kind, point))) return rc;
+            if ((rc = add_output(c, m, &cap, (mbs_output_kind)kind, point))) return rc;
         }
     }
     return MBS_OK;

@@ -52,13 +52,22 @@ static int ws_init(MBS_K(mbs_ws) *w, const mbs_model *m, size_t njac)
     w->jac = njac ? p : 0;
     p += njac;
     w->qpar = (int *)(void *)p;
+    /* qpar: the previous coordinate on the path to the ground; last[i]: the
+     * last coordinate at or above body i (-1: none), bodies parent first */
+    int *last = malloc((size_t)n * sizeof *last);
+    if (!last) {
+        free(w->A);
+        w->A = 0;
+        return -1;
+    }
+    last[0] = -1;
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
-        int up = -1;
-        for (int j = jt->parent; j > 0 && up < 0; j = m->joint[j].parent)
-            if (m->joint[j].nq > 0) up = m->joint[j].qoff + m->joint[j].nq - 1;
+        const int up = last[jt->parent];
         for (int k = 0; k < jt->nq; k++) w->qpar[jt->qoff + k] = k > 0 ? jt->qoff + k - 1 : up;
+        last[i] = jt->nq > 0 ? jt->qoff + jt->nq - 1 : up;
     }
+    free(last);
     m3_identity(w->A);
     m3_identity(w->AhJ);
     w->th[3] = 1;   /* the ground's A is a rotation */
