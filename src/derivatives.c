@@ -133,6 +133,7 @@ static void element_columns(const mbs_model *m, mbs_data *d, const double *q, co
     const int nq = m->nq, nb = m->nb;
     double *e = d->dbuf + 4 * nq, *dqf = d->dbuf + 5 * nq;
     mbs_ws *w = &d->ws, *dw = &d->dws;
+    memset(e, 0, sizeof(double) * (size_t)nq);   /* the unit direction e_k, one entry set at a time */
     for (int i = 1; i <= nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         const int end = m->body[i].subtree_end;
