@@ -15,6 +15,7 @@
 #include "forces/force.h"
 #include "kinematic_problems.h"
 #include "id_derivatives_local.h"
+#include "scribble.h"
 
 mbs_data *mbs_data_create(const mbs_model *m, mbs_error *err)
 {
@@ -58,6 +59,23 @@ void mbs_data_free(mbs_data *d)
     free(d->xload);
     free(d->qload);
     free(d);
+}
+
+void mbs_data_scribble(mbs_data *d, uint64_t seed)
+{
+    const mbs_model *m = d->model;
+    const size_t nq = (size_t)(m->nq > 0 ? m->nq : 1), z = sizeof(double);
+    uint64_t s = seed * 2685821657736338717ULL + 1442695040888963407ULL;
+    if (!s) s = 1;
+    mbs_ws_scribble(&d->ws, m, 0, &s);
+    mbs_ws_scribble(&d->dws, m, 1, &s);   /* a tangent's ground entries are never read */
+    mbs_scribble_bytes(d->dx, z * ((size_t)m->nx + 1), &s);
+    mbs_scribble_bytes(d->dbuf, z * 6 * nq, &s);
+    mbs_scribble_bytes(d->scratch, z * (nq * nq + 4 * nq), &s);
+    mbs_con_ws_scribble(d, &s);
+    mbs_fdl_scribble(d, &s);
+    mbs_idl_scribble(d, &s);
+    snprintf(d->err, sizeof d->err, "(scribbled)");
 }
 
 void mbs_data_set_time(mbs_data *d, double t) { d->time = t; }

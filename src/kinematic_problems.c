@@ -78,8 +78,9 @@ int mbs_con_ws_create(mbs_data *d, const mbs_model *m)
                 if (li > liw) liw = li;
             }
         c->lwork = 2 * (int)lw + 64;
+        c->liwork = 2 * (int)liw + 64;
         c->work = calloc((size_t)c->lwork, sizeof *c->work);
-        c->iwork = calloc(2 * (size_t)liw + 64, sizeof *c->iwork);
+        c->iwork = calloc((size_t)c->liwork, sizeof *c->iwork);
         if (!c->work || !c->iwork) return -1;
     }
     return 0;
@@ -102,6 +103,24 @@ void mbs_con_ws_free(mbs_data *d)
     free(c->iwork);
     free(c);
     d->con = NULL;
+}
+
+void mbs_con_ws_scribble(mbs_data *d, uint64_t *s)
+{
+    mbs_con_ws *c = d->con;
+    const size_t n1 = (size_t)c->ncon + 1, q1 = (size_t)c->nq + 1, m1 = (size_t)c->mmax + 1, z = sizeof(double);
+    mbs_scribble_bytes(c->phi, z * n1, s);
+    mbs_scribble_bytes(c->vec, z * n1, s);
+    mbs_scribble_bytes(c->Phi, z * n1 * q1, s);
+    mbs_scribble_bytes(c->A, z * m1 * q1, s);
+    mbs_scribble_bytes(c->rhs, z * (m1 + q1), s);
+    mbs_scribble_bytes(c->sv, z * q1, s);
+    mbs_scribble_bytes(c->q, z * q1, s);
+    mbs_scribble_bytes(c->held, z * q1, s);
+    if (c->work) mbs_scribble_bytes(c->work, z * (size_t)c->lwork, s);
+    if (c->iwork) mbs_scribble_bytes(c->iwork, sizeof(int) * (size_t)c->liwork, s);
+    mbs_scribble_bytes(c->fixed, sizeof(int) * q1, s);
+    for (size_t k = 0; k < q1; k++) c->fixed[k] = c->nq > 0 ? (int)((unsigned)c->fixed[k] % (unsigned)c->nq) : 0;
 }
 
 /* ---------------------------------------------------------------- evaluation */
