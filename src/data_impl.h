@@ -12,8 +12,8 @@ struct mbs_data {
     int nq;
     mbs_ws ws;             /* kernel workspace (double) */
     mbs_ws dws;            /* tangents (derivatives), same layout */
-    /* Scratch: dx, dbuf, scratch, the workspaces ws and dws, and those of
-     * con, fdl and idl. No call reads what an earlier public call left
+    /* Scratch: dx, dbuf, scratch, the workspaces ws and dws, and the
+     * per-call workspaces of con, fdl and idl. No call reads what an earlier public call left
      * there (zeros included: a routine that needs them writes them), so
      * that a result never depends on what was called before on the data
      * (mbs_data_scribble, scribble.h; tests/test_call_order.c). The one

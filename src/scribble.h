@@ -16,9 +16,10 @@
  * call may depend on: the model, the settings (reference point, frames,
  * time), the user loads, and the constants the workspaces were created
  * with. A routine that reads scratch it has not written then gives a
- * result that differs from a fresh data's (and, with the garbage's NaN and
- * huge values, mostly not a finite one). The complex and double kernel
- * workspaces on their own: mbs_ws_scribble (src/kernels/kernels.h). */
+ * result that differs from a fresh data's (the garbage is random bits:
+ * values of any exponent, now and then a NaN or an infinity). The complex
+ * and double kernel workspaces on their own: mbs_ws_scribble
+ * (src/kernels/kernels.h). */
 void mbs_data_scribble(mbs_data *d, uint64_t seed);
 
 #endif
