@@ -445,6 +445,28 @@ int mbs_model_nparams(const mbs_model *m) { return m ? m->nparam : 0; }
 const char *mbs_model_name(const mbs_model *m) { return m ? m->name : NULL; }
 const char *mbs_model_source(const mbs_model *m) { return m ? m->source : NULL; }
 
+int mbs_body_inertia(const mbs_model *m, int body, double com[3], double I6[6])
+{
+    if (!m || body < 0 || body > m->nb) return MBS_ERR_ARG;
+    if (com) memset(com, 0, 3 * sizeof *com);
+    if (I6) memset(I6, 0, 6 * sizeof *I6);
+    if (body == 0) return MBS_OK;   /* the ground has no inertia */
+    if (com) memcpy(com, m->x + m->body[body].x_com, 3 * sizeof *com);
+    if (I6) memcpy(I6, m->x + m->body[body].x_inertia, 6 * sizeof *I6);
+    return MBS_OK;
+}
+
+int mbs_joint_frames(const mbs_model *m, int joint, double Pp[3], double Xp[9], double Pc[3], double Xc[9])
+{
+    if (!m || joint < 1 || joint > m->nb) return MBS_ERR_ARG;
+    const mbs_joint_info *j = &m->joint[joint];
+    if (Pp) memcpy(Pp, m->x + j->x_ppoint, 3 * sizeof *Pp);
+    if (Xp) memcpy(Xp, m->x + j->x_Xp, 9 * sizeof *Xp);
+    if (Pc) memcpy(Pc, m->x + j->x_cpoint, 3 * sizeof *Pc);
+    if (Xc) memcpy(Xc, m->x + j->x_Xc, 9 * sizeof *Xc);
+    return MBS_OK;
+}
+
 const char *mbs_body_name(const mbs_model *m, int body)
 {
     return body_ok(m, body) ? m->body[body].name : NULL;

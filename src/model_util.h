@@ -41,11 +41,6 @@ int mbs_model_check_physics(const mbs_model *m, mbs_error *err);
  * entries xx yy zz xy xz yz (Jacobi rotations). */
 void mbs_inertia_principal(const double I6[6], double lam[3]);
 
-/* Principal moments lam and axes V (columns; a proper rotation) of the
- * symmetric inertia I6, by cyclic Jacobi rotations to round-off:
- * I = V diag(lam) V^T. */
-void mbs_inertia_principal_axes(const double I6[6], double lam[3], double V[9]);
-
 /* Visual geometry (src/visual_model.c): free, deep copy (0 or -1). */
 void mbs_visuals_free(mbs_model *m);
 int mbs_visuals_copy(mbs_model *dst, const mbs_model *src);

@@ -118,6 +118,13 @@ const char *mbs_body_name(const mbs_model *m, int body);     /* body 0: "ground"
 int mbs_body_parent(const mbs_model *m, int body);
 double mbs_body_mass(const mbs_model *m, int body);
 int mbs_body_find(const mbs_model *m, const char *name);     /* -1 if absent */
+/* Centre of mass (body-local) and inertia about it in body axes
+ * (xx yy zz xy xz yz) of body `body`; MBS_OK or MBS_ERR_ARG. */
+int mbs_body_inertia(const mbs_model *m, int body, double com[3], double I6[6]);
+/* Principal moments lam and axes V (columns; a proper rotation) of a
+ * symmetric inertia I6 (xx yy zz xy xz yz), by cyclic Jacobi rotations to
+ * round-off: I = V diag(lam) V^T. */
+void mbs_inertia_principal_axes(const double I6[6], double lam[3], double V[9]);
 const char *mbs_joint_name(const mbs_model *m, int joint);
 mbs_joint_type mbs_joint_type_of(const mbs_model *m, int joint);
 const char *mbs_joint_type_name(mbs_joint_type t);
@@ -132,6 +139,11 @@ const char *mbs_coord_name(const mbs_model *m, int k);       /* "joint" or "join
  * joint index is invalid. */
 int mbs_joint_limit(const mbs_model *m, int joint, double lim[4]);
 int mbs_joint_dynamics(const mbs_model *m, int joint, double dyn[2]);
+/* Geometry of joint `joint`: its point on the parent body (parent-local)
+ * and on the child (child-local), and the joint frames on both sides
+ * (3x3 row-major, columns: axis, reference direction, axis x ref). Any
+ * output may be NULL. MBS_OK or MBS_ERR_ARG. */
+int mbs_joint_frames(const mbs_model *m, int joint, double Pp[3], double Xp[9], double Pc[3], double Xc[9]);
 /* Initial coordinates and velocities from the model file (length nq). */
 void mbs_model_initial_state(const mbs_model *m, double *q, double *qd);
 void mbs_model_gravity(const mbs_model *m, double g[3]);
