@@ -85,7 +85,8 @@ static int build_data(const char *cmd, const view_args *a, const mbs_model *m, m
     }
     char title[1024];
     if (a->title) snprintf(title, sizeof title, "%s", a->title);
-    else if (a->csv) snprintf(title, sizeof title, "%s: %s", mbs_model_name(m), a->csv);
+    else if (a->csv) snprintf(title, sizeof title, "%s: %s", mbs_model_name(m),
+                              strrchr(a->csv, '/') ? strrchr(a->csv, '/') + 1 : a->csv);
     else snprintf(title, sizeof title, "%s", mbs_model_name(m));
     cli_buf_puts(b, "{\"version\": 1,\n\"model\": ");
     view_str(b, mbs_model_name(m));

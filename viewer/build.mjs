@@ -28,6 +28,9 @@ const template = readFileSync(here + 'src/template.html', 'utf8');
 if (!template.includes('@MBS_DATA@')) throw new Error('template without @MBS_DATA@');
 const page = template.replace('/*@CSS@*/', () => css).replace('/*@JS@*/', () => js);
 if (page.split('@MBS_DATA@').length !== 2) throw new Error('@MBS_DATA@ must occur exactly once in the page');
-mkdirSync(here + 'dist', { recursive: true });
-writeFileSync(here + 'dist/viewer.html', page);
-console.log(`dist/viewer.html: ${page.length} bytes`);
+// --out FILE: write there instead (tests/browser/run.sh compares it with dist/)
+const at = process.argv.indexOf('--out');
+const target = at > 0 ? process.argv[at + 1] : here + 'dist/viewer.html';
+if (at < 0) mkdirSync(here + 'dist', { recursive: true });
+writeFileSync(target, page);
+console.log(`${target}: ${page.length} bytes`);

@@ -49,7 +49,7 @@ function start() {
   $('title').textContent = data.title;
   document.title = `mbsens view: ${data.model}`;
 
-  const renderer = new THREE.WebGLRenderer({ antialias: true });
+  const renderer = new THREE.WebGLRenderer({ antialias: false });
   renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
   view.insertBefore(renderer.domElement, view.firstChild);
   const { scene, groups, up } = buildScene(data);
@@ -135,8 +135,16 @@ function start() {
   slider.max = String(F.n - 1);
   let time = F.t[0], playing = false, last = null, frameIdx = 0;
   const followBody = groups[F.bodies[0]];
-  let plots = null;
-  const show = (tm) => {
+  let plots = null, widgetsAt = -Infinity;
+  // the slider, the time and the plot cursors: every 100 ms while playing
+  // (each update repaints part of the page, which costs frames in software)
+  const showWidgets = (now) => {
+    widgetsAt = now;
+    slider.value = String(frameIdx);
+    $('time').textContent = `t = ${time.toFixed(3)} s`;
+    if (plots) plots.setTime(time);
+  };
+  const show = (tm, now) => {
     time = tm;
     const before = followBody.position.clone();
     frameIdx = setPose(time);
@@ -145,10 +153,8 @@ function start() {
       camera.position.add(d);
       controls.target.add(d);
     }
-    slider.value = String(frameIdx);
-    $('time').textContent = `t = ${time.toFixed(3)} s`;
     traceGeom.setDrawRange(0, frameIdx + 1);
-    if (plots) plots.setTime(time);
+    if (now === undefined || now - widgetsAt >= 100) showWidgets(now ?? performance.now());
     dirty = true;
   };
   const seek = (idx) => show(F.t[Math.max(0, Math.min(F.n - 1, idx))]);
@@ -187,6 +193,7 @@ function start() {
 
   // ---- hover: names of bodies, joints and points
   const ray = new THREE.Raycaster(), mouse = new THREE.Vector2(), tip = $('tooltip');
+  ray.params.Line.threshold = data.radius;
   let hover = null;
   renderer.domElement.addEventListener('pointermove', (e) => { hover = e; });
   renderer.domElement.addEventListener('pointerleave', () => { hover = null; tip.hidden = true; });
@@ -212,7 +219,7 @@ function start() {
       if (last !== null) {
         let tm = time + (now - last) / 1000 * Number(speedSel.value);
         if (tm >= F.t[F.n - 1]) { tm = F.t[F.n - 1]; setPlaying(false); }
-        show(tm);
+        show(tm, playing ? now : undefined);
       }
       last = now;
     }
@@ -254,6 +261,13 @@ function start() {
     bodyQuaternion: (name) => {
       const g = groups.find((x) => x.name === name);
       return g ? [g.quaternion.w, g.quaternion.x, g.quaternion.y, g.quaternion.z] : null;
+    },
+    // page coordinates of a body's origin on the screen
+    screenPosition: (name) => {
+      const g = groups.find((x) => x.name === name);
+      if (!g) return null;
+      const v = g.position.clone().project(camera), r = renderer.domElement.getBoundingClientRect();
+      return [r.left + (v.x + 1) / 2 * r.width, r.top + (1 - v.y) / 2 * r.height];
     },
     plotValue: (name, idx) => (plots ? plots.value(name, idx) : undefined),
     plotGroups: () => (plots ? plots.plots.map((p) => ({ group: p.group, series: p.names })) : []),

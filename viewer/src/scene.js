@@ -17,10 +17,13 @@ export function decodeBase64(s) {
   return bytes.buffer;
 }
 
+// one material per colour and opacity (fewer state changes when drawing)
+const materials = new Map();
 function material(color, opacity = 1) {
-  return new THREE.MeshStandardMaterial({
-    color, roughness: 0.55, metalness: 0.05, transparent: opacity < 1, opacity,
-  });
+  const c = new THREE.Color(color);
+  const key = c.getHexString() + '/' + opacity;
+  if (!materials.has(key)) materials.set(key, new THREE.MeshLambertMaterial({ color: c, transparent: opacity < 1, opacity }));
+  return materials.get(key);
 }
 
 // row-major 3x3 R and p into a Matrix4
@@ -35,7 +38,7 @@ function rod(a, b, radius, mat) {
   const va = new THREE.Vector3(...a), vb = new THREE.Vector3(...b);
   const d = vb.clone().sub(va);
   const len = d.length();
-  const g = new THREE.CylinderGeometry(radius, radius, len, 14);
+  const g = new THREE.CylinderGeometry(radius, radius, len, 10);
   const m = new THREE.Mesh(g, mat);
   m.position.copy(va).addScaledVector(d, 0.5);
   m.quaternion.setFromUnitVectors(new THREE.Vector3(0, 1, 0), d.normalize());
@@ -54,7 +57,7 @@ function jointMesh(s, r) {
   const grp = new THREE.Group();
   let m;
   if (t === 'spherical' || t === 'floating') {
-    m = new THREE.Mesh(new THREE.SphereGeometry(1.9 * r, 18, 12), mat);
+    m = new THREE.Mesh(new THREE.SphereGeometry(1.9 * r, 12, 8), mat);
   } else if (t === 'fixed') {
     m = new THREE.Mesh(new THREE.BoxGeometry(2.6 * r, 2.6 * r, 2.6 * r), mat);
   } else if (t === 'prismatic') {
@@ -64,7 +67,7 @@ function jointMesh(s, r) {
     m = new THREE.Mesh(new THREE.CylinderGeometry(2.4 * r, 2.4 * r, 0.8 * r, 20), mat);
     alignTo(m, s.axis);
   } else {   // revolute, cylindrical, cardan: a short cylinder along the (first) axis
-    m = new THREE.Mesh(new THREE.CylinderGeometry(1.6 * r, 1.6 * r, 4.5 * r, 18), mat);
+    m = new THREE.Mesh(new THREE.CylinderGeometry(1.6 * r, 1.6 * r, 4.5 * r, 12), mat);
     alignTo(m, s.axis);
   }
   grp.add(m);
@@ -118,12 +121,12 @@ function shapeObject(s, data, bodyColor) {
     case 'rod': return rod(s.a, s.b, r, material(bodyColor));
     case 'joint': return jointMesh(s, r);
     case 'point': {
-      const m = new THREE.Mesh(new THREE.SphereGeometry(0.9 * r, 12, 8), material(POINT_COLOR));
+      const m = new THREE.Mesh(new THREE.SphereGeometry(0.9 * r, 8, 6), material(POINT_COLOR));
       m.position.set(...s.p);
       return m;
     }
     case 'com': {
-      const m = new THREE.Mesh(new THREE.SphereGeometry(1.3 * r, 16, 10), material(0xffffff));
+      const m = new THREE.Mesh(new THREE.SphereGeometry(1.3 * r, 10, 8), material(0xffffff));
       m.position.set(...s.p);
       return m;
     }
