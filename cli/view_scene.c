@@ -389,9 +389,7 @@ static void attachments(scene_ctx *c)
             shape(c, g.body[0], "ring", label);
             member(c->b, "axis", g.axis, 3);
         } else {
-            shape(c, g.body[0], "sphere", label);
-            static const double I3[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
-            member(c->b, "R", I3, 9);
+            shape(c, g.body[0], "contact", label);
         }
         member(c->b, "size", size, 3);
         member(c->b, "p", g.point[0], 3);

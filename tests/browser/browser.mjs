@@ -23,6 +23,7 @@ export async function launch() {
       '--disable-renderer-backgrounding', '--disable-background-timer-throttling'],
   });
   context.cleanup = () => rmSync(profile, { recursive: true, force: true });
+  context.profile = profile;
   return context;
 }
 

@@ -6,7 +6,7 @@
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import 'uplot/dist/uPlot.min.css';
-import { buildScene, buildSprings, decodeBase64 } from './scene.js';
+import { buildScene, buildSprings, decodeBase64, hitLabel } from './scene.js';
 import { buildPlots } from './plots.js';
 import { buildSensitivity } from './sens.js';
 
@@ -34,7 +34,7 @@ function fitCamera(camera, controls, scene, up, size) {
   const r = box.isEmpty() ? size : Math.max(0.5 * box.getSize(new THREE.Vector3()).length(), 0.2 * size);
   const side = Math.abs(up.z) > 0.9 ? new THREE.Vector3(1.0, -1.6, 0) : new THREE.Vector3(0.35, 0, 1.6);
   side.addScaledVector(up, 0.55).normalize();
-  camera.position.copy(c).addScaledVector(side, 2.4 * r);
+  camera.position.copy(c).addScaledVector(side, 2.8 * r);
   camera.near = r / 100;
   camera.far = r * 400;
   camera.updateProjectionMatrix();
@@ -205,7 +205,7 @@ function start() {
     const hit = ray.intersectObjects(scene.children, true).find((h) => h.object.userData.label && h.object.visible);
     tip.hidden = !hit;
     if (hit) {
-      tip.textContent = hit.object.userData.label;
+      tip.textContent = hitLabel(hit);
       tip.style.left = (hover.clientX - r.left + 14) + 'px';
       tip.style.top = (hover.clientY - r.top + 10) + 'px';
     }

@@ -5,6 +5,7 @@ import * as THREE from 'three';
 import { STLLoader } from 'three/examples/jsm/loaders/STLLoader.js';
 import { OBJLoader } from 'three/examples/jsm/loaders/OBJLoader.js';
 import { ColladaLoader } from 'three/examples/jsm/loaders/ColladaLoader.js';
+import { mergeGeometries } from 'three/examples/jsm/utils/BufferGeometryUtils.js';
 
 const PALETTE = [0x4e79a7, 0xf28e2b, 0x59a14f, 0xe15759, 0x76b7b2, 0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f];
 const JOINT_COLOR = 0xd9822b;
@@ -70,12 +71,14 @@ function jointMesh(s, r) {
     m = new THREE.Mesh(new THREE.CylinderGeometry(1.6 * r, 1.6 * r, 4.5 * r, 12), mat);
     alignTo(m, s.axis);
   }
-  grp.add(m);
-  if (t === 'cardan' && s.axis2) {
-    const m2 = new THREE.Mesh(new THREE.CylinderGeometry(1.3 * r, 1.3 * r, 4 * r, 18), mat);
-    alignTo(m2, s.axis2);
-    grp.add(m2);
+  if (!(t === 'cardan' && s.axis2)) {
+    m.position.set(...s.p);
+    return m;
   }
+  grp.add(m);
+  const m2 = new THREE.Mesh(new THREE.CylinderGeometry(1.3 * r, 1.3 * r, 4 * r, 12), mat);
+  alignTo(m2, s.axis2);
+  grp.add(m2);
   grp.position.set(...s.p);
   return grp;
 }
@@ -130,6 +133,13 @@ function shapeObject(s, data, bodyColor) {
       m.position.set(...s.p);
       return m;
     }
+    case 'contact': {   // a contact sphere: see-through, left out of the camera fit
+      const m = new THREE.Mesh(new THREE.SphereGeometry(s.size[0], 16, 10),
+        new THREE.MeshBasicMaterial({ color: 0x6b7280, wireframe: true, transparent: true, opacity: 0.25 }));
+      m.position.set(...s.p);
+      m.userData.noFit = true;
+      return m;
+    }
     case 'ring': {
       const m = new THREE.Mesh(new THREE.TorusGeometry(s.size[0], 0.08 * s.size[0], 10, 48), material(0x30343c));
       alignTo(m, s.axis, new THREE.Vector3(0, 0, 1));
@@ -141,7 +151,7 @@ function shapeObject(s, data, bodyColor) {
 }
 
 function labelAll(obj, label, env = false) {
-  obj.traverse((c) => { c.userData.label = label; c.userData.env = env; });
+  obj.traverse((c) => { c.userData.label = label; c.userData.env = env || !!obj.userData.noFit; });
 }
 
 // ground frame, gravity arrow and contact planes
@@ -165,6 +175,44 @@ function addEnvironment(scene, data, up) {
     labelAll(grid, 'contact plane', true);
     scene.add(grid);
   }
+}
+
+// The simple meshes of a body that share a material become one mesh (fewer
+// draw calls: what costs most when WebGL runs in software); the triangles
+// of each keep their name for hover in userData.ranges.
+function mergeBody(grp) {
+  const byMaterial = new Map();
+  for (const c of grp.children) {
+    if (!c.isMesh || c.children.length || !c.geometry.index || c.userData.noFit) continue;
+    if (!byMaterial.has(c.material)) byMaterial.set(c.material, []);
+    byMaterial.get(c.material).push(c);
+  }
+  for (const [mat, list] of byMaterial) {
+    if (list.length < 2) continue;
+    const geoms = [], ranges = [];
+    let start = 0;
+    for (const m of list) {
+      m.updateMatrix();
+      const g = m.geometry.clone().applyMatrix4(m.matrix);
+      geoms.push(g);
+      ranges.push({ start, end: start + g.index.count, label: m.userData.label });
+      start += g.index.count;
+      grp.remove(m);
+    }
+    const merged = new THREE.Mesh(mergeGeometries(geoms), mat);
+    merged.userData.ranges = ranges;
+    merged.userData.label = ranges[0].label;
+    grp.add(merged);
+  }
+}
+
+// the name of what a ray hit: a merged mesh knows it per triangle
+export function hitLabel(hit) {
+  const r = hit.object.userData.ranges;
+  if (!r || hit.faceIndex == null) return hit.object.userData.label;
+  const k = 3 * hit.faceIndex;
+  const found = r.find((x) => k >= x.start && k < x.end);
+  return found ? found.label : hit.object.userData.label;
 }
 
 export function buildScene(data) {
@@ -192,6 +240,7 @@ export function buildScene(data) {
     labelAll(obj, s.label || data.bodies[s.body].name);
     grp.add(obj);
   }
+  groups.forEach(mergeBody);
   return { scene, groups, up };
 }
 
