@@ -234,6 +234,31 @@ int main(void)
         one_model(m, base, models[k].id, models[k].loops, models[k].run, 100 + (unsigned long)k);
         mbs_model_free(m);
     }
+    /* force elements that carry over: a spring-damper to the ground (a
+     * tendon) and a joint spring with damping on a cylindrical joint's
+     * rotation, away from their free lengths */
+    {
+        static const char *json =
+            "{\"name\": \"springs\", \"gravity\": [0, 0, -9.81], \"bodies\": ["
+            "{\"name\": \"a\", \"mass\": 2, \"com\": [0.3, 0, 0], \"inertia\": [0.02, 0.05, 0.06, 0.001, 0, 0],"
+            " \"points\": {\"tip\": [0.6, 0.1, 0]}},"
+            "{\"name\": \"b\", \"mass\": 1, \"com\": [0.2, 0, 0.1], \"inertia\": [0.01, 0.02, 0.02, 0, 0, 0]}],"
+            "\"joints\": ["
+            "{\"name\": \"ja\", \"type\": \"revolute\", \"parent\": \"ground\", \"child\": \"a\","
+            " \"axis\": [0, 1, 0], \"q0\": [0.3]},"
+            "{\"name\": \"jb\", \"type\": \"cylindrical\", \"parent\": \"a\", \"child\": \"b\","
+            " \"parent_point\": [0.6, 0, 0], \"axis\": [1, 0, 0], \"q0\": [0.05, -0.4]}],"
+            "\"forces\": ["
+            "{\"name\": \"s1\", \"type\": \"spring_damper\", \"body1\": \"ground\", \"point1\": [0, 0.2, 0.5], \"point2\": \"a.tip\","
+            " \"stiffness\": 300, \"damping\": 7, \"length\": 0.4},"
+            "{\"name\": \"s2\", \"type\": \"joint_spring\", \"joint\": \"jb\", \"coordinate\": \"theta\","
+            " \"stiffness\": 40, \"damping\": 3, \"position\": 0.2}]}";
+        mbs_error e;
+        mbs_model *m = mbs_model_load_string(json, "springs.json", &e);
+        CHECK(m != NULL, "springs: %s", e.msg);
+        if (m) one_model(m, "springs", 1, 0, 1, 400);
+        mbs_model_free(m);
+    }
     /* random trees: every joint type but floating (MuJoCo's free joints are top level) */
     mbs_rng r;
     mbs_rng_seed(&r, 42);

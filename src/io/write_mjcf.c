@@ -127,8 +127,6 @@ static double model_size(const mbs_model *m)
     return s > 0 ? s : 1;
 }
 
-
-
 /* MuJoCo anchors the loop equalities in the reference configuration: the
  * loops must be closed there (to 1e-8 of the model size). */
 static int loops_closed(mjcf_writer *W, mbs_data *d)
