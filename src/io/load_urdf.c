@@ -501,7 +501,7 @@ static int parse_visual(uctx *c, const ulink *l, const xmlNode *n, mbs_visual_in
         return ufail(c, line_of(s), "link %s: unknown shape <%s>", l->name, (const char *)s->name);
     }
     if (rc) return rc;
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 3 && v->shape != MBS_VISUAL_MESH; k++)   /* a negative mesh scale mirrors it */
         if (!(v->size[k] >= 0)) return ufail(c, line_of(s), "link %s: negative size of <%s>", l->name, (const char *)s->name);
     rpy_matrix(rpy, R);
     mmul(v->R, l->R, R);
