@@ -103,8 +103,10 @@ static int build_data(const char *cmd, const view_args *a, const mbs_model *m, m
     if (!rc) rc = view_sensitivity_write(cmd, a->sens, b);
     if (!rc) {
         write_info(b, m, &sc, &r, a->csv);
-        cli_buf_printf(b, "\"trace\": %d,\n\"follow\": %s\n}", a->trace ? mbs_point_find(m, a->trace) : -1,
-                       follow ? "true" : "false");
+        cli_buf_puts(b, "\"trace\": ");
+        if (a->trace) view_str(b, a->trace);
+        else cli_buf_puts(b, "null");
+        cli_buf_printf(b, ",\n\"follow\": %s\n}", follow ? "true" : "false");
     }
     view_scene_free(&sc);
     view_run_free(&r);

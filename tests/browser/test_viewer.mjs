@@ -151,6 +151,8 @@ test('five-bar: loop, springs, trace, sensitivity table', async () => {
   const page = await checkPage('fivebar', 'fivebar.csv', 'fivebar.html', 'b23', ['jA', 'j1', 'j2', 'j3']);
   const groups = await page.evaluate(() => window.mbsViewer.plotGroups().map((g) => g.group));
   assert.deepEqual(groups, ['coordinates', 'energy', 'violation', 'objectives']);
+  const traced = await page.$eval('#trace', (sel) => sel.options[sel.selectedIndex].textContent);
+  assert.equal(traced, 'b12.P2', 'fivebar: --trace selects the point');
   // the gradient table holds the result's numbers
   const want = JSON.parse(sens);
   const cells = await page.$$eval('#sens table.grad td[data-value]', (td) => td.map((c) => Number(c.dataset.value)));

@@ -127,7 +127,8 @@ function start() {
     dirty = true;
   };
   traceSel.addEventListener('change', buildTrace);
-  if (data.trace !== undefined && data.trace >= 0) { traceSel.value = String(data.trace); }
+  const chosen = points.findIndex((p) => p.name === data.trace);
+  if (chosen >= 0) traceSel.value = String(chosen);
   buildTrace();
 
   // ---- playback state and controls
