@@ -5,7 +5,10 @@
  * Settings: command-line options, else the model's "simulation" section,
  * else the built-in defaults (mbs_model_sim_options). Columns: t, every
  * coordinate, its velocity (NAME.qd) and acceleration (NAME.qdd), then the
- * model's "outputs" (mbs_output_column_name).
+ * model's "outputs" (mbs_output_column_name), then the body poses that
+ * --poses asks for. --format json writes the same table as a JSON document
+ * {"model", "columns": [...], "rows": [[...], ...]} (non-finite numbers as
+ * null).
  *
  * --out FILE: the rows are streamed to a temporary file .FILE.XXXXXX in the
  * same directory, which is synced and renamed over FILE at the end; on any
@@ -38,7 +41,8 @@ static void usage(FILE *out)
           "                       [--tolerance TOL] [--max-iterations N]\n"
           "                       [--tangent fd|analytic] [--tangent-update iteration|step]\n"
           "                       [--rtol R] [--atol A] [--cvodes-method bdf|adams]\n"
-          "                       [--no-project] [--out FILE.csv] [--quiet]\n"
+          "                       [--no-project] [--poses all|BODY,...]\n"
+          "                       [--format csv|json] [--out FILE] [--quiet]\n"
           "\n"
           "Forward-dynamics simulation from the model's initial state (q0, qd0) over\n"
           "[0, T]. Writes a CSV with a header line: t, every coordinate, its velocity\n"
@@ -75,6 +79,10 @@ static void usage(FILE *out)
           "  --rtol R, --atol A  cvodes: tolerances (defaults 1e-8, 1e-10)\n"
           "  --cvodes-method M   cvodes: bdf (default) or adams\n"
           "  --no-project        do not project Euler parameters onto |p| = 1 after steps\n"
+          "  --poses WHICH       add the pose of every moving body (all) or of the listed\n"
+          "                      bodies: columns BODY.x, .y, .z (origin of the body frame)\n"
+          "                      and BODY.qw, .qx, .qy, .qz (orientation quaternion)\n"
+          "  --format FMT        csv (default) or json: {\"model\", \"columns\", \"rows\"}\n"
           "  --out FILE          write the CSV to FILE (atomically: temporary file and\n"
           "                      rename; nothing is left behind on failure); default or\n"
           "                      '-': standard output\n"
@@ -120,6 +128,8 @@ typedef struct {
     const char *cmd;
     const mbs_model *m;
     int nq, nout;
+    mbs_output *outs;     /* the model's outputs, then the --poses ones */
+    int json;             /* --format json */
     FILE *f;              /* --out: the temporary file */
     cli_buf *buf;         /* standard output: in memory */
     long rows;
@@ -141,6 +151,32 @@ static double seconds_since(const struct timespec *a)
     return (double)(b.tv_sec - a->tv_sec) + 1e-9 * (double)(b.tv_nsec - a->tv_nsec);
 }
 
+static void emit_str(sink *s, const char *str)
+{
+    if (s->f) {
+        if (fputs(str, s->f) < 0) s->write_error = errno ? errno : EIO;
+    } else {
+        cli_buf_puts(s->buf, str);
+    }
+}
+
+/* a column name: as is in CSV, a JSON string otherwise */
+static void emit_name(sink *s, const char *sep, const char *a, const char *b)
+{
+    emit_str(s, sep);
+    if (!s->json) {
+        emit_str(s, a);
+        emit_str(s, b);
+        return;
+    }
+    char name[600];
+    snprintf(name, sizeof name, "%s%s", a, b);
+    cli_buf t = {0};
+    cli_json_str(&t, name);
+    emit_str(s, t.s ? t.s : "\"\"");
+    cli_buf_free(&t);
+}
+
 /* x with the fewest significant digits (15..17) that read back exactly.
  * Fixed formats (a '*' precision sends glibc's printf down its slow
  * positional path); 17 digits always read back, so they are not checked. */
@@ -151,6 +187,11 @@ static void emit(sink *s, const char *sep, double x)
     memcpy(num, sep, ls);
     char *v = num + ls;
     const size_t room = sizeof num - ls;
+    if (s->json && !isfinite(x)) {
+        snprintf(v, room, "null");
+        emit_str(s, num);
+        return;
+    }
     snprintf(v, room, "%.15g", x);
     if (strtod(v, NULL) != x) {
         snprintf(v, room, "%.16g", x);
@@ -163,58 +204,58 @@ static void emit(sink *s, const char *sep, double x)
     }
 }
 
-static void emit_str(sink *s, const char *str)
-{
-    if (s->f) {
-        if (fputs(str, s->f) < 0) s->write_error = errno ? errno : EIO;
-    } else {
-        cli_buf_puts(s->buf, str);
-    }
-}
 
 static void header(sink *s)
 {
     const mbs_model *m = s->m;
-    emit_str(s, "t");
+    if (s->json) {
+        cli_buf t = {0};
+        cli_json_str(&t, mbs_model_name(m));
+        emit_str(s, "{\"model\": ");
+        emit_str(s, t.s ? t.s : "\"\"");
+        emit_str(s, ",\n \"columns\": [");
+        cli_buf_free(&t);
+    }
+    emit_name(s, "", "t", "");
     static const char *const suffix[3] = { "", ".qd", ".qdd" };
     for (int part = 0; part < 3; part++)
-        for (int k = 0; k < s->nq; k++) {
-            emit_str(s, ",");
-            emit_str(s, mbs_coord_name(m, k));
-            emit_str(s, suffix[part]);
-        }
+        for (int k = 0; k < s->nq; k++) emit_name(s, ",", mbs_coord_name(m, k), suffix[part]);
     for (int k = 0; k < s->nout; k++) {
-        mbs_output o = mbs_model_output(m, k);
-        for (int c = 0; c < mbs_output_ncolumns(&o); c++) {
+        const mbs_output *o = &s->outs[k];
+        for (int c = 0; c < mbs_output_ncolumns(o); c++) {
             char name[512];
-            mbs_output_column_name(m, &o, c, name, sizeof name);
-            emit_str(s, ",");
-            emit_str(s, name);
+            mbs_output_column_name(m, o, c, name, sizeof name);
+            emit_name(s, ",", name, "");
         }
     }
-    if (s->violation) emit_str(s, ",phi_norm,phid_norm,phidd_norm");
-    emit_str(s, "\n");
+    if (s->violation) {
+        emit_name(s, ",", "phi_norm", "");
+        emit_name(s, ",", "phid_norm", "");
+        emit_name(s, ",", "phidd_norm", "");
+    }
+    emit_str(s, s->json ? "],\n \"rows\": [\n" : "\n");
 }
 
 static int on_step(void *user, const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
                    const double *qdd)
 {
     sink *s = user;
+    if (s->json) emit_str(s, s->rows ? ",\n  [" : "  [");
     emit(s, "", t);
     const double *v[3] = { q, qd, qdd };
     for (int part = 0; part < 3; part++)
         for (int k = 0; k < s->nq; k++) emit(s, ",", v[part][k]);
     for (int k = 0; k < s->nout; k++) {
-        mbs_output o = mbs_model_output(m, k);
-        mbs_output_eval(m, d, q, &o, s->vals);
-        for (int c = 0; c < mbs_output_ncolumns(&o); c++) emit(s, ",", s->vals[c]);
+        const mbs_output *o = &s->outs[k];
+        mbs_output_eval(m, d, q, o, s->vals);
+        for (int c = 0; c < mbs_output_ncolumns(o); c++) emit(s, ",", s->vals[c]);
     }
     if (s->violation) {
         double v[3];
         mbs_constraint_violation(m, d, t, q, qd, qdd, v);
         for (int c = 0; c < 3; c++) emit(s, ",", v[c]);
     }
-    emit_str(s, "\n");
+    emit_str(s, s->json ? "]" : "\n");
     s->rows++;
     s->tlast = t;
     if (s->write_error) return MBS_ERR_IO;
@@ -229,6 +270,46 @@ static int on_step(void *user, const mbs_model *m, mbs_data *d, double t, const 
     return 0;
 }
 
+/* The model's outputs, then the poses of --poses ("all" or body names,
+ * comma-separated): malloc'd into *outs. CLI_EXIT_OK or a usage error. */
+static int collect_outputs(const char *cmd, const mbs_model *m, const char *poses, mbs_output **outs, int *n)
+{
+    const int nmodel = mbs_model_noutputs(m), nb = mbs_model_nbodies(m);
+    *n = 0;
+    *outs = malloc(sizeof **outs * (size_t)(nmodel + (poses ? nb + 1 : 0) + 1));
+    if (!*outs) {
+        cli_error(cmd, "out of memory");
+        return CLI_EXIT_FAIL;
+    }
+    for (int k = 0; k < nmodel; k++) (*outs)[(*n)++] = mbs_model_output(m, k);
+    if (!poses) return CLI_EXIT_OK;
+    const mbs_output pose = { MBS_OUTPUT_POSE, -1, 0 };
+    if (strcmp(poses, "all") == 0) {
+        for (int b = 1; b <= nb; b++) {
+            (*outs)[*n] = pose;
+            (*outs)[(*n)++].body = b;
+        }
+        return CLI_EXIT_OK;
+    }
+    for (const char *p = poses; *p;) {
+        size_t len = strcspn(p, ",");
+        char name[512];
+        snprintf(name, sizeof name, "%.*s", (int)len, p);
+        int b = mbs_body_find(m, name);
+        if (b < 0 || *n >= nmodel + nb + 1) {
+            free(*outs);
+            *outs = NULL;
+            return cli_usage_error(cmd, usage, "--poses: %s body '%s' (expected all or body names of %s)",
+                                   b < 0 ? "unknown" : "repeated", name, mbs_model_name(m));
+        }
+        (*outs)[*n] = pose;
+        (*outs)[(*n)++].body = b;
+        p += len;
+        if (*p == ',') p++;
+    }
+    return CLI_EXIT_OK;
+}
+
 /* ---------------------------------------------------------------- command */
 
 int cmd_simulate(int argc, char **argv)
@@ -237,7 +318,7 @@ int cmd_simulate(int argc, char **argv)
     const char *s_integ = NULL, *s_solver = NULL, *s_form = NULL, *s_ref = NULL, *s_dt = NULL, *s_tf = NULL;
     const char *s_tol = NULL, *s_maxit = NULL, *s_rtol = NULL, *s_atol = NULL, *s_cvm = NULL, *out = NULL;
     const char *s_tangent = NULL, *s_tupd = NULL;
-    const char *s_pen = NULL, *s_pscale = NULL, *s_proj = NULL;
+    const char *s_pen = NULL, *s_pscale = NULL, *s_proj = NULL, *s_poses = NULL, *s_format = NULL;
     const char *pos[1];
     int no_project = 0, quiet = 0, npos = 0;
     const cli_option opts[] = {
@@ -250,6 +331,7 @@ int cmd_simulate(int argc, char **argv)
         {"--tangent", NULL, &s_tangent, NULL},    {"--tangent-update", NULL, &s_tupd, NULL},
         {"--penalty", NULL, &s_pen, NULL},        {"--proj-scale", NULL, &s_pscale, NULL},
         {"--projection", NULL, &s_proj, NULL},
+        {"--poses", NULL, &s_poses, NULL},        {"--format", NULL, &s_format, NULL},
         {"--out", "-o", &out, NULL},              {"--quiet", "-q", NULL, &quiet},
     };
     int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
@@ -258,6 +340,8 @@ int cmd_simulate(int argc, char **argv)
     if (npos != 1) return cli_usage_error(cmd, usage, "missing MODEL argument");
 
     /* Check the option values before loading the model (usage errors, 2). */
+    if (s_format && strcmp(s_format, "csv") != 0 && strcmp(s_format, "json") != 0)
+        return cli_usage_error(cmd, usage, "--format: unknown value '%s' (expected csv or json)", s_format);
     int e_integ = -1, e_solver = -1, e_form = -1, e_ref = -1, e_cvm = -1, maxit = 0, e_loop = -1, e_proj = -1;
     int e_tupd = -1, e_tangent = -1;
     double dt = 0, tf = 0, tol = 0, rtol = 0, atol = 0, pen = 0, pscale = 0;
@@ -342,7 +426,11 @@ int cmd_simulate(int argc, char **argv)
     s.cmd = cmd;
     s.m = m;
     s.nq = mbs_model_nq(m);
-    s.nout = mbs_model_noutputs(m);
+    s.json = s_format && strcmp(s_format, "json") == 0;
+    if ((rc = collect_outputs(cmd, m, s_poses, &s.outs, &s.nout)) != CLI_EXIT_OK) {
+        mbs_model_free(m);
+        return rc;
+    }
     s.violation = o.loop != MBS_LOOP_NONE;
     s.buf = &buf;
     s.t0 = o.t0;
@@ -350,7 +438,7 @@ int cmd_simulate(int argc, char **argv)
     s.progress = !quiet && isatty(fileno(stderr));
     clock_gettime(CLOCK_MONOTONIC, &s.start);
     s.last = s.start;
-    s.vals = calloc(4, sizeof(double));
+    s.vals = calloc(MBS_OUTPUT_MAX_COLUMNS, sizeof(double));
     mbs_data *d = mbs_data_create(m, &err);
     cli_atomic af = { 0 };
     rc = CLI_EXIT_OK;
@@ -369,6 +457,10 @@ int cmd_simulate(int argc, char **argv)
     if (!rc) {
         header(&s);
         status = mbs_simulate(m, d, &o, NULL, NULL, on_step, &s, &st, &err);
+        if (status == MBS_OK && s.json) {
+            emit_str(&s, "\n]}\n");
+            if (s.write_error) status = MBS_ERR_IO;
+        }
     }
     double wall = seconds_since(&s.start);
     if (s.shown) fputs("\r\033[K", stderr);
@@ -429,6 +521,7 @@ int cmd_simulate(int argc, char **argv)
     }
     cli_buf_free(&buf);
     free(s.vals);
+    free(s.outs);
     mbs_data_free(d);
     mbs_model_free(m);
     return rc;

@@ -33,6 +33,10 @@ int mbs_normalize_state(const mbs_model *m, double *q, double *qd);
 int mbs_euler_omega_from_rates(const double p[4], const double pdot[4], double w[3]);
 int mbs_euler_rates_from_omega(const double p[4], const double w[3], double pdot[4]);
 
+/* Unit quaternion [w, x, y, z] (w >= 0) of a rotation matrix (row-major),
+ * by the largest-pivot formula (accurate for every rotation). */
+void mbs_rotation_quaternion(const double A[9], double quat[4]);
+
 /* Results of the last mbs_kinematics call. */
 void mbs_body_pose(const mbs_data *d, int body, double A[9], double origin[3]);
 void mbs_body_com(const mbs_data *d, int body, double r[3]);

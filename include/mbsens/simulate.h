@@ -320,18 +320,23 @@ typedef enum mbs_output_kind {
     MBS_OUTPUT_POSITION = 0,   /* of a named point: 3 columns NAME.x NAME.y NAME.z */
     MBS_OUTPUT_VELOCITY,       /* NAME.vx NAME.vy NAME.vz */
     MBS_OUTPUT_ACCELERATION,   /* NAME.ax NAME.ay NAME.az */
-    MBS_OUTPUT_ENERGY          /* 4 columns: kinetic_energy, potential_energy (gravity),
+    MBS_OUTPUT_ENERGY,         /* 4 columns: kinetic_energy, potential_energy (gravity),
                                 * elastic_energy (springs), energy (their sum) */
+    MBS_OUTPUT_POSE            /* of a body: 7 columns BODY.x BODY.y BODY.z (origin of the body
+                                * frame) and BODY.qw BODY.qx BODY.qy BODY.qz (orientation: the
+                                * unit quaternion of its rotation matrix, qw >= 0) */
 } mbs_output_kind;
 
 typedef struct mbs_output {
     mbs_output_kind kind;
-    int point;                 /* named point index (position/velocity/acceleration) */
+    int point;                 /* named point index (position/velocity/acceleration), else -1 */
+    int body;                  /* body index (pose), else -1 */
 } mbs_output;
 
 int mbs_model_noutputs(const mbs_model *m);
 mbs_output mbs_model_output(const mbs_model *m, int k);
-int mbs_output_ncolumns(const mbs_output *o);                 /* 3, energy 4 */
+int mbs_output_ncolumns(const mbs_output *o);                 /* 3, energy 4, pose 7 */
+#define MBS_OUTPUT_MAX_COLUMNS 7
 /* Name of column c (0..ncolumns-1) into buf; returns the length snprintf
  * would write. */
 int mbs_output_column_name(const mbs_model *m, const mbs_output *o, int c,

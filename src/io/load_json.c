@@ -1306,12 +1306,14 @@ static int add_output(lctx *c, mbs_model *m, mbs_output_kind kind, int point)
     if (!o) return fail(c, MBS_ERR_NOMEM, "outputs", "out of memory");
     m->sim.output = o;
     o[m->sim.noutput].kind = kind;
-    o[m->sim.noutput].point = point;
+    o[m->sim.noutput].point = kind == MBS_OUTPUT_POSE ? -1 : point;
+    o[m->sim.noutput].body = kind == MBS_OUTPUT_POSE ? point : -1;
     m->sim.noutput++;
     return MBS_OK;
 }
 
-/* "outputs": [ "energy", { "point": "body.point", "quantities": [...] }, ... ] */
+/* "outputs": [ "energy", "poses", { "point": "body.point", "quantities": [...] },
+ * { "body": "name" }, ... ]; "poses": the pose of every moving body */
 static int load_outputs(lctx *c, json_t *arr, mbs_model *m)
 {
     static const char *const allowed[] = { "point", "quantities", NULL };
@@ -1325,10 +1327,26 @@ static int load_outputs(lctx *c, json_t *arr, mbs_model *m)
         snprintf(path, sizeof path, "outputs[%zu]", k);
         int rc;
         if (json_is_string(e)) {
-            if (strcmp(json_string_value(e), "energy") != 0)
-                return fail(c, MBS_ERR_MODEL, path, "unknown output \"%s\" (expected \"energy\" or an object "
-                            "{\"point\": \"body.point\", \"quantities\": [...]})", json_string_value(e));
-            if ((rc = add_output(c, m, MBS_OUTPUT_ENERGY, -1))) return rc;
+            const int poses = strcmp(json_string_value(e), "poses") == 0;
+            if (strcmp(json_string_value(e), "energy") != 0 && !poses)
+                return fail(c, MBS_ERR_MODEL, path, "unknown output \"%s\" (expected \"energy\", \"poses\" or an "
+                            "object {\"point\": \"body.point\", \"quantities\": [...]} or {\"body\": \"name\"})",
+                            json_string_value(e));
+            for (int b = 1; poses && b <= m->nb; b++)
+                if ((rc = add_output(c, m, MBS_OUTPUT_POSE, b))) return rc;
+            if (!poses && (rc = add_output(c, m, MBS_OUTPUT_ENERGY, -1))) return rc;
+            continue;
+        }
+        if (json_is_object(e) && json_object_get(e, "body")) {
+            static const char *const body_allowed[] = { "body", NULL };
+            if ((rc = check_members(c, e, path, body_allowed))) return rc;
+            char bpath[PATH_LEN + 16];
+            snprintf(bpath, sizeof bpath, "%s.body", path);
+            const char *bname = NULL;
+            if ((rc = get_string(c, json_object_get(e, "body"), bpath, &bname))) return rc;
+            int b = mbs_body_find(m, bname);
+            if (b < 0) return fail(c, MBS_ERR_MODEL, bpath, "unknown body \"%s\"", bname);
+            if ((rc = add_output(c, m, MBS_OUTPUT_POSE, b))) return rc;
             continue;
         }
         if (!json_is_object(e))

@@ -135,6 +135,16 @@ void sens_objectives(sens_run *r, const double *q, const double *qd, const doubl
     if (r->o && r->o->objective) g[m->nobj] = terminal ? 0 : user_objective(r, t, q, qd, qdd, 0);
 }
 
+int mbs_objective_integrand_at(const mbs_model *m, mbs_data *d, int k, int terminal, double t, const double *q,
+                               const double *qd, const double *qdd, double *g)
+{
+    if (!m || !d || !q || !qd || !qdd || !g || k < 0 || k >= m->nobj) return MBS_ERR_ARG;
+    mbs_data_set_time(d, t);
+    mbs_deriv_id_primal(m, d, q, qd, qdd, d->dbuf);
+    *g = mbs_objective_integrand(m, m->x, &d->ws, k, terminal != 0, q, qd, qdd, t);
+    return MBS_OK;
+}
+
 /* One past the last body whose kinematics an objective reads (bodies are
  * in depth-first order, so the sweep over 1 .. end-1 covers their paths):
  * coordinates read none, the kinetic energy all. */
