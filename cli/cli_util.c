@@ -568,7 +568,11 @@ static int open_temporary(cli_atomic *a, const char *cmd, int kind, const struct
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = atomic_on_signal;
     sigemptyset(&sa.sa_mask);
-    for (int k = 0; k < NSIGNALS; k++) sigaction(exit_signals[k], &sa, &atomic_old_handlers[k]);
+    for (int k = 0; k < NSIGNALS; k++) {
+        /* a signal ignored when the command started (nohup, a background job) stays ignored */
+        sigaction(exit_signals[k], NULL, &atomic_old_handlers[k]);
+        if (atomic_old_handlers[k].sa_handler != SIG_IGN) sigaction(exit_signals[k], &sa, NULL);
+    }
     int fd = mkstemp(a->tmp);
     if (fd < 0) {
         int e = errno;
