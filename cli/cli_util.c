@@ -573,9 +573,15 @@ static int open_temporary(cli_atomic *a, const char *cmd, int kind, const struct
         sigaction(exit_signals[k], NULL, &atomic_old_handlers[k]);
         if (atomic_old_handlers[k].sa_handler != SIG_IGN) sigaction(exit_signals[k], &sa, NULL);
     }
+    /* the handler knows the name before the file exists: a signal may come
+     * as soon as it does, and to any thread (OpenBLAS has its own), while
+     * this one is not even running again (unlinking a name that is not
+     * there yet, or never will be, does no harm) */
+    atomic_tmp_for_signal = a->tmp;
     int fd = mkstemp(a->tmp);
+    int e = errno;
     if (fd < 0) {
-        int e = errno;
+        atomic_tmp_for_signal = NULL;
         if (strcmp(a->path, a->target) != 0)
             cli_error(cmd, "cannot create '%s' (the destination of the link '%s'): %s", a->target, a->path,
                       strerror(e));
@@ -583,7 +589,6 @@ static int open_temporary(cli_atomic *a, const char *cmd, int kind, const struct
             cli_error(cmd, "cannot create '%s': %s", a->path, strerror(e));
         return -1;
     }
-    atomic_tmp_for_signal = a->tmp;
     mode_t mode;
     if (kind == OUT_REGULAR) {
         mode = st->st_mode & 07777;

@@ -232,6 +232,34 @@ EOF
 then ok "SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE: temporary file removed, file untouched"
 else ko "signals"; sed 's/^/    /' "$TMP/py.log"; fi
 
+# ---------------------------------------------------------------- the examples of docs/cli.md, verbatim
+stderr_is() {   # the first line of stderr, exactly
+    if [ "$(head -n 1 "$ERR")" = "$1" ]; then ok "$2"; else
+        ko "$2: stderr starts with '$(head -n 1 "$ERR")'"; fi
+}
+cd "$SRC" || ko "cd $SRC"
+run inverse models/double_pendulum.json --q 1e308,1e308 --qd 1e308,1e308
+expect 1 "docs: inverse at 1e308"
+stderr_is "mbsens inverse: error: inverse dynamics: tau[theta1] is not finite (-nan)" "docs: inverse message"
+run kinematics models/double_pendulum.json --qd 1e200,1e200
+expect 1 "docs: kinematics at 1e200"
+stderr_is "mbsens kinematics: error: kinematics: acceleration of body 'body1' is not finite" "docs: kinematics message"
+run info models
+expect 1 "docs: info models"
+stderr_is "mbsens info: error: models: is a directory, not a model file" "docs: directory message"
+run simulate models/double_pendulum.json --dt 1 --tf 1e19
+expect 2 "docs: simulate --dt 1 --tf 1e19"
+stderr_is "mbsens simulate: error: simulation options: t = 0 .. 1e+19 with dt = 1 is 1e+19 steps; at most 1e+09 are allowed (MBS_SIM_MAX_STEPS): increase dt or shorten the run" "docs: the limit's message"
+"$CLI" simulate models/double_pendulum.json --tf 0.05 --dt 0.01 --every 2 -q | cut -d, -f1 > "$OUT"
+[ "$(tr '\n' ' ' < "$OUT")" = "t 0 0.02 0.04 0.05 " ] && ok "docs: --every 2 rows" || ko "docs: --every 2 rows"
+# (on a copy: the command would replace the shipped model if the refusal failed)
+mkdir -p "$TMP/docs/models" && cp "$P" "$TMP/docs/models/" && cd "$TMP/docs" || ko "copy"
+run convert models/double_pendulum.json -o models/double_pendulum.json
+expect 1 "docs: convert onto the input"
+stderr_is "mbsens convert: error: cannot write 'models/double_pendulum.json': it is the input model 'models/double_pendulum.json'" "docs: input model message"
+cmp -s "$P" models/double_pendulum.json && ok "docs: model untouched" || ko "docs: model changed"
+cd "$TMP" || ko "cd $TMP"
+
 # ---------------------------------------------------------------- model files
 run info "$SRC/tests/urdf/entity_attribute.urdf"
 expect 1 "URDF attribute with an entity reference"
