@@ -29,8 +29,8 @@ int mbs_normalize_state(const mbs_model *m, double *q, double *qd);
 
 /* Euler-parameter rates <-> relative angular velocity of joint `joint`
  * (spherical or floating), in the parent's joint frame:
- *   w = 2 E(p) pdot,   pdot = 1/2 E(p)^T w   (|p| = 1). */
-/* MBS_OK, or MBS_ERR_NUMERIC if the result is not finite. */
+ *   w = 2 E(p) pdot,   pdot = 1/2 E(p)^T w   (|p| = 1).
+ * MBS_OK, or MBS_ERR_NUMERIC if the result is not finite. */
 int mbs_euler_omega_from_rates(const double p[4], const double pdot[4], double w[3]);
 int mbs_euler_rates_from_omega(const double p[4], const double w[3], double pdot[4]);
 
