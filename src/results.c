@@ -98,12 +98,22 @@ static int vec_finite(const double *v, int n)
     return 1;
 }
 
+static const char *const level[3] = { "position", "velocity", "acceleration" };
+
+/* The position, velocity and acceleration of a named point or vector. */
+static int named_finite(mbs_data *d, const char *kind, const char *name, double v[3][3])
+{
+    for (int l = 0; l < 3; l++)
+        if (!vec_finite(v[l], 3))
+            return mbs_data_fail(d, MBS_ERR_NUMERIC, "kinematics: %s of %s '%s' is not finite", level[l], kind, name);
+    return MBS_OK;
+}
+
 /* What the queries return for every body, named point and vector, and the
  * energies: the first that is not finite, named in d's message. */
 static int kinematics_exact(mbs_data *d, const double *q)
 {
     const mbs_model *m = d->model;
-    static const char *const level[3] = { "position", "velocity", "acceleration" };
     double v[3][3], w[2][3], A[9], c[3];
     for (int i = 1; i <= m->nb; i++) {
         mbs_body_pose(d, i, A, v[0]);
@@ -117,19 +127,14 @@ static int kinematics_exact(mbs_data *d, const double *q)
                 return mbs_data_fail(d, MBS_ERR_NUMERIC, "kinematics: %s of body '%s' is not finite",
                                      level[l], m->body[i].name);
     }
+    int rc;
     for (int k = 0; k < m->npoint; k++) {
         mbs_point_kinematics(m, d, k, v[0], v[1], v[2]);
-        for (int l = 0; l < 3; l++)
-            if (!vec_finite(v[l], 3))
-                return mbs_data_fail(d, MBS_ERR_NUMERIC, "kinematics: %s of point '%s' is not finite", level[l],
-                                     mbs_point_name(m, k));
+        if ((rc = named_finite(d, "point", mbs_point_name(m, k), v))) return rc;
     }
     for (int k = 0; k < m->nvector; k++) {
         mbs_vector_kinematics(m, d, k, v[0], v[1], v[2]);
-        for (int l = 0; l < 3; l++)
-            if (!vec_finite(v[l], 3))
-                return mbs_data_fail(d, MBS_ERR_NUMERIC, "kinematics: %s of vector '%s' is not finite", level[l],
-                                     mbs_vector_name(m, k));
+        if ((rc = named_finite(d, "vector", mbs_vector_name(m, k), v))) return rc;
     }
     double e[4] = { mbs_kinetic_energy(m, d), mbs_potential_energy(m, d), mbs_elastic_energy(m, d, q), 0 };
     e[3] = e[0] + e[1] + e[2];   /* mbs_output_eval's "energy" */

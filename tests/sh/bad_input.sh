@@ -121,17 +121,18 @@ stderr_has 'not finite' "simulate names the non-finite result"
 [ ! -e "$TMP/fast.csv" ] && ok "no CSV" || ko "CSV written"
 
 # ---------------------------------------------------------------- output files
-# every command that writes a file, with its output option; FILE is appended
-write_cmd() {   # write_cmd N FILE: command N of the list below, writing FILE
+# every command that writes a file, with its output option
+write_cmd() {   # write_cmd N FILE [MODEL]: command N of the list below, writing FILE
+    case $1 in 1|2|3) _m=${3:-$P} ;; *) _m=${3:-$OBJ} ;; esac
     case $1 in
     1) run generate chain --n 2 --joint revolute -o "$2" ;;
-    2) run convert "$P" -o "$2" ;;
-    3) run simulate "$P" --tf 0.01 -q --out "$2" ;;
-    4) run sensitivity "$OBJ" --tf 0.01 --history "$2" ;;
-    5) run optimize "$OBJ" --tf 0.05 --max-iter 1 -q --out "$2" ;;
-    6) run optimize "$OBJ" --tf 0.05 --max-iter 1 -q --history "$2" ;;
-    7) run optimize "$OBJ" --tf 0.05 --max-iter 1 -q --plot "$2" ;;
-    8) run optimize "$OBJ" --tf 0.05 --max-iter 1 -q --model-out "$2" ;;
+    2) run convert "$_m" -o "$2" ;;
+    3) run simulate "$_m" --tf 0.01 -q --out "$2" ;;
+    4) run sensitivity "$_m" --tf 0.01 --history "$2" ;;
+    5) run optimize "$_m" --tf 0.05 --max-iter 1 -q --out "$2" ;;
+    6) run optimize "$_m" --tf 0.05 --max-iter 1 -q --history "$2" ;;
+    7) run optimize "$_m" --tf 0.05 --max-iter 1 -q --plot "$2" ;;
+    8) run optimize "$_m" --tf 0.05 --max-iter 1 -q --model-out "$2" ;;
     esac
 }
 NAMES="x generate convert simulate sensitivity optimize--out optimize--history optimize--plot optimize--model-out"
@@ -181,15 +182,7 @@ for k in 1 2 3 4 5 6 7 8; do
     ln -sf "$IN" "$TMP/o/inlink"
     rm -f "$TMP/o/inhard"; ln "$IN" "$TMP/o/inhard"
     for target in "$IN" "$TMP/o/inlink" "$TMP/o/inhard"; do
-        case $k in
-        2) run convert "$IN" -o "$target" ;;
-        3) run simulate "$IN" --tf 0.01 -q --out "$target" ;;
-        4) run sensitivity "$IN" --tf 0.01 --history "$target" ;;
-        5) run optimize "$IN" --tf 0.05 --max-iter 1 -q --out "$target" ;;
-        6) run optimize "$IN" --tf 0.05 --max-iter 1 -q --history "$target" ;;
-        7) run optimize "$IN" --tf 0.05 --max-iter 1 -q --plot "$target" ;;
-        8) run optimize "$IN" --tf 0.05 --max-iter 1 -q --model-out "$target" ;;
-        esac
+        write_cmd $k "$target" "$IN"
         expect 1 "$n onto its input model ($(basename "$target"))"
         stderr_has "cannot write '.*': it is the input model" "$n: the input model is named"
         stdout_empty "$n onto its input model"
