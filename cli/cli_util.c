@@ -440,7 +440,7 @@ enum { NSIGNALS = 5 };
 static const int exit_signals[NSIGNALS] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
 
 /* The open temporary file, for the signal handler, and the handlers it
- * replaced (one such file at a time: the command is single-threaded). */
+ * replaced (the commands open one such file at a time). */
 static char *volatile atomic_tmp_for_signal;
 static struct sigaction atomic_old_handlers[NSIGNALS];
 
