@@ -39,7 +39,7 @@ mbs_data *mbs_data_create(const mbs_model *m, mbs_error *err)
     ok = ok && mbs_idl_create(d, m) == 0;
     d->x_moderate = 1;
     for (int k = 0; k < m->nx; k++)
-        if (!(fabs(m->x[k]) <= 1e75)) d->x_moderate = 0;
+        if (!(fabs(m->x[k]) <= 1e15)) d->x_moderate = 0;
     if (!ok) {
         mbs_data_free(d);
         mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
@@ -223,7 +223,7 @@ int mbs_kinematics(const mbs_model *m, mbs_data *d, const double *q,
     if (rc) return rc;
     mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
     d->err[0] = 0;
-    return mbs_data_kinematics_results(d, q);
+    return mbs_data_kinematics_results(d, q, qd, qdd);
 }
 
 static void ref_to_point(const mbs_data *d, int body, const double *rP,
@@ -330,7 +330,7 @@ int mbs_inverse_dynamics(const mbs_model *m, mbs_data *d, const double *q,
     mbs_body_terms(m, m->x, &d->ws);
     mbs_rnea(m, &d->ws, tau);
     rc = mbs_data_results(d, "inverse dynamics", MBS_RESULTS({ "tau", tau, m->nq, 1, MBS_IX_COORD, 0 }));
-    return rc ? rc : mbs_data_kinematics_results(d, q);
+    return rc ? rc : mbs_data_kinematics_results(d, q, qd, qdd);
 }
 
 int mbs_bias_forces(const mbs_model *m, mbs_data *d, const double *q,

@@ -11,20 +11,17 @@
 #include "model_impl.h"
 #include "builder.h"
 
-/* The sum of x[0..n-1], four chains of additions (vectorizable, no
- * fast-math): finite when every entry is, unless it overflows. */
+/* The sum of x[0..n-1] in eight chains of additions (the compiler turns
+ * them into vector additions; no fast-math needed): finite when every
+ * entry is, unless it overflows. */
 static double sum(const double *x, size_t n)
 {
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    double s[8] = { 0 };
     size_t k = 0;
-    for (; k + 3 < n; k += 4) {
-        s0 += x[k];
-        s1 += x[k + 1];
-        s2 += x[k + 2];
-        s3 += x[k + 3];
-    }
-    for (; k < n; k++) s0 += x[k];
-    return (s0 + s1) + (s2 + s3);
+    for (; k + 7 < n; k += 8)
+        for (int j = 0; j < 8; j++) s[j] += x[k + j];
+    for (; k < n; k++) s[0] += x[k];
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 
 /* The name of entry i of an index of kind k, as "[name]". */
@@ -81,14 +78,12 @@ int mbs_error_results(mbs_error *err, const mbs_model *m, const char *what, cons
 
 static double sum_squares(const double *x, size_t n)
 {
-    double s0 = 0, s1 = 0;
+    double s[4] = { 0 };
     size_t k = 0;
-    for (; k + 1 < n; k += 2) {
-        s0 += x[k] * x[k];
-        s1 += x[k + 1] * x[k + 1];
-    }
-    for (; k < n; k++) s0 += x[k] * x[k];
-    return s0 + s1;
+    for (; k + 3 < n; k += 4)
+        for (int j = 0; j < 4; j++) s[j] += x[k + j] * x[k + j];
+    for (; k < n; k++) s[0] += x[k] * x[k];
+    return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
 static int vec_finite(const double *v, int n)
@@ -145,12 +140,10 @@ static int kinematics_exact(mbs_data *d, const double *q)
     return MBS_OK;
 }
 
-int mbs_data_kinematics_results(mbs_data *d, const double *q)
+int mbs_data_kinematics_results(mbs_data *d, const double *q, const double *qd, const double *qdd)
 {
-    const mbs_model *m = d->model;
-    const size_t nb1 = (size_t)m->nb + 1;
-    const double s = sum_squares(q, (size_t)m->nq) + sum_squares(d->ws.o, 3 * nb1) +
-                     sum_squares(d->ws.V, 6 * nb1) + sum_squares(d->ws.Vd, 6 * nb1);
-    if (s <= 1e150 && d->x_moderate) return MBS_OK;
+    const size_t nq = (size_t)d->model->nq;
+    const double s = sum_squares(q, nq) + (qd ? sum_squares(qd, nq) : 0) + (qdd ? sum_squares(qdd, nq) : 0);
+    if (s <= 1e30 && d->x_moderate) return MBS_OK;
     return kinematics_exact(d, q);
 }

@@ -57,11 +57,15 @@ int mbs_error_results(mbs_error *err, const mbs_model *m, const char *what, cons
  * for the query functions of mbsens/kinematics.h and mbs_output_eval:
  * MBS_OK when every number they can return for the bodies, named points
  * and vectors and the energies is finite; otherwise MBS_ERR_NUMERIC naming
- * it in mbs_data_error(d). Fast test: the 2-norm of q and of the body
- * origins, velocities and accelerations at most 1e75 with the model's
- * numbers at most 1e75 in magnitude, so that the products of at most
- * three of them that the queries form are finite; only beyond that are
+ * it in mbs_data_error(d). qd, qdd may be NULL (zero).
+ * Fast test: q, qd and qdd (2-norm) and the model's numbers at most 1e15
+ * in magnitude. The quantities the queries return are sums over the bodies
+ * of products of at most about six such numbers and of sines and cosines
+ * (positions: one, velocities: a rate times a lever arm, accelerations:
+ * two rates times a lever arm, the kinetic energy: a mass times a squared
+ * velocity), so they stay more than a hundred orders of magnitude below
+ * overflow for any model of fewer than 1e10 bodies. Only beyond that are
  * the returned quantities themselves evaluated and looked at. */
-int mbs_data_kinematics_results(mbs_data *d, const double *q);
+int mbs_data_kinematics_results(mbs_data *d, const double *q, const double *qd, const double *qdd);
 
 #endif

@@ -39,8 +39,9 @@ int mbs_euler_rates_from_omega(const double p[4], const double w[3], double pdot
  * that everything these functions return for the bodies, the named points
  * and vectors, and the energies is finite, or fail with MBS_ERR_NUMERIC
  * naming it ("kinematics: the kinetic energy is not finite (inf)"): after
- * they succeed, these return finite numbers (mbs_body_point: for local
- * coordinates up to 1e75 in magnitude). */
+ * they succeed, these return finite numbers (mbs_body_point, which takes
+ * any local coordinates: for those up to 1e15 in magnitude, at states
+ * whose q, qd, qdd are up to 1e15 as well). */
 void mbs_body_pose(const mbs_data *d, int body, double A[9], double origin[3]);
 void mbs_body_com(const mbs_data *d, int body, double r[3]);
 /* velocity and acceleration of the CoM, angular velocity and acceleration */

@@ -329,7 +329,7 @@ static int observe(mbs_integrator *it, mbs_error *err)
                                                          { "qdd", it->qdd, nq, 1, MBS_IX_COORD, 0 }),
                            msg, sizeof msg))
         return mbs_error_set(err, MBS_ERR_NUMERIC, "%s at t = %.9g", msg, it->t);
-    if (mbs_data_kinematics_results(it->d, it->q))
+    if (mbs_data_kinematics_results(it->d, it->q, it->qd, it->qdd))
         return mbs_error_set(err, MBS_ERR_NUMERIC, "%s at t = %.9g", mbs_data_error(it->d), it->t);
     int k = mbs_forces_degenerate(m, it->d);
     if (k >= 0)
