@@ -175,7 +175,7 @@ int cmd_convert(int argc, char **argv)
             text[len++] = '\n';
             text[len] = '\0';
         }
-        rc = cli_write_atomic(cmd, NULL, out, text, len) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+        rc = cli_write_atomic(cmd, NULL, out, pos[0], text, len) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
     }
     free(text);
     return rc;

@@ -16,6 +16,7 @@
 #include "kinematic_problems.h"
 #include "id_derivatives_local.h"
 #include "scribble.h"
+#include "results.h"
 
 mbs_data *mbs_data_create(const mbs_model *m, mbs_error *err)
 {
@@ -37,6 +38,9 @@ mbs_data *mbs_data_create(const mbs_model *m, mbs_error *err)
     ok = ok && d->scratch && d->xload && d->qload && d->dx && d->dbuf && mbs_con_ws_create(d, m) == 0;
     ok = ok && mbs_fdl_create(d, m) == 0;
     ok = ok && mbs_idl_create(d, m) == 0;
+    d->x_moderate = 1;
+    for (int k = 0; k < m->nx; k++)
+        if (!(fabs(m->x[k]) <= 1e15)) d->x_moderate = 0;
     if (!ok) {
         mbs_data_free(d);
         mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
@@ -213,7 +217,8 @@ int mbs_euler_omega_from_rates(const double p[4], const double pdot[4], double w
     ep_E(E, p);
     for (int r = 0; r < 3; r++)
         w[r] = 2 * (E[4 * r] * pdot[0] + E[4 * r + 1] * pdot[1] + E[4 * r + 2] * pdot[2] + E[4 * r + 3] * pdot[3]);
-    return MBS_OK;
+    char msg[128];
+    return mbs_results_finite(NULL, "Euler rates", MBS_RESULTS({ "w", w, 3, 1, MBS_IX_NONE, 0 }), msg, sizeof msg);
 }
 
 int mbs_euler_rates_from_omega(const double p[4], const double w[3], double pdot[4])
@@ -222,7 +227,9 @@ int mbs_euler_rates_from_omega(const double p[4], const double w[3], double pdot
     ep_E(E, p);
     for (int c = 0; c < 4; c++)
         pdot[c] = 0.5 * (E[c] * w[0] + E[4 + c] * w[1] + E[8 + c] * w[2]);
-    return MBS_OK;
+    char msg[128];
+    return mbs_results_finite(NULL, "Euler rates", MBS_RESULTS({ "pdot", pdot, 4, 1, MBS_IX_NONE, 0 }), msg,
+                              sizeof msg);
 }
 
 /* ---- kinematics ---- */
@@ -234,7 +241,7 @@ int mbs_kinematics(const mbs_model *m, mbs_data *d, const double *q,
     if (rc) return rc;
     mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
     d->err[0] = 0;
-    return MBS_OK;
+    return mbs_data_kinematics_results(d, q, qd, qdd);
 }
 
 static void ref_to_point(const mbs_data *d, int body, const double *rP,
@@ -340,8 +347,8 @@ int mbs_inverse_dynamics(const mbs_model *m, mbs_data *d, const double *q,
     mbs_data_prepare_loads(m, d, q, qd);
     mbs_body_terms(m, m->x, &d->ws);
     mbs_rnea(m, &d->ws, tau);
-    d->err[0] = 0;
-    return MBS_OK;
+    rc = mbs_data_results(d, "inverse dynamics", MBS_RESULTS({ "tau", tau, m->nq, 1, MBS_IX_COORD, 0 }));
+    return rc ? rc : mbs_data_kinematics_results(d, q, qd, qdd);
 }
 
 int mbs_bias_forces(const mbs_model *m, mbs_data *d, const double *q,
@@ -357,6 +364,5 @@ int mbs_mass_matrix(const mbs_model *m, mbs_data *d, const double *q, double *M)
     mbs_kin_forward(m, m->x, &d->ws, q, NULL, NULL, 0);
     mbs_mass_terms(m, m->x, &d->ws);
     mbs_crba(m, &d->ws, M);
-    d->err[0] = 0;
-    return MBS_OK;
+    return mbs_data_results(d, "mass matrix", MBS_RESULTS({ "M", M, m->nq, m->nq, MBS_IX_COORD, MBS_IX_COORD }));
 }

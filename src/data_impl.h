@@ -32,6 +32,8 @@ struct mbs_data {
     struct mbs_idl *idl;   /* fused ID Jacobians for 1-DOF trees (id_derivatives_local.c) */
     int has_body_load;     /* a user body load was added since the last clear */
     int fr_global;         /* mbs_data_set_fr_frames(MBS_FR_GLOBAL) */
+    int x_moderate;        /* every number of the model at most 1e15 in magnitude
+                            * (mbs_data_kinematics_results, src/results.c) */
     char err[MBS_ERROR_MSG_LEN];
 };
 

@@ -31,6 +31,7 @@
 #include "kinematic_problems.h"
 #include "constraint_model.h"
 #include "constraints/constraint.h"
+#include "results.h"
 
 #define RCOND 1e-11
 
@@ -137,7 +138,12 @@ int mbs_constraint_eval(const mbs_model *m, mbs_data *d, const double *q, const 
     const int level = c ? 2 : phid ? 1 : 0;
     mbs_kin_forward(m, m->x, &d->ws, q, qd, NULL, level);
     mbs_con_kernel(m, m->x, &d->ws, q, qd, NULL, t, phi, Phi_q, phid, b, c, NULL);
-    return MBS_OK;
+    const int n = mbs_con_nrows(m);
+    return mbs_data_results(d, "constraints",
+                            MBS_RESULTS({ "phi", phi, n, 1, MBS_IX_CON, 0 },
+                                        { "Phi_q", Phi_q, n, m->nq, MBS_IX_CON, MBS_IX_COORD },
+                                        { "dphi/dt", phid, n, 1, MBS_IX_CON, 0 },
+                                        { "b", b, n, 1, MBS_IX_CON, 0 }, { "c", c, n, 1, MBS_IX_CON, 0 }));
 }
 
 int mbs_constraints(const mbs_model *m, mbs_data *d, const double *q, double t, double *phi)
@@ -350,7 +356,8 @@ int mbs_assemble(const mbs_model *m, mbs_data *d, double *q, double t, const mbs
         rep->residual = res;
         rep->worst_row = worst;
     }
-    if (converged && res <= s.residual_tol) return MBS_OK;
+    if (converged && res <= s.residual_tol)
+        return mbs_data_results(d, "assembly", MBS_RESULTS({ "q", q, nq, 1, MBS_IX_COORD, 0 }));
     char where[700] = "";
     if (worst >= 0) describe_row(m, worst, where, sizeof where);
     if (!converged)
@@ -399,7 +406,8 @@ static int linear_problem(const mbs_model *m, mbs_data *d, const double *q, cons
     if (solve_free(c, nr, freec, nfree) != 0)
         return mbs_data_fail(d, MBS_ERR_NUMERIC, "the least-squares solve failed");
     for (int k = 0; k < nfree; k++) x[freec[k]] = c->rhs[k];
-    return MBS_OK;
+    return mbs_data_results(d, level == 1 ? "velocity problem" : "acceleration problem",
+                            MBS_RESULTS({ level == 1 ? "qd" : "qdd", x, nq, 1, MBS_IX_COORD, 0 }));
 }
 
 int mbs_solve_velocity(const mbs_model *m, mbs_data *d, const double *q, double *qd, double t,

@@ -231,8 +231,22 @@ mbs_sim_options mbs_sim_options_default(void);
  * (docs/model-format.md). */
 mbs_sim_options mbs_model_sim_options(const mbs_model *m);
 
-/* MBS_OK, or MBS_ERR_ARG with a message naming the bad member. */
+/* The most steps a run may take: (tf - t0) / dt, and also max(|t0|, |tf|) / dt
+ * (so that every time t0 + k dt of the grid is resolved to better than
+ * 1e-6 dt in double precision), at most 1e9. At the smallest models'
+ * 10 us per step that is hours of computing; split longer runs with the
+ * stepper below. */
+#define MBS_SIM_MAX_STEPS 1000000000L
+
+/* MBS_OK, or MBS_ERR_ARG with a message naming the bad member (also a
+ * time grid of more than MBS_SIM_MAX_STEPS steps). */
 int mbs_sim_options_check(const mbs_sim_options *o, mbs_error *err);
+
+/* Steps of a run from t0 to tf with step dt as mbs_simulate makes them
+ * (the last one shortened to end at tf; a remainder below 1e-9 dt is
+ * absorbed by the step before): 0 .. MBS_SIM_MAX_STEPS, or -1 for a
+ * grid that mbs_sim_options_check refuses as too long. */
+long mbs_sim_steps(const mbs_sim_options *o);
 
 /* ---- statistics ---- */
 

@@ -6,11 +6,14 @@
  * JSON path of the offending item: "model.json: bodies[1].inertia: ...".
  * The model itself is assembled and validated by the builder.
  */
+#define _POSIX_C_SOURCE 200809L   /* fileno, fstat */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -1558,15 +1561,38 @@ mbs_model *mbs_model_load_warn(const char *path, mbs_warning_fn warn, void *warn
     return load_json_file(path, warn, warn_user, err);
 }
 
+FILE *mbs_model_file_open(const char *path, mbs_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    int e = f ? (fstat(fileno(f), &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0) : errno;
+    if (e) {
+        if (f) fclose(f);
+        if (e == EISDIR)
+            mbs_error_set(err, MBS_ERR_IO, "%s: is a directory, not a model file", path);
+        else
+            mbs_error_set(err, MBS_ERR_IO, "%s: cannot read the file (%s)", path, strerror(e));
+        return NULL;
+    }
+    return f;
+}
+
 static mbs_model *load_json_file(const char *path, mbs_warning_fn warn, void *warn_user, mbs_error *err)
 {
+    FILE *f = mbs_model_file_open(path, err);
+    if (!f) return NULL;
     json_error_t je;
-    json_t *root = json_load_file(path, JSON_FLAGS, &je);
+    json_t *root = json_loadf(f, JSON_FLAGS, &je);
+    const int read_error = ferror(f) ? errno : 0;
+    fclose(f);
+    if (read_error) {
+        json_decref(root);
+        mbs_error_set(err, MBS_ERR_IO, "%s: cannot read the file (%s)", path, strerror(read_error));
+        return NULL;
+    }
     if (!root) {
         enum json_error_code code = json_error_code(&je);
-        if (code == json_error_cannot_open_file)
-            mbs_error_set(err, MBS_ERR_IO, "%s: cannot read the file (%s)", path, je.text);
-        else if (code == json_error_out_of_memory)
+        if (code == json_error_out_of_memory)
             mbs_error_set(err, MBS_ERR_NOMEM, "%s: out of memory", path);
         else
             mbs_error_set(err, MBS_ERR_PARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);

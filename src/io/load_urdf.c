@@ -31,6 +31,7 @@
  * call_once (xmlInitParser is not reentrant); the library never calls
  * xmlCleanupParser, which would break other libxml2 users of the process.
  */
+#define _POSIX_C_SOURCE 200809L   /* fileno */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -827,7 +828,7 @@ done:
 
 /* The first XML error (libxml2 goes on and reports follow-up errors, e.g.
  * "premature end of data", whose line is less useful). */
-typedef struct { int have, line; char msg[512]; } first_error;
+typedef struct { int have, line, col; char msg[512]; } first_error;
 
 static void on_xml_error(void *user, xmlErrorPtr e)
 {
@@ -836,9 +837,31 @@ static void on_xml_error(void *user, xmlErrorPtr e)
     if (!fe || fe->have || !e || e->level < XML_ERR_ERROR) return;
     fe->have = 1;
     fe->line = e->line;
+    fe->col = e->int2;   /* the column, for parser errors */
     snprintf(fe->msg, sizeof fe->msg, "%s", e->message ? e->message : "not well-formed");
     size_t len = strlen(fe->msg);
     while (len > 0 && (fe->msg[len - 1] == '\n' || fe->msg[len - 1] == ' ')) fe->msg[--len] = '\0';
+}
+
+/* Attribute values are read as the text they hold: a value with an entity
+ * reference (name="arm&e;1": a text, the reference, a text) is refused
+ * rather than read in part. (Character references and the predefined
+ * entities are text already.) */
+static int check_attributes(uctx *c, const xmlNode *n)
+{
+    for (; n; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE) continue;
+        for (const xmlAttr *a = n->properties; a; a = a->next) {
+            const xmlNode *v = a->children;
+            if (!v || (v->type == XML_TEXT_NODE && !v->next)) continue;
+            while (v && v->type == XML_TEXT_NODE) v = v->next;
+            return ufail(c, line_of(n), "<%s %s=\"...\">: the value holds the entity reference &%s;, which is "
+                         "not supported in attribute values: write its text out", (const char *)n->name,
+                         (const char *)a->name, v && v->name ? (const char *)v->name : "?");
+        }
+        if (check_attributes(c, n->children)) return MBS_ERR_MODEL;
+    }
+    return MBS_OK;
 }
 
 static once_flag xml_once = ONCE_FLAG_INIT;
@@ -858,27 +881,32 @@ mbs_model *mbs_model_load_urdf(const char *path, const mbs_urdf_options *opts, m
     c.err = err;
     c.o = opts ? opts : &defaults;
 
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        mbs_error_set(err, MBS_ERR_IO, "%s: cannot read the file", path);
-        return NULL;
-    }
-    fclose(f);
+    FILE *f = mbs_model_file_open(path, err);   /* (a directory is refused there) */
+    if (!f) return NULL;
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
     if (!ctxt) {
+        fclose(f);
         mbs_error_set(err, MBS_ERR_NOMEM, "%s: out of memory", path);
         return NULL;
     }
-    /* errors go to our handler (nothing is printed), the first one is kept */
+    /* every error goes to our handler, the parser's and those libxml2 raises
+     * without a parser (input/output): nothing is printed, the first one is
+     * kept. The handler of this thread is restored afterwards. */
     first_error fe;
     memset(&fe, 0, sizeof fe);
     ctxt->_private = &fe;
     ctxt->sax->serror = on_xml_error;
-    xmlDocPtr doc = xmlCtxtReadFile(ctxt, path, NULL, XML_PARSE_NONET | XML_PARSE_BIG_LINES | XML_PARSE_NOWARNING);
+    xmlStructuredErrorFunc old_handler = xmlStructuredError;
+    void *old_handler_ctx = xmlStructuredErrorContext;
+    xmlSetStructuredErrorFunc(ctxt, on_xml_error);
+    xmlDocPtr doc = xmlCtxtReadFd(ctxt, fileno(f), path, NULL,
+                                  XML_PARSE_NONET | XML_PARSE_BIG_LINES | XML_PARSE_NOWARNING);
+    xmlSetStructuredErrorFunc(old_handler_ctx, old_handler);
+    fclose(f);
     if (!doc || fe.have) {
         const xmlError *e = xmlCtxtGetLastError(ctxt);
         if (fe.have) {
-            mbs_error_set(err, MBS_ERR_PARSE, "%s:%d: XML error: %s", path, fe.line, fe.msg);
+            mbs_error_set(err, MBS_ERR_PARSE, "%s:%d:%d: XML error: %s", path, fe.line, fe.col, fe.msg);
         } else if (e && e->message) {
             first_error le;
             memset(&le, 0, sizeof le);
@@ -886,7 +914,7 @@ mbs_model *mbs_model_load_urdf(const char *path, const mbs_urdf_options *opts, m
             snprintf(le.msg, sizeof le.msg, "%s", e->message);
             size_t len = strlen(le.msg);
             while (len > 0 && (le.msg[len - 1] == '\n' || le.msg[len - 1] == ' ')) le.msg[--len] = '\0';
-            mbs_error_set(err, MBS_ERR_PARSE, "%s:%d: XML error: %s", path, le.line, le.msg);
+            mbs_error_set(err, MBS_ERR_PARSE, "%s:%d:%d: XML error: %s", path, le.line, e->int2, le.msg);
         } else {
             mbs_error_set(err, MBS_ERR_PARSE, "%s: not a well-formed XML document", path);
         }
@@ -904,6 +932,7 @@ mbs_model *mbs_model_load_urdf(const char *path, const mbs_urdf_options *opts, m
         goto out;
     }
     c.robot = root;
+    if (check_attributes(&c, root)) goto out;
     for (xmlNode *k = root->children; k; k = k->next) {
         if (is_elem(k, "link")) c.nl++;
         if (is_elem(k, "joint")) c.nj++;

@@ -12,6 +12,7 @@
 #include "sens_impl.h"
 #include "../formulations/form_impl.h"
 #include "mbsens/constraints.h"
+#include "../results.h"
 
 /* ---------------------------------------------------------------- names */
 
@@ -598,6 +599,10 @@ int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_resu
     }
 finish:
     if (!rc) rc = sens_run_user_check(&r, err);
+    if (!rc)
+        rc = mbs_error_results(err, m, "sensitivity",
+                               MBS_RESULTS({ "psi", res->psi, r.nobj, 1, MBS_IX_OBJ, 0 },
+                                           { "dpsi/drho", res->grad, r.nobj, r.np, MBS_IX_OBJ, MBS_IX_PARAM }));
     sens_run_user_free(&r);
     mbs_data_free(r.d);
     clock_gettime(CLOCK_MONOTONIC, &t1);
