@@ -69,7 +69,7 @@ static void mjcf_base(const char *out, char *base, size_t len)
 
 /* The MJCF files: the included ones first, then the model file, each
  * atomically; on a failure the ones already written are removed. */
-static int write_mjcf(const char *cmd, const mbs_model *m, const char *out)
+static int write_mjcf(const char *cmd, const mbs_model *m, const char *out, const char *input)
 {
     char base[1024];
     mjcf_base(out, base, sizeof base);
@@ -103,7 +103,7 @@ static int write_mjcf(const char *cmd, const mbs_model *m, const char *out)
         char path[8192];
         if (k == 0) snprintf(path, sizeof path, "%s", out);
         else snprintf(path, sizeof path, "%.*s%s", dirlen, out, x.name[k]);
-        if (cli_write_atomic(cmd, NULL, path, x.text[k], strlen(x.text[k])) != 0) rc = CLI_EXIT_FAIL;
+        if (cli_write_atomic(cmd, NULL, path, input, x.text[k], strlen(x.text[k])) != 0) rc = CLI_EXIT_FAIL;
     }
     for (k += 2; rc != CLI_EXIT_OK && k < x.nfiles; k++) {   /* the files written before the failure */
         char path[8192];
@@ -151,7 +151,7 @@ int cmd_convert(int argc, char **argv)
         return CLI_EXIT_FAIL;
     }
     if (to && strcmp(to, "mjcf") == 0) {
-        rc = write_mjcf(cmd, m, out);
+        rc = write_mjcf(cmd, m, out, pos[0]);
         mbs_model_free(m);
         return rc;
     }

@@ -113,7 +113,7 @@ static int build_data(const char *cmd, const view_args *a, const mbs_model *m, m
     return rc;
 }
 
-static int write_page(const char *cmd, const char *out, const cli_buf *data)
+static int write_page(const char *cmd, const char *out, const char *input, const cli_buf *data)
 {
     const char *mark = strstr(mbs_viewer_page, "@MBS_DATA@");
     if (!mark) {
@@ -127,7 +127,7 @@ static int write_page(const char *cmd, const char *out, const cli_buf *data)
     cli_buf_puts(&page, mark + strlen("@MBS_DATA@"));
     int rc = CLI_EXIT_FAIL;
     if (page.oom || data->oom) cli_error(cmd, "out of memory");
-    else if (cli_write_atomic(cmd, "-o", out, page.s, page.len) == 0) rc = CLI_EXIT_OK;
+    else if (cli_write_atomic(cmd, "-o", out, input, page.s, page.len) == 0) rc = CLI_EXIT_OK;
     cli_buf_free(&page);
     return rc;
 }
@@ -164,7 +164,7 @@ int cmd_view(int argc, char **argv)
     cli_buf data = {0};
     rc = d ? build_data(cmd, &a, m, d, &data) : CLI_EXIT_FAIL;
     if (!d) cli_error(cmd, "%s", err.msg);
-    if (!rc) rc = write_page(cmd, a.out, &data);
+    if (!rc) rc = write_page(cmd, a.out, a.model, &data);
     cli_buf_free(&data);
     mbs_data_free(d);
     mbs_model_free(m);
