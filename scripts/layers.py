@@ -2,8 +2,9 @@
 """Measures the layout of the source tree: layers, arrows, circles, long
 functions, tests that reach into src/, and comments that tell history.
 
-    /usr/bin/python3 scripts/layers.py [--build DIR] [--config FILE]
-        [--max-lines N] [--soft-lines N] [--max-back N] [--explain] [--check]
+    /usr/bin/python3 scripts/layers.py [--source DIR] [--build DIR] [--config FILE]
+        [--explain] [--check] [--max-back N] [--max-spanning N] [--max-lines N]
+        [--soft-lines N] [--max-tests N]
 
 Arrows. An arrow A -> B between two files of the measured tree (the
 `arrows` paths of the config) is one of:
@@ -523,9 +524,10 @@ COMMENT_RULES = [
 FILE_REF_RE = re.compile(r'(?<![\w/.*-])((?:[\w.-]+/)*[a-z][a-z0-9_-]{2,}\.(?:md|c|h|py|sh))\b')
 
 
-def lint_comments(root, files, allfiles):
-    names = set(os.path.basename(f) for f in allfiles)
-    names |= set(f for f in allfiles)
+def lint_comments(root, files):
+    """[(file, line, tags, text)] of the comment lines of files that match
+    COMMENT_RULES or name a file that is nowhere in the repository."""
+    names = set()
     for d, dirs, fs in os.walk(root):
         dirs[:] = [x for x in dirs if not skip_dir(d, x)]
         rel = os.path.relpath(d, root)
@@ -739,7 +741,7 @@ def report_outside(t):
 
 
 def report_comments(t):
-    hits = lint_comments(t.root, [f for f in t.files if in_set(f, t.cfg.sets['comments'])], t.files)
+    hits = lint_comments(t.root, [f for f in t.files if in_set(f, t.cfg.sets['comments'])])
     kinds = defaultdict(int)
     for h in hits:
         for k in h[2].split(', '):
