@@ -159,7 +159,8 @@ static void compare_sim(cmp *c, const mbs_model *a, const mbs_model *b)
              "%s: simulation settings", c->label);
     SAME(c, a->sim.noutput == b->sim.noutput, "%s: %d / %d outputs", c->label, a->sim.noutput, b->sim.noutput);
     for (int k = 0; k < a->sim.noutput && a->sim.noutput == b->sim.noutput; k++)
-        SAME(c, a->sim.output[k].kind == b->sim.output[k].kind && a->sim.output[k].point == b->sim.output[k].point,
+        SAME(c, a->sim.output[k].kind == b->sim.output[k].kind && a->sim.output[k].point == b->sim.output[k].point &&
+                a->sim.output[k].body == b->sim.output[k].body,
              "%s: output %d", c->label, k);
     SAME(c, a->nobj == b->nobj, "%s: %d / %d objectives", c->label, a->nobj, b->nobj);
     for (int k = 0; k < a->nobj && a->nobj == b->nobj; k++) {

@@ -599,12 +599,19 @@ static void write_outputs(jw *w, const mbs_model *m)
             k++;
             continue;
         }
+        if (o->kind == MBS_OUTPUT_POSE) {   /* "poses" was loaded as one of these per body */
+            jopen(w, NULL, "{");
+            str(w, "body", m->body[o->body].name);
+            jclose(w, "}");
+            k++;
+            continue;
+        }
         /* one entry for the consecutive outputs of a point */
         jopen(w, NULL, "{");
         str(w, "point", m->point[o->point].name);
         jopen(w, "quantities", "[");
         for (; k < m->sim.noutput && m->sim.output[k].kind != MBS_OUTPUT_ENERGY &&
-               m->sim.output[k].point == o->point; k++)
+               m->sim.output[k].kind != MBS_OUTPUT_POSE && m->sim.output[k].point == o->point; k++)
             str(w, NULL, q[m->sim.output[k].kind]);
         jclose(w, "]");
         jclose(w, "}");
