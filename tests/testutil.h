@@ -8,6 +8,7 @@
 #ifndef MBS_TESTUTIL_H
 #define MBS_TESTUTIL_H
 
+#include <float.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -50,5 +51,61 @@ int mbs_test_urdf_dir(char *dir, size_t len);
  * and the same ID, M and FD at 3 random states (relative 1e-12, each a
  * CHECK). Returns the worst relative difference. */
 double mbs_test_json_round_trip(const mbs_model *m, const char *label, unsigned long seed);
+
+/* The machine epsilon of double (2.2e-16): the unit of round-off bounds. */
+#define MBS_EPS DBL_EPSILON
+
+/* Two runs of the same discrete equations that differ only in arithmetic
+ * (another reference point or recursion, another Newton path or tangent,
+ * another solver of the same step equations) differ by what each step's
+ * round-off and solver tolerance become along the run. This bounds their
+ * difference by T_a + T_b + N G e, every term measured on this run:
+ *   T  the tolerance's effect on each run (trapezoidal rule and closed-loop
+ *      formulations; 0 for RK4): 1.2 max |x(tol) - x(tol/100)| (how far a
+ *      run stopped at tol is from the exact discrete solution; a factor 10
+ *      can leave the iteration counts, and the run, unchanged);
+ *   e  the per-step difference: from states of a's run (every stride-th
+ *      output, about 60 in all), `a` and `b` each take 4 steps; e is the
+ *      largest difference after j steps divided by j, as a velocity
+ *      (max of |dqd| and |dq| / h), and at least eps max |qd| (the
+ *      rounding of the result);
+ *   G  the growth of a velocity perturbation along a's run: a run from
+ *      qd0 + 1e-7 max(1, |qd0|) (made consistent by the integrator), its
+ *      largest |dq|, |dqd|, |dqdd| over the outputs divided by the initial
+ *      |dqd| (a perturbation entering later grows no more than one entering
+ *      at t0 of a run that is at most as long: G is taken for all of them);
+ *   N  the steps: every step's difference adding up in phase, the worst
+ *      case (differences of random sign grow like sqrt(N) instead).
+ * a and b are fixed-step options (trapezoidal rule, RK4, the closed-loop
+ * formulations) with the same dt, t0, tf; q0, qd0 may be NULL (the model's).
+ * bound[0], [1], [2] are for q, qd, qdd (max-norms over the outputs).
+ * Returns 0, or -1 when a run fails (reported as a CHECK). */
+int mbs_test_run_spread(const mbs_model *m, const mbs_sim_options *a, const mbs_sim_options *b, const double *q0,
+                        const double *qd0, double bound[3]);
+
+/* A run of order p (2: the trapezoidal rule, the closed-loop formulations;
+ * 4: RK4) at step h errs by e(h) = C h^p (1 + O(h)), so the changes
+ * x(h) - x(h/2), x(h/2) - x(h/4), ... shrink by a ratio r that tends to 2^p
+ * (Richardson), and e(h) is their sum. mbs_test_order_error runs options o
+ * at h = o.dt, h/2 and h/4, measures r on q (a CHECK that r > 2^p / 2: the
+ * runs converge at about the method's order) and returns 1.25 r'/(r' - 1)
+ * |x(h) - x(h/2)|, r' = min(r, 2^p) (the sum for a constant ratio r', and
+ * 1.25 for the next order's terms), maxima over the outputs at h: err[0],
+ * [1], [2] for q, qd, qdd. q0, qd0 may be NULL. Returns 0 or -1 (a run
+ * failed). */
+int mbs_test_order_error(const mbs_model *m, const mbs_sim_options *o, int p, const double *q0, const double *qd0,
+                         double err[3]);
+
+/* A run recorded at every output: q, qd, qdd (n rows of nq). */
+typedef struct { int nq, n, cap; double *t, *q, *qd, *qdd; } mbs_test_traj;
+/* mbs_simulate with options o from (q0, qd0) (NULL: the model's),
+ * recording every output into tr (freed with mbs_test_traj_free). 0 or the
+ * status (a CHECK reports it). */
+int mbs_test_traj_run(const mbs_model *m, const mbs_sim_options *o, const double *q0, const double *qd0,
+                      mbs_test_traj *tr);
+void mbs_test_traj_free(mbs_test_traj *tr);
+/* max over the outputs of |a - b| for q, qd, qdd (d[0], [1], [2]);
+ * INFINITY if the output counts differ. */
+void mbs_test_traj_diff(const mbs_test_traj *a, const mbs_test_traj *b, double d[3]);
 
 #endif
