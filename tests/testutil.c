@@ -312,3 +312,38 @@ int mbs_test_order_error(const mbs_model *m, const mbs_sim_options *o, int p, co
     for (int k = 0; k < 3; k++) mbs_test_traj_free(&r[k]);
     return rc ? -1 : 0;
 }
+
+int mbs_test_fd_error(const mbs_model *m, const mbs_sens_options *o, const mbs_sens_result *fd, double *err)
+{
+    const int n = fd->nobj * fd->nparam;
+    for (int k = 0; k < n; k++) err[k] = 0;
+    int rc = 0;
+    const int tol = o->sim.integrator == MBS_INTEGRATOR_TRAPEZOIDAL;
+    for (int s = 0; s < 2 + tol && !rc; s++) {
+        mbs_sens_options os = *o;
+        os.method = MBS_SENS_FD;
+        os.fd_step = s == 0 ? o->fd_step / 2 : s == 1 ? 2 * o->fd_step : o->fd_step;
+        if (s == 2) os.sim.tolerance = o->sim.tolerance / 100;
+        mbs_sens_result r;
+        mbs_error e = { 0, "" };
+        rc = mbs_sensitivity(m, &os, &r, &e);
+        CHECK(rc == MBS_OK, "%s: fd with step %g: %s", mbs_model_name(m), os.fd_step, e.msg);
+        if (rc) break;
+        for (int k = 0; k < n; k++)
+            if (s < 2) err[k] = fmax(err[k], 2 * fabs(fd->grad[k] - r.grad[k]));
+            else err[k] += 1.2 * fabs(fd->grad[k] - r.grad[k]);
+        mbs_sens_result_free(&r);
+    }
+    /* the round-off of psi, which no step size's difference need show (nearby runs round alike):
+     * every step rounds psi and the state it integrates, at eps relative, over the difference
+     * step 2 h max(1, |rho_j|), twice */
+    const double steps = (double)(fd->stats.steps > 0 ? fd->stats.steps : 1);
+    for (int i = 0; i < fd->nobj && !rc; i++)
+        for (int j = 0; j < fd->nparam; j++) {
+            const double hj = o->fd_step * fmax(1, fabs(mbs_param_value(m, j)));
+            err[i * fd->nparam + j] += 2 * steps * MBS_EPS * fabs(fd->psi[i]) / hj;
+        }
+    if (rc)
+        for (int k = 0; k < n; k++) err[k] = INFINITY;
+    return rc ? -1 : 0;
+}
