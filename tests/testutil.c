@@ -313,26 +313,53 @@ int mbs_test_order_error(const mbs_model *m, const mbs_sim_options *o, int p, co
     return rc ? -1 : 0;
 }
 
+/* the Newton tolerance's effect on a gradient r computed with options o (trapezoidal rule): where the
+ * iteration counts do not change, the stopping error is a smooth function of the parameters, which
+ * biases the gradient; a run at tolerance / 100 (/ 10, or 10 times the tolerance, where the
+ * iterations do not reach that) shows it: err[k] += 1.2 |g - g'| */
+static int sens_tolerance_effect(const mbs_model *m, const mbs_sens_options *o, const mbs_sens_result *r,
+                                 double *err)
+{
+    if (o->sim.integrator != MBS_INTEGRATOR_TRAPEZOIDAL) return 0;
+    const int n = r->nobj * r->nparam;
+    const double tf[3] = { 1e-2, 1e-1, 10 };
+    mbs_sens_options os = *o;
+    mbs_sens_result t;
+    mbs_error e = { 0, "" };
+    int rc = -1;
+    for (int k = 0; k < 3 && rc; k++) {
+        os.sim.tolerance = o->sim.tolerance * tf[k];
+        rc = mbs_sensitivity(m, &os, &t, &e);
+    }
+    CHECK(rc == MBS_OK, "%s: %s at another tolerance: %s", mbs_model_name(m), mbs_sens_method_name(o->method),
+          e.msg);
+    if (rc) return -1;
+    for (int k = 0; k < n; k++) err[k] += 1.2 * fabs(r->grad[k] - t.grad[k]);
+    mbs_sens_result_free(&t);
+    return 0;
+}
+
 int mbs_test_fd_error(const mbs_model *m, const mbs_sens_options *o, const mbs_sens_result *fd, double *err)
 {
     const int n = fd->nobj * fd->nparam;
     for (int k = 0; k < n; k++) err[k] = 0;
     int rc = 0;
-    const int tol = o->sim.integrator == MBS_INTEGRATOR_TRAPEZOIDAL;
-    for (int s = 0; s < 2 + tol && !rc; s++) {
+    for (int s = 0; s < 2 && !rc; s++) {
         mbs_sens_options os = *o;
         os.method = MBS_SENS_FD;
-        os.fd_step = s == 0 ? o->fd_step / 2 : s == 1 ? 2 * o->fd_step : o->fd_step;
-        if (s == 2) os.sim.tolerance = o->sim.tolerance / 100;
+        os.fd_step = s == 0 ? o->fd_step / 2 : 2 * o->fd_step;
         mbs_sens_result r;
         mbs_error e = { 0, "" };
         rc = mbs_sensitivity(m, &os, &r, &e);
         CHECK(rc == MBS_OK, "%s: fd with step %g: %s", mbs_model_name(m), os.fd_step, e.msg);
         if (rc) break;
-        for (int k = 0; k < n; k++)
-            if (s < 2) err[k] = fmax(err[k], 2 * fabs(fd->grad[k] - r.grad[k]));
-            else err[k] += 1.2 * fabs(fd->grad[k] - r.grad[k]);
+        for (int k = 0; k < n; k++) err[k] = fmax(err[k], 2 * fabs(fd->grad[k] - r.grad[k]));
         mbs_sens_result_free(&r);
+    }
+    if (!rc) {
+        mbs_sens_options os = *o;
+        os.method = MBS_SENS_FD;
+        rc = sens_tolerance_effect(m, &os, fd, err);
     }
     /* the round-off of psi, which no step size's difference need show (nearby runs round alike):
      * every step rounds psi and the state it integrates, at eps relative, over the difference
@@ -345,5 +372,73 @@ int mbs_test_fd_error(const mbs_model *m, const mbs_sens_options *o, const mbs_s
         }
     if (rc)
         for (int k = 0; k < n; k++) err[k] = INFINITY;
+    return rc ? -1 : 0;
+}
+
+double mbs_test_sens_roundoff(const mbs_model *m, const mbs_sens_result *r)
+{
+    const double steps = (double)(r->stats.steps > 0 ? r->stats.steps : 1);
+    return steps * MBS_ROUNDOFF(mbs_model_nbodies(m));
+}
+
+double mbs_test_check_fd(const mbs_model *m, const mbs_sens_options *oe, const mbs_sens_result *exact,
+                         const mbs_sens_options *o, const mbs_sens_result *fd, const char *label)
+{
+    const int n = fd->nobj * fd->nparam;
+    double *err = calloc((size_t)n + 1, sizeof *err), worst = 0;
+    mbs_test_fd_error(m, o, fd, err);
+    sens_tolerance_effect(m, oe, exact, err);
+    const double ro = mbs_test_sens_roundoff(m, exact);
+    for (int i = 0; i < fd->nobj; i++) {
+        double scale = 1;
+        for (int j = 0; j < fd->nparam; j++) scale = fmax(scale, fabs(exact->grad[i * fd->nparam + j]));
+        for (int j = 0; j < fd->nparam; j++) {
+            const int k = i * fd->nparam + j;
+            const double d = fabs(fd->grad[k] - exact->grad[k]), b = err[k] + ro * scale;
+            worst = fmax(worst, d / b);
+            CHECK(d <= b, "%s: fd vs exact, objective %d parameter %d: %.12g, %.12g (error estimate %.2e)", label, i, j,
+                  fd->grad[k], exact->grad[k], b);
+        }
+    }
+    free(err);
+    return worst;
+}
+
+int mbs_test_sens_order_error(const mbs_model *m, const mbs_sens_options *o, int p, const mbs_sens_result *r,
+                              double *err)
+{
+    /* at a tolerance / 100 (trapezoidal rule: the changes of the gradient with the step would otherwise
+     * carry the tolerance's effect, which does not shrink with it): h, h/2, h/4; r itself is off by the
+     * discretization error at h plus its own tolerance's effect, 1.2 |r - g(h)| */
+    const int n = r->nobj * r->nparam, trap = o->sim.integrator == MBS_INTEGRATOR_TRAPEZOIDAL;
+    mbs_sens_result g[3];
+    int rc = 0, got = 0;
+    const double tf[3] = { 1e-2, 1e-1, 1 };
+    for (int k = 0; k < 3 && !rc; k++) {
+        mbs_sens_options ok = *o;
+        ok.sim.dt = o->sim.dt / (1 << k);
+        mbs_error e = { 0, "" };
+        rc = -1;
+        for (int t = trap ? 0 : 2; t < 3 && rc; t++) {
+            ok.sim.tolerance = o->sim.tolerance * tf[t];
+            rc = mbs_sensitivity(m, &ok, &g[k], &e);
+        }
+        CHECK(rc == MBS_OK, "%s: gradient at step %g: %s", mbs_model_name(m), ok.sim.dt, e.msg);
+        if (!rc) got++;
+    }
+    double c0 = 0, c1 = 0, scale = 1;
+    for (int k = 0; k < n && !rc; k++) {
+        c0 = fmax(c0, fabs(g[0].grad[k] - g[1].grad[k]));
+        c1 = fmax(c1, fabs(g[1].grad[k] - g[2].grad[k]));
+        scale = fmax(scale, fabs(r->grad[k]));
+    }
+    const double ratio = c1 > 0 ? c0 / c1 : INFINITY, rmin = p >= 4 ? 8 : 2, top = p >= 4 ? 16 : 4;
+    const double rr = fmin(ratio, top), f = 1.25 * (ratio > rmin ? rr / (rr - 1) : rmin / (rmin - 1));
+    if (!rc)
+        CHECK(ratio > rmin || c0 <= mbs_test_sens_roundoff(m, r) * scale, "%s: gradient changes %g, %g: not "
+              "order %d", mbs_model_name(m), c0, c1, p);
+    for (int k = 0; k < n; k++)
+        err[k] = rc ? INFINITY : f * fabs(g[0].grad[k] - g[1].grad[k]) + 1.2 * fabs(r->grad[k] - g[0].grad[k]);
+    for (int k = 0; k < got; k++) mbs_sens_result_free(&g[k]);
     return rc ? -1 : 0;
 }

@@ -116,8 +116,9 @@ int mbs_test_order_error(const mbs_model *m, const mbs_sim_options *o, int p, co
  *     |g(2h) - g(h)| / 3 and 4/3 |g(h) - g(h/2)|);
  *   - the Newton tolerance (trapezoidal rule): where the iteration counts do
  *     not change, the stopping error is a smooth function of the parameters
- *     and biases every step size alike; a run at tolerance / 100 shows it:
- *     1.2 |g(h) - g_tol/100(h)|;
+ *     and biases every step size alike; a run at tolerance / 100 (/ 10, or
+ *     10 times the tolerance, where the iterations do not reach that) shows
+ *     it: 1.2 |g(h) - g'(h)|;
  *   - the round-off of psi, which nearby runs share and the changes above
  *     need not show: each of the N steps rounds psi and the state it
  *     integrates at eps relative: 2 N eps |psi_i| / h_j, h_j the parameter's
@@ -126,6 +127,34 @@ int mbs_test_order_error(const mbs_model *m, const mbs_sim_options *o, int p, co
  * g(h) = fd->grad, computed with options o. Returns 0 or -1 (a run failed;
  * err then INFINITY). */
 int mbs_test_fd_error(const mbs_model *m, const mbs_sens_options *o, const mbs_sens_result *fd, double *err);
+
+/* Two exact derivatives of the same discrete run (DDM, discrete adjoint,
+ * complex step) differ by round-off: each of the run's N steps has its
+ * Jacobians to MBS_ROUNDOFF of the model, their product N times that:
+ * N MBS_ROUNDOFF(bodies), relative to the largest gradient entry of an
+ * objective (or 1). */
+double mbs_test_sens_roundoff(const mbs_model *m, const mbs_sens_result *r);
+
+/* CHECK every entry of an FD gradient (fd, options o) against an exact one
+ * (exact, options oe): |fd - exact| <= mbs_test_fd_error + the tolerance's
+ * effect on the exact one (its trajectory is the run at oe's tolerance: a
+ * run at tolerance / 100 as above; the DDM of a five-bar driven without
+ * fixed coordinates at 1e-10 is 1.5e-8 off the one at 1e-12, 0.1 s) +
+ * mbs_test_sens_roundoff of its row. Returns the largest ratio of
+ * difference to bound (<= 1: all passed). */
+double mbs_test_check_fd(const mbs_model *m, const mbs_sens_options *oe, const mbs_sens_result *exact,
+                         const mbs_sens_options *o, const mbs_sens_result *fd, const char *label);
+
+/* The error of a gradient r computed with options o (method and
+ * formulation set), of order p in the step, against the continuous one, as
+ * mbs_test_order_error: runs at h = o.sim.dt, h/2 and h/4 (trapezoidal rule:
+ * at tolerance / 100, whose effect does not shrink with h; / 10 or the
+ * tolerance itself where the iterations do not reach it), err[k] =
+ * 1.25 r'/(r' - 1) |g(h) - g(h/2)| + 1.2 |r - g(h)| (r' = min(r, 2^p), r the
+ * ratio of successive changes, a CHECK that r > 2^p / 2 unless the changes
+ * are at round-off; the last term: r's own tolerance's effect). */
+int mbs_test_sens_order_error(const mbs_model *m, const mbs_sens_options *o, int p, const mbs_sens_result *r,
+                              double *err);
 
 /* A run recorded at every output: q, qd, qdd (n rows of nq). */
 typedef struct { int nq, n, cap; double *t, *q, *qd, *qdd; } mbs_test_traj;
