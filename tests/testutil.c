@@ -1,5 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
+#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -441,4 +442,18 @@ int mbs_test_sens_order_error(const mbs_model *m, const mbs_sens_options *o, int
         err[k] = rc ? INFINITY : f * fabs(g[0].grad[k] - g[1].grad[k]) + 1.2 * fabs(r->grad[k] - g[0].grad[k]);
     for (int k = 0; k < got; k++) mbs_sens_result_free(&g[k]);
     return rc ? -1 : 0;
+}
+
+double mbs_test_cond_spd(const double *M, int n)
+{
+    if (n <= 0) return 1;
+    double *A = malloc(sizeof(double) * (size_t)n * (size_t)n), *w = malloc(sizeof(double) * (size_t)n);
+    double c = INFINITY;
+    if (A && w) {
+        memcpy(A, M, sizeof(double) * (size_t)n * (size_t)n);
+        if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'U', n, A, n, w) == 0 && w[0] > 0) c = w[n - 1] / w[0];
+    }
+    free(A);
+    free(w);
+    return c;
 }

@@ -66,6 +66,13 @@ double mbs_test_json_round_trip(const mbs_model *m, const char *label, unsigned 
  * at most the sum of two such errors; the factor 20 covers that as well. */
 #define MBS_ROUNDOFF(n) (1000.0 * (n) * MBS_EPS)
 
+/* The 2-norm condition number of the symmetric positive definite n x n
+ * matrix M (row- or column-major alike): the ratio of its extreme
+ * eigenvalues (LAPACK dsyev on a copy); INFINITY if it is not positive
+ * definite. Forward dynamics solves with M: its round-off, and that of its
+ * derivatives, is MBS_ROUNDOFF times this. */
+double mbs_test_cond_spd(const double *M, int n);
+
 /* Two runs of the same discrete equations that differ only in arithmetic
  * (another reference point or recursion, another Newton path or tangent,
  * another solver of the same step equations) differ by what each step's
