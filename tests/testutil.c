@@ -444,16 +444,26 @@ int mbs_test_sens_order_error(const mbs_model *m, const mbs_sens_options *o, int
     return rc ? -1 : 0;
 }
 
-double mbs_test_cond_spd(const double *M, int n)
+void mbs_test_eig_range(const double *M, int n, double *lmin, double *lmax)
 {
-    if (n <= 0) return 1;
+    *lmin = *lmax = 0;
+    if (n <= 0) return;
     double *A = malloc(sizeof(double) * (size_t)n * (size_t)n), *w = malloc(sizeof(double) * (size_t)n);
-    double c = INFINITY;
     if (A && w) {
         memcpy(A, M, sizeof(double) * (size_t)n * (size_t)n);
-        if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'U', n, A, n, w) == 0 && w[0] > 0) c = w[n - 1] / w[0];
+        if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'U', n, A, n, w) == 0) {
+            *lmin = w[0];
+            *lmax = w[n - 1];
+        }
     }
     free(A);
     free(w);
-    return c;
+}
+
+double mbs_test_cond_spd(const double *M, int n)
+{
+    if (n <= 0) return 1;
+    double lmin, lmax;
+    mbs_test_eig_range(M, n, &lmin, &lmax);
+    return lmin > 0 ? lmax / lmin : INFINITY;
 }

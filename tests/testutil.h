@@ -72,6 +72,8 @@ double mbs_test_json_round_trip(const mbs_model *m, const char *label, unsigned 
  * definite. Forward dynamics solves with M: its round-off, and that of its
  * derivatives, is MBS_ROUNDOFF times this. */
 double mbs_test_cond_spd(const double *M, int n);
+/* Its smallest and largest eigenvalues (0 on failure). */
+void mbs_test_eig_range(const double *M, int n, double *lmin, double *lmax);
 
 /* Two runs of the same discrete equations that differ only in arithmetic
  * (another reference point or recursion, another Newton path or tangent,
