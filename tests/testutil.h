@@ -48,8 +48,9 @@ double mbs_rel_err(const double *a, const double *b, int n);
 int mbs_test_urdf_dir(char *dir, size_t len);
 
 /* mbs_model_to_json of m, reloaded: the same sizes and coordinate names,
- * and the same ID, M and FD at 3 random states (relative 1e-12, each a
- * CHECK). Returns the worst relative difference. */
+ * and the same ID, M and FD at 3 random states (to MBS_ROUNDOFF of the
+ * model, FD to mbs_test_roundoff_fd; each a CHECK). Returns the worst
+ * difference as a fraction of its bound. */
 double mbs_test_json_round_trip(const mbs_model *m, const char *label, unsigned long seed);
 
 /* The machine epsilon of double (2.2e-16): the unit of round-off bounds. */
@@ -69,11 +70,24 @@ double mbs_test_json_round_trip(const mbs_model *m, const char *label, unsigned 
 /* The 2-norm condition number of the symmetric positive definite n x n
  * matrix M (row- or column-major alike): the ratio of its extreme
  * eigenvalues (LAPACK dsyev on a copy); INFINITY if it is not positive
- * definite. Forward dynamics solves with M: its round-off, and that of its
- * derivatives, is MBS_ROUNDOFF times this. */
+ * definite. Forward dynamics solves with M: to the round-off of the
+ * recursions (MBS_ROUNDOFF) it adds the forward error of a backward-stable
+ * solve, n eps times this, on each side of a comparison. */
 double mbs_test_cond_spd(const double *M, int n);
 /* Its smallest and largest eigenvalues (0 on failure). */
 void mbs_test_eig_range(const double *M, int n, double *lmin, double *lmax);
+
+/* The round-off bound of forward dynamics (and of what solves with M) at
+ * q: MBS_ROUNDOFF of the model plus 2 nq eps kappa(M(q)), the forward error
+ * of a backward-stable solve on both sides of a comparison. */
+double mbs_test_roundoff_fd(const mbs_model *m, mbs_data *d, const double *q);
+
+/* mbs_check_derivatives (analytical against complex step) at `samples`
+ * random states drawn here: each inverse-dynamics block within MBS_ROUNDOFF
+ * of the model, each forward-dynamics block within mbs_test_roundoff_fd at
+ * its state (each a CHECK). Returns the worst error as a fraction of its
+ * bound. */
+double mbs_test_check_derivatives(const mbs_model *m, int samples, unsigned long seed, const char *label);
 
 /* Two runs of the same discrete equations that differ only in arithmetic
  * (another reference point or recursion, another Newton path or tangent,
