@@ -5,7 +5,7 @@ BUILD_SAN  ?= build-san
 JOBS       ?= 2
 CMAKE_ARGS ?=
 
-.PHONY: all deps build build-san check check-release check-coretype check-san demo bench install clean
+.PHONY: all deps build build-san check check-release check-coretype check-san check-browser demo bench install clean
 
 all: build
 
@@ -36,9 +36,15 @@ check-san: build-san
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	ctest --test-dir $(BUILD_SAN) --output-on-failure -j $(JOBS)
 
+# The viewer pages in headless Chromium (tests/browser/run.sh; npm ci of
+# viewer/package-lock.json for playwright-core).
+check-browser: build
+	sh tests/browser/run.sh $(BUILD)
+
 # All tests, optimized (then the LAPACK-using ones under a second OpenBLAS
-# kernel) and under AddressSanitizer + UndefinedBehaviorSanitizer.
-check: check-release check-coretype check-san
+# kernel) and under AddressSanitizer + UndefinedBehaviorSanitizer, then the
+# browser tests of the viewer.
+check: check-release check-coretype check-san check-browser
 
 demo: build
 	@sh scripts/demo.sh $(BUILD)
