@@ -525,7 +525,7 @@ mbs_form *mbs_form_create(const mbs_model *m, mbs_data *d, const mbs_sim_options
     total += nc * n + nd * n + n + nc + nd;        /* matrixr chain */
     total += n * n;                                /* CK */
     total += 2 * n + 3 * nc;                       /* step record */
-    total += (n + nc) * (n + nc);                  /* K: (n + nc)^2 and a column */
+    total += (n + nc) * (n + nc + 1);              /* K: (n + nc)^2 and a column */
     arena a = { calloc(total, sizeof(double)), 0, total };
     f->ipiv = calloc(n + nc, sizeof *f->ipiv);
     f->ipivd = calloc(nd, sizeof *f->ipivd);
@@ -580,7 +580,7 @@ mbs_form *mbs_form_create(const mbs_model *m, mbs_data *d, const mbs_sim_options
     f->step.lambda = take(&a, nc);
     f->step.sigma = take(&a, nc);
     f->step.kappa = take(&a, nc);
-    f->K = take(&a, (n + nc) * (n + nc));
+    f->K = take(&a, (n + nc) * (n + nc + 1));
     f->step.zi = f->zi;
     f->step.zdi = f->zdi;
     f->step.zddi = f->zddi;
