@@ -29,6 +29,7 @@
  * call_once (xmlInitParser is not reentrant); the library never calls
  * xmlCleanupParser, which would break other libxml2 users of the process.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -733,29 +734,13 @@ static void on_xml_error(void *user, xmlErrorPtr e)
 static once_flag xml_once = ONCE_FLAG_INIT;
 static void xml_init(void) { xmlInitParser(); }
 
-mbs_model *mbs_model_load_urdf(const char *path, const mbs_urdf_options *opts, mbs_error *err)
+/* The parsed document of the file `path`, or of the text `xml` (not NULL)
+ * called `name` in messages; NULL with err filled. */
+static xmlDocPtr read_document(const char *path, const char *xml, const char *name, mbs_error *err)
 {
-    static const mbs_urdf_options defaults = { 0, 0, NULL, NULL, 0 };
-    if (!path) {
-        mbs_error_set(err, MBS_ERR_ARG, "mbs_model_load_urdf: path is NULL");
-        return NULL;
-    }
-    call_once(&xml_once, xml_init);
-    uctx c;
-    memset(&c, 0, sizeof c);
-    c.file = path;
-    c.err = err;
-    c.o = opts ? opts : &defaults;
-
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        mbs_error_set(err, MBS_ERR_IO, "%s: cannot read the file", path);
-        return NULL;
-    }
-    fclose(f);
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
     if (!ctxt) {
-        mbs_error_set(err, MBS_ERR_NOMEM, "%s: out of memory", path);
+        mbs_error_set(err, MBS_ERR_NOMEM, "%s: out of memory", name);
         return NULL;
     }
     /* errors go to our handler (nothing is printed), the first one is kept */
@@ -763,11 +748,19 @@ mbs_model *mbs_model_load_urdf(const char *path, const mbs_urdf_options *opts, m
     memset(&fe, 0, sizeof fe);
     ctxt->_private = &fe;
     ctxt->sax->serror = on_xml_error;
-    xmlDocPtr doc = xmlCtxtReadFile(ctxt, path, NULL, XML_PARSE_NONET | XML_PARSE_BIG_LINES | XML_PARSE_NOWARNING);
+    const int flags = XML_PARSE_NONET | XML_PARSE_BIG_LINES | XML_PARSE_NOWARNING;
+    const size_t len = xml ? strlen(xml) : 0;
+    if (len > INT_MAX) {
+        xmlFreeParserCtxt(ctxt);
+        mbs_error_set(err, MBS_ERR_ARG, "%s: text longer than %d bytes", name, INT_MAX);
+        return NULL;
+    }
+    xmlDocPtr doc = xml ? xmlCtxtReadMemory(ctxt, xml, (int)len, name, NULL, flags)
+                        : xmlCtxtReadFile(ctxt, path, NULL, flags);
     if (!doc || fe.have) {
         const xmlError *e = xmlCtxtGetLastError(ctxt);
         if (fe.have) {
-            mbs_error_set(err, MBS_ERR_PARSE, "%s:%d: XML error: %s", path, fe.line, fe.msg);
+            mbs_error_set(err, MBS_ERR_PARSE, "%s:%d: XML error: %s", name, fe.line, fe.msg);
         } else if (e && e->message) {
             first_error le;
             memset(&le, 0, sizeof le);
@@ -775,68 +768,117 @@ mbs_model *mbs_model_load_urdf(const char *path, const mbs_urdf_options *opts, m
             snprintf(le.msg, sizeof le.msg, "%s", e->message);
             size_t len = strlen(le.msg);
             while (len > 0 && (le.msg[len - 1] == '\n' || le.msg[len - 1] == ' ')) le.msg[--len] = '\0';
-            mbs_error_set(err, MBS_ERR_PARSE, "%s:%d: XML error: %s", path, le.line, le.msg);
+            mbs_error_set(err, MBS_ERR_PARSE, "%s:%d: XML error: %s", name, le.line, le.msg);
         } else {
-            mbs_error_set(err, MBS_ERR_PARSE, "%s: not a well-formed XML document", path);
+            mbs_error_set(err, MBS_ERR_PARSE, "%s: not a well-formed XML document", name);
         }
         xmlFreeDoc(doc);
         xmlFreeParserCtxt(ctxt);
         return NULL;
     }
     xmlFreeParserCtxt(ctxt);
+    return doc;
+}
 
+/* The model of a parsed document (freed here); c->file names it. */
+static mbs_model *load_document(uctx *c, xmlDocPtr doc)
+{
     mbs_model *m = NULL;
     xmlNode *root = xmlDocGetRootElement(doc);
     if (!root || !is_elem(root, "robot")) {
-        ufail(&c, root ? line_of(root) : 0, "the root element must be <robot>, got <%s>",
+        ufail(c, root ? line_of(root) : 0, "the root element must be <robot>, got <%s>",
               root ? (const char *)root->name : "");
         goto out;
     }
     for (xmlNode *k = root->children; k; k = k->next) {
-        if (is_elem(k, "link")) c.nl++;
-        if (is_elem(k, "joint")) c.nj++;
+        if (is_elem(k, "link")) c->nl++;
+        if (is_elem(k, "joint")) c->nj++;
     }
-    if (c.nl == 0) {
-        ufail(&c, line_of(root), "<robot> has no <link>");
+    if (c->nl == 0) {
+        ufail(c, line_of(root), "<robot> has no <link>");
         goto out;
     }
-    c.link = calloc((size_t)c.nl, sizeof *c.link);
-    c.joint = calloc((size_t)c.nj + 1, sizeof *c.joint);
-    if (!c.link || !c.joint) {
-        mbs_error_set(err, MBS_ERR_NOMEM, "%s: out of memory", path);
+    c->link = calloc((size_t)c->nl, sizeof *c->link);
+    c->joint = calloc((size_t)c->nj + 1, sizeof *c->joint);
+    if (!c->link || !c->joint) {
+        mbs_error_set(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
         goto out;
     }
     int il = 0, ij = 0;
     for (xmlNode *k = root->children; k; k = k->next)
         if (is_elem(k, "link")) {
-            if (parse_link(&c, k, &c.link[il])) goto out;
+            if (parse_link(c, k, &c->link[il])) goto out;
             for (int i = 0; i < il; i++)
-                if (strcmp(c.link[i].name, c.link[il].name) == 0) {
-                    ufail(&c, c.link[il].line, "duplicate link name \"%s\" (also line %d)", c.link[il].name,
-                          c.link[i].line);
+                if (strcmp(c->link[i].name, c->link[il].name) == 0) {
+                    ufail(c, c->link[il].line, "duplicate link name \"%s\" (also line %d)", c->link[il].name,
+                          c->link[i].line);
                     goto out;
                 }
             il++;
         }
     for (xmlNode *k = root->children; k; k = k->next)
-        if (is_elem(k, "joint") && parse_joint(&c, k, &c.joint[ij++])) goto out;
+        if (is_elem(k, "joint") && parse_joint(c, k, &c->joint[ij++])) goto out;
     {
         const char *rname = attr(root, "name");
         char defname[256];
         if (!rname || !*rname) {
-            const char *base = strrchr(path, '/');
-            snprintf(defname, sizeof defname, "%s", base ? base + 1 : path);
+            const char *base = strrchr(c->file, '/');
+            snprintf(defname, sizeof defname, "%s", base ? base + 1 : c->file);
             char *dot = strrchr(defname, '.');
             if (dot && dot != defname) *dot = '\0';
             rname = defname;
         }
-        m = build(&c, rname);
+        m = build(c, rname);
     }
 out:
-    free(c.link);
-    free(c.joint);
+    free(c->link);
+    free(c->joint);
     xmlFreeDoc(doc);
     return m;
+}
+
+static const mbs_urdf_options urdf_defaults = { 0, 0, NULL, NULL, 0 };
+
+mbs_model *mbs_model_load_urdf(const char *path, const mbs_urdf_options *opts, mbs_error *err)
+{
+    if (!path) {
+        mbs_error_set(err, MBS_ERR_ARG, "mbs_model_load_urdf: path is NULL");
+        return NULL;
+    }
+    call_once(&xml_once, xml_init);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        mbs_error_set(err, MBS_ERR_IO, "%s: cannot read the file", path);
+        return NULL;
+    }
+    fclose(f);
+    xmlDocPtr doc = read_document(path, NULL, path, err);
+    if (!doc) return NULL;
+    uctx c;
+    memset(&c, 0, sizeof c);
+    c.file = path;
+    c.err = err;
+    c.o = opts ? opts : &urdf_defaults;
+    return load_document(&c, doc);
+}
+
+mbs_model *mbs_model_load_urdf_string(const char *xml, const char *name, const mbs_urdf_options *opts,
+                                      mbs_error *err)
+{
+    if (!name) name = "<string>";
+    if (!xml) {
+        mbs_error_set(err, MBS_ERR_ARG, "mbs_model_load_urdf_string: xml is NULL");
+        return NULL;
+    }
+    call_once(&xml_once, xml_init);
+    xmlDocPtr doc = read_document(NULL, xml, name, err);
+    if (!doc) return NULL;
+    uctx c;
+    memset(&c, 0, sizeof c);
+    c.file = name;
+    c.err = err;
+    c.o = opts ? opts : &urdf_defaults;
+    return load_document(&c, doc);
 }
 
 /* ---------------------------------------------------------------- accessors (model.h) */
