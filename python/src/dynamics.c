@@ -194,13 +194,13 @@ static PyObject *py_forward_dynamics(PyObject *self, PyObject *const *args, Py_s
 
 /* ---------------------------------------------------------------- derivatives */
 
-/* k outputs: vectors (nv) where cols[i] == 0, else matrices nv x cols[i]. */
+/* k outputs: vectors (nv) where cols[i] < 0, else matrices nv x cols[i]. */
 static int deriv_outs(call *c, int k, const npy_intp *cols, const char *const *what, PyArrayObject **r)
 {
     int nd[4];
     npy_intp dims[4][3];
     for (int i = 0; i < k; i++) {
-        nd[i] = cols[i] ? 2 : 1;
+        nd[i] = cols[i] < 0 ? 1 : 2;
         dims[i][0] = c->mo->nv;
         dims[i][1] = cols[i];
     }
@@ -219,7 +219,7 @@ static PyObject *py_id_derivatives(PyObject *self, PyObject *const *args, Py_ssi
     call c;
     PyArrayObject *r[3];
     if (call_begin(&c, "inverse_dynamics_derivatives", args, nargs, kwnames, names, "qvv", 0) < 0) return NULL;
-    const npy_intp cols[3] = { 0, c.mo->nv, c.mo->nv };
+    const npy_intp cols[3] = { -1, c.mo->nv, c.mo->nv };
     if (deriv_outs(&c, 3, cols, what, r) < 0) return NULL;
     int rc;
     NOGIL(rc = mbs_inverse_dynamics_derivatives(c.mo->m, c.d->d, IN(&c, 0), IN(&c, 1), IN(&c, 2), OUT(r[0]),
@@ -273,7 +273,7 @@ static PyObject *py_fd_derivatives(PyObject *self, PyObject *const *args, Py_ssi
     call c;
     PyArrayObject *r[4];
     if (call_begin(&c, "forward_dynamics_derivatives", args, nargs, kwnames, names, "qvV", 1) < 0) return NULL;
-    const npy_intp cols[4] = { 0, c.mo->nv, c.mo->nv, c.mo->nv };
+    const npy_intp cols[4] = { -1, c.mo->nv, c.mo->nv, c.mo->nv };
     if (deriv_outs(&c, 4, cols, what, r) < 0) return NULL;
     int rc;
     NOGIL(rc = mbs_forward_dynamics_derivatives(c.mo->m, c.d->d, c.alg, IN(&c, 0), IN(&c, 1), IN(&c, 2), OUT(r[0]),
@@ -291,7 +291,7 @@ static PyObject *py_fd_param_derivatives(PyObject *self, PyObject *const *args, 
     PyArrayObject *r[2];
     if (call_begin(&c, "forward_dynamics_param_derivatives", args, nargs, kwnames, names, "qvV", 1) < 0)
         return NULL;
-    const npy_intp cols[2] = { 0, c.mo->nparams };
+    const npy_intp cols[2] = { -1, c.mo->nparams };
     if (deriv_outs(&c, 2, cols, what, r) < 0) return NULL;
     int rc;
     NOGIL(rc = mbs_forward_dynamics_param_derivatives(c.mo->m, c.d->d, c.alg, IN(&c, 0), IN(&c, 1), IN(&c, 2),
@@ -308,7 +308,7 @@ static PyObject *py_fd_directional(PyObject *self, PyObject *const *args, Py_ssi
     call c;
     PyArrayObject *r[2];
     if (call_begin(&c, "forward_dynamics_directional", args, nargs, kwnames, names, "qvVVVVP", 1) < 0) return NULL;
-    const npy_intp cols[2] = { 0, 0 };
+    const npy_intp cols[2] = { -1, -1 };
     if (deriv_outs(&c, 2, cols, what, r) < 0) return NULL;
     int rc;
     NOGIL(rc = mbs_forward_dynamics_directional(c.mo->m, c.d->d, c.alg, IN(&c, 0), IN(&c, 1), IN(&c, 2), IN(&c, 3),
