@@ -157,8 +157,8 @@ def sensitivity(model, *, method="ddm", objective=None, history=None, **options)
     psi = integral of g over the run (named after the function): it returns g, and
     when grad is True the tuple (g, g_q, g_qd, g_qdd, g_rho) of partial derivatives.
     history(t, psi, grad) is called at t0 and after every step with the running
-    values (grad: ddm only, else None); return False to stop. Both are called with
-    the GIL; an exception stops the analysis and is raised here."""
+    values (grad: ddm only, else None); what it returns is ignored. Both are called
+    with the GIL; an exception they raise stops the analysis and is raised here."""
     _check_model(model, "sensitivity")
     opts = dict(_sim_options(model, options), method=method)
     raw = _mbsens._sensitivity(model, opts, objective, history)

@@ -177,6 +177,11 @@ static npy_intp first_nonfinite(const double *x, npy_intp n)
     return -1;
 }
 
+npy_intp array_first_nonfinite(PyArrayObject *a)
+{
+    return first_nonfinite(PyArray_DATA(a), PyArray_SIZE(a));
+}
+
 PyArrayObject *arg_vector(PyObject *obj, npy_intp n, const char *what, const mbs_model *m, entry_name_fn names)
 {
     PyArrayObject *a = as_double_array(obj, what);

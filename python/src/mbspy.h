@@ -105,6 +105,9 @@ int arg_double(PyObject *obj, const char *what, double *x);
 /* A plain str without NUL characters; NULL with an exception. */
 const char *arg_str(PyObject *obj, const char *what);
 
+/* Index (flat) of the first non-finite entry of a C-contiguous float64 array, or -1. */
+npy_intp array_first_nonfinite(PyArrayObject *a);
+
 /* New arrays. */
 PyObject *vec_new(npy_intp n, const double *x);   /* copy of x (n >= 0) */
 PyObject *mat_new(npy_intp r, npy_intp c, const double *x);

@@ -70,18 +70,21 @@ static int on_objective(void *user, double t, int nq, const double *q, const dou
     return rc;
 }
 
+/* history(t, psi, grad) observes the run; its result is ignored (the methods
+ * of the library do not all stop on a non-zero return, and one that does
+ * returns its partial sums as a result). An exception it raises is kept
+ * and raised when the analysis has returned. */
 static int on_history(void *user, double t, int nobj, int np, const double *psi, const double *grad)
 {
     sens_ctx *c = user;
     PyGILState_STATE s = pc_enter();
-    int stop = 1;
     if (!pc_failed(&c->pc)) {
         PyObject *g = grad ? mat_new(nobj, np, grad) : Py_NewRef(Py_None);
         PyObject *res = PyObject_CallFunction(c->history, "dNN", t, vec_new(nobj, psi), g);
-        stop = !res || pc_says_stop(res);
         Py_XDECREF(res);
         pc_keep_error(&c->pc);
     }
+    const int stop = pc_failed(&c->pc);
     pc_leave(s);
     return stop;
 }
