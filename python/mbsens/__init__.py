@@ -21,7 +21,7 @@ Errors of the library raise mbsens.Error subclasses carrying its message
 non-finite values) raise TypeError or ValueError before the library runs.
 """
 from ._mbsens import (  # noqa: F401  (re-exported)
-    Model, Data,
+    Model, Data, Integrator,
     Error, FileError, ParseError, ModelError, ArgumentError, NumericalError, UnsupportedError,
     OutOfMemoryError, ModelWarning, STATUS, library_version,
     kinematics, inverse_dynamics, mass_matrix, bias_forces, forward_dynamics,

@@ -37,6 +37,7 @@ typedef struct {
 
 extern PyTypeObject Model_Type;
 extern PyTypeObject Data_Type;
+extern PyTypeObject Integrator_Type;
 
 /* A new Model owning m (freed with it); NULL with an exception set. */
 PyObject *model_wrap(mbs_model *m);

@@ -122,9 +122,11 @@ PyMODINIT_FUNC PyInit__mbsens(void)
     PyObject *mod = PyModule_Create(&moduledef);
     if (!mod) return NULL;
     if (add_errors(mod) < 0 || add_constants(mod) < 0) goto fail;
-    if (PyType_Ready(&Model_Type) < 0 || PyType_Ready(&Data_Type) < 0) goto fail;
+    if (PyType_Ready(&Model_Type) < 0 || PyType_Ready(&Data_Type) < 0 || PyType_Ready(&Integrator_Type) < 0)
+        goto fail;
     if (PyModule_AddObjectRef(mod, "Model", (PyObject *)&Model_Type) < 0 ||
-        PyModule_AddObjectRef(mod, "Data", (PyObject *)&Data_Type) < 0)
+        PyModule_AddObjectRef(mod, "Data", (PyObject *)&Data_Type) < 0 ||
+        PyModule_AddObjectRef(mod, "Integrator", (PyObject *)&Integrator_Type) < 0)
         goto fail;
     if (PyModule_AddFunctions(mod, mbspy_dynamics_methods) < 0 ||
         PyModule_AddFunctions(mod, mbspy_constraint_methods) < 0 ||

@@ -187,3 +187,42 @@ def test_objective_trace():
     assert len(t) == len(g) == len(psi) == 501 and t[-1] == 0.5 and psi[0] == 0.0
     s = mbsens.sensitivity(m, tf=0.5)
     assert abs(psi[-1] - s.psi[0]) <= 1e-12 * abs(s.psi[0]) or m.nobjectives > 1
+
+
+def test_integrator_steps_and_loads(pendulum):
+    """The stepper gives simulate()'s trajectory (the same steps; the time is summed
+    step by step instead of t0 + k dt, so states agree to the round-off of t, 1e-12),
+    and loads written between steps act on the next step."""
+    m = pendulum
+    it = mbsens.Integrator(m, dt=1e-3)
+    assert it.t == 0.0 and np.array_equal(it.q, m.q0) and it.options["integrator"] == "trapezoidal"
+    r = mbsens.simulate(m, tf=0.5)
+    t = it.step(n=500)
+    assert abs(t - 0.5) <= 1e-12 and it.stats["steps"] == 500
+    assert np.allclose(it.q, r.q[-1], rtol=0, atol=1e-12) and np.allclose(it.qd, r.qd[-1], rtol=0, atol=1e-11)
+    it.reset(q=[0.5, 0.5])
+    d = it.data
+    for _ in range(2000):          # a damping torque -c qd on both joints, applied between steps
+        d.joint_load[:] = -2.0 * it.qd
+        it.step()
+    dd = mbsens.Data(m)
+    mbsens.kinematics(m, dd, it.q, it.qd)
+    e_end = dd.kinetic_energy() + dd.potential_energy()
+    mbsens.kinematics(m, dd, [0.5, 0.5], [0, 0])
+    e0 = dd.potential_energy()
+    assert e_end < e0 - 1.0            # the damping took energy out
+    five = mbsens.Model.load(M / "fivebar.json")       # closed loops: the formulation's stepper
+    fi = mbsens.Integrator(five, formulation="ali3p")
+    fi.step(n=100)
+    assert abs(fi.t - 0.1) < 1e-12
+    # the same steps up to the round-off of the summed time, which moves the iterates of
+    # the Newton iteration (converged to |dz| < 1e-10) by at most its tolerance: 10x that
+    assert np.allclose(fi.q, mbsens.simulate(five, formulation="ali3p", tf=0.1).q[-1], rtol=0, atol=1e-9)
+    with pytest.raises(mbsens.Error, match="formulation"):
+        mbsens.Integrator(five, formulation="fr")
+    with pytest.raises(ValueError):
+        it.step(h=0.0)
+    with pytest.raises(TypeError):
+        mbsens.Integrator(m, bogus=1)
+    with pytest.raises(TypeError, match="multiple"):
+        mbsens.Integrator(m, mbsens.Data(m), data=mbsens.Data(m))
