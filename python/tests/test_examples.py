@@ -11,21 +11,44 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import mbsens
-from conftest import SRC
+from conftest import SANITIZED, SRC
 
 EX = SRC / "examples" / "python"
+# The examples are scripts of the optimized build; under the sanitizers they would only repeat, slowly,
+# calls the other tests make there.
+pytestmark = pytest.mark.skipif(SANITIZED, reason="the examples run in the optimized build")
+
+
+def doc_commands():
+    """The example commands docs/python.md shows: {script: [arguments]} (run as shown here)."""
+    cmds = {}
+    for line in (SRC / "docs" / "python.md").read_text().splitlines():
+        if line.startswith("/usr/bin/python3 examples/python/"):
+            words = line.split()
+            cmds[Path(words[1]).name] = words[2:]
+    return cmds
+
+
+DOC = doc_commands()
 
 
 def run(script, *args, cwd=None):
-    r = subprocess.run([sys.executable, str(EX / script), *map(str, args)], capture_output=True, text=True,
-                       cwd=cwd, env=dict(os.environ))
+    """The script with the doc's arguments (or the given ones), from the tree's root (or cwd)."""
+    args = [str(a) for a in args] if args else DOC[script]
+    r = subprocess.run([sys.executable, str(EX / script), *args], capture_output=True, text=True,
+                       cwd=cwd or SRC, env=dict(os.environ))
     assert r.returncode == 0, f"{script}: exit {r.returncode}\n{r.stdout}\n{r.stderr}"
     return r.stdout
+
+
+def test_every_example_is_shown_and_run():
+    assert sorted(DOC) == sorted(p.name for p in EX.glob("*.py"))
 
 
 def test_fivebar_gradient():
@@ -37,7 +60,7 @@ def test_fivebar_gradient():
 
 
 def test_design_optimization():
-    out = run("design_optimization.py", "--tf", "1.5")
+    out = run("design_optimization.py")
     psi = re.search(r"^psi\s+(\S+)\s+(\S+)\s+(\S+)", out, re.M)
     start, scipy_psi, nlopt_psi = map(float, psi.groups())
     assert scipy_psi < 0.5 * start and abs(scipy_psi - nlopt_psi) <= 1e-8 * nlopt_psi
@@ -45,13 +68,13 @@ def test_design_optimization():
 
 
 def test_double_pendulum_plot(tmp_path):
-    png = tmp_path / "dp.png"
-    out = run("double_pendulum_plot.py", "-o", png, "--tf", "2", cwd=tmp_path)
+    png = tmp_path / DOC["double_pendulum_plot.py"][DOC["double_pendulum_plot.py"].index("-o") + 1]
+    out = run("double_pendulum_plot.py", *DOC["double_pendulum_plot.py"], cwd=tmp_path)
     assert "wrote" in out and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10000
 
 
 def test_urdf_trajectory():
-    out = run("urdf_trajectory.py", SRC / "tests" / "urdf" / "small_robot.urdf", "--samples", "200")
+    out = run("urdf_trajectory.py")
     m = re.search(r"\|actual - predicted\| / \|actual\| = (\S+) \(O\(dt\^2\) = (\S+)\)", out)
     assert float(m.group(1)) <= 10 * float(m.group(2))
     # the largest torque of the loop is at least that of one call at the first sample
