@@ -2,14 +2,16 @@
 speed-up of separate Data objects in threads (docs/python.md, "Cost";
 docs/benchmarks.md). Run with the interpreter the package was built for:
 
-    /usr/bin/python3 bench/bench_python.py [BUILD_DIR] [--reps N] [--min-time S] [--quick]
+    /usr/bin/python3 bench/bench_python.py [BUILD_DIR] [--reps N] [--min-time S] [--clock cpu] [--quick]
 
 BUILD_DIR (default build) holds the package (BUILD_DIR/python) and
 bench/bench_python_ref, the C side. Repetitions are interleaved: C (one
 repetition of bench_python_ref), then Python, N times; the figures are the
 medians over repetitions, and the overhead is the median of the per-repetition
 differences Python - C (ratios likewise), so slow drifts of a shared machine
-hit both sides alike.
+hit both sides alike. --clock cpu times the per-call rows with the thread's
+CPU time on both sides (a shared machine: the time the thread was
+descheduled is left out); the thread speed-ups are always wall-clock.
 
 Rows:
   inverse_dynamics, out=     double pendulum, arrays given for every argument
@@ -36,23 +38,26 @@ def setup_path(build):
     sys.path.insert(0, str(Path(build).resolve() / "python"))
 
 
+CLOCK = time.perf_counter_ns
+
+
 def per_call_ns(f, min_time):
     """ns per call of f() in a loop lasting at least min_time seconds."""
     n = 1
     while True:
-        t0 = time.perf_counter_ns()
+        t0 = CLOCK()
         for _ in range(n):
             f()
-        dt = time.perf_counter_ns() - t0
+        dt = CLOCK() - t0
         if dt >= min_time * 1e9:
             return dt / n
         n *= 2 if dt < min_time * 1e8 else max(2, int(1.2 * min_time * 1e9 / max(dt, 1)))
 
 
-def c_side(build, min_time):
+def c_side(build, min_time, clock):
     exe = Path(build) / "bench" / "bench_python_ref"
-    out = subprocess.run([str(exe), "--reps", "1", "--min-time", str(min_time)], capture_output=True, text=True,
-                         check=True, env=dict(os.environ, MBS_SOURCE_DIR=str(ROOT)))
+    out = subprocess.run([str(exe), "--reps", "1", "--min-time", str(min_time), "--clock", clock],
+                         capture_output=True, text=True, check=True, env=dict(os.environ, MBS_SOURCE_DIR=str(ROOT)))
     return {k: float(v) for k, v in (line.split() for line in out.stdout.splitlines())}
 
 
@@ -64,12 +69,12 @@ def python_side(mbsens, np, min_time):
     res = {"id_out_ns": per_call_ns(lambda: f(m, d, q, qd, qdd, out=out), min_time),
            "id_alloc_ns": per_call_ns(lambda: f(m, d, q, qd, qdd), min_time)}
     sim = mbsens.simulate
-    t0 = time.perf_counter_ns()
+    t0 = CLOCK()
     runs = 0
-    while time.perf_counter_ns() - t0 < min_time * 1e9 or runs == 0:
+    while CLOCK() - t0 < min_time * 1e9 or runs == 0:
         r = sim(m, tf=10.0, dt=1e-3, t0=0.0, data=d)
         runs += 1
-    res["sim_ns"] = (time.perf_counter_ns() - t0) / runs
+    res["sim_ns"] = (CLOCK() - t0) / runs
     assert len(r.t) == 10001
     return res
 
@@ -119,8 +124,11 @@ def main():
     ap.add_argument("build", nargs="?", default=str(ROOT / "build"))
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--min-time", type=float, default=0.5)
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall")
     ap.add_argument("--quick", action="store_true", help="3 repetitions of 0.05 s (a smoke test)")
     args = ap.parse_args()
+    global CLOCK
+    CLOCK = time.thread_time_ns if args.clock == "cpu" else time.perf_counter_ns
     if args.quick:
         args.reps, args.min_time = 3, 0.05
     setup_path(args.build)
@@ -131,11 +139,13 @@ def main():
 
     print(f"# bench_python: mbsens {mbsens.__version__} from {mbsens.__file__}")
     print(f"    python {platform.python_version()} ({sys.executable}), numpy {np.__version__}")
-    print(f"    machine: {platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
-    print(f"    {args.reps} interleaved repetitions of >= {args.min_time} s per row\n")
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
+               platform.machine())
+    print(f"    machine: {cpu}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
+    print(f"    {args.reps} interleaved repetitions of >= {args.min_time} s per row, {args.clock} clock\n")
     c, py = [], []
     for _ in range(args.reps):
-        c.append(c_side(args.build, args.min_time))
+        c.append(c_side(args.build, args.min_time, args.clock))
         py.append(python_side(mbsens, np, args.min_time))
     rows = [("inverse_dynamics, out=", "id_out_ns", "id_pendulum_ns"),
             ("inverse_dynamics", "id_alloc_ns", "id_pendulum_ns"),

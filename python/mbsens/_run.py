@@ -195,7 +195,17 @@ class OptResult:
                 f"{self.evaluations} evaluations, stop: {self.stop_reason}>")
 
 
-def _param_flags(model, names, what):
+def _weights(model, weights):
+    """One weight per objective, from {name or index: weight} (the others 0) or a sequence."""
+    if not isinstance(weights, dict):
+        return weights
+    w = np.zeros(model.nobjectives)
+    for k, v in weights.items():
+        w[model.objective_index(k) if isinstance(k, str) else k] = v
+    return w
+
+
+def _param_flags(model, names):
     flags = np.zeros(model.nparams)
     for n in names:
         flags[model.param_index(n) if isinstance(n, str) else n] = 1
@@ -218,18 +228,13 @@ def optimize(model, *, objective=None, weights=None, fixed=None, free=None, meth
     if objective is not None:
         opts["objective"] = model.objective_index(objective) if isinstance(objective, str) else objective
     if weights is not None:
-        if isinstance(weights, dict):
-            w = np.zeros(model.nobjectives)
-            for k, v in weights.items():
-                w[model.objective_index(k) if isinstance(k, str) else k] = v
-            weights = w
-        opts["weights"] = weights
+        opts["weights"] = _weights(model, weights)
     if fixed is not None and free is not None:
         raise ValueError("optimize: give fixed or free, not both")
     if fixed is not None:
-        opts["fixed"] = _param_flags(model, fixed, "fixed")
+        opts["fixed"] = _param_flags(model, fixed)
     if free is not None:
-        opts["fixed"] = 1 - _param_flags(model, free, "free")
+        opts["fixed"] = 1 - _param_flags(model, free)
     messages = []
 
     def on_message(text):
@@ -250,12 +255,8 @@ def objective_trace(model, objective=None, weights=None, **options):
     _check_model(model, "objective_trace")
     if isinstance(objective, str):
         objective = model.objective_index(objective)
-    if isinstance(weights, dict):
-        w = np.zeros(model.nobjectives)
-        for k, v in weights.items():
-            w[model.objective_index(k) if isinstance(k, str) else k] = v
-        weights = w
-    return _mbsens._objective_trace(model, _sim_options(model, options), objective, weights)
+    return _mbsens._objective_trace(model, _sim_options(model, options), objective,
+                                    None if weights is None else _weights(model, weights))
 
 
 # ---------------------------------------------------------------- check, generators

@@ -75,13 +75,19 @@ int parse_args(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObje
     return 0;
 }
 
-int check_model_data(const char *func, PyObject *model, PyObject *data, ModelObject **mo, DataObject **dobj)
+ModelObject *arg_model(const char *func, PyObject *model)
 {
     if (!PyObject_TypeCheck(model, &Model_Type)) {
         PyErr_Format(PyExc_TypeError, "%s(): model must be an mbsens.Model, not %.100s", func,
                      Py_TYPE(model)->tp_name);
-        return -1;
+        return NULL;
     }
+    return (ModelObject *)model;
+}
+
+int check_model_data(const char *func, PyObject *model, PyObject *data, ModelObject **mo, DataObject **dobj)
+{
+    if (!arg_model(func, model)) return -1;
     if (!PyObject_TypeCheck(data, &Data_Type)) {
         PyErr_Format(PyExc_TypeError, "%s(): data must be an mbsens.Data, not %.100s", func,
                      Py_TYPE(data)->tp_name);

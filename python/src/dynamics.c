@@ -347,10 +347,7 @@ static PyObject *py_normalize_state(PyObject *self, PyObject *const *args, Py_ss
     static const char *const names[] = { "model", "q", "qd" };
     PyObject *a[3];
     if (parse_args("normalize_state", args, nargs, kwnames, names, 3, 2, 3, a) < 0) return NULL;
-    if (!PyObject_TypeCheck(a[0], &Model_Type)) {
-        PyErr_SetString(PyExc_TypeError, "normalize_state(): model must be an mbsens.Model");
-        return NULL;
-    }
+    if (!arg_model("normalize_state", a[0])) return NULL;
     ModelObject *mo = (ModelObject *)a[0];
     int ok = 1;
     PyArrayObject *q = arg_vector(a[1], mo->nq, "q", mo->m, mbs_coord_name);

@@ -61,6 +61,8 @@ PyObject *raise_data(const DataObject *d, int code, const char *func);
 int parse_args(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                const char *const *names, int n, int nreq, int npos, PyObject **out);
 
+/* model must be a Model: NULL with TypeError otherwise. */
+ModelObject *arg_model(const char *func, PyObject *model);
 /* (model, data): data must be a Data of that model. 0 or -1. */
 int check_model_data(const char *func, PyObject *model, PyObject *data, ModelObject **mo, DataObject **dobj);
 /* Mark data busy (RuntimeError if it already is); data_release undoes it. */

@@ -11,7 +11,7 @@
  *   method        (optimize) a gradient method, None: chosen automatically.
  * Values are type-checked (a float for a float, an int for an int, True or
  * False for a flag, one of the names for a choice) and numbers must be
- * finite; the ranges are the library's checks.
+ * finite; the ranges are the library's checks. None means "not given".
  */
 #include <math.h>
 #include <stddef.h>
@@ -284,7 +284,7 @@ static int sim_special(PyObject *key, PyObject *v, const mbs_model *m, mbs_sim_o
     *done = 1;
     if (PyUnicode_CompareWithASCIIString(key, "formulation") == 0) return set_formulation(v, o);
     if (PyUnicode_CompareWithASCIIString(key, "tangent") == 0) return set_tangent(v, o);
-    if (PyUnicode_CompareWithASCIIString(key, "dofs") == 0) return v == Py_None ? 0 : set_dofs(v, m, o, mem);
+    if (PyUnicode_CompareWithASCIIString(key, "dofs") == 0) return set_dofs(v, m, o, mem);
     *done = 0;
     return 0;
 }
@@ -334,6 +334,7 @@ int options_apply_sim(PyObject *opts, const mbs_model *m, mbs_sim_options *o, op
     PyObject *key, *v;
     Py_ssize_t pos = 0;
     while (opts && PyDict_Next(opts, &pos, &key, &v)) {
+        if (v == Py_None) continue;
         int r = apply_sim_one(key, v, m, o, mem);
         if (r < 0) return -1;
         if (r == 0) return unknown(key);
@@ -344,7 +345,8 @@ int options_apply_sim(PyObject *opts, const mbs_model *m, mbs_sim_options *o, op
 /* formulation not given: semi-recursive for open trees (as the command line). */
 static void default_formulation(PyObject *opts, mbs_sim_options *o)
 {
-    if (!opts || !PyDict_GetItemString(opts, "formulation")) o->formulation = MBS_FD_SEMI_RECURSIVE;
+    PyObject *f = opts ? PyDict_GetItemString(opts, "formulation") : NULL;
+    if (!f || f == Py_None) o->formulation = MBS_FD_SEMI_RECURSIVE;
 }
 
 int options_apply_sens(PyObject *opts, const mbs_model *m, mbs_sens_options *o, opt_mem *mem)
@@ -354,6 +356,7 @@ int options_apply_sens(PyObject *opts, const mbs_model *m, mbs_sens_options *o, 
     PyObject *key, *v;
     Py_ssize_t pos = 0;
     while (opts && PyDict_Next(opts, &pos, &key, &v)) {
+        if (v == Py_None) continue;
         int r = apply_sim_one(key, v, m, &o->sim, mem);
         if (r < 0) return -1;
         if (r > 0) continue;
@@ -371,19 +374,20 @@ int options_apply_opt(PyObject *opts, const mbs_model *m, mbs_opt_options *o, op
     PyObject *key, *v;
     Py_ssize_t pos = 0;
     while (opts && PyDict_Next(opts, &pos, &key, &v)) {
+        if (v == Py_None) continue;
         int r = apply_sim_one(key, v, m, &o->sens.sim, mem);
         if (r < 0) return -1;
         if (r > 0) continue;
         const opt_def *d;
         if (PyUnicode_CompareWithASCIIString(key, "method") == 0) {
-            o->auto_method = v == Py_None;
-            if (v != Py_None && set_value(&SENS[0], v, (char *)&o->sens) < 0) return -1;
+            o->auto_method = 0;
+            if (set_value(&SENS[0], v, (char *)&o->sens) < 0) return -1;
         } else if (PyUnicode_CompareWithASCIIString(key, "fd_step") == 0) {
             if (set_value(&SENS[1], v, (char *)&o->sens) < 0) return -1;
         } else if (PyUnicode_CompareWithASCIIString(key, "weights") == 0) {
-            if (v != Py_None && set_weights(v, m, o, mem) < 0) return -1;
+            if (set_weights(v, m, o, mem) < 0) return -1;
         } else if (PyUnicode_CompareWithASCIIString(key, "fixed") == 0) {
-            if (v != Py_None && set_fixed(v, m, o, mem) < 0) return -1;
+            if (set_fixed(v, m, o, mem) < 0) return -1;
         } else if ((d = find(OPT, COUNT(OPT), key))) {
             if (set_value(d, v, (char *)o) < 0) return -1;
         } else {

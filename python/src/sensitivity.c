@@ -124,10 +124,7 @@ static PyObject *py_sensitivity(PyObject *self, PyObject *const *args, Py_ssize_
     if (parse_args("sensitivity", args, nargs, kwnames, names, 4, 1, 4, a) < 0 ||
         callable_or_none(a[2], "objective") < 0 || callable_or_none(a[3], "history") < 0)
         return NULL;
-    if (!PyObject_TypeCheck(a[0], &Model_Type)) {
-        PyErr_SetString(PyExc_TypeError, "sensitivity(): model must be an mbsens.Model");
-        return NULL;
-    }
+    if (!arg_model("sensitivity", a[0])) return NULL;
     const mbs_model *m = ((ModelObject *)a[0])->m;
     mbs_sens_options o = mbs_sens_options_default(m);
     opt_mem mem = { 0 };
@@ -222,10 +219,7 @@ static PyObject *py_optimize(PyObject *self, PyObject *const *args, Py_ssize_t n
     if (parse_args("optimize", args, nargs, kwnames, names, 4, 1, 4, a) < 0 ||
         callable_or_none(a[2], "callback") < 0 || callable_or_none(a[3], "message") < 0)
         return NULL;
-    if (!PyObject_TypeCheck(a[0], &Model_Type)) {
-        PyErr_SetString(PyExc_TypeError, "optimize(): model must be an mbsens.Model");
-        return NULL;
-    }
+    if (!arg_model("optimize", a[0])) return NULL;
     const mbs_model *m = ((ModelObject *)a[0])->m;
     mbs_opt_options o = mbs_opt_options_default(m);
     opt_mem mem = { 0 };
@@ -266,10 +260,7 @@ static PyObject *py_check(PyObject *self, PyObject *const *args, Py_ssize_t narg
     static const char *const names[] = { "model", "samples", "seed", "ref", "q", "qd" };
     PyObject *a[6];
     if (parse_args("check", args, nargs, kwnames, names, 6, 1, 6, a) < 0) return NULL;
-    if (!PyObject_TypeCheck(a[0], &Model_Type)) {
-        PyErr_SetString(PyExc_TypeError, "check(): model must be an mbsens.Model");
-        return NULL;
-    }
+    if (!arg_model("check", a[0])) return NULL;
     ModelObject *mo = (ModelObject *)a[0];
     long samples = 10;
     unsigned long seed = 1;

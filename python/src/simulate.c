@@ -245,10 +245,7 @@ static PyObject *py_objective_trace(PyObject *self, PyObject *const *args, Py_ss
     static const char *const names[] = { "model", "options", "objective", "weights" };
     PyObject *a[4];
     if (parse_args("objective_trace", args, nargs, kwnames, names, 4, 1, 4, a) < 0) return NULL;
-    if (!PyObject_TypeCheck(a[0], &Model_Type)) {
-        PyErr_SetString(PyExc_TypeError, "objective_trace(): model must be an mbsens.Model");
-        return NULL;
-    }
+    if (!arg_model("objective_trace", a[0])) return NULL;
     ModelObject *mo = (ModelObject *)a[0];
     mbs_sens_options o = mbs_sens_options_default(mo->m);
     opt_mem mem = { 0 };

@@ -226,3 +226,20 @@ def test_integrator_steps_and_loads(pendulum):
         mbsens.Integrator(m, bogus=1)
     with pytest.raises(TypeError, match="multiple"):
         mbsens.Integrator(m, mbsens.Data(m), data=mbsens.Data(m))
+
+
+def test_none_options_are_not_given(pendulum):
+    a = mbsens.simulate(pendulum, tf=0.05, ref=None, integrator=None, formulation=None)
+    b = mbsens.simulate(pendulum, tf=0.05)
+    assert np.array_equal(a.q, b.q) and a.options == b.options
+
+
+def test_objectives_by_name_and_weights():
+    m = mbsens.Model.load(M / "halfcar_step.json")
+    a = mbsens.optimize(m, objective="comfort", max_iter=1, tf=0.3)
+    b = mbsens.optimize(m, weights={"comfort": 1.0}, max_iter=1, tf=0.3)
+    c = mbsens.optimize(m, weights=[0.0, 1.0, 0.0], max_iter=1, tf=0.3)
+    assert a.x.tolist() == b.x.tolist() == c.x.tolist() and a.psi_final == b.psi_final
+    t, g, psi = mbsens.objective_trace(m, objective="comfort", tf=0.3)
+    t2, g2, psi2 = mbsens.objective_trace(m, weights={"comfort": 2.0}, tf=0.3)
+    assert np.array_equal(t, t2) and np.allclose(g2, 2 * g, rtol=1e-15, atol=0)

@@ -225,7 +225,7 @@ def test_options_of_long_calls(setup):
     for opts, err in (({"tff": 1.0}, TypeError), ({"dt": 0.0}, mbsens.ArgumentError), ({"dt": -1e-3}, ValueError),
                       ({"dt": "0.1"}, TypeError), ({"tf": math.inf}, ValueError), ({"integrator": "euler"}, ValueError),
                       ({"max_iterations": 2.5}, TypeError), ({"max_iterations": 0}, mbsens.ArgumentError),
-                      ({"project": 1}, TypeError), ({"formulation": "abc"}, ValueError), ({"ref": None}, TypeError),
+                      ({"project": 1}, TypeError), ({"formulation": "abc"}, ValueError), ({"ref": 1}, TypeError),
                       ({"tangent": "exact"}, ValueError), ({"max_iterations": 2**40}, OverflowError),
                       ({"dofs": [7]}, ValueError)):
         with pytest.raises(err):

@@ -837,7 +837,17 @@ out:
     return m;
 }
 
-static const mbs_urdf_options urdf_defaults = { 0, 0, NULL, NULL, 0 };
+/* The model of the document of `name` (a file name, or the name of a text). */
+static mbs_model *load_named(xmlDocPtr doc, const char *name, const mbs_urdf_options *opts, mbs_error *err)
+{
+    static const mbs_urdf_options defaults = { 0, 0, NULL, NULL, 0 };
+    uctx c;
+    memset(&c, 0, sizeof c);
+    c.file = name;
+    c.err = err;
+    c.o = opts ? opts : &defaults;
+    return load_document(&c, doc);
+}
 
 mbs_model *mbs_model_load_urdf(const char *path, const mbs_urdf_options *opts, mbs_error *err)
 {
@@ -853,13 +863,7 @@ mbs_model *mbs_model_load_urdf(const char *path, const mbs_urdf_options *opts, m
     }
     fclose(f);
     xmlDocPtr doc = read_document(path, NULL, path, err);
-    if (!doc) return NULL;
-    uctx c;
-    memset(&c, 0, sizeof c);
-    c.file = path;
-    c.err = err;
-    c.o = opts ? opts : &urdf_defaults;
-    return load_document(&c, doc);
+    return doc ? load_named(doc, path, opts, err) : NULL;
 }
 
 mbs_model *mbs_model_load_urdf_string(const char *xml, const char *name, const mbs_urdf_options *opts,
@@ -872,13 +876,7 @@ mbs_model *mbs_model_load_urdf_string(const char *xml, const char *name, const m
     }
     call_once(&xml_once, xml_init);
     xmlDocPtr doc = read_document(NULL, xml, name, err);
-    if (!doc) return NULL;
-    uctx c;
-    memset(&c, 0, sizeof c);
-    c.file = name;
-    c.err = err;
-    c.o = opts ? opts : &urdf_defaults;
-    return load_document(&c, doc);
+    return doc ? load_named(doc, name, opts, err) : NULL;
 }
 
 /* ---------------------------------------------------------------- accessors (model.h) */
