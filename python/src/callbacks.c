@@ -55,4 +55,11 @@ int pc_check_signals(pycall *c)
     return stop;
 }
 
+int pc_check_signals_every(pycall *c, long *count)
+{
+    if (++*count < PC_CHECK_EVERY) return 0;
+    *count = 0;
+    return pc_check_signals(c);
+}
+
 int pc_says_stop(PyObject *result) { return result == Py_False; }

@@ -140,6 +140,10 @@ int pc_failed(const pycall *c);
 int pc_finish(pycall *c);
 /* Without the GIL: run the signal handlers (Ctrl-C); 1 if one raised. */
 int pc_check_signals(pycall *c);
+/* Without the GIL: pc_check_signals on every PC_CHECK_EVERY-th call
+ * (*count counts them); 1 if a handler raised. */
+#define PC_CHECK_EVERY 1000
+int pc_check_signals_every(pycall *c, long *count);
 /* With the GIL: a callback's result means "stop" when it is False. */
 int pc_says_stop(PyObject *result);
 

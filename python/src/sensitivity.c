@@ -2,7 +2,9 @@
  * sensitivity.c - the long calls over whole simulations, without the GIL:
  * mbs_sensitivity (with a history callback and a program's own objective
  * written in Python), mbs_optimize (per-iteration and message callbacks),
- * mbs_check_derivatives, and the model generators.
+ * mbs_check_derivatives, and the model generators. The library's own
+ * per-step (sensitivity) and per-iteration (optimize) callbacks are always
+ * installed: they run the signal handlers, so Ctrl-C stops a long analysis.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 typedef struct {
     pycall pc;
     PyObject *objective, *history;
+    long since_check;
 } sens_ctx;
 
 /* Copy a returned vector of n finite values into dst. 0 or -1. */
@@ -73,10 +76,12 @@ static int on_objective(void *user, double t, int nq, const double *q, const dou
 /* history(t, psi, grad) observes the run; its result is ignored (the methods
  * of the library do not all stop on a non-zero return, and one that does
  * returns its partial sums as a result). An exception it raises is kept
- * and raised when the analysis has returned. */
+ * and raised when the analysis has returned. Without a history, the signal
+ * handlers run every PC_CHECK_EVERY calls. */
 static int on_history(void *user, double t, int nobj, int np, const double *psi, const double *grad)
 {
     sens_ctx *c = user;
+    if (!c->history) return pc_failed(&c->pc) || pc_check_signals_every(&c->pc, &c->since_check);
     PyGILState_STATE s = pc_enter();
     if (!pc_failed(&c->pc)) {
         PyObject *g = grad ? mat_new(nobj, np, grad) : Py_NewRef(Py_None);
@@ -136,14 +141,13 @@ static PyObject *py_sensitivity(PyObject *self, PyObject *const *args, Py_ssize_
     pc_init(&c.pc);
     c.objective = a[2] && a[2] != Py_None ? a[2] : NULL;
     c.history = a[3] && a[3] != Py_None ? a[3] : NULL;
+    c.since_check = 0;
     if (c.objective) {
         o.objective = on_objective;
         o.objective_user = &c;
     }
-    if (c.history) {
-        o.history = on_history;
-        o.history_user = &c;
-    }
+    o.history = on_history;
+    o.history_user = &c;
     mbs_sens_result r;
     memset(&r, 0, sizeof r);
     mbs_error err = { 0, "" };
@@ -164,12 +168,16 @@ typedef struct {
     PyObject *callback, *message;
 } opt_ctx;
 
+/* callback(it) at every accepted point, if given; the signal handlers run
+ * in any case. */
 static int on_iteration(void *user, const mbs_opt_iter *it)
 {
     opt_ctx *c = user;
     PyGILState_STATE s = pc_enter();
     int stop = 1;
-    if (!pc_failed(&c->pc)) {
+    if (!c->callback) {
+        stop = pc_failed(&c->pc);
+    } else if (!pc_failed(&c->pc)) {
         PyObject *d = Py_BuildValue("{s:i,s:i,s:i,s:d,s:d,s:d,s:d,s:N,s:N}", "iteration", it->iteration,
                                     "evaluations", it->evaluations, "stage", it->stage, "tf", it->tf, "psi",
                                     it->psi, "gnorm", it->gnorm, "step", it->step, "x", vec_new(it->nparam, it->x),
@@ -231,10 +239,8 @@ static PyObject *py_optimize(PyObject *self, PyObject *const *args, Py_ssize_t n
     pc_init(&c.pc);
     c.callback = a[2] && a[2] != Py_None ? a[2] : NULL;
     c.message = a[3] && a[3] != Py_None ? a[3] : NULL;
-    if (c.callback) {
-        o.callback = on_iteration;
-        o.callback_user = &c;
-    }
+    o.callback = on_iteration;
+    o.callback_user = &c;
     if (c.message) {
         o.message = on_message;
         o.message_user = &c;

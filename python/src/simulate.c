@@ -3,15 +3,13 @@
  * (t, q, qd, qdd, the model's outputs, and the constraint violations of a
  * closed-loop formulation) into arrays handed to Python at the end. An
  * optional progress callback takes the GIL after every step; without one,
- * the signal handlers (Ctrl-C) run every CHECK_EVERY steps.
+ * the signal handlers (Ctrl-C) run every PC_CHECK_EVERY steps.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mbspy.h"
-
-#define CHECK_EVERY 1000
 
 typedef struct {
     pycall pc;
@@ -88,11 +86,7 @@ static int on_step(void *user, const mbs_model *m, mbs_data *d, double t, const 
     }
     if (r->violation) mbs_constraint_violation(m, d, t, q, qd, qdd, r->viol + 3 * i);
     if (r->progress) return rec_progress(r, t, q, qd);
-    if (++r->since_check >= CHECK_EVERY) {
-        r->since_check = 0;
-        return pc_check_signals(&r->pc);
-    }
-    return 0;
+    return pc_check_signals_every(&r->pc, &r->since_check);
 }
 
 static int output_columns(const mbs_model *m)

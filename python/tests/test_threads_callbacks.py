@@ -184,12 +184,22 @@ def test_history_and_optimize_callbacks():
     assert its[-1].x.shape == (halfcar.nparams,) and isinstance(its[-1], mbsens.OptIteration)
 
 
-def test_ctrl_c_stops_a_simulation():
-    m = mbsens.Model.load(M / "human43.json")
+@pytest.mark.parametrize("call", ["simulate", "sensitivity", "optimize"])
+def test_ctrl_c_stops_a_long_call(call):
+    """Ctrl-C (here _thread.interrupt_main, as the SIGINT handler does) stops runs of
+    minutes within a second or so: simulate and the DDM within 1000 steps, optimize
+    at its next iteration."""
+    human = mbsens.Model.load(M / "human43.json")
+    tree = mbsens.Model.load(SRC / "tests" / "models" / "spring_tree.json")
+    halfcar = mbsens.Model.load(M / "halfcar_step.json")
+    run = {"simulate": lambda: mbsens.simulate(human, tf=1000.0),
+           "sensitivity": lambda: mbsens.sensitivity(tree, method="ddm", tf=500.0),
+           "optimize": lambda: mbsens.optimize(halfcar, tf=0.5, max_iter=100000, max_eval=100000, pgtol=0.0,
+                                               ftol=0.0, xtol=0.0)}[call]
     timer = threading.Timer(0.3, _thread.interrupt_main)
     timer.start()
     t0 = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
-        mbsens.simulate(m, tf=1000.0)
+        run()
     timer.join()
     assert time.perf_counter() - t0 < 60
