@@ -1,7 +1,8 @@
 /*
  * simulate.c - mbs_simulate without the GIL: every step is recorded in C
  * (t, q, qd, qdd, the model's outputs, and the constraint violations of a
- * closed-loop formulation) into arrays handed to Python at the end. An
+ * closed-loop formulation) into buffers that become the result's arrays
+ * at the end (without a copy). An
  * optional progress callback takes the GIL after every step; without one,
  * the signal handlers (Ctrl-C) run every PC_CHECK_EVERY steps.
  */
@@ -110,14 +111,39 @@ PyObject *stats_dict(const mbs_sim_stats *s)
                          s->violation[1], s->violation[2], "projections", s->projections[0], s->projections[1]);
 }
 
-/* The recorded rows as a dict of arrays. */
-static PyObject *rec_result(const recorder *r)
+static void free_capsule(PyObject *cap) { free(PyCapsule_GetPointer(cap, NULL)); }
+
+/* An (n, w) array (w < 0: (n,)) over the recorded buffer *buf, which it then
+ * owns (freed with it: *buf is set to NULL); the rows are not copied. */
+static PyObject *take_rows(double **buf, npy_intp n, npy_intp w)
+{
+    npy_intp dims[2] = { n, w };
+    PyObject *cap = PyCapsule_New(*buf, NULL, free_capsule);
+    if (!cap) return NULL;
+    *buf = NULL;
+    PyObject *a = PyArray_SimpleNewFromData(w < 0 ? 1 : 2, dims, NPY_DOUBLE, PyCapsule_GetPointer(cap, NULL));
+    if (!a || PyArray_SetBaseObject((PyArrayObject *)a, cap) < 0) {
+        Py_XDECREF(a);
+        Py_DECREF(cap);
+        return NULL;
+    }
+    return a;
+}
+
+/* The recorded rows as a dict of arrays (the buffers move into them). */
+static PyObject *rec_result(recorder *r)
 {
     const npy_intp n = (npy_intp)r->n;
-    PyObject *viol = r->violation ? mat_new(n, 3, r->viol) : Py_NewRef(Py_None);
-    return Py_BuildValue("{s:N,s:N,s:N,s:N,s:N,s:N}", "t", vec_new(n, r->t), "q", mat_new(n, r->nq, r->q), "qd",
-                         mat_new(n, r->nv, r->qd), "qdd", mat_new(n, r->nv, r->qdd), "outputs",
-                         mat_new(n, r->ncols, r->out), "violation", viol);
+    PyObject *d = PyDict_New();
+    const char *const key[6] = { "t", "q", "qd", "qdd", "outputs", "violation" };
+    double **buf[6] = { &r->t, &r->q, &r->qd, &r->qdd, &r->out, &r->viol };
+    const npy_intp w[6] = { -1, r->nq, r->nv, r->nv, r->ncols, 3 };
+    for (int k = 0; d && k < 6; k++) {
+        PyObject *a = k == 5 && !r->violation ? Py_NewRef(Py_None) : take_rows(buf[k], n, w[k]);
+        if (!a || PyDict_SetItemString(d, key[k], a) < 0) Py_CLEAR(d);
+        Py_XDECREF(a);
+    }
+    return d;
 }
 
 /* The first row count to reserve: the output points of [t0, tf] at dt. */
