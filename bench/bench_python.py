@@ -17,6 +17,9 @@ Rows:
   inverse_dynamics, out=     double pendulum, arrays given for every argument
   inverse_dynamics           the same, the result allocated
   simulate 10^4 steps        trapezoidal rule, tf 10 s, dt 1 ms, rows recorded
+  ... C in this process      mbs_simulate of BUILD_DIR/libmbsens.so called through
+                             ctypes from this Python process (no recording):
+                             the C code's own cost in the interpreter's process
 Threads: the same work split over 1 and 2 threads with one Data each
 (human43 forward-dynamics derivatives at 64 states; 8 simulations of the
 double pendulum of 2 s); the speed-up is time(1 thread) / time(2 threads).
@@ -77,6 +80,36 @@ def python_side(mbsens, np, min_time):
     res["sim_ns"] = (CLOCK() - t0) / runs
     assert len(r.t) == 10001
     return res
+
+
+class InProcessC:
+    """mbs_simulate of the shared library, called through ctypes in this process, with
+    the option layout the C side printed."""
+
+    def __init__(self, build, layout):
+        import ctypes
+        import struct
+        self.ct = ctypes
+        lib = ctypes.CDLL(str(Path(build) / "libmbsens.so"))
+        lib.mbs_model_load.restype = ctypes.c_void_p
+        lib.mbs_data_create.restype = ctypes.c_void_p
+        n = int(layout["sizeof_sim_options"])
+        opts_t = type("opts", (ctypes.Structure,), {"_fields_": [("b", ctypes.c_ubyte * n)]})
+        lib.mbs_model_sim_options.restype = opts_t
+        lib.mbs_model_sim_options.argtypes = [ctypes.c_void_p]
+        self.err = ctypes.create_string_buffer(int(layout["sizeof_error"]))
+        self.stats = ctypes.create_string_buffer(int(layout["sizeof_sim_stats"]))
+        self.m = ctypes.c_void_p(lib.mbs_model_load(str(ROOT / "models" / "double_pendulum.json").encode(), self.err))
+        self.d = ctypes.c_void_p(lib.mbs_data_create(self.m, self.err))
+        buf = bytearray(bytes(lib.mbs_model_sim_options(self.m).b))
+        for key, v in (("offset_t0", 0.0), ("offset_dt", 1e-3), ("offset_tf", 10.0)):
+            struct.pack_into("d", buf, int(layout[key]), v)
+        self.opts = ctypes.create_string_buffer(bytes(buf), n)
+        self.lib = lib
+
+    def run(self):
+        rc = self.lib.mbs_simulate(self.m, self.d, self.opts, None, None, None, None, self.stats, self.err)
+        assert rc == 0, self.err.value
 
 
 def threads_speedup(mbsens, np, reps):
@@ -144,12 +177,16 @@ def main():
     print(f"    machine: {cpu}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
     print(f"    {args.reps} interleaved repetitions of >= {args.min_time} s per row, {args.clock} clock\n")
     c, py = [], []
+    inproc = None
     for _ in range(args.reps):
         c.append(c_side(args.build, args.min_time, args.clock))
         py.append(python_side(mbsens, np, args.min_time))
+        inproc = inproc or InProcessC(args.build, c[-1])
+        py[-1]["inproc_ns"] = per_call_ns(inproc.run, args.min_time)
     rows = [("inverse_dynamics, out=", "id_out_ns", "id_pendulum_ns"),
             ("inverse_dynamics", "id_alloc_ns", "id_pendulum_ns"),
-            ("simulate 10^4 steps", "sim_ns", "sim_pendulum_ns")]
+            ("simulate 10^4 steps", "sim_ns", "sim_pendulum_ns"),
+            ("... C in this process (ctypes)", "inproc_ns", "sim_pendulum_ns")]
     print("| double pendulum | C | Python | overhead | Python / C |")
     print("|---|---|---|---|---|")
     for label, kp, kc in rows:

@@ -9,9 +9,13 @@
  *                     callback that records t, q, qd, qdd of every row into
  *                     arrays grown by doubling, as mbsens.simulate does; ns/run
  *
- * Prints "name value" lines. Options: those of every bench program
- * (--min-time, --reps; bench_common.h).
+ * Prints "name value" lines, and the layout of mbs_sim_options (size and the
+ * offsets of t0, dt, tf) and the sizes of mbs_sim_stats and mbs_error, with
+ * which bench_python.py calls mbs_simulate of libmbsens.so through ctypes in
+ * its own process. Options: those of every bench program (--min-time,
+ * --reps; bench_common.h).
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +99,9 @@ int main(int argc, char **argv)
     sc.o.dt = 1e-3;
     bench_result a = bench_time(id_kernel, &ic), b = bench_time(sim_kernel, &sc);
     printf("id_pendulum_ns %.1f\nsim_pendulum_ns %.0f\n", a.median_ns, b.median_ns);
+    printf("sizeof_sim_options %zu\noffset_t0 %zu\noffset_dt %zu\noffset_tf %zu\nsizeof_sim_stats %zu\n"
+           "sizeof_error %zu\n", sizeof(mbs_sim_options), offsetof(mbs_sim_options, t0),
+           offsetof(mbs_sim_options, dt), offsetof(mbs_sim_options, tf), sizeof(mbs_sim_stats), sizeof(mbs_error));
     mbs_data_free(ic.d);
     mbs_data_free(sc.d);
     mbs_model_free(m);
