@@ -40,7 +40,7 @@ def main():
             worst = max(worst, dev)
             print(f"d{obj}/d{par:<8} {th:9.4g} {ddm.gradient[i, j]:15.8g} {davm.gradient[i, j]:15.8g} "
                   f"{100 * dev:9.3f}%")
-    print(f"largest deviation from the thesis: {100 * worst:.3f} % (its values have 4 digits)")
+    print(f"largest deviation from the thesis: {100 * worst:.3f} % (its tables print 4 digits)")
     print(f"largest |ddm - davm| / |ddm|: {np.max(np.abs(davm.gradient - ddm.gradient) / np.abs(ddm.gradient)):.1e}")
 
 

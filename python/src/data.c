@@ -217,11 +217,13 @@ static int outs3(PyObject *out, int k, const char *const *what, PyArrayObject **
 
 static double *D(PyArrayObject *a) { return PyArray_DATA(a); }
 
-/* (index, out) of a per-body query; -1 on error. */
-static int query_args(DataObject *self, const char *func, PyObject *const *args, Py_ssize_t nargs,
-                      PyObject *kwnames, int (*index)(const mbs_model *, PyObject *), PyObject **out)
+/* (index, out) of a query on one body, point or vector (`what`: the name of
+ * its argument); -1 on error. */
+static int query_args(DataObject *self, const char *func, const char *what, PyObject *const *args,
+                      Py_ssize_t nargs, PyObject *kwnames, int (*index)(const mbs_model *, PyObject *),
+                      PyObject **out)
 {
-    static const char *const names[] = { "index", "out" };
+    const char *const names[] = { what, "out" };
     PyObject *a[2];
     if (parse_args(func, args, nargs, kwnames, names, 2, 1, 1, a) < 0) return -1;
     *out = a[1];
@@ -236,7 +238,7 @@ static PyObject *Data_body_pose(DataObject *self, PyObject *const *args, Py_ssiz
     static const char *const what[2] = { "out[0] (rotation)", "out[1] (origin)" };
     PyObject *out;
     PyArrayObject *r[2];
-    int b = query_args(self, "body_pose", args, nargs, kwnames, arg_body, &out);
+    int b = query_args(self, "body_pose", "body", args, nargs, kwnames, arg_body, &out);
     if (b < 0 || arg_outs(out, 2, nd, dims, what, r) < 0) return NULL;
     mbs_body_pose(self->d, b, D(r[0]), D(r[1]));
     return outs_tuple(r, 2);
@@ -246,7 +248,7 @@ static PyObject *Data_body_com(DataObject *self, PyObject *const *args, Py_ssize
 {
     static const npy_intp dim = 3;
     PyObject *out;
-    int b = query_args(self, "body_com", args, nargs, kwnames, arg_body, &out);
+    int b = query_args(self, "body_com", "body", args, nargs, kwnames, arg_body, &out);
     PyArrayObject *r = b < 0 ? NULL : arg_out(out, 1, &dim, "out");
     if (!r) return NULL;
     mbs_body_com(self->d, b, D(r));
@@ -258,7 +260,7 @@ static PyObject *Data_body_velocity(DataObject *self, PyObject *const *args, Py_
     static const char *const what[2] = { "out[0] (velocity)", "out[1] (angular velocity)" };
     PyObject *out;
     PyArrayObject *r[2];
-    int b = query_args(self, "body_velocity", args, nargs, kwnames, arg_body, &out);
+    int b = query_args(self, "body_velocity", "body", args, nargs, kwnames, arg_body, &out);
     if (b < 0 || outs3(out, 2, what, r) < 0) return NULL;
     mbs_body_velocity(self->d, b, D(r[0]), D(r[1]));
     return outs_tuple(r, 2);
@@ -270,7 +272,7 @@ static PyObject *Data_body_acceleration(DataObject *self, PyObject *const *args,
     static const char *const what[2] = { "out[0] (acceleration)", "out[1] (angular acceleration)" };
     PyObject *out;
     PyArrayObject *r[2];
-    int b = query_args(self, "body_acceleration", args, nargs, kwnames, arg_body, &out);
+    int b = query_args(self, "body_acceleration", "body", args, nargs, kwnames, arg_body, &out);
     if (b < 0 || outs3(out, 2, what, r) < 0) return NULL;
     mbs_body_acceleration(self->d, b, D(r[0]), D(r[1]));
     return outs_tuple(r, 2);
@@ -301,7 +303,7 @@ static PyObject *Data_point(DataObject *self, PyObject *const *args, Py_ssize_t 
 {
     PyObject *out;
     PyArrayObject *r[3];
-    int k = query_args(self, "point", args, nargs, kwnames, arg_point, &out);
+    int k = query_args(self, "point", "point", args, nargs, kwnames, arg_point, &out);
     if (k < 0 || outs3(out, 3, RVA, r) < 0) return NULL;
     mbs_point_kinematics(self->model->m, self->d, k, D(r[0]), D(r[1]), D(r[2]));
     return outs_tuple(r, 3);
@@ -312,7 +314,7 @@ static PyObject *Data_vector(DataObject *self, PyObject *const *args, Py_ssize_t
     static const char *const what[3] = { "out[0] (vector)", "out[1] (rate)", "out[2] (second rate)" };
     PyObject *out;
     PyArrayObject *r[3];
-    int k = query_args(self, "vector", args, nargs, kwnames, arg_vector_index, &out);
+    int k = query_args(self, "vector", "vector", args, nargs, kwnames, arg_vector_index, &out);
     if (k < 0 || outs3(out, 3, what, r) < 0) return NULL;
     mbs_vector_kinematics(self->model->m, self->d, k, D(r[0]), D(r[1]), D(r[2]));
     return outs_tuple(r, 3);
