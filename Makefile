@@ -8,7 +8,7 @@ CMAKE_ARGS ?=
 # whichever python3 comes first on PATH.
 PYTHON     ?= /usr/bin/python3
 
-.PHONY: all deps configure build build-san python check check-release check-san demo bench install clean
+.PHONY: all deps configure build build-san python check check-release check-san check-browser demo bench install clean
 
 all: build
 
@@ -41,8 +41,14 @@ check-san: build-san
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	ctest --test-dir $(BUILD_SAN) --output-on-failure -j $(JOBS)
 
-# All tests, optimized and under AddressSanitizer + UndefinedBehaviorSanitizer.
-check: check-release check-san
+# The viewer pages in headless Chromium (tests/browser/run.sh; npm ci of
+# viewer/package-lock.json for playwright-core).
+check-browser: build
+	sh tests/browser/run.sh $(BUILD)
+
+# All tests, optimized and under AddressSanitizer + UndefinedBehaviorSanitizer,
+# then the browser tests of the viewer.
+check: check-release check-san check-browser
 
 demo: build
 	@PYTHON=$(PYTHON) sh scripts/demo.sh $(BUILD)

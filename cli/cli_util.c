@@ -5,6 +5,7 @@
 #include "cli_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -431,11 +432,17 @@ void cli_state_free(cli_state *st)
     memset(st, 0, sizeof *st);
 }
 
-/* ---------------------------------------------------------------- atomic files */
+/* ---------------------------------------------------------------- output files */
 
-/* The open temporary file, for the signal handler (one at a time: the
- * command is single-threaded). */
+/* The signals whose default action ends the process: the temporary file is
+ * removed before it ends. */
+enum { NSIGNALS = 5 };
+static const int exit_signals[NSIGNALS] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+
+/* The open temporary file, for the signal handler, and the handlers it
+ * replaced (the commands open one such file at a time). */
 static char *volatile atomic_tmp_for_signal;
+static struct sigaction atomic_old_handlers[NSIGNALS];
 
 static void atomic_on_signal(int sig)
 {
@@ -447,26 +454,107 @@ static void atomic_on_signal(int sig)
 
 static void atomic_release(cli_atomic *a)
 {
-    atomic_tmp_for_signal = NULL;
-    signal(SIGINT, a->old_int);
-    signal(SIGTERM, a->old_term);
+    if (a->tmp) {
+        atomic_tmp_for_signal = NULL;
+        for (int k = 0; k < NSIGNALS; k++) sigaction(exit_signals[k], &atomic_old_handlers[k], NULL);
+    }
     free(a->tmp);
-    a->tmp = NULL;
+    free(a->target);
+    a->tmp = a->target = NULL;
     a->f = NULL;
 }
 
 static const char *sep(const char *what) { return what && *what ? ": " : ""; }
 
-int cli_atomic_open(cli_atomic *a, const char *cmd, const char *path)
+/* The destination of a symbolic link, relative to the link's directory. */
+static char *link_destination(const char *link)
 {
-    memset(a, 0, sizeof *a);
-    a->path = path;
-    a->old_int = a->old_term = SIG_DFL;
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    const char *base = slash ? slash + 1 : path;
+    size_t cap = 256;
+    for (;;) {
+        char *buf = malloc(cap);
+        if (!buf) return NULL;
+        ssize_t n = readlink(link, buf, cap);
+        if (n < 0) {
+            free(buf);
+            return NULL;
+        }
+        if ((size_t)n < cap) {
+            buf[n] = '\0';
+            const char *slash = strrchr(link, '/');
+            if (buf[0] == '/' || !slash) return buf;
+            size_t dl = (size_t)(slash - link) + 1, bl = (size_t)n + 1;
+            char *joined = malloc(dl + bl);
+            if (joined) {
+                memcpy(joined, link, dl);
+                memcpy(joined + dl, buf, bl);
+            }
+            free(buf);
+            return joined;
+        }
+        free(buf);
+        cap *= 2;
+    }
+}
+
+enum { OUT_NEW, OUT_REGULAR, OUT_THROUGH };
+
+/* What writing a->path means, its symbolic links followed to the end: a
+ * regular file to replace (or to create) atomically, or a device or FIFO
+ * to write to as it is. a->target: that file. */
+static int out_resolve(cli_atomic *a, const char *cmd, int *kind, struct stat *st)
+{
+    char *cur = strdup(a->path);
+    int e = ENOMEM;
+    for (int hop = 0; cur; hop++) {
+        struct stat ls;
+        if (lstat(cur, &ls) != 0) {
+            if (errno != ENOENT) {
+                e = errno;
+                break;
+            }
+            *kind = OUT_NEW;
+            a->target = cur;
+            return 0;
+        }
+        /* a link to a device or FIFO is written through (so are /proc magic
+         * links, which stat() follows but whose destination is no path);
+         * any other is followed one step */
+        if (S_ISLNK(ls.st_mode) && (stat(cur, &ls) != 0 || S_ISREG(ls.st_mode) || S_ISDIR(ls.st_mode))) {
+            if (hop >= 40) {
+                e = ELOOP;
+                break;
+            }
+            char *next = link_destination(cur);
+            e = errno;
+            free(cur);
+            cur = next;
+            continue;
+        }
+        if (!S_ISREG(ls.st_mode) && !S_ISCHR(ls.st_mode) && !S_ISBLK(ls.st_mode) && !S_ISFIFO(ls.st_mode)) {
+            e = S_ISDIR(ls.st_mode) ? EISDIR : EINVAL;
+            break;
+        }
+        *kind = S_ISREG(ls.st_mode) ? OUT_REGULAR : OUT_THROUGH;
+        *st = ls;
+        a->target = cur;
+        return 0;
+    }
+    free(cur);
+    cli_error(cmd, "cannot write '%s': %s", a->path,
+              e == EINVAL ? "not a regular file, device or FIFO" : strerror(e));
+    return -1;
+}
+
+/* The temporary file .BASE.XXXXXX next to a->target, with the mode of the
+ * file it replaces (new files: 0666 & ~umask, as fopen) and, where
+ * permitted, its owner. */
+static int open_temporary(cli_atomic *a, const char *cmd, int kind, const struct stat *st)
+{
+    const char *slash = strrchr(a->target, '/');
+    size_t dirlen = slash ? (size_t)(slash - a->target) + 1 : 0;
+    const char *base = slash ? slash + 1 : a->target;
     if (*base == '\0') {
-        cli_error(cmd, "cannot write '%s': not a file name", path);
+        cli_error(cmd, "cannot write '%s': not a file name", a->path);
         return -1;
     }
     size_t tlen = dirlen + strlen(base) + 16;
@@ -475,24 +563,100 @@ int cli_atomic_open(cli_atomic *a, const char *cmd, const char *path)
         cli_error(cmd, "out of memory");
         return -1;
     }
-    snprintf(a->tmp, tlen, "%.*s.%s.XXXXXX", (int)dirlen, path, base);
-    a->old_int = signal(SIGINT, atomic_on_signal);
-    a->old_term = signal(SIGTERM, atomic_on_signal);
+    snprintf(a->tmp, tlen, "%.*s.%s.XXXXXX", (int)dirlen, a->target, base);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = atomic_on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int k = 0; k < NSIGNALS; k++) {
+        /* a signal ignored when the command started (nohup, a background job) stays ignored */
+        sigaction(exit_signals[k], NULL, &atomic_old_handlers[k]);
+        if (atomic_old_handlers[k].sa_handler != SIG_IGN) sigaction(exit_signals[k], &sa, NULL);
+    }
+    /* the handler knows the name before the file exists: a signal may come
+     * as soon as it does, and to any thread (OpenBLAS has its own), while
+     * this one is not even running again (unlinking a name that is not
+     * there yet, or never will be, does no harm) */
+    atomic_tmp_for_signal = a->tmp;
     int fd = mkstemp(a->tmp);
+    int e = errno;
     if (fd < 0) {
-        cli_error(cmd, "cannot create '%s': %s", path, strerror(errno));
+        atomic_tmp_for_signal = NULL;
+        if (strcmp(a->path, a->target) != 0)
+            cli_error(cmd, "cannot create '%s' (the destination of the link '%s'): %s", a->target, a->path,
+                      strerror(e));
+        else
+            cli_error(cmd, "cannot create '%s': %s", a->path, strerror(e));
+        return -1;
+    }
+    mode_t mode;
+    if (kind == OUT_REGULAR) {
+        mode = st->st_mode & 07777;
+        if ((st->st_uid != geteuid() || st->st_gid != getegid()) && fchown(fd, st->st_uid, st->st_gid) != 0) {
+            /* not permitted: the new file is ours, like any file we create */
+        }
+    } else {
+        mode_t mask = umask(0);
+        umask(mask);
+        mode = (mode_t)(0666 & ~mask);
+    }
+    a->f = fchmod(fd, mode) == 0 ? fdopen(fd, "w") : NULL;
+    if (!a->f) {
+        cli_error(cmd, "cannot write '%s': %s", a->path, strerror(errno));
+        close(fd);
+        unlink(a->tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* out_resolve, and not the input model */
+static int out_check(cli_atomic *a, const char *cmd, const char *input, int *kind, struct stat *st)
+{
+    struct stat in;
+    if (out_resolve(a, cmd, kind, st) != 0) return -1;
+    if (*kind != OUT_NEW && input && stat(input, &in) == 0 && in.st_dev == st->st_dev && in.st_ino == st->st_ino) {
+        cli_error(cmd, "cannot write '%s': it is the input model '%s'", a->path, input);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_output_check(const char *cmd, const char *path, const char *input)
+{
+    cli_atomic a;
+    memset(&a, 0, sizeof a);
+    a.path = path;
+    int kind;
+    struct stat st;
+    int rc = out_check(&a, cmd, input, &kind, &st);
+    atomic_release(&a);
+    return rc;
+}
+
+int cli_atomic_open(cli_atomic *a, const char *cmd, const char *path, const char *input)
+{
+    memset(a, 0, sizeof *a);
+    a->path = path;
+    int kind;
+    struct stat st;
+    if (out_check(a, cmd, input, &kind, &st) != 0) {
         atomic_release(a);
         return -1;
     }
-    atomic_tmp_for_signal = a->tmp;
-    /* mkstemp creates the file with mode 0600; use the usual 0666 & ~umask */
-    mode_t mask = umask(0);
-    umask(mask);
-    a->f = fchmod(fd, (mode_t)(0666 & ~mask)) == 0 ? fdopen(fd, "w") : NULL;
-    if (!a->f) {
-        cli_error(cmd, "cannot write '%s': %s", path, strerror(errno));
-        close(fd);
-        unlink(a->tmp);
+    if (kind == OUT_THROUGH) {
+        /* a device or FIFO: written as it is (no temporary file can replace it) */
+        int fd = open(a->target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        a->f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (!a->f) {
+            cli_error(cmd, "cannot write '%s': %s", path, strerror(errno));
+            if (fd >= 0) close(fd);
+            atomic_release(a);
+            return -1;
+        }
+        return 0;
+    }
+    if (open_temporary(a, cmd, kind, &st) != 0) {
         atomic_release(a);
         return -1;
     }
@@ -503,18 +667,18 @@ int cli_atomic_commit(cli_atomic *a, const char *cmd, const char *what)
 {
     errno = 0;
     int ok = fflush(a->f) == 0;
-    ok = ok && fsync(fileno(a->f)) == 0;
+    ok = ok && (!a->tmp || fsync(fileno(a->f)) == 0);
     int e = errno;
     ok = (fclose(a->f) == 0) && ok;
     if (!e) e = errno;
-    if (ok && rename(a->tmp, a->path) != 0) {
+    if (ok && a->tmp && rename(a->tmp, a->target) != 0) {
         ok = 0;
         e = errno;
     }
     if (!ok) {
         cli_error(cmd, "%s%scannot write '%s': %s", what ? what : "", sep(what), a->path,
                   strerror(e ? e : EIO));
-        unlink(a->tmp);
+        if (a->tmp) unlink(a->tmp);
     }
     atomic_release(a);
     return ok ? 0 : -1;
@@ -522,16 +686,17 @@ int cli_atomic_commit(cli_atomic *a, const char *cmd, const char *what)
 
 void cli_atomic_abort(cli_atomic *a)
 {
-    if (!a->tmp) return;
-    if (a->f) fclose(a->f);
-    unlink(a->tmp);
+    if (!a->f) return;
+    fclose(a->f);
+    if (a->tmp) unlink(a->tmp);
     atomic_release(a);
 }
 
-int cli_write_atomic(const char *cmd, const char *what, const char *path, const char *text, size_t len)
+int cli_write_atomic(const char *cmd, const char *what, const char *path, const char *input, const char *text,
+                     size_t len)
 {
     cli_atomic a;
-    if (cli_atomic_open(&a, cmd, path) != 0) return -1;
+    if (cli_atomic_open(&a, cmd, path, input) != 0) return -1;
     if (fwrite(text, 1, len, a.f) != len) {
         int e = errno;
         cli_error(cmd, "%s%scannot write '%s': %s", what ? what : "", sep(what), path, strerror(e ? e : EIO));
@@ -539,4 +704,59 @@ int cli_write_atomic(const char *cmd, const char *what, const char *path, const 
         return -1;
     }
     return cli_atomic_commit(&a, cmd, what);
+}
+
+/* ---------------------------------------------------------------- spooled output */
+
+FILE *cli_spool_open(const char *cmd)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir) dir = "/tmp";
+    size_t len = strlen(dir) + strlen(cmd) + 32;
+    char *path = malloc(len);
+    if (!path) {
+        cli_error(cmd, "out of memory");
+        return NULL;
+    }
+    snprintf(path, len, "%s/mbsens-%s.XXXXXX", dir, cmd);
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        cli_error(cmd, "cannot create a temporary file in '%s' (TMPDIR) for the output: %s", dir, strerror(errno));
+        free(path);
+        return NULL;
+    }
+    unlink(path);   /* unnamed from now on: nothing is left behind, whatever happens */
+    free(path);
+    FILE *f = fdopen(fd, "w+");
+    if (!f) {
+        cli_error(cmd, "cannot open a temporary file for the output: %s", strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
+int cli_spool_emit(FILE *spool, FILE *out, const char *cmd)
+{
+    char buf[65536];
+    int rc = CLI_EXIT_OK;
+    if (fflush(spool) != 0 || fseek(spool, 0, SEEK_SET) != 0) {
+        cli_error(cmd, "cannot read back the temporary output: %s", strerror(errno));
+        rc = CLI_EXIT_FAIL;
+    }
+    size_t n;
+    while (!rc && (n = fread(buf, 1, sizeof buf, spool)) > 0)
+        if (fwrite(buf, 1, n, out) != n) {
+            cli_error(cmd, "cannot write output: %s", strerror(errno));
+            rc = CLI_EXIT_FAIL;
+        }
+    if (!rc && ferror(spool)) {
+        cli_error(cmd, "cannot read back the temporary output: %s", strerror(errno));
+        rc = CLI_EXIT_FAIL;
+    }
+    if (!rc && (fflush(out) != 0 || ferror(out))) {
+        cli_error(cmd, "cannot write output: %s", strerror(errno));
+        rc = CLI_EXIT_FAIL;
+    }
+    fclose(spool);
+    return rc;
 }

@@ -39,6 +39,7 @@ int cmd_check(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_sensitivity(int argc, char **argv);
 int cmd_optimize(int argc, char **argv);
+int cmd_view(int argc, char **argv);
 
 /* ---- messages ---- */
 /* "mbsens CMD: error: ..." on stderr (CMD may be NULL). */
@@ -71,21 +72,35 @@ void cli_json_coord_names(cli_buf *b, const mbs_model *m);
 /* Text pieces: "[ x y z ]" with % .6e. */
 void cli_text_vec(cli_buf *b, const double *x, int n);
 
-/* ---- files written atomically ----
- * The output goes to a temporary file .BASE.XXXXXX in the directory of the
- * target (mode 0666 & ~umask, like fopen), which is flushed, synced and
- * renamed over the target only when everything succeeded: a failed or
- * interrupted command leaves no half-written file (the temporary file is
- * also removed on SIGINT and SIGTERM while it is open). */
+/* ---- output files ----
+ * FILE (its symbolic links followed to the end) is
+ *   - a regular file, or none: the output goes to a temporary file
+ *     .BASE.XXXXXX in FILE's directory, with the mode (and, where
+ *     permitted, the owner) of the file it replaces (new files:
+ *     0666 & ~umask, like fopen), which is flushed, synced and renamed over
+ *     FILE only when everything succeeded: a failed or interrupted command
+ *     leaves no half-written file and an existing FILE untouched (the
+ *     temporary file is also removed on SIGINT, SIGTERM, SIGHUP, SIGQUIT
+ *     and SIGPIPE while it is open; one such file at a time). A symbolic
+ *     link stays a link: its destination is replaced.
+ *   - a character or block device or a FIFO: written to as it is (nothing
+ *     can replace it atomically; a failure may leave part of the output
+ *     there).
+ *   - a directory or a socket: refused.
+ * FILE may not be the input model (same file, by device and inode). */
 typedef struct cli_atomic {
-    FILE *f;             /* the temporary file, open for writing */
-    char *tmp;           /* its path */
-    const char *path;    /* the target */
-    void (*old_int)(int), (*old_term)(int);
+    FILE *f;             /* open for writing: the temporary file, or the device or FIFO */
+    char *tmp;           /* the temporary file's path (NULL when writing straight through) */
+    char *target;        /* FILE, its links followed */
+    const char *path;    /* FILE as given (messages) */
 } cli_atomic;
 
-/* 0, or -1 with a message for `cmd` (nothing left behind). */
-int cli_atomic_open(cli_atomic *a, const char *cmd, const char *path);
+/* 0, or -1 with a message for `cmd` (nothing left behind). input: the
+ * model the command read, or NULL. */
+int cli_atomic_open(cli_atomic *a, const char *cmd, const char *path, const char *input);
+/* The checks of cli_atomic_open without opening anything (before a long
+ * run whose output is written at its end): 0, or -1 with a message. */
+int cli_output_check(const char *cmd, const char *path, const char *input);
 /* Flush, sync, close and rename over the target: 0, or -1 with a message
  * for `cmd` (what: the option or "" to name in it) and the temporary file
  * removed. */
@@ -93,7 +108,19 @@ int cli_atomic_commit(cli_atomic *a, const char *cmd, const char *what);
 /* Close and remove the temporary file (after a failure). */
 void cli_atomic_abort(cli_atomic *a);
 /* The whole text at once: open, write, commit. 0 or -1 (message printed). */
-int cli_write_atomic(const char *cmd, const char *what, const char *path, const char *text, size_t len);
+int cli_write_atomic(const char *cmd, const char *what, const char *path, const char *input, const char *text,
+                     size_t len);
+
+/* ---- spooled standard output ----
+ * Output too large to hold in memory goes to an unnamed temporary file in
+ * $TMPDIR (default /tmp; unlinked at once, so that nothing is left behind
+ * whatever happens) and is copied to standard output when the command has
+ * succeeded: nothing is printed on failure, and memory use does not grow
+ * with the output. */
+/* The temporary file, open for writing and reading; NULL with a message. */
+FILE *cli_spool_open(const char *cmd);
+/* Copy it to `out` and close it: CLI_EXIT_OK, or CLI_EXIT_FAIL with a message. */
+int cli_spool_emit(FILE *spool, FILE *out, const char *cmd);
 
 /* ---- option parsing ---- */
 typedef struct cli_option {

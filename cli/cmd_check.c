@@ -3,6 +3,7 @@
  * [--q LIST --qd LIST] [--tol T] [--json]`: compare every analytical
  * derivative block with complex-step derivatives (mbs_check_derivatives).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,8 +59,9 @@ int cmd_check(int argc, char **argv)
         samples = (int)v;
     }
     if (seed_s) {
-        unsigned long v = strtoul(seed_s, &end, 10);
-        if (*end || !seed_s[0]) return cli_usage_error(cmd, usage, "--seed: expected a non-negative integer, got '%s'", seed_s);
+        errno = 0;
+        unsigned long v = strtoul(seed_s, &end, 10);   /* (strtoul would wrap a '-' round) */
+        if (*end || !seed_s[0] || errno == ERANGE || strchr(seed_s, '-')) return cli_usage_error(cmd, usage, "--seed: expected a non-negative integer, got '%s'", seed_s);
         seed = v;
     }
     if (tol_s) {

@@ -1,8 +1,9 @@
 /*
- * cmd_convert.c - `mbsens convert MODEL [-o FILE] [--floating-base]
- * [--strict-inertia]`: write a model (URDF or JSON) as our JSON model
- * (docs/model-format.md), through mbs_model_to_json. Loading the result
- * gives the same dynamics.
+ * cmd_convert.c - `mbsens convert MODEL [--to json|mjcf] [-o FILE]
+ * [--floating-base] [--strict-inertia]`: write a model (URDF or JSON) as
+ * our JSON model (docs/model-format.md, mbs_model_to_json; loading the
+ * result gives the same dynamics) or as MuJoCo MJCF (mbs_model_to_mjcf;
+ * docs/viewer.md says what carries over).
  *
  * The file is written to a temporary file in the same directory and renamed
  * over FILE, so a failure never leaves a half-written FILE behind.
@@ -18,17 +19,24 @@
 
 static void usage(FILE *out)
 {
-    fputs("Usage: mbsens convert MODEL [-o FILE] [--floating-base] [--strict-inertia]\n"
+    fputs("Usage: mbsens convert MODEL [--to json|mjcf] [-o FILE] [--floating-base]\n"
+          "                      [--strict-inertia]\n"
           "\n"
           "Write MODEL (a URDF file, *.urdf, or a JSON model) as a JSON model\n"
-          "(docs/model-format.md). URDF links joined by fixed joints become one\n"
+          "(docs/model-format.md), or with --to mjcf as a MuJoCo MJCF file (gravity,\n"
+          "bodies, joints, inertias, springs as tendons and joint stiffness, closed\n"
+          "loops as equality constraints, URDF shapes or a stick figure as geoms;\n"
+          "docs/viewer.md). URDF links joined by fixed joints become one\n"
           "body; their frames are kept as named points and vectors. Loader\n"
           "warnings (e.g. inertias violating the triangle inequality) go to\n"
           "standard error; the JSON file then says \"lenient_inertia\": true.\n"
           "\n"
           "Options:\n"
+          "  --to FORMAT        json (default) or mjcf\n"
           "  -o, --output FILE  output file (default or '-': standard output);\n"
-          "                     written atomically (temporary file and rename)\n"
+          "                     written atomically (temporary file and rename).\n"
+          "                     MJCF of chains deeper than 48 bodies: also\n"
+          "                     FILE_segK.xml beside it (included by FILE)\n"
           "  --floating-base    URDF: the root link moves on a floating joint\n"
           "                     'root_joint' (default: it is fixed to the ground)\n"
           "  --strict-inertia   URDF: reject inertias that violate the triangle\n"
@@ -50,13 +58,70 @@ static int is_urdf(const char *path)
            (e[3] == 'd' || e[3] == 'D') && (e[4] == 'f' || e[4] == 'F');
 }
 
+/* base name of an MJCF output path: no directory, no ".xml" */
+static void mjcf_base(const char *out, char *base, size_t len)
+{
+    const char *slash = out ? strrchr(out, '/') : NULL;
+    snprintf(base, len, "%s", !out || !strcmp(out, "-") ? "model" : slash ? slash + 1 : out);
+    size_t n = strlen(base);
+    if (n > 4 && strcmp(base + n - 4, ".xml") == 0) base[n - 4] = '\0';
+}
+
+/* The MJCF files: the included ones first, then the model file, each
+ * atomically; on a failure the ones already written are removed. */
+static int write_mjcf(const char *cmd, const mbs_model *m, const char *out, const char *input)
+{
+    char base[1024];
+    mjcf_base(out, base, sizeof base);
+    mbs_mjcf x;
+    mbs_error err;
+    if (mbs_model_to_mjcf(m, base, &x, &err) != MBS_OK) {
+        cli_error(cmd, "%s", err.msg);
+        return CLI_EXIT_FAIL;
+    }
+    int rc = CLI_EXIT_OK;
+    if (x.nfilled > 0)
+        fprintf(stderr, "mbsens %s: note: %d moving bod%s without mass or rotational inertia given a negligible "
+                "one (~1e-12 of the model's; MuJoCo 2.2.2 rejects them)\n", cmd, x.nfilled,
+                x.nfilled == 1 ? "y" : "ies");
+    if (!out || strcmp(out, "-") == 0) {
+        if (x.nfiles > 1) {
+            cli_error(cmd, "the MJCF of %s is %d files (a chain deeper than 48 bodies): give -o FILE.xml",
+                      mbs_model_name(m), x.nfiles);
+            rc = CLI_EXIT_FAIL;
+        } else if (fputs(x.text[0], stdout) < 0 || fflush(stdout) != 0) {
+            cli_error(cmd, "cannot write to standard output: %s", strerror(errno));
+            rc = CLI_EXIT_FAIL;
+        }
+        mbs_mjcf_free(&x);
+        return rc;
+    }
+    const char *slash = strrchr(out, '/');
+    int dirlen = slash ? (int)(slash - out + 1) : 0;
+    int k;
+    for (k = x.nfiles - 1; k >= 0 && rc == CLI_EXIT_OK; k--) {
+        char path[8192];
+        if (k == 0) snprintf(path, sizeof path, "%s", out);
+        else snprintf(path, sizeof path, "%.*s%s", dirlen, out, x.name[k]);
+        if (cli_write_atomic(cmd, NULL, path, input, x.text[k], strlen(x.text[k])) != 0) rc = CLI_EXIT_FAIL;
+    }
+    for (k += 2; rc != CLI_EXIT_OK && k < x.nfiles; k++) {   /* the files written before the failure */
+        char path[8192];
+        snprintf(path, sizeof path, "%.*s%s", dirlen, out, x.name[k]);
+        unlink(path);
+    }
+    mbs_mjcf_free(&x);
+    return rc;
+}
+
 int cmd_convert(int argc, char **argv)
 {
     const char *cmd = "convert";
-    const char *out = NULL, *pos[1];
+    const char *out = NULL, *to = NULL, *pos[1];
     int floating = 0, strict = 0, npos = 0;
     const cli_option opts[] = {
         {"--output", "-o", &out, NULL},
+        {"--to", NULL, &to, NULL},
         {"--floating-base", NULL, NULL, &floating},
         {"--strict-inertia", NULL, NULL, &strict},
     };
@@ -67,6 +132,8 @@ int cmd_convert(int argc, char **argv)
         return rc;
     if (npos != 1)
         return cli_usage_error(cmd, usage, "missing MODEL argument");
+    if (to && strcmp(to, "json") != 0 && strcmp(to, "mjcf") != 0)
+        return cli_usage_error(cmd, usage, "--to: unknown format '%s' (expected json or mjcf)", to);
     if ((floating || strict) && !is_urdf(pos[0]))
         return cli_usage_error(cmd, usage, "--floating-base and --strict-inertia apply to URDF files (*.urdf)");
 
@@ -82,6 +149,11 @@ int cmd_convert(int argc, char **argv)
     if (!m) {
         cli_error(cmd, "%s", err.msg[0] ? err.msg : "cannot load the model");
         return CLI_EXIT_FAIL;
+    }
+    if (to && strcmp(to, "mjcf") == 0) {
+        rc = write_mjcf(cmd, m, out, pos[0]);
+        mbs_model_free(m);
+        return rc;
     }
     char *text = mbs_model_to_json(m, &err);
     mbs_model_free(m);
@@ -103,7 +175,7 @@ int cmd_convert(int argc, char **argv)
             text[len++] = '\n';
             text[len] = '\0';
         }
-        rc = cli_write_atomic(cmd, NULL, out, text, len) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+        rc = cli_write_atomic(cmd, NULL, out, pos[0], text, len) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
     }
     free(text);
     return rc;

@@ -105,7 +105,7 @@ int cmd_generate(int argc, char **argv)
         cli_buf b = {text, strlen(text), strlen(text) + 1, 0};
         rc = cli_buf_emit(&b, stdout, cmd);
     } else {
-        rc = cli_write_atomic(cmd, NULL, out, text, strlen(text)) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+        rc = cli_write_atomic(cmd, NULL, out, NULL, text, strlen(text)) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
     }
     free(text);
     return rc;

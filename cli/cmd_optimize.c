@@ -557,7 +557,7 @@ static int model_out(const char *cmd, const char *in, const char *out, const mbs
         memcpy(s2, s, len);
         s2[len] = '\n';
         s2[len + 1] = 0;
-        rc = (cli_write_atomic(cmd, "--model-out", out, s2, len + 1) ? CLI_EXIT_FAIL : CLI_EXIT_OK);
+        rc = (cli_write_atomic(cmd, "--model-out", out, in, s2, len + 1) ? CLI_EXIT_FAIL : CLI_EXIT_OK);
     } else {
         cli_error(cmd, "--model-out: out of memory");
     }
@@ -657,6 +657,10 @@ int cmd_optimize(int argc, char **argv)
             return cli_usage_error(cmd, usage, "--pgtol: expected a number >= 0, got '%s'", pg_s);
     }
 
+    /* the files are written after the run: refuse unwritable ones (the input model, a directory) before it */
+    const char *const outs[4] = { out_s, mout_s, hist_s, plot_s };
+    for (int k = 0; k < 4; k++)
+        if (outs[k] && cli_output_check(cmd, outs[k], pos[0]) != 0) return CLI_EXIT_FAIL;
     mbs_model *m = cli_load_model(cmd, pos[0]);
     if (!m) return CLI_EXIT_FAIL;
     const int np = mbs_model_nparams(m), nobj = mbs_model_nobjectives(m);
@@ -827,7 +831,7 @@ int cmd_optimize(int argc, char **argv)
     if (out_s) {
         cli_buf jb = {0};
         result_json(&jb, m, pos[0], &o, &res, fixed);
-        rc = jb.oom ? (cli_error(cmd, "out of memory"), CLI_EXIT_FAIL) : (cli_write_atomic(cmd, "--out", out_s, jb.s, jb.len) ? CLI_EXIT_FAIL : CLI_EXIT_OK);
+        rc = jb.oom ? (cli_error(cmd, "out of memory"), CLI_EXIT_FAIL) : (cli_write_atomic(cmd, "--out", out_s, pos[0], jb.s, jb.len) ? CLI_EXIT_FAIL : CLI_EXIT_OK);
         cli_buf_free(&jb);
         if (rc) goto done;
     }
@@ -837,7 +841,7 @@ int cmd_optimize(int argc, char **argv)
             rc = CLI_EXIT_FAIL;
             goto done;
         }
-        if ((rc = (cli_write_atomic(cmd, "--history", hist_s, L.hist.s ? L.hist.s : "", L.hist.len) ? CLI_EXIT_FAIL : CLI_EXIT_OK))) goto done;
+        if ((rc = (cli_write_atomic(cmd, "--history", hist_s, pos[0], L.hist.s ? L.hist.s : "", L.hist.len) ? CLI_EXIT_FAIL : CLI_EXIT_OK))) goto done;
     }
     if (mout_s && (rc = model_out(cmd, pos[0], mout_s, m, res.x))) goto done;
     if (plot_s) {
@@ -855,7 +859,7 @@ int cmd_optimize(int argc, char **argv)
                 if (series_add(&sref, s1.t[k], mbs_function_eval(m, pfunc, s1.t[k], NULL))) break;
         cli_buf pb = {0};
         plot_svg(&pb, m, &L, &s0, &s1, &sref, plabel, &res);
-        rc = pb.oom ? (cli_error(cmd, "out of memory"), CLI_EXIT_FAIL) : (cli_write_atomic(cmd, "--plot", plot_s, pb.s, pb.len) ? CLI_EXIT_FAIL : CLI_EXIT_OK);
+        rc = pb.oom ? (cli_error(cmd, "out of memory"), CLI_EXIT_FAIL) : (cli_write_atomic(cmd, "--plot", plot_s, pos[0], pb.s, pb.len) ? CLI_EXIT_FAIL : CLI_EXIT_OK);
         cli_buf_free(&pb);
         if (rc) goto done;
     }

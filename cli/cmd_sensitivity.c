@@ -129,7 +129,7 @@ int cmd_sensitivity(int argc, char **argv)
     hist h = { NULL, m, 0 };
     cli_atomic af = { 0 };
     if (hist_s) {
-        if (cli_atomic_open(&af, cmd, hist_s) != 0) {
+        if (cli_atomic_open(&af, cmd, hist_s, pos[0]) != 0) {
             mbs_model_free(m);
             return CLI_EXIT_FAIL;
         }

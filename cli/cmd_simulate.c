@@ -5,13 +5,19 @@
  * Settings: command-line options, else the model's "simulation" section,
  * else the built-in defaults (mbs_model_sim_options). Columns: t, every
  * coordinate, its velocity (NAME.qd) and acceleration (NAME.qdd), then the
- * model's "outputs" (mbs_output_column_name).
+ * model's "outputs" (mbs_output_column_name), then the body poses that
+ * --poses asks for. --format json writes the same table as a JSON document
+ * {"model", "columns": [...], "rows": [[...], ...]} (non-finite numbers as
+ * null).
  *
- * --out FILE: the rows are streamed to a temporary file .FILE.XXXXXX in the
- * same directory, which is synced and renamed over FILE at the end; on any
- * failure (numerical, I/O, interrupt) it is removed, so FILE is either the
- * complete result or untouched. Without --out the CSV is kept in memory and
- * printed on standard output only if the run succeeds.
+ * The rows (every step, or every N-th with --every / --output-dt) are
+ * streamed as they come, never held in memory. --out FILE: to a temporary
+ * file .FILE.XXXXXX in the same directory, which is synced and renamed over
+ * FILE at the end; on any failure (numerical, I/O, interrupt) it is
+ * removed, so FILE is either the complete result or untouched (devices and
+ * FIFOs are written to directly: cli_atomic_open). Without --out: to an
+ * unnamed temporary file copied to standard output only if the run
+ * succeeds (cli_spool_open).
  *
  * The summary goes to standard error (standard output may carry the CSV);
  * on a terminal, runs longer than 2 s show their progress there.
@@ -38,16 +44,18 @@ static void usage(FILE *out)
           "                       [--tolerance TOL] [--max-iterations N]\n"
           "                       [--tangent fd|analytic] [--tangent-update iteration|step]\n"
           "                       [--rtol R] [--atol A] [--cvodes-method bdf|adams]\n"
-          "                       [--no-project] [--out FILE.csv] [--quiet]\n"
+          "                       [--no-project] [--every N | --output-dt T]\n"
+          "                       [--poses all|BODY,...] [--format csv|json]\n"
+          "                       [--out FILE] [--quiet]\n"
           "\n"
           "Forward-dynamics simulation from the model's initial state (q0, qd0) over\n"
           "[0, T]. Writes a CSV with a header line: t, every coordinate, its velocity\n"
           "(NAME.qd) and acceleration (NAME.qdd), then the model's requested outputs\n"
           "(\"outputs\" section: point position/velocity/acceleration, energy), one row\n"
-          "per output time 0, H, 2H, ..., T. Settings not given here come from the\n"
-          "model's \"simulation\" section, then from the defaults below. A summary\n"
-          "(steps, iterations, energy and Euler-parameter drift, wall time) is printed\n"
-          "on standard error.\n"
+          "per output time 0, H, 2H, ..., T (or every N-th, and T). Settings not given\n"
+          "here come from the model's \"simulation\" section, then from the defaults\n"
+          "below. A summary (steps, iterations, energy and Euler-parameter drift, wall\n"
+          "time) is printed on standard error.\n"
           "\n"
           "Options:\n"
           "  --integrator NAME   trapezoidal (default; Newmark beta 1/4, gamma 1/2, fixed\n"
@@ -64,8 +72,11 @@ static void usage(FILE *out)
           "  --proj-scale S      ali3p: projection penalty scale varsigma (default 1)\n"
           "  --projection TYPE   ali3p: penalty (non-iterative, default) or iterative\n"
           "  --ref POINT         reference point: com (default), origin or joint\n"
-          "  --dt H              step (trapezoidal, rk4) and output interval (default 1e-3)\n"
+          "  --dt H              step (trapezoidal, rk4) and output interval (default\n"
+          "                      1e-3); at most 1e9 steps\n"
           "  --tf T              final time (default 1)\n"
+          "  --every N           a CSV row every N output intervals H (and at T); default 1\n"
+          "  --output-dt T       a CSV row every T, a multiple of the step H\n"
           "  --tolerance TOL     trapezoidal: 2-norm of the increment (default 1e-10)\n"
           "  --max-iterations N  trapezoidal: iterations per step (default 20)\n"
           "  --tangent KIND      trapezoidal Newton tangent: analytic (analytical\n"
@@ -75,9 +86,14 @@ static void usage(FILE *out)
           "  --rtol R, --atol A  cvodes: tolerances (defaults 1e-8, 1e-10)\n"
           "  --cvodes-method M   cvodes: bdf (default) or adams\n"
           "  --no-project        do not project Euler parameters onto |p| = 1 after steps\n"
+          "  --poses WHICH       add the pose of every moving body (all) or of the listed\n"
+          "                      bodies: columns BODY.x, .y, .z (origin of the body frame)\n"
+          "                      and BODY.qw, .qx, .qy, .qz (orientation quaternion)\n"
+          "  --format FMT        csv (default) or json: {\"model\", \"columns\", \"rows\"}\n"
           "  --out FILE          write the CSV to FILE (atomically: temporary file and\n"
-          "                      rename; nothing is left behind on failure); default or\n"
-          "                      '-': standard output\n"
+          "                      rename; nothing is left behind on failure; devices and\n"
+          "                      FIFOs are written to directly); default or '-': standard\n"
+          "                      output, once the run has succeeded\n"
           "  -q, --quiet         no summary and no progress\n"
           "  -h, --help          show this help and exit\n", out);
 }
@@ -120,13 +136,16 @@ typedef struct {
     const char *cmd;
     const mbs_model *m;
     int nq, nout;
-    FILE *f;              /* --out: the temporary file */
-    cli_buf *buf;         /* standard output: in memory */
+    mbs_output *outs;     /* the model's outputs, then the --poses ones */
+    int json;             /* --format json */
+    FILE *f;              /* --out: the temporary file (or device); else the spool */
+    long every, step;     /* a row every `every` steps; steps so far */
     long rows;
     double tlast;         /* time of the last row */
     int write_error;
     double *vals;         /* the columns of one output (at most 4) */
     int violation;        /* closed loops: constraint-violation columns */
+    int failed;           /* a library call failed (message in mbs_data_error) */
     /* progress */
     int progress;
     double t0, tf;
@@ -141,6 +160,28 @@ static double seconds_since(const struct timespec *a)
     return (double)(b.tv_sec - a->tv_sec) + 1e-9 * (double)(b.tv_nsec - a->tv_nsec);
 }
 
+static void emit_str(sink *s, const char *str)
+{
+    if (fputs(str, s->f) < 0) s->write_error = errno ? errno : EIO;
+}
+
+/* a column name: as is in CSV, a JSON string otherwise */
+static void emit_name(sink *s, const char *sep, const char *a, const char *b)
+{
+    emit_str(s, sep);
+    if (!s->json) {
+        emit_str(s, a);
+        emit_str(s, b);
+        return;
+    }
+    char name[600];
+    snprintf(name, sizeof name, "%s%s", a, b);
+    cli_buf t = {0};
+    cli_json_str(&t, name);
+    emit_str(s, t.s ? t.s : "\"\"");
+    cli_buf_free(&t);
+}
+
 /* x with the fewest significant digits (15..17) that read back exactly.
  * Fixed formats (a '*' precision sends glibc's printf down its slow
  * positional path); 17 digits always read back, so they are not checked. */
@@ -151,74 +192,54 @@ static void emit(sink *s, const char *sep, double x)
     memcpy(num, sep, ls);
     char *v = num + ls;
     const size_t room = sizeof num - ls;
+    if (s->json && !isfinite(x)) {
+        snprintf(v, room, "null");
+        emit_str(s, num);
+        return;
+    }
     snprintf(v, room, "%.15g", x);
     if (strtod(v, NULL) != x) {
         snprintf(v, room, "%.16g", x);
         if (strtod(v, NULL) != x) snprintf(v, room, "%.17g", x);
     }
-    if (s->f) {
-        if (fputs(num, s->f) < 0) s->write_error = errno ? errno : EIO;
-    } else {
-        cli_buf_puts(s->buf, num);
-    }
+    if (fputs(num, s->f) < 0) s->write_error = errno ? errno : EIO;
 }
 
-static void emit_str(sink *s, const char *str)
-{
-    if (s->f) {
-        if (fputs(str, s->f) < 0) s->write_error = errno ? errno : EIO;
-    } else {
-        cli_buf_puts(s->buf, str);
-    }
-}
 
 static void header(sink *s)
 {
     const mbs_model *m = s->m;
-    emit_str(s, "t");
+    if (s->json) {
+        cli_buf t = {0};
+        cli_json_str(&t, mbs_model_name(m));
+        emit_str(s, "{\"model\": ");
+        emit_str(s, t.s ? t.s : "\"\"");
+        emit_str(s, ",\n \"columns\": [");
+        cli_buf_free(&t);
+    }
+    emit_name(s, "", "t", "");
     static const char *const suffix[3] = { "", ".qd", ".qdd" };
     for (int part = 0; part < 3; part++)
-        for (int k = 0; k < s->nq; k++) {
-            emit_str(s, ",");
-            emit_str(s, mbs_coord_name(m, k));
-            emit_str(s, suffix[part]);
-        }
+        for (int k = 0; k < s->nq; k++) emit_name(s, ",", mbs_coord_name(m, k), suffix[part]);
     for (int k = 0; k < s->nout; k++) {
-        mbs_output o = mbs_model_output(m, k);
-        for (int c = 0; c < mbs_output_ncolumns(&o); c++) {
+        const mbs_output *o = &s->outs[k];
+        for (int c = 0; c < mbs_output_ncolumns(o); c++) {
             char name[512];
-            mbs_output_column_name(m, &o, c, name, sizeof name);
-            emit_str(s, ",");
-            emit_str(s, name);
+            mbs_output_column_name(m, o, c, name, sizeof name);
+            emit_name(s, ",", name, "");
         }
-    }
-    if (s->violation) emit_str(s, ",phi_norm,phid_norm,phidd_norm");
-    emit_str(s, "\n");
-}
-
-static int on_step(void *user, const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
-                   const double *qdd)
-{
-    sink *s = user;
-    emit(s, "", t);
-    const double *v[3] = { q, qd, qdd };
-    for (int part = 0; part < 3; part++)
-        for (int k = 0; k < s->nq; k++) emit(s, ",", v[part][k]);
-    for (int k = 0; k < s->nout; k++) {
-        mbs_output o = mbs_model_output(m, k);
-        mbs_output_eval(m, d, q, &o, s->vals);
-        for (int c = 0; c < mbs_output_ncolumns(&o); c++) emit(s, ",", s->vals[c]);
     }
     if (s->violation) {
-        double v[3];
-        mbs_constraint_violation(m, d, t, q, qd, qdd, v);
-        for (int c = 0; c < 3; c++) emit(s, ",", v[c]);
+        emit_name(s, ",", "phi_norm", "");
+        emit_name(s, ",", "phid_norm", "");
+        emit_name(s, ",", "phidd_norm", "");
     }
-    emit_str(s, "\n");
-    s->rows++;
-    s->tlast = t;
-    if (s->write_error) return MBS_ERR_IO;
-    if (s->buf && s->buf->oom) return MBS_ERR_NOMEM;
+    emit_str(s, s->json ? "],\n \"rows\": [\n" : "\n");
+}
+
+/* On a terminal, after 2 s: the time reached, every 0.2 s. */
+static int progress(sink *s, double t)
+{
     if (s->progress && seconds_since(&s->start) > 2 && seconds_since(&s->last) > 0.2) {
         clock_gettime(CLOCK_MONOTONIC, &s->last);
         double span = s->tf - s->t0, frac = span > 0 ? (t - s->t0) / span : 1;
@@ -229,6 +250,73 @@ static int on_step(void *user, const mbs_model *m, mbs_data *d, double t, const 
     return 0;
 }
 
+static int on_step(void *user, const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
+                   const double *qdd)
+{
+    sink *s = user;
+    if (s->step++ % s->every != 0 && t != s->tf) return progress(s, t);   /* (the last step ends at tf exactly) */
+    if (s->json) emit_str(s, s->rows ? ",\n  [" : "  [");
+    emit(s, "", t);
+    const double *v[3] = { q, qd, qdd };
+    for (int part = 0; part < 3; part++)
+        for (int k = 0; k < s->nq; k++) emit(s, ",", v[part][k]);
+    for (int k = 0; k < s->nout; k++) {
+        const mbs_output *o = &s->outs[k];
+        mbs_output_eval(m, d, q, o, s->vals);
+        for (int c = 0; c < mbs_output_ncolumns(o); c++) emit(s, ",", s->vals[c]);
+    }
+    if (s->violation) {
+        double v[3];
+        if ((s->failed = mbs_constraint_violation(m, d, t, q, qd, qdd, v)) != 0) return s->failed;
+        for (int c = 0; c < 3; c++) emit(s, ",", v[c]);
+    }
+    emit_str(s, s->json ? "]" : "\n");
+    s->rows++;
+    s->tlast = t;
+    if (s->write_error) return MBS_ERR_IO;
+    return progress(s, t);
+}
+
+/* The model's outputs, then the poses of --poses ("all" or body names,
+ * comma-separated): malloc'd into *outs. CLI_EXIT_OK or a usage error. */
+static int collect_outputs(const char *cmd, const mbs_model *m, const char *poses, mbs_output **outs, int *n)
+{
+    const int nmodel = mbs_model_noutputs(m), nb = mbs_model_nbodies(m);
+    *n = 0;
+    *outs = malloc(sizeof **outs * (size_t)(nmodel + (poses ? nb + 1 : 0) + 1));
+    if (!*outs) {
+        cli_error(cmd, "out of memory");
+        return CLI_EXIT_FAIL;
+    }
+    for (int k = 0; k < nmodel; k++) (*outs)[(*n)++] = mbs_model_output(m, k);
+    if (!poses) return CLI_EXIT_OK;
+    const mbs_output pose = { MBS_OUTPUT_POSE, -1, 0 };
+    if (strcmp(poses, "all") == 0) {
+        for (int b = 1; b <= nb; b++) {
+            (*outs)[*n] = pose;
+            (*outs)[(*n)++].body = b;
+        }
+        return CLI_EXIT_OK;
+    }
+    for (const char *p = poses; *p;) {
+        size_t len = strcspn(p, ",");
+        char name[512];
+        snprintf(name, sizeof name, "%.*s", (int)len, p);
+        int b = mbs_body_find(m, name);
+        if (b < 0 || *n >= nmodel + nb + 1) {
+            free(*outs);
+            *outs = NULL;
+            return cli_usage_error(cmd, usage, "--poses: %s body '%s' (expected all or body names of %s)",
+                                   b < 0 ? "unknown" : "repeated", name, mbs_model_name(m));
+        }
+        (*outs)[*n] = pose;
+        (*outs)[(*n)++].body = b;
+        p += len;
+        if (*p == ',') p++;
+    }
+    return CLI_EXIT_OK;
+}
+
 /* ---------------------------------------------------------------- command */
 
 int cmd_simulate(int argc, char **argv)
@@ -237,7 +325,8 @@ int cmd_simulate(int argc, char **argv)
     const char *s_integ = NULL, *s_solver = NULL, *s_form = NULL, *s_ref = NULL, *s_dt = NULL, *s_tf = NULL;
     const char *s_tol = NULL, *s_maxit = NULL, *s_rtol = NULL, *s_atol = NULL, *s_cvm = NULL, *out = NULL;
     const char *s_tangent = NULL, *s_tupd = NULL;
-    const char *s_pen = NULL, *s_pscale = NULL, *s_proj = NULL;
+    const char *s_pen = NULL, *s_pscale = NULL, *s_proj = NULL, *s_every = NULL, *s_odt = NULL;
+    const char *s_poses = NULL, *s_format = NULL;
     const char *pos[1];
     int no_project = 0, quiet = 0, npos = 0;
     const cli_option opts[] = {
@@ -249,7 +338,9 @@ int cmd_simulate(int argc, char **argv)
         {"--cvodes-method", NULL, &s_cvm, NULL},  {"--no-project", NULL, NULL, &no_project},
         {"--tangent", NULL, &s_tangent, NULL},    {"--tangent-update", NULL, &s_tupd, NULL},
         {"--penalty", NULL, &s_pen, NULL},        {"--proj-scale", NULL, &s_pscale, NULL},
-        {"--projection", NULL, &s_proj, NULL},
+        {"--projection", NULL, &s_proj, NULL},    {"--every", NULL, &s_every, NULL},
+        {"--output-dt", NULL, &s_odt, NULL},
+        {"--poses", NULL, &s_poses, NULL},        {"--format", NULL, &s_format, NULL},
         {"--out", "-o", &out, NULL},              {"--quiet", "-q", NULL, &quiet},
     };
     int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
@@ -258,9 +349,12 @@ int cmd_simulate(int argc, char **argv)
     if (npos != 1) return cli_usage_error(cmd, usage, "missing MODEL argument");
 
     /* Check the option values before loading the model (usage errors, 2). */
+    if (s_format && strcmp(s_format, "csv") != 0 && strcmp(s_format, "json") != 0)
+        return cli_usage_error(cmd, usage, "--format: unknown value '%s' (expected csv or json)", s_format);
     int e_integ = -1, e_solver = -1, e_form = -1, e_ref = -1, e_cvm = -1, maxit = 0, e_loop = -1, e_proj = -1;
     int e_tupd = -1, e_tangent = -1;
-    double dt = 0, tf = 0, tol = 0, rtol = 0, atol = 0, pen = 0, pscale = 0;
+    double dt = 0, tf = 0, tol = 0, rtol = 0, atol = 0, pen = 0, pscale = 0, odt = 0;
+    long every = 1;
     if (s_form) {   /* fr | semi (open trees), or a closed-loop formulation */
         e_form = mbs_fd_algorithm_from_name(s_form);
         if (e_form < 0) {
@@ -290,8 +384,18 @@ int cmd_simulate(int argc, char **argv)
         (s_tf && (rc = parse_double(cmd, "--tf", s_tf, 0, &tf))) ||
         (s_tol && (rc = parse_double(cmd, "--tolerance", s_tol, 1, &tol))) ||
         (s_rtol && (rc = parse_double(cmd, "--rtol", s_rtol, 1, &rtol))) ||
-        (s_atol && (rc = parse_double(cmd, "--atol", s_atol, 1, &atol))))
+        (s_atol && (rc = parse_double(cmd, "--atol", s_atol, 1, &atol))) ||
+        (s_odt && (rc = parse_double(cmd, "--output-dt", s_odt, 1, &odt))))
         return rc;
+    if (s_every && s_odt) return cli_usage_error(cmd, usage, "--every and --output-dt: give one of them");
+    if (s_every) {
+        char *end;
+        errno = 0;
+        every = strtol(s_every, &end, 10);
+        if (end == s_every || *end != '\0' || errno == ERANGE || every < 1 || every > MBS_SIM_MAX_STEPS)
+            return cli_usage_error(cmd, usage, "--every: expected an integer between 1 and %ld, got '%s'",
+                                   MBS_SIM_MAX_STEPS, s_every);
+    }
     if (s_maxit) {
         char *end;
         errno = 0;
@@ -334,23 +438,35 @@ int cmd_simulate(int argc, char **argv)
         mbs_model_free(m);
         return cli_usage_error(cmd, usage, "%s", err.msg);
     }
+    if (s_odt) {   /* a whole number of steps */
+        const double r = odt / o.dt;
+        every = r < 0.5 ? 0 : (long)floor(r + 0.5);
+        if (!(r <= (double)MBS_SIM_MAX_STEPS) || every < 1 || fabs(r - (double)every) > 1e-9 * (double)every) {
+            mbs_model_free(m);
+            return cli_usage_error(cmd, usage, "--output-dt %g is not a whole multiple of the step dt = %g", odt,
+                                   o.dt);
+        }
+    }
 
     const int to_file = out && strcmp(out, "-") != 0;
-    cli_buf buf = {0};
     sink s;
     memset(&s, 0, sizeof s);
     s.cmd = cmd;
     s.m = m;
     s.nq = mbs_model_nq(m);
-    s.nout = mbs_model_noutputs(m);
+    s.json = s_format && strcmp(s_format, "json") == 0;
+    if ((rc = collect_outputs(cmd, m, s_poses, &s.outs, &s.nout)) != CLI_EXIT_OK) {
+        mbs_model_free(m);
+        return rc;
+    }
     s.violation = o.loop != MBS_LOOP_NONE;
-    s.buf = &buf;
+    s.every = every;
     s.t0 = o.t0;
     s.tf = o.tf;
     s.progress = !quiet && isatty(fileno(stderr));
     clock_gettime(CLOCK_MONOTONIC, &s.start);
     s.last = s.start;
-    s.vals = calloc(4, sizeof(double));
+    s.vals = calloc(MBS_OUTPUT_MAX_COLUMNS, sizeof(double));
     mbs_data *d = mbs_data_create(m, &err);
     cli_atomic af = { 0 };
     rc = CLI_EXIT_OK;
@@ -359,9 +475,10 @@ int cmd_simulate(int argc, char **argv)
         rc = CLI_EXIT_FAIL;
     }
     if (!rc && to_file) {
-        if (cli_atomic_open(&af, cmd, out) != 0) rc = CLI_EXIT_FAIL;
+        if (cli_atomic_open(&af, cmd, out, pos[0]) != 0) rc = CLI_EXIT_FAIL;
         s.f = af.f;
-        s.buf = NULL;
+    } else if (!rc && !(s.f = cli_spool_open(cmd))) {
+        rc = CLI_EXIT_FAIL;
     }
     mbs_sim_stats st;
     memset(&st, 0, sizeof st);
@@ -369,23 +486,30 @@ int cmd_simulate(int argc, char **argv)
     if (!rc) {
         header(&s);
         status = mbs_simulate(m, d, &o, NULL, NULL, on_step, &s, &st, &err);
+        if (status == MBS_OK && s.json) {
+            emit_str(&s, "\n]}\n");
+            if (s.write_error) status = MBS_ERR_IO;
+        }
     }
     double wall = seconds_since(&s.start);
     if (s.shown) fputs("\r\033[K", stderr);
     if (!rc && status != MBS_OK) {
-        if (s.write_error)
+        if (s.write_error && to_file)
             cli_error(cmd, "cannot write '%s': %s (at t = %g)", out, strerror(s.write_error), s.tlast);
-        else if (status == MBS_ERR_NOMEM)
-            cli_error(cmd, "out of memory (the CSV is kept in memory without --out)");
+        else if (s.write_error)
+            cli_error(cmd, "cannot write the temporary copy of the CSV (TMPDIR): %s (at t = %g)",
+                      strerror(s.write_error), s.tlast);
         else
-            cli_error(cmd, "%s", err.msg);
+            cli_error(cmd, "%s", s.failed ? mbs_data_error(d) : err.msg);
         rc = CLI_EXIT_FAIL;
     }
-    if (s.f) {
+    if (to_file && af.f) {
         if (rc) cli_atomic_abort(&af);
         else if (cli_atomic_commit(&af, cmd, NULL) != 0) rc = CLI_EXIT_FAIL;
+    } else if (!to_file && s.f) {
+        if (rc) fclose(s.f);
+        else rc = cli_spool_emit(s.f, stdout, cmd);
     }
-    if (!rc && !to_file) rc = cli_buf_emit(&buf, stdout, cmd);
     if (!rc && !quiet) {
         const int trap = o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL;
         fprintf(stderr, "mbsens simulate: %s, %s", mbs_model_name(m), mbs_integrator_name(o.integrator));
@@ -395,7 +519,11 @@ int cmd_simulate(int argc, char **argv)
         fprintf(stderr, ", formulation %s, ref %s, dt %g, t = %g .. %g\n",
                 o.loop != MBS_LOOP_NONE ? mbs_loop_formulation_name(o.loop) : mbs_fd_algorithm_name(o.formulation),
                 mbs_ref_point_name(o.ref), o.dt, o.t0, o.tf);
-        fprintf(stderr, "  steps            %ld (%ld output rows)\n", st.steps, s.rows);
+        if (every > 1)
+            fprintf(stderr, "  steps            %ld (%ld output rows, one every %ld dt)\n", st.steps, s.rows,
+                    every);
+        else
+            fprintf(stderr, "  steps            %ld (%ld output rows)\n", st.steps, s.rows);
         if (trap && o.loop != MBS_LOOP_NONE && o.loop != MBS_LOOP_INDEX1)
             /* closed-loop steppers: exact tangent sweeps, the force part kept across steps by default */
             fprintf(stderr, "  iterations       mean %.2f, max %d per step (newton, tangent %s)\n",
@@ -427,8 +555,8 @@ int cmd_simulate(int argc, char **argv)
         fprintf(stderr, "  wall time        %.3f s\n", wall);
         if (to_file) fprintf(stderr, "  wrote            %s\n", out);
     }
-    cli_buf_free(&buf);
     free(s.vals);
+    free(s.outs);
     mbs_data_free(d);
     mbs_model_free(m);
     return rc;

@@ -3,25 +3,9 @@
  * of coordinates (mjbridge.h). Used by tests/test_mujoco_crosscheck.c and
  * bench/bench_mujoco_*.c only.
  *
- * MJCF written from our model (src/model_impl.h): bodies nested by parent,
- * the MuJoCo body frame equal to our body frame, placed at zero joint
- * coordinates (pos = P_p - X_p X_c^T P_c, quat of X_p X_c^T, relative to the
- * parent body). Joints (axes are columns of the child joint frame X_c, all
- * at pos = the child joint point P_c):
- *   revolute     hinge, axis X_c e1
- *   prismatic    slide, axis X_c e1
- *   cylindrical  slide X_c e1, hinge X_c e1
- *   cardan       hinge X_c e1, then hinge X_c e2 in the same body (MuJoCo
- *                applies the joints of a body in order, each about its axis
- *                in the body frame as moved by the previous ones:
- *                A = A_h X_p X_c^T Rot(X_c e1, q1) Rot(X_c e2, q2)
- *                  = A_h X_p Rot(e1, q1) Rot(e2, q2) X_c^T, our definition)
- *   planar       slide X_c e2, slide X_c e3, hinge X_c e1
- *   spherical    ball
- *   floating     free (parent must be the ground)
- * and <inertial pos=CoM quat mass diaginertia> (principal axes computed
- * here to round-off, see sym_eig3), no geoms. Chains deeper than 48 bodies
- * are split into <include>d files (XML depth limit).
+ * MJCF: the library's mbs_model_to_mjcf (src/io/write_mjcf.c, where the
+ * conventions are); hinge and slide qpos are our coordinates, ball and free
+ * joints are written at identity Euler parameters.
  *
  * States. Hinge/slide coordinates are ours. Ball: our relative rotation is
  * X_p A(p) X_c^T = (X_p X_c^T)(X_c A(p) X_c^T), so MuJoCo's qpos quaternion
@@ -40,6 +24,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "mjbridge.h"
+#include "model_util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -112,264 +97,60 @@ static void ball_rates(double x[4], const double Xc[9], const double p[4], const
     for (int c = 0; c < 4; c++) x[c] = 0.5 * (G[c] * t[0] + G[4 + c] * t[1] + G[8 + c] * t[2]);
 }
 
-/* Eigen-decomposition of a symmetric 3x3 matrix by cyclic Jacobi rotations
- * to machine precision: S = V diag(lam) V^T, V a proper rotation. MuJoCo's
- * own conversion of a full inertia (mju_eig3) stops early: in 2.2.2 the
- * inertia it rebuilds differs from the given one by up to ~1e-6 relative,
- * so MuJoCo is given principal moments and axes instead. */
-static void sym_eig3(const double S[9], double lam[3], double V[9])
+/* ---------------------------------------------------------------- MJCF */
+
+/* the files of x into dir: 0, or -1 with a message */
+static int write_files(const mbs_mjcf *x, const char *dir, char *err, size_t errlen)
 {
-    double a[9];
-    memcpy(a, S, sizeof a);
-    for (int k = 0; k < 9; k++) V[k] = (k % 4 == 0);
-    for (int sweep = 0; sweep < 50; sweep++) {
-        double off = fabs(a[1]) + fabs(a[2]) + fabs(a[5]);
-        if (off == 0) break;
-        for (int p = 0; p < 2; p++)
-            for (int q = p + 1; q < 3; q++) {
-                double apq = a[3 * p + q];
-                if (apq == 0) continue;
-                double theta = (a[3 * q + q] - a[3 * p + p]) / (2 * apq);
-                double t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(theta * theta + 1));
-                double c = 1 / sqrt(t * t + 1), s = t * c;
-                /* a <- J^T a J, J = rotation in the (p, q) plane */
-                for (int k = 0; k < 3; k++) {
-                    double akp = a[3 * k + p], akq = a[3 * k + q];
-                    a[3 * k + p] = c * akp - s * akq;
-                    a[3 * k + q] = s * akp + c * akq;
-                }
-                for (int k = 0; k < 3; k++) {
-                    double apk = a[3 * p + k], aqk = a[3 * q + k];
-                    a[3 * p + k] = c * apk - s * aqk;
-                    a[3 * q + k] = s * apk + c * aqk;
-                }
-                for (int k = 0; k < 3; k++) {
-                    double vkp = V[3 * k + p], vkq = V[3 * k + q];
-                    V[3 * k + p] = c * vkp - s * vkq;
-                    V[3 * k + q] = s * vkp + c * vkq;
-                }
-            }
-    }
-    for (int k = 0; k < 3; k++) lam[k] = a[4 * k];
-    double det = V[0] * (V[4] * V[8] - V[5] * V[7]) - V[1] * (V[3] * V[8] - V[5] * V[6]) +
-                 V[2] * (V[3] * V[7] - V[4] * V[6]);
-    if (det < 0)
-        for (int k = 0; k < 3; k++) V[3 * k + 2] = -V[3 * k + 2];
-}
-
-/* ---------------------------------------------------------------- MJCF writer */
-
-static void xml_name(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
-
-static void v3_attr(FILE *f, const char *name, const double *v)
-{
-    fprintf(f, " %s=\"%.17g %.17g %.17g\"", name, v[0], v[1], v[2]);
-}
-
-static void col(const double X[9], int k, double c[3])
-{
-    c[0] = X[k];
-    c[1] = X[3 + k];
-    c[2] = X[6 + k];
-}
-
-static void write_joint(FILE *f, int depth, const char *name, const char *type, const double *pos,
-                        const double *axis)
-{
-    fprintf(f, "%*s<joint name=\"", 2 * depth, "");
-    xml_name(f, name);
-    fprintf(f, "\" type=\"%s\"", type);
-    if (pos) v3_attr(f, "pos", pos);
-    if (axis) v3_attr(f, "axis", axis);
-    if (strcmp(type, "free") != 0) fprintf(f, " limited=\"false\"");
-    fprintf(f, " damping=\"0\" stiffness=\"0\" armature=\"0\" frictionloss=\"0\"/>\n");
-}
-
-/* Writer state: deep chains are split into included files, because the
- * XML parser MuJoCo 2.2.2 uses (tinyxml2 9) rejects elements nested more
- * than 100 deep ("XML_ELEMENT_DEPTH_EXCEEDED"), i.e. chains of more than
- * about 97 bodies. An <include> inside a <body> is parsed as its own
- * document and its children are inserted in place, so the nesting of the
- * model is unlimited. */
-#define MJCF_SEGMENT_DEPTH 48
-typedef struct mjcf_writer {
-    const mbs_model *m;
-    char dir[4096], label[128];
-    int nfiles;
-    char *err;
-    size_t errlen;
-} mjcf_writer;
-
-static int write_body(mjcf_writer *W, FILE *f, int i, int depth);
-
-static int write_segment(mjcf_writer *W, int i, char *fname, size_t len)
-{
-    char path[8192];
-    snprintf(fname, len, "%s_seg%d.xml", W->label, W->nfiles++);
-    snprintf(path, sizeof path, "%s/%s", W->dir, fname);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(W->err, W->errlen, "cannot write %s", path);
-        return -1;
-    }
-    fprintf(f, "<mujoco>\n");
-    int rc = write_body(W, f, i, 1);
-    fprintf(f, "</mujoco>\n");
-    if (fclose(f) != 0) rc = -1;
-    return rc;
-}
-
-static int write_body(mjcf_writer *W, FILE *f, int i, int depth)
-{
-    const mbs_model *m = W->m;
-    const mbs_joint_info *jt = &m->joint[i];
-    const double *x = m->x;
-    const double *Xp = x + jt->x_Xp, *Xc = x + jt->x_Xc, *Pp = x + jt->x_ppoint, *Pc = x + jt->x_cpoint;
-    double R0[9], pos[3], t[3], quat[4], ax[3];
-    mm_bt(R0, Xp, Xc);
-    mv(t, R0, Pc);
-    for (int k = 0; k < 3; k++) pos[k] = Pp[k] - t[k];
-    mju_mat2Quat(quat, R0);
-    fprintf(f, "%*s<body name=\"", 2 * depth, "");
-    xml_name(f, m->body[i].name);
-    fprintf(f, "\"");
-    v3_attr(f, "pos", pos);
-    fprintf(f, " quat=\"%.17g %.17g %.17g %.17g\">\n", quat[0], quat[1], quat[2], quat[3]);
-    const int d1 = depth + 1;
-    const char *const *cn = (const char *const *)m->coord_name + jt->qoff;
-    switch (jt->type) {
-    case MBS_JOINT_FIXED: break;
-    case MBS_JOINT_REVOLUTE: col(Xc, 0, ax); write_joint(f, d1, cn[0], "hinge", Pc, ax); break;
-    case MBS_JOINT_PRISMATIC: col(Xc, 0, ax); write_joint(f, d1, cn[0], "slide", Pc, ax); break;
-    case MBS_JOINT_CYLINDRICAL:
-        col(Xc, 0, ax);
-        write_joint(f, d1, cn[0], "slide", Pc, ax);
-        write_joint(f, d1, cn[1], "hinge", Pc, ax);
-        break;
-    case MBS_JOINT_CARDAN:
-        col(Xc, 0, ax); write_joint(f, d1, cn[0], "hinge", Pc, ax);
-        col(Xc, 1, ax); write_joint(f, d1, cn[1], "hinge", Pc, ax);
-        break;
-    case MBS_JOINT_PLANAR:
-        col(Xc, 1, ax); write_joint(f, d1, cn[0], "slide", Pc, ax);
-        col(Xc, 2, ax); write_joint(f, d1, cn[1], "slide", Pc, ax);
-        col(Xc, 0, ax); write_joint(f, d1, cn[2], "hinge", Pc, ax);
-        break;
-    case MBS_JOINT_SPHERICAL: write_joint(f, d1, jt->name, "ball", Pc, NULL); break;
-    case MBS_JOINT_FLOATING:
-        if (jt->parent != 0) {
-            snprintf(W->err, W->errlen, "floating joint '%s' not on the ground (MuJoCo: free joints are top level)",
-                     jt->name);
-            return -1;
-        }
-        write_joint(f, d1, jt->name, "free", NULL, NULL);
-        break;
-    default:
-        snprintf(W->err, W->errlen, "joint type of '%s' not supported", jt->name);
-        return -1;
-    }
-    const double mass = x[m->body[i].x_mass];
-    const double *c = x + m->body[i].x_com, *In = x + m->body[i].x_inertia;
-    if (mass > 0) {
-        double S[9] = { In[0], In[3], In[4], In[3], In[1], In[5], In[4], In[5], In[2] }, lam[3], V[9], iq[4];
-        sym_eig3(S, lam, V);
-        mju_mat2Quat(iq, V);
-        fprintf(f, "%*s<inertial", 2 * d1, "");
-        v3_attr(f, "pos", c);
-        fprintf(f, " quat=\"%.17g %.17g %.17g %.17g\" mass=\"%.17g\"", iq[0], iq[1], iq[2], iq[3], mass);
-        v3_attr(f, "diaginertia", lam);
-        fprintf(f, "/>\n");
-    } else if (jt->type != MBS_JOINT_FIXED) {
-        snprintf(W->err, W->errlen, "moving body '%s' has no mass (MuJoCo 2.2.2 rejects it; see mjb_fill_massless)",
-                 m->body[i].name);
-        return -1;
-    }
-    for (int k = i + 1; k < m->body[i].subtree_end; k++) {
-        if (m->body[k].parent != i) continue;
-        if (d1 >= MJCF_SEGMENT_DEPTH) {
-            char fname[256];
-            if (write_segment(W, k, fname, sizeof fname) != 0) return -1;
-            fprintf(f, "%*s<include file=\"%s\"/>\n", 2 * d1, "", fname);
-        } else if (write_body(W, f, k, d1) != 0) {
+    for (int k = 0; k < x->nfiles; k++) {
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", dir, x->name[k]);
+        FILE *f = fopen(path, "w");
+        size_t len = strlen(x->text[k]);
+        int ok = f && fwrite(x->text[k], 1, len, f) == len;
+        if (f && fclose(f) != 0) ok = 0;
+        if (!ok) {
+            snprintf(err, errlen, "cannot write %s", path);
             return -1;
         }
     }
-    fprintf(f, "%*s</body>\n", 2 * depth, "");
     return 0;
-}
-
-/* Write <dir>/<label>.xml (and <label>_segK.xml for deep models). */
-static int write_mjcf(mjcf_writer *W, const char *main_path)
-{
-    const mbs_model *m = W->m;
-    const double *g = m->x + m->x_gravity;
-    FILE *f = fopen(main_path, "w");
-    if (!f) {
-        snprintf(W->err, W->errlen, "cannot write %s", main_path);
-        return -1;
-    }
-    fprintf(f, "<mujoco model=\"");
-    xml_name(f, m->name);
-    fprintf(f, "\">\n");
-    fprintf(f, "  <compiler angle=\"radian\" inertiafromgeom=\"false\" balanceinertia=\"false\" "
-               "boundmass=\"0\" boundinertia=\"0\" settotalmass=\"-1\" fusestatic=\"false\"/>\n");
-    fprintf(f, "  <option");
-    v3_attr(f, "gravity", g);
-    fprintf(f, ">\n    <flag constraint=\"disable\" equality=\"disable\" frictionloss=\"disable\" "
-               "limit=\"disable\" contact=\"disable\" passive=\"disable\" clampctrl=\"disable\" "
-               "warmstart=\"disable\" filterparent=\"disable\" actuation=\"disable\" sensor=\"disable\"/>\n");
-    fprintf(f, "  </option>\n  <worldbody>\n");
-    int rc = 0;
-    for (int i = 1; i <= m->nb && rc == 0; i++)
-        if (m->body[i].parent == 0) rc = write_body(W, f, i, 2);
-    fprintf(f, "  </worldbody>\n</mujoco>\n");
-    if (fclose(f) != 0) rc = -1;
-    return rc;
 }
 
 mjModel *mjb_load_mjcf(const mbs_model *m, const char *label, char *err, size_t errlen)
 {
-    mjcf_writer W;
     const char *keep = getenv("MBS_BENCH_MJCF_DIR");
-    char tmpdir[] = "/tmp/mbs_mjcf_XXXXXX", main_path[8192];
-    memset(&W, 0, sizeof W);
-    W.m = m;
-    W.err = err;
-    W.errlen = errlen;
+    char tmpdir[] = "/tmp/mbs_mjcf_XXXXXX", dir[4096], main_path[8192];
     err[0] = '\0';
-    snprintf(W.label, sizeof W.label, "%s", label);
+    mbs_mjcf x;
+    mbs_error e;
+    if (mbs_model_to_mjcf(m, label, &x, &e) != MBS_OK) {
+        snprintf(err, errlen, "%s", e.msg);
+        return NULL;
+    }
     if (keep && keep[0]) {
-        snprintf(W.dir, sizeof W.dir, "%s", keep);
+        snprintf(dir, sizeof dir, "%s", keep);
     } else {
         if (!mkdtemp(tmpdir)) {
             snprintf(err, errlen, "cannot create a temporary directory");
+            mbs_mjcf_free(&x);
             return NULL;
         }
-        snprintf(W.dir, sizeof W.dir, "%s", tmpdir);
+        snprintf(dir, sizeof dir, "%s", tmpdir);
     }
-    snprintf(main_path, sizeof main_path, "%s/%s.xml", W.dir, label);
+    snprintf(main_path, sizeof main_path, "%s/%s", dir, x.name[0]);
     mjModel *mm = NULL;
-    if (write_mjcf(&W, main_path) == 0) mm = mj_loadXML(main_path, NULL, err, (int)errlen);
+    if (write_files(&x, dir, err, errlen) == 0) mm = mj_loadXML(main_path, NULL, err, (int)errlen);
     if (!(keep && keep[0])) {
-        char p[8192];
-        unlink(main_path);
-        for (int k = 0; k < W.nfiles; k++) {
-            snprintf(p, sizeof p, "%s/%s_seg%d.xml", W.dir, label, k);
+        for (int k = 0; k < x.nfiles; k++) {
+            char p[8192];
+            snprintf(p, sizeof p, "%s/%s", dir, x.name[k]);
             unlink(p);
         }
-        rmdir(W.dir);
+        rmdir(dir);
     }
+    mbs_mjcf_free(&x);
+    if (mm) mjb_disable_extras(mm);
     return mm;
 }
 
@@ -463,8 +244,7 @@ static void rewrite_inertial(xmlNode *in, int point_masses)
         if (fabs(I[k]) > big) big = fabs(I[k]);
     double lam[3] = { 0, 0, 0 }, V[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
     if (!(big < 1e-12 * mass)) {   /* else a point mass written with round-off: zero */
-        double S[9] = { I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2] };
-        sym_eig3(S, lam, V);
+        mbs_inertia_principal_axes(I, lam, V);
     } else if (point_masses && mass > 0) {
         lam[0] = lam[1] = lam[2] = 1e-8 * mass;
     }

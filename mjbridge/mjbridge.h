@@ -24,9 +24,9 @@
 
 /* ---------------------------------------------------------------- models */
 
-/* Write an MJCF of m (bodies nested by parent, MuJoCo body frames = ours,
- * contacts/limits/passive forces/constraint solver disabled; deep chains
- * split into included files) and load it. The files go to
+/* Write the MJCF of m (mbs_model_to_mjcf) and load it, with
+ * mjb_disable_extras applied (no passive forces, equalities, limits or
+ * constraint solver: the tree's own dynamics only). The files go to
  * $MBS_BENCH_MJCF_DIR if set (and are kept), else to a temporary directory
  * that is removed. NULL on failure, with the reason in err. */
 mjModel *mjb_load_mjcf(const mbs_model *m, const char *label, char *err, size_t errlen);

@@ -16,6 +16,7 @@
 #include "kernels/kernels.h"
 #include "forces/force.h"
 #include "builder.h"
+#include "results.h"
 
 static const double H = 1e-30;
 
@@ -165,6 +166,11 @@ int mbs_check_derivatives(const mbs_model *m, int samples, unsigned long seed,
                 else P2[r * np + dir - 2 * nq] = v;
             }
         }
+        if ((rc = mbs_error_results(err, m, "check: complex step",
+                                    MBS_RESULTS({ "dtau/dq", R, nq, nq, MBS_IX_COORD, MBS_IX_COORD },
+                                                { "dtau/dqd", C, nq, nq, MBS_IX_COORD, MBS_IX_COORD },
+                                                { "dtau/drho", np ? P2 : NULL, nq, np, MBS_IX_COORD, MBS_IX_PARAM }))))
+            goto done;
         double e;
         e = rel_err(A, R, nq * nq); if (e > rep->worst[MBS_CHECK_DTAU_DQ]) rep->worst[MBS_CHECK_DTAU_DQ] = e;
         e = rel_err(B, C, nq * nq); if (e > rep->worst[MBS_CHECK_DTAU_DQD]) rep->worst[MBS_CHECK_DTAU_DQD] = e;
@@ -192,12 +198,20 @@ int mbs_check_derivatives(const mbs_model *m, int samples, unsigned long seed,
                 else P2[r * np + dir - 3 * nq] = v;
             }
         }
+        if ((rc = mbs_error_results(err, m, "check: complex step",
+                                    MBS_RESULTS({ "dqdd/dq", A2, nq, nq, MBS_IX_COORD, MBS_IX_COORD },
+                                                { "dqdd/dqd", B2, nq, nq, MBS_IX_COORD, MBS_IX_COORD },
+                                                { "dqdd/dtau", R, nq, nq, MBS_IX_COORD, MBS_IX_COORD },
+                                                { "dqdd/drho", np ? P2 : NULL, nq, np, MBS_IX_COORD, MBS_IX_PARAM }))))
+            goto done;
         e = rel_err(A, A2, nq * nq); if (e > rep->worst[MBS_CHECK_DQDD_DQ]) rep->worst[MBS_CHECK_DQDD_DQ] = e;
         e = rel_err(B, B2, nq * nq); if (e > rep->worst[MBS_CHECK_DQDD_DQD]) rep->worst[MBS_CHECK_DQDD_DQD] = e;
         e = rel_err(C, R, nq * nq); if (e > rep->worst[MBS_CHECK_DQDD_DTAU]) rep->worst[MBS_CHECK_DQDD_DTAU] = e;
         if (np) { e = rel_err(P, P2, nq * np); if (e > rep->worst[MBS_CHECK_DQDD_DRHO]) rep->worst[MBS_CHECK_DQDD_DRHO] = e; }
         rep->samples++;
     }
+    rc = mbs_error_results(err, m, "check", MBS_RESULTS({ "worst relative error", rep->worst, MBS_CHECK_NBLOCKS, 1,
+                                                          MBS_IX_NONE, 0 }));
 done:
     mbs_ws_free_cs(&c.w);
     free(c.x); free(c.q); free(c.qd); free(c.qdd); free(c.tau); free(c.out);

@@ -77,6 +77,17 @@ int mbs_cut_body(const mbs_model *m, int k, int side)
     return c && (side == 0 || side == 1) ? c->body[side] : -1;
 }
 
+int mbs_cut_frames(const mbs_model *m, int k, double P0[3], double X0[9], double P1[3], double X1[9])
+{
+    const mbs_cut_info *c = cut_at(m, k);
+    if (!c) return MBS_ERR_ARG;
+    if (P0) memcpy(P0, m->x + c->x_ppoint, 3 * sizeof *P0);
+    if (X0) memcpy(X0, m->x + c->x_Xp, 9 * sizeof *X0);
+    if (P1) memcpy(P1, m->x + c->x_cpoint, 3 * sizeof *P1);
+    if (X1) memcpy(X1, m->x + c->x_Xc, 9 * sizeof *X1);
+    return MBS_OK;
+}
+
 int mbs_cut_row(const mbs_model *m, int k)
 {
     const mbs_cut_info *c = cut_at(m, k);

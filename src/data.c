@@ -15,6 +15,8 @@
 #include "forces/force.h"
 #include "kinematic_problems.h"
 #include "id_derivatives_local.h"
+#include "scribble.h"
+#include "results.h"
 
 mbs_data *mbs_data_create(const mbs_model *m, mbs_error *err)
 {
@@ -36,6 +38,9 @@ mbs_data *mbs_data_create(const mbs_model *m, mbs_error *err)
     ok = ok && d->scratch && d->xload && d->qload && d->dx && d->dbuf && mbs_con_ws_create(d, m) == 0;
     ok = ok && mbs_fdl_create(d, m) == 0;
     ok = ok && mbs_idl_create(d, m) == 0;
+    d->x_moderate = 1;
+    for (int k = 0; k < m->nx; k++)
+        if (!(fabs(m->x[k]) <= 1e15)) d->x_moderate = 0;
     if (!ok) {
         mbs_data_free(d);
         mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
@@ -58,6 +63,23 @@ void mbs_data_free(mbs_data *d)
     free(d->xload);
     free(d->qload);
     free(d);
+}
+
+void mbs_data_scribble(mbs_data *d, uint64_t seed)
+{
+    const mbs_model *m = d->model;
+    const size_t nq = (size_t)(m->nq > 0 ? m->nq : 1), z = sizeof(double);
+    uint64_t s = seed * 2685821657736338717ULL + 1442695040888963407ULL;
+    if (!s) s = 1;
+    mbs_ws_scribble(&d->ws, m, 0, &s);
+    mbs_ws_scribble(&d->dws, m, 1, &s);   /* a tangent's ground entries are never read */
+    mbs_scribble_bytes(d->dx, z * ((size_t)m->nx + 1), &s);
+    mbs_scribble_bytes(d->dbuf, z * 6 * nq, &s);
+    mbs_scribble_bytes(d->scratch, z * (nq * nq + 4 * nq), &s);
+    mbs_con_ws_scribble(d, &s);
+    mbs_fdl_scribble(d, &s);
+    mbs_idl_scribble(d, &s);
+    snprintf(d->err, sizeof d->err, "(scribbled)");
 }
 
 void mbs_data_set_time(mbs_data *d, double t) { d->time = t; }
@@ -195,7 +217,8 @@ int mbs_euler_omega_from_rates(const double p[4], const double pdot[4], double w
     ep_E(E, p);
     for (int r = 0; r < 3; r++)
         w[r] = 2 * (E[4 * r] * pdot[0] + E[4 * r + 1] * pdot[1] + E[4 * r + 2] * pdot[2] + E[4 * r + 3] * pdot[3]);
-    return MBS_OK;
+    char msg[128];
+    return mbs_results_finite(NULL, "Euler rates", MBS_RESULTS({ "w", w, 3, 1, MBS_IX_NONE, 0 }), msg, sizeof msg);
 }
 
 int mbs_euler_rates_from_omega(const double p[4], const double w[3], double pdot[4])
@@ -204,7 +227,9 @@ int mbs_euler_rates_from_omega(const double p[4], const double w[3], double pdot
     ep_E(E, p);
     for (int c = 0; c < 4; c++)
         pdot[c] = 0.5 * (E[c] * w[0] + E[4 + c] * w[1] + E[8 + c] * w[2]);
-    return MBS_OK;
+    char msg[128];
+    return mbs_results_finite(NULL, "Euler rates", MBS_RESULTS({ "pdot", pdot, 4, 1, MBS_IX_NONE, 0 }), msg,
+                              sizeof msg);
 }
 
 /* ---- kinematics ---- */
@@ -216,7 +241,7 @@ int mbs_kinematics(const mbs_model *m, mbs_data *d, const double *q,
     if (rc) return rc;
     mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
     d->err[0] = 0;
-    return MBS_OK;
+    return mbs_data_kinematics_results(d, q, qd, qdd);
 }
 
 static void ref_to_point(const mbs_data *d, int body, const double *rP,
@@ -322,8 +347,8 @@ int mbs_inverse_dynamics(const mbs_model *m, mbs_data *d, const double *q,
     mbs_data_prepare_loads(m, d, q, qd);
     mbs_body_terms(m, m->x, &d->ws);
     mbs_rnea(m, &d->ws, tau);
-    d->err[0] = 0;
-    return MBS_OK;
+    rc = mbs_data_results(d, "inverse dynamics", MBS_RESULTS({ "tau", tau, m->nq, 1, MBS_IX_COORD, 0 }));
+    return rc ? rc : mbs_data_kinematics_results(d, q, qd, qdd);
 }
 
 int mbs_bias_forces(const mbs_model *m, mbs_data *d, const double *q,
@@ -339,6 +364,5 @@ int mbs_mass_matrix(const mbs_model *m, mbs_data *d, const double *q, double *M)
     mbs_kin_forward(m, m->x, &d->ws, q, NULL, NULL, 0);
     mbs_mass_terms(m, m->x, &d->ws);
     mbs_crba(m, &d->ws, M);
-    d->err[0] = 0;
-    return MBS_OK;
+    return mbs_data_results(d, "mass matrix", MBS_RESULTS({ "M", M, m->nq, m->nq, MBS_IX_COORD, MBS_IX_COORD }));
 }

@@ -2,6 +2,8 @@
 #ifndef MBS_DATA_IMPL_H
 #define MBS_DATA_IMPL_H
 
+#include <stdint.h>
+
 #include "mbsens/data.h"
 #include "kernels/kernels.h"
 
@@ -10,6 +12,14 @@ struct mbs_data {
     int nq;
     mbs_ws ws;             /* kernel workspace (double) */
     mbs_ws dws;            /* tangents (derivatives), same layout */
+    /* Scratch: dx, dbuf, scratch, the workspaces ws and dws, and the
+     * per-call workspaces of con, fdl and idl. No call reads what an earlier public call left
+     * there (zeros included: a routine that needs them writes them), so
+     * that a result never depends on what was called before on the data
+     * (mbs_data_scribble, scribble.h; tests/test_call_order.c). The one
+     * exception is documented in the API: the queries of kinematics.h read
+     * the kinematics the last pass left in ws. Within one call the routines
+     * share blocks as their comments say (dbuf: src/derivatives.c). */
     double *dx;            /* direction in the model vector, nx */
     double *dbuf;          /* 6 nq doubles for directional work */
     double *scratch;       /* nq*nq + 4 nq doubles for dense solves */
@@ -22,6 +32,8 @@ struct mbs_data {
     struct mbs_idl *idl;   /* fused ID Jacobians for 1-DOF trees (id_derivatives_local.c) */
     int has_body_load;     /* a user body load was added since the last clear */
     int fr_global;         /* mbs_data_set_fr_frames(MBS_FR_GLOBAL) */
+    int x_moderate;        /* every number of the model at most 1e15 in magnitude
+                            * (mbs_data_kinematics_results, src/results.c) */
     char err[MBS_ERROR_MSG_LEN];
 };
 
@@ -50,6 +62,8 @@ int mbs_fd_unchecked(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, cons
  * articulated inertia not positive definite). */
 int mbs_fdl_create(mbs_data *d, const mbs_model *m);
 void mbs_fdl_free(mbs_data *d);
+/* Test hook (mbs_data_scribble): garbage in the per-call workspace. */
+void mbs_fdl_scribble(mbs_data *d, uint64_t *s);
 int mbs_fdl_usable(const mbs_data *d);
 int mbs_fdl_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
                              const double *tau, double *qdd);

@@ -26,6 +26,7 @@
 #include "data_impl.h"
 #include "derivatives_impl.h"
 #include "id_derivatives_local.h"
+#include "results.h"
 #include "forces/force.h"
 
 /* dx = sum_k drho_k d x / d rho_k */
@@ -79,23 +80,11 @@ void mbs_deriv_id_tangent(const mbs_model *m, mbs_data *d, const double *q, cons
 
 static int check_finite(mbs_data *d, const double *v, int n, const char *what)
 {
-    /* fast branch-free test: v - v is 0 for a finite v and NaN for NaN or
-     * an infinity, and NaN survives the sum (vectorizable; no fast-math);
-     * then look for the entry */
-    double z0 = 0, z1 = 0, z2 = 0, z3 = 0;   /* four chains of additions */
-    int k = 0;
-    for (; k + 3 < n; k += 4) {
-        z0 += v[k] - v[k];
-        z1 += v[k + 1] - v[k + 1];
-        z2 += v[k + 2] - v[k + 2];
-        z3 += v[k + 3] - v[k + 3];
-    }
-    for (; k < n; k++) z0 += v[k] - v[k];
-    if (z0 + z1 + z2 + z3 == 0) return MBS_OK;
-    for (k = 0; k < n; k++)
-        if (!isfinite(v[k]))
-            return mbs_data_fail(d, MBS_ERR_NUMERIC, "%s: non-finite derivative (entry %d)", what, k);
-    return MBS_OK;
+    /* the results check of every public call (src/results.c): nq rows of
+     * coordinates, columns of coordinates or (d.../drho) of parameters */
+    const int nq = d->model->nq > 0 ? d->model->nq : 1, cols = n / nq;
+    const mbs_index_kind ck = strstr(what, "drho") ? MBS_IX_PARAM : cols == nq ? MBS_IX_COORD : MBS_IX_NONE;
+    return mbs_data_results(d, "derivatives", MBS_RESULTS({ what, v, nq, cols, MBS_IX_COORD, ck }));
 }
 
 /* ------------------------------------------------------------------ */
@@ -133,6 +122,7 @@ static void element_columns(const mbs_model *m, mbs_data *d, const double *q, co
     const int nq = m->nq, nb = m->nb;
     double *e = d->dbuf + 4 * nq, *dqf = d->dbuf + 5 * nq;
     mbs_ws *w = &d->ws, *dw = &d->dws;
+    memset(e, 0, sizeof(double) * (size_t)nq);   /* the unit direction e_k, one entry set at a time */
     for (int i = 1; i <= nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         const int end = m->body[i].subtree_end;
@@ -278,6 +268,7 @@ int mbs_deriv_id_derivatives(const mbs_model *m, mbs_data *d, const double *q, c
     mbs_deriv_id_primal(m, d, q, qd, qdd, t);
     if (tau) memcpy(tau, t, sizeof(double) * (size_t)nq);
     id_jacobians(m, d, q, qd, qdd, dtau_dq, dtau_dqd, NULL);
+    if (tau && (rc = check_finite(d, tau, nq, "tau"))) return rc;
     if (dtau_dq && (rc = check_finite(d, dtau_dq, nq * nq, "dtau/dq"))) return rc;
     if (dtau_dqd && (rc = check_finite(d, dtau_dqd, nq * nq, "dtau/dqd"))) return rc;
     d->err[0] = 0;

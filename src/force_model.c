@@ -15,6 +15,7 @@
 #include "data_impl.h"
 #include "forces/force.h"
 #include "forces/force_common.h"
+#include "forces/force_contact_layout.h"
 
 static const char *const force_type_names[MBS_FORCE_TYPE_COUNT] = {
     [MBS_FORCE_SPRING_DAMPER] = "spring_damper",
@@ -472,4 +473,26 @@ int mbs_forces_degenerate(const mbs_model *m, const mbs_data *d)
         if (!(spring_length(m, d, fe) >= 1e-6 * fe->l_init)) return k;
     }
     return -1;
+}
+
+int mbs_force_geometry_of(const mbs_model *m, int k, mbs_force_geometry *g)
+{
+    if (!force_ok(m, k) || !g) return MBS_ERR_ARG;
+    const mbs_force_info *fe = &m->force[k];
+    const double *x = m->x;
+    memset(g, 0, sizeof *g);
+    g->body[0] = g->body[1] = g->joint = -1;
+    for (int e = 0; e < 2; e++)
+        if (fe->body[e] >= 0 && fe->x_point[e] >= 0) {
+            g->body[e] = fe->body[e];
+            memcpy(g->point[e], x + fe->x_point[e], sizeof g->point[e]);
+        }
+    if (fe->type == MBS_FORCE_JOINT_SPRING || fe->type == MBS_FORCE_JOINT_FORCE) g->joint = fe->joint;
+    if (fe->type == MBS_FORCE_CONTACT_PLANE || fe->type == MBS_FORCE_TIRE) {
+        g->radius = x[fe->x + CT_R];
+        if (fe->shape == 1) memcpy(g->axis, x + fe->x + CT_AX, sizeof g->axis);
+        memcpy(g->plane_point, x + fe->x + CT_P0, sizeof g->plane_point);
+        memcpy(g->plane_normal, x + fe->x + CT_NRM, sizeof g->plane_normal);
+    }
+    return MBS_OK;
 }

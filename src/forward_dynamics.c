@@ -15,6 +15,7 @@
 
 #include "mbsens/mbsens.h"
 #include "data_impl.h"
+#include "results.h"
 
 const char *mbs_fd_algorithm_name(mbs_fd_algorithm a)
 {
@@ -78,12 +79,7 @@ static int fd_outcome(const mbs_model *m, mbs_data *d, int bad, const double *qd
         return mbs_data_fail(d, MBS_ERR_NUMERIC,
                              "forward dynamics (fully recursive): articulated inertia of joint "
                              "'%s' is not positive definite (massless subtree?)", m->joint[-bad].name);
-    for (int k = 0; k < m->nq; k++)
-        if (!isfinite(qdd[k]))
-            return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics: acceleration of %s is not finite",
-                                 m->coord_name[k]);
-    d->err[0] = 0;
-    return MBS_OK;
+    return mbs_data_results(d, "forward dynamics", MBS_RESULTS({ "qdd", qdd, m->nq, 1, MBS_IX_COORD, 0 }));
 }
 
 int mbs_forward_dynamics(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg,

@@ -477,6 +477,11 @@ void mbs_fdl_free(mbs_data *d)
     d->fdl = 0;
 }
 
+void mbs_fdl_scribble(mbs_data *d, uint64_t *s)
+{
+    mbs_scribble_bytes(d->fdl->w, sizeof(fdl_ws) * ((size_t)d->model->nb + 1), s);
+}
+
 int mbs_fdl_usable(const mbs_data *d) { return d->fdl && d->fdl->usable && !d->has_body_load; }
 
 /* ------------------------------------------------------------ the algorithm */

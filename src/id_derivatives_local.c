@@ -95,7 +95,10 @@ struct mbs_idl {
     idl_ws *w;
     int *cbody, *cpar, *cend;     /* body of column c, parent column (-1), end of its subtree's columns */
     double *col;                  /* CC_SIZE per column */
-    double *jw;                   /* nq x 2 ldp: [dtau/dq | dtau/dqd] for the FD derivatives */
+    double *jw;                   /* nq x 2 ldp: [dtau/dq | dtau/dqd] for the FD derivatives; the
+                                   * entries outside the Jacobians' pattern (rows neither in the
+                                   * column's subtree nor above it) are zero from creation on and
+                                   * never written: the solves read them */
     int *anc_ptr, *anc_idx;       /* ancestor columns of column c: anc_idx[anc_ptr[c] .. anc_ptr[c + 1]) */
     int ldp;                      /* nq rounded up to a multiple of 8 */
     double *xw;                   /* nq x 3 ldp: the solves' rows */
@@ -381,6 +384,30 @@ int mbs_idl_create(mbs_data *d, const mbs_model *m)
         f->sub_ptr[nq] = ks;
     }
     return 0;
+}
+
+void mbs_idl_scribble(mbs_data *d, uint64_t *s)
+{
+    struct mbs_idl *f = d->idl;
+    const int nq = f->nq, ldp = f->ldp;
+    const size_t z = sizeof(double);
+    mbs_scribble_bytes(f->w, sizeof(idl_ws) * ((size_t)d->model->nb + 1), s);
+    mbs_scribble_bytes(f->col, z * (size_t)(nq + 1) * CC_SIZE, s);
+    if (!f->usable) return;
+    /* jw: garbage on the pattern (and the padding), its zeros kept */
+    mbs_scribble_bytes(f->jw, z * (2 * (size_t)nq * ldp + 1), s);
+    for (int c = 0; c < nq; c++)
+        for (int row = 0; row < nq; row++) {
+            int in = row >= c && row < f->cend[c];
+            for (int a = f->cpar[c]; a >= 0 && !in; a = f->cpar[a]) in = a == row;
+            if (in) continue;
+            f->jw[(size_t)row * 2 * ldp + c] = 0;
+            f->jw[(size_t)row * 2 * ldp + ldp + c] = 0;
+        }
+    mbs_scribble_bytes(f->xw, z * (3 * (size_t)nq * ldp + 1), s);
+    mbs_scribble_bytes(f->anc_val, z * ((size_t)f->anc_ptr[nq] + 1), s);
+    mbs_scribble_bytes(f->sub_val, z * ((size_t)f->sub_ptr[nq] + 1), s);
+    mbs_scribble_bytes(f->vbuf, z * ((size_t)nq + 1), s);
 }
 
 void mbs_idl_free(mbs_data *d)

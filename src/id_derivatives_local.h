@@ -10,6 +10,9 @@
 /* Set-up at data creation (constants from m->x; 0 or -1 out of memory). */
 int mbs_idl_create(mbs_data *d, const mbs_model *m);
 void mbs_idl_free(mbs_data *d);
+/* Test hook (mbs_data_scribble): garbage in the per-call workspace (the
+ * zeros outside the Jacobians' pattern that the FD solves rely on kept). */
+void mbs_idl_scribble(mbs_data *d, uint64_t *s);
 /* Every joint fixed, revolute or prismatic, no force elements, no user
  * body loads, and d created for m. */
 int mbs_idl_usable(const mbs_model *m, const mbs_data *d);

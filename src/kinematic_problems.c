@@ -31,6 +31,7 @@
 #include "kinematic_problems.h"
 #include "constraint_model.h"
 #include "constraints/constraint.h"
+#include "results.h"
 
 #define RCOND 1e-11
 
@@ -78,8 +79,9 @@ int mbs_con_ws_create(mbs_data *d, const mbs_model *m)
                 if (li > liw) liw = li;
             }
         c->lwork = 2 * (int)lw + 64;
+        c->liwork = 2 * (int)liw + 64;
         c->work = calloc((size_t)c->lwork, sizeof *c->work);
-        c->iwork = calloc(2 * (size_t)liw + 64, sizeof *c->iwork);
+        c->iwork = calloc((size_t)c->liwork, sizeof *c->iwork);
         if (!c->work || !c->iwork) return -1;
     }
     return 0;
@@ -104,6 +106,24 @@ void mbs_con_ws_free(mbs_data *d)
     d->con = NULL;
 }
 
+void mbs_con_ws_scribble(mbs_data *d, uint64_t *s)
+{
+    mbs_con_ws *c = d->con;
+    const size_t n1 = (size_t)c->ncon + 1, q1 = (size_t)c->nq + 1, m1 = (size_t)c->mmax + 1, z = sizeof(double);
+    mbs_scribble_bytes(c->phi, z * n1, s);
+    mbs_scribble_bytes(c->vec, z * n1, s);
+    mbs_scribble_bytes(c->Phi, z * n1 * q1, s);
+    mbs_scribble_bytes(c->A, z * m1 * q1, s);
+    mbs_scribble_bytes(c->rhs, z * (m1 + q1), s);
+    mbs_scribble_bytes(c->sv, z * q1, s);
+    mbs_scribble_bytes(c->q, z * q1, s);
+    mbs_scribble_bytes(c->held, z * q1, s);
+    if (c->work) mbs_scribble_bytes(c->work, z * (size_t)c->lwork, s);
+    if (c->iwork) mbs_scribble_bytes(c->iwork, sizeof(int) * (size_t)c->liwork, s);
+    mbs_scribble_bytes(c->fixed, sizeof(int) * q1, s);
+    for (size_t k = 0; k < q1; k++) c->fixed[k] = c->nq > 0 ? (int)((unsigned)c->fixed[k] % (unsigned)c->nq) : 0;
+}
+
 /* ---------------------------------------------------------------- evaluation */
 
 int mbs_constraint_eval(const mbs_model *m, mbs_data *d, const double *q, const double *qd, double t,
@@ -118,7 +138,12 @@ int mbs_constraint_eval(const mbs_model *m, mbs_data *d, const double *q, const 
     const int level = c ? 2 : phid ? 1 : 0;
     mbs_kin_forward(m, m->x, &d->ws, q, qd, NULL, level);
     mbs_con_kernel(m, m->x, &d->ws, q, qd, NULL, t, phi, Phi_q, phid, b, c, NULL);
-    return MBS_OK;
+    const int n = mbs_con_nrows(m);
+    return mbs_data_results(d, "constraints",
+                            MBS_RESULTS({ "phi", phi, n, 1, MBS_IX_CON, 0 },
+                                        { "Phi_q", Phi_q, n, m->nq, MBS_IX_CON, MBS_IX_COORD },
+                                        { "dphi/dt", phid, n, 1, MBS_IX_CON, 0 },
+                                        { "b", b, n, 1, MBS_IX_CON, 0 }, { "c", c, n, 1, MBS_IX_CON, 0 }));
 }
 
 int mbs_constraints(const mbs_model *m, mbs_data *d, const double *q, double t, double *phi)
@@ -331,7 +356,8 @@ int mbs_assemble(const mbs_model *m, mbs_data *d, double *q, double t, const mbs
         rep->residual = res;
         rep->worst_row = worst;
     }
-    if (converged && res <= s.residual_tol) return MBS_OK;
+    if (converged && res <= s.residual_tol)
+        return mbs_data_results(d, "assembly", MBS_RESULTS({ "q", q, nq, 1, MBS_IX_COORD, 0 }));
     char where[700] = "";
     if (worst >= 0) describe_row(m, worst, where, sizeof where);
     if (!converged)
@@ -380,7 +406,8 @@ static int linear_problem(const mbs_model *m, mbs_data *d, const double *q, cons
     if (solve_free(c, nr, freec, nfree) != 0)
         return mbs_data_fail(d, MBS_ERR_NUMERIC, "the least-squares solve failed");
     for (int k = 0; k < nfree; k++) x[freec[k]] = c->rhs[k];
-    return MBS_OK;
+    return mbs_data_results(d, level == 1 ? "velocity problem" : "acceleration problem",
+                            MBS_RESULTS({ level == 1 ? "qd" : "qdd", x, nq, 1, MBS_IX_COORD, 0 }));
 }
 
 int mbs_solve_velocity(const mbs_model *m, mbs_data *d, const double *q, double *qd, double t,

@@ -19,12 +19,15 @@ typedef struct mbs_con_ws {
     double *q;             /* nq: iterate */
     double *held;          /* nq: values of the fixed coordinates */
     double *work;          /* LAPACK dgelsd work */
-    int lwork;
+    int lwork, liwork;
     int *iwork;
     int *fixed;            /* nq: fixed coordinates of the current problem, then the free ones */
 } mbs_con_ws;
 
 int mbs_con_ws_create(mbs_data *d, const mbs_model *m);
 void mbs_con_ws_free(mbs_data *d);
+/* Test hook (mbs_data_scribble): garbage in every array (coordinate indices
+ * in range). */
+void mbs_con_ws_scribble(mbs_data *d, uint64_t *s);
 
 #endif

@@ -97,6 +97,7 @@ void mbs_model_free(mbs_model *m)
     mbs_forces_free(m);
     mbs_con_model_free(m);
     mbs_objectives_free(m);
+    mbs_visuals_free(m);
     free(m->body);
     free(m->joint);
     free(m->coord_name);
@@ -152,6 +153,8 @@ mbs_model *mbs_model_copy(const mbs_model *m)
     memset(&c->con, 0, sizeof c->con);
     c->obj = NULL;
     c->nobj = 0;
+    c->visual = NULL;
+    c->nvisual = 0;
     int fail = 0;
     size_t nb1 = (size_t)m->nb + 1;
 
@@ -229,6 +232,7 @@ mbs_model *mbs_model_copy(const mbs_model *m)
     if (mbs_forces_copy(c, m) != 0) goto oom;
     if (mbs_con_model_copy(c, m) != 0) goto oom;
     if (mbs_objectives_copy(c, m) != 0) goto oom;
+    if (mbs_visuals_copy(c, m) != 0) goto oom;
     return c;
 oom:
     mbs_model_free(c);
@@ -272,6 +276,44 @@ void mbs_inertia_principal(const double I6[6], double lam[3])
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 2 - i; j++)
             if (lam[j] > lam[j + 1]) { double t = lam[j]; lam[j] = lam[j + 1]; lam[j + 1] = t; }
+}
+
+void mbs_inertia_principal_axes(const double I6[6], double lam[3], double V[9])
+{
+    double a[9] = { I6[0], I6[3], I6[4], I6[3], I6[1], I6[5], I6[4], I6[5], I6[2] };
+    for (int k = 0; k < 9; k++) V[k] = (k % 4 == 0);
+    for (int sweep = 0; sweep < 50; sweep++) {
+        if (fabs(a[1]) + fabs(a[2]) + fabs(a[5]) == 0) break;
+        for (int p = 0; p < 2; p++)
+            for (int q = p + 1; q < 3; q++) {
+                double apq = a[3 * p + q];
+                if (apq == 0) continue;
+                double theta = (a[3 * q + q] - a[3 * p + p]) / (2 * apq);
+                double t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(theta * theta + 1));
+                double c = 1 / sqrt(t * t + 1), s = t * c;
+                /* a <- J^T a J, V <- V J, J the rotation in the (p, q) plane */
+                for (int k = 0; k < 3; k++) {
+                    double akp = a[3 * k + p], akq = a[3 * k + q];
+                    a[3 * k + p] = c * akp - s * akq;
+                    a[3 * k + q] = s * akp + c * akq;
+                }
+                for (int k = 0; k < 3; k++) {
+                    double apk = a[3 * p + k], aqk = a[3 * q + k];
+                    a[3 * p + k] = c * apk - s * aqk;
+                    a[3 * q + k] = s * apk + c * aqk;
+                }
+                for (int k = 0; k < 3; k++) {
+                    double vkp = V[3 * k + p], vkq = V[3 * k + q];
+                    V[3 * k + p] = c * vkp - s * vkq;
+                    V[3 * k + q] = s * vkp + c * vkq;
+                }
+            }
+    }
+    for (int k = 0; k < 3; k++) lam[k] = a[4 * k];
+    double det = V[0] * (V[4] * V[8] - V[5] * V[7]) - V[1] * (V[3] * V[8] - V[5] * V[6]) +
+                 V[2] * (V[3] * V[7] - V[4] * V[6]);
+    if (det < 0)
+        for (int k = 0; k < 3; k++) V[3 * k + 2] = -V[3 * k + 2];
 }
 
 static int all_finite(const double *v, int n)
@@ -402,6 +444,29 @@ int mbs_model_npoints(const mbs_model *m) { return m ? m->npoint : 0; }
 int mbs_model_nvectors(const mbs_model *m) { return m ? m->nvector : 0; }
 int mbs_model_nparams(const mbs_model *m) { return m ? m->nparam : 0; }
 const char *mbs_model_name(const mbs_model *m) { return m ? m->name : NULL; }
+const char *mbs_model_source(const mbs_model *m) { return m ? m->source : NULL; }
+
+int mbs_body_inertia(const mbs_model *m, int body, double com[3], double I6[6])
+{
+    if (!m || body < 0 || body > m->nb) return MBS_ERR_ARG;
+    if (com) memset(com, 0, 3 * sizeof *com);
+    if (I6) memset(I6, 0, 6 * sizeof *I6);
+    if (body == 0) return MBS_OK;   /* the ground has no inertia */
+    if (com) memcpy(com, m->x + m->body[body].x_com, 3 * sizeof *com);
+    if (I6) memcpy(I6, m->x + m->body[body].x_inertia, 6 * sizeof *I6);
+    return MBS_OK;
+}
+
+int mbs_joint_frames(const mbs_model *m, int joint, double Pp[3], double Xp[9], double Pc[3], double Xc[9])
+{
+    if (!m || joint < 1 || joint > m->nb) return MBS_ERR_ARG;
+    const mbs_joint_info *j = &m->joint[joint];
+    if (Pp) memcpy(Pp, m->x + j->x_ppoint, 3 * sizeof *Pp);
+    if (Xp) memcpy(Xp, m->x + j->x_Xp, 9 * sizeof *Xp);
+    if (Pc) memcpy(Pc, m->x + j->x_cpoint, 3 * sizeof *Pc);
+    if (Xc) memcpy(Xc, m->x + j->x_Xc, 9 * sizeof *Xc);
+    return MBS_OK;
+}
 
 const char *mbs_body_name(const mbs_model *m, int body)
 {

@@ -218,6 +218,19 @@ typedef struct mbs_objective_info {
     mbs_objective_term *term;
 } mbs_objective_info;
 
+/* Visual and collision geometry of a URDF link (src/visual_model.c), fixed
+ * to a body; model data, never read by the dynamics. */
+typedef struct mbs_visual_info {
+    int body;
+    mbs_visual_shape shape;
+    double size[3];
+    double R[9], p[3];     /* shape frame in the body frame */
+    double rgba[4];        /* rgba[3] < 0: not given */
+    int collision;
+    char *mesh;            /* as written in the file */
+    char *link;
+} mbs_visual_info;
+
 struct mbs_model {
     char *name;
     char *source;          /* file it was loaded from */
@@ -250,6 +263,8 @@ struct mbs_model {
     mbs_model_con con;     /* closed loops, drivers, assembly settings */
     int nobj;
     mbs_objective_info *obj; /* objective functions, in file order */
+    int nvisual;
+    mbs_visual_info *visual; /* URDF visual and collision geometry */
 };
 
 /* Names of the inertia entries, in model-vector order. */

@@ -8,6 +8,8 @@
 #ifndef MBS_MODEL_UTIL_H
 #define MBS_MODEL_UTIL_H
 
+#include <stdio.h>
+
 #include "model_impl.h"
 
 /* Coordinates / degrees of freedom / offset of the Euler parameters in the
@@ -18,6 +20,11 @@ int mbs_joint_type_euler(mbs_joint_type t);
 /* Suffix of coordinate k of a joint type ("theta1", "e0", ...), or NULL for
  * one-coordinate joints (the coordinate is then named like the joint). */
 const char *mbs_joint_coord_suffix(mbs_joint_type t, int k);
+
+/* A model file open for reading (src/io/load_json.c), or NULL with
+ * MBS_ERR_IO in err: "PATH: is a directory, not a model file", or the
+ * system's reason. */
+FILE *mbs_model_file_open(const char *path, mbs_error *err);
 
 /* malloc'd copy of s (NULL if s is NULL or memory runs out). */
 char *mbs_strdup(const char *s);
@@ -38,5 +45,12 @@ int mbs_model_check_physics(const mbs_model *m, mbs_error *err);
 /* Principal moments (ascending) of the symmetric inertia given by its six
  * entries xx yy zz xy xz yz (Jacobi rotations). */
 void mbs_inertia_principal(const double I6[6], double lam[3]);
+
+/* Visual geometry (src/visual_model.c): free, deep copy (0 or -1). */
+void mbs_visuals_free(mbs_model *m);
+int mbs_visuals_copy(mbs_model *dst, const mbs_model *src);
+/* MJCF <geom>s of the primitive visual shapes of body b (collision shapes
+ * of links that have no visual), indented by `indent` spaces; how many. */
+int mbs_visual_geoms_mjcf(const mbs_model *m, int b, FILE *f, int indent);
 
 #endif

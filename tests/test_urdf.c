@@ -41,7 +41,7 @@ static void expect_error(const char *rel, int code, const char *line_prefix, con
 
 static void test_errors(void)
 {
-    expect_error("tests/urdf/malformed.urdf", MBS_ERR_PARSE, ":7: ",
+    expect_error("tests/urdf/malformed.urdf", MBS_ERR_PARSE, ":7:",
                  (const char *const[]){ "XML error", "inertial", NULL });
     expect_error("tests/urdf/no_inertial.urdf", MBS_ERR_MODEL, ":9: ",
                  (const char *const[]){ "link arm", "no <inertial>", "j1", NULL });
@@ -54,6 +54,9 @@ static void test_errors(void)
     expect_error("tests/urdf/not_pd.urdf", MBS_ERR_MODEL, ":12: ",
                  (const char *const[]){ "link arm", "not positive definite", NULL });
     expect_error("tests/urdf/does_not_exist.urdf", MBS_ERR_IO, ": ", (const char *const[]){ "cannot read", NULL });
+    expect_error("tests/urdf/entity_attribute.urdf", MBS_ERR_MODEL, ":7: ",
+                 (const char *const[]){ "<link name=", "entity reference &e;", "not supported", NULL });
+    expect_error("tests/urdf", MBS_ERR_IO, ": ", (const char *const[]){ "is a directory", NULL });
 
     /* the root of the small robot is massless: it cannot float */
     mbs_urdf_options o = { 1, 0, NULL, NULL, 0 };

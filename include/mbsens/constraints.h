@@ -64,6 +64,9 @@ int mbs_cut_user(const mbs_model *m, int k);             /* 1 if marked "cut": t
  * ancestor, then down to side 1; the ground is body 0). Returns the count. */
 int mbs_cut_loop(const mbs_model *m, int k, const int **bodies);
 int mbs_cut_find(const mbs_model *m, const char *name);  /* -1 if absent */
+/* Geometry of cut joint k as mbs_joint_frames: point and frame on the side-0
+ * body (P0, X0, body-local) and on the side-1 body. MBS_OK or MBS_ERR_ARG. */
+int mbs_cut_frames(const mbs_model *m, int k, double P0[3], double X0[9], double P1[3], double X1[9]);
 /* Number of loop-closure rows of a cut joint of type t: spherical 3,
  * revolute 6, cylindrical 6, prismatic 9, cardan 4, planar 4, fixed 9,
  * floating 0 (-1 for an invalid type). */

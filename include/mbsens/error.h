@@ -4,6 +4,12 @@
  * Functions that can fail take an `mbs_error *` (may be NULL) and return
  * MBS_OK (0) or a negative status. The message names the place (file and
  * line:column, or the JSON path of the offending item) and what is wrong.
+ *
+ * No call hands back a NaN or an infinity as a result: a result that is
+ * not finite (an overflow at a huge state) makes the call return
+ * MBS_ERR_NUMERIC with a message naming the result and its entry
+ * ("inverse dynamics: tau[theta1] is not finite (-nan)"), in the
+ * mbs_error or, for calls on an mbs_data, in mbs_data_error().
  */
 #ifndef MBSENS_ERROR_H
 #define MBSENS_ERROR_H

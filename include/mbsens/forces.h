@@ -44,6 +44,21 @@ const char *mbs_force_type_name(mbs_force_type t);   /* "spring_damper", ... */
 int mbs_force_type_from_name(const char *name);      /* -1 if unknown */
 int mbs_force_find(const mbs_model *m, const char *name); /* -1 if absent */
 
+/* Where element k acts, for drawing it (all in the model's numbers, at
+ * the model's parameter values). */
+typedef struct mbs_force_geometry {
+    int body[2];            /* spring_damper: the bodies of its two ends; body_load,
+                             * contact_plane, tire: body[0]; -1 where none */
+    double point[2][3];     /* body-local points: the two ends, the load's point, the
+                             * sphere or circle centre */
+    double radius;          /* contact_plane, tire: sphere or circle radius; else 0 */
+    double axis[3];         /* circle axis (body axes); zero for a sphere and other types */
+    double plane_point[3];  /* contact_plane, tire: the ground plane (global) */
+    double plane_normal[3];
+    int joint;              /* joint_spring, joint_force: the joint; else -1 */
+} mbs_force_geometry;
+int mbs_force_geometry_of(const mbs_model *m, int k, mbs_force_geometry *g);  /* MBS_OK or MBS_ERR_ARG */
+
 /* ---- time functions ---- */
 int mbs_model_nfunctions(const mbs_model *m);
 const char *mbs_function_name(const mbs_model *m, int k);

@@ -17,8 +17,8 @@ extern "C" {
 
 /* q (nq), qd and qdd (nq, NULL for zero). Euler parameters must be
  * normalized to 1e-6; see mbs_normalize_state(). Returns MBS_OK, or
- * MBS_ERR_NUMERIC for a non-finite or non-normalized input (message in
- * mbs_data_error). */
+ * MBS_ERR_NUMERIC for a non-finite or non-normalized input or a
+ * non-finite result (message in mbs_data_error). */
 int mbs_kinematics(const mbs_model *m, mbs_data *d, const double *q,
                    const double *qd, const double *qdd);
 
@@ -29,11 +29,23 @@ int mbs_normalize_state(const mbs_model *m, double *q, double *qd);
 
 /* Euler-parameter rates <-> relative angular velocity of joint `joint`
  * (spherical or floating), in the parent's joint frame:
- *   w = 2 E(p) pdot,   pdot = 1/2 E(p)^T w   (|p| = 1). */
+ *   w = 2 E(p) pdot,   pdot = 1/2 E(p)^T w   (|p| = 1).
+ * MBS_OK, or MBS_ERR_NUMERIC if the result is not finite. */
 int mbs_euler_omega_from_rates(const double p[4], const double pdot[4], double w[3]);
 int mbs_euler_rates_from_omega(const double p[4], const double w[3], double pdot[4]);
 
-/* Results of the last mbs_kinematics call. */
+/* Unit quaternion [w, x, y, z] (w >= 0) of a rotation matrix (row-major),
+ * by the largest-pivot formula (accurate for every rotation). */
+void mbs_rotation_quaternion(const double A[9], double quat[4]);
+
+/* Results of the last mbs_kinematics call (also the kinematics that
+ * mbs_inverse_dynamics and the integrator leave in d). Those calls check
+ * that everything these functions return for the bodies, the named points
+ * and vectors, and the energies is finite, or fail with MBS_ERR_NUMERIC
+ * naming it ("kinematics: the kinetic energy is not finite (inf)"): after
+ * they succeed, these return finite numbers (mbs_body_point, which takes
+ * any local coordinates: for those up to 1e15 in magnitude, at states
+ * whose q, qd, qdd are up to 1e15 as well). */
 void mbs_body_pose(const mbs_data *d, int body, double A[9], double origin[3]);
 void mbs_body_com(const mbs_data *d, int body, double r[3]);
 /* velocity and acceleration of the CoM, angular velocity and acceleration */

@@ -93,6 +93,24 @@ mbs_model *mbs_model_load_string_warn(const char *json, const char *name, mbs_wa
  * points, vectors, parameters, URDF limits). malloc'd; NULL on error. */
 char *mbs_model_to_json(const mbs_model *m, mbs_error *err);
 
+/* The model as MuJoCo MJCF (src/io/write_mjcf.c; docs/viewer.md "MJCF
+ * export" says what carries over). file 0 is the model, `base`.xml; deep
+ * chains add files `base`_segK.xml that it includes (name relative to the
+ * directory of the model file). Every text is malloc'd; free with
+ * mbs_mjcf_free. MBS_OK, or an error (MBS_ERR_UNSUPPORTED names what MJCF
+ * cannot express: a floating joint below another body, a cut joint other
+ * than spherical, revolute or fixed, a closed loop not assembled in
+ * MuJoCo's reference configuration). */
+typedef struct mbs_mjcf {
+    int nfiles;
+    char **name;
+    char **text;
+    int nfilled;     /* moving bodies given a negligible mass or principal moment (MuJoCo 2.2.2
+                      * rejects moving bodies without; ~1e-12 of the model's, see write_mjcf.c) */
+} mbs_mjcf;
+int mbs_model_to_mjcf(const mbs_model *m, const char *base, mbs_mjcf *out, mbs_error *err);
+void mbs_mjcf_free(mbs_mjcf *x);
+
 /* ---- sizes ---- */
 int mbs_model_nbodies(const mbs_model *m);      /* moving bodies */
 int mbs_model_nq(const mbs_model *m);           /* joint coordinates */
@@ -109,12 +127,20 @@ int mbs_model_npoints(const mbs_model *m);
 int mbs_model_nvectors(const mbs_model *m);
 int mbs_model_nparams(const mbs_model *m);
 const char *mbs_model_name(const mbs_model *m);
+const char *mbs_model_source(const mbs_model *m);   /* file it was loaded from, or NULL */
 
 /* ---- bodies, joints, coordinates ---- */
 const char *mbs_body_name(const mbs_model *m, int body);     /* body 0: "ground" */
 int mbs_body_parent(const mbs_model *m, int body);
 double mbs_body_mass(const mbs_model *m, int body);
 int mbs_body_find(const mbs_model *m, const char *name);     /* -1 if absent */
+/* Centre of mass (body-local) and inertia about it in body axes
+ * (xx yy zz xy xz yz) of body `body`; MBS_OK or MBS_ERR_ARG. */
+int mbs_body_inertia(const mbs_model *m, int body, double com[3], double I6[6]);
+/* Principal moments lam and axes V (columns; a proper rotation) of a
+ * symmetric inertia I6 (xx yy zz xy xz yz), by cyclic Jacobi rotations to
+ * round-off: I = V diag(lam) V^T. */
+void mbs_inertia_principal_axes(const double I6[6], double lam[3], double V[9]);
 const char *mbs_joint_name(const mbs_model *m, int joint);
 mbs_joint_type mbs_joint_type_of(const mbs_model *m, int joint);
 const char *mbs_joint_type_name(mbs_joint_type t);
@@ -129,6 +155,11 @@ const char *mbs_coord_name(const mbs_model *m, int k);       /* "joint" or "join
  * joint index is invalid. */
 int mbs_joint_limit(const mbs_model *m, int joint, double lim[4]);
 int mbs_joint_dynamics(const mbs_model *m, int joint, double dyn[2]);
+/* Geometry of joint `joint`: its point on the parent body (parent-local)
+ * and on the child (child-local), and the joint frames on both sides
+ * (3x3 row-major, columns: axis, reference direction, axis x ref). Any
+ * output may be NULL. MBS_OK or MBS_ERR_ARG. */
+int mbs_joint_frames(const mbs_model *m, int joint, double Pp[3], double Xp[9], double Pc[3], double Xc[9]);
 /* Initial coordinates and velocities from the model file (length nq). */
 void mbs_model_initial_state(const mbs_model *m, double *q, double *qd);
 void mbs_model_gravity(const mbs_model *m, double g[3]);
@@ -139,6 +170,32 @@ int mbs_point_body(const mbs_model *m, int k);
 int mbs_point_find(const mbs_model *m, const char *qualified_name);
 const char *mbs_vector_name(const mbs_model *m, int k);
 int mbs_vector_body(const mbs_model *m, int k);
+
+/* ---- visual geometry (URDF <visual> and <collision>; model data that the
+ * dynamics never reads) ---- */
+typedef enum mbs_visual_shape {
+    MBS_VISUAL_BOX = 0,     /* size: edge lengths along the shape frame's x, y, z */
+    MBS_VISUAL_CYLINDER,    /* size: radius, length (axis: the shape frame's z) */
+    MBS_VISUAL_SPHERE,      /* size: radius */
+    MBS_VISUAL_MESH         /* size: scale along x, y, z; file name in `mesh` */
+} mbs_visual_shape;
+
+typedef struct mbs_visual {
+    int body;               /* the body it is fixed to (0: ground) */
+    mbs_visual_shape shape;
+    double size[3];
+    double R[9], p[3];      /* shape frame in the body frame: r_body = R r_shape + p */
+    double rgba[4];         /* colour; rgba[3] < 0 where the file gives none */
+    int collision;          /* 1: a <collision> element, 0: a <visual> one */
+    const char *mesh;       /* MBS_VISUAL_MESH: file name as written (package://, file://
+                             * or relative to the URDF file), else NULL */
+    const char *link;       /* the URDF link it belongs to */
+} mbs_visual;
+
+int mbs_model_nvisuals(const mbs_model *m);
+/* Shape k (0 .. nvisuals-1) into *v (pointers owned by the model): MBS_OK
+ * or MBS_ERR_ARG. */
+int mbs_model_visual(const mbs_model *m, int k, mbs_visual *v);
 
 /* ---- design parameters ---- */
 const char *mbs_param_name(const mbs_model *m, int k);

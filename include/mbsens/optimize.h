@@ -48,6 +48,9 @@
 extern "C" {
 #endif
 
+/* The most horizon-continuation stages of one run (each is an optimization). */
+#define MBS_OPT_MAX_STAGES 10000
+
 typedef enum mbs_opt_algorithm {
     MBS_OPT_LBFGS = 0,    /* "lbfgs": NLOPT_LD_LBFGS (limited-memory BFGS, bounds) */
     MBS_OPT_SLSQP,        /* "slsqp": NLOPT_LD_SLSQP (sequential quadratic programming) */
@@ -111,7 +114,7 @@ typedef struct mbs_opt_options {
     int max_failures;         /* consecutive failed evaluations before stopping (20) */
     int continuation;         /* horizon continuation (0) */
     double continuation_start;/* first horizon length (1 s) */
-    double continuation_step; /* growth per stage (1 s) */
+    double continuation_step; /* growth per stage (1 s); at most MBS_OPT_MAX_STAGES stages */
     mbs_opt_callback callback;
     void *callback_user;
     mbs_opt_message_fn message;

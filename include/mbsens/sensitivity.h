@@ -37,6 +37,12 @@ extern "C" {
 int mbs_model_nobjectives(const mbs_model *m);
 const char *mbs_objective_name(const mbs_model *m, int k);
 int mbs_objective_find(const mbs_model *m, const char *name);   /* -1 if absent */
+/* The integrand g (terminal = 0) or the terminal term G (terminal = 1) of
+ * objective k at (t, q, qd, qdd), as the methods below evaluate it (for
+ * plots of a trajectory). Overwrites the kinematics of d. MBS_OK, or
+ * MBS_ERR_ARG for a bad index or NULL argument. */
+int mbs_objective_integrand_at(const mbs_model *m, mbs_data *d, int k, int terminal, double t, const double *q,
+                               const double *qd, const double *qdd, double *g);
 
 /* ---- methods ---- */
 typedef enum mbs_sens_method {

@@ -231,8 +231,22 @@ mbs_sim_options mbs_sim_options_default(void);
  * (docs/model-format.md). */
 mbs_sim_options mbs_model_sim_options(const mbs_model *m);
 
-/* MBS_OK, or MBS_ERR_ARG with a message naming the bad member. */
+/* The most steps a run may take: (tf - t0) / dt, and also max(|t0|, |tf|) / dt
+ * (so that every time t0 + k dt of the grid is resolved to better than
+ * 1e-6 dt in double precision), at most 1e9. At the smallest models'
+ * 10 us per step that is hours of computing; split longer runs with the
+ * stepper below. */
+#define MBS_SIM_MAX_STEPS 1000000000L
+
+/* MBS_OK, or MBS_ERR_ARG with a message naming the bad member (also a
+ * time grid of more than MBS_SIM_MAX_STEPS steps). */
 int mbs_sim_options_check(const mbs_sim_options *o, mbs_error *err);
+
+/* Steps of a run from t0 to tf with step dt as mbs_simulate makes them
+ * (the last one shortened to end at tf; a remainder below 1e-9 dt is
+ * absorbed by the step before): 0 .. MBS_SIM_MAX_STEPS, or -1 for a
+ * grid that mbs_sim_options_check refuses as too long. */
+long mbs_sim_steps(const mbs_sim_options *o);
 
 /* ---- statistics ---- */
 
@@ -320,18 +334,23 @@ typedef enum mbs_output_kind {
     MBS_OUTPUT_POSITION = 0,   /* of a named point: 3 columns NAME.x NAME.y NAME.z */
     MBS_OUTPUT_VELOCITY,       /* NAME.vx NAME.vy NAME.vz */
     MBS_OUTPUT_ACCELERATION,   /* NAME.ax NAME.ay NAME.az */
-    MBS_OUTPUT_ENERGY          /* 4 columns: kinetic_energy, potential_energy (gravity),
+    MBS_OUTPUT_ENERGY,         /* 4 columns: kinetic_energy, potential_energy (gravity),
                                 * elastic_energy (springs), energy (their sum) */
+    MBS_OUTPUT_POSE            /* of a body: 7 columns BODY.x BODY.y BODY.z (origin of the body
+                                * frame) and BODY.qw BODY.qx BODY.qy BODY.qz (orientation: the
+                                * unit quaternion of its rotation matrix, qw >= 0) */
 } mbs_output_kind;
 
 typedef struct mbs_output {
     mbs_output_kind kind;
-    int point;                 /* named point index (position/velocity/acceleration) */
+    int point;                 /* named point index (position/velocity/acceleration), else -1 */
+    int body;                  /* body index (pose), else -1 */
 } mbs_output;
 
 int mbs_model_noutputs(const mbs_model *m);
 mbs_output mbs_model_output(const mbs_model *m, int k);
-int mbs_output_ncolumns(const mbs_output *o);                 /* 3, energy 4 */
+int mbs_output_ncolumns(const mbs_output *o);                 /* 3, energy 4, pose 7 */
+#define MBS_OUTPUT_MAX_COLUMNS 7
 /* Name of column c (0..ncolumns-1) into buf; returns the length snprintf
  * would write. */
 int mbs_output_column_name(const mbs_model *m, const mbs_output *o, int c,

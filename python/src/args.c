@@ -188,6 +188,27 @@ npy_intp array_first_nonfinite(PyArrayObject *a)
     return first_nonfinite(PyArray_DATA(a), PyArray_SIZE(a));
 }
 
+/* A result that is not finite (an array, or a tuple of arrays): the library
+ * reports such results itself; this is the last guard against handing one
+ * back silently. -1 with NumericalError set. */
+int result_finite(PyObject *res, const char *func)
+{
+    const Py_ssize_t n = PyTuple_Check(res) ? PyTuple_GET_SIZE(res) : 1;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *a = PyTuple_Check(res) ? PyTuple_GET_ITEM(res, k) : res;
+        if (!PyArray_Check(a)) continue;
+        npy_intp bad = array_first_nonfinite((PyArrayObject *)a);
+        if (bad >= 0) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "%s: result %zd, entry %ld is not finite (arguments out of range?)", func, k,
+                     (long)bad);
+            raise_status(MBS_ERR_NUMERIC, msg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 PyArrayObject *arg_vector(PyObject *obj, npy_intp n, const char *what, const mbs_model *m, entry_name_fn names)
 {
     PyArrayObject *a = as_double_array(obj, what);

@@ -296,7 +296,10 @@ static PyObject *Data_body_point(DataObject *self, PyObject *const *args, Py_ssi
     }
     mbs_body_point(self->d, b, D(local), D(r[0]), D(r[1]), D(r[2]));
     Py_DECREF(local);
-    return outs_tuple(r, 3);
+    /* finite for local coordinates up to 1e15 (kinematics.h); beyond, an error */
+    PyObject *res = outs_tuple(r, 3);
+    if (res && result_finite(res, "body_point") < 0) Py_CLEAR(res);
+    return res;
 }
 
 static PyObject *Data_point(DataObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)

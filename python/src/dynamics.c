@@ -95,27 +95,6 @@ static int call_begin(call *c, const char *func, PyObject *const *args, Py_ssize
 /* Run `stmt` (assigning rc) without the GIL. */
 #define NOGIL(stmt) do { Py_BEGIN_ALLOW_THREADS stmt; Py_END_ALLOW_THREADS } while (0)
 
-/* A result that is not finite (an array, or a tuple of arrays): the library
- * reports such results itself; this is the last guard against handing one
- * back silently. -1 with NumericalError set. */
-static int check_finite(PyObject *res, const char *func)
-{
-    const Py_ssize_t n = PyTuple_Check(res) ? PyTuple_GET_SIZE(res) : 1;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        PyObject *a = PyTuple_Check(res) ? PyTuple_GET_ITEM(res, k) : res;
-        if (!PyArray_Check(a)) continue;
-        npy_intp bad = array_first_nonfinite((PyArrayObject *)a);
-        if (bad >= 0) {
-            char msg[256];
-            snprintf(msg, sizeof msg, "%s: result %zd, entry %ld is not finite (arguments out of range?)", func, k,
-                     (long)bad);
-            raise_status(MBS_ERR_NUMERIC, msg);
-            return -1;
-        }
-    }
-    return 0;
-}
-
 /* The result of a call: `res` (a new reference) or the library's error. */
 static PyObject *call_finish(call *c, int rc, const char *func, PyObject *res)
 {
@@ -125,7 +104,7 @@ static PyObject *call_finish(call *c, int rc, const char *func, PyObject *res)
         Py_XDECREF(res);
         return raise_data(d, rc, func);
     }
-    if (res && check_finite(res, func) < 0) Py_CLEAR(res);
+    if (res && result_finite(res, func) < 0) Py_CLEAR(res);
     return res;
 }
 
@@ -385,7 +364,8 @@ static PyObject *euler_map(PyObject *const *args, Py_ssize_t nargs, PyObject *kw
     Py_XDECREF(p);
     if (!x) return NULL;
     Py_DECREF(x);
-    if (rc != MBS_OK) return raise_status(rc, "Euler parameters: |p| must be 1");
+    if (rc != MBS_OK)   /* the library's only failure: a result that is not finite */
+        return raise_status(rc, inverse ? "Euler rates: pdot is not finite" : "Euler rates: w is not finite");
     return vec_new(ny, y);
 }
 

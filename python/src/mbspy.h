@@ -110,6 +110,9 @@ const char *arg_str(PyObject *obj, const char *what);
 
 /* Index (flat) of the first non-finite entry of a C-contiguous float64 array, or -1. */
 npy_intp array_first_nonfinite(PyArrayObject *a);
+/* 0, or -1 with NumericalError set when an array of `res` (an array, or a
+ * tuple of arrays and None) has an entry that is not finite. */
+int result_finite(PyObject *res, const char *func);
 
 /* New arrays. */
 PyObject *vec_new(npy_intp n, const double *x);   /* copy of x (n >= 0) */

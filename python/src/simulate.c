@@ -17,7 +17,7 @@ typedef struct {
     int nq, nv, ncols, violation;
     size_t n, cap;
     double *t, *q, *qd, *qdd, *out, *viol;
-    double vals[4];
+    double vals[MBS_OUTPUT_MAX_COLUMNS];
     PyObject *progress;
     int stopped, nomem;
     long since_check;

@@ -114,6 +114,21 @@ def test_simulate(path, args, opts):
     assert r.stats.steps == len(r.t) - 1 or opts.get("integrator") == "cvodes"
 
 
+def test_simulate_poses():
+    """Pose outputs (7 columns a body, the widest kind) as simulate --poses
+    writes them: the model's 'outputs' given "poses" from Python."""
+    path = M / "bicycle.json"
+    header, rows = read_csv(run_cli("simulate", path, "-q", "--tf", "0.05", "--poses", "all"))
+    doc = json.loads(path.read_text())
+    doc["outputs"] = doc.get("outputs", []) + ["poses"]
+    m = mbsens.Model.from_string(json.dumps(doc), name="bicycle_poses.json")
+    r = mbsens.simulate(m, tf=0.05)
+    assert header == ["t"] + list(m.coord_names) + [c + ".qd" for c in m.velocity_names] + \
+        [c + ".qdd" for c in m.velocity_names] + list(m.output_names)
+    assert sum(n.endswith(".qw") for n in m.output_names) == m.nbodies
+    assert np.array_equal(np.column_stack([r.t, r.q, r.qd, r.qdd, r.outputs]), rows)
+
+
 SENSITIVITIES = [
     (T / "spring_tree.json", ["--tf", "0.2", "--method", m], {"tf": 0.2, "method": m})
     for m in ("ddm", "davm", "cavm", "fd")

@@ -140,7 +140,7 @@ def test_algorithm_and_settings(setup):
 
 def test_indices_and_names(setup):
     m, d, _ = setup
-    mbsens.kinematics(m, d, [0.1, 0.2])
+    mbsens.kinematics(m, d, [0.1, 0.2], [3.0, 3.0])   # v = w x r overflows below
     for bad, err in ((3, IndexError), (-1, IndexError), ("nobody", KeyError), (1.0, TypeError), (None, TypeError),
                      (True, TypeError)):
         with pytest.raises(err):
@@ -181,10 +181,27 @@ def test_library_errors(setup):
     with pytest.raises(mbsens.NumericalError):
         mbsens.normalize_state(chain, np.zeros(chain.nq))
     # huge but finite arguments: an error, never a NaN handed back
-    with pytest.raises(mbsens.NumericalError):
+    # (the library's message, naming the result and its entry)
+    with pytest.raises(mbsens.NumericalError, match=r"^inverse dynamics: tau\[theta1\] is not finite"):
         mbsens.inverse_dynamics(m, d, [1e308, 1e308], [1e308, 1e308], [0, 0])
-    with pytest.raises(mbsens.NumericalError):
+    with pytest.raises(mbsens.NumericalError, match=r"^forward dynamics: qdd\[theta1\] is not finite"):
         mbsens.forward_dynamics(m, d, [0, 0], [1e200, 1e200])
+    with pytest.raises(mbsens.NumericalError, match=r"^kinematics: .* is not finite"):
+        mbsens.kinematics(m, d, [0, 0], [1e200, 1e200])
+    with pytest.raises(mbsens.NumericalError, match=r"is not finite"):
+        mbsens.inverse_dynamics_derivatives(m, d, [0, 0], [1e200, 1e200], [0, 0])
+    with pytest.raises(mbsens.NumericalError, match=r"^initial accelerations: .* is not finite"):
+        mbsens.simulate(m, qd0=[1e200, 1e200], tf=0.01)
+    with pytest.raises(mbsens.NumericalError, match="w is not finite"):
+        mbsens.euler_omega_from_rates([1e300, 0, 0, 0], [0, 1e300, 1e300, 1e300])
+    with pytest.raises(mbsens.NumericalError, match="pdot is not finite"):
+        mbsens.euler_rates_from_omega([1e300, 0, 0, 0], [1e300, 1e300, 1e300])
+    mbsens.kinematics(m, d, [0.1, 0.2], [3.0, 3.0])   # v = w x r overflows below
+    with pytest.raises(mbsens.NumericalError, match="^body_point: .* is not finite"):
+        d.body_point(1, [1e308, 1e308, 0])
+    # a time grid longer than MBS_SIM_MAX_STEPS: the library's option check
+    with pytest.raises(mbsens.ArgumentError, match="MBS_SIM_MAX_STEPS"):
+        mbsens.simulate(m, tf=1e9, dt=1e-3)
     with pytest.raises(ValueError):
         mbsens.euler_omega_from_rates([1.0, 0, 0], [0, 0, 0, 0])
     with pytest.raises(ValueError):
@@ -204,7 +221,7 @@ def test_model_files(tmp_path):
         mbsens.Model.from_string("{", name="t.json")
     with pytest.raises(mbsens.ModelError, match=r"^<string>: "):
         mbsens.Model.from_string('{"bodies": []}')
-    with pytest.raises(mbsens.ParseError, match=r"^x\.urdf:\d+: XML error"):
+    with pytest.raises(mbsens.ParseError, match=r"^x\.urdf:\d+:\d+: XML error"):
         mbsens.Model.from_string("<robot><link", format="urdf", name="x.urdf")
     with pytest.raises(mbsens.ModelError, match=r"malformed|no_inertial\.urdf:9: "):
         mbsens.Model.load(SRC / "tests" / "urdf" / "no_inertial.urdf")

@@ -285,6 +285,14 @@ struct MBS_K(mbs_con_cache) *MBS_K(mbs_con_cache_create)(const mbs_model *m)
     return calloc((size_t)m->con.ncut, sizeof(struct MBS_K(mbs_con_cache)));
 }
 
+void MBS_K(mbs_con_cache_scribble)(struct MBS_K(mbs_con_cache) *c, const mbs_model *m, uint64_t *s)
+{
+    for (int k = 0; k < m->con.ncut; k++) {
+        MBS_K(mbs_scribble_bytes)(c + k, sizeof *c, s);
+        c[k].valid = 1;
+    }
+}
+
 /* the inputs of cut c's per-state quantities, gathered into key */
 static void cache_key(const mreal *x, const MBS_K(mbs_ws) *w, const mbs_cut_info *c, mreal *key)
 {

@@ -67,10 +67,7 @@
 #include "force.h"
 #include "force_common.h"
 
-enum {
-    CT_K = 0, CT_N = 1, CT_CHI = 2, CT_R = 3, CT_EPS = 4, CT_P0 = 5, CT_NRM = 8, CT_AX = 11, CT_NX = 14,
-    TR_KC = 14, TR_AC = 15, TR_MUX = 16, TR_MUY = 17, TR_V0 = 18, TR_NX = 19
-};
+#include "force_contact_layout.h"
 
 #define CT_UEPS2 1e-12   /* regularization of |u|^2 (circle axis along the normal) */
 #define CT_H_W 0.1       /* width of the positive part of the damping factor */

@@ -26,6 +26,7 @@
 #include "mbsens/constraints.h"
 #include "../kinematic_problems.h"
 #include "../builder.h"
+#include "../results.h"
 
 /* ---------------------------------------------------------------- names */
 
@@ -465,7 +466,7 @@ int mbs_constraint_violation(const mbs_model *m, mbs_data *d, double t, const do
             viol[2] = mbs_form_norm(v, nc);
         }
     }
-    return MBS_OK;
+    return mbs_data_results(d, "constraint violation", MBS_RESULTS({ "viol", viol, 3, 1, MBS_IX_NONE, 0 }));
 }
 
 /* ---------------------------------------------------------------- object */

@@ -17,6 +17,7 @@
 
 #include "integrator_impl.h"
 #include "../builder.h"
+#include "../results.h"
 #include "../model_impl.h"
 #include "../formulations/form_impl.h"
 
@@ -128,6 +129,37 @@ mbs_sim_options mbs_model_sim_options(const mbs_model *m)
     return mbs_sim_options_default();
 }
 
+/* (tf - t0) / dt rounded up, as a double (no conversion can overflow). */
+static double grid_steps(const mbs_sim_options *o)
+{
+    return ceil((o->tf - o->t0) / o->dt - 1e-9);
+}
+
+/* The time grid of mbs_simulate (and of the sensitivity methods) within
+ * MBS_SIM_MAX_STEPS: its length in steps, and its distance from t = 0 in
+ * steps (beyond it, t0 + k dt would not resolve the steps). */
+static int grid_check(const mbs_sim_options *o, mbs_error *err)
+{
+    const double max = (double)MBS_SIM_MAX_STEPS, n = grid_steps(o);
+    if (!(n <= max))
+        return mbs_error_set(err, MBS_ERR_ARG, "simulation options: t = %g .. %g with dt = %g is %.3g steps; at most "
+                             "%.0e are allowed (MBS_SIM_MAX_STEPS): increase dt or shorten the run", o->t0, o->tf,
+                             o->dt, n, max);
+    const double tabs = fmax(fabs(o->t0), fabs(o->tf));
+    if (!(tabs / o->dt <= max))
+        return mbs_error_set(err, MBS_ERR_ARG, "simulation options: |t| up to %g is %.3g steps of dt = %g from t = 0; "
+                             "at most %.0e (MBS_SIM_MAX_STEPS), beyond which the times t0 + k dt are not resolved: "
+                             "shift the time origin or increase dt", tabs, tabs / o->dt, o->dt, max);
+    return MBS_OK;
+}
+
+long mbs_sim_steps(const mbs_sim_options *o)
+{
+    const double n = grid_steps(o);
+    if (!(n <= (double)MBS_SIM_MAX_STEPS)) return -1;
+    return n > 0 ? (long)n : 0;
+}
+
 int mbs_sim_options_check(const mbs_sim_options *o, mbs_error *err)
 {
     if (!o) return mbs_error_set(err, MBS_ERR_ARG, "simulation options: NULL");
@@ -150,6 +182,7 @@ int mbs_sim_options_check(const mbs_sim_options *o, mbs_error *err)
     if (!isfinite(o->tf) || !(o->tf >= o->t0))
         return mbs_error_set(err, MBS_ERR_ARG, "simulation options: tf must be finite and >= t0 = %g, got %g",
                              o->t0, o->tf);
+    if (grid_check(o, err)) return MBS_ERR_ARG;
     if (!(o->tolerance > 0) || !isfinite(o->tolerance))
         return mbs_error_set(err, MBS_ERR_ARG, "simulation options: tolerance must be > 0, got %g", o->tolerance);
     if (o->max_iterations < 1)
@@ -288,6 +321,16 @@ static int observe(mbs_integrator *it, mbs_error *err)
         it->st.energy = mbs_kinetic_energy(m, it->d) + mbs_potential_energy(m, it->d) +
                         mbs_elastic_energy(m, it->d, it->q);
     if (it->form) mbs_form_observe(it);   /* constraint violations; same kinematics left in d */
+    /* what the callers read: the state, and the kinematics left in d for the queries */
+    const int nq = m->nq;
+    char msg[MBS_ERROR_MSG_LEN];
+    if (mbs_results_finite(m, "integration", MBS_RESULTS({ "q", it->q, nq, 1, MBS_IX_COORD, 0 },
+                                                         { "qd", it->qd, nq, 1, MBS_IX_COORD, 0 },
+                                                         { "qdd", it->qdd, nq, 1, MBS_IX_COORD, 0 }),
+                           msg, sizeof msg))
+        return mbs_error_set(err, MBS_ERR_NUMERIC, "%s at t = %.9g", msg, it->t);
+    if (mbs_data_kinematics_results(it->d, it->q, it->qd, it->qdd))
+        return mbs_error_set(err, MBS_ERR_NUMERIC, "%s at t = %.9g", mbs_data_error(it->d), it->t);
     int k = mbs_forces_degenerate(m, it->d);
     if (k >= 0)
         return mbs_error_set(err, MBS_ERR_NUMERIC, "spring_damper '%s' has collapsed at t = %.9g (length %g, "
@@ -468,9 +511,7 @@ int mbs_simulate(const mbs_model *m, mbs_data *d, const mbs_sim_options *opts,
     /* Step k ends at t0 + k dt (no accumulation of rounding in t); the last
      * step is shortened to end at tf, and a remainder below 1e-9 dt is
      * absorbed by the previous step. */
-    const double span = o->tf - o->t0;
-    long nsteps = (long)ceil(span / o->dt - 1e-9);
-    if (nsteps < 0) nsteps = 0;
+    const long nsteps = mbs_sim_steps(o);   /* <= MBS_SIM_MAX_STEPS: options checked by the create */
     for (long k = 1; !rc && k <= nsteps; k++) {
         double tn = k == nsteps ? o->tf : o->t0 + (double)k * o->dt;
         rc = mbs_integrator_step(it, tn - it->t, err);

@@ -17,6 +17,7 @@
 
 #include "integrator_impl.h"
 #include "../model_impl.h"
+#include "../results.h"
 
 #define FD_REL_STEP 6e-6
 
@@ -46,8 +47,7 @@ int mbs_tangent_fd(void *ctx, const mbs_model *m, mbs_data *d,
             for (int i = 0; i < nq; i++) J[(size_t)i * nq + j] = (rp[i] - rm[i]) / (hp + hm);
         }
     }
-    for (size_t k = 0; k < (size_t)nq * nq; k++)
-        if (!isfinite(K[k]) || !isfinite(C[k]))
-            return mbs_data_fail(d, MBS_ERR_NUMERIC, "finite-difference tangent: not finite");
-    return MBS_OK;
+    return mbs_data_results(d, "finite-difference tangent",
+                            MBS_RESULTS({ "K", K, nq, nq, MBS_IX_COORD, MBS_IX_COORD },
+                                        { "C", C, nq, nq, MBS_IX_COORD, MBS_IX_COORD }));
 }

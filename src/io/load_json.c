@@ -6,11 +6,14 @@
  * JSON path of the offending item: "model.json: bodies[1].inertia: ...".
  * The model itself is assembled and validated by the builder.
  */
+#define _POSIX_C_SOURCE 200809L   /* fileno, fstat */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -1306,12 +1309,14 @@ static int add_output(lctx *c, mbs_model *m, mbs_output_kind kind, int point)
     if (!o) return fail(c, MBS_ERR_NOMEM, "outputs", "out of memory");
     m->sim.output = o;
     o[m->sim.noutput].kind = kind;
-    o[m->sim.noutput].point = point;
+    o[m->sim.noutput].point = kind == MBS_OUTPUT_POSE ? -1 : point;
+    o[m->sim.noutput].body = kind == MBS_OUTPUT_POSE ? point : -1;
     m->sim.noutput++;
     return MBS_OK;
 }
 
-/* "outputs": [ "energy", { "point": "body.point", "quantities": [...] }, ... ] */
+/* "outputs": [ "energy", "poses", { "point": "body.point", "quantities": [...] },
+ * { "body": "name" }, ... ]; "poses": the pose of every moving body */
 static int load_outputs(lctx *c, json_t *arr, mbs_model *m)
 {
     static const char *const allowed[] = { "point", "quantities", NULL };
@@ -1325,10 +1330,26 @@ static int load_outputs(lctx *c, json_t *arr, mbs_model *m)
         snprintf(path, sizeof path, "outputs[%zu]", k);
         int rc;
         if (json_is_string(e)) {
-            if (strcmp(json_string_value(e), "energy") != 0)
-                return fail(c, MBS_ERR_MODEL, path, "unknown output \"%s\" (expected \"energy\" or an object "
-                            "{\"point\": \"body.point\", \"quantities\": [...]})", json_string_value(e));
-            if ((rc = add_output(c, m, MBS_OUTPUT_ENERGY, -1))) return rc;
+            const int poses = strcmp(json_string_value(e), "poses") == 0;
+            if (strcmp(json_string_value(e), "energy") != 0 && !poses)
+                return fail(c, MBS_ERR_MODEL, path, "unknown output \"%s\" (expected \"energy\", \"poses\" or an "
+                            "object {\"point\": \"body.point\", \"quantities\": [...]} or {\"body\": \"name\"})",
+                            json_string_value(e));
+            for (int b = 1; poses && b <= m->nb; b++)
+                if ((rc = add_output(c, m, MBS_OUTPUT_POSE, b))) return rc;
+            if (!poses && (rc = add_output(c, m, MBS_OUTPUT_ENERGY, -1))) return rc;
+            continue;
+        }
+        if (json_is_object(e) && json_object_get(e, "body")) {
+            static const char *const body_allowed[] = { "body", NULL };
+            if ((rc = check_members(c, e, path, body_allowed))) return rc;
+            char bpath[PATH_LEN + 16];
+            snprintf(bpath, sizeof bpath, "%s.body", path);
+            const char *bname = NULL;
+            if ((rc = get_string(c, json_object_get(e, "body"), bpath, &bname))) return rc;
+            int b = mbs_body_find(m, bname);
+            if (b < 0) return fail(c, MBS_ERR_MODEL, bpath, "unknown body \"%s\"", bname);
+            if ((rc = add_output(c, m, MBS_OUTPUT_POSE, b))) return rc;
             continue;
         }
         if (!json_is_object(e))
@@ -1540,15 +1561,38 @@ mbs_model *mbs_model_load_warn(const char *path, mbs_warning_fn warn, void *warn
     return load_json_file(path, warn, warn_user, err);
 }
 
+FILE *mbs_model_file_open(const char *path, mbs_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    int e = f ? (fstat(fileno(f), &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0) : errno;
+    if (e) {
+        if (f) fclose(f);
+        if (e == EISDIR)
+            mbs_error_set(err, MBS_ERR_IO, "%s: is a directory, not a model file", path);
+        else
+            mbs_error_set(err, MBS_ERR_IO, "%s: cannot read the file (%s)", path, strerror(e));
+        return NULL;
+    }
+    return f;
+}
+
 static mbs_model *load_json_file(const char *path, mbs_warning_fn warn, void *warn_user, mbs_error *err)
 {
+    FILE *f = mbs_model_file_open(path, err);
+    if (!f) return NULL;
     json_error_t je;
-    json_t *root = json_load_file(path, JSON_FLAGS, &je);
+    json_t *root = json_loadf(f, JSON_FLAGS, &je);
+    const int read_error = ferror(f) ? errno : 0;
+    fclose(f);
+    if (read_error) {
+        json_decref(root);
+        mbs_error_set(err, MBS_ERR_IO, "%s: cannot read the file (%s)", path, strerror(read_error));
+        return NULL;
+    }
     if (!root) {
         enum json_error_code code = json_error_code(&je);
-        if (code == json_error_cannot_open_file)
-            mbs_error_set(err, MBS_ERR_IO, "%s: cannot read the file (%s)", path, je.text);
-        else if (code == json_error_out_of_memory)
+        if (code == json_error_out_of_memory)
             mbs_error_set(err, MBS_ERR_NOMEM, "%s: out of memory", path);
         else
             mbs_error_set(err, MBS_ERR_PARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);

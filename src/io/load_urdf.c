@@ -2,9 +2,11 @@
  * load_urdf.c - URDF robot descriptions (docs/model-format.md, "URDF") with
  * libxml2.
  *
- * Only the <link> and <joint> children of <robot> are read; everything else
- * (visual and collision geometry, materials, transmissions, gazebo
- * extensions, <mimic>) is ignored. The URDF tree is turned into bodies:
+ * Only the <link> and <joint> children of <robot> (and the <material>s
+ * that visuals name) are read; everything else (transmissions, gazebo
+ * extensions, <mimic>) is ignored. Visual and collision geometry is kept
+ * as model data for viewers (add_visuals; the dynamics never read it). The
+ * URDF tree is turned into bodies:
  *
  *   - every link reached from the root through fixed joints only belongs to
  *     the same rigid group as its parent (merging); a group is headed by the
@@ -29,6 +31,7 @@
  * call_once (xmlInitParser is not reentrant); the library never calls
  * xmlCleanupParser, which would break other libxml2 users of the process.
  */
+#define _POSIX_C_SOURCE 200809L   /* fileno */
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -61,6 +64,7 @@ typedef struct {
     int body;              /* builder handle of the group (0: ground) */
     int bad_triangle;      /* its inertia violates the triangle inequality */
     double tiny;           /* largest inertia entry when taken as a point mass (round-off), else 0 */
+    const xmlNode *node;
 } ulink;
 
 typedef struct {
@@ -81,6 +85,7 @@ typedef struct {
     int nl, nj;
     ulink *link;
     ujoint *joint;
+    const xmlNode *robot;
 } uctx;
 
 #if defined(__GNUC__)
@@ -258,6 +263,7 @@ static int parse_link(uctx *c, const xmlNode *n, ulink *l)
 {
     memset(l, 0, sizeof *l);
     l->line = line_of(n);
+    l->node = n;
     l->parent_joint = -1;
     l->name = attr(n, "name");
     if (!l->name || !*l->name) return ufail(c, l->line, "<link> without a name");
@@ -444,6 +450,107 @@ static int add_frame_items(uctx *c, mbs_builder *b, const ulink *l, const char *
         rc = mbs_builder_add_vector(b, l->body, name, v, where, c->err);
         if (rc < 0) return rc;
     }
+    return MBS_OK;
+}
+
+/* ---------------------------------------------------------------- visual geometry */
+
+/* rgba of a <material>: its own <color>, else that of the robot-level
+ * material of the same name; rgba[3] = -1 if none */
+static void material_rgba(uctx *c, const xmlNode *mat, double rgba[4])
+{
+    rgba[0] = rgba[1] = rgba[2] = 0.7;
+    rgba[3] = -1;
+    if (!mat) return;
+    const xmlNode *col = child_elem(mat, "color");
+    const char *name = attr(mat, "name");
+    for (const xmlNode *k = c->robot->children; !col && name && k; k = k->next)
+        if (is_elem(k, "material") && attr(k, "name") && strcmp(attr(k, "name"), name) == 0)
+            col = child_elem(k, "color");
+    if (col && parse_numbers(c, col, "rgba", 4, rgba, 1, NULL) != MBS_OK) rgba[3] = -1;
+}
+
+/* one <visual> or <collision> element of link l into v; MBS_OK, or an
+ * error (c->err) that the caller turns into a warning */
+static int parse_visual(uctx *c, const ulink *l, const xmlNode *n, mbs_visual_info *v)
+{
+    double xyz[3], rpy[3], R[9], t[3];
+    int rc = parse_origin(c, n, xyz, rpy);
+    if (rc) return rc;
+    const xmlNode *g = child_elem(n, "geometry"), *s = NULL;
+    for (const xmlNode *k = g ? g->children : NULL; k && !s; k = k->next)
+        if (k->type == XML_ELEMENT_NODE) s = k;
+    if (!s) return ufail(c, line_of(n), "link %s: <%s> without a shape in <geometry>", l->name, (const char *)n->name);
+    static const double one[3] = { 1, 1, 1 };
+    if (is_elem(s, "box")) {
+        v->shape = MBS_VISUAL_BOX;
+        rc = parse_numbers(c, s, "size", 3, v->size, 1, NULL);
+    } else if (is_elem(s, "cylinder")) {
+        v->shape = MBS_VISUAL_CYLINDER;
+        rc = parse_numbers(c, s, "radius", 1, &v->size[0], 1, NULL);
+        if (!rc) rc = parse_numbers(c, s, "length", 1, &v->size[1], 1, NULL);
+    } else if (is_elem(s, "sphere")) {
+        v->shape = MBS_VISUAL_SPHERE;
+        rc = parse_numbers(c, s, "radius", 1, &v->size[0], 1, NULL);
+    } else if (is_elem(s, "mesh")) {
+        v->shape = MBS_VISUAL_MESH;
+        rc = parse_numbers(c, s, "scale", 3, v->size, 0, one);
+        if (!rc && !attr(s, "filename"))
+            rc = ufail(c, line_of(s), "link %s: <mesh> without a filename", l->name);
+        if (!rc && !(v->mesh = mbs_strdup(attr(s, "filename"))))
+            rc = mbs_error_set(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
+    } else {
+        return ufail(c, line_of(s), "link %s: unknown shape <%s>", l->name, (const char *)s->name);
+    }
+    if (rc) return rc;
+    for (int k = 0; k < 3 && v->shape != MBS_VISUAL_MESH; k++)   /* a negative mesh scale mirrors it */
+        if (!(v->size[k] >= 0)) return ufail(c, line_of(s), "link %s: negative size of <%s>", l->name, (const char *)s->name);
+    rpy_matrix(rpy, R);
+    mmul(v->R, l->R, R);
+    mvec(t, l->R, xyz);
+    for (int k = 0; k < 3; k++) v->p[k] = l->p[k] + t[k];
+    v->body = l->body;
+    v->collision = is_elem(n, "collision");
+    if (!v->collision) material_rgba(c, child_elem(n, "material"), v->rgba);
+    else v->rgba[3] = -1;
+    return (v->link = mbs_strdup(l->name)) ? MBS_OK : mbs_error_set(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
+}
+
+/* The <visual> and <collision> shapes of every link, in the frame of the
+ * body its group became. A malformed one is skipped with a warning: the
+ * dynamics do not depend on it. */
+static int add_visuals(uctx *c, mbs_model *m)
+{
+    int n = 0;
+    for (int k = 0; k < c->nl; k++)
+        for (const xmlNode *e = c->link[k].node->children; e; e = e->next)
+            n += is_elem(e, "visual") || is_elem(e, "collision");
+    if (n == 0) return MBS_OK;
+    m->visual = calloc((size_t)n, sizeof *m->visual);
+    if (!m->visual) return mbs_error_set(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
+    for (int k = 0; k < c->nl; k++)
+        for (const xmlNode *e = c->link[k].node->children; e; e = e->next) {
+            if (!is_elem(e, "visual") && !is_elem(e, "collision")) continue;
+            mbs_visual_info *v = &m->visual[m->nvisual];
+            mbs_error verr;
+            mbs_error *keep = c->err;
+            c->err = &verr;
+            int rc = parse_visual(c, &c->link[k], e, v);
+            c->err = keep;
+            if (rc == MBS_ERR_NOMEM) return mbs_error_set(c->err, rc, "%s", verr.msg);
+            if (rc == MBS_OK) {
+                m->nvisual++;
+                continue;
+            }
+            free(v->mesh);
+            free(v->link);
+            memset(v, 0, sizeof *v);
+            if (c->o->warn) {
+                char msg[MBS_ERROR_MSG_LEN + 40];
+                snprintf(msg, sizeof msg, "%s (shape ignored)", verr.msg);
+                c->o->warn(c->o->warn_user, msg);
+            }
+        }
     return MBS_OK;
 }
 
@@ -675,6 +782,11 @@ static mbs_model *build(uctx *c, const char *robot_name)
             ji->friction = j->friction;
         }
     }
+    if (add_visuals(c, m) != MBS_OK) {
+        mbs_model_free(m);
+        m = NULL;
+        goto done;
+    }
     /* warnings: links with lenient inertias, then composites that violate
      * the triangle inequality without a link that does */
     for (int t = 0; t < nl; t++) {
@@ -717,7 +829,7 @@ done:
 
 /* The first XML error (libxml2 goes on and reports follow-up errors, e.g.
  * "premature end of data", whose line is less useful). */
-typedef struct { int have, line; char msg[512]; } first_error;
+typedef struct { int have, line, col; char msg[512]; } first_error;
 
 static void on_xml_error(void *user, xmlErrorPtr e)
 {
@@ -726,49 +838,76 @@ static void on_xml_error(void *user, xmlErrorPtr e)
     if (!fe || fe->have || !e || e->level < XML_ERR_ERROR) return;
     fe->have = 1;
     fe->line = e->line;
+    fe->col = e->int2;   /* the column, for parser errors */
     snprintf(fe->msg, sizeof fe->msg, "%s", e->message ? e->message : "not well-formed");
     size_t len = strlen(fe->msg);
     while (len > 0 && (fe->msg[len - 1] == '\n' || fe->msg[len - 1] == ' ')) fe->msg[--len] = '\0';
 }
 
+/* Attribute values are read as the text they hold: a value with an entity
+ * reference (name="arm&e;1": a text, the reference, a text) is refused
+ * rather than read in part. (Character references and the predefined
+ * entities are text already.) */
+static int check_attributes(uctx *c, const xmlNode *n)
+{
+    for (; n; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE) continue;
+        for (const xmlAttr *a = n->properties; a; a = a->next) {
+            const xmlNode *v = a->children;
+            if (!v || (v->type == XML_TEXT_NODE && !v->next)) continue;
+            while (v && v->type == XML_TEXT_NODE) v = v->next;
+            return ufail(c, line_of(n), "<%s %s=\"...\">: the value holds the entity reference &%s;, which is "
+                         "not supported in attribute values: write its text out", (const char *)n->name,
+                         (const char *)a->name, v && v->name ? (const char *)v->name : "?");
+        }
+        if (check_attributes(c, n->children)) return MBS_ERR_MODEL;
+    }
+    return MBS_OK;
+}
+
 static once_flag xml_once = ONCE_FLAG_INIT;
 static void xml_init(void) { xmlInitParser(); }
 
-/* The parsed document of the file `path`, or of the text `xml` (not NULL)
+/* The parsed document of the open file `f`, or of the text `xml` (not NULL),
  * called `name` in messages; NULL with err filled. */
-static xmlDocPtr read_document(const char *path, const char *xml, const char *name, mbs_error *err)
+static xmlDocPtr read_document(FILE *f, const char *xml, const char *name, mbs_error *err)
 {
+    const size_t len = xml ? strlen(xml) : 0;
+    if (len > INT_MAX) {
+        mbs_error_set(err, MBS_ERR_ARG, "%s: text longer than %d bytes", name, INT_MAX);
+        return NULL;
+    }
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
     if (!ctxt) {
         mbs_error_set(err, MBS_ERR_NOMEM, "%s: out of memory", name);
         return NULL;
     }
-    /* errors go to our handler (nothing is printed), the first one is kept */
+    /* every error goes to our handler, the parser's and those libxml2 raises
+     * without a parser (input/output): nothing is printed, the first one is
+     * kept. The handler of this thread is restored afterwards. */
     first_error fe;
     memset(&fe, 0, sizeof fe);
     ctxt->_private = &fe;
     ctxt->sax->serror = on_xml_error;
+    xmlStructuredErrorFunc old_handler = xmlStructuredError;
+    void *old_handler_ctx = xmlStructuredErrorContext;
+    xmlSetStructuredErrorFunc(ctxt, on_xml_error);
     const int flags = XML_PARSE_NONET | XML_PARSE_BIG_LINES | XML_PARSE_NOWARNING;
-    const size_t len = xml ? strlen(xml) : 0;
-    if (len > INT_MAX) {
-        xmlFreeParserCtxt(ctxt);
-        mbs_error_set(err, MBS_ERR_ARG, "%s: text longer than %d bytes", name, INT_MAX);
-        return NULL;
-    }
     xmlDocPtr doc = xml ? xmlCtxtReadMemory(ctxt, xml, (int)len, name, NULL, flags)
-                        : xmlCtxtReadFile(ctxt, path, NULL, flags);
+                        : xmlCtxtReadFd(ctxt, fileno(f), name, NULL, flags);
+    xmlSetStructuredErrorFunc(old_handler_ctx, old_handler);
     if (!doc || fe.have) {
         const xmlError *e = xmlCtxtGetLastError(ctxt);
         if (fe.have) {
-            mbs_error_set(err, MBS_ERR_PARSE, "%s:%d: XML error: %s", name, fe.line, fe.msg);
+            mbs_error_set(err, MBS_ERR_PARSE, "%s:%d:%d: XML error: %s", name, fe.line, fe.col, fe.msg);
         } else if (e && e->message) {
             first_error le;
             memset(&le, 0, sizeof le);
             le.line = e->line;
             snprintf(le.msg, sizeof le.msg, "%s", e->message);
-            size_t len = strlen(le.msg);
-            while (len > 0 && (le.msg[len - 1] == '\n' || le.msg[len - 1] == ' ')) le.msg[--len] = '\0';
-            mbs_error_set(err, MBS_ERR_PARSE, "%s:%d: XML error: %s", name, le.line, le.msg);
+            size_t n = strlen(le.msg);
+            while (n > 0 && (le.msg[n - 1] == '\n' || le.msg[n - 1] == ' ')) le.msg[--n] = '\0';
+            mbs_error_set(err, MBS_ERR_PARSE, "%s:%d:%d: XML error: %s", name, le.line, e->int2, le.msg);
         } else {
             mbs_error_set(err, MBS_ERR_PARSE, "%s: not a well-formed XML document", name);
         }
@@ -790,6 +929,8 @@ static mbs_model *load_document(uctx *c, xmlDocPtr doc)
               root ? (const char *)root->name : "");
         goto out;
     }
+    c->robot = root;
+    if (check_attributes(c, root)) goto out;
     for (xmlNode *k = root->children; k; k = k->next) {
         if (is_elem(k, "link")) c->nl++;
         if (is_elem(k, "joint")) c->nj++;
@@ -856,13 +997,10 @@ mbs_model *mbs_model_load_urdf(const char *path, const mbs_urdf_options *opts, m
         return NULL;
     }
     call_once(&xml_once, xml_init);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        mbs_error_set(err, MBS_ERR_IO, "%s: cannot read the file", path);
-        return NULL;
-    }
+    FILE *f = mbs_model_file_open(path, err);   /* (a directory is refused there) */
+    if (!f) return NULL;
+    xmlDocPtr doc = read_document(f, NULL, path, err);
     fclose(f);
-    xmlDocPtr doc = read_document(path, NULL, path, err);
     return doc ? load_named(doc, path, opts, err) : NULL;
 }
 

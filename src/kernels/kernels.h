@@ -28,6 +28,9 @@
 #ifdef MBS_KERNELS_BODY
 #undef MBS_KERNELS_BODY
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "../scalar.h"
 #include "../model_impl.h"
 
@@ -90,6 +93,19 @@ struct MBS_K(mbs_con_cache) *MBS_K(mbs_con_cache_create)(const mbs_model *m);
 /* Allocate / free a workspace for model m (the only allocation). */
 int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m);
 void MBS_K(mbs_ws_free)(MBS_K(mbs_ws) *w);
+
+/* Test hooks (tests/test_call_order.c): garbage in everything that no
+ * computation may read before it writes it, so that one that does gives a
+ * different result than on a fresh workspace.
+ *   mbs_scribble_bytes: n bytes of xorshift64* output from the state *s;
+ *   mbs_ws_scribble: every array of w but the constants (nb, nq, ref,
+ *     qpar, and, unless ground, the ground's entries: its pose is read as
+ *     the parent of the first bodies), and the cut cache;
+ *   mbs_con_cache_scribble: every entry marked valid with garbage in it
+ *     and in its key (constraint_kernel_d.c). */
+void MBS_K(mbs_scribble_bytes)(void *p, size_t n, uint64_t *s);
+void MBS_K(mbs_ws_scribble)(MBS_K(mbs_ws) *w, const mbs_model *m, int ground, uint64_t *s);
+void MBS_K(mbs_con_cache_scribble)(struct MBS_K(mbs_con_cache) *c, const mbs_model *m, uint64_t *s);
 /* Zero the kinematic arrays (positions to accelerations) of a tangent
  * workspace: the state of a direction that moves no kinematic quantity. */
 void MBS_K(mbs_ws_zero_kinematics)(MBS_K(mbs_ws) *w);

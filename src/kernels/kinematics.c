@@ -71,6 +71,30 @@ int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m)
     return 0;
 }
 
+void MBS_K(mbs_scribble_bytes)(void *p, size_t n, uint64_t *s)
+{
+    unsigned char *c = p;
+    for (size_t k = 0; k < n; k += 8) {
+        *s ^= *s >> 12; *s ^= *s << 25; *s ^= *s >> 27;
+        const uint64_t v = *s * 2685821657736338717ULL;
+        memcpy(c + k, &v, n - k < 8 ? n - k : 8);
+    }
+}
+
+void MBS_K(mbs_ws_scribble)(MBS_K(mbs_ws) *w, const mbs_model *m, int ground, uint64_t *s)
+{
+    mreal *const f[] = { w->A, w->o, w->rG, w->r, w->rj, w->AhJ, w->a, w->b, w->J, w->th, w->V, w->ad, w->bd,
+                         w->dv, w->Vd, w->Mv, w->Qv, w->F, w->MS, w->U, w->Ninv, w->u, w->xfrc };
+    const int k[] = { 9, 3, 3, 3, 3, 9, 3, MBS_BSTRIDE, 9, 4, 6, 3, MBS_BSTRIDE, 6, 6, 36, 6, 6, 36,
+                      MBS_BSTRIDE, 49, 7, 15 };
+    const size_t z = sizeof(mreal), from = ground ? 0 : 1;
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        MBS_K(mbs_scribble_bytes)(f[i] + from * (size_t)k[i], z * (size_t)k[i] * ((size_t)w->nb + 1 - from), s);
+    MBS_K(mbs_scribble_bytes)(w->qfrc, z * (size_t)w->nq, s);
+    MBS_K(mbs_scribble_bytes)(w->jac, z * MBS_K(mbs_jac_size)(m), s);
+    if (w->ccache) MBS_K(mbs_con_cache_scribble)(w->ccache, m, s);
+}
+
 void MBS_K(mbs_ws_zero_kinematics)(MBS_K(mbs_ws) *w)
 {
     const size_t n = (size_t)w->nb + 1, z = sizeof(mreal);

@@ -20,6 +20,7 @@
 #include "mbsens/optimize.h"
 #include "mbsens/constraints.h"
 #include "../sensitivity/sens_impl.h"
+#include "../results.h"
 
 /* ---------------------------------------------------------------- names */
 
@@ -536,8 +537,15 @@ int mbs_optimize(const mbs_model *m, const mbs_opt_options *o, mbs_opt_result *r
     }
     int nstage = 1;
     if (o->continuation) {
-        nstage = (int)ceil((TF - T0 - o->continuation_start) / o->continuation_step - 1e-9) + 1;
-        if (nstage < 1) nstage = 1;
+        /* counted as a double: a small step must not overflow the count */
+        const double ns = ceil((TF - T0 - o->continuation_start) / o->continuation_step - 1e-9) + 1;
+        if (!(ns <= MBS_OPT_MAX_STAGES)) {
+            rc = mbs_error_set(err, MBS_ERR_ARG, "optimize: continuation from %g s in steps of %g s to the horizon "
+                               "%g s is %.3g stages; at most %d (MBS_OPT_MAX_STAGES)", o->continuation_start,
+                               o->continuation_step, TF - T0, ns, MBS_OPT_MAX_STAGES);
+            goto done;
+        }
+        if (ns > 1) nstage = (int)ns;
     }
     memcpy(c.free_idx, c.all_idx, sizeof(int) * (size_t)c.nall);
     c.nfree = c.nall;
@@ -607,6 +615,11 @@ int mbs_optimize(const mbs_model *m, const mbs_opt_options *o, mbs_opt_result *r
     res->iterations = c.iterations;
     res->evaluations = c.evaluations;
     res->failed_evaluations = c.failures;
+    rc = mbs_error_results(err, m, "optimize",
+                           MBS_RESULTS({ "x", res->x, np, 1, MBS_IX_PARAM, 0 },
+                                       { "gradient", res->grad, np, 1, MBS_IX_PARAM, 0 },
+                                       { "psi", &res->psi_final, 1, 1, MBS_IX_NONE, 0 },
+                                       { "projected gradient norm", &res->pg_norm, 1, 1, MBS_IX_NONE, 0 }));
 done:
     free(c.free_idx); free(c.all_idx); free(c.t_act); free(c.w); free(c.s); free(c.lo); free(c.hi); free(c.x); free(c.g);
     free(c.best_u); free(c.best_x); free(c.best_g); free(c.start_g); free(c.cache_u); free(c.cache_gu); free(c.gu);
@@ -617,6 +630,13 @@ done:
 }
 
 /* ---------------------------------------------------------------- trace */
+
+/* The values handed to the trace function, finite (src/results.c). */
+static int trace_finite(const mbs_model *m, double g, double psi, mbs_error *err)
+{
+    return mbs_error_results(err, m, "objective trace",
+                             MBS_RESULTS({ "g", &g, 1, 1, MBS_IX_NONE, 0 }, { "psi", &psi, 1, 1, MBS_IX_NONE, 0 }));
+}
 
 int mbs_objective_trace(const mbs_model *m, const mbs_sens_options *o, int objective, const double *weights,
                         mbs_opt_trace_fn fn, void *user, mbs_error *err)
@@ -660,7 +680,7 @@ int mbs_objective_trace(const mbs_model *m, const mbs_sens_options *o, int objec
     double t = so.t0, psi = 0, gw, gprev;
     sens_objectives(&r, mbs_integrator_q(it), mbs_integrator_qd(it), mbs_integrator_qdd(it), t, 0, g);
     WSUM(gw);
-    if (fn(user, t, gw, psi)) goto done;
+    if ((rc = trace_finite(m, gw, psi, err)) || fn(user, t, gw, psi)) goto done;
     while (t < so.tf - 1e-12 * fmax(1, fabs(so.tf))) {
         const double h = fmin(so.dt, so.tf - t);
         gprev = gw;
@@ -677,7 +697,7 @@ int mbs_objective_trace(const mbs_model *m, const mbs_sens_options *o, int objec
             psi += G;
             gw = gi;
         }
-        if (fn(user, t, gw, psi)) break;
+        if ((rc = trace_finite(m, gw, psi, err)) || fn(user, t, gw, psi)) break;
     }
 #undef WSUM
 done:

@@ -322,7 +322,8 @@ int sens_cavm(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
                 flag = CVodeF(cv, so->tf, y, &tret, CV_ONE_STEP, &ncheck);
                 if (flag < 0) break;
                 if (CVodeGetDky(cv, tret, 1, yN) < 0 || fwd_push(&ft, tret, y, yN)) {
-                    rc = mbs_error_set(err, MBS_ERR_NOMEM, "cavm: forward solution storage failed");
+                    rc = mbs_error_set(err, MBS_ERR_NOMEM, "cavm: out of memory for the forward solution at t = "
+                                       "%.9g (%zu steps stored)", tret, ft.n);
                     goto done;
                 }
             }

@@ -472,10 +472,16 @@ int sens_cavm_loops(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     w.ncol = 2 * nd + np;
     const size_t N = (size_t)n + 1, ND = (size_t)nd + 1, NC = (size_t)w.ncol + 1, blk = (size_t)(2 * nd + np);
     const size_t LS = (size_t)no * blk + 1;
-    w.cap = (int)ceil((so.tf - so.t0) / so.dt) + 3;
+    /* the stored forward solution: one node per step (at most MBS_SIM_MAX_STEPS: options checked) */
+    w.cap = (int)mbs_sim_steps(&so) + 4;
     w.tt = calloc((size_t)w.cap, 8);
     w.Y = calloc((size_t)w.cap * 3 * ND, 8);
     w.Zs = calloc((size_t)w.cap * 2 * N, 8);
+    if (!w.tt || !w.Y || !w.Zs) {
+        rc = mbs_error_set(err, MBS_ERR_NOMEM, "cavm: out of memory for the forward solution at %d steps (%.3g MB)",
+                           w.cap, 8e-6 * (double)w.cap * (double)(1 + 3 * ND + 2 * N));
+        goto done;
+    }
     w.z = calloc(N, 8); w.zd = calloc(N, 8); w.zdd0 = calloc(N, 8); w.zdd = calloc(N, 8);
     w.F0 = calloc(ND, 8); w.Mb = calloc(ND * ND, 8); w.dF = calloc(ND, 8); w.da = calloc(ND, 8);
     w.e = calloc(N + ND, 8); w.tz = calloc(N, 8); w.tzd = calloc(N, 8); w.tzdd = calloc(N, 8);

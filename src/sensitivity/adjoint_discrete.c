@@ -109,6 +109,11 @@ int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         memset(&pp, 0, sizeof pp);
         goto done;
     }
+    if (it && (!X || !T)) {
+        rc = mbs_error_set(err, MBS_ERR_NOMEM, "davm: out of memory for the trajectory of %ld steps (%.3g MB)", N,
+                           8e-6 * (double)(N + 1) * (double)(3 * n + 1));
+        goto done;
+    }
     if (!it || !X || !T || !M || !K || !C || !S || !a || !b || !nu || !r0 || !col || !e || !nup ||
         !g || !dgall || !ipiv) {
         rc = err && err->code ? err->code : mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");

@@ -109,7 +109,7 @@ int sens_davm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     double t = so.t0;
     const double *q = mbs_integrator_q(it), *qd = mbs_integrator_qd(it), *qdd = mbs_integrator_qdd(it);
     if ((rc = sens_ali_lin_init(&w, r, &so, t, q, qd, qdd, Y0, err))) goto done;
-    cap = (size_t)ceil((so.tf - so.t0) / so.dt) + 2;
+    cap = (size_t)mbs_sim_steps(&so) + 3;   /* <= MBS_SIM_MAX_STEPS: options checked */
     recs = malloc(sizeof(double) * recsz * cap);
     heads = malloc(sizeof *heads * cap);
     if (!recs || !heads) {

@@ -78,7 +78,7 @@ int sens_davm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     double t = so.t0;
     const double *q = mbs_integrator_q(it), *qd = mbs_integrator_qd(it), *qdd = mbs_integrator_qdd(it);
     if ((rc = sens_mr_lin_init(&w, r, g, t, q, qd, qdd, Yi0, Y0, err))) goto done;
-    cap = (size_t)ceil((so.tf - so.t0) / so.dt) + 2;
+    cap = (size_t)mbs_sim_steps(&so) + 3;   /* <= MBS_SIM_MAX_STEPS: options checked */
     states = malloc(sizeof(double) * N3 * cap);
     th = malloc(sizeof(double) * 2 * cap);
     if (!states || !th) {

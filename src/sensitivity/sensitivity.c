@@ -12,6 +12,7 @@
 #include "sens_impl.h"
 #include "../formulations/form_impl.h"
 #include "mbsens/constraints.h"
+#include "../results.h"
 
 /* ---------------------------------------------------------------- names */
 
@@ -133,6 +134,16 @@ void sens_objectives(sens_run *r, const double *q, const double *qd, const doubl
     for (int k = 0; k < m->nobj; k++)
         g[k] = mbs_objective_integrand(m, m->x, &r->d->ws, k, terminal, q, qd, qdd, t);
     if (r->o && r->o->objective) g[m->nobj] = terminal ? 0 : user_objective(r, t, q, qd, qdd, 0);
+}
+
+int mbs_objective_integrand_at(const mbs_model *m, mbs_data *d, int k, int terminal, double t, const double *q,
+                               const double *qd, const double *qdd, double *g)
+{
+    if (!m || !d || !q || !qd || !qdd || !g || k < 0 || k >= m->nobj) return MBS_ERR_ARG;
+    mbs_data_set_time(d, t);
+    mbs_deriv_id_primal(m, d, q, qd, qdd, d->dbuf);
+    *g = mbs_objective_integrand(m, m->x, &d->ws, k, terminal != 0, q, qd, qdd, t);
+    return MBS_OK;
 }
 
 /* One past the last body whose kinematics an objective reads (bodies are
@@ -588,6 +599,10 @@ int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_resu
     }
 finish:
     if (!rc) rc = sens_run_user_check(&r, err);
+    if (!rc)
+        rc = mbs_error_results(err, m, "sensitivity",
+                               MBS_RESULTS({ "psi", res->psi, r.nobj, 1, MBS_IX_OBJ, 0 },
+                                           { "dpsi/drho", res->grad, r.nobj, r.np, MBS_IX_OBJ, MBS_IX_PARAM }));
     sens_run_user_free(&r);
     mbs_data_free(r.d);
     clock_gettime(CLOCK_MONOTONIC, &t1);

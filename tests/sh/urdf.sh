@@ -60,7 +60,7 @@ ls -A "$TMP" | grep -q '^\.strict' && ko "temporary file left behind" || ok "no 
 # errors
 run info "$U/malformed.urdf"
 expect 1 "malformed XML"
-stderr_has 'malformed\.urdf:7: XML error' "XML error with file:line"
+stderr_has 'malformed\.urdf:7:[0-9]+: XML error' "XML error with file:line:column"
 run info "$U/bad_joint_type.urdf"
 expect 1 "unknown joint type"
 stderr_has 'bad_joint_type\.urdf:7: joint j1: unknown joint type "hinge"' "joint type error with file:line"

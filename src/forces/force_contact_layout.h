@@ -1,0 +1,14 @@
+/*
+ * force_contact_layout.h - where the numbers of a contact_plane or tire
+ * element sit in its block of the model vector (force_contact_common.h
+ * describes them; src/force_model.c reads the geometry for viewers).
+ */
+#ifndef MBS_FORCE_CONTACT_LAYOUT_H
+#define MBS_FORCE_CONTACT_LAYOUT_H
+
+enum {
+    CT_K = 0, CT_N = 1, CT_CHI = 2, CT_R = 3, CT_EPS = 4, CT_P0 = 5, CT_NRM = 8, CT_AX = 11, CT_NX = 14,
+    TR_KC = 14, TR_AC = 15, TR_MUX = 16, TR_MUY = 17, TR_V0 = 18, TR_NX = 19
+};
+
+#endif

@@ -1,0 +1,149 @@
+/*
+ * results.c - the check of what a public call hands back (results.h):
+ * never a NaN or an infinity returned as a result.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "results.h"
+#include "data_impl.h"
+#include "model_impl.h"
+#include "builder.h"
+
+/* The sum of x[0..n-1] in eight chains of additions (the compiler turns
+ * them into vector additions; no fast-math needed): finite when every
+ * entry is, unless it overflows. */
+static double sum(const double *x, size_t n)
+{
+    double s[8] = { 0 };
+    size_t k = 0;
+    for (; k + 7 < n; k += 8)
+        for (int j = 0; j < 8; j++) s[j] += x[k + j];
+    for (; k < n; k++) s[0] += x[k];
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+/* The name of entry i of an index of kind k, as "[name]". */
+static void index_name(const mbs_model *m, mbs_index_kind k, int i, char *buf, size_t len)
+{
+    const char *s = NULL;
+    switch (k) {
+    case MBS_IX_COORD: s = mbs_coord_name(m, i); break;
+    case MBS_IX_PARAM: s = mbs_param_name(m, i); break;
+    case MBS_IX_CON: s = mbs_constraint_name(m, i); break;
+    case MBS_IX_OBJ: s = mbs_objective_name(m, i); break;
+    case MBS_IX_NONE: break;
+    }
+    if (s) snprintf(buf, len, "[%s]", s);
+    else snprintf(buf, len, "[%d]", i);
+}
+
+int mbs_results_finite(const mbs_model *m, const char *what, const mbs_result *r, int nr, char *msg,
+                       size_t len)
+{
+    for (int j = 0; j < nr; j++) {
+        const size_t n = (size_t)(r[j].rows > 0 ? r[j].rows : 0) * (size_t)(r[j].cols > 0 ? r[j].cols : 0);
+        if (!r[j].x || n == 0) continue;
+        const double s = sum(r[j].x, n);
+        if (s - s == 0) continue;
+        for (size_t k = 0; k < n; k++) {
+            if (isfinite(r[j].x[k])) continue;
+            const int row = (int)(k / (size_t)r[j].cols), col = (int)(k % (size_t)r[j].cols);
+            char ri[160] = "", ci[160] = "";
+            index_name(m, r[j].rk, row, ri, sizeof ri);
+            if (r[j].cols > 1) index_name(m, r[j].ck, col, ci, sizeof ci);
+            snprintf(msg, len, "%s: %s%s%s is not finite (%g)", what, r[j].name, ri, ci, r[j].x[k]);
+            return MBS_ERR_NUMERIC;
+        }
+    }
+    return MBS_OK;
+}
+
+int mbs_data_results(mbs_data *d, const char *what, const mbs_result *r, int nr)
+{
+    int rc = mbs_results_finite(d->model, what, r, nr, d->err, sizeof d->err);
+    if (!rc) d->err[0] = 0;
+    return rc;
+}
+
+int mbs_error_results(mbs_error *err, const mbs_model *m, const char *what, const mbs_result *r, int nr)
+{
+    char msg[MBS_ERROR_MSG_LEN];
+    int rc = mbs_results_finite(m, what, r, nr, msg, sizeof msg);
+    return rc ? mbs_error_set(err, rc, "%s", msg) : MBS_OK;
+}
+
+/* ---------------------------------------------------------------- kinematics */
+
+static double sum_squares(const double *x, size_t n)
+{
+    double s[4] = { 0 };
+    size_t k = 0;
+    for (; k + 3 < n; k += 4)
+        for (int j = 0; j < 4; j++) s[j] += x[k + j] * x[k + j];
+    for (; k < n; k++) s[0] += x[k] * x[k];
+    return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+static int vec_finite(const double *v, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (!isfinite(v[k])) return 0;
+    return 1;
+}
+
+static const char *const level[3] = { "position", "velocity", "acceleration" };
+
+/* The position, velocity and acceleration of a named point or vector. */
+static int named_finite(mbs_data *d, const char *kind, const char *name, double v[3][3])
+{
+    for (int l = 0; l < 3; l++)
+        if (!vec_finite(v[l], 3))
+            return mbs_data_fail(d, MBS_ERR_NUMERIC, "kinematics: %s of %s '%s' is not finite", level[l], kind, name);
+    return MBS_OK;
+}
+
+/* What the queries return for every body, named point and vector, and the
+ * energies: the first that is not finite, named in d's message. */
+static int kinematics_exact(mbs_data *d, const double *q)
+{
+    const mbs_model *m = d->model;
+    double v[3][3], w[2][3], A[9], c[3];
+    for (int i = 1; i <= m->nb; i++) {
+        mbs_body_pose(d, i, A, v[0]);
+        mbs_body_com(d, i, c);
+        mbs_body_velocity(d, i, v[1], w[0]);
+        mbs_body_acceleration(d, i, v[2], w[1]);
+        const int ok[3] = { vec_finite(A, 9) && vec_finite(v[0], 3) && vec_finite(c, 3),
+                            vec_finite(v[1], 3) && vec_finite(w[0], 3), vec_finite(v[2], 3) && vec_finite(w[1], 3) };
+        for (int l = 0; l < 3; l++)
+            if (!ok[l])
+                return mbs_data_fail(d, MBS_ERR_NUMERIC, "kinematics: %s of body '%s' is not finite",
+                                     level[l], m->body[i].name);
+    }
+    int rc;
+    for (int k = 0; k < m->npoint; k++) {
+        mbs_point_kinematics(m, d, k, v[0], v[1], v[2]);
+        if ((rc = named_finite(d, "point", mbs_point_name(m, k), v))) return rc;
+    }
+    for (int k = 0; k < m->nvector; k++) {
+        mbs_vector_kinematics(m, d, k, v[0], v[1], v[2]);
+        if ((rc = named_finite(d, "vector", mbs_vector_name(m, k), v))) return rc;
+    }
+    double e[4] = { mbs_kinetic_energy(m, d), mbs_potential_energy(m, d), mbs_elastic_energy(m, d, q), 0 };
+    e[3] = e[0] + e[1] + e[2];   /* mbs_output_eval's "energy" */
+    static const char *const ename[4] = { "kinetic", "potential", "elastic", "total" };
+    for (int k = 0; k < 4; k++)
+        if (!isfinite(e[k]))
+            return mbs_data_fail(d, MBS_ERR_NUMERIC, "kinematics: the %s energy is not finite (%g)", ename[k], e[k]);
+    return MBS_OK;
+}
+
+int mbs_data_kinematics_results(mbs_data *d, const double *q, const double *qd, const double *qdd)
+{
+    const size_t nq = (size_t)d->model->nq;
+    const double s = sum_squares(q, nq) + (qd ? sum_squares(qd, nq) : 0) + (qdd ? sum_squares(qdd, nq) : 0);
+    if (s <= 1e30 && d->x_moderate) return MBS_OK;
+    return kinematics_exact(d, q);
+}
