@@ -191,7 +191,7 @@ static void test_strings(void)
 
     xml = slurp("tests/urdf/malformed.urdf");
     ms = xml ? mbs_model_load_urdf_string(xml, "bad.urdf", NULL, &err) : NULL;
-    CHECK(!ms && err.code == MBS_ERR_PARSE && strncmp(err.msg, "bad.urdf:7: XML error", 21) == 0, "%s", err.msg);
+    CHECK(!ms && err.code == MBS_ERR_PARSE && strncmp(err.msg, "bad.urdf:7:10: XML error", 24) == 0, "%s", err.msg);
     mbs_model_free(ms);
     free(xml);
     ms = mbs_model_load_urdf_string("<robot/>", NULL, NULL, &err);
