@@ -140,7 +140,7 @@ def test_algorithm_and_settings(setup):
 
 def test_indices_and_names(setup):
     m, d, _ = setup
-    mbsens.kinematics(m, d, [0.1, 0.2], [3.0, 3.0])   # v = w x r overflows below
+    mbsens.kinematics(m, d, [0.1, 0.2])
     for bad, err in ((3, IndexError), (-1, IndexError), ("nobody", KeyError), (1.0, TypeError), (None, TypeError),
                      (True, TypeError)):
         with pytest.raises(err):
