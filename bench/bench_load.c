@@ -19,7 +19,10 @@
  * the model is freed outside the timing. Loads are repeated for at least
  * `--min-time` seconds, 5 repetitions, median (bench_common.h). Printed:
  * ms per load, us per body, and the growth ratio t(10 n) / t(n) next to
- * the ratio 10 log(10 n) / log(n) of an n log n cost.
+ * the ratio 10 log(10 n) / log(n) of an n log n cost. For the JSON kinds,
+ * the same text is also parsed and freed by jansson alone (json_loads,
+ * json_decref), timed the same way in the same run: the part of a load
+ * that is the JSON library's, a floor under any load of that text.
  *
  * Usage: bench_load [--quick] [--min-time S] [--reps N] [--clock cpu] [--max N]
  *   --max N   largest n (default 100000)
@@ -28,6 +31,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "bench_common.h"
 #include "large_models.h"
@@ -58,6 +63,19 @@ static void load_once(void *p)
     mbs_model_free(m);
 }
 
+static void parse_once(void *p)
+{
+    const lctx *c = p;
+    json_error_t e;
+    json_t *j = json_loads(c->text, 0, &e);
+    if (!j) {
+        fprintf(stderr, "bench_load: jansson: %s\n", e.text);
+        exit(2);
+    }
+    bench_sink = (double)json_object_size(j);
+    json_decref(j);
+}
+
 int main(int argc, char **argv)
 {
     int nmax = 100000;
@@ -73,7 +91,8 @@ int main(int argc, char **argv)
     printf("\nmodel loading: ms per load (median of %d repetitions of >= %.2f s), us per body,\n"
            "growth t(10 n) / t(n) against 10 log(10 n) / log(n) (an n log n cost)\n\n",
            bench_cfg.reps, bench_cfg.min_time);
-    printf("%-5s %8s %12s %10s %8s %10s %8s\n", "kind", "n", "ms/load", "us/body", "spread", "growth", "nlogn");
+    printf("%-5s %8s %12s %10s %8s %10s %8s %12s %6s\n", "kind", "n", "ms/load", "us/body", "spread", "growth",
+           "nlogn", "ms jansson", "share");
     static const char *const kinds[4] = { "chain", "full", "loops", "urdf" };
     char *(*const gen[4])(int) = { mbs_large_chain_json, mbs_large_full_json, mbs_large_ladder_json,
                                    mbs_large_chain_urdf };
@@ -88,6 +107,12 @@ int main(int argc, char **argv)
                    bench_spread_pct(&r));
             if (prev > 0)
                 printf(" %10.2f %8.2f", ms / prev, 10 * log((double)n) / log(n / 10.0));
+            else
+                printf(" %10s %8s", "", "");
+            if (kind != 3) {
+                bench_result rp = bench_time(parse_once, &c);
+                printf(" %12.2f %5.0f%%", rp.median_ns * 1e-6, 100 * rp.median_ns / r.median_ns);
+            }
             printf("\n");
             fflush(stdout);
             prev = ms;
