@@ -1,15 +1,17 @@
 /*
  * cmd_sweep.c - `mbsens sweep SPEC.json [--threads N] [--csv FILE]
- * [--json FILE] [--checkpoint FILE [--resume]] [--chunk N]`: one
+ * [--json FILE] [--checkpoint FILE [--resume]] [--chunk N] [--serve-only]
+ * [--stats]`: one
  * computation for each case of a spec, on every core of this machine, or
  * on many through MPI (the same command under mpirun; docs/scaling.md).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <omp.h>
 
 #include "cli_util.h"
 #include "sweep.h"
@@ -17,7 +19,8 @@
 static void usage(FILE *out)
 {
     fputs("Usage: mbsens sweep SPEC.json [--threads N] [--csv FILE] [--json FILE]\n"
-          "                    [--checkpoint FILE [--resume]] [--chunk N]\n"
+          "                    [--checkpoint FILE [--resume]] [--chunk N] [--serve-only]\n"
+          "                    [--stats]\n"
           "       mpirun -np K [--enable-recovery] mbsens sweep SPEC.json ...\n"
           "\n"
           "Computes one thing for every case of a sweep: psi and its gradient (any\n"
@@ -41,6 +44,8 @@ static void usage(FILE *out)
           "  --resume           continue the sweep of --checkpoint FILE: its cases\n"
           "                     are not recomputed\n"
           "  --chunk N          MPI: cases per hand-out (default: the threads)\n"
+          "  --serve-only       MPI: rank 0 hands out cases and computes none\n"
+          "  --stats            print the time (and MPI hand-outs) on standard error\n"
           "  -h, --help         show this help and exit\n"
           "Output files are written whole at the end or not at all; the checkpoint\n"
           "is removed once they are.\n",
@@ -77,10 +82,9 @@ int sweep_mpi_launched(void)
     return 0;
 }
 
-int sweep_mpi_main(const char *cmd, const char *spec, const char *ckpt, int resume, int threads, int chunk,
-                   const char *csv, const char *json)
+int sweep_mpi_main(const char *cmd, const sweep_opts *o)
 {
-    (void)spec, (void)ckpt, (void)resume, (void)threads, (void)chunk, (void)csv, (void)json;
+    (void)o;
     cli_error(cmd, "this mbsens was built without MPI");
     return CLI_EXIT_FAIL;
 }
@@ -98,16 +102,16 @@ static int parse_count(const char *cmd, const char *opt, const char *text, int *
 }
 
 /* The sweep in this process. */
-static int sweep_local(const char *cmd, const char *spec, const char *ckpt, int resume, int threads,
-                       const char *csv, const char *json)
+static int sweep_local(const char *cmd, const sweep_opts *o)
 {
     sweep s;
     sweep_ledger L = {0};
-    int rc = sweep_load(&s, cmd, spec);
-    if (rc == CLI_EXIT_OK && ((csv && cli_output_check(cmd, csv, spec)) || (json && cli_output_check(cmd, json, spec))))
+    int rc = sweep_load(&s, cmd, o->spec);
+    if (rc == CLI_EXIT_OK && ((o->csv && cli_output_check(cmd, o->csv, o->spec))
+                              || (o->json && cli_output_check(cmd, o->json, o->spec))))
         rc = CLI_EXIT_FAIL;
     if (rc == CLI_EXIT_OK)
-        rc = sweep_ledger_open(&L, &s, cmd, ckpt, resume);
+        rc = sweep_ledger_open(&L, &s, cmd, o->ckpt, o->resume);
     long *idx = rc == CLI_EXIT_OK ? malloc(((size_t)s.ncases + 1) * sizeof *idx) : NULL;
     if (rc == CLI_EXIT_OK && !idx) {
         cli_error(cmd, "out of memory");
@@ -117,22 +121,21 @@ static int sweep_local(const char *cmd, const char *spec, const char *ckpt, int 
         long n = 0;
         while (n < s.ncases && sweep_ledger_take(&L, idx + n, 1, 0) == 1)
             n++;
-        sweep_run_cases(&L, idx, n, threads);
-        rc = sweep_ledger_write(&L, cmd, spec, csv, json);
+        double t0 = omp_get_wtime();
+        sweep_run_cases(&L, idx, n, o->threads);
+        if (o->stats)
+            fprintf(stderr, "mbsens %s: %ld cases (%ld computed) on %d threads: %.3f s\n", cmd, s.ncases, n,
+                    mbs_batch_threads(o->threads), omp_get_wtime() - t0);
+        rc = sweep_ledger_write(&L, cmd, o->spec, o->csv, o->json);
     }
-    long failed = 0;
-    for (long i = 0; rc == CLI_EXIT_OK && i < s.ncases; i++)
-        failed += L.status[i] != MBS_OK;
-    if (failed)
-        fprintf(stderr, "mbsens %s: %ld of %ld cases failed (their messages are in the table)\n", cmd, failed,
-                s.ncases);
-    if (rc == CLI_EXIT_OK && L.ckpt_failed)
-        cli_error(cmd, "--checkpoint %s: could not be written completely", ckpt);
+    if (rc == CLI_EXIT_OK)
+        sweep_ledger_report(&L, cmd);
+    int keep_ckpt = rc != CLI_EXIT_OK || L.ckpt_failed;
     free(idx);
     if (L.s)
         sweep_ledger_close(&L);
-    if (rc == CLI_EXIT_OK && ckpt)
-        remove(ckpt);
+    if (!keep_ckpt && o->ckpt)
+        remove(o->ckpt);
     sweep_free(&s);
     return rc;
 }
@@ -140,12 +143,14 @@ static int sweep_local(const char *cmd, const char *spec, const char *ckpt, int 
 int cmd_sweep(int argc, char **argv)
 {
     const char *cmd = "sweep";
-    const char *threads_s = NULL, *csv = NULL, *json = NULL, *ckpt = NULL, *chunk_s = NULL, *pos[1];
-    int resume = 0, npos = 0, threads = 0, chunk = 0;
+    const char *threads_s = NULL, *chunk_s = NULL, *pos[1];
+    sweep_opts o = {0};
+    int npos = 0;
     const cli_option opts[] = {
-        {"--threads", NULL, &threads_s, NULL}, {"--csv", NULL, &csv, NULL},
-        {"--json", NULL, &json, NULL},         {"--checkpoint", NULL, &ckpt, NULL},
-        {"--chunk", NULL, &chunk_s, NULL},     {"--resume", NULL, NULL, &resume},
+        {"--threads", NULL, &threads_s, NULL}, {"--csv", NULL, &o.csv, NULL},
+        {"--json", NULL, &o.json, NULL},       {"--checkpoint", NULL, &o.ckpt, NULL},
+        {"--chunk", NULL, &chunk_s, NULL},     {"--resume", NULL, NULL, &o.resume},
+        {"--serve-only", NULL, NULL, &o.serve_only}, {"--stats", NULL, NULL, &o.stats},
     };
     int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
     if (rc == CLI_PARSE_HELP)
@@ -154,15 +159,16 @@ int cmd_sweep(int argc, char **argv)
         return rc;
     if (npos != 1)
         return cli_usage_error(cmd, usage, "missing SPEC argument");
-    if (threads_s && parse_count(cmd, "--threads", threads_s, &threads) != CLI_EXIT_OK)
+    o.spec = pos[0];
+    if (threads_s && parse_count(cmd, "--threads", threads_s, &o.threads) != CLI_EXIT_OK)
         return CLI_EXIT_USAGE;
-    if (chunk_s && parse_count(cmd, "--chunk", chunk_s, &chunk) != CLI_EXIT_OK)
+    if (chunk_s && parse_count(cmd, "--chunk", chunk_s, &o.chunk) != CLI_EXIT_OK)
         return CLI_EXIT_USAGE;
-    if (resume && !ckpt)
+    if (o.resume && !o.ckpt)
         return cli_usage_error(cmd, usage, "--resume needs --checkpoint FILE");
-    if (csv && json && strcmp(csv, json) == 0)
+    if (o.csv && o.json && strcmp(o.csv, o.json) == 0)
         return cli_usage_error(cmd, usage, "--csv and --json name the same file");
     if (sweep_mpi_launched())
-        return sweep_mpi_main(cmd, pos[0], ckpt, resume, threads, chunk, csv, json);
-    return sweep_local(cmd, pos[0], ckpt, resume, threads, csv, json);
+        return sweep_mpi_main(cmd, &o);
+    return sweep_local(cmd, &o);
 }

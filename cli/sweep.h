@@ -85,6 +85,8 @@ void sweep_ledger_record(sweep_ledger *L, long i, int status, const double *row,
  * again = 1 and none left, cases handed out but not finished (another
  * worker's, which may have died). The count taken. Thread-safe. */
 int sweep_ledger_take(sweep_ledger *L, long *idx, int n, int again);
+/* On stderr: how many cases failed, and a checkpoint write failure. */
+void sweep_ledger_report(const sweep_ledger *L, const char *cmd);
 void sweep_ledger_close(sweep_ledger *L);
 /* The result table as CSV and JSON into the files (NULL: not written;
  * both NULL: CSV on standard output), each written whole or not at all.
@@ -98,10 +100,19 @@ void sweep_run_cases(sweep_ledger *L, const long *idx, long n, int threads);
 /* ---- MPI (mpi/sweep_mpi.c, built where CMake finds MPI) ---- */
 /* 1 when started by mpirun (its environment), else 0. */
 int sweep_mpi_launched(void);
+
+typedef struct sweep_opts {
+    const char *spec, *ckpt, *csv, *json;
+    int resume;
+    int threads;              /* per rank (0: OpenMP's default) */
+    int chunk;                /* cases per hand-out (0: the threads) */
+    int serve_only;           /* rank 0 hands out only (with more than one rank) */
+    int stats;                /* rank 0 prints the time and the hand-outs on stderr */
+} sweep_opts;
+
 /* The sweep on every rank: rank 0 hands out chunks of cases dynamically
- * and computes too; every rank computes on `threads` threads. Returns the
- * exit status on rank 0 (outputs written); other ranks CLI_EXIT_OK. */
-int sweep_mpi_main(const char *cmd, const char *spec, const char *ckpt, int resume, int threads, int chunk,
-                   const char *csv, const char *json);
+ * and computes too; every rank computes on its threads. Returns the exit
+ * status (rank 0: outputs written). */
+int sweep_mpi_main(const char *cmd, const sweep_opts *o);
 
 #endif

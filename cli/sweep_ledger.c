@@ -198,6 +198,18 @@ int sweep_ledger_take(sweep_ledger *L, long *idx, int n, int again)
     return got;
 }
 
+void sweep_ledger_report(const sweep_ledger *L, const char *cmd)
+{
+    long failed = 0;
+    for (long i = 0; i < L->s->ncases; i++)
+        failed += L->done[i] == CASE_DONE && L->status[i] != MBS_OK;
+    if (failed)
+        fprintf(stderr, "mbsens %s: %ld of %ld cases failed (their messages are in the table)\n", cmd, failed,
+                L->s->ncases);
+    if (L->ckpt_failed)
+        cli_error(cmd, "the checkpoint could not be written completely (kept)");
+}
+
 void sweep_ledger_close(sweep_ledger *L)
 {
     if (L->ckpt)
