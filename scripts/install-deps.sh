@@ -7,6 +7,7 @@ set -eu
 PACKAGES="build-essential cmake pkg-config
 libjansson-dev liblapacke-dev libopenblas-dev
 libsundials-dev libnlopt-dev libxml2-dev
+libopenmpi-dev openmpi-bin
 libmujoco-dev
 chromium"
 # The viewer's bundle and browser tests use node and npm (viewer/): the

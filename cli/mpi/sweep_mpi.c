@@ -15,7 +15,10 @@
  * running) loses only its chunk. When every case is finished, rank 0
  * writes the tables, then tells each rank to stop as it reports; a rank
  * silent for longer than a grace time (2 s plus 5 times the longest chunk
- * seen) is taken for dead.
+ * seen) is taken for dead. Its last word to the others says whether all
+ * reported back: only then do the ranks call MPI_Finalize, which would
+ * wait for a dead rank forever (without it, a process ends as mpirun
+ * --enable-recovery allows).
  *
  * Messages: a chunk is an array of int64 case indices (none: stop); a
  * report is a byte string of records "int64 index, int32 status, int32
@@ -32,7 +35,7 @@
 #include "../cli_util.h"
 #include "../sweep.h"
 
-enum { TAG_REPORT = 1, TAG_CHUNK = 2 };
+enum { TAG_REPORT = 1, TAG_CHUNK = 2, TAG_END = 3 };
 
 int sweep_mpi_launched(void)
 {
@@ -120,7 +123,19 @@ static int unpack(sweep_ledger *L, const char *b, size_t len, double *row, char 
 
 /* ---- worker ranks ---- */
 
-static int worker(sweep_ledger *L, int threads)
+/* Wait for rank 0's last word: 1 if every rank reported back (finalize),
+ * 0 if one was taken for dead (MPI_Finalize would wait for it forever). */
+static int wait_end(void)
+{
+    int flag = 0, all = 0;
+    long ns = 20000;
+    while (MPI_Iprobe(0, TAG_END, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag)
+        nap(&ns, 0);
+    MPI_Recv(&all, 1, MPI_INT, 0, TAG_END, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    return all;
+}
+
+static int worker(sweep_ledger *L, int threads, int *finalize)
 {
     report r = {0};
     int64_t *chunk = NULL;
@@ -147,8 +162,10 @@ static int worker(sweep_ledger *L, int threads)
             }
         }
         MPI_Recv(chunk, n, MPI_INT64_T, 0, TAG_CHUNK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (n == 0)
+        if (n == 0) {
+            *finalize = wait_end();
             break;
+        }
         for (int k = 0; k < n; k++)
             idx[k] = (long)chunk[k];
         sweep_run_cases(L, idx, n, threads);
@@ -267,7 +284,7 @@ static int serve(server *sv, const char *cmd, int drain)
     return rc;
 }
 
-static int rank0(sweep_ledger *L, const char *cmd, const sweep_opts *o, int size, int threads)
+static int rank0(sweep_ledger *L, const char *cmd, const sweep_opts *o, int size, int threads, int *finalize)
 {
     server sv = {.L = L, .chunk = o->chunk, .threads = threads, .size = size, .active = size - 1};
     sv.stopped = calloc((size_t)size, sizeof *sv.stopped);
@@ -302,6 +319,10 @@ static int rank0(sweep_ledger *L, const char *cmd, const sweep_opts *o, int size
     if (sv.active)
         fprintf(stderr, "mbsens %s: %d rank(s) did not report back (taken for dead; their cases were recomputed)\n",
                 cmd, sv.active);
+    *finalize = sv.active == 0;
+    for (int w = 1; w < size; w++)
+        if (sv.stopped[w])
+            MPI_Send(finalize, 1, MPI_INT, w, TAG_END, MPI_COMM_WORLD);
     if (o->stats)
         fprintf(stderr, "mbsens %s: %ld cases on %d ranks x %d threads, chunk %d%s: %.3f s, %ld chunks handed out "
                 "(%.0f per s), %.0f bytes of reports\n", cmd, L->s->ncases, size, threads, o->chunk,
@@ -312,7 +333,7 @@ static int rank0(sweep_ledger *L, const char *cmd, const sweep_opts *o, int size
 
 int sweep_mpi_main(const char *cmd, const sweep_opts *o)
 {
-    int provided = 0, rank = 0, size = 1;
+    int provided = 0, rank = 0, size = 1, finalize = 1;
     if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
         cli_error(cmd, "MPI_Init_thread failed");
         return CLI_EXIT_FAIL;
@@ -341,11 +362,11 @@ int sweep_mpi_main(const char *cmd, const sweep_opts *o)
         if (rc == CLI_EXIT_OK)
             rc = sweep_ledger_open(&L, &s, cmd, NULL, 0);
         if (rc == CLI_EXIT_OK)
-            rc = worker(&L, threads);
+            rc = worker(&L, threads, &finalize);
     } else if (rc == CLI_EXIT_OK) {
         sweep_opts oo = *o;
         oo.chunk = o->chunk > 0 ? o->chunk : threads;
-        rc = rank0(&L, cmd, &oo, size, threads);
+        rc = rank0(&L, cmd, &oo, size, threads, &finalize);
     }
     int ckpt_ok = rank == 0 && rc == CLI_EXIT_OK && L.s && !L.ckpt_failed;
     if (L.s)
@@ -353,6 +374,7 @@ int sweep_mpi_main(const char *cmd, const sweep_opts *o)
     if (ckpt_ok && o->ckpt)
         remove(o->ckpt);
     sweep_free(&s);
-    MPI_Finalize();
+    if (finalize)   /* else the process ends without it, as mpirun --enable-recovery allows */
+        MPI_Finalize();
     return rc;
 }
