@@ -6,7 +6,8 @@
  * Models: random trees with every joint type and parameters of every kind
  * (per-instant functions, both forward-dynamics algorithms, two reference
  * points), the five-bar linkage (short simulations and discrete-adjoint
- * gradients from several parameter vectors). Threads 1, 2 and 3 (more
+ * gradients from several parameter vectors, and the 2p runs of its
+ * finite-difference gradient, mbs_sens_options.threads). Threads 1, 2 and 3 (more
  * threads than cores is allowed; the cases are handed out dynamically, so
  * which thread takes which case varies from run to run).
  */
@@ -165,6 +166,19 @@ static void check_runs(void)
     }
     CHECK(same_s, "five-bar davm from %d parameter vectors on 2 threads: bit for bit serial", N);
     CHECK(same_q, "five-bar simulations from %d parameter vectors on 2 threads: bit for bit serial", N);
+    /* The fd reference's 2p runs on 1 and 3 threads: the same gradient. */
+    mbs_sens_result f1 = {0}, f3 = {0};
+    o.method = MBS_SENS_FD;
+    o.threads = 1;
+    int r1 = mbs_sensitivity(m, &o, &f1, &err);
+    o.threads = 3;
+    int r3 = mbs_sensitivity(m, &o, &f3, &err);
+    CHECK(r1 == MBS_OK && r3 == MBS_OK && memcmp(f1.grad, f3.grad, (size_t)(nobj * np) * sizeof(double)) == 0
+              && memcmp(f1.psi, f3.psi, (size_t)nobj * sizeof(double)) == 0,
+          "fd on 3 threads: the serial gradient bit for bit (%s)", err.msg);
+    mbs_sens_result_free(&f1);
+    mbs_sens_result_free(&f3);
+    o.method = MBS_SENS_DAVM;
     /* A bad parameter vector fails its case only. */
     rho[3 * np + 2] = -1;   /* m_A1 < 0 */
     rc = mbs_batch_sensitivity(m, &o, N, rho, psi, grad, 2, status, &err);
