@@ -120,7 +120,7 @@ static int talos_batch(void *ctx, int threads)
 
 /* mpirun -np np mbsens sweep spec ...; the seconds and hand-outs per
  * second from --stats (rank 0's span); -1 on failure. */
-static double mpirun_sweep(const char *spec, int np, const char *extra, double *rate)
+static double mpirun_sweep(const char *spec, int np, const char *extra, double *rate, double *serve_cpu)
 {
     char cmd[2048], line[512];
     char log[] = "/tmp/bench_scaling_XXXXXX";
@@ -137,11 +137,16 @@ static double mpirun_sweep(const char *spec, int np, const char *extra, double *
         FILE *f = fopen(log, "r");
         while (f && fgets(line, sizeof line, f)) {
             const char *p = strstr(line, "threads, chunk");
-            double s, r;
+            double s, r, c = 0;
             if (p && (p = strchr(p, ':')) && sscanf(p, ": %lf s, %*d chunks handed out (%lf per s)", &s, &r) == 2) {
                 secs = s;
+                const char *q = strstr(p, "serving thread");
+                if (q)
+                    sscanf(q, "serving thread %lf", &c);
                 if (rate)
                     *rate = r;
+                if (serve_cpu)
+                    *serve_cpu = c;
             }
         }
         if (f)
@@ -166,7 +171,7 @@ static void mpi_compare(const char *what, const char *spec, const char *extra, i
     for (int k = 0; k < reps; k++)
         for (int j = 0; j < 2; j++) {
             double c = clock_s(CLOCK_MONOTONIC);
-            double w = mpirun_sweep(spec, j + 1, extra, NULL);
+            double w = mpirun_sweep(spec, j + 1, extra, NULL, NULL);
             if (w < 0) {
                 printf("%s\n  mpirun failed (is OpenMPI installed and mbsens built with it?)\n", what);
                 return;
@@ -185,12 +190,26 @@ static void mpi_compare(const char *what, const char *spec, const char *extra, i
            ratio >= target ? "met" : m[1].load > 2.5 ? "not met at this load" : "not met");
 }
 
+/* The example robots: $MBS_URDF_DIR, else shared/data/example-robot-data
+ * one or two levels above the source tree (a checkout or a worktree). */
+static const char *urdf_dir(void)
+{
+    static char dir[1024];
+    const char *env = getenv("MBS_URDF_DIR");
+    if (env)
+        return env;
+    for (int up = 1; up <= 2; up++) {
+        snprintf(dir, sizeof dir, "%s/%s../shared/data/example-robot-data", MBS_SOURCE_DIR, up == 2 ? "../" : "");
+        if (access(dir, R_OK) == 0)
+            return dir;
+    }
+    return MBS_SOURCE_DIR "/../shared/data/example-robot-data";
+}
+
 static mbs_model *load_talos(void)
 {
-    char path[1024];
-    const char *dir = getenv("MBS_URDF_DIR");
-    snprintf(path, sizeof path, "%s/talos_full_v2.urdf",
-             dir ? dir : MBS_SOURCE_DIR "/../shared/data/example-robot-data");
+    char path[1100];
+    snprintf(path, sizeof path, "%s/talos_full_v2.urdf", urdf_dir());
     mbs_error err = {0};
     mbs_model *m = mbs_model_load(path, &err);
     if (!m)
@@ -263,12 +282,11 @@ static void bench_mpi(int reps, long ntalos)
 
     mbs_model *ta = load_talos();
     if (ta) {
-        const char *dirs = getenv("MBS_URDF_DIR");
         snprintf(text, sizeof text,
                  "{ \"model\": \"%s/talos_full_v2.urdf\",\n  \"random\": { \"count\": %ld, \"seed\": 18, "
                  "\"variables\": {\n    \"q0.%s\": { \"uniform\": [-1, 1] }, \"q0.%s\": { \"uniform\": [-1, 1] } } },\n"
                  "  \"compute\": { \"what\": \"derivatives\", \"write\": [\"qdd\"] } }\n",
-                 dirs ? dirs : MBS_SOURCE_DIR "/../shared/data/example-robot-data", ntalos,
+                 urdf_dir(), ntalos,
                  mbs_coord_name(ta, 0), mbs_coord_name(ta, mbs_model_nq(ta) - 1));
         write_spec(tas, text);
         mpi_compare("talos_full_v2: forward-dynamics derivatives through mbsens sweep (chunks of 200), mpirun", tas,
@@ -283,9 +301,10 @@ static void bench_mpi(int reps, long ntalos)
     write_spec(nop, text);
     printf("rank 0 hand-out rate: 20000 no-op cases, chunks of 1, --serve-only\n");
     for (int np = 2; np <= 3; np++) {
-        double rate = 0, w = mpirun_sweep(nop, np, "--chunk 1 --serve-only", &rate);
-        printf("  %d worker(s): %.3f s, %.0f hand-outs per s, %.1f us per hand-out  load %5.2f\n", np - 1, w, rate,
-               rate > 0 ? 1e6 / rate : 0, load1());
+        double rate = 0, cpu = 0, w = mpirun_sweep(nop, np, "--chunk 1 --serve-only", &rate, &cpu);
+        printf("  %d worker(s): %.3f s, %.0f hand-outs per s (%.1f us each), rank 0 serving CPU %.1f us per "
+               "hand-out  load %5.2f\n", np - 1, w, rate, rate > 0 ? 1e6 / rate : 0,
+               rate > 0 && w > 0 ? 1e6 * cpu / (rate * w) : 0, load1());
     }
     printf("  messages: a hand-out is 8 bytes per case; a report is 16 bytes + 8 per value + the message\n"
            "  (five-bar davm: 3 psi + 15 gradient entries = 160 bytes per case)\n");

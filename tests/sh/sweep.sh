@@ -129,6 +129,13 @@ run sweep "$TMP/long.json" --csv "$TMP/part3.csv" --checkpoint "$TMP/ck3" --resu
 expect 0 "--resume of a checkpoint cut within a line"
 cmp -s "$TMP/full.csv" "$TMP/part3.csv" && ok "... gives the uninterrupted table" || ko "cut checkpoint: table differs"
 
+# the command of docs/scaling.md, from the source directory
+(cd "$MBS_SOURCE_DIR" && "$CLI" sweep examples/sweep_fivebar.json --csv "$TMP/doc.csv" --json "$TMP/doc.json") \
+    >"$OUT" 2>"$ERR"
+rc=$?
+expect 0 "mbsens sweep examples/sweep_fivebar.json --csv sweep.csv --json sweep.json (docs/scaling.md)"
+[ "$(grep -c ',ok,' "$TMP/doc.csv")" -eq 16 ] && ok "... 16 cases, all ok" || ko "... not 16 ok rows"
+
 # errors
 printf 'mbsens sweep checkpoint 0000000000000000 12 18\n' >"$TMP/other"
 run sweep "$TMP/long.json" --csv "$TMP/x.csv" --checkpoint "$TMP/other" --resume
