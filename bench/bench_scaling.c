@@ -5,7 +5,7 @@
  *   build/bench/bench_scaling [--reps N] [--quick]
  *
  * Side by side in one run, each figure the median of N repetitions
- * (default 3) taken alternately:
+ * (default 3) taken alternately after an untimed run of each:
  *   1. 64 five-bar discrete-adjoint gradients (mbs_batch_sensitivity, 64
  *      parameter vectors): 1 thread vs 2 threads;
  *   2. 10^4 forward-dynamics derivatives of talos_full_v2 at random
@@ -63,6 +63,11 @@ typedef int (*job_fn)(void *ctx, int threads);
 static void compare(job_fn job, void *ctx, const int t[2], int reps, span s[2])
 {
     span r[2][BENCH_MAX_REPS];
+    for (int j = 0; j < 2; j++)   /* warm-up, untimed: the first touch of the output arrays */
+        if (job(ctx, t[j]) != 0) {
+            fprintf(stderr, "bench_scaling: a job failed\n");
+            exit(2);
+        }
     for (int k = 0; k < reps; k++)
         for (int j = 0; j < 2; j++) {
             double w = clock_s(CLOCK_MONOTONIC), c = clock_s(CLOCK_PROCESS_CPUTIME_ID);
