@@ -40,6 +40,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_sensitivity(int argc, char **argv);
 int cmd_optimize(int argc, char **argv);
 int cmd_view(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 /* ---- messages ---- */
 /* "mbsens CMD: error: ..." on stderr (CMD may be NULL). */

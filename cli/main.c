@@ -22,6 +22,7 @@ static const command commands[] = {
     {"convert", cmd_convert, "write a model (URDF or JSON) as a JSON model or MuJoCo MJCF"},
     {"sensitivity", cmd_sensitivity, "objectives and their gradients over a simulation (DDM, adjoints, FD)"},
     {"optimize", cmd_optimize, "design optimization and optimal control (NLopt, analytical gradients)"},
+    {"sweep", cmd_sweep, "one computation per case of a parameter sweep, on threads or MPI ranks"},
     {"view", cmd_view, "write an HTML page showing a model, a run and a gradient (3D, plots)"},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))

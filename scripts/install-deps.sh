@@ -10,6 +10,7 @@ set -eu
 PACKAGES="build-essential cmake pkg-config
 libjansson-dev liblapacke-dev libopenblas-dev
 libsundials-dev libnlopt-dev libxml2-dev
+libopenmpi-dev openmpi-bin
 libmujoco-dev
 python3 python3-dev python3-numpy python3-pytest python3-scipy python3-matplotlib
 python3-venv python3-pip

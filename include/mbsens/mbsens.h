@@ -23,6 +23,7 @@
 #include "check.h"
 #include "sensitivity.h"
 #include "optimize.h"
+#include "batch.h"
 
 #ifdef __cplusplus
 extern "C" {

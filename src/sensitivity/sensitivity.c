@@ -9,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <cblas.h>
+
 #include "sens_impl.h"
 #include "../formulations/form_impl.h"
 #include "mbsens/constraints.h"
@@ -49,6 +51,7 @@ mbs_sens_options mbs_sens_options_default(const mbs_model *m)
     o.sim = mbs_model_sim_options(m);
     o.method = MBS_SENS_DDM;
     o.fd_step = 1e-6;
+    o.threads = 1;
     return o;
 }
 
@@ -454,40 +457,51 @@ int sens_psi_only(const mbs_model *m, const mbs_sens_options *o, double *psi,
 
 /* ---------------------------------------------------------------- fd */
 
-static int sens_fd(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
+/* psi of the fd run k (parameter k / 2 moved by +h, k odd: by -h) into psi. */
+static int sens_fd_run(const sens_run *r, int k, double *vals, double *psi, mbs_error *err)
 {
     const mbs_model *m = r->m;
-    int rc = sens_psi_only(m, r->o, r->psi, stats, err);
+    int j = k / 2;
+    for (int i = 0; i < r->np; i++) vals[i] = m->param[i].value;
+    double h = r->o->fd_step * fmax(1, fabs(vals[j]));
+    vals[j] += k % 2 ? -h : h;
+    mbs_model *mp = mbs_model_with_params(m, vals, err);
+    if (!mp) return err->code ? err->code : MBS_ERR_MODEL;
+    int rc = sens_psi_only(mp, r->o, psi, NULL, err);
+    mbs_model_free(mp);
+    return rc;
+}
+
+/* The 2p runs are independent: on o->threads threads, each with its own
+ * model copy; the failure of lowest index is reported, as serially. */
+static int sens_fd(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
+{
+    int rc = sens_psi_only(r->m, r->o, r->psi, stats, err);
     if (rc) return rc;
-    double *vals = malloc(sizeof(double) * (size_t)r->np);
-    double *pp = malloc(sizeof(double) * (size_t)r->nobj), *pm = malloc(sizeof(double) * (size_t)r->nobj);
-    if (!vals || !pp || !pm) { rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory"); goto done; }
-    for (int j = 0; j < r->np; j++) vals[j] = m->param[j].value;
+    int n = 2 * r->np, no = r->nobj, threads = r->o->threads > 1 ? r->o->threads : 1;
+    double *vals = malloc(sizeof(double) * (size_t)n * (size_t)r->np);
+    double *out = malloc(sizeof(double) * (size_t)n * (size_t)no);
+    int *st = calloc((size_t)n, sizeof *st);
+    mbs_error *errs = calloc((size_t)n, sizeof *errs);
+    if (!vals || !out || !st || !errs) { rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory"); goto done; }
+    int blas = threads > 1 ? openblas_get_num_threads() : 0;
+    if (threads > 1) openblas_set_num_threads(1);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+    for (int k = 0; k < n; k++)
+        st[k] = sens_fd_run(r, k, vals + (size_t)k * r->np, out + (size_t)k * no, &errs[k]);
+    if (threads > 1) openblas_set_num_threads(blas);
+    for (int k = 0; k < n && !rc; k++)
+        if ((rc = st[k]) && err) *err = errs[k];
     for (int j = 0; j < r->np && !rc; j++) {
-        double h = r->o->fd_step * fmax(1, fabs(vals[j]));
-        double *out[2] = { pp, pm };
-        for (int s = 0; s < 2 && !rc; s++) {
-            vals[j] = m->param[j].value + (s ? -h : h);
-            /* bounds are a design constraint, not a model one: evaluate
-             * outside them if needed for the difference */
-            mbs_model *mp = mbs_model_with_params(m, vals, err);
-            if (!mp) {
-                /* retry ignoring bounds is not possible through the API:
-                 * report with the parameter name */
-                rc = err ? err->code : MBS_ERR_MODEL;
-                break;
-            }
-            rc = sens_psi_only(mp, r->o, out[s], NULL, err);
-            mbs_model_free(mp);
-        }
-        vals[j] = m->param[j].value;
-        if (rc) break;
-        for (int k = 0; k < r->nobj; k++) r->grad[k * r->np + j] = (pp[k] - pm[k]) / (2 * h);
+        double h = r->o->fd_step * fmax(1, fabs(r->m->param[j].value));
+        for (int k = 0; k < no; k++)
+            r->grad[k * r->np + j] = (out[(2 * j) * no + k] - out[(2 * j + 1) * no + k]) / (2 * h);
     }
 done:
     free(vals);
-    free(pp);
-    free(pm);
+    free(out);
+    free(st);
+    free(errs);
     return rc;
 }
 

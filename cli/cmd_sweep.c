@@ -1,0 +1,174 @@
+/*
+ * cmd_sweep.c - `mbsens sweep SPEC.json [--threads N] [--csv FILE]
+ * [--json FILE] [--checkpoint FILE [--resume]] [--chunk N] [--serve-only]
+ * [--stats]`: one
+ * computation for each case of a spec, on every core of this machine, or
+ * on many through MPI (the same command under mpirun; docs/scaling.md).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <omp.h>
+
+#include "cli_util.h"
+#include "sweep.h"
+
+static void usage(FILE *out)
+{
+    fputs("Usage: mbsens sweep SPEC.json [--threads N] [--csv FILE] [--json FILE]\n"
+          "                    [--checkpoint FILE [--resume]] [--chunk N] [--serve-only]\n"
+          "                    [--stats]\n"
+          "       mpirun -np K [--enable-recovery] mbsens sweep SPEC.json ...\n"
+          "\n"
+          "Computes one thing for every case of a sweep: psi and its gradient (any\n"
+          "method), a simulation's final state and outputs, or the forward-dynamics\n"
+          "derivatives, over a grid, a list or a seeded random sample of parameter\n"
+          "values and initial coordinates (SPEC.json: docs/scaling.md). Writes one\n"
+          "table with a row per case in case order; a case that fails is recorded\n"
+          "with its message and the others carry on. The results do not depend on\n"
+          "the number of threads or ranks.\n"
+          "\n"
+          "Under mpirun, rank 0 hands out chunks of cases as ranks ask for them and\n"
+          "computes too; every rank uses its threads. With --enable-recovery a rank\n"
+          "that dies loses only its chunk in flight, which another rank recomputes.\n"
+          "\n"
+          "Options:\n"
+          "  --threads N        threads per process (default: OMP_NUM_THREADS, else\n"
+          "                     the cores)\n"
+          "  --csv FILE         the table as CSV (default: CSV on standard output)\n"
+          "  --json FILE        the table as JSON\n"
+          "  --checkpoint FILE  append every finished case to FILE (must not exist)\n"
+          "  --resume           continue the sweep of --checkpoint FILE: its cases\n"
+          "                     are not recomputed\n"
+          "  --chunk N          MPI: cases per hand-out (default: the threads)\n"
+          "  --serve-only       MPI: rank 0 hands out cases and computes none\n"
+          "  --stats            print the time (and MPI hand-outs) on standard error\n"
+          "  -h, --help         show this help and exit\n"
+          "Output files are written whole at the end or not at all; the checkpoint\n"
+          "is removed once they are.\n",
+          out);
+}
+
+typedef struct run_ctx {
+    sweep_ledger *L;
+    const long *idx;
+} run_ctx;
+
+static int run_one(void *user, const mbs_model *m, mbs_data *d, long k, mbs_error *err)
+{
+    (void)m, (void)err;
+    const run_ctx *c = user;
+    long i = c->idx[k];
+    double *row = malloc(((size_t)c->L->s->ncols + 1) * sizeof *row);
+    mbs_error e = {0};
+    int rc = row ? sweep_case_run(c->L->s, d, i, row, &e) : MBS_ERR_NOMEM;
+    sweep_ledger_record(c->L, i, rc, row, e.msg);
+    free(row);
+    return MBS_OK;   /* a failed case is in the ledger; the others carry on */
+}
+
+void sweep_run_cases(sweep_ledger *L, const long *idx, long n, int threads)
+{
+    run_ctx c = {L, idx};
+    mbs_batch_run(L->s->m, n, threads, run_one, &c, NULL, NULL);
+}
+
+#ifndef MBS_HAVE_MPI
+int sweep_mpi_launched(void)
+{
+    return 0;
+}
+
+int sweep_mpi_main(const char *cmd, const sweep_opts *o)
+{
+    (void)o;
+    cli_error(cmd, "this mbsens was built without MPI");
+    return CLI_EXIT_FAIL;
+}
+#endif
+
+static int parse_count(const char *cmd, const char *opt, const char *text, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end || errno || v < 1 || v > 4096)
+        return cli_usage_error(cmd, usage, "%s: expected an integer from 1 to 4096, got '%s'", opt, text);
+    *out = (int)v;
+    return CLI_EXIT_OK;
+}
+
+/* The sweep in this process. */
+static int sweep_local(const char *cmd, const sweep_opts *o)
+{
+    sweep s;
+    sweep_ledger L = {0};
+    int rc = sweep_load(&s, cmd, o->spec);
+    if (rc == CLI_EXIT_OK && ((o->csv && cli_output_check(cmd, o->csv, o->spec))
+                              || (o->json && cli_output_check(cmd, o->json, o->spec))))
+        rc = CLI_EXIT_FAIL;
+    if (rc == CLI_EXIT_OK)
+        rc = sweep_ledger_open(&L, &s, cmd, o->ckpt, o->resume);
+    long *idx = rc == CLI_EXIT_OK ? malloc(((size_t)s.ncases + 1) * sizeof *idx) : NULL;
+    if (rc == CLI_EXIT_OK && !idx) {
+        cli_error(cmd, "out of memory");
+        rc = CLI_EXIT_FAIL;
+    }
+    if (rc == CLI_EXIT_OK) {
+        long n = 0;
+        while (n < s.ncases && sweep_ledger_take(&L, idx + n, 1, 0) == 1)
+            n++;
+        double t0 = omp_get_wtime();
+        sweep_run_cases(&L, idx, n, o->threads);
+        if (o->stats)
+            fprintf(stderr, "mbsens %s: %ld cases (%ld computed) on %d threads: %.3f s\n", cmd, s.ncases, n,
+                    mbs_batch_threads(o->threads), omp_get_wtime() - t0);
+        rc = sweep_ledger_write(&L, cmd, o->spec, o->csv, o->json);
+    }
+    if (rc == CLI_EXIT_OK)
+        sweep_ledger_report(&L, cmd);
+    int keep_ckpt = rc != CLI_EXIT_OK || L.ckpt_failed;
+    free(idx);
+    if (L.s)
+        sweep_ledger_close(&L);
+    if (!keep_ckpt && o->ckpt)
+        remove(o->ckpt);
+    sweep_free(&s);
+    return rc;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    const char *cmd = "sweep";
+    const char *threads_s = NULL, *chunk_s = NULL, *pos[1];
+    sweep_opts o = {0};
+    int npos = 0;
+    const cli_option opts[] = {
+        {"--threads", NULL, &threads_s, NULL}, {"--csv", NULL, &o.csv, NULL},
+        {"--json", NULL, &o.json, NULL},       {"--checkpoint", NULL, &o.ckpt, NULL},
+        {"--chunk", NULL, &chunk_s, NULL},     {"--resume", NULL, NULL, &o.resume},
+        {"--serve-only", NULL, NULL, &o.serve_only}, {"--stats", NULL, NULL, &o.stats},
+    };
+    int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
+    if (rc == CLI_PARSE_HELP)
+        return CLI_EXIT_OK;
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (npos != 1)
+        return cli_usage_error(cmd, usage, "missing SPEC argument");
+    o.spec = pos[0];
+    if (threads_s && parse_count(cmd, "--threads", threads_s, &o.threads) != CLI_EXIT_OK)
+        return CLI_EXIT_USAGE;
+    if (chunk_s && parse_count(cmd, "--chunk", chunk_s, &o.chunk) != CLI_EXIT_OK)
+        return CLI_EXIT_USAGE;
+    if (o.resume && !o.ckpt)
+        return cli_usage_error(cmd, usage, "--resume needs --checkpoint FILE");
+    if (o.csv && o.json && strcmp(o.csv, o.json) == 0)
+        return cli_usage_error(cmd, usage, "--csv and --json name the same file");
+    if (sweep_mpi_launched())
+        return sweep_mpi_main(cmd, &o);
+    return sweep_local(cmd, &o);
+}

@@ -1,0 +1,118 @@
+/*
+ * sweep.h - `mbsens sweep SPEC.json` (docs/scaling.md): the spec and its
+ * cases (sweep_spec.c), the ledger of finished cases with its checkpoint
+ * file (sweep_ledger.c), and the drivers that hand the cases out: threads
+ * in one process (cmd_sweep.c) and MPI ranks (mpi/sweep_mpi.c).
+ *
+ * A case is named by its index alone: every process derives its values
+ * from the spec (grids and lists by position, random samples from a
+ * generator seeded by the spec's seed and the case index), so the drivers
+ * send indices one way and result rows the other.
+ */
+#ifndef MBS_CLI_SWEEP_H
+#define MBS_CLI_SWEEP_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mbsens/mbsens.h"
+
+typedef enum { SWEEP_PARAM = 0, SWEEP_Q0, SWEEP_QD0 } sweep_target;
+typedef enum { SWEEP_UNIFORM = 0, SWEEP_NORMAL } sweep_dist;
+typedef enum { SWEEP_GRID = 0, SWEEP_LIST, SWEEP_RANDOM } sweep_kind;
+typedef enum { SWEEP_SENSITIVITY = 0, SWEEP_SIMULATE, SWEEP_DERIVATIVES, SWEEP_NOOP } sweep_what;
+
+typedef struct sweep_var {
+    char *name;               /* as in the spec: a parameter, "q0.COORD" or "qd0.COORD" */
+    sweep_target target;
+    int index;                /* parameter or coordinate index */
+    int count;                /* grid: number of values */
+    double *values;           /* grid: its values */
+    sweep_dist dist;          /* random */
+    double a, b;              /* uniform: lower, upper; normal: mean, standard deviation */
+} sweep_var;
+
+typedef struct sweep {
+    char *model_path;
+    mbs_model *m;
+    sweep_kind kind;
+    int nvar;
+    sweep_var *var;
+    long ncases;
+    double *list;             /* list: ncases x nvar */
+    uint64_t seed;            /* random */
+    sweep_what what;
+    mbs_sens_options sens;    /* sensitivity: everything; simulate: .sim */
+    mbs_fd_algorithm alg;     /* derivatives */
+    unsigned write;           /* derivatives: bit k for qdd, dqdd_dq, dqdd_dqd, dqdd_dtau */
+    int ncols;                /* result columns of a case */
+    char **cols;
+    uint64_t hash;            /* of the spec and model texts (checkpoint identity) */
+} sweep;
+
+/* Load the spec (model path relative to the spec's directory): CLI_EXIT_OK,
+ * or CLI_EXIT_FAIL after a message "SPEC: json path: what is wrong". */
+int sweep_load(sweep *s, const char *cmd, const char *path);
+void sweep_free(sweep *s);
+/* The nvar values of case i. */
+void sweep_case_values(const sweep *s, long i, double *x);
+/* Compute case i into row (ncols). d: a data of s->m for this thread.
+ * MBS_OK or a negative status with err filled. */
+int sweep_case_run(const sweep *s, mbs_data *d, long i, double *row, mbs_error *err);
+
+/* ---- finished cases ---- */
+typedef struct sweep_ledger {
+    const sweep *s;
+    double *rows;             /* ncases x ncols */
+    int *status;
+    char **msg;               /* failures: the message (malloc'd) */
+    unsigned char *done;
+    long ndone;
+    long next;                /* hand-out: the next case index to look at */
+    FILE *ckpt;               /* checkpoint, appended to (NULL: none) */
+    int ckpt_failed;
+    pthread_mutex_t lock;
+} sweep_ledger;
+
+/* Allocate; with a checkpoint path, read its finished cases (resume = 1,
+ * the file must be this sweep's) or create it (resume = 0: it must not
+ * exist). CLI_EXIT_OK or CLI_EXIT_FAIL with a message. */
+int sweep_ledger_open(sweep_ledger *L, const sweep *s, const char *cmd, const char *ckpt, int resume);
+/* Record case i (thread-safe; a case recorded twice keeps the first). */
+void sweep_ledger_record(sweep_ledger *L, long i, int status, const double *row, const char *msg);
+/* Up to n case indices not yet finished nor handed out, into idx; with
+ * again = 1 and none left, cases handed out but not finished (another
+ * worker's, which may have died). The count taken. Thread-safe. */
+int sweep_ledger_take(sweep_ledger *L, long *idx, int n, int again);
+/* On stderr: how many cases failed, and a checkpoint write failure. */
+void sweep_ledger_report(const sweep_ledger *L, const char *cmd);
+void sweep_ledger_close(sweep_ledger *L);
+/* The result table as CSV and JSON into the files (NULL: not written;
+ * both NULL: CSV on standard output), each written whole or not at all.
+ * CLI_EXIT_OK or CLI_EXIT_FAIL. */
+int sweep_ledger_write(const sweep_ledger *L, const char *cmd, const char *spec, const char *csv,
+                       const char *json);
+
+/* Compute the cases idx[0..n-1] on `threads` threads and record them. */
+void sweep_run_cases(sweep_ledger *L, const long *idx, long n, int threads);
+
+/* ---- MPI (mpi/sweep_mpi.c, built where CMake finds MPI) ---- */
+/* 1 when started by mpirun (its environment), else 0. */
+int sweep_mpi_launched(void);
+
+typedef struct sweep_opts {
+    const char *spec, *ckpt, *csv, *json;
+    int resume;
+    int threads;              /* per rank (0: OpenMP's default) */
+    int chunk;                /* cases per hand-out (0: the threads) */
+    int serve_only;           /* rank 0 hands out only (with more than one rank) */
+    int stats;                /* rank 0 prints the time and the hand-outs on stderr */
+} sweep_opts;
+
+/* The sweep on every rank: rank 0 hands out chunks of cases dynamically
+ * and computes too; every rank computes on its threads. Returns the exit
+ * status (rank 0: outputs written). */
+int sweep_mpi_main(const char *cmd, const sweep_opts *o);
+
+#endif

@@ -1,0 +1,331 @@
+/*
+ * sweep_ledger.c - the finished cases of a sweep: the result table in
+ * memory, the checkpoint file that lets --resume skip them, and the
+ * CSV and JSON tables written at the end.
+ *
+ * Checkpoint: a first line "mbsens sweep checkpoint HASH NCASES NCOLS"
+ * (HASH of the spec and model texts), then one line per finished case,
+ * "INDEX STATUS" and, for a case that succeeded, its NCOLS values in
+ * hexadecimal floating point (%a: read back exactly), for a failed one a
+ * tab and its message. Each line is flushed when written; a last line cut
+ * short by a kill is dropped (and cut off the file) on resume.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_util.h"
+#include "sweep.h"
+
+enum { CASE_PENDING = 0, CASE_DONE, CASE_OUT };
+
+static void store(sweep_ledger *L, long i, int status, const double *row, const char *msg)
+{
+    size_t nc = (size_t)L->s->ncols;
+    L->status[i] = status;
+    if (status == MBS_OK)
+        memcpy(L->rows + (size_t)i * nc, row, nc * sizeof *row);
+    else
+        L->msg[i] = strdup(msg && msg[0] ? msg : mbs_status_string(status));
+    L->done[i] = CASE_DONE;
+    L->ndone++;
+}
+
+/* One checkpoint line (without its newline) into the ledger; -1 if malformed. */
+static int read_line(sweep_ledger *L, char *line, double *row)
+{
+    char *p = line, *end;
+    long i = strtol(p, &end, 10);
+    if (end == p || i < 0 || i >= L->s->ncases)
+        return -1;
+    p = end;
+    long st = strtol(p, &end, 10);
+    if (end == p || st > 0 || st < -100)
+        return -1;
+    p = end;
+    if (st != MBS_OK) {
+        if (*p != '\t')
+            return -1;
+        if (L->done[i] != CASE_DONE)
+            store(L, i, (int)st, NULL, p + 1);
+        return 0;
+    }
+    for (int k = 0; k < L->s->ncols; k++) {
+        row[k] = strtod(p, &end);
+        if (end == p)
+            return -1;
+        p = end;
+    }
+    if (*p)
+        return -1;
+    if (L->done[i] != CASE_DONE)
+        store(L, i, MBS_OK, row, NULL);
+    return 0;
+}
+
+/* Read the finished cases of an existing checkpoint; the length of its
+ * whole lines in *keep. */
+static int read_checkpoint(sweep_ledger *L, const char *cmd, const char *path, FILE *f, long *keep)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    long pos = 0, lineno = 0;
+    double *row = malloc(((size_t)L->s->ncols + 1) * sizeof *row);
+    int rc = row ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+    while (rc == CLI_EXIT_OK && (n = getline(&line, &cap, f)) > 0) {
+        lineno++;
+        if (line[n - 1] != '\n')
+            break;   /* cut short: dropped */
+        line[n - 1] = 0;
+        if (lineno == 1) {
+            char want[128];
+            snprintf(want, sizeof want, "mbsens sweep checkpoint %016llx %ld %d", (unsigned long long)L->s->hash,
+                     L->s->ncases, L->s->ncols);
+            if (strcmp(line, want) != 0) {
+                cli_error(cmd, "%s: a checkpoint of another sweep (the spec or the model changed)", path);
+                rc = CLI_EXIT_FAIL;
+            }
+        } else if (read_line(L, line, row) != 0) {
+            cli_error(cmd, "%s:%ld: malformed checkpoint line", path, lineno);
+            rc = CLI_EXIT_FAIL;
+        }
+        pos += (long)n;
+    }
+    if (rc == CLI_EXIT_OK && lineno == 0) {
+        cli_error(cmd, "%s: empty checkpoint file", path);
+        rc = CLI_EXIT_FAIL;
+    }
+    free(line);
+    free(row);
+    *keep = pos;
+    return rc;
+}
+
+static int open_checkpoint(sweep_ledger *L, const char *cmd, const char *path, int resume)
+{
+    FILE *f = fopen(path, resume ? "r+" : "wx");
+    if (!f) {
+        if (!resume && errno == EEXIST)
+            cli_error(cmd, "--checkpoint %s exists: continue it with --resume, or remove it", path);
+        else
+            cli_error(cmd, "--checkpoint %s: %s", path, strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    long keep = 0;
+    if (resume && read_checkpoint(L, cmd, path, f, &keep) != CLI_EXIT_OK) {
+        fclose(f);
+        return CLI_EXIT_FAIL;
+    }
+    if (resume && (fflush(f) != 0 || ftruncate(fileno(f), keep) != 0 || fseek(f, keep, SEEK_SET) != 0)) {
+        cli_error(cmd, "--checkpoint %s: %s", path, strerror(errno));
+        fclose(f);
+        return CLI_EXIT_FAIL;
+    }
+    if (!resume)
+        fprintf(f, "mbsens sweep checkpoint %016llx %ld %d\n", (unsigned long long)L->s->hash, L->s->ncases,
+                L->s->ncols);
+    if (fflush(f) != 0) {
+        cli_error(cmd, "--checkpoint %s: %s", path, strerror(errno));
+        fclose(f);
+        return CLI_EXIT_FAIL;
+    }
+    L->ckpt = f;
+    return CLI_EXIT_OK;
+}
+
+int sweep_ledger_open(sweep_ledger *L, const sweep *s, const char *cmd, const char *ckpt, int resume)
+{
+    memset(L, 0, sizeof *L);
+    L->s = s;
+    size_t n = (size_t)s->ncases;
+    L->rows = malloc((n * (size_t)s->ncols + 1) * sizeof *L->rows);
+    L->status = calloc(n, sizeof *L->status);
+    L->msg = calloc(n, sizeof *L->msg);
+    L->done = calloc(n, 1);
+    pthread_mutex_init(&L->lock, NULL);
+    if (!L->rows || !L->status || !L->msg || !L->done) {
+        cli_error(cmd, "out of memory for %ld cases", s->ncases);
+        return CLI_EXIT_FAIL;
+    }
+    return ckpt ? open_checkpoint(L, cmd, ckpt, resume) : CLI_EXIT_OK;
+}
+
+void sweep_ledger_record(sweep_ledger *L, long i, int status, const double *row, const char *msg)
+{
+    pthread_mutex_lock(&L->lock);
+    if (L->done[i] != CASE_DONE) {
+        store(L, i, status, row, msg);
+        if (L->ckpt) {
+            FILE *f = L->ckpt;
+            fprintf(f, "%ld %d", i, status);
+            if (status == MBS_OK)
+                for (int k = 0; k < L->s->ncols; k++)
+                    fprintf(f, " %a", row[k]);
+            else
+                fputc('\t', f);
+            for (const char *p = status != MBS_OK && L->msg[i] ? L->msg[i] : ""; *p; p++)
+                fputc(*p == '\n' || *p == '\r' ? ' ' : *p, f);
+            fputc('\n', f);
+            L->ckpt_failed |= fflush(f) != 0;
+        }
+    }
+    pthread_mutex_unlock(&L->lock);
+}
+
+int sweep_ledger_take(sweep_ledger *L, long *idx, int n, int again)
+{
+    int got = 0;
+    long nc = L->s->ncases;
+    pthread_mutex_lock(&L->lock);
+    for (long k = 0; k < nc && got < n && L->ndone < nc; k++) {
+        long i = (L->next + k) % nc;
+        if (L->done[i] == CASE_PENDING) {
+            L->done[i] = CASE_OUT;
+            idx[got++] = i;
+        }
+    }
+    for (long k = 0; again && got == 0 && k < nc && L->ndone < nc; k++) {
+        long i = (L->next + k) % nc;
+        if (L->done[i] == CASE_OUT)
+            idx[got++] = i;
+    }
+    if (got)
+        L->next = (idx[got - 1] + 1) % nc;
+    pthread_mutex_unlock(&L->lock);
+    return got;
+}
+
+void sweep_ledger_report(const sweep_ledger *L, const char *cmd)
+{
+    long failed = 0;
+    for (long i = 0; i < L->s->ncases; i++)
+        failed += L->done[i] == CASE_DONE && L->status[i] != MBS_OK;
+    if (failed)
+        fprintf(stderr, "mbsens %s: %ld of %ld cases failed (their messages are in the table)\n", cmd, failed,
+                L->s->ncases);
+    if (L->ckpt_failed)
+        cli_error(cmd, "the checkpoint could not be written completely (kept)");
+}
+
+void sweep_ledger_close(sweep_ledger *L)
+{
+    if (L->ckpt)
+        fclose(L->ckpt);
+    for (long i = 0; L->msg && i < L->s->ncases; i++)
+        free(L->msg[i]);
+    free(L->rows);
+    free(L->status);
+    free(L->msg);
+    free(L->done);
+    pthread_mutex_destroy(&L->lock);
+    memset(L, 0, sizeof *L);
+}
+
+/* ---- the result tables ---- */
+
+static void csv_field(cli_buf *b, const char *s)
+{
+    cli_buf_puts(b, "\"");
+    for (; *s; s++)
+        if (*s == '"')
+            cli_buf_puts(b, "\"\"");
+        else
+            cli_buf_printf(b, "%c", *s == '\n' ? ' ' : *s);
+    cli_buf_puts(b, "\"");
+}
+
+static void write_csv(const sweep_ledger *L, cli_buf *b, double *x)
+{
+    const sweep *s = L->s;
+    cli_buf_puts(b, "case,status");
+    for (int k = 0; k < s->nvar; k++)
+        cli_buf_printf(b, ",%s", s->var[k].name);
+    for (int k = 0; k < s->ncols; k++)
+        cli_buf_printf(b, ",%s", s->cols[k]);
+    cli_buf_puts(b, "\n");
+    for (long i = 0; i < s->ncases; i++) {
+        cli_buf_printf(b, "%ld,", i);
+        if (L->status[i] == MBS_OK)
+            cli_buf_puts(b, "ok");
+        else
+            csv_field(b, L->msg[i] ? L->msg[i] : "");
+        sweep_case_values(s, i, x);
+        for (int k = 0; k < s->nvar; k++)
+            cli_buf_printf(b, ",%.17g", x[k]);
+        for (int k = 0; k < s->ncols; k++)
+            if (L->status[i] == MBS_OK)
+                cli_buf_printf(b, ",%.17g", L->rows[(size_t)i * s->ncols + k]);
+            else
+                cli_buf_puts(b, ",");
+        cli_buf_puts(b, "\n");
+    }
+}
+
+static void write_json(const sweep_ledger *L, cli_buf *b, const char *spec, double *x)
+{
+    const sweep *s = L->s;
+    cli_buf_puts(b, "{\n  \"spec\": ");
+    cli_json_str(b, spec);
+    cli_buf_puts(b, ",\n  \"model\": ");
+    cli_json_str(b, mbs_model_name(s->m));
+    cli_buf_puts(b, ",\n  \"variables\": [");
+    for (int k = 0; k < s->nvar; k++) {
+        cli_buf_puts(b, k ? ", " : "");
+        cli_json_str(b, s->var[k].name);
+    }
+    cli_buf_puts(b, "],\n  \"columns\": [");
+    for (int k = 0; k < s->ncols; k++) {
+        cli_buf_puts(b, k ? ", " : "");
+        cli_json_str(b, s->cols[k]);
+    }
+    cli_buf_puts(b, "],\n  \"cases\": [");
+    for (long i = 0; i < s->ncases; i++) {
+        cli_buf_printf(b, "%s\n    {\"case\": %ld, \"x\": ", i ? "," : "", i);
+        sweep_case_values(s, i, x);
+        cli_json_vec(b, x, s->nvar);
+        if (L->status[i] == MBS_OK) {
+            cli_buf_puts(b, ", \"values\": ");
+            cli_json_vec(b, L->rows + (size_t)i * s->ncols, s->ncols);
+        } else {
+            cli_buf_puts(b, ", \"error\": ");
+            cli_json_str(b, L->msg[i] ? L->msg[i] : "");
+        }
+        cli_buf_puts(b, "}");
+    }
+    cli_buf_puts(b, "\n  ]\n}\n");
+}
+
+int sweep_ledger_write(const sweep_ledger *L, const char *cmd, const char *spec, const char *csv,
+                       const char *json)
+{
+    double *x = malloc(((size_t)L->s->nvar + 1) * sizeof *x);
+    if (!x) {
+        cli_error(cmd, "out of memory");
+        return CLI_EXIT_FAIL;
+    }
+    int rc = CLI_EXIT_OK;
+    for (int k = 0; k < 2 && rc == CLI_EXIT_OK; k++) {
+        const char *path = k ? json : csv;
+        if (!path && (k || json))
+            continue;
+        cli_buf b = {0};
+        if (k)
+            write_json(L, &b, spec, x);
+        else
+            write_csv(L, &b, x);
+        if (b.oom) {
+            cli_error(cmd, "out of memory");
+            rc = CLI_EXIT_FAIL;
+        } else if (!path) {
+            rc = cli_buf_emit(&b, stdout, cmd);
+        } else if (cli_write_atomic(cmd, k ? "--json" : "--csv", path, spec, b.s, b.len) != 0) {
+            rc = CLI_EXIT_FAIL;
+        }
+        cli_buf_free(&b);
+    }
+    free(x);
+    return rc;
+}
