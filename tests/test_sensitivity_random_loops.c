@@ -42,7 +42,10 @@
  *      with the penalty one), so its fd error grows as 1/step below 1e-4
  *      (model 135 of 30: 2.1e-5, 4.6e-5, 1.1e-4 at steps 1e-4, 3e-5, 1e-5)
  *      while truncation dominates above (4.3e-5 at 3e-4, equal to Matrix
- *      R's): what the changes of the fd gradient with the step show.
+ *      R's): what the changes of the fd gradient with the step show, and
+ *      the range of psi over nine runs at parameters 1e-12 apart
+ *      (mbs_test_fd_error) measures: up to 4e-10 of psi for ALI3-P (draw
+ *      66), 1e-13 for Matrix R.
  *  (3) CAVM = DDM within the DDM's O(h^2) discretization error (the CAVM is
  *      the gradient of the continuous psi, the DDM of the 1 ms discrete
  *      one; Richardson from runs at h/2 and h/4, mbs_test_sens_order_error)

@@ -146,7 +146,16 @@ int mbs_test_order_error(const mbs_model *m, const mbs_sim_options *o, int p, co
  *   - the round-off of psi, which nearby runs share and the changes above
  *     need not show: each of the N steps rounds psi and the state it
  *     integrates at eps relative: 2 N eps |psi_i| / h_j, h_j the parameter's
- *     absolute step.
+ *     absolute step;
+ *   - the round-off noise of psi that differs from run to run, amplified
+ *     by the run (ALI3-P: the penalty alpha ~ 1e9 times the round-off of
+ *     Phi, in every multiplier update and projection; Newton iteration
+ *     counts that change with the last bits), which the changes with h
+ *     sample only twice: measured on nine runs whose parameters differ by
+ *     k 1e-12 relative (k = 0 .. 8), less their smooth change g drho: the
+ *     range R_i of psi_i; the two runs of a difference are two more draws,
+ *     |n+ - n-| <= 2 R_i (normal noise: the range of nine draws is about
+ *     3 sigma, a difference's sd sqrt(2) sigma), so R_i / h_j.
  * err[k] is their sum for each entry (objective x parameter, row-major) of
  * g(h) = fd->grad, computed with options o. Returns 0 or -1 (a run failed;
  * err then INFINITY). */
