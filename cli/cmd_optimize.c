@@ -89,6 +89,7 @@ static int parse_names(const char *cmd, const char *opt, const char *text, const
         char name[256];
         if (len == 0 || len >= sizeof name) {
             cli_error(cmd, "%s: invalid parameter name list '%s'", opt, text);
+            cli_usage_hint(cmd, usage);
             return CLI_EXIT_USAGE;
         }
         memcpy(name, p, len);
@@ -99,6 +100,7 @@ static int parse_names(const char *cmd, const char *opt, const char *text, const
             fprintf(stderr, "parameters:");
             for (int k = 0; k < mbs_model_nparams(m); k++) fprintf(stderr, " %s", mbs_param_name(m, k));
             fputc('\n', stderr);
+            cli_usage_hint(cmd, usage);
             return CLI_EXIT_USAGE;
         }
         flags[j] = 1;
@@ -575,6 +577,7 @@ static int parse_pos(const char *cmd, const char *opt, const char *s, double *ou
     double v = strtod(s, &end);
     if (*end || end == s || !isfinite(v) || !(v > 0)) {
         cli_error(cmd, "%s: expected a positive number, got '%s'", opt, s);
+        cli_usage_hint(cmd, usage);
         return CLI_EXIT_USAGE;
     }
     *out = v;
@@ -588,6 +591,7 @@ static int parse_int(const char *cmd, const char *opt, const char *s, int *out)
     long v = strtol(s, &end, 10);
     if (*end || end == s || v < 1 || v > 100000000) {
         cli_error(cmd, "%s: expected a positive integer, got '%s'", opt, s);
+        cli_usage_hint(cmd, usage);
         return CLI_EXIT_USAGE;
     }
     *out = (int)v;
@@ -715,6 +719,7 @@ int cmd_optimize(int argc, char **argv)
             fprintf(stderr, "objectives:");
             for (int k = 0; k < nobj; k++) fprintf(stderr, " %s", mbs_objective_name(m, k));
             fputc('\n', stderr);
+            cli_usage_hint(cmd, usage);
             rc = CLI_EXIT_USAGE;
             goto done;
         }
@@ -726,10 +731,11 @@ int cmd_optimize(int argc, char **argv)
         for (const char *p = w_s; *p; p++) count += *p == ',';
         if (count != nobj) {
             cli_error(cmd, "--weights: expected %d values (one per objective), got %d", nobj, count);
+            cli_usage_hint(cmd, usage);
             rc = CLI_EXIT_USAGE;
             goto done;
         }
-        if ((rc = cli_parse_values(cmd, opt, w_s, NULL, weights, nobj)) != CLI_EXIT_OK) goto done;
+        if ((rc = cli_parse_values(cmd, opt, w_s, NULL, weights, nobj, usage)) != CLI_EXIT_OK) goto done;
         o.weights = weights;
     }
     if (fix_s && (rc = parse_names(cmd, "--fix", fix_s, m, fixed)) != CLI_EXIT_OK) goto done;
@@ -757,6 +763,7 @@ int cmd_optimize(int argc, char **argv)
         if (ppoint < 0) {
             cli_error(cmd, "--plot-point: expected BODY.POINT.C with a named point of the model and C one of "
                       "x y z vx vy vz ax ay az, got '%s'", pp_s);
+            cli_usage_hint(cmd, usage);
             rc = CLI_EXIT_USAGE;
             goto done;
         }
@@ -776,6 +783,7 @@ int cmd_optimize(int argc, char **argv)
         }
         if (pcoord < 0) {
             cli_error(cmd, "--plot-coord: expected a coordinate name of the model (or NAME.qd), got '%s'", pc_s);
+            cli_usage_hint(cmd, usage);
             rc = CLI_EXIT_USAGE;
             goto done;
         }
@@ -784,6 +792,7 @@ int cmd_optimize(int argc, char **argv)
     int pfunc = -1;
     if (pr_s && (pfunc = mbs_function_find(m, pr_s)) < 0) {
         cli_error(cmd, "--plot-ref: the model has no function '%s'", pr_s);
+        cli_usage_hint(cmd, usage);
         rc = CLI_EXIT_USAGE;
         goto done;
     }

@@ -47,6 +47,18 @@ static void usage(FILE *out)
           "2 invalid command line. See docs/cli.md.\n", out);
 }
 
+static int unknown_command(const char *name)
+{
+    const char *names[NCOMMANDS + 1];
+    for (int k = 0; k < NCOMMANDS; k++)
+        names[k] = commands[k].name;
+    names[NCOMMANDS] = "help";
+    const char *near = cli_nearest(name, strlen(name), names, NCOMMANDS + 1);
+    if (near)
+        return cli_usage_error(NULL, usage, "unknown command '%s' (did you mean '%s'?)", name, near);
+    return cli_usage_error(NULL, usage, "unknown command '%s'", name);
+}
+
 static const command *find_command(const char *name)
 {
     for (int k = 0; k < NCOMMANDS; k++)
@@ -77,15 +89,20 @@ int main(int argc, char **argv)
             return cli_usage_error(NULL, usage, "help: unexpected argument '%s'", argv[3]);
         const command *c = find_command(argv[2]);
         if (!c)
-            return cli_usage_error(NULL, usage, "unknown command '%s'", argv[2]);
+            return unknown_command(argv[2]);
         char help[] = "--help";
         char *hargv[] = {argv[2], help, NULL};
         return c->run(2, hargv);
     }
-    if (name[0] == '-')
+    if (name[0] == '-') {
+        const char *opts[] = {"--help", "--version"};
+        const char *near = cli_nearest(name, strlen(name), opts, 2);
+        if (near)
+            return cli_usage_error(NULL, usage, "unknown option '%s' (did you mean '%s'?)", name, near);
         return cli_usage_error(NULL, usage, "unknown option '%s'", name);
+    }
     const command *c = find_command(name);
     if (!c)
-        return cli_usage_error(NULL, usage, "unknown command '%s'", name);
+        return unknown_command(name);
     return c->run(argc - 1, argv + 1);
 }
