@@ -816,6 +816,11 @@ int cmd_optimize(int argc, char **argv)
                tmp.sim.dt, tmp.sim.tf);
         fflush(stdout);
     }
+    {   /* the initial design's run: what it does to q0, qd0 */
+        cli_initial_change ic;
+        if (cli_initial_change_eval(cmd, m, o.sens.sim.t0, o.sens.sim.loop, &ic) != CLI_EXIT_OK) goto done;
+        cli_initial_change_note(stderr, cmd, m, &ic);
+    }
     if (mbs_optimize(m, &o, &res, &err) != MBS_OK) {
         cli_error(cmd, "%s", err.msg[0] ? err.msg : "optimization failed");
         goto done;

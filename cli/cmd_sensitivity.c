@@ -125,6 +125,12 @@ int cmd_sensitivity(int argc, char **argv)
     if (tf_s) o.sim.tf = tf;
     if (fd_s) o.fd_step = fdh;
 
+    cli_initial_change ic;
+    if (cli_initial_change_eval(cmd, m, o.sim.t0, o.sim.loop, &ic) != CLI_EXIT_OK) {
+        mbs_model_free(m);
+        return CLI_EXIT_FAIL;
+    }
+    cli_initial_change_note(stderr, cmd, m, &ic);
     /* history: written to a temporary file renamed at the end */
     hist h = { NULL, m, 0 };
     cli_atomic af = { 0 };
@@ -163,6 +169,8 @@ int cmd_sensitivity(int argc, char **argv)
         cli_json_num(&b, o.sim.dt);
         cli_buf_puts(&b, ",\n  \"tf\": ");
         cli_json_num(&b, o.sim.tf);
+        cli_buf_puts(&b, ",\n  \"initial_state\": ");
+        cli_initial_change_json(&b, m, &ic);
         cli_buf_puts(&b, ",\n  \"objectives\": [");
         for (int k = 0; k < res.nobj; k++) { if (k) cli_buf_puts(&b, ", "); cli_json_str(&b, mbs_objective_name(m, k)); }
         cli_buf_puts(&b, "],\n  \"parameters\": [");

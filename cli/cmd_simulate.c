@@ -135,6 +135,7 @@ static int tangent_from_name(const char *name)
 typedef struct {
     const char *cmd;
     const mbs_model *m;
+    const cli_initial_change *initial;
     int nq, nout;
     mbs_output *outs;     /* the model's outputs, then the --poses ones */
     int json;             /* --format json */
@@ -214,6 +215,10 @@ static void header(sink *s)
         cli_json_str(&t, mbs_model_name(m));
         emit_str(s, "{\"model\": ");
         emit_str(s, t.s ? t.s : "\"\"");
+        cli_buf_free(&t);
+        cli_initial_change_json(&t, m, s->initial);
+        emit_str(s, ",\n \"initial_state\": ");
+        emit_str(s, t.s ? t.s : "null");
         emit_str(s, ",\n \"columns\": [");
         cli_buf_free(&t);
     }
@@ -427,8 +432,12 @@ int cmd_simulate(int argc, char **argv)
     if (e_tangent >= 0) o.tangent = e_tangent ? mbs_tangent_analytic : mbs_tangent_fd;
     if (no_project) o.project = 0;
     if (e_loop > 0) o.loop = (mbs_loop_formulation)e_loop;
-    if (o.loop == MBS_LOOP_INDEX1 && o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL)
+    if (o.loop == MBS_LOOP_INDEX1 && o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL) {
+        if (e_solver == MBS_SOLVER_NEWTON)
+            fprintf(stderr, "mbsens %s: note: index1 with the trapezoidal rule uses the fixedpoint solver, "
+                            "not %s\n", cmd, mbs_nl_solver_name(o.solver));
         o.solver = MBS_SOLVER_FIXEDPOINT;   /* as the integrator does (for the summary) */
+    }
     if (e_proj >= 0) o.projection = (mbs_projection)e_proj;
     if (s_pen) o.penalty = pen;
     if (s_pscale) o.proj_scale = pscale;
@@ -448,11 +457,18 @@ int cmd_simulate(int argc, char **argv)
         }
     }
 
+    cli_initial_change ic;
+    if (cli_initial_change_eval(cmd, m, o.t0, o.loop, &ic) != CLI_EXIT_OK) {
+        mbs_model_free(m);
+        return CLI_EXIT_FAIL;
+    }
+    cli_initial_change_note(stderr, cmd, m, &ic);
     const int to_file = out && strcmp(out, "-") != 0;
     sink s;
     memset(&s, 0, sizeof s);
     s.cmd = cmd;
     s.m = m;
+    s.initial = &ic;
     s.nq = mbs_model_nq(m);
     s.json = s_format && strcmp(s_format, "json") == 0;
     if ((rc = collect_outputs(cmd, m, s_poses, &s.outs, &s.nout)) != CLI_EXIT_OK) {
@@ -524,6 +540,8 @@ int cmd_simulate(int argc, char **argv)
                     every);
         else
             fprintf(stderr, "  steps            %ld (%ld output rows)\n", st.steps, s.rows);
+
+        cli_initial_change_summary(stderr, m, &ic);
         if (trap && o.loop != MBS_LOOP_NONE && o.loop != MBS_LOOP_INDEX1)
             /* closed-loop steppers: exact tangent sweeps, the force part kept across steps by default */
             fprintf(stderr, "  iterations       mean %.2f, max %d per step (newton, tangent %s)\n",
