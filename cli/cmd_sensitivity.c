@@ -34,12 +34,12 @@ static void usage(FILE *out)
           "         checkpoints and backward adjoint; closed loops (ali3p, matrixr) the\n"
           "         adjoint of the constrained equations in independent coordinates\n"
           "  fd     central finite differences over whole simulations (2p + 1 runs)\n"
-          "  cs     complex step over whole RK4 simulations (fr)\n"
+          "  cs     complex step over whole RK4 simulations (fr, its default)\n"
           "\n"
           "Options:\n"
-          "  --formulation NAME  open trees: semi (trapezoidal rule, default) or fr (fully\n"
-          "                      recursive, RK4); closed loops: ali3p or matrixr (default:\n"
-          "                      the model's simulation section)\n"
+          "  --formulation NAME  open trees: semi (trapezoidal rule, default; cs: fr) or fr\n"
+          "                      (fully recursive, RK4); closed loops: ali3p or matrixr\n"
+          "                      (default: the model's simulation section)\n"
           "  --ref POINT         reference point: com (default), origin or joint\n"
           "  --dt H              step (default: the model's simulation section, else 1e-3)\n"
           "  --tf T              final time (default: the model's, else 1)\n"
@@ -118,7 +118,9 @@ int cmd_sensitivity(int argc, char **argv)
     if (form >= 0) {
         o.sim.formulation = (mbs_fd_algorithm)form;
         o.sim.loop = MBS_LOOP_NONE;   /* fr|semi on the command line overrides a loop formulation of the model file */
-    } else if (loop < 0) o.sim.formulation = MBS_FD_SEMI_RECURSIVE;
+    } else if (loop < 0) {   /* cs differentiates the RK4 runs of fr; the others default to semi */
+        o.sim.formulation = meth == MBS_SENS_CS ? MBS_FD_RECURSIVE : MBS_FD_SEMI_RECURSIVE;
+    }
     if (loop > 0) o.sim.loop = (mbs_loop_formulation)loop;
     if (ref >= 0) o.sim.ref = (mbs_ref_point)ref;
     if (dt_s) o.sim.dt = dt;
