@@ -103,6 +103,7 @@ void cli_initial_change_note(FILE *out, const char *cmd, const mbs_model *m, con
 
 void cli_initial_change_summary(FILE *out, const mbs_model *m, const cli_initial_change *ch)
 {
+    if (!ch->closed && ch->iq < 0 && ch->iqd < 0) return;   /* an open tree, nothing to say */
     fprintf(out, "  initial state    %s: max |q - q0| %.3e (%s), max |qd - qd0| %.3e (%s)%s\n",
             ch->closed ? "assembled" : "normalized", ch->dq, coord(m, ch->iq), ch->dqd, coord(m, ch->iqd),
             ch->qd_zeroed ? ", qd0 set to zero" : "");

@@ -40,7 +40,8 @@ int cli_initial_change_eval(const char *cmd, const mbs_model *m, double t0, mbs_
 int cli_initial_change_matters(const cli_initial_change *ch);
 /* "mbsens CMD: note: ..." lines for a change that matters (nothing otherwise). */
 void cli_initial_change_note(FILE *out, const char *cmd, const mbs_model *m, const cli_initial_change *ch);
-/* The "  initial state ..." line of a run summary. */
+/* The "  initial state ..." line of a run summary (closed loops, or a
+ * changed state). */
 void cli_initial_change_summary(FILE *out, const mbs_model *m, const cli_initial_change *ch);
 /* A JSON object {"assembled", "q_change", "q_change_at", "qd_change",
  * "qd_change_at", "qd_zeroed"}. */
@@ -234,7 +235,8 @@ int cli_initial_change_eval(const char *cmd, const mbs_model *m, double t0, mbs_
 int cli_initial_change_matters(const cli_initial_change *ch);
 /* "mbsens CMD: note: ..." lines for a change that matters (nothing otherwise). */
 void cli_initial_change_note(FILE *out, const char *cmd, const mbs_model *m, const cli_initial_change *ch);
-/* The "  initial state ..." line of a run summary. */
+/* The "  initial state ..." line of a run summary (closed loops, or a
+ * changed state). */
 void cli_initial_change_summary(FILE *out, const mbs_model *m, const cli_initial_change *ch);
 /* A JSON object {"assembled", "q_change", "q_change_at", "qd_change",
  * "qd_change_at", "qd_zeroed"}. */

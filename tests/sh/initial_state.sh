@@ -63,8 +63,8 @@ stderr_has "^  initial state    assembled: max \|q - q0\| [0-9.e+-]+ \(.*\), max
 run simulate "$PENDULUM" --tf 0.01 --out "$TMP/pendulum.csv"
 expect 0 "simulate an open tree"
 no_note "open tree"
-stderr_has "^  initial state    normalized: max \|q - q0\| 0\.000e\+00 \(-\), max \|qd - qd0\| 0\.000e\+00 \(-\)$" \
-    "open tree: nothing changed"
+if grep -q 'initial state' "$ERR"; then ko "open tree, nothing changed: no initial-state line"; else
+    ok "open tree, nothing changed: no initial-state line"; fi
 
 # index1 with the trapezoidal rule runs the fixed-point solver
 run simulate "$FIVEBAR" --tf 0.01 --formulation index1 --solver newton --out "$TMP/i1.csv"
