@@ -412,7 +412,10 @@ int view_sensitivity_write(const char *cmd, const char *path, cli_buf *b)
     json_error_t e;
     json_t *root = json_load_file(path, 0, &e);
     if (!root) {
-        cli_error(cmd, "%s:%d:%d: %s", path, e.line, e.column, e.text);
+        if (e.line > 0)
+            cli_error(cmd, "%s:%d:%d: %s", path, e.line, e.column, e.text);
+        else   /* not a syntax error: the file cannot be read (e.text names it) */
+            cli_error(cmd, "--sensitivity: %s", e.text);
         return CLI_EXIT_FAIL;
     }
     size_t nobj = 0, npar = 0;

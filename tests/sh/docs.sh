@@ -1,0 +1,32 @@
+#!/bin/sh
+# The docs are executable: every command shown in README.md and docs/*.md
+# runs and prints what the doc shows, and every JSON example loads
+# (tests/sh/lib/doctest.py says how blocks are read and the markers that
+# make an output illustrative or a block not run).
+#
+# Not run: docs/architecture.md and docs/layout-plan.md, notes of the
+# layout work whose commands build and inspect a build tree (cmake,
+# scripts/layers.py); they carry no doctest markers yet.
+#
+# Environment (set by CTest): MBS_CLI, MBS_SOURCE_DIR.
+SUITE=docs
+. "$MBS_SOURCE_DIR/tests/sh/lib/common.sh"
+need_python
+NOT_RUN="architecture.md layout-plan.md"
+
+set -- "$MBS_SOURCE_DIR/README.md"
+for f in "$MBS_SOURCE_DIR"/docs/*.md; do
+    case " $NOT_RUN " in *" $(basename "$f") "*) continue ;; esac
+    set -- "$@" "$f"
+done
+python3 "$MBS_SOURCE_DIR/tests/sh/lib/doctest.py" --cli "$CLI" --source "$MBS_SOURCE_DIR" "$@" >"$TMP/doctest.log" 2>&1
+status=$?
+while IFS= read -r line; do
+    case $line in
+        "ok: "*) ok "${line#ok: }" ;;
+        "FAILED: "*) ko "${line#FAILED: }" ;;
+        *) echo "$line" ;;
+    esac
+done <"$TMP/doctest.log"
+[ "$status" -eq 0 ] || ko "doctest.py exits $status"
+finish
