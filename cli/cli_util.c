@@ -3,6 +3,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli_util.h"
+#include "shortest.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -240,10 +241,13 @@ void cli_json_str(cli_buf *b, const char *s)
 
 void cli_json_num(cli_buf *b, double x)
 {
-    if (isfinite(x))
-        cli_buf_printf(b, "%.17g", x);
-    else
+    char num[CLI_SHORTEST_LEN];
+    if (isfinite(x)) {
+        cli_shortest(x, num);
+        cli_buf_puts(b, num);
+    } else {
         cli_buf_puts(b, "null");
+    }
 }
 
 void cli_json_vec(cli_buf *b, const double *x, int n)

@@ -90,7 +90,8 @@ void cli_buf_free(cli_buf *b);
  * otherwise CLI_EXIT_OK. */
 int cli_buf_emit(cli_buf *b, FILE *out, const char *cmd);
 
-/* JSON pieces. Numbers use %.17g; non-finite numbers become null. */
+/* JSON pieces. Numbers with the fewest digits (15 to 17) that read back
+ * exactly (shortest.h); non-finite numbers become null. */
 void cli_json_str(cli_buf *b, const char *s);
 void cli_json_num(cli_buf *b, double x);
 void cli_json_vec(cli_buf *b, const double *x, int n);

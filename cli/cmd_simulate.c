@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "shortest.h"
 
 static void usage(FILE *out)
 {
@@ -183,29 +184,20 @@ static void emit_name(sink *s, const char *sep, const char *a, const char *b)
     cli_buf_free(&t);
 }
 
-/* x with the fewest significant digits (15..17) that read back exactly.
- * Fixed formats (a '*' precision sends glibc's printf down its slow
- * positional path); 17 digits always read back, so they are not checked. */
+/* x with the fewest significant digits (15..17) that read back exactly
+ * (shortest.h), after sep. */
 static void emit(sink *s, const char *sep, double x)
 {
-    char num[40];
+    char num[CLI_SHORTEST_LEN + 8];
     const size_t ls = strlen(sep);
     memcpy(num, sep, ls);
-    char *v = num + ls;
-    const size_t room = sizeof num - ls;
-    if (s->json && !isfinite(x)) {
-        snprintf(v, room, "null");
-        emit_str(s, num);
-        return;
-    }
-    snprintf(v, room, "%.15g", x);
-    if (strtod(v, NULL) != x) {
-        snprintf(v, room, "%.16g", x);
-        if (strtod(v, NULL) != x) snprintf(v, room, "%.17g", x);
-    }
-    if (fputs(num, s->f) < 0) s->write_error = errno ? errno : EIO;
+    size_t len = 4;
+    if (s->json && !isfinite(x))
+        memcpy(num + ls, "null", 5);
+    else
+        len = (size_t)cli_shortest(x, num + ls);
+    if (fwrite(num, 1, ls + len, s->f) != ls + len) s->write_error = errno ? errno : EIO;
 }
-
 
 static void header(sink *s)
 {
