@@ -21,6 +21,7 @@
 #include <jansson.h>
 
 #include "cli_util.h"
+#include "opt_stop.h"
 #include "mbsens/optimize.h"
 
 static void usage(FILE *out)
@@ -487,6 +488,12 @@ static void result_json(cli_buf *b, const mbs_model *m, const char *path, const 
                    "  \"stages\": %d,\n  \"stop_reason\": ", res->iterations, res->evaluations,
                    res->failed_evaluations, res->stages);
     cli_json_str(b, res->stop_reason);
+    cli_opt_stop why;
+    cli_opt_stop_explain(res, o, &why);
+    cli_buf_puts(b, ",\n  \"stop_words\": ");
+    cli_json_str(b, why.words);
+    cli_buf_printf(b, ",\n  \"converged\": %s,\n  \"verdict\": ", why.converged ? "true" : "false");
+    cli_json_str(b, why.verdict);
     cli_buf_puts(b, ",\n  \"projected_gradient_norm_initial\": ");
     cli_json_num(b, res->pg_norm_initial);
     cli_buf_puts(b, ",\n  \"projected_gradient_norm\": ");
@@ -830,6 +837,9 @@ int cmd_optimize(int argc, char **argv)
     cli_buf_printf(&b, "stop: %s after %d iterations, %d evaluations (%d failed), %d stage%s, %.3f s\n",
                    res.stop_reason, res.iterations, res.evaluations, res.failed_evaluations, res.stages,
                    res.stages == 1 ? "" : "s", res.wall_seconds);
+    cli_opt_stop why;
+    cli_opt_stop_explain(&res, &o, &why);
+    cli_buf_printf(&b, "      %s\nresult: %s\n", why.words, why.verdict);
     cli_buf_printf(&b, "psi: %.10e -> %.10e (reduced %.4g times)\n", res.psi_initial, res.psi_final,
                    res.psi_final != 0 ? res.psi_initial / res.psi_final : INFINITY);
     cli_buf_printf(&b, "projected gradient norm: %.4e -> %.4e\n", res.pg_norm_initial, res.pg_norm);
