@@ -66,6 +66,7 @@ int cmd_inverse(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_assemble(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_sensitivity(int argc, char **argv);
 int cmd_optimize(int argc, char **argv);
@@ -99,6 +100,12 @@ void cli_json_vec(cli_buf *b, const double *x, int n);
 void cli_json_mat3(cli_buf *b, const double A[9]);
 /* Coordinate names of the model as a JSON array of strings. */
 void cli_json_coord_names(cli_buf *b, const mbs_model *m);
+
+/* A whole JSON document (jansson's json_t, passed as void * so that this
+ * header needs no jansson) as text for reading and diffs: the shortest
+ * numbers that read back, members in order, indentation of 2, arrays of
+ * scalars on one line when they fit in 100 columns; a final newline. */
+void cli_json_write(cli_buf *b, void *doc);
 
 /* Text pieces: "[ x y z ]" with % .6e. */
 void cli_text_vec(cli_buf *b, const double *x, int n);

@@ -553,25 +553,15 @@ static int model_out(const char *cmd, const char *in, const char *out, const mbs
                   mbs_model_nparams(m), found);
         return CLI_EXIT_FAIL;
     }
-    char *s = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    cli_buf text = { 0 };
+    cli_json_write(&text, root);
     json_decref(root);
-    if (!s) {
-        cli_error(cmd, "--model-out: out of memory");
-        return CLI_EXIT_FAIL;
-    }
-    size_t len = strlen(s);
-    char *s2 = malloc(len + 2);
     int rc = CLI_EXIT_FAIL;
-    if (s2) {
-        memcpy(s2, s, len);
-        s2[len] = '\n';
-        s2[len + 1] = 0;
-        rc = (cli_write_atomic(cmd, "--model-out", out, in, s2, len + 1) ? CLI_EXIT_FAIL : CLI_EXIT_OK);
-    } else {
+    if (text.oom)
         cli_error(cmd, "--model-out: out of memory");
-    }
-    free(s2);
-    free(s);
+    else
+        rc = cli_write_atomic(cmd, "--model-out", out, in, text.s, text.len) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+    cli_buf_free(&text);
     return rc;
 }
 

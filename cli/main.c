@@ -19,6 +19,7 @@ static const command commands[] = {
     {"generate", cmd_generate, "write a generated benchmark model (spatial chain)"},
     {"simulate", cmd_simulate, "forward-dynamics simulation: trajectory as CSV"},
     {"check", cmd_check, "verify the analytical derivatives against complex step"},
+    {"assemble", cmd_assemble, "the initial state of a run: closed loops assembled, velocities solved"},
     {"convert", cmd_convert, "write a model (URDF or JSON) as a JSON model or MuJoCo MJCF"},
     {"sensitivity", cmd_sensitivity, "objectives and their gradients over a simulation (DDM, adjoints, FD)"},
     {"optimize", cmd_optimize, "design optimization and optimal control (NLopt, analytical gradients)"},
