@@ -284,6 +284,21 @@ void cli_json_coord_names(cli_buf *b, const mbs_model *m)
     buf_putc(b, ']');
 }
 
+void cli_csv_name(cli_buf *b, const char *name)
+{
+    const size_t n = strlen(name);
+    if (!strpbrk(name, ",\"\r\n") && !(n && (name[0] == ' ' || name[n - 1] == ' '))) {
+        cli_buf_puts(b, name);
+        return;
+    }
+    buf_putc(b, '"');
+    for (const char *p = name; *p; p++) {
+        if (*p == '"') buf_putc(b, '"');
+        buf_putc(b, *p);
+    }
+    buf_putc(b, '"');
+}
+
 void cli_text_vec(cli_buf *b, const double *x, int n)
 {
     buf_putc(b, '[');

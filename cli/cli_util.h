@@ -107,6 +107,11 @@ void cli_json_coord_names(cli_buf *b, const mbs_model *m);
  * scalars on one line when they fit in 100 columns; a final newline. */
 void cli_json_write(cli_buf *b, void *doc);
 
+/* A CSV header field: the name as it is, or in double quotes (inner
+ * quotes doubled, RFC 4180) when it holds a comma, a quote, a line break
+ * or a leading or trailing blank. */
+void cli_csv_name(cli_buf *b, const char *name);
+
 /* Text pieces: "[ x y z ]" with % .6e. */
 void cli_text_vec(cli_buf *b, const double *x, int n);
 

@@ -136,7 +136,10 @@ static int on_iter(void *user, const mbs_opt_iter *it)
     }
     if (!L->hist_header) {
         cli_buf_puts(&L->hist, "iteration,stage,tf,evaluations,psi,gnorm,step");
-        for (int j = 0; j < it->nparam; j++) cli_buf_printf(&L->hist, ",%s", mbs_param_name(L->m, j));
+        for (int j = 0; j < it->nparam; j++) {
+            cli_buf_puts(&L->hist, ",");
+            cli_csv_name(&L->hist, mbs_param_name(L->m, j));
+        }
         cli_buf_puts(&L->hist, "\n");
         L->hist_header = 1;
     }

@@ -60,13 +60,23 @@ static int on_history(void *user, double t, int nobj, int nparam, const double *
     hist *h = user;
     if (!h->f) return 0;
     if (!h->header) {
-        fputs("t", h->f);
-        for (int k = 0; k < nobj; k++) fprintf(h->f, ",%s", mbs_objective_name(h->m, k));
+        cli_buf b = {0};
+        cli_buf_puts(&b, "t");
+        for (int k = 0; k < nobj; k++) {
+            cli_buf_puts(&b, ",");
+            cli_csv_name(&b, mbs_objective_name(h->m, k));
+        }
         if (grad)
             for (int k = 0; k < nobj; k++)
-                for (int j = 0; j < nparam; j++)
-                    fprintf(h->f, ",d%s/d%s", mbs_objective_name(h->m, k), mbs_param_name(h->m, j));
-        fputc('\n', h->f);
+                for (int j = 0; j < nparam; j++) {
+                    char name[600];
+                    snprintf(name, sizeof name, "d%s/d%s", mbs_objective_name(h->m, k), mbs_param_name(h->m, j));
+                    cli_buf_puts(&b, ",");
+                    cli_csv_name(&b, name);
+                }
+        cli_buf_puts(&b, "\n");
+        if (b.s) fputs(b.s, h->f);
+        cli_buf_free(&b);
         h->header = 1;
     }
     fprintf(h->f, "%.17g", t);
@@ -191,12 +201,22 @@ int cmd_sensitivity(int argc, char **argv)
         cli_buf_printf(&b, "model %s: %s formulation, ref %s, method %s, dt %g, tf %g (%.3f s)\n",
                        mbs_model_name(m), fname, mbs_ref_point_name(o.sim.ref), mbs_sens_method_name(o.method),
                        o.sim.dt, o.sim.tf, res.wall_seconds);
-        cli_buf_printf(&b, "%-10s %15s", "objective", "psi");
-        for (int j = 0; j < res.nparam; j++) cli_buf_printf(&b, " %15s", mbs_param_name(m, j));
+        /* columns as wide as their names (at least 10 and 15) */
+        int wo = 10;
+        for (int k = 0; k < res.nobj; k++)
+            if ((int)strlen(mbs_objective_name(m, k)) > wo) wo = (int)strlen(mbs_objective_name(m, k));
+        cli_buf_printf(&b, "%-*s %15s", wo, "objective", "psi");
+        for (int j = 0; j < res.nparam; j++) {
+            const int wp = (int)strlen(mbs_param_name(m, j)) > 15 ? (int)strlen(mbs_param_name(m, j)) : 15;
+            cli_buf_printf(&b, " %*s", wp, mbs_param_name(m, j));
+        }
         cli_buf_puts(&b, "\n");
         for (int k = 0; k < res.nobj; k++) {
-            cli_buf_printf(&b, "%-10s % 15.8e", mbs_objective_name(m, k), res.psi[k]);
-            for (int j = 0; j < res.nparam; j++) cli_buf_printf(&b, " % 15.8e", res.grad[(size_t)k * res.nparam + j]);
+            cli_buf_printf(&b, "%-*s % 15.8e", wo, mbs_objective_name(m, k), res.psi[k]);
+            for (int j = 0; j < res.nparam; j++) {
+                const int wp = (int)strlen(mbs_param_name(m, j)) > 15 ? (int)strlen(mbs_param_name(m, j)) : 15;
+                cli_buf_printf(&b, " % *.8e", wp, res.grad[(size_t)k * res.nparam + j]);
+            }
             cli_buf_puts(&b, "\n");
         }
     }

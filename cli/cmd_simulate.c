@@ -167,19 +167,15 @@ static void emit_str(sink *s, const char *str)
     if (fputs(str, s->f) < 0) s->write_error = errno ? errno : EIO;
 }
 
-/* a column name: as is in CSV, a JSON string otherwise */
+/* a column name: a CSV field (quoted if it must be) or a JSON string */
 static void emit_name(sink *s, const char *sep, const char *a, const char *b)
 {
     emit_str(s, sep);
-    if (!s->json) {
-        emit_str(s, a);
-        emit_str(s, b);
-        return;
-    }
     char name[600];
     snprintf(name, sizeof name, "%s%s", a, b);
     cli_buf t = {0};
-    cli_json_str(&t, name);
+    if (s->json) cli_json_str(&t, name);
+    else cli_csv_name(&t, name);
     emit_str(s, t.s ? t.s : "\"\"");
     cli_buf_free(&t);
 }
