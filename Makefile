@@ -5,7 +5,9 @@ BUILD_SAN  ?= build-san
 JOBS       ?= 2
 CMAKE_ARGS ?=
 
-.PHONY: all deps build build-san check check-release check-san check-browser demo bench install clean
+PREFIX     ?=
+
+.PHONY: all deps build lib build-san check check-release check-san check-browser demo bench install clean
 
 all: build
 
@@ -15,6 +17,11 @@ deps:
 build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
 	cmake --build $(BUILD) -j $(JOBS)
+
+# The library and the command only (no tests, no benchmarks): what install needs.
+lib: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+	cmake --build $(BUILD) -j $(JOBS) --target mbsens mbsens_static mbsens_cli mbsens_help_files
 
 build-san: deps
 	cmake -S . -B $(BUILD_SAN) -DCMAKE_BUILD_TYPE=Debug -DMBS_SANITIZE=ON -DMBS_BUILD_BENCH=OFF $(CMAKE_ARGS)
@@ -42,8 +49,9 @@ demo: build
 bench: build
 	@sh scripts/bench.sh $(BUILD)
 
-install: build
-	cmake --install $(BUILD)
+# make install [PREFIX=DIR]: DIR, else the prefix the build was configured with.
+install: lib
+	cmake --install $(BUILD) $(if $(PREFIX),--prefix "$(PREFIX)")
 
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN)
