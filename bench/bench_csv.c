@@ -9,6 +9,8 @@
  *           cli/shortest.c: the first of %.15g, %.16g, %.17g that strtod
  *           reads back (cli_shortest_printf), written to /dev/null
  *   fast    the same text by cli_shortest (exact integer arithmetic)
+ *   npy     the same rows as binary float64 (simulate --format npy), one
+ *           fwrite per value as the command does
  * The rows are recorded once from one run; both writers print the same
  * text (checked here). Ratios printf/sim and fast/sim are medians over the
  * repetitions.
@@ -88,6 +90,13 @@ static void write_rows(void *p)
     }
 }
 
+static void write_binary(void *p)
+{
+    ctx *c = p;
+    const size_t n = (size_t)c->nrows * (size_t)(1 + 3 * c->nq);
+    for (size_t i = 0; i < n; i++) fwrite(&c->rows[i], sizeof c->rows[i], 1, c->null);
+}
+
 static int same_text(const ctx *c)
 {
     const int w = 1 + 3 * c->nq;
@@ -134,15 +143,15 @@ int main(int argc, char **argv)
     ctx cp = c, cf = c;
     cp.fmt = cli_shortest_printf;
     cf.fmt = cli_shortest;
-    bench_fn f[3] = { run_sim, write_rows, write_rows };
-    void *ctxs[3] = { &c, &cp, &cf };
-    bench_result r[3];
-    double ratio[3];
-    bench_time_many(3, f, ctxs, r, ratio);
+    bench_fn f[4] = { run_sim, write_rows, write_rows, write_binary };
+    void *ctxs[4] = { &c, &cp, &cf, &c };
+    bench_result r[4];
+    double ratio[4];
+    bench_time_many(4, f, ctxs, r, ratio);
     const double values = (double)c.nrows * (1 + 3 * c.nq);
     printf("| kernel | ms | ns/value | / simulation | spread |\n|---|---|---|---|---|\n");
-    const char *name[3] = { "simulation", "CSV, printf + strtod", "CSV, cli_shortest" };
-    for (int k = 0; k < 3; k++)
+    const char *name[4] = { "simulation", "CSV, printf + strtod", "CSV, cli_shortest", "npy (binary)" };
+    for (int k = 0; k < 4; k++)
         printf("| %s | %.1f | %.1f | %.3f | %.0f %% |\n", name[k], r[k].median_ns * 1e-6,
                k ? r[k].median_ns / values : 0.0, ratio[k], bench_spread_pct(&r[k]));
     printf("\nprintf / cli_shortest: %.2f\n\n", ratio[1] / ratio[2]);

@@ -8,7 +8,8 @@ PACKAGES="build-essential cmake pkg-config
 libjansson-dev liblapacke-dev libopenblas-dev
 libsundials-dev libnlopt-dev libxml2-dev
 libmujoco-dev
-chromium"
+chromium
+python3 python3-numpy"
 # The viewer's bundle and browser tests use node and npm (viewer/): the
 # machine's own where there is one, else Debian's.
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
