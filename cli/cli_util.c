@@ -299,6 +299,14 @@ void cli_csv_name(cli_buf *b, const char *name)
     buf_putc(b, '"');
 }
 
+double cli_progress_delay(void)
+{
+    const char *e = getenv("MBS_PROGRESS_DELAY");
+    char *end;
+    double v = e ? strtod(e, &end) : NAN;
+    return e && end != e && *end == '\0' && v >= 0 && isfinite(v) ? v : 2.0;
+}
+
 void cli_text_vec(cli_buf *b, const double *x, int n)
 {
     buf_putc(b, '[');

@@ -17,36 +17,6 @@
 #define CLI_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define CLI_PRINTF(a, b)
-/* ---- initial state ----
- * What a run does to the model's q0, qd0 before its first step: Euler
- * parameters normalized, and with a closed-loop formulation (cut joints or
- * drivers) q assembled and qd from the velocity problem at t0 with the
- * model's "assembly" settings, which sets qd0 to zero unless the model
- * lists the coordinates whose speed it gives in "assembly.fixed". */
-typedef struct cli_initial_change {
-    int closed;          /* assembled (closed-loop formulation) */
-    double dq, dqd;      /* max |q - q0|, max |qd - qd0| */
-    int iq, iqd;         /* coordinates of those maxima (-1: nothing changed) */
-    int qd_zeroed;       /* qd0 had a non-zero speed and qd is zero */
-    double tol;          /* the model's assembly tolerance: changes above it are announced */
-} cli_initial_change;
-
-/* Evaluate on a copy (the run reports its own failures: a state that does
- * not assemble leaves *ch at "nothing changed"). CLI_EXIT_OK, or
- * CLI_EXIT_FAIL (out of memory) with a message. */
-int cli_initial_change_eval(const char *cmd, const mbs_model *m, double t0, mbs_loop_formulation loop,
-                            cli_initial_change *ch);
-/* A change above the assembly tolerance, or qd0 zeroed. */
-int cli_initial_change_matters(const cli_initial_change *ch);
-/* "mbsens CMD: note: ..." lines for a change that matters (nothing otherwise). */
-void cli_initial_change_note(FILE *out, const char *cmd, const mbs_model *m, const cli_initial_change *ch);
-/* The "  initial state ..." line of a run summary (closed loops, or a
- * changed state). */
-void cli_initial_change_summary(FILE *out, const mbs_model *m, const cli_initial_change *ch);
-/* A JSON object {"assembled", "q_change", "q_change_at", "qd_change",
- * "qd_change_at", "qd_zeroed"}. */
-void cli_initial_change_json(cli_buf *b, const mbs_model *m, const cli_initial_change *ch);
-
 #endif
 
 /* Exit statuses. */
@@ -224,6 +194,12 @@ int cli_state_init(cli_state *st, const char *cmd, const char *model_path,
                    const char *q, const char *qd, const char *qdd,
                    const char *ref, void (*usage)(FILE *));
 void cli_state_free(cli_state *st);
+
+/* ---- progress on a terminal ----
+ * Long runs show their progress on standard error when it is a terminal,
+ * after a delay of 2 s, or of $MBS_PROGRESS_DELAY seconds when set (0:
+ * at once). */
+double cli_progress_delay(void);
 
 /* ---- initial state ----
  * What a run does to the model's q0, qd0 before its first step: Euler

@@ -9,16 +9,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "shortest.h"
 
 static void usage(FILE *out)
 {
     fputs("Usage: mbsens sensitivity MODEL [--method ddm|davm|cavm|fd|cs]\n"
           "                          [--formulation semi|fr|ali3p|matrixr] [--ref com|origin|joint]\n"
           "                          [--dt H] [--tf T] [--fd-step S]\n"
-          "                          [--json] [--history FILE.csv]\n"
+          "                          [--json] [--history FILE.csv] [--quiet]\n"
           "\n"
           "Objective functions of MODEL (its \"objectives\" section) over a simulation\n"
           "from the initial state, and their gradients with respect to its design\n"
@@ -46,18 +48,56 @@ static void usage(FILE *out)
           "  --fd-step S         fd: relative step (default 1e-6)\n"
           "  --json              print a JSON object\n"
           "  --history FILE      write t, psi and (ddm) the gradient at every step as CSV\n"
+          "  -q, --quiet         no progress (shown on a terminal for runs over 2 s: the\n"
+          "                      time reached and the time left; for davm and cavm the\n"
+          "                      forward pass)\n"
           "  -h, --help          show this help and exit\n", out);
 }
 
 typedef struct {
-    FILE *f;
+    FILE *f;              /* --history, or NULL */
     const mbs_model *m;
     int header;
+    /* progress on a terminal (as simulate's), with the time left */
+    int progress, shown;
+    const char *pass;     /* "" or " (forward pass)": the adjoints' backward pass is not shown */
+    double t0, tf, delay;
+    struct timespec start, last;
 } hist;
+
+static double seconds_since(const struct timespec *a)
+{
+    struct timespec b;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    return (double)(b.tv_sec - a->tv_sec) + 1e-9 * (double)(b.tv_nsec - a->tv_nsec);
+}
+
+static void progress(hist *h, double t)
+{
+    const double el = seconds_since(&h->start);
+    if (!h->progress || el < h->delay || seconds_since(&h->last) <= 0.2) return;
+    clock_gettime(CLOCK_MONOTONIC, &h->last);
+    const double span = h->tf - h->t0, frac = span > 0 ? (t - h->t0) / span : 1;
+    fprintf(stderr, "\rmbsens sensitivity: t = %-10.6g of %g (%3.0f%%)%s", t, h->tf, 100 * frac, h->pass);
+    const double left = el * (1 - frac) / (frac > 0 ? frac : 1);
+    if (frac > 0.01 && frac < 1) fprintf(stderr, left < 10 ? ", %.1f s left  " : ", %.0f s left  ", left);
+    else fputs("  ", stderr);
+    fflush(stderr);
+    h->shown = 1;
+}
+
+static void put_num(FILE *f, const char *sep, double x)
+{
+    char num[CLI_SHORTEST_LEN];
+    cli_shortest(x, num);
+    fputs(sep, f);
+    fputs(num, f);
+}
 
 static int on_history(void *user, double t, int nobj, int nparam, const double *psi, const double *grad)
 {
     hist *h = user;
+    progress(h, t);
     if (!h->f) return 0;
     if (!h->header) {
         cli_buf b = {0};
@@ -79,10 +119,10 @@ static int on_history(void *user, double t, int nobj, int nparam, const double *
         cli_buf_free(&b);
         h->header = 1;
     }
-    fprintf(h->f, "%.17g", t);
-    for (int k = 0; k < nobj; k++) fprintf(h->f, ",%.17g", psi[k]);
+    put_num(h->f, "", t);
+    for (int k = 0; k < nobj; k++) put_num(h->f, ",", psi[k]);
     if (grad)
-        for (int k = 0; k < nobj * nparam; k++) fprintf(h->f, ",%.17g", grad[k]);
+        for (int k = 0; k < nobj * nparam; k++) put_num(h->f, ",", grad[k]);
     fputc('\n', h->f);
     return 0;
 }
@@ -92,8 +132,9 @@ int cmd_sensitivity(int argc, char **argv)
     const char *cmd = "sensitivity";
     const char *form_s = NULL, *ref_s = NULL, *meth_s = NULL, *dt_s = NULL, *tf_s = NULL, *fd_s = NULL;
     const char *hist_s = NULL, *pos[1];
-    int json = 0, npos = 0;
+    int json = 0, quiet = 0, npos = 0;
     const cli_option opts[] = {
+        {"--quiet", "-q", NULL, &quiet},
         {"--formulation", NULL, &form_s, NULL}, {"--ref", NULL, &ref_s, NULL},
         {"--method", NULL, &meth_s, NULL},      {"--dt", NULL, &dt_s, NULL},
         {"--tf", NULL, &tf_s, NULL},            {"--fd-step", NULL, &fd_s, NULL},
@@ -144,7 +185,11 @@ int cmd_sensitivity(int argc, char **argv)
     }
     cli_initial_change_note(stderr, cmd, m, &ic);
     /* history: written to a temporary file renamed at the end */
-    hist h = { NULL, m, 0 };
+    hist h = { .m = m, .pass = "", .t0 = o.sim.t0, .tf = o.sim.tf, .delay = cli_progress_delay() };
+    h.progress = !quiet && isatty(fileno(stderr));
+    if (o.method == MBS_SENS_DAVM || o.method == MBS_SENS_CAVM) h.pass = " (forward pass)";
+    clock_gettime(CLOCK_MONOTONIC, &h.start);
+    h.last = h.start;
     cli_atomic af = { 0 };
     if (hist_s) {
         if (cli_atomic_open(&af, cmd, hist_s, pos[0]) != 0) {
@@ -152,6 +197,8 @@ int cmd_sensitivity(int argc, char **argv)
             return CLI_EXIT_FAIL;
         }
         h.f = af.f;
+    }
+    if (h.f || h.progress) {
         o.history = on_history;
         o.history_user = &h;
     }
@@ -159,6 +206,7 @@ int cmd_sensitivity(int argc, char **argv)
     mbs_error err;
     err.msg[0] = 0;
     rc = mbs_sensitivity(m, &o, &res, &err) == MBS_OK ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+    if (h.shown) fputs("\r\033[K", stderr);
     if (h.f) {
         if (rc != CLI_EXIT_OK) cli_atomic_abort(&af);
         else if (cli_atomic_commit(&af, cmd, "--history") != 0) rc = CLI_EXIT_FAIL;

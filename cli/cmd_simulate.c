@@ -157,7 +157,7 @@ typedef struct {
     int failed;           /* a library call failed (message in mbs_data_error) */
     /* progress */
     int progress;
-    double t0, tf;
+    double t0, tf, delay;
     struct timespec start, last;
     int shown;
 } sink;
@@ -313,10 +313,10 @@ static void header(sink *s)
     emit_str(s, s->json ? "],\n \"rows\": [\n" : "\n");
 }
 
-/* On a terminal, after 2 s: the time reached, every 0.2 s. */
+/* On a terminal, after cli_progress_delay(): the time reached, every 0.2 s. */
 static int progress(sink *s, double t)
 {
-    if (s->progress && seconds_since(&s->start) > 2 && seconds_since(&s->last) > 0.2) {
+    if (s->progress && seconds_since(&s->start) >= s->delay && seconds_since(&s->last) > 0.2) {
         clock_gettime(CLOCK_MONOTONIC, &s->last);
         double span = s->tf - s->t0, frac = span > 0 ? (t - s->t0) / span : 1;
         fprintf(stderr, "\rmbsens simulate: t = %-12.6g of %g (%3.0f%%)  ", t, s->tf, 100 * frac);
@@ -552,6 +552,7 @@ int cmd_simulate(int argc, char **argv)
     s.t0 = o.t0;
     s.tf = o.tf;
     s.progress = !quiet && isatty(fileno(stderr));
+    s.delay = cli_progress_delay();
     clock_gettime(CLOCK_MONOTONIC, &s.start);
     s.last = s.start;
     s.vals = calloc(MBS_OUTPUT_MAX_COLUMNS, sizeof(double));
