@@ -2,12 +2,14 @@
 # (Debian packages, via scripts/install-deps.sh), build and run.
 BUILD      ?= build
 BUILD_SAN  ?= build-san
+BUILD_FUZZ ?= build-fuzz
+SECONDS    ?= 60
 JOBS       ?= 2
 CMAKE_ARGS ?=
 
 PREFIX     ?=
 
-.PHONY: all deps build lib build-san check check-release check-san check-browser demo bench install clean
+.PHONY: all deps build lib build-san check check-release check-coretype check-san check-browser demo bench fuzz install clean
 
 all: build
 
@@ -30,6 +32,15 @@ build-san: deps
 check-release: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
+# The tests that compute with LAPACK/BLAS (CTest label `lapack`) once more,
+# under another OpenBLAS kernel than the environment's: their bounds must
+# not depend on the kernel's rounding (docs/testing.md).
+check-coretype: build
+	@ct=$$(sh scripts/other-coretype.sh) || exit 1; \
+	echo "check-coretype: the LAPACK-using tests again with OPENBLAS_CORETYPE=$$ct" \
+	     "(environment: $${OPENBLAS_CORETYPE:-unset})"; \
+	OPENBLAS_CORETYPE=$$ct ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L lapack
+
 check-san: build-san
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	ctest --test-dir $(BUILD_SAN) --output-on-failure -j $(JOBS)
@@ -39,9 +50,10 @@ check-san: build-san
 check-browser: build
 	sh tests/browser/run.sh $(BUILD)
 
-# All tests, optimized and under AddressSanitizer + UndefinedBehaviorSanitizer,
-# then the browser tests of the viewer.
-check: check-release check-san check-browser
+# All tests, optimized (then the LAPACK-using ones under a second OpenBLAS
+# kernel) and under AddressSanitizer + UndefinedBehaviorSanitizer, then the
+# browser tests of the viewer.
+check: check-release check-coretype check-san check-browser
 
 demo: build
 	@sh scripts/demo.sh $(BUILD)
@@ -49,9 +61,18 @@ demo: build
 bench: build
 	@sh scripts/bench.sh $(BUILD)
 
+# The libFuzzer target over the model loaders, run for SECONDS seconds
+# (clang from Debian; docs/testing.md "Fuzzing").
+fuzz:
+	@sh scripts/install-deps.sh fuzz
+	CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMBS_FUZZ=ON \
+	  -DMBS_BUILD_TESTS=OFF -DMBS_BUILD_BENCH=OFF $(CMAKE_ARGS)
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_load
+	sh scripts/fuzz.sh $(BUILD_FUZZ) $(SECONDS)
+
 # make install [PREFIX=DIR]: DIR, else the prefix the build was configured with.
 install: lib
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix "$(PREFIX)")
 
 clean:
-	rm -rf $(BUILD) $(BUILD_SAN)
+	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_FUZZ)

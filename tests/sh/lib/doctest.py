@@ -26,6 +26,11 @@ wrote:
 Markers, on the line before the fence (HTML comments, not rendered):
 
   <!-- doctest: skip (WHY) -->    not run; WHY is required
+  <!-- doctest: numbers (WHY) -->  output compared with every number masked:
+                                  the lines, names and layout must match,
+                                  the figures are round-off or last digits
+                                  that any change of the arithmetic moves
+                                  (WHY is required)
   <!-- doctest: run -->           commands run, output not compared (the
                                   figures are illustrative); a command
                                   must exit 0 unless its shown output has
@@ -65,6 +70,7 @@ import tempfile
 
 MARK = re.compile(r'^<!--\s*doctest:\s*(.*?)\s*-->\s*$')
 TIME = re.compile(r'\b\d+\.\d+ s\b')
+NUMBER = re.compile(r'(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])')
 
 
 class Block:
@@ -108,10 +114,11 @@ def parse(path):
     return items
 
 
-def normalize(text):
+def normalize(text, numbers=False):
     out = []
     for l in text.split('\n'):
-        out.append(TIME.sub('T s', l.rstrip()))
+        l = TIME.sub('T s', l.rstrip())
+        out.append(NUMBER.sub('#', l) if numbers else l)
     while out and out[-1] == '':
         out.pop()
     return out
@@ -171,7 +178,7 @@ class Runner:
         else:
             self.ko('line %d: sh block exits %d' % (b.start, rc), out)
 
-    def commands(self, b, compare):
+    def commands(self, b, compare, numbers=False):
         cmds = []   # (line, command, shown output)
         for k, l in enumerate(b.lines):
             if l.startswith('$ '):
@@ -187,8 +194,8 @@ class Runner:
                 last = rc
             label = 'line %d: $ %s' % (line, cmd if len(cmd) < 70 else cmd[:67] + '...')
             if compare:
-                got = normalize(out)
-                want = normalize('\n'.join(shown))
+                got = normalize(out, numbers)
+                want = normalize('\n'.join(shown), numbers)
                 if matches(want, got):
                     self.ok(label)
                 else:
@@ -266,7 +273,9 @@ class Runner:
             if b.lang == 'sh':
                 self.sh_block(b)
             elif b.lang in ('', 'console', 'text') and any(l.startswith('$ ') for l in b.lines):
-                self.commands(b, compare=marker != 'run')
+                if marker.startswith('numbers') and not re.match(r'numbers \(.+\)$', marker):
+                    self.ko('line %d: "doctest: numbers" without its reason' % b.start)
+                self.commands(b, compare=marker != 'run', numbers=marker.startswith('numbers'))
             elif b.lang == 'json':
                 njson += 1
                 self.json_block(b, njson)
