@@ -6,28 +6,41 @@ BUILD_FUZZ ?= build-fuzz
 SECONDS    ?= 60
 JOBS       ?= 2
 CMAKE_ARGS ?=
+# The interpreter of the Python package: Debian's, with its numpy, never
+# whichever python3 comes first on PATH.
+PYTHON     ?= /usr/bin/python3
 
 PREFIX     ?=
 
-.PHONY: all deps build lib build-san check check-release check-coretype check-san check-browser demo bench fuzz install clean
+.PHONY: all deps configure build lib build-san python check check-release check-coretype check-san check-browser demo bench fuzz install clean
 
 all: build
 
 deps:
 	@sh scripts/install-deps.sh
 
-build: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+configure: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE=$(PYTHON) $(CMAKE_ARGS)
+
+build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The library and the command only (no tests, no benchmarks): what install needs.
-lib: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+lib: configure
 	cmake --build $(BUILD) -j $(JOBS) --target mbsens mbsens_static mbsens_cli mbsens_help_files
 
 build-san: deps
-	cmake -S . -B $(BUILD_SAN) -DCMAKE_BUILD_TYPE=Debug -DMBS_SANITIZE=ON -DMBS_BUILD_BENCH=OFF $(CMAKE_ARGS)
+	cmake -S . -B $(BUILD_SAN) -DCMAKE_BUILD_TYPE=Debug -DMBS_SANITIZE=ON -DMBS_BUILD_BENCH=OFF \
+	  -DPython3_EXECUTABLE=$(PYTHON) $(CMAKE_ARGS)
 	cmake --build $(BUILD_SAN) -j $(JOBS)
+
+# The Python package in place: the extension built in $(BUILD) and copied
+# next to the sources, so that PYTHONPATH=python imports mbsens.
+python: configure
+	cmake --build $(BUILD) -j $(JOBS) --target mbsens_python
+	rm -f python/mbsens/_mbsens*.so
+	cp $(BUILD)/python/mbsens/_mbsens*.so python/mbsens/
+	@echo "mbsens: PYTHONPATH=python $(PYTHON) imports the package (docs/python.md)"
 
 check-release: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
@@ -56,7 +69,7 @@ check-browser: build
 check: check-release check-coretype check-san check-browser
 
 demo: build
-	@sh scripts/demo.sh $(BUILD)
+	@PYTHON=$(PYTHON) sh scripts/demo.sh $(BUILD)
 
 bench: build
 	@sh scripts/bench.sh $(BUILD)
@@ -75,4 +88,4 @@ install: lib
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix "$(PREFIX)")
 
 clean:
-	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_FUZZ)
+	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_FUZZ) python/mbsens/_mbsens*.so

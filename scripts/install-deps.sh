@@ -11,8 +11,9 @@ PACKAGES="build-essential cmake pkg-config
 libjansson-dev liblapacke-dev libopenblas-dev
 libsundials-dev libnlopt-dev libxml2-dev
 libmujoco-dev
-chromium
-python3 python3-numpy"
+python3 python3-dev python3-numpy python3-pytest python3-scipy python3-matplotlib
+python3-venv python3-pip
+chromium"
 # The viewer's bundle and browser tests use node and npm (viewer/): the
 # machine's own where there is one, else Debian's.
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then

@@ -6,14 +6,16 @@
 #
 # Not run: docs/architecture.md and docs/layout-plan.md, notes of the
 # layout work whose commands build and inspect a build tree (cmake,
-# scripts/layers.py), and docs/testing.md, whose commands are make targets
-# (fuzzing, the test suite itself); they carry no doctest markers yet.
+# scripts/layers.py), docs/testing.md, whose commands are make targets
+# (fuzzing, the test suite itself), and docs/python.md, whose commands
+# build and install the Python package (its own tests run them); they carry
+# no doctest markers yet.
 #
 # Environment (set by CTest): MBS_CLI, MBS_SOURCE_DIR.
 SUITE=docs
 . "$MBS_SOURCE_DIR/tests/sh/lib/common.sh"
 need_python
-NOT_RUN="architecture.md layout-plan.md testing.md"
+NOT_RUN="architecture.md layout-plan.md testing.md python.md"
 
 set -- "$MBS_SOURCE_DIR/README.md"
 for f in "$MBS_SOURCE_DIR"/docs/*.md; do
