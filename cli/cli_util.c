@@ -49,10 +49,11 @@ void cli_usage_hint(const char *cmd, void (*usage)(FILE *))
     if (text) {
         size_t line = strcspn(text, "\n");
         text[line] = '\0';
-        char *opt = strstr(text, " [-");
+        const char *opt = strstr(text, " [-");
         if (opt)
-            strcpy(opt, " [OPTIONS]");
-        fprintf(stderr, "%s\n", text);
+            fprintf(stderr, "%.*s [OPTIONS]\n", (int)(opt - text), text);
+        else
+            fprintf(stderr, "%s\n", text);
     }
     free(text);
     if (cmd)
