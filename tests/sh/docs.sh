@@ -15,6 +15,13 @@
 SUITE=docs
 . "$MBS_SOURCE_DIR/tests/sh/lib/common.sh"
 need_python
+# The docs' commands take minutes under the sanitizers (optimizations and
+# simulations of the tour); the CLI's code paths are run under them by the
+# other tests of tests/sh, so the docs are checked in the optimized build.
+if [ "${MBS_SANITIZE:-OFF}" = ON ]; then
+    ok "docs are run in the optimized build (MBS_SANITIZE=ON here)"
+    finish
+fi
 NOT_RUN="architecture.md layout-plan.md testing.md python.md"
 
 set -- "$MBS_SOURCE_DIR/README.md"
