@@ -10,7 +10,9 @@ CMAKE_ARGS ?=
 # whichever python3 comes first on PATH.
 PYTHON     ?= /usr/bin/python3
 
-.PHONY: all deps configure build build-san python check check-release check-coretype check-san check-browser demo bench fuzz install clean
+PREFIX     ?=
+
+.PHONY: all deps configure build lib build-san python check check-release check-coretype check-san check-browser demo bench fuzz install clean
 
 all: build
 
@@ -22,6 +24,10 @@ configure: deps
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
+
+# The library and the command only (no tests, no benchmarks): what install needs.
+lib: configure
+	cmake --build $(BUILD) -j $(JOBS) --target mbsens mbsens_static mbsens_cli mbsens_help_files
 
 build-san: deps
 	cmake -S . -B $(BUILD_SAN) -DCMAKE_BUILD_TYPE=Debug -DMBS_SANITIZE=ON -DMBS_BUILD_BENCH=OFF \
@@ -77,8 +83,9 @@ fuzz:
 	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_load
 	sh scripts/fuzz.sh $(BUILD_FUZZ) $(SECONDS)
 
-install: build
-	cmake --install $(BUILD)
+# make install [PREFIX=DIR]: DIR, else the prefix the build was configured with.
+install: lib
+	cmake --install $(BUILD) $(if $(PREFIX),--prefix "$(PREFIX)")
 
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_FUZZ) python/mbsens/_mbsens*.so

@@ -3,6 +3,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli_util.h"
+#include "shortest.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,17 +35,94 @@ void cli_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
 }
 
+/* The first line of the usage text up to its first option, then
+ * " [OPTIONS]" if it had options, and where the whole text is. */
+void cli_usage_hint(const char *cmd, void (*usage)(FILE *))
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *mem = usage ? open_memstream(&text, &size) : NULL;
+    if (mem) {
+        usage(mem);
+        fclose(mem);
+    }
+    if (text) {
+        size_t line = strcspn(text, "\n");
+        text[line] = '\0';
+        const char *opt = strstr(text, " [-");
+        if (opt)
+            fprintf(stderr, "%.*s [OPTIONS]\n", (int)(opt - text), text);
+        else
+            fprintf(stderr, "%s\n", text);
+    }
+    free(text);
+    if (cmd)
+        fprintf(stderr, "See 'mbsens %s --help'.\n", cmd);
+    else
+        fputs("See 'mbsens --help'.\n", stderr);
+}
+
 int cli_usage_error(const char *cmd, void (*usage)(FILE *), const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vmessage(cmd, fmt, ap);
     va_end(ap);
-    if (usage) {
-        fputc('\n', stderr);
-        usage(stderr);
-    }
+    cli_usage_hint(cmd, usage);
     return CLI_EXIT_USAGE;
+}
+
+/* Edits (insertion, deletion, substitution, swap of neighbours) from a[0..la)
+ * to b[0..lb); names are short (at most 63 characters are compared). */
+static size_t edit_distance(const char *a, size_t la, const char *b, size_t lb)
+{
+    enum { N = 64 };
+    size_t d[3][N];   /* rows i-2, i-1, i of the table, cyclically */
+    la = la < N - 1 ? la : N - 1;
+    lb = lb < N - 1 ? lb : N - 1;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t *r = d[i % 3], *p = d[(i + 2) % 3], *pp = d[(i + 1) % 3];
+        r[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cost = a[i - 1] != b[j - 1];
+            size_t v = p[j - 1] + cost;
+            if (p[j] + 1 < v) v = p[j] + 1;
+            if (r[j - 1] + 1 < v) v = r[j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && pp[j - 2] + 1 < v)
+                v = pp[j - 2] + 1;
+            r[j] = v;
+        }
+    }
+    return d[la % 3][lb];
+}
+
+const char *cli_nearest(const char *word, size_t len, const char *const *names, int n)
+{
+    while (len && *word == '-') {
+        word++;
+        len--;
+    }
+    const char *best = NULL;
+    size_t best_d = (size_t)-1;
+    for (int k = 0; k < n; k++) {
+        const char *c = names[k];
+        if (!c)
+            continue;
+        while (*c == '-')
+            c++;
+        size_t lc = strlen(c);
+        /* a beginning of the name counts as one edit; otherwise about one
+         * edit in four characters */
+        size_t d = (len >= 2 && len < lc && strncmp(c, word, len) == 0) ? 1 : edit_distance(word, len, c, lc);
+        size_t limit = (lc + 2) / 4 > 0 ? (lc + 2) / 4 : 1;
+        if (d <= limit && d < best_d) {
+            best = names[k];
+            best_d = d;
+        }
+    }
+    return best;
 }
 
 /* ---------------------------------------------------------- output buffer */
@@ -164,10 +242,13 @@ void cli_json_str(cli_buf *b, const char *s)
 
 void cli_json_num(cli_buf *b, double x)
 {
-    if (isfinite(x))
-        cli_buf_printf(b, "%.17g", x);
-    else
+    char num[CLI_SHORTEST_LEN];
+    if (isfinite(x)) {
+        cli_shortest(x, num);
+        cli_buf_puts(b, num);
+    } else {
         cli_buf_puts(b, "null");
+    }
 }
 
 void cli_json_vec(cli_buf *b, const double *x, int n)
@@ -204,6 +285,29 @@ void cli_json_coord_names(cli_buf *b, const mbs_model *m)
     buf_putc(b, ']');
 }
 
+void cli_csv_name(cli_buf *b, const char *name)
+{
+    const size_t n = strlen(name);
+    if (!strpbrk(name, ",\"\r\n") && !(n && (name[0] == ' ' || name[n - 1] == ' '))) {
+        cli_buf_puts(b, name);
+        return;
+    }
+    buf_putc(b, '"');
+    for (const char *p = name; *p; p++) {
+        if (*p == '"') buf_putc(b, '"');
+        buf_putc(b, *p);
+    }
+    buf_putc(b, '"');
+}
+
+double cli_progress_delay(void)
+{
+    const char *e = getenv("MBS_PROGRESS_DELAY");
+    char *end;
+    double v = e ? strtod(e, &end) : NAN;
+    return e && end != e && *end == '\0' && v >= 0 && isfinite(v) ? v : 2.0;
+}
+
 void cli_text_vec(cli_buf *b, const double *x, int n)
 {
     buf_putc(b, '[');
@@ -225,6 +329,20 @@ static const cli_option *find_option(const cli_option *opts, int nopts,
             return &opts[k];
     }
     return NULL;
+}
+
+static int unknown_option(const char *cmd, void (*usage)(FILE *), const cli_option *opts, int nopts,
+                          const char *arg, size_t len)
+{
+    const char *names[129];
+    int n = 0;
+    for (int k = 0; k < nopts && n < 128; k++)
+        names[n++] = opts[k].long_name;
+    names[n++] = "--help";
+    const char *near = cli_nearest(arg, len, names, n);
+    if (near)
+        return cli_usage_error(cmd, usage, "unknown option '%.*s' (did you mean '%s'?)", (int)len, arg, near);
+    return cli_usage_error(cmd, usage, "unknown option '%.*s'", (int)len, arg);
 }
 
 int cli_parse(const char *cmd, int argc, char **argv, const cli_option *opts,
@@ -258,7 +376,7 @@ int cli_parse(const char *cmd, int argc, char **argv, const cli_option *opts,
         size_t len = eq ? (size_t)(eq - a) : strlen(a);
         const cli_option *o = find_option(opts, nopts, a, len);
         if (!o)
-            return cli_usage_error(cmd, usage, "unknown option '%.*s'", (int)len, a);
+            return unknown_option(cmd, usage, opts, nopts, a, len);
         if (o->flag) {
             if (eq)
                 return cli_usage_error(cmd, usage, "option '%.*s' takes no value",
@@ -286,13 +404,20 @@ static void coord_list(const mbs_model *m)
     fputc('\n', stderr);
 }
 
+/* After a usage message printed by the caller: the hint, status 2. */
+static int cli_usage_end(const char *cmd, void (*usage)(FILE *))
+{
+    cli_usage_hint(cmd, usage);
+    return CLI_EXIT_USAGE;
+}
+
 static int is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
 int cli_parse_values(const char *cmd, const char *opt, const char *text,
-                     const mbs_model *m, double *out, int n)
+                     const mbs_model *m, double *out, int n, void (*usage)(FILE *))
 {
     int count = 0;
     const char *p = text;
@@ -315,7 +440,7 @@ int cli_parse_values(const char *cmd, const char *opt, const char *text,
             if (tl == 0 || tl >= sizeof tok) {
                 cli_error(cmd, "%s: invalid number '%.*s' (value %d)", opt,
                           (int)(tl < 60 ? tl : 60), t, count + 1);
-                return CLI_EXIT_USAGE;
+                return cli_usage_end(cmd, usage);
             }
             memcpy(tok, t, tl);
             tok[tl] = '\0';
@@ -324,12 +449,12 @@ int cli_parse_values(const char *cmd, const char *opt, const char *text,
             double x = strtod(tok, &stop);
             if (*stop != '\0' || stop == tok) {
                 cli_error(cmd, "%s: invalid number '%s' (value %d)", opt, tok, count + 1);
-                return CLI_EXIT_USAGE;
+                return cli_usage_end(cmd, usage);
             }
             if (!isfinite(x)) {
                 cli_error(cmd, "%s: value %d '%s' is not a finite number", opt,
                           count + 1, tok);
-                return CLI_EXIT_USAGE;
+                return cli_usage_end(cmd, usage);
             }
             if (count < n)
                 out[count] = x;
@@ -344,7 +469,7 @@ int cli_parse_values(const char *cmd, const char *opt, const char *text,
                   n == 1 ? "" : "s", count);
         if (m)
             coord_list(m);
-        return CLI_EXIT_USAGE;
+        return cli_usage_end(cmd, usage);
     }
     return CLI_EXIT_OK;
 }
@@ -403,11 +528,11 @@ int cli_state_init(cli_state *st, const char *cmd, const char *model_path,
     }
     mbs_model_initial_state(st->m, st->q, st->qd);
     int rc;
-    if (q && (rc = cli_parse_values(cmd, "--q", q, st->m, st->q, st->nq)) != CLI_EXIT_OK)
+    if (q && (rc = cli_parse_values(cmd, "--q", q, st->m, st->q, st->nq, usage)) != CLI_EXIT_OK)
         return rc;
-    if (qd && (rc = cli_parse_values(cmd, "--qd", qd, st->m, st->qd, st->nq)) != CLI_EXIT_OK)
+    if (qd && (rc = cli_parse_values(cmd, "--qd", qd, st->m, st->qd, st->nq, usage)) != CLI_EXIT_OK)
         return rc;
-    if (qdd && (rc = cli_parse_values(cmd, "--qdd", qdd, st->m, st->qdd, st->nq)) != CLI_EXIT_OK)
+    if (qdd && (rc = cli_parse_values(cmd, "--qdd", qdd, st->m, st->qdd, st->nq, usage)) != CLI_EXIT_OK)
         return rc;
     mbs_error err;
     memset(&err, 0, sizeof err);

@@ -36,6 +36,7 @@ int cmd_inverse(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_assemble(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_sensitivity(int argc, char **argv);
 int cmd_optimize(int argc, char **argv);
@@ -61,7 +62,8 @@ void cli_buf_free(cli_buf *b);
  * otherwise CLI_EXIT_OK. */
 int cli_buf_emit(cli_buf *b, FILE *out, const char *cmd);
 
-/* JSON pieces. Numbers use %.17g; non-finite numbers become null. */
+/* JSON pieces. Numbers with the fewest digits (15 to 17) that read back
+ * exactly (shortest.h); non-finite numbers become null. */
 void cli_json_str(cli_buf *b, const char *s);
 void cli_json_num(cli_buf *b, double x);
 void cli_json_vec(cli_buf *b, const double *x, int n);
@@ -69,6 +71,17 @@ void cli_json_vec(cli_buf *b, const double *x, int n);
 void cli_json_mat3(cli_buf *b, const double A[9]);
 /* Coordinate names of the model as a JSON array of strings. */
 void cli_json_coord_names(cli_buf *b, const mbs_model *m);
+
+/* A whole JSON document (jansson's json_t, passed as void * so that this
+ * header needs no jansson) as text for reading and diffs: the shortest
+ * numbers that read back, members in order, indentation of 2, arrays of
+ * scalars on one line when they fit in 100 columns; a final newline. */
+void cli_json_write(cli_buf *b, void *doc);
+
+/* A CSV header field: the name as it is, or in double quotes (inner
+ * quotes doubled, RFC 4180) when it holds a comma, a quote, a line break
+ * or a leading or trailing blank. */
+void cli_csv_name(cli_buf *b, const char *name);
 
 /* Text pieces: "[ x y z ]" with % .6e. */
 void cli_text_vec(cli_buf *b, const double *x, int n);
@@ -142,16 +155,26 @@ int cli_parse(const char *cmd, int argc, char **argv, const cli_option *opts,
               int nopts, const char **pos, int max_pos, int *npos,
               void (*usage)(FILE *));
 
-/* Print a message and `usage` to stderr; returns CLI_EXIT_USAGE. */
+/* Print "mbsens CMD: error: MESSAGE", the one-line usage (the first line
+ * of `usage` up to its first option, then " [OPTIONS]") and "See 'mbsens
+ * CMD --help'." to stderr; returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, void (*usage)(FILE *), const char *fmt, ...)
     CLI_PRINTF(3, 4);
+/* The last two lines of cli_usage_error alone (after a message of several
+ * lines printed by the caller). usage may be NULL. */
+void cli_usage_hint(const char *cmd, void (*usage)(FILE *));
+/* The name of names[0..n-1] nearest to word[0..len) (leading dashes
+ * ignored), or NULL when none is near: a name that word begins, or one
+ * within about one edit in four characters (Damerau-Levenshtein). */
+const char *cli_nearest(const char *word, size_t len, const char *const *names, int n);
 
 /* Parse a comma-separated list of exactly `n` finite numbers into out.
  * On error prints a message naming the option, the bad token, or the
- * expected and actual counts with the coordinate names of m (if not NULL)
- * and returns CLI_EXIT_USAGE; otherwise CLI_EXIT_OK. */
+ * expected and actual counts with the coordinate names of m (if not NULL),
+ * then the hint of cli_usage_hint, and returns CLI_EXIT_USAGE; otherwise
+ * CLI_EXIT_OK. */
 int cli_parse_values(const char *cmd, const char *opt, const char *text,
-                     const mbs_model *m, double *out, int n);
+                     const mbs_model *m, double *out, int n, void (*usage)(FILE *));
 
 /* Load a model; on failure prints the library's message and returns NULL. */
 mbs_model *cli_load_model(const char *cmd, const char *path);
@@ -172,5 +195,41 @@ int cli_state_init(cli_state *st, const char *cmd, const char *model_path,
                    const char *q, const char *qd, const char *qdd,
                    const char *ref, void (*usage)(FILE *));
 void cli_state_free(cli_state *st);
+
+/* ---- progress on a terminal ----
+ * Long runs show their progress on standard error when it is a terminal,
+ * after a delay of 2 s, or of $MBS_PROGRESS_DELAY seconds when set (0:
+ * at once). */
+double cli_progress_delay(void);
+
+/* ---- initial state ----
+ * What a run does to the model's q0, qd0 before its first step: Euler
+ * parameters normalized, and with a closed-loop formulation (cut joints or
+ * drivers) q assembled and qd from the velocity problem at t0 with the
+ * model's "assembly" settings, which sets qd0 to zero unless the model
+ * lists the coordinates whose speed it gives in "assembly.fixed". */
+typedef struct cli_initial_change {
+    int closed;          /* assembled (closed-loop formulation) */
+    double dq, dqd;      /* max |q - q0|, max |qd - qd0| */
+    int iq, iqd;         /* coordinates of those maxima (-1: nothing changed) */
+    int qd_zeroed;       /* qd0 had a non-zero speed and qd is zero */
+    double tol;          /* the model's assembly tolerance: changes above it are announced */
+} cli_initial_change;
+
+/* Evaluate on a copy (the run reports its own failures: a state that does
+ * not assemble leaves *ch at "nothing changed"). CLI_EXIT_OK, or
+ * CLI_EXIT_FAIL (out of memory) with a message. */
+int cli_initial_change_eval(const char *cmd, const mbs_model *m, double t0, mbs_loop_formulation loop,
+                            cli_initial_change *ch);
+/* A change above the assembly tolerance, or qd0 zeroed. */
+int cli_initial_change_matters(const cli_initial_change *ch);
+/* "mbsens CMD: note: ..." lines for a change that matters (nothing otherwise). */
+void cli_initial_change_note(FILE *out, const char *cmd, const mbs_model *m, const cli_initial_change *ch);
+/* The "  initial state ..." line of a run summary (closed loops, or a
+ * changed state). */
+void cli_initial_change_summary(FILE *out, const mbs_model *m, const cli_initial_change *ch);
+/* A JSON object {"assembled", "q_change", "q_change_at", "qd_change",
+ * "qd_change_at", "qd_zeroed"}. */
+void cli_initial_change_json(cli_buf *b, const mbs_model *m, const cli_initial_change *ch);
 
 #endif

@@ -82,8 +82,8 @@ int cmd_check(int argc, char **argv)
         q = calloc((size_t)nq + 1, sizeof *q);
         qd = calloc((size_t)nq + 1, sizeof *qd);
         if (!q || !qd) { cli_error(cmd, "out of memory"); rc = CLI_EXIT_FAIL; goto done; }
-        if ((rc = cli_parse_values(cmd, "--q", q_s, m, q, nq)) != CLI_EXIT_OK) goto done;
-        if (qd_s && (rc = cli_parse_values(cmd, "--qd", qd_s, m, qd, nq)) != CLI_EXIT_OK) goto done;
+        if ((rc = cli_parse_values(cmd, "--q", q_s, m, q, nq, usage)) != CLI_EXIT_OK) goto done;
+        if (qd_s && (rc = cli_parse_values(cmd, "--qd", qd_s, m, qd, nq, usage)) != CLI_EXIT_OK) goto done;
     }
     mbs_check_report rep;
     mbs_error err;

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "cli_util.h"
 
 static void usage(FILE *out)
@@ -155,28 +157,32 @@ int cmd_convert(int argc, char **argv)
         mbs_model_free(m);
         return rc;
     }
-    char *text = mbs_model_to_json(m, &err);
+    char *json = mbs_model_to_json(m, &err);
     mbs_model_free(m);
-    if (!text) {
+    if (!json) {
         cli_error(cmd, "%s", err.msg);
         return CLI_EXIT_FAIL;
     }
-    size_t len = strlen(text);
-    if (!out || strcmp(out, "-") == 0) {
-        rc = fwrite(text, 1, len, stdout) == len && fputc('\n', stdout) != EOF && fflush(stdout) == 0
-                 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
-        if (rc != CLI_EXIT_OK)
-            cli_error(cmd, "cannot write to standard output: %s", strerror(errno));
-    } else {
-        text[len] = '\0';
-        char *t2 = realloc(text, len + 2);
-        if (t2) {
-            text = t2;
-            text[len++] = '\n';
-            text[len] = '\0';
-        }
-        rc = cli_write_atomic(cmd, NULL, out, pos[0], text, len) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+    /* re-written for reading: shortest numbers, small arrays on one line */
+    json_error_t je;
+    json_t *doc = json_loads(json, 0, &je);
+    free(json);
+    if (!doc) {
+        cli_error(cmd, "the written model does not parse (%d:%d: %s)", je.line, je.column, je.text);
+        return CLI_EXIT_FAIL;
     }
-    free(text);
+    cli_buf text = { 0 };
+    cli_json_write(&text, doc);
+    json_decref(doc);
+    if (text.oom) {
+        cli_buf_free(&text);
+        cli_error(cmd, "out of memory");
+        return CLI_EXIT_FAIL;
+    }
+    if (!out || strcmp(out, "-") == 0)
+        rc = cli_buf_emit(&text, stdout, cmd);
+    else
+        rc = cli_write_atomic(cmd, NULL, out, pos[0], text.s, text.len) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+    cli_buf_free(&text);
     return rc;
 }

@@ -14,7 +14,8 @@ static void usage(FILE *out)
           "Summary of a model file: name, counts, bodies (name, parent, mass),\n"
           "joints (name, type, bodies, coordinate names), named points and vectors,\n"
           "design parameters (name, value, bounds), time functions and force\n"
-          "elements (name, type) and the initial state.\n"
+          "elements (name, type), the initial state, the simulation settings, the\n"
+          "outputs (columns of simulate) and the objectives.\n"
           "\n"
           "Options:\n"
           "  --json      print a JSON object instead of text\n"
@@ -43,6 +44,69 @@ static int mobility(const mbs_model *m, const double *q0)
     int rc = d ? mbs_constraint_rank(m, d, q0, 0, &rank) : MBS_ERR_NOMEM;
     mbs_data_free(d);
     return rc == MBS_OK ? mbs_model_nq(m) - rank : -1;
+}
+
+/* "outputs" columns of the model, in order, as one comma-separated line */
+static void output_columns(cli_buf *b, const mbs_model *m, int json)
+{
+    int first = 1;
+    for (int k = 0; k < mbs_model_noutputs(m); k++) {
+        const mbs_output o = mbs_model_output(m, k);
+        for (int c = 0; c < mbs_output_ncolumns(&o); c++) {
+            char name[512];
+            mbs_output_column_name(m, &o, c, name, sizeof name);
+            cli_buf_puts(b, first ? "" : ", ");
+            if (json) cli_json_str(b, name);
+            else cli_buf_puts(b, name);
+            first = 0;
+        }
+    }
+}
+
+static const char *formulation_name(const mbs_sim_options *o)
+{
+    return o->loop != MBS_LOOP_NONE ? mbs_loop_formulation_name(o->loop) : mbs_fd_algorithm_name(o->formulation);
+}
+
+/* the simulation settings, the outputs and the objectives */
+static void text_run_sections(cli_buf *b, const mbs_model *m)
+{
+    const mbs_sim_options o = mbs_model_sim_options(m);
+    cli_buf_printf(b, "\nsimulation (the model's settings, the defaults of simulate):\n"
+                      "  integrator %s, formulation %s, ref %s, dt %g, t = %g .. %g\n",
+                   mbs_integrator_name(o.integrator), formulation_name(&o), mbs_ref_point_name(o.ref), o.dt, o.t0,
+                   o.tf);
+    if (mbs_model_noutputs(m) > 0) {
+        cli_buf_puts(b, "\noutputs (columns of simulate after the state):\n  ");
+        output_columns(b, m, 0);
+        cli_buf_puts(b, "\n");
+    }
+    const int nobj = mbs_model_nobjectives(m);
+    if (nobj > 0) {
+        cli_buf_puts(b, "\nobjectives:\n ");
+        for (int k = 0; k < nobj; k++) cli_buf_printf(b, " %s", mbs_objective_name(m, k));
+        cli_buf_puts(b, "\n");
+    }
+}
+
+static void json_run_sections(cli_buf *b, const mbs_model *m)
+{
+    const mbs_sim_options o = mbs_model_sim_options(m);
+    cli_buf_printf(b, "  \"simulation\": {\"integrator\": \"%s\", \"formulation\": \"%s\", \"ref\": \"%s\", \"dt\": ",
+                   mbs_integrator_name(o.integrator), formulation_name(&o), mbs_ref_point_name(o.ref));
+    cli_json_num(b, o.dt);
+    cli_buf_puts(b, ", \"t0\": ");
+    cli_json_num(b, o.t0);
+    cli_buf_puts(b, ", \"tf\": ");
+    cli_json_num(b, o.tf);
+    cli_buf_puts(b, "},\n  \"outputs\": [");
+    output_columns(b, m, 1);
+    cli_buf_puts(b, "],\n  \"objectives\": [");
+    for (int k = 0; k < mbs_model_nobjectives(m); k++) {
+        if (k) cli_buf_puts(b, ", ");
+        cli_json_str(b, mbs_objective_name(m, k));
+    }
+    cli_buf_puts(b, "],\n");
 }
 
 static void text_info(cli_buf *b, const mbs_model *m, const double *q0, const double *qd0)
@@ -167,6 +231,7 @@ static void text_info(cli_buf *b, const mbs_model *m, const double *q0, const do
         for (int k = 0; k < nfo; k++)
             cli_buf_printf(b, "  %-*s  %s\n", wn, mbs_force_name(m, k), mbs_force_type_name(mbs_force_type_of(m, k)));
     }
+    text_run_sections(b, m);
 }
 
 static void json_info(cli_buf *b, const mbs_model *m, const double *q0, const double *qd0)
@@ -288,6 +353,7 @@ static void json_info(cli_buf *b, const mbs_model *m, const double *q0, const do
         cli_buf_puts(b, "}");
     }
     cli_buf_puts(b, npar ? "\n  ],\n" : "],\n");
+    json_run_sections(b, m);
     /* time functions and force elements: {name, type} */
     for (int list = 0; list < 2; list++) {
         int n = list ? mbs_model_nforces(m) : mbs_model_nfunctions(m);

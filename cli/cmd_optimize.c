@@ -18,7 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "cli_util.h"
+#include "opt_stop.h"
 #include "mbsens/optimize.h"
 
 static void usage(FILE *out)
@@ -87,6 +90,7 @@ static int parse_names(const char *cmd, const char *opt, const char *text, const
         char name[256];
         if (len == 0 || len >= sizeof name) {
             cli_error(cmd, "%s: invalid parameter name list '%s'", opt, text);
+            cli_usage_hint(cmd, usage);
             return CLI_EXIT_USAGE;
         }
         memcpy(name, p, len);
@@ -97,6 +101,7 @@ static int parse_names(const char *cmd, const char *opt, const char *text, const
             fprintf(stderr, "parameters:");
             for (int k = 0; k < mbs_model_nparams(m); k++) fprintf(stderr, " %s", mbs_param_name(m, k));
             fputc('\n', stderr);
+            cli_usage_hint(cmd, usage);
             return CLI_EXIT_USAGE;
         }
         flags[j] = 1;
@@ -131,7 +136,10 @@ static int on_iter(void *user, const mbs_opt_iter *it)
     }
     if (!L->hist_header) {
         cli_buf_puts(&L->hist, "iteration,stage,tf,evaluations,psi,gnorm,step");
-        for (int j = 0; j < it->nparam; j++) cli_buf_printf(&L->hist, ",%s", mbs_param_name(L->m, j));
+        for (int j = 0; j < it->nparam; j++) {
+            cli_buf_puts(&L->hist, ",");
+            cli_csv_name(&L->hist, mbs_param_name(L->m, j));
+        }
         cli_buf_puts(&L->hist, "\n");
         L->hist_header = 1;
     }
@@ -483,6 +491,12 @@ static void result_json(cli_buf *b, const mbs_model *m, const char *path, const 
                    "  \"stages\": %d,\n  \"stop_reason\": ", res->iterations, res->evaluations,
                    res->failed_evaluations, res->stages);
     cli_json_str(b, res->stop_reason);
+    cli_opt_stop why;
+    cli_opt_stop_explain(res, o, &why);
+    cli_buf_puts(b, ",\n  \"stop_words\": ");
+    cli_json_str(b, why.words);
+    cli_buf_printf(b, ",\n  \"converged\": %s,\n  \"verdict\": ", why.converged ? "true" : "false");
+    cli_json_str(b, why.verdict);
     cli_buf_puts(b, ",\n  \"projected_gradient_norm_initial\": ");
     cli_json_num(b, res->pg_norm_initial);
     cli_buf_puts(b, ",\n  \"projected_gradient_norm\": ");
@@ -526,8 +540,23 @@ static int model_out(const char *cmd, const char *in, const char *out, const mbs
         cli_error(cmd, "--model-out: %s", err.msg);
         return CLI_EXIT_FAIL;
     }
-    int rc = cli_write_atomic(cmd, "--model-out", out, in, s, strlen(s)) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+    /* re-written for reading: shortest numbers, small arrays on one line */
+    json_error_t je;
+    json_t *doc = json_loads(s, 0, &je);
     free(s);
+    if (!doc) {
+        cli_error(cmd, "--model-out: the written model does not parse (%d:%d: %s)", je.line, je.column, je.text);
+        return CLI_EXIT_FAIL;
+    }
+    cli_buf text = { 0 };
+    cli_json_write(&text, doc);
+    json_decref(doc);
+    int rc = CLI_EXIT_FAIL;
+    if (text.oom)
+        cli_error(cmd, "--model-out: out of memory");
+    else
+        rc = cli_write_atomic(cmd, "--model-out", out, in, text.s, text.len) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+    cli_buf_free(&text);
     return rc;
 }
 
@@ -540,6 +569,7 @@ static int parse_pos(const char *cmd, const char *opt, const char *s, double *ou
     double v = strtod(s, &end);
     if (*end || end == s || !isfinite(v) || !(v > 0)) {
         cli_error(cmd, "%s: expected a positive number, got '%s'", opt, s);
+        cli_usage_hint(cmd, usage);
         return CLI_EXIT_USAGE;
     }
     *out = v;
@@ -553,6 +583,7 @@ static int parse_int(const char *cmd, const char *opt, const char *s, int *out)
     long v = strtol(s, &end, 10);
     if (*end || end == s || v < 1 || v > 100000000) {
         cli_error(cmd, "%s: expected a positive integer, got '%s'", opt, s);
+        cli_usage_hint(cmd, usage);
         return CLI_EXIT_USAGE;
     }
     *out = (int)v;
@@ -680,6 +711,7 @@ int cmd_optimize(int argc, char **argv)
             fprintf(stderr, "objectives:");
             for (int k = 0; k < nobj; k++) fprintf(stderr, " %s", mbs_objective_name(m, k));
             fputc('\n', stderr);
+            cli_usage_hint(cmd, usage);
             rc = CLI_EXIT_USAGE;
             goto done;
         }
@@ -691,10 +723,11 @@ int cmd_optimize(int argc, char **argv)
         for (const char *p = w_s; *p; p++) count += *p == ',';
         if (count != nobj) {
             cli_error(cmd, "--weights: expected %d values (one per objective), got %d", nobj, count);
+            cli_usage_hint(cmd, usage);
             rc = CLI_EXIT_USAGE;
             goto done;
         }
-        if ((rc = cli_parse_values(cmd, opt, w_s, NULL, weights, nobj)) != CLI_EXIT_OK) goto done;
+        if ((rc = cli_parse_values(cmd, opt, w_s, NULL, weights, nobj, usage)) != CLI_EXIT_OK) goto done;
         o.weights = weights;
     }
     if (fix_s && (rc = parse_names(cmd, "--fix", fix_s, m, fixed)) != CLI_EXIT_OK) goto done;
@@ -722,6 +755,7 @@ int cmd_optimize(int argc, char **argv)
         if (ppoint < 0) {
             cli_error(cmd, "--plot-point: expected BODY.POINT.C with a named point of the model and C one of "
                       "x y z vx vy vz ax ay az, got '%s'", pp_s);
+            cli_usage_hint(cmd, usage);
             rc = CLI_EXIT_USAGE;
             goto done;
         }
@@ -741,6 +775,7 @@ int cmd_optimize(int argc, char **argv)
         }
         if (pcoord < 0) {
             cli_error(cmd, "--plot-coord: expected a coordinate name of the model (or NAME.qd), got '%s'", pc_s);
+            cli_usage_hint(cmd, usage);
             rc = CLI_EXIT_USAGE;
             goto done;
         }
@@ -749,6 +784,7 @@ int cmd_optimize(int argc, char **argv)
     int pfunc = -1;
     if (pr_s && (pfunc = mbs_function_find(m, pr_s)) < 0) {
         cli_error(cmd, "--plot-ref: the model has no function '%s'", pr_s);
+        cli_usage_hint(cmd, usage);
         rc = CLI_EXIT_USAGE;
         goto done;
     }
@@ -772,6 +808,11 @@ int cmd_optimize(int argc, char **argv)
                tmp.sim.dt, tmp.sim.tf);
         fflush(stdout);
     }
+    {   /* the initial design's run: what it does to q0, qd0 */
+        cli_initial_change ic;
+        if (cli_initial_change_eval(cmd, m, o.sens.sim.t0, o.sens.sim.loop, &ic) != CLI_EXIT_OK) goto done;
+        cli_initial_change_note(stderr, cmd, m, &ic);
+    }
     if (mbs_optimize(m, &o, &res, &err) != MBS_OK) {
         cli_error(cmd, "%s", err.msg[0] ? err.msg : "optimization failed");
         goto done;
@@ -781,6 +822,9 @@ int cmd_optimize(int argc, char **argv)
     cli_buf_printf(&b, "stop: %s after %d iterations, %d evaluations (%d failed), %d stage%s, %.3f s\n",
                    res.stop_reason, res.iterations, res.evaluations, res.failed_evaluations, res.stages,
                    res.stages == 1 ? "" : "s", res.wall_seconds);
+    cli_opt_stop why;
+    cli_opt_stop_explain(&res, &o, &why);
+    cli_buf_printf(&b, "      %s\nresult: %s\n", why.words, why.verdict);
     cli_buf_printf(&b, "psi: %.10e -> %.10e (reduced %.4g times)\n", res.psi_initial, res.psi_final,
                    res.psi_final != 0 ? res.psi_initial / res.psi_final : INFINITY);
     cli_buf_printf(&b, "projected gradient norm: %.4e -> %.4e\n", res.pg_norm_initial, res.pg_norm);

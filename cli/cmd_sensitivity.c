@@ -9,16 +9,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "shortest.h"
 
 static void usage(FILE *out)
 {
     fputs("Usage: mbsens sensitivity MODEL [--method ddm|davm|cavm|fd|cs]\n"
           "                          [--formulation semi|fr|ali3p|matrixr] [--ref com|origin|joint]\n"
           "                          [--dt H] [--tf T] [--fd-step S]\n"
-          "                          [--json] [--history FILE.csv]\n"
+          "                          [--json] [--history FILE.csv] [--quiet]\n"
           "\n"
           "Objective functions of MODEL (its \"objectives\" section) over a simulation\n"
           "from the initial state, and their gradients with respect to its design\n"
@@ -34,45 +36,93 @@ static void usage(FILE *out)
           "         checkpoints and backward adjoint; closed loops (ali3p, matrixr) the\n"
           "         adjoint of the constrained equations in independent coordinates\n"
           "  fd     central finite differences over whole simulations (2p + 1 runs)\n"
-          "  cs     complex step over whole RK4 simulations (fr)\n"
+          "  cs     complex step over whole RK4 simulations (fr, its default)\n"
           "\n"
           "Options:\n"
-          "  --formulation NAME  open trees: semi (trapezoidal rule, default) or fr (fully\n"
-          "                      recursive, RK4); closed loops: ali3p or matrixr (default:\n"
-          "                      the model's simulation section)\n"
+          "  --formulation NAME  open trees: semi (trapezoidal rule, default; cs: fr) or fr\n"
+          "                      (fully recursive, RK4); closed loops: ali3p or matrixr\n"
+          "                      (default: the model's simulation section)\n"
           "  --ref POINT         reference point: com (default), origin or joint\n"
           "  --dt H              step (default: the model's simulation section, else 1e-3)\n"
           "  --tf T              final time (default: the model's, else 1)\n"
           "  --fd-step S         fd: relative step (default 1e-6)\n"
           "  --json              print a JSON object\n"
           "  --history FILE      write t, psi and (ddm) the gradient at every step as CSV\n"
+          "  -q, --quiet         no progress (shown on a terminal for runs over 2 s: the\n"
+          "                      time reached and the time left; for davm and cavm the\n"
+          "                      forward pass)\n"
           "  -h, --help          show this help and exit\n", out);
 }
 
 typedef struct {
-    FILE *f;
+    FILE *f;              /* --history, or NULL */
     const mbs_model *m;
     int header;
+    /* progress on a terminal (as simulate's), with the time left */
+    int progress, shown;
+    const char *pass;     /* "" or " (forward pass)": the adjoints' backward pass is not shown */
+    double t0, tf, delay;
+    struct timespec start, last;
 } hist;
+
+static double seconds_since(const struct timespec *a)
+{
+    struct timespec b;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    return (double)(b.tv_sec - a->tv_sec) + 1e-9 * (double)(b.tv_nsec - a->tv_nsec);
+}
+
+static void progress(hist *h, double t)
+{
+    const double el = seconds_since(&h->start);
+    if (!h->progress || el < h->delay || seconds_since(&h->last) <= 0.2) return;
+    clock_gettime(CLOCK_MONOTONIC, &h->last);
+    const double span = h->tf - h->t0, frac = span > 0 ? (t - h->t0) / span : 1;
+    fprintf(stderr, "\rmbsens sensitivity: t = %-10.6g of %g (%3.0f%%)%s", t, h->tf, 100 * frac, h->pass);
+    const double left = el * (1 - frac) / (frac > 0 ? frac : 1);
+    if (frac > 0.01 && frac < 1) fprintf(stderr, left < 10 ? ", %.1f s left  " : ", %.0f s left  ", left);
+    else fputs("  ", stderr);
+    fflush(stderr);
+    h->shown = 1;
+}
+
+static void put_num(FILE *f, const char *sep, double x)
+{
+    char num[CLI_SHORTEST_LEN];
+    cli_shortest(x, num);
+    fputs(sep, f);
+    fputs(num, f);
+}
 
 static int on_history(void *user, double t, int nobj, int nparam, const double *psi, const double *grad)
 {
     hist *h = user;
+    progress(h, t);
     if (!h->f) return 0;
     if (!h->header) {
-        fputs("t", h->f);
-        for (int k = 0; k < nobj; k++) fprintf(h->f, ",%s", mbs_objective_name(h->m, k));
+        cli_buf b = {0};
+        cli_buf_puts(&b, "t");
+        for (int k = 0; k < nobj; k++) {
+            cli_buf_puts(&b, ",");
+            cli_csv_name(&b, mbs_objective_name(h->m, k));
+        }
         if (grad)
             for (int k = 0; k < nobj; k++)
-                for (int j = 0; j < nparam; j++)
-                    fprintf(h->f, ",d%s/d%s", mbs_objective_name(h->m, k), mbs_param_name(h->m, j));
-        fputc('\n', h->f);
+                for (int j = 0; j < nparam; j++) {
+                    char name[600];
+                    snprintf(name, sizeof name, "d%s/d%s", mbs_objective_name(h->m, k), mbs_param_name(h->m, j));
+                    cli_buf_puts(&b, ",");
+                    cli_csv_name(&b, name);
+                }
+        cli_buf_puts(&b, "\n");
+        if (b.s) fputs(b.s, h->f);
+        cli_buf_free(&b);
         h->header = 1;
     }
-    fprintf(h->f, "%.17g", t);
-    for (int k = 0; k < nobj; k++) fprintf(h->f, ",%.17g", psi[k]);
+    put_num(h->f, "", t);
+    for (int k = 0; k < nobj; k++) put_num(h->f, ",", psi[k]);
     if (grad)
-        for (int k = 0; k < nobj * nparam; k++) fprintf(h->f, ",%.17g", grad[k]);
+        for (int k = 0; k < nobj * nparam; k++) put_num(h->f, ",", grad[k]);
     fputc('\n', h->f);
     return 0;
 }
@@ -82,8 +132,9 @@ int cmd_sensitivity(int argc, char **argv)
     const char *cmd = "sensitivity";
     const char *form_s = NULL, *ref_s = NULL, *meth_s = NULL, *dt_s = NULL, *tf_s = NULL, *fd_s = NULL;
     const char *hist_s = NULL, *pos[1];
-    int json = 0, npos = 0;
+    int json = 0, quiet = 0, npos = 0;
     const cli_option opts[] = {
+        {"--quiet", "-q", NULL, &quiet},
         {"--formulation", NULL, &form_s, NULL}, {"--ref", NULL, &ref_s, NULL},
         {"--method", NULL, &meth_s, NULL},      {"--dt", NULL, &dt_s, NULL},
         {"--tf", NULL, &tf_s, NULL},            {"--fd-step", NULL, &fd_s, NULL},
@@ -118,15 +169,27 @@ int cmd_sensitivity(int argc, char **argv)
     if (form >= 0) {
         o.sim.formulation = (mbs_fd_algorithm)form;
         o.sim.loop = MBS_LOOP_NONE;   /* fr|semi on the command line overrides a loop formulation of the model file */
-    } else if (loop < 0) o.sim.formulation = MBS_FD_SEMI_RECURSIVE;
+    } else if (loop < 0) {   /* cs differentiates the RK4 runs of fr; the others default to semi */
+        o.sim.formulation = meth == MBS_SENS_CS ? MBS_FD_RECURSIVE : MBS_FD_SEMI_RECURSIVE;
+    }
     if (loop > 0) o.sim.loop = (mbs_loop_formulation)loop;
     if (ref >= 0) o.sim.ref = (mbs_ref_point)ref;
     if (dt_s) o.sim.dt = dt;
     if (tf_s) o.sim.tf = tf;
     if (fd_s) o.fd_step = fdh;
 
+    cli_initial_change ic;
+    if (cli_initial_change_eval(cmd, m, o.sim.t0, o.sim.loop, &ic) != CLI_EXIT_OK) {
+        mbs_model_free(m);
+        return CLI_EXIT_FAIL;
+    }
+    cli_initial_change_note(stderr, cmd, m, &ic);
     /* history: written to a temporary file renamed at the end */
-    hist h = { NULL, m, 0 };
+    hist h = { .m = m, .pass = "", .t0 = o.sim.t0, .tf = o.sim.tf, .delay = cli_progress_delay() };
+    h.progress = !quiet && isatty(fileno(stderr));
+    if (o.method == MBS_SENS_DAVM || o.method == MBS_SENS_CAVM) h.pass = " (forward pass)";
+    clock_gettime(CLOCK_MONOTONIC, &h.start);
+    h.last = h.start;
     cli_atomic af = { 0 };
     if (hist_s) {
         if (cli_atomic_open(&af, cmd, hist_s, pos[0]) != 0) {
@@ -134,6 +197,8 @@ int cmd_sensitivity(int argc, char **argv)
             return CLI_EXIT_FAIL;
         }
         h.f = af.f;
+    }
+    if (h.f || h.progress) {
         o.history = on_history;
         o.history_user = &h;
     }
@@ -141,6 +206,7 @@ int cmd_sensitivity(int argc, char **argv)
     mbs_error err;
     err.msg[0] = 0;
     rc = mbs_sensitivity(m, &o, &res, &err) == MBS_OK ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+    if (h.shown) fputs("\r\033[K", stderr);
     if (h.f) {
         if (rc != CLI_EXIT_OK) cli_atomic_abort(&af);
         else if (cli_atomic_commit(&af, cmd, "--history") != 0) rc = CLI_EXIT_FAIL;
@@ -163,6 +229,8 @@ int cmd_sensitivity(int argc, char **argv)
         cli_json_num(&b, o.sim.dt);
         cli_buf_puts(&b, ",\n  \"tf\": ");
         cli_json_num(&b, o.sim.tf);
+        cli_buf_puts(&b, ",\n  \"initial_state\": ");
+        cli_initial_change_json(&b, m, &ic);
         cli_buf_puts(&b, ",\n  \"objectives\": [");
         for (int k = 0; k < res.nobj; k++) { if (k) cli_buf_puts(&b, ", "); cli_json_str(&b, mbs_objective_name(m, k)); }
         cli_buf_puts(&b, "],\n  \"parameters\": [");
@@ -181,12 +249,22 @@ int cmd_sensitivity(int argc, char **argv)
         cli_buf_printf(&b, "model %s: %s formulation, ref %s, method %s, dt %g, tf %g (%.3f s)\n",
                        mbs_model_name(m), fname, mbs_ref_point_name(o.sim.ref), mbs_sens_method_name(o.method),
                        o.sim.dt, o.sim.tf, res.wall_seconds);
-        cli_buf_printf(&b, "%-10s %15s", "objective", "psi");
-        for (int j = 0; j < res.nparam; j++) cli_buf_printf(&b, " %15s", mbs_param_name(m, j));
+        /* columns as wide as their names (at least 10 and 15) */
+        int wo = 10;
+        for (int k = 0; k < res.nobj; k++)
+            if ((int)strlen(mbs_objective_name(m, k)) > wo) wo = (int)strlen(mbs_objective_name(m, k));
+        cli_buf_printf(&b, "%-*s %15s", wo, "objective", "psi");
+        for (int j = 0; j < res.nparam; j++) {
+            const int wp = (int)strlen(mbs_param_name(m, j)) > 15 ? (int)strlen(mbs_param_name(m, j)) : 15;
+            cli_buf_printf(&b, " %*s", wp, mbs_param_name(m, j));
+        }
         cli_buf_puts(&b, "\n");
         for (int k = 0; k < res.nobj; k++) {
-            cli_buf_printf(&b, "%-10s % 15.8e", mbs_objective_name(m, k), res.psi[k]);
-            for (int j = 0; j < res.nparam; j++) cli_buf_printf(&b, " % 15.8e", res.grad[(size_t)k * res.nparam + j]);
+            cli_buf_printf(&b, "%-*s % 15.8e", wo, mbs_objective_name(m, k), res.psi[k]);
+            for (int j = 0; j < res.nparam; j++) {
+                const int wp = (int)strlen(mbs_param_name(m, j)) > 15 ? (int)strlen(mbs_param_name(m, j)) : 15;
+                cli_buf_printf(&b, " % *.8e", wp, res.grad[(size_t)k * res.nparam + j]);
+            }
             cli_buf_puts(&b, "\n");
         }
     }

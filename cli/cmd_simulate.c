@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -33,6 +34,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "shortest.h"
 
 static void usage(FILE *out)
 {
@@ -45,7 +47,7 @@ static void usage(FILE *out)
           "                       [--tangent fd|analytic] [--tangent-update iteration|step]\n"
           "                       [--rtol R] [--atol A] [--cvodes-method bdf|adams]\n"
           "                       [--no-project] [--every N | --output-dt T]\n"
-          "                       [--poses all|BODY,...] [--format csv|json]\n"
+          "                       [--poses all|BODY,...] [--format csv|json|npy]\n"
           "                       [--out FILE] [--quiet]\n"
           "\n"
           "Forward-dynamics simulation from the model's initial state (q0, qd0) over\n"
@@ -56,8 +58,8 @@ static void usage(FILE *out)
           "here come from the model's \"simulation\" section, then from the defaults\n"
           "below. A summary (steps, iterations, energy and Euler-parameter drift, wall\n"
           "time) is printed on standard error.\n"
-          "\n"
-          "Options:\n"
+          "\n", out);
+    fputs("Options:\n"
           "  --integrator NAME   trapezoidal (default; Newmark beta 1/4, gamma 1/2, fixed\n"
           "                      step), rk4 (fixed step) or cvodes (adaptive, SUNDIALS)\n"
           "  --solver NAME       trapezoidal: newton (default) or fixedpoint\n"
@@ -89,7 +91,9 @@ static void usage(FILE *out)
           "  --poses WHICH       add the pose of every moving body (all) or of the listed\n"
           "                      bodies: columns BODY.x, .y, .z (origin of the body frame)\n"
           "                      and BODY.qw, .qx, .qy, .qz (orientation quaternion)\n"
-          "  --format FMT        csv (default) or json: {\"model\", \"columns\", \"rows\"}\n"
+          "  --format FMT        csv (default), json: {\"model\", \"columns\", \"rows\"}, or\n"
+          "                      npy: binary, numpy.load gives one record per row with a\n"
+          "                      float64 field per column (a['t'], a['NAME.qd'])\n"
           "  --out FILE          write the CSV to FILE (atomically: temporary file and\n"
           "                      rename; nothing is left behind on failure; devices and\n"
           "                      FIFOs are written to directly); default or '-': standard\n"
@@ -135,9 +139,14 @@ static int tangent_from_name(const char *name)
 typedef struct {
     const char *cmd;
     const mbs_model *m;
+    const cli_initial_change *initial;
     int nq, nout;
     mbs_output *outs;     /* the model's outputs, then the --poses ones */
     int json;             /* --format json */
+    int npy;              /* --format npy: binary rows after a header written at the end */
+    cli_buf names;        /* npy: the fields of the header, "('t', '<f8'), ..." */
+    char **seen;          /* npy: the names so far (numpy refuses a field twice) */
+    int nseen;
     FILE *f;              /* --out: the temporary file (or device); else the spool */
     long every, step;     /* a row every `every` steps; steps so far */
     long rows;
@@ -148,7 +157,7 @@ typedef struct {
     int failed;           /* a library call failed (message in mbs_data_error) */
     /* progress */
     int progress;
-    double t0, tf;
+    double t0, tf, delay;
     struct timespec start, last;
     int shown;
 } sink;
@@ -160,51 +169,113 @@ static double seconds_since(const struct timespec *a)
     return (double)(b.tv_sec - a->tv_sec) + 1e-9 * (double)(b.tv_nsec - a->tv_nsec);
 }
 
+static int npy_little_endian(void)
+{
+    const uint16_t one = 1;
+    return *(const unsigned char *)&one == 1;
+}
+
+/* The .npy header (format 1.0, 2.0 for a long header, 3.0 for UTF-8
+ * names): a structured array of `rows` records, one float64 field per
+ * column; padded so that the data starts at a multiple of 64 bytes. The
+ * same length whatever `rows` (written first with 0, then again at the
+ * end). */
+static void npy_header(sink *s, long rows)
+{
+    cli_buf h = {0};
+    cli_buf_printf(&h, "{'descr': [%s], 'fortran_order': False, 'shape': (%20ld,), }",
+                   s->names.s ? s->names.s : "", rows);
+    int utf8 = 0;
+    for (size_t k = 0; k < h.len; k++) utf8 |= (unsigned char)h.s[k] >= 0x80;
+    const int big = utf8 || h.len + 1 + 10 > 65535;
+    const size_t pre = big ? 12 : 10, total = (pre + h.len + 1 + 63) / 64 * 64, hlen = total - pre;
+    unsigned char magic[12] = { 0x93, 'N', 'U', 'M', 'P', 'Y', (unsigned char)(utf8 ? 3 : big ? 2 : 1), 0 };
+    for (int k = 0; k < (big ? 4 : 2); k++) magic[8 + k] = (unsigned char)(hlen >> (8 * k));
+    if (fwrite(magic, 1, pre, s->f) != pre || fwrite(h.s ? h.s : "", 1, h.len, s->f) != h.len) s->write_error = EIO;
+    for (size_t k = h.len; k + 1 < hlen; k++)
+        if (fputc(' ', s->f) == EOF) s->write_error = EIO;
+    if (fputc('\n', s->f) == EOF || h.oom) s->write_error = EIO;
+    cli_buf_free(&h);
+}
+
+/* at the end: the header again with the number of rows */
+static void npy_finish(sink *s)
+{
+    if (fflush(s->f) != 0 || fseek(s->f, 0, SEEK_SET) != 0) {
+        s->write_error = errno ? errno : EIO;
+        return;
+    }
+    npy_header(s, s->rows);
+    if (fflush(s->f) != 0 || fseek(s->f, 0, SEEK_END) != 0) s->write_error = errno ? errno : EIO;
+}
+
 static void emit_str(sink *s, const char *str)
 {
+    if (s->npy) return;   /* no text between binary values */
     if (fputs(str, s->f) < 0) s->write_error = errno ? errno : EIO;
 }
 
-/* a column name: as is in CSV, a JSON string otherwise */
+/* an npy field: ('NAME', '<f8') as a Python literal, a repeated name
+ * given a suffix #2, #3, ... (numpy refuses a field twice) */
+static void npy_field(sink *s, const char *name)
+{
+    char uniq[640];
+    snprintf(uniq, sizeof uniq, "%s", name);
+    for (int n = 2;; n++) {
+        int dup = 0;
+        for (int k = 0; k < s->nseen && !dup; k++) dup = !strcmp(s->seen[k], uniq);
+        if (!dup) break;
+        snprintf(uniq, sizeof uniq, "%s#%d", name, n);
+    }
+    char **grown = realloc(s->seen, sizeof *grown * (size_t)(s->nseen + 1));
+    if (grown) {
+        s->seen = grown;
+        if ((s->seen[s->nseen] = malloc(strlen(uniq) + 1)) != NULL) strcpy(s->seen[s->nseen++], uniq);
+    }
+    cli_buf_puts(&s->names, "('");
+    for (const unsigned char *p = (const unsigned char *)uniq; *p; p++) {
+        if (*p == '\\' || *p == '\'') cli_buf_printf(&s->names, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f) cli_buf_printf(&s->names, "\\x%02x", *p);
+        else cli_buf_printf(&s->names, "%c", *p);
+    }
+    cli_buf_printf(&s->names, "', '%cf8'), ", npy_little_endian() ? '<' : '>');
+}
+
+/* a column name: a CSV field (quoted if it must be), a JSON string or an npy field */
 static void emit_name(sink *s, const char *sep, const char *a, const char *b)
 {
     emit_str(s, sep);
-    if (!s->json) {
-        emit_str(s, a);
-        emit_str(s, b);
-        return;
-    }
     char name[600];
     snprintf(name, sizeof name, "%s%s", a, b);
+    if (s->npy) {
+        npy_field(s, name);
+        return;
+    }
     cli_buf t = {0};
-    cli_json_str(&t, name);
+    if (s->json) cli_json_str(&t, name);
+    else cli_csv_name(&t, name);
     emit_str(s, t.s ? t.s : "\"\"");
     cli_buf_free(&t);
 }
 
-/* x with the fewest significant digits (15..17) that read back exactly.
- * Fixed formats (a '*' precision sends glibc's printf down its slow
- * positional path); 17 digits always read back, so they are not checked. */
+/* x with the fewest significant digits (15..17) that read back exactly
+ * (shortest.h), after sep. */
 static void emit(sink *s, const char *sep, double x)
 {
-    char num[40];
-    const size_t ls = strlen(sep);
-    memcpy(num, sep, ls);
-    char *v = num + ls;
-    const size_t room = sizeof num - ls;
-    if (s->json && !isfinite(x)) {
-        snprintf(v, room, "null");
-        emit_str(s, num);
+    if (s->npy) {
+        if (fwrite(&x, sizeof x, 1, s->f) != 1) s->write_error = errno ? errno : EIO;
         return;
     }
-    snprintf(v, room, "%.15g", x);
-    if (strtod(v, NULL) != x) {
-        snprintf(v, room, "%.16g", x);
-        if (strtod(v, NULL) != x) snprintf(v, room, "%.17g", x);
-    }
-    if (fputs(num, s->f) < 0) s->write_error = errno ? errno : EIO;
+    char num[CLI_SHORTEST_LEN + 8];
+    const size_t ls = strlen(sep);
+    memcpy(num, sep, ls);
+    size_t len = 4;
+    if (s->json && !isfinite(x))
+        memcpy(num + ls, "null", 5);
+    else
+        len = (size_t)cli_shortest(x, num + ls);
+    if (fwrite(num, 1, ls + len, s->f) != ls + len) s->write_error = errno ? errno : EIO;
 }
-
 
 static void header(sink *s)
 {
@@ -214,6 +285,10 @@ static void header(sink *s)
         cli_json_str(&t, mbs_model_name(m));
         emit_str(s, "{\"model\": ");
         emit_str(s, t.s ? t.s : "\"\"");
+        cli_buf_free(&t);
+        cli_initial_change_json(&t, m, s->initial);
+        emit_str(s, ",\n \"initial_state\": ");
+        emit_str(s, t.s ? t.s : "null");
         emit_str(s, ",\n \"columns\": [");
         cli_buf_free(&t);
     }
@@ -234,13 +309,14 @@ static void header(sink *s)
         emit_name(s, ",", "phid_norm", "");
         emit_name(s, ",", "phidd_norm", "");
     }
+    if (s->npy) npy_header(s, 0);
     emit_str(s, s->json ? "],\n \"rows\": [\n" : "\n");
 }
 
-/* On a terminal, after 2 s: the time reached, every 0.2 s. */
+/* On a terminal, after cli_progress_delay(): the time reached, every 0.2 s. */
 static int progress(sink *s, double t)
 {
-    if (s->progress && seconds_since(&s->start) > 2 && seconds_since(&s->last) > 0.2) {
+    if (s->progress && seconds_since(&s->start) >= s->delay && seconds_since(&s->last) > 0.2) {
         clock_gettime(CLOCK_MONOTONIC, &s->last);
         double span = s->tf - s->t0, frac = span > 0 ? (t - s->t0) / span : 1;
         fprintf(stderr, "\rmbsens simulate: t = %-12.6g of %g (%3.0f%%)  ", t, s->tf, 100 * frac);
@@ -349,8 +425,8 @@ int cmd_simulate(int argc, char **argv)
     if (npos != 1) return cli_usage_error(cmd, usage, "missing MODEL argument");
 
     /* Check the option values before loading the model (usage errors, 2). */
-    if (s_format && strcmp(s_format, "csv") != 0 && strcmp(s_format, "json") != 0)
-        return cli_usage_error(cmd, usage, "--format: unknown value '%s' (expected csv or json)", s_format);
+    if (s_format && strcmp(s_format, "csv") != 0 && strcmp(s_format, "json") != 0 && strcmp(s_format, "npy") != 0)
+        return cli_usage_error(cmd, usage, "--format: unknown value '%s' (expected csv, json or npy)", s_format);
     int e_integ = -1, e_solver = -1, e_form = -1, e_ref = -1, e_cvm = -1, maxit = 0, e_loop = -1, e_proj = -1;
     int e_tupd = -1, e_tangent = -1;
     double dt = 0, tf = 0, tol = 0, rtol = 0, atol = 0, pen = 0, pscale = 0, odt = 0;
@@ -427,8 +503,12 @@ int cmd_simulate(int argc, char **argv)
     if (e_tangent >= 0) o.tangent = e_tangent ? mbs_tangent_analytic : mbs_tangent_fd;
     if (no_project) o.project = 0;
     if (e_loop > 0) o.loop = (mbs_loop_formulation)e_loop;
-    if (o.loop == MBS_LOOP_INDEX1 && o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL)
+    if (o.loop == MBS_LOOP_INDEX1 && o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL) {
+        if (e_solver == MBS_SOLVER_NEWTON)
+            fprintf(stderr, "mbsens %s: note: index1 with the trapezoidal rule uses the fixedpoint solver, "
+                            "not %s\n", cmd, mbs_nl_solver_name(o.solver));
         o.solver = MBS_SOLVER_FIXEDPOINT;   /* as the integrator does (for the summary) */
+    }
     if (e_proj >= 0) o.projection = (mbs_projection)e_proj;
     if (s_pen) o.penalty = pen;
     if (s_pscale) o.proj_scale = pscale;
@@ -448,13 +528,21 @@ int cmd_simulate(int argc, char **argv)
         }
     }
 
+    cli_initial_change ic;
+    if (cli_initial_change_eval(cmd, m, o.t0, o.loop, &ic) != CLI_EXIT_OK) {
+        mbs_model_free(m);
+        return CLI_EXIT_FAIL;
+    }
+    cli_initial_change_note(stderr, cmd, m, &ic);
     const int to_file = out && strcmp(out, "-") != 0;
     sink s;
     memset(&s, 0, sizeof s);
     s.cmd = cmd;
     s.m = m;
+    s.initial = &ic;
     s.nq = mbs_model_nq(m);
     s.json = s_format && strcmp(s_format, "json") == 0;
+    s.npy = s_format && strcmp(s_format, "npy") == 0;
     if ((rc = collect_outputs(cmd, m, s_poses, &s.outs, &s.nout)) != CLI_EXIT_OK) {
         mbs_model_free(m);
         return rc;
@@ -464,6 +552,7 @@ int cmd_simulate(int argc, char **argv)
     s.t0 = o.t0;
     s.tf = o.tf;
     s.progress = !quiet && isatty(fileno(stderr));
+    s.delay = cli_progress_delay();
     clock_gettime(CLOCK_MONOTONIC, &s.start);
     s.last = s.start;
     s.vals = calloc(MBS_OUTPUT_MAX_COLUMNS, sizeof(double));
@@ -477,6 +566,12 @@ int cmd_simulate(int argc, char **argv)
     if (!rc && to_file) {
         if (cli_atomic_open(&af, cmd, out, pos[0]) != 0) rc = CLI_EXIT_FAIL;
         s.f = af.f;
+        if (!rc && s.npy && !af.tmp) {   /* its header is rewritten at the end */
+            cli_error(cmd, "--format npy: '%s' is a device or a FIFO; write to a file or to standard output", out);
+            cli_atomic_abort(&af);
+            s.f = NULL;
+            rc = CLI_EXIT_FAIL;
+        }
     } else if (!rc && !(s.f = cli_spool_open(cmd))) {
         rc = CLI_EXIT_FAIL;
     }
@@ -486,10 +581,9 @@ int cmd_simulate(int argc, char **argv)
     if (!rc) {
         header(&s);
         status = mbs_simulate(m, d, &o, NULL, NULL, on_step, &s, &st, &err);
-        if (status == MBS_OK && s.json) {
-            emit_str(&s, "\n]}\n");
-            if (s.write_error) status = MBS_ERR_IO;
-        }
+        if (status == MBS_OK && s.json) emit_str(&s, "\n]}\n");
+        if (status == MBS_OK && s.npy) npy_finish(&s);
+        if (status == MBS_OK && s.write_error) status = MBS_ERR_IO;
     }
     double wall = seconds_since(&s.start);
     if (s.shown) fputs("\r\033[K", stderr);
@@ -524,6 +618,8 @@ int cmd_simulate(int argc, char **argv)
                     every);
         else
             fprintf(stderr, "  steps            %ld (%ld output rows)\n", st.steps, s.rows);
+
+        cli_initial_change_summary(stderr, m, &ic);
         if (trap && o.loop != MBS_LOOP_NONE && o.loop != MBS_LOOP_INDEX1)
             /* closed-loop steppers: exact tangent sweeps, the force part kept across steps by default */
             fprintf(stderr, "  iterations       mean %.2f, max %d per step (newton, tangent %s)\n",
@@ -557,6 +653,9 @@ int cmd_simulate(int argc, char **argv)
     }
     free(s.vals);
     free(s.outs);
+    for (int k = 0; k < s.nseen; k++) free(s.seen[k]);
+    free(s.seen);
+    cli_buf_free(&s.names);
     mbs_data_free(d);
     mbs_model_free(m);
     return rc;

@@ -19,6 +19,7 @@ static const command commands[] = {
     {"generate", cmd_generate, "write a generated benchmark model (spatial chain)"},
     {"simulate", cmd_simulate, "forward-dynamics simulation: trajectory as CSV"},
     {"check", cmd_check, "verify the analytical derivatives against complex step"},
+    {"assemble", cmd_assemble, "the initial state of a run: closed loops assembled, velocities solved"},
     {"convert", cmd_convert, "write a model (URDF or JSON) as a JSON model or MuJoCo MJCF"},
     {"sensitivity", cmd_sensitivity, "objectives and their gradients over a simulation (DDM, adjoints, FD)"},
     {"optimize", cmd_optimize, "design optimization and optimal control (NLopt, analytical gradients)"},
@@ -46,6 +47,18 @@ static void usage(FILE *out)
           "Run 'mbsens COMMAND --help' for the arguments and options of a command.\n"
           "Exit status: 0 success, 1 failure (model, numerical or I/O error),\n"
           "2 invalid command line. See docs/cli.md.\n", out);
+}
+
+static int unknown_command(const char *name)
+{
+    const char *names[NCOMMANDS + 1];
+    for (int k = 0; k < NCOMMANDS; k++)
+        names[k] = commands[k].name;
+    names[NCOMMANDS] = "help";
+    const char *near = cli_nearest(name, strlen(name), names, NCOMMANDS + 1);
+    if (near)
+        return cli_usage_error(NULL, usage, "unknown command '%s' (did you mean '%s'?)", name, near);
+    return cli_usage_error(NULL, usage, "unknown command '%s'", name);
 }
 
 static const command *find_command(const char *name)
@@ -78,15 +91,20 @@ int main(int argc, char **argv)
             return cli_usage_error(NULL, usage, "help: unexpected argument '%s'", argv[3]);
         const command *c = find_command(argv[2]);
         if (!c)
-            return cli_usage_error(NULL, usage, "unknown command '%s'", argv[2]);
+            return unknown_command(argv[2]);
         char help[] = "--help";
         char *hargv[] = {argv[2], help, NULL};
         return c->run(2, hargv);
     }
-    if (name[0] == '-')
+    if (name[0] == '-') {
+        const char *opts[] = {"--help", "--version"};
+        const char *near = cli_nearest(name, strlen(name), opts, 2);
+        if (near)
+            return cli_usage_error(NULL, usage, "unknown option '%s' (did you mean '%s'?)", name, near);
         return cli_usage_error(NULL, usage, "unknown option '%s'", name);
+    }
     const command *c = find_command(name);
     if (!c)
-        return cli_usage_error(NULL, usage, "unknown command '%s'", name);
+        return unknown_command(name);
     return c->run(argc - 1, argv + 1);
 }

@@ -49,6 +49,31 @@ static int next_line(FILE *f, csv_line *l)
     return 1;
 }
 
+/* The field of a CSV header line that starts at *p, unquoted in place
+ * (RFC 4180: "a,""b""" is a,"b"); *p moves past its comma, or to NULL
+ * after the last field. */
+static char *csv_field(char **p)
+{
+    char *s = *p, *in = s, *out = s;
+    if (*in == '"') {
+        for (in++; *in; in++) {
+            if (*in == '"' && in[1] != '"') {
+                in++;
+                break;
+            }
+            if (*in == '"') in++;   /* a doubled quote */
+            *out++ = *in;
+        }
+        while (*in && *in != ',') in++;
+    } else {
+        while (*in && *in != ',') in++;
+        out = in;
+    }
+    *p = *in == ',' ? in + 1 : NULL;
+    *out = '\0';
+    return s;
+}
+
 /* column indices of the coordinates (pos), their rates (vel), accelerations (acc) */
 static int map_header(const char *cmd, const char *path, const mbs_model *m, char *hdr, int *ncol, int *pos,
                       int *vel, int *acc)
@@ -56,9 +81,8 @@ static int map_header(const char *cmd, const char *path, const mbs_model *m, cha
     const int nq = mbs_model_nq(m);
     for (int k = 0; k < nq; k++) pos[k] = vel[k] = acc[k] = -1;
     int c = 0, tcol = -1;
-    for (char *tok = hdr, *next; tok; tok = next, c++) {
-        next = strchr(tok, ',');
-        if (next) *next++ = '\0';
+    for (char *rest = hdr; rest; c++) {
+        const char *tok = csv_field(&rest);
         if (!strcmp(tok, "t")) tcol = c;
         for (int k = 0; k < nq; k++) {
             const char *name = mbs_coord_name(m, k);
@@ -412,7 +436,10 @@ int view_sensitivity_write(const char *cmd, const char *path, cli_buf *b)
     json_error_t e;
     json_t *root = json_load_file(path, 0, &e);
     if (!root) {
-        cli_error(cmd, "%s:%d:%d: %s", path, e.line, e.column, e.text);
+        if (e.line > 0)
+            cli_error(cmd, "%s:%d:%d: %s", path, e.line, e.column, e.text);
+        else   /* not a syntax error: the file cannot be read (e.text names it) */
+            cli_error(cmd, "--sensitivity: %s", e.text);
         return CLI_EXIT_FAIL;
     }
     size_t nobj = 0, npar = 0;

@@ -3,14 +3,18 @@
  *
  * Usage: hello_mbsens MODEL.json [q_1 ... q_n]
  *
- * Loads the model, prints its number of degrees of freedom and the joint
- * torques that hold it still at q (velocities and accelerations zero), i.e.
- * the inverse dynamics tau = M(q) qdd - Q(q, qd) at qd = qdd = 0. Missing
- * coordinates are taken from the model's initial state. Output:
+ * Loads the model, prints the library version, the model's number of
+ * degrees of freedom and the joint torques that hold it still at q
+ * (velocities and accelerations zero), i.e. the inverse dynamics
+ * tau = M(q) qdd - Q(q, qd) at qd = qdd = 0, with 12 significant digits.
+ * Missing coordinates are taken from the model's initial state. Built as
+ * examples/CMakeLists.txt says (tests/sh/install.sh checks these lines):
  *
+ *     $ hello_mbsens models/double_pendulum.json 0.3 0
+ *     mbsens 0.1.0
  *     model double_pendulum
  *     n_dof 2
- *     tau 9.4... 4.3...
+ *     tau 8.69715968204 2.89905322735
  */
 #include <mbsens/mbsens.h>
 #include <stdio.h>
@@ -59,7 +63,7 @@ int main(int argc, char **argv)
     printf("model %s\n", mbs_model_name(m));
     printf("n_dof %d\n", mbs_model_ndof(m));
     printf("tau");
-    for (int k = 0; k < nq; k++) printf(" %.17g", tau[k]);
+    for (int k = 0; k < nq; k++) printf(" %.12g", tau[k]);
     printf("\n");
     rc = 0;
 out:

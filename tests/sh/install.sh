@@ -81,6 +81,17 @@ run_example() {
             ko "$label: exit status at q = ($1, $2)"
         fi
     done
+    # the output its header comment shows (the version line aside)
+    awk '/^ \*     \$ hello_mbsens/ { on = 1; next } on && /^ \*     / { print substr($0, 8); next } { on = 0 }' \
+        "$MBS_SOURCE_DIR/examples/hello_mbsens.c" | grep -v '^mbsens ' >"$TMP/shown.txt"
+    LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$exe" "$MODEL" 0.3 0 2>&1 |
+        grep -v '^mbsens ' >"$TMP/printed.txt"
+    if [ -s "$TMP/shown.txt" ] && cmp -s "$TMP/shown.txt" "$TMP/printed.txt"; then
+        ok "$label: prints what examples/hello_mbsens.c says"
+    else
+        diff "$TMP/shown.txt" "$TMP/printed.txt"
+        ko "$label: the output differs from the header of examples/hello_mbsens.c"
+    fi
     # a bad argument is an error, not a crash
     if LD_LIBRARY_PATH=$LIBDIR "$exe" "$MBS_SOURCE_DIR/models/no_such_model.json" >/dev/null 2>&1; then
         ko "$label: a missing model file must fail"

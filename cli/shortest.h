@@ -1,0 +1,19 @@
+/*
+ * shortest.h - numbers for the CSV and JSON outputs of the mbsens command:
+ * the fewest significant digits, 15 to 17, that read back to the same
+ * double, written as "%g" writes them.
+ */
+#ifndef MBS_CLI_SHORTEST_H
+#define MBS_CLI_SHORTEST_H
+
+/* Room for any result, with its terminating zero. */
+#define CLI_SHORTEST_LEN 32
+
+/* Write x into buf (CLI_SHORTEST_LEN bytes): the text of the first of
+ * "%.15g", "%.16g", "%.17g" that strtod reads back to x (non-finite
+ * numbers as "%.15g" writes them). Returns the length. */
+int cli_shortest(double x, char *buf);
+/* The same by printf and strtod (the reference; the slow path). */
+int cli_shortest_printf(double x, char *buf);
+
+#endif
