@@ -9,7 +9,7 @@
 #include "results.h"
 #include "data_impl.h"
 #include "model_impl.h"
-#include "builder.h"
+#include "base/error.h"
 
 /* The sum of x[0..n-1] in eight chains of additions (the compiler turns
  * them into vector additions; no fast-math needed): finite when every

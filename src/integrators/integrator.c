@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "integrator_impl.h"
-#include "../builder.h"
+#include "../base/error.h"
 #include "../results.h"
 #include "../model_impl.h"
 #include "../formulations/form_impl.h"

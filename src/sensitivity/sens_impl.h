@@ -11,7 +11,7 @@
 #include "mbsens/sensitivity.h"
 #include "../data_impl.h"
 #include "../derivatives_impl.h"
-#include "../builder.h"
+#include "../base/error.h"
 #include "../integrators/integrator_impl.h"
 
 /* Work shared by a run: sizes, the result arrays, scratch. */
