@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "sens_impl.h"
-#include "step_jacobians_matrixr.h"
+#include "lin_matrixr.h"
 #include "../formulations/form_impl.h"
 
 

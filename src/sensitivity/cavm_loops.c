@@ -1,5 +1,5 @@
 /*
- * adjoint_continuous_loops.c - continuous adjoint (CAVM) of the closed-loop
+ * cavm_loops.c - continuous adjoint (CAVM) of the closed-loop
  * formulations Matrix R and ALI3-P (docs/sensitivity.md "CAVM of
  * the closed-loop formulations").
  *

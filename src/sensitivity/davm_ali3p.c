@@ -1,5 +1,5 @@
 /*
- * adjoint_discrete_ali3p.c - discrete adjoint (DAVM) of the ALI3-P
+ * davm_ali3p.c - discrete adjoint (DAVM) of the ALI3-P
  * formulation (docs/sensitivity.md "DDM and DAVM of ALI3-P"):
  * the transpose of the recursion that ddm_ali3p.c runs forward, on the
  * same step linearization (step_jacobians_closed.c), so both give the

@@ -1,5 +1,5 @@
 /*
- * adjoint_continuous.c - continuous adjoint (CAVM) of the equations of
+ * cavm.c - continuous adjoint (CAVM) of the equations of
  * motion in first-order form, with SUNDIALS CVODES (docs/sensitivity.md).
  *
  * y = [q; qd], f(y, rho) = [qd; a(q, qd, rho)], a = FD (the forward

@@ -1,7 +1,7 @@
 /*
- * adjoint_discrete_matrixr.c - discrete adjoint (DAVM) of the Matrix R
+ * davm_matrixr.c - discrete adjoint (DAVM) of the Matrix R
  * formulation: the transpose of ddm_matrixr.c's recursion on the same step
- * linearization (step_jacobians_matrixr.c), so both give the gradient of
+ * linearization (lin_matrixr.c), so both give the gradient of
  * the same discrete psi (docs/sensitivity.md).
  *
  * Step s-1 -> s maps (y^i_{s-1}, rho) to y^i_s and to the full state y_s
@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "sens_impl.h"
-#include "step_jacobians_matrixr.h"
+#include "lin_matrixr.h"
 #include "../formulations/form_impl.h"
 
 int sens_davm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
