@@ -22,7 +22,7 @@
 #           --no-tests), lines with timings removed.
 # Lines that hold wall-clock times are removed everywhere (see `untimed`).
 set -u
-BUILD=${1:?usage: golden.sh BUILD DIR [--no-tests]}
+BUILD=$(cd "${1:?usage: golden.sh BUILD DIR [--no-tests]}" && pwd)
 OUT=${2:?usage: golden.sh BUILD DIR [--no-tests]}
 TESTS=${3:-}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
