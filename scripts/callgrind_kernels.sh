@@ -33,13 +33,13 @@ count() {
     shift
     valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.out" "$@" >/dev/null 2>"$TMP/cg.err" ||
         { cat "$TMP/cg.err" >&2; exit 1; }
-    callgrind_annotate --inclusive=yes "$TMP/cg.out" 2>/dev/null >"$TMP/cg.txt"
+    callgrind_annotate --inclusive=yes --threshold=100 "$TMP/cg.out" 2>/dev/null >"$TMP/cg.txt"
     total=$(sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' "$TMP/cg.txt" | tr -d ,)
     printf '%-14s %-36s %14s\n' "$name" "(program total)" "$total"
     for f in $FUNCS; do
         ir=$(awk -v f="$f" '{ n = $NF; sub(/^.*:/, "", n); sub(/ .*$/, "", n) }
              $0 ~ ":" f " " || $0 ~ ":" f "$" { gsub(",", "", $1); print $1; exit }' "$TMP/cg.txt")
-        [ -n "$ir" ] && printf '%-14s %-36s %14s\n' "$name" "$f" "$ir"
+        if [ -n "$ir" ]; then printf '%-14s %-36s %14s\n' "$name" "$f" "$ir"; fi
     done
 }
 

@@ -34,7 +34,7 @@ trap 'rm -rf "$TMP"' EXIT
 
 # wall-clock figures vary from run to run
 untimed() {
-    sed -E -e '/wall|elapsed|[0-9.]+ ?(s|ms|us|ns)( |,|\)|$)|per second|calls\/s/d' \
+    sed -E -e '/wall|elapsed|[0-9.]+ ?(s|ms|us|ns)( |,|\)|\]|$)|per second|calls\/s/d' \
            -e "s|$TMP|TMP|g"
 }
 
