@@ -8,7 +8,8 @@
 # Runs bench/bench_calls (N calls of each core public call, default 50) on
 # a revolute chain of 30 links, a spherical chain of 12 on a floating base,
 # human43 and the double pendulum, and a closed-loop simulation (five-bar,
-# trapezoidal with ALI3-P and with Matrix R: the constraint tangents), and
+# trapezoidal with ALI3-P and with Matrix R; the DDM of ALI3-P: the
+# constraint tangents), and
 # prints one line per run and function: the inclusive instructions (Ir)
 # of that function over the whole run. Compare two builds with diff or
 # side by side; a pure move gives the same numbers.
@@ -22,7 +23,7 @@ trap 'rm -rf "$TMP"' EXIT
 FUNCS='mbs_kinematics mbs_inverse_dynamics mbs_mass_matrix mbs_forward_dynamics
 mbs_inverse_dynamics_derivatives mbs_forward_dynamics_derivatives mbs_kin_forward mbs_kin_forward_d_from
 mbs_rnea mbs_rnea_jacobians mbs_crba mbs_aba mbs_fdl_forward_dynamics mbs_idl_id_jacobians idl_front
-mbs_con_kernel mbs_con_kernel_d mbs_integrator_run'
+mbs_con_kernel mbs_con_kernel_d mbs_form_tangent mbs_integrator_step'
 
 "$BUILD/mbsens" generate chain --n 30 --joint revolute -o "$TMP/rev30.json"
 "$BUILD/mbsens" generate chain --n 12 --joint spherical --floating -o "$TMP/sph12.json"
@@ -51,3 +52,5 @@ count fivebar_ali3p "$BUILD/mbsens" simulate "$SRC/models/fivebar.json" --formul
     --out "$TMP/o.csv"
 count fivebar_mr "$BUILD/mbsens" simulate "$SRC/models/fivebar.json" --formulation matrixr --tf 0.2 -q \
     --out "$TMP/o.csv"
+count fivebar_ddm "$BUILD/mbsens" sensitivity "$SRC/models/fivebar.json" --method ddm --formulation ali3p \
+    --tf 0.05
