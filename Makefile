@@ -2,10 +2,12 @@
 # (Debian packages, via scripts/install-deps.sh), build and run.
 BUILD      ?= build
 BUILD_SAN  ?= build-san
+BUILD_FUZZ ?= build-fuzz
+SECONDS    ?= 60
 JOBS       ?= 2
 CMAKE_ARGS ?=
 
-.PHONY: all deps build build-san check check-release check-san check-browser demo bench install clean
+.PHONY: all deps build build-san check check-release check-san check-browser demo bench fuzz install clean
 
 all: build
 
@@ -42,8 +44,17 @@ demo: build
 bench: build
 	@sh scripts/bench.sh $(BUILD)
 
+# The libFuzzer target over the model loaders, run for SECONDS seconds
+# (clang from Debian; docs/testing.md "Fuzzing").
+fuzz:
+	@sh scripts/install-deps.sh fuzz
+	CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMBS_FUZZ=ON \
+	  -DMBS_BUILD_TESTS=OFF -DMBS_BUILD_BENCH=OFF $(CMAKE_ARGS)
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_load
+	sh scripts/fuzz.sh $(BUILD_FUZZ) $(SECONDS)
+
 install: build
 	cmake --install $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD_SAN)
+	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_FUZZ)

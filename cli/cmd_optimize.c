@@ -18,8 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include "cli_util.h"
 #include "mbsens/optimize.h"
 
@@ -65,7 +63,7 @@ static void usage(FILE *out)
           "                       horizon by 1 s at a time up to tf, warm-starting each stage\n"
           "  --continuation-start T, --continuation-step T   first horizon and growth (1, 1)\n"
           "  --out FILE           the result as JSON (psi, iterations, parameters, ...)\n"
-          "  --model-out FILE     a copy of the model file with the optimized parameter values\n"
+          "  --model-out FILE     the model with the optimized parameter values (JSON)\n"
           "  --history FILE       one CSV row per iteration: psi, |g|, step, parameters\n"
           "  --plot FILE          SVG: psi against iterations, and the initial and optimized\n"
           "                       response against time (the objective's integrand, or the\n"
@@ -515,53 +513,20 @@ static void result_json(cli_buf *b, const mbs_model *m, const char *path, const 
     cli_buf_puts(b, "\n}\n");
 }
 
-/* The input JSON with "parameters[*].value" replaced (jansson). */
+/* The model with the optimized parameter values (mbs_model_with_params,
+ * the model the optimizer evaluated), written as JSON (mbs_model_to_json). */
 static int model_out(const char *cmd, const char *in, const char *out, const mbs_model *m, const double *x)
 {
-    json_error_t je;
-    json_t *root = json_load_file(in, 0, &je);
-    if (!root) {
-        cli_error(cmd, "--model-out: cannot read '%s' as JSON (%s:%d: %s)", in, in, je.line, je.text);
-        return CLI_EXIT_FAIL;
-    }
-    json_t *params = json_object_get(root, "parameters");
-    int found = 0;
-    if (json_is_array(params)) {
-        size_t k;
-        json_t *p;
-        json_array_foreach(params, k, p)
-        {
-            const char *name = json_string_value(json_object_get(p, "name"));
-            int j = name ? mbs_param_find(m, name) : -1;
-            if (j < 0) continue;
-            json_object_set_new(p, "value", json_real(x[j]));
-            found++;
-        }
-    }
-    if (found != mbs_model_nparams(m)) {
-        json_decref(root);
-        cli_error(cmd, "--model-out: '%s' does not list the model's %d parameters (found %d)", in,
-                  mbs_model_nparams(m), found);
-        return CLI_EXIT_FAIL;
-    }
-    char *s = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-    json_decref(root);
+    mbs_error err;
+    memset(&err, 0, sizeof err);
+    mbs_model *mo = mbs_model_with_params(m, x, &err);
+    char *s = mo ? mbs_model_to_json(mo, &err) : NULL;
+    mbs_model_free(mo);
     if (!s) {
-        cli_error(cmd, "--model-out: out of memory");
+        cli_error(cmd, "--model-out: %s", err.msg);
         return CLI_EXIT_FAIL;
     }
-    size_t len = strlen(s);
-    char *s2 = malloc(len + 2);
-    int rc = CLI_EXIT_FAIL;
-    if (s2) {
-        memcpy(s2, s, len);
-        s2[len] = '\n';
-        s2[len + 1] = 0;
-        rc = (cli_write_atomic(cmd, "--model-out", out, in, s2, len + 1) ? CLI_EXIT_FAIL : CLI_EXIT_OK);
-    } else {
-        cli_error(cmd, "--model-out: out of memory");
-    }
-    free(s2);
+    int rc = cli_write_atomic(cmd, "--model-out", out, in, s, strlen(s)) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
     free(s);
     return rc;
 }

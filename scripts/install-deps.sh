@@ -2,6 +2,9 @@
 # Install the Debian packages mbsens needs to build, test and benchmark.
 # Idempotent: runs `apt-get update` once, and only when something is missing,
 # then `apt-get install -y` of exactly the missing packages.
+#
+#   sh scripts/install-deps.sh          build, test, benchmark (make check, make demo)
+#   sh scripts/install-deps.sh fuzz     the same and clang with libFuzzer (make fuzz)
 set -eu
 
 PACKAGES="build-essential cmake pkg-config
@@ -14,6 +17,11 @@ chromium"
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
     PACKAGES="$PACKAGES nodejs npm"
 fi
+case "${1:-}" in
+    "") ;;
+    fuzz) PACKAGES="$PACKAGES clang libclang-rt-dev" ;;
+    *) echo "install-deps: unknown package set '$1' (known: fuzz)" >&2; exit 2 ;;
+esac
 
 missing=""
 for p in $PACKAGES; do

@@ -9,20 +9,30 @@
  * Model vector layout (m->x):
  *   gravity (3)
  *   per body, ground included, in final order: mass (1), com (3), inertia (6)
- *   per point (named and anonymous, in the order added): 3
- *   per vector (in the order added): 3
+ *   per point: 3; the named points grouped by body in final order (the
+ *     ground first), each body's in the order added; then the anonymous
+ *     points in the order of their first use by the tree joints (final
+ *     order), the cut joints, the force elements and the drivers (anonymous
+ *     points nothing uses are left out)
+ *   per vector: 3; grouped by body in final order, each body's in the order
+ *     added
  *   per joint 1..nb in final order: X_p (9), X_c (9)
  *   per cut joint (joints cut to open closed loops, in input order): X_p (9), X_c (9)
  *   per driving constraint with a linear law (in the order added): value, rate
  *   per time function (in the order added): its numbers (mbs_func_info)
  *   per force element (in the order added): its numbers (mbs_force_info)
+ * The layout depends on the model, not on the order of the calls that
+ * described it (beyond the order within each kind), so a model written as
+ * JSON (mbs_model_to_json) and loaded again has the same model vector.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "builder.h"
+#include "hashmap.h"
 #include "model_impl.h"
 #include "model_util.h"
 #include "force_model.h"
@@ -137,6 +147,9 @@ struct mbs_builder {
     b_fixed *fix;
     double asm_tol;        /* 0: default */
     int asm_maxit;
+    /* name -> handle (tag 0; points and vectors: tag = body handle) */
+    mbs_hashmap body_map, point_map, vector_map, joint_map, func_map, force_map, drv_map, param_map;
+    mbs_hashmap target_map;   /* parameter targets set: key target_key(), value the parameter */
 };
 
 static const char *TARGET_FORMS =
@@ -195,7 +208,8 @@ mbs_builder *mbs_builder_new(const char *model_name, const char *source)
     b->body = calloc(8, sizeof *b->body);
     b->capb = 8;
     if (b->body) b->body[0].name = mbs_strdup("ground");
-    if (!b->name || (source && !b->source) || !b->body || !b->body[0].name) {
+    if (!b->name || (source && !b->source) || !b->body || !b->body[0].name ||
+        mbs_hashmap_put(&b->body_map, 0, b->body[0].name, 0) != -1) {
         mbs_builder_free(b);
         return NULL;
     }
@@ -231,6 +245,9 @@ void mbs_builder_free(mbs_builder *b)
     for (int k = 0; k < b->nfix; k++) free(b->fix[k].where);
     free(b->drv);
     free(b->fix);
+    mbs_hashmap *maps[] = { &b->body_map, &b->point_map, &b->vector_map, &b->joint_map, &b->func_map,
+                            &b->force_map, &b->drv_map, &b->param_map, &b->target_map };
+    for (size_t k = 0; k < sizeof maps / sizeof maps[0]; k++) mbs_hashmap_free(maps[k]);
     free(b->body);
     free(b->point);
     free(b->vector);
@@ -280,25 +297,38 @@ void mbs_builder_set_gravity(mbs_builder *b, const double g[3])
 
 int mbs_builder_find_body(const mbs_builder *b, const char *name)
 {
-    if (!b || !name) return -1;
-    for (int i = 0; i <= b->nb; i++)
-        if (strcmp(b->body[i].name, name) == 0) return i;
-    return -1;
+    return b ? mbs_hashmap_get(&b->body_map, 0, name) : -1;
 }
 
 int mbs_builder_find_point(const mbs_builder *b, int body, const char *name)
 {
-    if (!b || !name) return -1;
-    for (int k = 0; k < b->np; k++)
-        if (b->point[k].body == body && b->point[k].name && strcmp(b->point[k].name, name) == 0) return k;
-    return -1;
+    return b && body >= 0 ? mbs_hashmap_get(&b->point_map, (uint64_t)body, name) : -1;
 }
 
-static int find_vector(const mbs_builder *b, int body, const char *name)
+size_t mbs_builder_find_body_prefixes(const mbs_builder *b, const char *name, int *out, size_t max)
 {
-    for (int k = 0; k < b->nv; k++)
-        if (b->vector[k].body == body && strcmp(b->vector[k].name, name) == 0) return k;
-    return -1;
+    return b ? mbs_hashmap_get_prefixes(&b->body_map, 0, name, '.', out, max) : 0;
+}
+
+const char *mbs_builder_body_name(const mbs_builder *b, int body)
+{
+    return b && body >= 0 && body <= b->nb ? b->body[body].name : NULL;
+}
+
+/* Record a new item's name in its map (the caller has checked that the name
+ * is new): 0, or -1 if memory runs out. */
+static int map_add(mbs_hashmap *map, uint64_t tag, const char *name, int handle)
+{
+    return mbs_hashmap_put(map, tag, name, handle) == -1 ? 0 : -1;
+}
+
+/* The norm to divide v by to make it a unit vector: |v|, or exactly 1 when
+ * |v|^2 is 1 to within round-off (8 ulp), so that a vector normalized here
+ * and read back (a model written and loaded again) keeps every bit. */
+static double unit_norm(const double v[3])
+{
+    double s = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    return fabs(s - 1) <= 8 * DBL_EPSILON ? 1 : sqrt(s);
 }
 
 int mbs_builder_add_body(mbs_builder *b, const char *name, double mass,
@@ -330,7 +360,7 @@ int mbs_builder_add_body(mbs_builder *b, const char *name, double mass,
     memset(bd, 0, sizeof *bd);
     bd->name = mbs_strdup(name);
     bd->where = mbs_strdup(W(where));
-    if (!bd->name || !bd->where) {
+    if (!bd->name || !bd->where || map_add(&b->body_map, 0, bd->name, b->nb + 1)) {
         free(bd->name);
         free(bd->where);
         return oom(err);
@@ -362,7 +392,7 @@ int mbs_builder_add_point(mbs_builder *b, int body, const char *name,
     pt->body = body;
     pt->name = name ? mbs_strdup(name) : NULL;
     pt->where = mbs_strdup(W(where));
-    if ((name && !pt->name) || !pt->where) {
+    if ((name && !pt->name) || !pt->where || (name && map_add(&b->point_map, (uint64_t)body, pt->name, b->np))) {
         free(pt->name);
         free(pt->where);
         return oom(err);
@@ -379,12 +409,12 @@ int mbs_builder_add_vector(mbs_builder *b, int body, const char *name,
         return mbs_error_set(err, MBS_ERR_ARG, "%s: invalid body handle %d", W(where), body);
     if (!name || !*name)
         return mbs_error_set(err, MBS_ERR_MODEL, "%s: a vector needs a non-empty name", W(where));
-    if (find_vector(b, body, name) >= 0)
+    if (mbs_hashmap_get(&b->vector_map, (uint64_t)body, name) >= 0)
         return mbs_error_set(err, MBS_ERR_MODEL, "%s: duplicate vector name \"%s\" on body %s", W(where), name,
                              b->body[body].name);
     if (!xyz || !finite_n(xyz, 3))
         return mbs_error_set(err, MBS_ERR_MODEL, "%s: vector components are not finite", W(where));
-    double n = sqrt(xyz[0] * xyz[0] + xyz[1] * xyz[1] + xyz[2] * xyz[2]);
+    double n = unit_norm(xyz);
     if (!(n > 1e-300) || !isfinite(n))
         return mbs_error_set(err, MBS_ERR_MODEL, "%s: vector %s is zero (it is normalized and needs a direction)",
                              W(where), name);
@@ -394,7 +424,7 @@ int mbs_builder_add_vector(mbs_builder *b, int body, const char *name,
     v->body = body;
     v->name = mbs_strdup(name);
     v->where = mbs_strdup(W(where));
-    if (!v->name || !v->where) {
+    if (!v->name || !v->where || map_add(&b->vector_map, (uint64_t)body, v->name, b->nv)) {
         free(v->name);
         free(v->where);
         return oom(err);
@@ -403,22 +433,33 @@ int mbs_builder_add_vector(mbs_builder *b, int body, const char *name,
     return b->nv++;
 }
 
-/* Orthonormal triad X = [axis, ref, axis x ref] (row-major, columns). */
+/* Orthonormal triad X = [axis, ref, axis x ref] (row-major, columns). ref
+ * is made orthogonal to the axis by Gram-Schmidt, repeated (at most 3
+ * times) until their dot product is below 2 ulp of |ref|; an axis and a ref
+ * that are orthonormal to within round-off (8 ulp, unit_norm) are kept as
+ * they are, so that the columns of X give X again bit for bit. */
 static int joint_frame(const double axis[3], const double *ref, double X[9])
 {
     double a[3], r[3], t[3];
     if (!finite_n(axis, 3)) return -1;
-    double n = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+    double n = unit_norm(axis);
     if (!(n > 1e-12) || !isfinite(n)) return -1;
     for (int k = 0; k < 3; k++) a[k] = axis[k] / n;
     int have = 0;
     if (ref) {
         double rn = sqrt(ref[0] * ref[0] + ref[1] * ref[1] + ref[2] * ref[2]);
         if (isfinite(rn) && rn > 0) {
-            double d = ref[0] * a[0] + ref[1] * a[1] + ref[2] * a[2];
-            for (int k = 0; k < 3; k++) r[k] = ref[k] - d * a[k];
-            double pn = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+            memcpy(r, ref, sizeof r);
+            double pn = rn;
+            for (int pass = 0; pass < 3; pass++) {
+                double d = r[0] * a[0] + r[1] * a[1] + r[2] * a[2];
+                if (fabs(d) <= (pass ? 2 : 8) * DBL_EPSILON * pn) break;
+                for (int k = 0; k < 3; k++) r[k] -= d * a[k];
+                pn = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+                if (!(pn > 1e-9 * rn)) break;
+            }
             if (pn > 1e-9 * rn) {
+                pn = unit_norm(r);
                 for (int k = 0; k < 3; k++) r[k] /= pn;
                 have = 1;
             }
@@ -463,10 +504,10 @@ int mbs_builder_add_joint(mbs_builder *b, const char *name, mbs_joint_type type,
     if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_joint: builder is NULL");
     const char *w = joint_where(where);
     if (!name || !*name) return mbs_error_set(err, MBS_ERR_MODEL, "%s: a joint needs a non-empty name", w);
-    for (int k = 0; k < b->nj; k++)
-        if (strcmp(b->joint[k].name, name) == 0)
-            return mbs_error_set(err, MBS_ERR_MODEL, "%s: duplicate joint name \"%s\" (also %s)", w, name,
-                                 b->joint[k].where);
+    int other = mbs_builder_find_joint(b, name);
+    if (other >= 0)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: duplicate joint name \"%s\" (also %s)", w, name,
+                             b->joint[other].where);
     int nq = mbs_joint_type_nq(type);
     if (nq < 0) return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint %s: invalid joint type %d", w, name, (int)type);
     if (parent_body < 0 || parent_body > b->nb)
@@ -548,6 +589,11 @@ int mbs_builder_add_joint(mbs_builder *b, const char *name, mbs_joint_type type,
     b_joint *j = &b->joint[b->nj];
     memset(j, 0, sizeof *j);
     if (dup_pair(&j->name, name, &j->where, w)) return oom(err);
+    if (map_add(&b->joint_map, 0, j->name, b->nj)) {
+        free(j->name);
+        free(j->where);
+        return oom(err);
+    }
     j->type = type;
     j->parent = parent_body;
     j->child = child_body;
@@ -564,10 +610,7 @@ int mbs_builder_add_joint(mbs_builder *b, const char *name, mbs_joint_type type,
 
 int mbs_builder_find_joint(const mbs_builder *b, const char *name)
 {
-    if (!b || !name) return -1;
-    for (int k = 0; k < b->nj; k++)
-        if (strcmp(b->joint[k].name, name) == 0) return k;
-    return -1;
+    return b ? mbs_hashmap_get(&b->joint_map, 0, name) : -1;
 }
 
 int mbs_builder_joint_type(const mbs_builder *b, int joint)
@@ -577,17 +620,7 @@ int mbs_builder_joint_type(const mbs_builder *b, int joint)
 
 int mbs_builder_find_function(const mbs_builder *b, const char *name)
 {
-    if (!b || !name) return -1;
-    for (int k = 0; k < b->nfunc; k++)
-        if (strcmp(b->func[k].name, name) == 0) return k;
-    return -1;
-}
-
-static int find_force(const mbs_builder *b, const char *name)
-{
-    for (int k = 0; k < b->nforce; k++)
-        if (strcmp(b->force[k].name, name) == 0) return k;
-    return -1;
+    return b ? mbs_hashmap_get(&b->func_map, 0, name) : -1;
 }
 
 int mbs_builder_add_function(mbs_builder *b, const char *name, mbs_func_type type, int variant,
@@ -628,7 +661,8 @@ int mbs_builder_add_function(mbs_builder *b, const char *name, mbs_func_type typ
         f->t = malloc((size_t)n * sizeof *f->t);
         f->coef = malloc(6 * (size_t)n * sizeof *f->coef);
     }
-    if (!f->name || !f->where || !f->num || (type == MBS_FUNC_SPLINE && (!f->t || !f->coef))) {
+    if (!f->name || !f->where || !f->num || (type == MBS_FUNC_SPLINE && (!f->t || !f->coef)) ||
+        map_add(&b->func_map, 0, f->name, b->nfunc)) {
         free(f->name); free(f->where); free(f->num); free(f->t); free(f->coef);
         return oom(err);
     }
@@ -657,7 +691,7 @@ static b_force *new_force(mbs_builder *b, const char *name, mbs_force_type type,
         *rc = mbs_error_set(err, MBS_ERR_MODEL, "%s: a force element needs a non-empty name", w);
         return NULL;
     }
-    int other = find_force(b, name);
+    int other = mbs_hashmap_get(&b->force_map, 0, name);
     if (other >= 0) {
         *rc = mbs_error_set(err, MBS_ERR_MODEL, "%s: duplicate force name \"%s\" (also %s)", w, name,
                             b->force[other].where);
@@ -670,6 +704,12 @@ static b_force *new_force(mbs_builder *b, const char *name, mbs_force_type type,
     b_force *f = &b->force[b->nforce];
     memset(f, 0, sizeof *f);
     if (dup_pair(&f->name, name, &f->where, w)) {
+        *rc = oom(err);
+        return NULL;
+    }
+    if (map_add(&b->force_map, 0, f->name, b->nforce)) {   /* the callers keep the record once it is made */
+        free(f->name);
+        free(f->where);
         *rc = oom(err);
         return NULL;
     }
@@ -834,13 +874,12 @@ int mbs_builder_add_contact(mbs_builder *b, const char *name, mbs_force_type typ
                              nm);
     const int circle = type == MBS_FORCE_TIRE || c->shape == 1;
     double n[3], a[3] = { 0, 0, 0 };
-    double nn = sqrt(c->plane_normal[0] * c->plane_normal[0] + c->plane_normal[1] * c->plane_normal[1] +
-                     c->plane_normal[2] * c->plane_normal[2]);
+    double nn = unit_norm(c->plane_normal);
     if (!(nn > 0) || !isfinite(nn))
         return mbs_error_set(err, MBS_ERR_MODEL, "%s: %s %s: the plane normal must be a non-zero vector", w, tn, nm);
     for (int k = 0; k < 3; k++) n[k] = c->plane_normal[k] / nn;
     if (circle) {
-        double an = sqrt(c->axis[0] * c->axis[0] + c->axis[1] * c->axis[1] + c->axis[2] * c->axis[2]);
+        double an = unit_norm(c->axis);
         if (!(an > 0) || !isfinite(an))
             return mbs_error_set(err, MBS_ERR_MODEL, "%s: %s %s: the circle axis must be a non-zero vector", w, tn,
                                  nm);
@@ -886,10 +925,10 @@ int mbs_builder_add_param(mbs_builder *b, const char *name, double value,
     if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_param: builder is NULL");
     const char *w = W(where);
     if (!name || !*name) return mbs_error_set(err, MBS_ERR_MODEL, "%s: a parameter needs a non-empty name", w);
-    for (int k = 0; k < b->npar; k++)
-        if (strcmp(b->param[k].name, name) == 0)
-            return mbs_error_set(err, MBS_ERR_MODEL, "%s: duplicate parameter name \"%s\" (also %s)", w, name,
-                                 b->param[k].where);
+    int other = mbs_hashmap_get(&b->param_map, 0, name);
+    if (other >= 0)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: duplicate parameter name \"%s\" (also %s)", w, name,
+                             b->param[other].where);
     if (!isfinite(value))
         return mbs_error_set(err, MBS_ERR_MODEL, "%s: parameter %s: value is not finite (%g)", w, name, value);
     if (isnan(lower) || isnan(upper))
@@ -904,6 +943,11 @@ int mbs_builder_add_param(mbs_builder *b, const char *name, double value,
     b_param *p = &b->param[b->npar];
     memset(p, 0, sizeof *p);
     if (dup_pair(&p->name, name, &p->where, w)) return oom(err);
+    if (map_add(&b->param_map, 0, p->name, b->npar)) {
+        free(p->name);
+        free(p->where);
+        return oom(err);
+    }
     p->value = value;
     p->lower = lower;
     p->upper = upper;
@@ -1087,6 +1131,38 @@ static void target_describe(const mbs_builder *b, const b_target *t, char *buf, 
     }
 }
 
+/* The key of a target in target_map (with the empty string). */
+static uint64_t target_key(const b_target *t)
+{
+    return ((uint64_t)(t->kind + 1) << 60) ^ ((uint64_t)(unsigned)t->handle << 30) ^ (uint64_t)(unsigned)t->comp;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The bodies, forces and functions whose name followed by '.' begins the
+ * target: n[0] + n[1] + n[2] handles in a malloc'd *out (bodies, then forces,
+ * then functions, each ascending). 0, or -1 if memory runs out. */
+static int target_candidates(const mbs_builder *b, const char *target, int **out, int n[3])
+{
+    const mbs_hashmap *maps[3] = { &b->body_map, &b->force_map, &b->func_map };
+    size_t total = 0;
+    for (int k = 0; k < 3; k++) {
+        n[k] = (int)mbs_hashmap_get_prefixes(maps[k], 0, target, '.', NULL, 0);
+        total += (size_t)n[k];
+    }
+    *out = malloc((total + 1) * sizeof **out);
+    if (!*out) return -1;
+    for (int k = 0, at = 0; k < 3; at += n[k++]) {
+        mbs_hashmap_get_prefixes(maps[k], 0, target, '.', *out + at, (size_t)n[k]);
+        qsort(*out + at, (size_t)n[k], sizeof **out, cmp_int);
+    }
+    return 0;
+}
+
 int mbs_builder_add_param_target(mbs_builder *b, int param, const char *target,
                                  double scale, double offset, const char *where,
                                  mbs_error *err)
@@ -1113,26 +1189,29 @@ int mbs_builder_add_param_target(mbs_builder *b, int param, const char *target,
             snprintf(why, sizeof why, "the gravity index must be [0], [1] or [2]");
         }
     }
+    int *cand = NULL;
     if (!found) {
-        /* BODY.rest: try every body name as a prefix (names may contain dots) */
+        /* BODY.rest, FORCE.rest, FUNCTION.rest: every prefix of the target
+         * before a dot that names such an item (names may contain dots),
+         * each kind in handle order */
+        int ncand[3];
+        if (target_candidates(b, target, &cand, ncand) != 0) return oom(err);
+        const int *hb = cand, *hk[2] = { cand + ncand[0], cand + ncand[0] + ncand[1] };
         int anybody = 0;
-        for (int h = 0; h <= b->nb && !found; h++) {
+        for (int c = 0; c < ncand[0] && !found; c++) {
+            int h = hb[c];
             size_t n = strlen(b->body[h].name);
-            if (strncmp(target, b->body[h].name, n) == 0 && target[n] == '.') {
-                char why2[512];
-                if (resolve_in_body(b, h, target + n + 1, &t, why2, sizeof why2) == 0) found = 1;
-                else if (!anybody) memcpy(why, why2, sizeof why);
-                anybody = 1;
-            }
+            char why2[512];
+            if (resolve_in_body(b, h, target + n + 1, &t, why2, sizeof why2) == 0) found = 1;
+            else if (!anybody) memcpy(why, why2, sizeof why);
+            anybody = 1;
         }
-        /* FORCE.rest and FUNCTION.rest; a name that also resolves as
-         * another item is ambiguous */
+        /* a name that also resolves as another item is ambiguous */
         for (int kind = 0; kind < 2; kind++) {
-            int count = kind ? b->nfunc : b->nforce;
-            for (int h = 0; h < count; h++) {
+            for (int c = 0; c < ncand[1 + kind]; c++) {
+                int h = hk[kind][c];
                 const char *nm = kind ? b->func[h].name : b->force[h].name;
                 size_t n = strlen(nm);
-                if (strncmp(target, nm, n) != 0 || target[n] != '.') continue;
                 char why2[512];
                 int comp;
                 int ok = kind ? resolve_member(func_members(b->func[h].type), b->func[h].n, "function", nm,
@@ -1143,6 +1222,7 @@ int mbs_builder_add_param_target(mbs_builder *b, int param, const char *target,
                 if (ok == 0 && found) {
                     char d[300];
                     target_describe(b, &t, d, sizeof d);
+                    free(cand);
                     return mbs_error_set(err, MBS_ERR_MODEL,
                                          "%s: ambiguous parameter target \"%s\": it names %s and %s %s (rename one)",
                                          w, target, d, kind ? "function" : "force", nm);
@@ -1164,26 +1244,33 @@ int mbs_builder_add_param_target(mbs_builder *b, int param, const char *target,
             snprintf(why, sizeof why, "no body named \"%.*s\" (nor a force or function)", n, target);
         }
     }
+    free(cand);
     if (!found)
         return mbs_error_set(err, MBS_ERR_MODEL, "%s: unknown parameter target \"%s\": %s (%s)", w, target, why,
                              TARGET_FORMS);
 
     /* one parameter per model entry */
-    for (int k = 0; k < b->npar; k++)
-        for (int s = 0; s < b->param[k].nt; s++) {
-            const b_target *o = &b->param[k].t[s];
-            if (o->kind == t.kind && o->handle == t.handle && o->comp == t.comp) {
-                char d[300];
-                target_describe(b, &t, d, sizeof d);
-                return mbs_error_set(err, MBS_ERR_MODEL, "%s: %s is already set by parameter %s (%s)", w, d,
-                                     b->param[k].name, o->where);
-            }
+    const uint64_t key = target_key(&t);
+    int k = mbs_hashmap_get(&b->target_map, key, "");
+    for (int s = 0; k >= 0 && s < b->param[k].nt; s++) {
+        const b_target *o = &b->param[k].t[s];
+        if (o->kind == t.kind && o->handle == t.handle && o->comp == t.comp) {
+            char d[300];
+            target_describe(b, &t, d, sizeof d);
+            return mbs_error_set(err, MBS_ERR_MODEL, "%s: %s is already set by parameter %s (%s)", w, d,
+                                 b->param[k].name, o->where);
         }
+    }
 
     if (grow((void **)&p->t, &p->capt, p->nt, sizeof *p->t)) return oom(err);
     t.scale = scale;
     t.offset = offset;
     if (dup_pair(&t.text, target, &t.where, w)) return oom(err);
+    if (map_add(&b->target_map, key, "", param)) {
+        free(t.text);
+        free(t.where);
+        return oom(err);
+    }
     p->t[p->nt++] = t;
     return MBS_OK;
 }
@@ -1199,13 +1286,6 @@ int mbs_builder_set_joint_cut(mbs_builder *b, int joint, const char *where, mbs_
     return MBS_OK;
 }
 
-static int find_driver(const mbs_builder *b, const char *name)
-{
-    for (int k = 0; k < b->ndrv; k++)
-        if (strcmp(b->drv[k].name, name) == 0) return k;
-    return -1;
-}
-
 /* Name, time law and a new record for a driver. */
 static b_driver *new_driver(mbs_builder *b, const char *name, int func, double value, double rate, const char *w,
                             mbs_error *err, int *rc)
@@ -1214,7 +1294,7 @@ static b_driver *new_driver(mbs_builder *b, const char *name, int func, double v
         *rc = mbs_error_set(err, MBS_ERR_MODEL, "%s: a constraint needs a non-empty name", w);
         return NULL;
     }
-    int other = find_driver(b, name);
+    int other = mbs_hashmap_get(&b->drv_map, 0, name);
     if (other >= 0) {
         *rc = mbs_error_set(err, MBS_ERR_MODEL, "%s: duplicate constraint name \"%s\" (also %s)", w, name,
                             b->drv[other].where);
@@ -1242,6 +1322,12 @@ static b_driver *new_driver(mbs_builder *b, const char *name, int func, double v
     b_driver *d = &b->drv[b->ndrv];
     memset(d, 0, sizeof *d);
     if (dup_pair(&d->name, name, &d->where, w)) {
+        *rc = oom(err);
+        return NULL;
+    }
+    if (map_add(&b->drv_map, 0, d->name, b->ndrv)) {   /* the callers keep the record once it is made */
+        free(d->name);
+        free(d->where);
         *rc = oom(err);
         return NULL;
     }
@@ -1338,17 +1424,19 @@ int mbs_builder_set_assembly(mbs_builder *b, double tol, int max_iter, const cha
 
 /* ---------------------------------------------------------------- finish */
 
-/* Cut priority (thesis §3.5, Ch. 6.1): 1 if joint a is to be cut before
- * joint c: spherical joints first, then joints with more coordinates, ties
- * broken by the later joint in the input. */
-static int cut_before(const mbs_builder *b, int a, int c)
+/* Cut priority (thesis §3.5, Ch. 6.1): joints are cut spherical first,
+ * then joints with more coordinates, ties broken by the later joint in the
+ * input. A key that sorts joints in that order, descending. */
+static uint64_t cut_key(const b_joint *j, int k)
 {
-    const b_joint *ja = &b->joint[a], *jc = &b->joint[c];
-    int sa = ja->type == MBS_JOINT_SPHERICAL, sc = jc->type == MBS_JOINT_SPHERICAL;
-    if (sa != sc) return sa;
-    int na = mbs_joint_type_nq(ja->type), nc = mbs_joint_type_nq(jc->type);
-    if (na != nc) return na > nc;
-    return a > c;
+    uint64_t sph = j->type == MBS_JOINT_SPHERICAL, nq = (uint64_t)mbs_joint_type_nq(j->type);
+    return sph << 40 | nq << 32 | (uint64_t)(unsigned)k;
+}
+
+static int cmp_key_desc(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x < y) - (x > y);
 }
 
 /* Bodies reachable from the ground through joints not cut (parent to
@@ -1374,75 +1462,214 @@ static int reach(const mbs_builder *b, const int *cut, const int *first, const i
     return n;
 }
 
+/* Scratch of check_topology (nb + 2 entries per body, nj + 1 per joint). */
+typedef struct topo {
+    int *first, *out;      /* the joints leaving body h: out[first[h] .. first[h + 1] - 1] */
+    int *ifirst, *in;      /* the joints entering body h: in[ifirst[h] .. ifirst[h + 1] - 1] */
+    int *indeg;            /* joints not cut entering each body */
+    int *mark, *stack;     /* searches: mark holds the stamp of the last search that visited a body */
+    int *order;            /* the joints in cut priority order (cut first first) */
+    int *rank;             /* per joint: its position in order */
+    int *tjoint;           /* a spanning tree of the joints not cut: each body's tree joint (-1: ground) */
+    int *heap;             /* joints, the largest rank on top (tree_build) */
+} topo;
+
+static int topo_alloc(topo *t, int nb, int nj)
+{
+    size_t n2 = (size_t)nb + 2, nj1 = (size_t)nj + 1;
+    int **body[] = { &t->first, &t->ifirst, &t->indeg, &t->mark, &t->stack, &t->tjoint };
+    int **joint[] = { &t->out, &t->in, &t->order, &t->rank, &t->heap };
+    int fail = 0;
+    for (size_t k = 0; k < sizeof body / sizeof body[0]; k++) fail |= !(*body[k] = calloc(n2, sizeof(int)));
+    for (size_t k = 0; k < sizeof joint / sizeof joint[0]; k++) fail |= !(*joint[k] = calloc(nj1, sizeof(int)));
+    return fail ? -1 : 0;
+}
+
+static void topo_free(topo *t)
+{
+    int *all[] = { t->first, t->out, t->ifirst, t->in, t->indeg, t->mark, t->stack, t->order, t->rank, t->tjoint,
+                   t->heap };
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) free(all[k]);
+}
+
+/* Whether, with every body reachable from the ground through the joints
+ * not cut, body c = child of joint k stays reachable once k is cut too (then
+ * every body does): a search from c backwards along the joints not cut,
+ * other than k, that reaches the ground. stamp is new for each search. */
+static int reachable_without(const mbs_builder *b, const int *cut, int k, topo *t, int stamp)
+{
+    int sp = 0, c = b->joint[k].child;
+    t->mark[c] = stamp;
+    t->stack[sp++] = c;
+    while (sp > 0) {
+        int h = t->stack[--sp];
+        for (int e = t->ifirst[h]; e < t->ifirst[h + 1]; e++) {
+            int j = t->in[e];
+            if (j == k || cut[j]) continue;
+            int p = b->joint[j].parent;
+            if (p == 0) return 1;
+            if (t->mark[p] == stamp) continue;
+            t->mark[p] = stamp;
+            t->stack[sp++] = p;
+        }
+    }
+    return 0;
+}
+
+/* The heap of tree_build: joints ordered by rank, the largest on top. */
+static void heap_push(topo *t, int *n, int k)
+{
+    int i = (*n)++;
+    while (i > 0 && t->rank[t->heap[(i - 1) / 2]] < t->rank[k]) {
+        t->heap[i] = t->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    t->heap[i] = k;
+}
+
+static int heap_pop(topo *t, int *n)
+{
+    int top = t->heap[0], last = t->heap[--*n], i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && t->rank[t->heap[c + 1]] > t->rank[t->heap[c]]) c++;
+        if (t->rank[t->heap[c]] <= t->rank[last]) break;
+        t->heap[i] = t->heap[c];
+        i = c;
+    }
+    if (*n > 0) t->heap[i] = last;
+    return top;
+}
+
+/* A spanning tree of the joints not cut (t->tjoint), grown from the ground
+ * by taking each time, among the joints from the tree to a body not in it,
+ * the one last in the cut priority: the joints the cut choice tends to
+ * keep, so that most joints it cuts are not in the tree. Every body must
+ * be reachable. */
+static void tree_build(const mbs_builder *b, const int *cut, topo *t)
+{
+    int n = 0;
+    for (int i = 0; i <= b->nb; i++) t->tjoint[i] = -2;
+    t->tjoint[0] = -1;
+    for (int h = 0;;) {
+        for (int e = t->first[h]; e < t->first[h + 1]; e++)
+            if (!cut[t->out[e]]) heap_push(t, &n, t->out[e]);
+        h = -1;
+        while (n > 0 && h < 0) {
+            int k = heap_pop(t, &n);
+            if (t->tjoint[b->joint[k].child] != -2) continue;
+            h = b->joint[k].child;
+            t->tjoint[h] = k;
+        }
+        if (h < 0) break;
+    }
+}
+
+/* Joint lists by body: the joints of body h (as parent when by_parent, else
+ * as child) are list[first[h] .. first[h + 1] - 1], in input order. first
+ * has nb + 2 entries, list nj, fill nb + 1 (scratch). */
+static void joint_lists(const mbs_builder *b, int by_parent, int *first, int *list, int *fill)
+{
+    for (int h = 0; h <= b->nb + 1; h++) first[h] = 0;
+    for (int k = 0; k < b->nj; k++) first[(by_parent ? b->joint[k].parent : b->joint[k].child) + 1]++;
+    for (int h = 0; h <= b->nb; h++) first[h + 1] += first[h];
+    for (int h = 0; h <= b->nb; h++) fill[h] = 0;
+    for (int k = 0; k < b->nj; k++) {
+        int h = by_parent ? b->joint[k].parent : b->joint[k].child;
+        list[first[h] + fill[h]++] = k;
+    }
+}
+
+/* The message for the first body not reachable from the ground. */
+static int disconnected(const mbs_builder *b, const int *reached, const topo *t, mbs_error *err)
+{
+    for (int i = 1; i <= b->nb; i++) {
+        if (reached[i]) continue;
+        /* the user's cuts may be what separates it */
+        int via = -1;
+        for (int e = t->ifirst[i]; e < t->ifirst[i + 1] && via < 0; e++)
+            if (b->joint[t->in[e]].cut) via = t->in[e];
+        if (via >= 0)
+            return mbs_error_set(err, MBS_ERR_MODEL,
+                                 "%s: body %s is not connected to the ground once joint %s is cut (\"cut\": "
+                                 "true): cut another joint of the loop", b->body[i].where, b->body[i].name,
+                                 b->joint[via].name);
+        return mbs_error_set(err, MBS_ERR_MODEL,
+                             "%s: body %s is not connected to the ground (add a joint, e.g. floating)",
+                             b->body[i].where, b->body[i].name);
+    }
+    return MBS_OK;
+}
+
+/* The joints in cut priority order, and their ranks. 0, or -1 if memory
+ * runs out. */
+static int priority_order(const mbs_builder *b, topo *t)
+{
+    uint64_t *key = malloc(((size_t)b->nj + 1) * sizeof *key);
+    if (!key) return -1;
+    for (int k = 0; k < b->nj; k++) key[k] = cut_key(&b->joint[k], k);
+    qsort(key, (size_t)b->nj, sizeof *key, cmp_key_desc);
+    for (int s = 0; s < b->nj; s++) {
+        t->order[s] = (int)(key[s] & 0xffffffffu);
+        t->rank[t->order[s]] = s;
+    }
+    free(key);
+    return 0;
+}
+
 /* Topology: the spanning tree. Every body keeps one parent joint (pj, joint
  * index per body handle, pj[0] = -1) among the joints whose child it is;
  * every other joint is cut (cut[k] = 1): one per independent loop. Joints
  * marked by the user are cut first; then, while some body is the child of
  * several joints, the joint first in the cut priority among those whose
- * cut leaves every body connected to the ground is cut. */
+ * cut leaves every body connected to the ground is cut.
+ *
+ * Cutting only removes joints, so a joint that cannot be cut (its child has
+ * a single joint left, or its cut would disconnect a body) never becomes
+ * cuttable later: the rule above is one pass over the joints in priority
+ * order, cutting each one that can be cut when its turn comes. A joint
+ * outside a spanning tree of the joints not cut can be cut (the tree still
+ * reaches every body); only a tree joint needs a search, and its cut a new
+ * tree. */
 static int check_topology(const mbs_builder *b, int *pj, int *cut, mbs_error *err)
 {
-    const int nb = b->nb;
+    const int nb = b->nb, nj = b->nj;
     for (int i = 0; i <= nb; i++) pj[i] = -1;
-    for (int k = 0; k < b->nj; k++) cut[k] = b->joint[k].cut ? 1 : 0;
-    int *reached = calloc((size_t)nb + 1, sizeof *reached);
-    int *stack = calloc((size_t)nb + 1, sizeof *stack);
-    int *indeg = calloc((size_t)nb + 1, sizeof *indeg);
-    int *first = calloc((size_t)nb + 2, sizeof *first);
-    int *out = calloc((size_t)b->nj + 1, sizeof *out);
-    if (!reached || !stack || !indeg || !first || !out) {
-        free(reached);
-        free(stack);
-        free(indeg);
-        free(first);
-        free(out);
-        return oom(err);
-    }
-    for (int k = 0; k < b->nj; k++) first[b->joint[k].parent + 1]++;
-    for (int h = 0; h <= nb; h++) first[h + 1] += first[h];
-    for (int k = 0; k < b->nj; k++) out[first[b->joint[k].parent] + indeg[b->joint[k].parent]++] = k;
+    for (int k = 0; k < nj; k++) cut[k] = b->joint[k].cut ? 1 : 0;
+    topo t;
+    memset(&t, 0, sizeof t);
     int rc = MBS_OK;
-    if (reach(b, cut, first, out, reached, stack) == nb) {
-        for (;;) {
-            for (int i = 0; i <= nb; i++) indeg[i] = 0;
-            for (int k = 0; k < b->nj; k++)
-                if (!cut[k]) indeg[b->joint[k].child]++;
-            int best = -1;
-            for (int k = 0; k < b->nj; k++) {
-                if (cut[k] || indeg[b->joint[k].child] < 2) continue;
-                if (best >= 0 && !cut_before(b, k, best)) continue;
-                cut[k] = 1;
-                if (reach(b, cut, first, out, reached, stack) == nb) best = k;
-                cut[k] = 0;
-            }
-            if (best < 0) break;
-            cut[best] = 1;
-        }
-        for (int k = 0; k < b->nj; k++)
-            if (!cut[k]) pj[b->joint[k].child] = k;
-    } else {
-        for (int i = 1; i <= nb && rc == MBS_OK; i++) {
-            if (reached[i]) continue;
-            /* the user's cuts may be what separates it */
-            int via = -1;
-            for (int k = 0; k < b->nj && via < 0; k++)
-                if (b->joint[k].child == i && b->joint[k].cut) via = k;
-            if (via >= 0)
-                rc = mbs_error_set(err, MBS_ERR_MODEL,
-                                   "%s: body %s is not connected to the ground once joint %s is cut (\"cut\": "
-                                   "true): cut another joint of the loop", b->body[i].where, b->body[i].name,
-                                   b->joint[via].name);
-            else
-                rc = mbs_error_set(err, MBS_ERR_MODEL,
-                                   "%s: body %s is not connected to the ground (add a joint, e.g. floating)",
-                                   b->body[i].where, b->body[i].name);
-        }
+    if (topo_alloc(&t, nb, nj) != 0 || priority_order(b, &t) != 0) {
+        rc = oom(err);
+        goto done;
     }
-    free(reached);
-    free(stack);
-    free(indeg);
-    free(first);
-    free(out);
+    joint_lists(b, 1, t.first, t.out, t.indeg);
+    joint_lists(b, 0, t.ifirst, t.in, t.indeg);
+    if (reach(b, cut, t.first, t.out, t.mark, t.stack) != nb) {
+        rc = disconnected(b, t.mark, &t, err);
+        goto done;
+    }
+    for (int i = 0; i <= nb; i++) {
+        t.indeg[i] = 0;
+        t.mark[i] = -1;
+    }
+    for (int k = 0; k < nj; k++)
+        if (!cut[k]) t.indeg[b->joint[k].child]++;
+    tree_build(b, cut, &t);
+    for (int s = 0; s < nj; s++) {
+        int k = t.order[s], c = b->joint[k].child;
+        if (cut[k] || t.indeg[c] < 2) continue;
+        int in_tree = t.tjoint[c] == k;
+        if (in_tree && !reachable_without(b, cut, k, &t, s)) continue;
+        cut[k] = 1;
+        t.indeg[c]--;
+        if (in_tree) tree_build(b, cut, &t);
+    }
+    for (int k = 0; k < nj; k++)
+        if (!cut[k]) pj[b->joint[k].child] = k;
+done:
+    topo_free(&t);
     return rc;
 }
 
@@ -1583,16 +1810,19 @@ static int build_constraints(const mbs_builder *b, mbs_model *m, const int *cut,
         con->fixed = malloc((size_t)nfixed * sizeof *con->fixed);
         if (!con->fixed) return oom(err);
     }
+    char *held = nfixed > 0 ? calloc((size_t)m->nq + 1, 1) : NULL;
+    if (nfixed > 0 && !held) return oom(err);
     for (int k = 0; k < b->nfix; k++) {
         const b_fixed *f = &b->fix[k];
         const mbs_joint_info *ji = &m->joint[newidx[b->joint[f->joint].child]];
         for (int c = 0; c < ji->nq; c++) {
             if (f->coord >= 0 && c != f->coord) continue;
-            int q = ji->qoff + c, dup = 0;
-            for (int i = 0; i < con->nfixed; i++) dup |= con->fixed[i] == q;
-            if (!dup) con->fixed[con->nfixed++] = q;
+            int q = ji->qoff + c;
+            if (!held[q]) con->fixed[con->nfixed++] = q;
+            held[q] = 1;
         }
     }
+    free(held);
 
     /* row names */
     if (rows > 0) {
@@ -1614,6 +1844,105 @@ static int build_constraints(const mbs_builder *b, mbs_model *m, const int *cut,
     for (int e = 0; e < m->n_euler; e++) {
         snprintf(buf, sizeof buf, "euler %s", m->joint[con->euler_joint[e]].name);
         if (!(con->row_name[con->nloop_rows + con->ndriver + e] = mbs_strdup(buf))) return oom(err);
+    }
+    return MBS_OK;
+}
+
+/* The order of the points in the model vector: the named points grouped
+ * by body in the final body order (the ground first), each body's in the
+ * order they were added; then the anonymous points in the order of their
+ * first use by the tree joints (final order; parent side, then child side),
+ * the cut joints (input order), the force elements and the drivers.
+ * Anonymous points that nothing uses are left out. porder (np) gets the
+ * handles; returns how many, *nnamed of them named (the first ones), or -1
+ * if memory runs out. */
+static int point_order(const mbs_builder *b, const int *order, const int *newidx, const int *pj, const int *cut,
+                       int *porder, int *nnamed)
+{
+    int *first = calloc((size_t)b->nb + 2, sizeof *first);
+    char *placed = calloc((size_t)b->np + 1, 1);
+    if (!first || !placed) {
+        free(first);
+        free(placed);
+        return -1;
+    }
+    int n = 0;
+    for (int k = 0; k < b->np; k++)
+        if (b->point[k].name) first[newidx[b->point[k].body] + 1]++;
+    for (int i = 0; i <= b->nb; i++) first[i + 1] += first[i];
+    for (int k = 0; k < b->np; k++)
+        if (b->point[k].name) {
+            porder[first[newidx[b->point[k].body]]++] = k;
+            placed[k] = 1;
+            n++;
+        }
+    *nnamed = n;
+#define USE(h) do { int h_ = (h); if (h_ >= 0 && !placed[h_]) { placed[h_] = 1; porder[n++] = h_; } } while (0)
+    for (int i = 1; i <= b->nb; i++) {
+        USE(b->joint[pj[order[i]]].ppoint);
+        USE(b->joint[pj[order[i]]].cpoint);
+    }
+    for (int k = 0; k < b->nj; k++)
+        if (cut[k]) {
+            USE(b->joint[k].ppoint);
+            USE(b->joint[k].cpoint);
+        }
+    for (int k = 0; k < b->nforce; k++) {
+        USE(b->force[k].point[0]);
+        USE(b->force[k].point[1]);
+    }
+    for (int k = 0; k < b->ndrv; k++) {
+        USE(b->drv[k].point[0]);
+        USE(b->drv[k].point[1]);
+    }
+#undef USE
+    free(first);
+    free(placed);
+    return n;
+}
+
+/* The order of the vectors in the model vector: grouped by body in the
+ * final body order, each body's in the order added. 0, or -1 if memory runs
+ * out. */
+static int vector_order(const mbs_builder *b, const int *newidx, int *vorder)
+{
+    int *first = calloc((size_t)b->nb + 2, sizeof *first);
+    if (!first) return -1;
+    for (int k = 0; k < b->nv; k++) first[newidx[b->vector[k].body] + 1]++;
+    for (int i = 0; i <= b->nb; i++) first[i + 1] += first[i];
+    for (int k = 0; k < b->nv; k++) vorder[first[newidx[b->vector[k].body]]++] = k;
+    free(first);
+    return 0;
+}
+
+/* "BODY.NAME" (malloc'd) */
+static char *qualified(const char *body, const char *name)
+{
+    size_t len = strlen(body) + strlen(name) + 2;
+    char *s = malloc(len);
+    if (s) snprintf(s, len, "%s.%s", body, name);
+    return s;
+}
+
+/* m->point (porder[0 .. nnamed - 1]) and m->vector (vorder, at x[vec_x0 ..]). */
+static int make_points_vectors(const mbs_builder *b, mbs_model *m, const int *porder, int nnamed, const int *vorder,
+                               const int *point_x, int vec_x0, const int *newidx, mbs_error *err)
+{
+    if (nnamed > 0 && !(m->point = calloc((size_t)nnamed, sizeof *m->point))) return oom(err);
+    for (int i = 0; i < nnamed; i++) {
+        const b_point *bp = &b->point[porder[i]];
+        mbs_point_info *pi = &m->point[m->npoint++];
+        if (!(pi->name = qualified(b->body[bp->body].name, bp->name))) return oom(err);
+        pi->body = newidx[bp->body];
+        pi->x = point_x[porder[i]];
+    }
+    if (b->nv > 0 && !(m->vector = calloc((size_t)b->nv, sizeof *m->vector))) return oom(err);
+    for (int i = 0; i < b->nv; i++) {
+        const b_vector *bv = &b->vector[vorder[i]];
+        mbs_vector_info *vi = &m->vector[m->nvector++];
+        if (!(vi->name = qualified(b->body[bv->body].name, bv->name))) return oom(err);
+        vi->body = newidx[bv->body];
+        vi->x = vec_x0 + 3 * i;
     }
     return MBS_OK;
 }
@@ -1643,10 +1972,12 @@ mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
     int *kfirst = malloc(((size_t)nb + 1) * sizeof *kfirst);
     int *kcount = calloc((size_t)nb + 1, sizeof *kcount);
     int *stack = malloc(((size_t)nb + 1) * sizeof *stack);
-    int *point_x = malloc(((size_t)b->np + 1) * sizeof *point_x);
+    int *point_x = malloc(((size_t)b->np + 1) * sizeof *point_x);   /* per point handle; -1: left out */
+    int *porder = malloc(((size_t)b->np + 1) * sizeof *porder);
+    int *vorder = malloc(((size_t)b->nv + 1) * sizeof *vorder);
     int *free_given = NULL;    /* per force: free length given */
     int *cutk = calloc((size_t)b->nj + 1, sizeof *cutk);   /* per joint: cut */
-    if (!cutk ||
+    if (!cutk || !porder || !vorder ||
         !pj || !order || !newidx || !kids || !kfirst || !kcount || !stack || !point_x) {
         oom(err);
         goto fail;
@@ -1699,7 +2030,12 @@ mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
     }
 
     /* ---- model vector layout ---- */
-    int nx = 3 + 10 * (nb + 1) + 3 * b->np + 3 * b->nv + 18 * nb;
+    int nnamed = 0, npt = point_order(b, order, newidx, pj, cutk, porder, &nnamed);
+    if (npt < 0 || vector_order(b, newidx, vorder) != 0) {
+        oom(err);
+        goto fail;
+    }
+    int nx = 3 + 10 * (nb + 1) + 3 * npt + 3 * b->nv + 18 * nb;
     for (int k = 0; k < b->nforce; k++) nx += b->force[k].nnum;
     for (int k = 0; k < b->nfunc; k++) nx += b->func[k].n;
     int ncutk = 0, ndrvlin = 0;
@@ -1736,16 +2072,15 @@ mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
         }
         off += 10;
     }
-    int nnamed = 0;
-    for (int k = 0; k < b->np; k++) {
-        point_x[k] = off;
-        memcpy(x + off, b->point[k].xyz, 3 * sizeof *x);
+    for (int k = 0; k < b->np; k++) point_x[k] = -1;
+    for (int i = 0; i < npt; i++) {
+        point_x[porder[i]] = off;
+        memcpy(x + off, b->point[porder[i]].xyz, 3 * sizeof *x);
         off += 3;
-        if (b->point[k].name) nnamed++;
     }
     int vec_x0 = off;
-    for (int k = 0; k < b->nv; k++) {
-        memcpy(x + off, b->vector[k].xyz, 3 * sizeof *x);
+    for (int i = 0; i < b->nv; i++) {
+        memcpy(x + off, b->vector[vorder[i]].xyz, 3 * sizeof *x);
         off += 3;
     }
     for (int i = 1; i <= nb; i++) {
@@ -1863,49 +2198,7 @@ mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
     }
 
     /* ---- named points and vectors ---- */
-    if (nnamed > 0) {
-        m->point = calloc((size_t)nnamed, sizeof *m->point);
-        if (!m->point) {
-            oom(err);
-            goto fail;
-        }
-    }
-    for (int k = 0; k < b->np; k++) {
-        const b_point *bp = &b->point[k];
-        if (!bp->name) continue;
-        mbs_point_info *pi = &m->point[m->npoint++];
-        const char *bn = b->body[bp->body].name;
-        size_t len = strlen(bn) + strlen(bp->name) + 2;
-        pi->name = malloc(len);
-        if (!pi->name) {
-            oom(err);
-            goto fail;
-        }
-        snprintf(pi->name, len, "%s.%s", bn, bp->name);
-        pi->body = newidx[bp->body];
-        pi->x = point_x[k];
-    }
-    if (b->nv > 0) {
-        m->vector = calloc((size_t)b->nv, sizeof *m->vector);
-        if (!m->vector) {
-            oom(err);
-            goto fail;
-        }
-    }
-    for (int k = 0; k < b->nv; k++) {
-        const b_vector *bv = &b->vector[k];
-        mbs_vector_info *vi = &m->vector[m->nvector++];
-        const char *bn = b->body[bv->body].name;
-        size_t len = strlen(bn) + strlen(bv->name) + 2;
-        vi->name = malloc(len);
-        if (!vi->name) {
-            oom(err);
-            goto fail;
-        }
-        snprintf(vi->name, len, "%s.%s", bn, bv->name);
-        vi->body = newidx[bv->body];
-        vi->x = vec_x0 + 3 * k;
-    }
+    if (make_points_vectors(b, m, porder, nnamed, vorder, point_x, vec_x0, newidx, err) != MBS_OK) goto fail;
 
     /* ---- time functions and force elements (x: after the joint frames) ---- */
     if (b->nfunc > 0) {
@@ -2076,6 +2369,10 @@ mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
     m->lenient_inertia = b->lenient_inertia;
     if (mbs_forces_prepare(m, err) != MBS_OK) goto fail;   /* spline moments of the values set */
     if (mbs_model_check_physics(m, err) != MBS_OK) goto fail;
+    if (mbs_model_index_names(m) != 0) {
+        oom(err);
+        goto fail;
+    }
     if (b->lenient_inertia) warn_triangle(b, m);
 
     free(pj);
@@ -2086,6 +2383,8 @@ mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
     free(kcount);
     free(stack);
     free(point_x);
+    free(porder);
+    free(vorder);
     free(free_given);
     free(cutk);
     return m;
@@ -2099,6 +2398,8 @@ fail:
     free(kcount);
     free(stack);
     free(point_x);
+    free(porder);
+    free(vorder);
     free(free_given);
     free(cutk);
     mbs_model_free(m);

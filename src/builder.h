@@ -45,6 +45,11 @@ int mbs_builder_add_vector(mbs_builder *b, int body, const char *name,
 /* Point and vector handles by body and name (-1 if absent). */
 int mbs_builder_find_point(const mbs_builder *b, int body, const char *name);
 int mbs_builder_find_body(const mbs_builder *b, const char *name); /* 0 for "ground" */
+/* The bodies whose name followed by '.' begins `name` (body names may
+ * contain dots: "a.b.c" may be body "a" or "a.b" and what follows), shortest
+ * name first: the first max handles into out; returns how many there are. */
+size_t mbs_builder_find_body_prefixes(const mbs_builder *b, const char *name, int *out, size_t max);
+const char *mbs_builder_body_name(const mbs_builder *b, int body);   /* NULL if invalid */
 
 /* Joint frame on one side: a point handle and two vectors in local
  * coordinates, `axis` and `ref` (ref is made orthogonal to axis and

@@ -124,7 +124,7 @@ int mbs_forces_init(mbs_model *m, const int *free_given, mbs_error *err)
     double *q = calloc(n1, sizeof *q);
     mbs_ws w;
     memset(&w, 0, sizeof w);
-    if (!q || mbs_ws_init(&w, m) != 0) {
+    if (!q || mbs_ws_init_kinematics(&w, m) != 0) {
         free(q);
         return mbs_error_set(err, MBS_ERR_NOMEM, "out of memory while building the model");
     }

@@ -94,6 +94,7 @@ void mbs_model_free(mbs_model *m)
             free(p->target_name);
         }
     free(m->sim.output);
+    mbs_model_names_free(m);
     mbs_forces_free(m);
     mbs_con_model_free(m);
     mbs_objectives_free(m);
@@ -153,6 +154,7 @@ mbs_model *mbs_model_copy(const mbs_model *m)
     memset(&c->con, 0, sizeof c->con);
     c->obj = NULL;
     c->nobj = 0;
+    memset(&c->names, 0, sizeof c->names);
     c->visual = NULL;
     c->nvisual = 0;
     int fail = 0;
@@ -232,11 +234,56 @@ mbs_model *mbs_model_copy(const mbs_model *m)
     if (mbs_forces_copy(c, m) != 0) goto oom;
     if (mbs_con_model_copy(c, m) != 0) goto oom;
     if (mbs_objectives_copy(c, m) != 0) goto oom;
+    if (mbs_model_index_names(c) != 0) goto oom;
     if (mbs_visuals_copy(c, m) != 0) goto oom;
     return c;
 oom:
     mbs_model_free(c);
     return NULL;
+}
+
+/* ---------------------------------------------------------------- names */
+
+void mbs_model_names_free(mbs_model *m)
+{
+    mbs_model_names *n = &m->names;
+    mbs_hashmap *maps[] = { &n->body, &n->joint, &n->point, &n->vector, &n->coord, &n->param, &n->func };
+    for (size_t k = 0; k < sizeof maps / sizeof maps[0]; k++) mbs_hashmap_free(maps[k]);
+}
+
+int mbs_model_index_names(mbs_model *m)
+{
+    mbs_model_names *n = &m->names;
+    int fail = 0;
+    for (int i = 0; i <= m->nb; i++) fail |= mbs_hashmap_put(&n->body, 0, m->body[i].name, i) == -2;
+    for (int i = 1; i <= m->nb; i++) fail |= mbs_hashmap_put(&n->joint, 0, m->joint[i].name, i) == -2;
+    for (int k = 0; k < m->npoint; k++) fail |= mbs_hashmap_put(&n->point, 0, m->point[k].name, k) == -2;
+    for (int k = 0; k < m->nvector; k++)
+        fail |= mbs_hashmap_put(&n->vector, (uint64_t)m->vector[k].body, m->vector[k].name, k) == -2;
+    for (int k = 0; k < m->nq; k++) fail |= mbs_hashmap_put(&n->coord, 0, m->coord_name[k], k) == -2;
+    for (int k = 0; k < m->nparam; k++) fail |= mbs_hashmap_put(&n->param, 0, m->param[k].name, k) == -2;
+    for (int k = 0; k < m->nfunc; k++) fail |= mbs_hashmap_put(&n->func, 0, m->func[k].name, k) == -2;
+    return fail ? -1 : 0;
+}
+
+int mbs_model_find_joint(const mbs_model *m, const char *name)
+{
+    return m ? mbs_hashmap_get(&m->names.joint, 0, name) : -1;
+}
+
+int mbs_model_find_coord(const mbs_model *m, const char *name)
+{
+    return m ? mbs_hashmap_get(&m->names.coord, 0, name) : -1;
+}
+
+int mbs_model_find_func(const mbs_model *m, const char *name)
+{
+    return m ? mbs_hashmap_get(&m->names.func, 0, name) : -1;
+}
+
+int mbs_model_find_vector(const mbs_model *m, int body, const char *qualified)
+{
+    return m && body >= 0 ? mbs_hashmap_get(&m->names.vector, (uint64_t)body, qualified) : -1;
 }
 
 /* ---------------------------------------------------------------- physics */
@@ -484,10 +531,7 @@ double mbs_body_mass(const mbs_model *m, int body)
 
 int mbs_body_find(const mbs_model *m, const char *name)
 {
-    if (!m || !name) return -1;
-    for (int i = 0; i <= m->nb; i++)
-        if (strcmp(m->body[i].name, name) == 0) return i;
-    return -1;
+    return m ? mbs_hashmap_get(&m->names.body, 0, name) : -1;
 }
 
 const char *mbs_joint_name(const mbs_model *m, int joint)
@@ -545,10 +589,7 @@ int mbs_point_body(const mbs_model *m, int k)
 
 int mbs_point_find(const mbs_model *m, const char *qualified_name)
 {
-    if (!m || !qualified_name) return -1;
-    for (int k = 0; k < m->npoint; k++)
-        if (strcmp(m->point[k].name, qualified_name) == 0) return k;
-    return -1;
+    return m ? mbs_hashmap_get(&m->names.point, 0, qualified_name) : -1;
 }
 
 const char *mbs_vector_name(const mbs_model *m, int k)
@@ -583,10 +624,7 @@ double mbs_param_upper(const mbs_model *m, int k)
 
 int mbs_param_find(const mbs_model *m, const char *name)
 {
-    if (!m || !name) return -1;
-    for (int k = 0; k < m->nparam; k++)
-        if (strcmp(m->param[k].name, name) == 0) return k;
-    return -1;
+    return m ? mbs_hashmap_get(&m->names.param, 0, name) : -1;
 }
 
 /* ---------------------------------------------------------------- printing */

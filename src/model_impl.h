@@ -13,6 +13,7 @@
 
 #include "mbsens/model.h"
 #include "mbsens/forces.h"
+#include "hashmap.h"
 
 typedef struct mbs_body_info {
     char *name;
@@ -218,6 +219,15 @@ typedef struct mbs_objective_info {
     mbs_objective_term *term;
 } mbs_objective_info;
 
+/* The names of a finished model, for the name look-ups (model.c:
+ * mbs_model_index_names, mbs_body_find, mbs_point_find, ...). Keys are the
+ * model's own strings; where two items have the same name (qualified point
+ * names "a.b" + "c" and "a" + "b.c", coordinate names) the first one wins.
+ * Vectors are keyed by (body, qualified name). */
+typedef struct mbs_model_names {
+    mbs_hashmap body, joint, point, vector, coord, param, func;
+} mbs_model_names;
+
 /* Visual and collision geometry of a URDF link (src/visual_model.c), fixed
  * to a body; model data, never read by the dynamics. */
 typedef struct mbs_visual_info {
@@ -263,6 +273,7 @@ struct mbs_model {
     mbs_model_con con;     /* closed loops, drivers, assembly settings */
     int nobj;
     mbs_objective_info *obj; /* objective functions, in file order */
+    mbs_model_names names;
     int nvisual;
     mbs_visual_info *visual; /* URDF visual and collision geometry */
 };

@@ -32,6 +32,17 @@ char *mbs_strdup(const char *s);
 /* Deep copy (NULL if memory runs out). */
 mbs_model *mbs_model_copy(const mbs_model *m);
 
+/* Index the names of a finished model (m->names): 0, or -1 if memory runs
+ * out. The builder and mbs_model_copy call it. */
+int mbs_model_index_names(mbs_model *m);
+void mbs_model_names_free(mbs_model *m);
+/* Look-ups by name, -1 if absent: a tree joint (1..nb), a coordinate, a
+ * time function, a vector of `body` by its qualified name "BODY.NAME". */
+int mbs_model_find_joint(const mbs_model *m, const char *name);
+int mbs_model_find_coord(const mbs_model *m, const char *name);
+int mbs_model_find_func(const mbs_model *m, const char *name);
+int mbs_model_find_vector(const mbs_model *m, int body, const char *qualified);
+
 /* Write every parameter target: x[target] = scale * value + offset. */
 void mbs_model_apply_params(mbs_model *m);
 

@@ -46,9 +46,11 @@ double mbs_rel_err(const double *a, const double *b, int n);
  * (the caller reports itself skipped). */
 int mbs_test_urdf_dir(char *dir, size_t len);
 
-/* mbs_model_to_json of m, reloaded: the same sizes and coordinate names,
- * and the same ID, M and FD at 3 random states (relative 1e-12, each a
- * CHECK). Returns the worst relative difference. */
+/* mbs_model_to_json of m, reloaded: the same model (mbs_test_same_model,
+ * model_compare.h: every size, name and number bit for bit), written again
+ * as the same text, and bit for bit the same ID, M and FD at 3 random
+ * states (each a CHECK). Returns the worst relative difference of those
+ * results (0 when they agree; INFINITY if the model differs). */
 double mbs_test_json_round_trip(const mbs_model *m, const char *label, unsigned long seed);
 
 #endif

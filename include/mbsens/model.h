@@ -73,6 +73,10 @@ typedef struct mbs_urdf_options {
  * joints keep their names, gravity is (0, 0, -9.81). Thread-safe: libxml2
  * is initialized once per process (xmlInitParser, itself thread-safe). */
 mbs_model *mbs_model_load_urdf(const char *path, const mbs_urdf_options *opts, mbs_error *err);
+/* Same, from the text of a URDF document; `name` (NULL: "<string>") is used
+ * in messages in place of a file name, and gives the model's default name. */
+mbs_model *mbs_model_load_urdf_string(const char *xml, const char *name, const mbs_urdf_options *opts,
+                                      mbs_error *err);
 
 /* mbs_model_load() dispatches on the file name: "*.urdf" (any case) loads
  * a URDF with the default options, anything else JSON. This variant also
@@ -80,8 +84,9 @@ mbs_model *mbs_model_load_urdf(const char *path, const mbs_urdf_options *opts, m
 mbs_model *mbs_model_load_warn(const char *path, mbs_warning_fn warn, void *warn_user, mbs_error *err);
 
 /* The model as a JSON document in the format of docs/model-format.md
- * (src/io/write_json.c): loading it gives the same model (bodies, joints,
- * points, vectors, parameters, URDF limits). malloc'd; NULL on error. */
+ * ("Writing a model"; src/io/write_json.c): every section, so that loading
+ * it gives the same model, every name and number bit for bit. Numbers are
+ * the shortest text that reads back exactly. malloc'd; NULL on error. */
 char *mbs_model_to_json(const mbs_model *m, mbs_error *err);
 
 /* The model as MuJoCo MJCF (src/io/write_mjcf.c; docs/viewer.md "MJCF

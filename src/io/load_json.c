@@ -21,6 +21,7 @@
 #include "mbsens/forces.h"
 #include "builder.h"
 #include "model_util.h"
+#include "json_path.h"
 #include "force_model.h"
 #include "objective_model.h"
 
@@ -131,7 +132,7 @@ static int req_string(lctx *c, json_t *obj, const char *path, const char *key, c
     char p[PATH_LEN + 32];
     json_t *v = json_object_get(obj, key);
     if (!v) return missing(c, path, key);
-    snprintf(p, sizeof p, "%s.%s", path, key);
+    join3(p, sizeof p, path, ".", key);
     return get_string(c, v, p, out);
 }
 
@@ -140,7 +141,7 @@ static int req_number(lctx *c, json_t *obj, const char *path, const char *key, d
     char p[PATH_LEN + 32];
     json_t *v = json_object_get(obj, key);
     if (!v) return missing(c, path, key);
-    snprintf(p, sizeof p, "%s.%s", path, key);
+    join3(p, sizeof p, path, ".", key);
     return get_number(c, v, p, out);
 }
 
@@ -208,8 +209,8 @@ static int load_named_vectors(lctx *c, json_t *obj, const char *path, int body, 
     json_object_foreach(obj, key, val) {
         char p[PATH_LEN], where[PATH_LEN + 64];
         double xyz[3];
-        snprintf(p, sizeof p, "%s.%s", path, key);
-        snprintf(where, sizeof where, "%s: %s", c->file, p);
+        join3(p, sizeof p, path, ".", key);
+        join3(where, sizeof where, c->file, ": ", p);
         int rc = get_numbers(c, val, p, 3, xyz);
         if (rc) return rc;
         rc = vectors ? mbs_builder_add_vector(c->b, body, key, xyz, where, c->err)
@@ -223,8 +224,8 @@ static int load_body(lctx *c, json_t *jb, size_t idx)
 {
     static const char *const allowed[] = { "name", "mass", "com", "inertia", "points", "vectors", NULL };
     char path[PATH_LEN], p[PATH_LEN + 32], where[PATH_LEN + 64];
-    snprintf(path, sizeof path, "bodies[%zu]", idx);
-    snprintf(where, sizeof where, "%s: %s", c->file, path);
+    index_path(path, sizeof path, "bodies", idx);
+    join3(where, sizeof where, c->file, ": ", path);
     if (!json_is_object(jb)) return fail(c, MBS_ERR_MODEL, path, "expected an object, got %s", json_type_name(jb));
     int rc = check_members(c, jb, path, allowed);
     if (rc) return rc;
@@ -236,23 +237,38 @@ static int load_body(lctx *c, json_t *jb, size_t idx)
     double mass, com[3] = { 0, 0, 0 }, I[6] = { 0, 0, 0, 0, 0, 0 };
     if ((rc = req_number(c, jb, path, "mass", &mass))) return rc;
     if ((v = json_object_get(jb, "com"))) {
-        snprintf(p, sizeof p, "%s.com", path);
+        join3(p, sizeof p, path, ".com", "");
         if ((rc = get_numbers(c, v, p, 3, com))) return rc;
     }
     if ((v = json_object_get(jb, "inertia"))) {
-        snprintf(p, sizeof p, "%s.inertia", path);
+        join3(p, sizeof p, path, ".inertia", "");
         if ((rc = load_inertia(c, v, p, I))) return rc;
     }
     int h = mbs_builder_add_body(c->b, name, mass, com, I, where, c->err);
     if (h < 0) return h;
     if ((v = json_object_get(jb, "points"))) {
-        snprintf(p, sizeof p, "%s.points", path);
+        join3(p, sizeof p, path, ".points", "");
         if ((rc = load_named_vectors(c, v, p, h, 0))) return rc;
     }
     if ((v = json_object_get(jb, "vectors"))) {
-        snprintf(p, sizeof p, "%s.vectors", path);
+        join3(p, sizeof p, path, ".vectors", "");
         if ((rc = load_named_vectors(c, v, p, h, 1))) return rc;
     }
+    return MBS_OK;
+}
+
+/* "ground": { "points": {...}, "vectors": {...} }: named points and vectors
+ * of the ground (the mbs_model_to_json of URDF links fixed to the root) */
+static int load_ground(lctx *c, json_t *root)
+{
+    static const char *const allowed[] = { "points", "vectors", NULL };
+    json_t *g = json_object_get(root, "ground"), *v;
+    if (!g) return MBS_OK;
+    if (!json_is_object(g)) return fail(c, MBS_ERR_MODEL, "ground", "expected an object, got %s", json_type_name(g));
+    int rc = check_members(c, g, "ground", allowed);
+    if (rc) return rc;
+    if ((v = json_object_get(g, "points")) && (rc = load_named_vectors(c, v, "ground.points", 0, 0))) return rc;
+    if ((v = json_object_get(g, "vectors")) && (rc = load_named_vectors(c, v, "ground.vectors", 0, 1))) return rc;
     return MBS_OK;
 }
 
@@ -261,7 +277,7 @@ static int load_body(lctx *c, json_t *jb, size_t idx)
 static int body_ref(lctx *c, json_t *jj, const char *path, const char *member, int *out)
 {
     char p[PATH_LEN + 32];
-    snprintf(p, sizeof p, "%s.%s", path, member);
+    join3(p, sizeof p, path, ".", member);
     json_t *v = json_object_get(jj, member);
     if (!v) return missing(c, path, member);
     const char *name = NULL;
@@ -278,8 +294,8 @@ static int side_point(lctx *c, json_t *jj, const char *path, const char *member,
                       int *out)
 {
     char p[PATH_LEN + 32], where[PATH_LEN + 96];
-    snprintf(p, sizeof p, "%s.%s", path, member);
-    snprintf(where, sizeof where, "%s: %s", c->file, p);
+    join3(p, sizeof p, path, ".", member);
+    join3(where, sizeof where, c->file, ": ", p);
     json_t *v = json_object_get(jj, member);
     if (!v || json_is_array(v)) {
         double xyz[3] = { 0, 0, 0 };
@@ -316,7 +332,7 @@ static int first_vec3(lctx *c, json_t *jj, const char *path, const char *const *
         json_t *v = json_object_get(jj, *n);
         if (!v) continue;
         char p[PATH_LEN + 32];
-        snprintf(p, sizeof p, "%s.%s", path, *n);
+        join3(p, sizeof p, path, ".", *n);
         int rc = get_numbers(c, v, p, 3, out);
         return rc ? rc : 1;
     }
@@ -351,7 +367,7 @@ static int load_dh(lctx *c, json_t *v, const char *path, mbs_joint_type type, in
         json_t *e = json_object_get(v, allowed[k]);
         if (!e) return missing(c, path, allowed[k]);
         char p[PATH_LEN + 96];
-        snprintf(p, sizeof p, "%s.%s", path, allowed[k]);
+        join3(p, sizeof p, path, ".", allowed[k]);
         if ((rc = get_number(c, e, p, &val[k]))) return rc;
     }
     (void)type;
@@ -385,8 +401,8 @@ static int load_joint(lctx *c, json_t *jj, size_t idx)
     static const char *const placement[] = { "parent_point", "child_point", "axis", "parent_axis", "child_axis",
                                              "ref", "parent_ref", "child_ref", NULL };
     char path[PATH_LEN], p[PATH_LEN + 32], where[PATH_LEN + 64];
-    snprintf(path, sizeof path, "joints[%zu]", idx);
-    snprintf(where, sizeof where, "%s: %s", c->file, path);
+    index_path(path, sizeof path, "joints", idx);
+    join3(where, sizeof where, c->file, ": ", path);
     if (!json_is_object(jj)) return fail(c, MBS_ERR_MODEL, path, "expected an object, got %s", json_type_name(jj));
     int rc = check_members(c, jj, path, allowed);
     if (rc) return rc;
@@ -394,7 +410,7 @@ static int load_joint(lctx *c, json_t *jj, size_t idx)
     const char *name = NULL, *tname = NULL;
     if ((rc = req_string(c, jj, path, "name", &name))) return rc;
     if ((rc = req_string(c, jj, path, "type", &tname))) return rc;
-    snprintf(p, sizeof p, "%s.type", path);
+    join3(p, sizeof p, path, ".type", "");
     int t = mbs_joint_type_from_name(tname);
     if (t < 0)
         return fail(c, MBS_ERR_MODEL, p, "unknown joint type \"%s\" (valid: fixed, revolute, prismatic, "
@@ -416,7 +432,7 @@ static int load_joint(lctx *c, json_t *jj, size_t idx)
     memset(&cs, 0, sizeof cs);
     json_t *dh = json_object_get(jj, "dh");
     if (dh) {
-        snprintf(p, sizeof p, "%s.dh", path);
+        join3(p, sizeof p, path, ".dh", "");
         if (type != MBS_JOINT_REVOLUTE && type != MBS_JOINT_PRISMATIC)
             return fail(c, MBS_ERR_MODEL, p, "dh placement is only for revolute and prismatic joints (this one "
                         "is %s)", tname);
@@ -452,16 +468,16 @@ static int load_joint(lctx *c, json_t *jj, size_t idx)
     int nq = mbs_joint_type_nq(type);
     json_t *jq = json_object_get(jj, "q0"), *jqd = json_object_get(jj, "qd0");
     if (jq) {
-        snprintf(p, sizeof p, "%s.q0", path);
+        join3(p, sizeof p, path, ".q0", "");
         if ((rc = get_state(c, jq, p, nq, tname, q0, &nq0))) return rc;
     }
     if (jqd) {
-        snprintf(p, sizeof p, "%s.qd0", path);
+        join3(p, sizeof p, path, ".qd0", "");
         if ((rc = get_state(c, jqd, p, nq, tname, qd0, &nqd0))) return rc;
     }
     json_t *jcut = json_object_get(jj, "cut");
     if (jcut && !json_is_boolean(jcut)) {
-        snprintf(p, sizeof p, "%s.cut", path);
+        join3(p, sizeof p, path, ".cut", "");
         return fail(c, MBS_ERR_MODEL, p, "expected true or false, got %s", json_type_name(jcut));
     }
     rc = mbs_builder_add_joint(c->b, name, type, parent, child, &ps, &cs, jq ? q0 : NULL, nq0, jqd ? qd0 : NULL,
@@ -477,8 +493,8 @@ static int load_param(lctx *c, json_t *jp, size_t idx)
     static const char *const allowed[] = { "name", "value", "lower", "upper", "sets", NULL };
     static const char *const tallowed[] = { "target", "scale", "offset", NULL };
     char path[PATH_LEN], p[PATH_LEN + 32], where[PATH_LEN + 64];
-    snprintf(path, sizeof path, "parameters[%zu]", idx);
-    snprintf(where, sizeof where, "%s: %s", c->file, path);
+    index_path(path, sizeof path, "parameters", idx);
+    join3(where, sizeof where, c->file, ": ", path);
     if (!json_is_object(jp)) return fail(c, MBS_ERR_MODEL, path, "expected an object, got %s", json_type_name(jp));
     int rc = check_members(c, jp, path, allowed);
     if (rc) return rc;
@@ -488,16 +504,16 @@ static int load_param(lctx *c, json_t *jp, size_t idx)
     if ((rc = req_string(c, jp, path, "name", &name))) return rc;
     if ((rc = req_number(c, jp, path, "value", &value))) return rc;
     if ((v = json_object_get(jp, "lower"))) {
-        snprintf(p, sizeof p, "%s.lower", path);
+        join3(p, sizeof p, path, ".lower", "");
         if ((rc = get_number(c, v, p, &lower))) return rc;
     }
     if ((v = json_object_get(jp, "upper"))) {
-        snprintf(p, sizeof p, "%s.upper", path);
+        join3(p, sizeof p, path, ".upper", "");
         if ((rc = get_number(c, v, p, &upper))) return rc;
     }
     json_t *sets = json_object_get(jp, "sets");
     if (!sets) return missing(c, path, "sets");
-    snprintf(p, sizeof p, "%s.sets", path);
+    join3(p, sizeof p, path, ".sets", "");
     if (!json_is_array(sets) || json_array_size(sets) == 0)
         return fail(c, MBS_ERR_MODEL, p, "expected a non-empty array of targets, got %s",
                     json_is_array(sets) ? "an empty array" : json_type_name(sets));
@@ -507,8 +523,9 @@ static int load_param(lctx *c, json_t *jp, size_t idx)
     json_t *e;
     json_array_foreach(sets, k, e) {
         char tp[PATH_LEN + 64], tw[PATH_LEN + 128], q[PATH_LEN + 96];
-        snprintf(tp, sizeof tp, "%s.sets[%zu]", path, k);
-        snprintf(tw, sizeof tw, "%s: %s", c->file, tp);
+        join3(q, sizeof q, path, ".sets", "");
+        index_path(tp, sizeof tp, q, k);
+        join3(tw, sizeof tw, c->file, ": ", tp);
         const char *target = NULL;
         double scale = 1, offset = 0;
         if (json_is_string(e)) {
@@ -517,14 +534,14 @@ static int load_param(lctx *c, json_t *jp, size_t idx)
             if ((rc = check_members(c, e, tp, tallowed))) return rc;
             json_t *t = json_object_get(e, "target");
             if (!t) return missing(c, tp, "target");
-            snprintf(q, sizeof q, "%s.target", tp);
+            join3(q, sizeof q, tp, ".target", "");
             if ((rc = get_string(c, t, q, &target))) return rc;
             if ((t = json_object_get(e, "scale"))) {
-                snprintf(q, sizeof q, "%s.scale", tp);
+                join3(q, sizeof q, tp, ".scale", "");
                 if ((rc = get_number(c, t, q, &scale))) return rc;
             }
             if ((t = json_object_get(e, "offset"))) {
-                snprintf(q, sizeof q, "%s.offset", tp);
+                join3(q, sizeof q, tp, ".offset", "");
                 if ((rc = get_number(c, t, q, &offset))) return rc;
             }
         } else {
@@ -576,7 +593,7 @@ static int member_number(lctx *c, json_t *obj, const char *path, const char *mem
         *out = *def;
         return MBS_OK;
     }
-    snprintf(p, sizeof p, "%s.%s", path, member);
+    join3(p, sizeof p, path, ".", member);
     return get_number(c, v, p, out);
 }
 
@@ -588,7 +605,7 @@ static int member_choice(lctx *c, json_t *obj, const char *path, const char *mem
     json_t *v = json_object_get(obj, member);
     *out = def;
     if (!v) return MBS_OK;
-    snprintf(p, sizeof p, "%s.%s", path, member);
+    join3(p, sizeof p, path, ".", member);
     const char *s = NULL;
     int rc = get_string(c, v, p, &s);
     if (rc) return rc;
@@ -615,15 +632,15 @@ static int load_function(lctx *c, json_t *jf, size_t idx)
     static const char *const shapes[] = { "cubic", "quintic", NULL };
     static const char *const ends[] = { "natural", "clamped", NULL };
     char path[PATH_LEN], p[PATH_LEN + 32], where[PATH_LEN + 64];
-    snprintf(path, sizeof path, "functions[%zu]", idx);
-    snprintf(where, sizeof where, "%s: %s", c->file, path);
+    index_path(path, sizeof path, "functions", idx);
+    join3(where, sizeof where, c->file, ": ", path);
     if (!json_is_object(jf)) return fail(c, MBS_ERR_MODEL, path, "expected an object, got %s", json_type_name(jf));
     const char *name = NULL, *tname = NULL;
     json_t *v;
     int rc;
     if ((rc = req_string(c, jf, path, "name", &name))) return rc;
     if ((rc = req_string(c, jf, path, "type", &tname))) return rc;
-    snprintf(p, sizeof p, "%s.type", path);
+    join3(p, sizeof p, path, ".type", "");
     int type = mbs_function_type_from_name(tname);
     if (type < 0)
         return fail(c, MBS_ERR_MODEL, p, "unknown function type \"%s\" (valid: constant, step, sine, spline)",
@@ -644,7 +661,7 @@ static int load_function(lctx *c, json_t *jf, size_t idx)
         for (int k = 0; k < 4; k++)
             if ((rc = member_number(c, jf, path, allowed[2 + k], NULL, &num[k]))) return rc;
         if (!(num[2] > num[0])) {
-            snprintf(p, sizeof p, "%s.t1", path);
+            join3(p, sizeof p, path, ".t1", "");
             return fail(c, MBS_ERR_MODEL, p, "t1 (%g) must be greater than t0 (%g)", num[2], num[0]);
         }
         if ((rc = member_choice(c, jf, path, "shape", shapes, 0, &variant))) return rc;
@@ -660,7 +677,7 @@ static int load_function(lctx *c, json_t *jf, size_t idx)
         double *t = NULL, *y = NULL;
         int nt = 0, ny = 0;
         if (!(v = json_object_get(jf, "times"))) return missing(c, path, "times");
-        snprintf(p, sizeof p, "%s.times", path);
+        join3(p, sizeof p, path, ".times", "");
         if ((rc = get_number_list(c, v, p, 2, &t, &nt))) return rc;
         for (int k = 1; k < nt; k++)
             if (!(t[k] > t[k - 1])) {
@@ -673,7 +690,7 @@ static int load_function(lctx *c, json_t *jf, size_t idx)
             free(t);
             return missing(c, path, "values");
         }
-        snprintf(p, sizeof p, "%s.values", path);
+        join3(p, sizeof p, path, ".values", "");
         if ((rc = get_number_list(c, v, p, 2, &y, &ny))) {
             free(t);
             return rc;
@@ -710,27 +727,29 @@ static int force_end(lctx *c, json_t *jf, const char *path, const char *bmember,
         return side_point(c, jf, path, pmember, body, bname, out);
     }
     char p[PATH_LEN + 32];
-    snprintf(p, sizeof p, "%s.%s", path, pmember);
+    join3(p, sizeof p, path, ".", pmember);
     json_t *v = json_object_get(jf, pmember);
     if (!v) return missing(c, path, bmember);
     if (!json_is_string(v))
         return fail(c, MBS_ERR_MODEL, p, "expected a point name \"BODY.POINT\" (or give \"%s\"), got %s", bmember,
                     json_type_name(v));
     const char *s = json_string_value(v);
-    /* body names may contain dots: try every split */
-    for (const char *d = strchr(s, '.'); d; d = strchr(d + 1, '.')) {
-        char bn[PATH_LEN];
-        size_t n = (size_t)(d - s);
-        if (n >= sizeof bn) break;
-        memcpy(bn, s, n);
-        bn[n] = '\0';
-        int body = mbs_builder_find_body(c->b, bn);
-        if (body < 0) continue;
-        int h = mbs_builder_find_point(c->b, body, d + 1);
-        if (h >= 0) {
-            *out = h;
-            return MBS_OK;
-        }
+    /* body names may contain dots: every body whose name and a dot begin s,
+     * shortest name first */
+    int few[8], *bodies = few;
+    size_t nb = mbs_builder_find_body_prefixes(c->b, s, few, 8);
+    if (nb > 8) {
+        if (!(bodies = malloc(nb * sizeof *bodies)))
+            return mbs_error_set(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
+        mbs_builder_find_body_prefixes(c->b, s, bodies, nb);
+    }
+    int h = -1;
+    for (size_t k = 0; k < nb && h < 0; k++)
+        h = mbs_builder_find_point(c->b, bodies[k], s + strlen(mbs_builder_body_name(c->b, bodies[k])) + 1);
+    if (bodies != few) free(bodies);
+    if (h >= 0) {
+        *out = h;
+        return MBS_OK;
     }
     return fail(c, MBS_ERR_MODEL, p, "unknown point \"%s\" (expected \"BODY.POINT\" naming a point of a body, or "
                 "give \"%s\" and a point of that body)", s, bmember);
@@ -742,7 +761,7 @@ static int joint_coord(lctx *c, json_t *jf, const char *path, int *joint, int *c
     char p[PATH_LEN + 32];
     json_t *v = json_object_get(jf, "joint");
     if (!v) return missing(c, path, "joint");
-    snprintf(p, sizeof p, "%s.joint", path);
+    join3(p, sizeof p, path, ".joint", "");
     const char *jname = NULL;
     int rc = get_string(c, v, p, &jname);
     if (rc) return rc;
@@ -758,7 +777,7 @@ static int joint_coord(lctx *c, json_t *jf, const char *path, int *joint, int *c
         if (n > 0 && (size_t)n < sizeof list - len) len += (size_t)n;
     }
     int k = -1;
-    snprintf(p, sizeof p, "%s.coordinate", path);
+    join3(p, sizeof p, path, ".coordinate", "");
     v = json_object_get(jf, "coordinate");
     if (!v) {
         if (nq > 1)
@@ -805,7 +824,7 @@ static int force_function(lctx *c, json_t *jf, const char *path, int *func)
     json_t *v = json_object_get(jf, "function");
     if (!v) return MBS_OK;
     char p[PATH_LEN + 32];
-    snprintf(p, sizeof p, "%s.function", path);
+    join3(p, sizeof p, path, ".function", "");
     const char *name = NULL;
     int rc = get_string(c, v, p, &name);
     if (rc) return rc;
@@ -823,7 +842,7 @@ static int spring_numbers(lctx *c, json_t *jf, const char *path, double *k, doub
     if ((rc = member_number(c, jf, path, "damping", &zero, d))) return rc;
     if (*d < 0) {
         char p[PATH_LEN + 32];
-        snprintf(p, sizeof p, "%s.damping", path);
+        join3(p, sizeof p, path, ".damping", "");
         return fail(c, MBS_ERR_MODEL, p, "damping must be >= 0 (a negative damping feeds energy in), got %g", *d);
     }
     return MBS_OK;
@@ -848,7 +867,7 @@ static int load_contact(lctx *c, json_t *jf, const char *path, const char *name,
         ct.shape = 1;
     }
     json_t *v = json_object_get(jf, "axis");
-    snprintf(p, sizeof p, "%s.axis", path);
+    join3(p, sizeof p, path, ".axis", "");
     if (ct.shape == 1) {
         if (!v) return missing(c, path, "axis");
         if ((rc = get_numbers(c, v, p, 3, ct.axis))) return rc;
@@ -857,11 +876,11 @@ static int load_contact(lctx *c, json_t *jf, const char *path, const char *name,
     }
     ct.plane_normal[2] = 1;
     if ((v = json_object_get(jf, "plane_point"))) {
-        snprintf(p, sizeof p, "%s.plane_point", path);
+        join3(p, sizeof p, path, ".plane_point", "");
         if ((rc = get_numbers(c, v, p, 3, ct.plane_point))) return rc;
     }
     if ((v = json_object_get(jf, "plane_normal"))) {
-        snprintf(p, sizeof p, "%s.plane_normal", path);
+        join3(p, sizeof p, path, ".plane_normal", "");
         if ((rc = get_numbers(c, v, p, 3, ct.plane_normal))) return rc;
     }
     if ((rc = member_number(c, jf, path, "radius", NULL, &ct.radius)) ||
@@ -884,11 +903,11 @@ static int load_contact(lctx *c, json_t *jf, const char *path, const char *name,
             (rc = member_number(c, jf, path, "impact_velocity", NULL, &vi)))
             return rc;
         if (!(e > 0 && e <= 1)) {
-            snprintf(p, sizeof p, "%s.restitution", path);
+            join3(p, sizeof p, path, ".restitution", "");
             return fail(c, MBS_ERR_MODEL, p, "must be in (0, 1], got %g", e);
         }
         if (!(vi > 0)) {
-            snprintf(p, sizeof p, "%s.impact_velocity", path);
+            join3(p, sizeof p, path, ".impact_velocity", "");
             return fail(c, MBS_ERR_MODEL, p, "must be > 0, got %g", vi);
         }
         ct.hysteresis = 3 * (1 - e * e) / (4 * vi);
@@ -923,14 +942,14 @@ static int load_force(lctx *c, json_t *jf, size_t idx)
                                         "speed_regularization", NULL };
     static const char *const axes[] = { "global", "body", NULL };
     char path[PATH_LEN], p[PATH_LEN + 32], where[PATH_LEN + 64];
-    snprintf(path, sizeof path, "forces[%zu]", idx);
-    snprintf(where, sizeof where, "%s: %s", c->file, path);
+    index_path(path, sizeof path, "forces", idx);
+    join3(where, sizeof where, c->file, ": ", path);
     if (!json_is_object(jf)) return fail(c, MBS_ERR_MODEL, path, "expected an object, got %s", json_type_name(jf));
     const char *name = NULL, *tname = NULL;
     int rc;
     if ((rc = req_string(c, jf, path, "name", &name))) return rc;
     if ((rc = req_string(c, jf, path, "type", &tname))) return rc;
-    snprintf(p, sizeof p, "%s.type", path);
+    join3(p, sizeof p, path, ".type", "");
     int type = mbs_force_type_from_name(tname);
     if (type < 0)
         return fail(c, MBS_ERR_MODEL, p,
@@ -958,7 +977,7 @@ static int load_force(lctx *c, json_t *jf, size_t idx)
         if (has_len) {
             if ((rc = member_number(c, jf, path, "length", NULL, &len))) return rc;
             if (len < 0) {
-                snprintf(p, sizeof p, "%s.length", path);
+                join3(p, sizeof p, path, ".length", "");
                 return fail(c, MBS_ERR_MODEL, p, "free length must be >= 0, got %g", len);
             }
         }
@@ -987,18 +1006,18 @@ static int load_force(lctx *c, json_t *jf, size_t idx)
         if ((rc = body_ref(c, jf, path, "body", &body))) return rc;
         const char *bname = json_string_value(json_object_get(jf, "body"));
         if (body == 0) {
-            snprintf(p, sizeof p, "%s.body", path);
+            join3(p, sizeof p, path, ".body", "");
             return fail(c, MBS_ERR_MODEL, p, "a body_load needs a moving body (a load on the ground does nothing)");
         }
         if (json_object_get(jf, "point") && (rc = side_point(c, jf, path, "point", body, bname, &point))) return rc;
         json_t *jfv = json_object_get(jf, "force"), *jtv = json_object_get(jf, "torque");
         if (!jfv && !jtv) return fail(c, MBS_ERR_MODEL, path, "a body_load needs \"force\" or \"torque\" (or both)");
         if (jfv) {
-            snprintf(p, sizeof p, "%s.force", path);
+            join3(p, sizeof p, path, ".force", "");
             if ((rc = get_numbers(c, jfv, p, 3, f))) return rc;
         }
         if (jtv) {
-            snprintf(p, sizeof p, "%s.torque", path);
+            join3(p, sizeof p, path, ".torque", "");
             if ((rc = get_numbers(c, jtv, p, 3, n))) return rc;
         }
         if ((rc = member_choice(c, jf, path, "axes", axes, 0, &frame)) || (rc = force_function(c, jf, path, &func)))
@@ -1037,14 +1056,14 @@ static int load_constraint(lctx *c, json_t *jc, size_t idx)
     static const char *const a_dist[] = { "name", "type", "body1", "point1", "body2", "point2", "function", "value",
                                           "rate", NULL };
     char path[PATH_LEN], p[PATH_LEN + 32], where[PATH_LEN + 64];
-    snprintf(path, sizeof path, "constraints[%zu]", idx);
-    snprintf(where, sizeof where, "%s: %s", c->file, path);
+    index_path(path, sizeof path, "constraints", idx);
+    join3(where, sizeof where, c->file, ": ", path);
     if (!json_is_object(jc)) return fail(c, MBS_ERR_MODEL, path, "expected an object, got %s", json_type_name(jc));
     const char *name = NULL, *tname = NULL;
     int rc = req_string(c, jc, path, "name", &name);
     if (rc) return rc;
     if ((rc = req_string(c, jc, path, "type", &tname))) return rc;
-    snprintf(p, sizeof p, "%s.type", path);
+    join3(p, sizeof p, path, ".type", "");
     int func;
     double value, rate;
     if (strcmp(tname, "coordinate") == 0) {
@@ -1085,8 +1104,8 @@ static int load_assembly(lctx *c, json_t *root)
             return fail(c, MBS_ERR_MODEL, "assembly.fixed", "expected an array of joint or coordinate names, got %s",
                         json_type_name(fx));
         for (size_t k = 0; k < json_array_size(fx); k++) {
-            snprintf(p, sizeof p, "assembly.fixed[%zu]", k);
-            snprintf(where, sizeof where, "%s: %s", c->file, p);
+            index_path(p, sizeof p, "assembly.fixed", k);
+            join3(where, sizeof where, c->file, ": ", p);
             const char *s = NULL;
             if ((rc = get_string(c, json_array_get(fx, k), p, &s))) return rc;
             int joint = mbs_builder_find_joint(c->b, s), coord = -1;
@@ -1153,7 +1172,7 @@ static int get_enum(lctx *c, json_t *obj, const char *member, int (*from_name)(c
     json_t *v = json_object_get(obj, member);
     if (!v) return MBS_OK;
     char path[PATH_LEN];
-    snprintf(path, sizeof path, "simulation.%s", member);
+    join3(path, sizeof path, "simulation.", member, "");
     const char *s = NULL;
     int rc = get_string(c, v, path, &s);
     if (rc) return rc;
@@ -1169,7 +1188,7 @@ static int get_sim_number(lctx *c, json_t *obj, const char *member, int positive
     json_t *v = json_object_get(obj, member);
     if (!v) return MBS_OK;
     char path[PATH_LEN];
-    snprintf(path, sizeof path, "simulation.%s", member);
+    join3(path, sizeof path, "simulation.", member, "");
     double x = 0;
     int rc = get_number(c, v, path, &x);
     if (rc) return rc;
@@ -1204,7 +1223,7 @@ static int get_sim_bool(lctx *c, json_t *obj, const char *member, int *out)
     json_t *v = json_object_get(obj, member);
     if (!v) return MBS_OK;
     char path[PATH_LEN];
-    snprintf(path, sizeof path, "simulation.%s", member);
+    join3(path, sizeof path, "simulation.", member, "");
     if (!json_is_boolean(v)) return fail(c, MBS_ERR_MODEL, path, "expected true or false, got %s", json_type_name(v));
     *out = json_is_true(v);
     return MBS_OK;
@@ -1216,7 +1235,7 @@ static int get_sim_range(lctx *c, json_t *obj, const char *member, double lo, do
     json_t *v = json_object_get(obj, member);
     if (!v) return MBS_OK;
     char path[PATH_LEN];
-    snprintf(path, sizeof path, "simulation.%s", member);
+    join3(path, sizeof path, "simulation.", member, "");
     double x = 0;
     int rc = get_number(c, v, path, &x);
     if (rc) return rc;
@@ -1288,7 +1307,7 @@ static int load_sim_options(lctx *c, json_t *s, mbs_sim_options *o)
         json_t *v = json_object_get(s, ints[k]);
         if (!v) continue;
         char path[PATH_LEN];
-        snprintf(path, sizeof path, "simulation.%s", ints[k]);
+        join3(path, sizeof path, "simulation.", ints[k], "");
         if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 1000000000)
             return fail(c, MBS_ERR_MODEL, path, "expected an integer between 1 and 1e9");
         if (k == 0) o->max_iterations = (int)json_integer_value(v);
@@ -1303,11 +1322,17 @@ static int load_sim_options(lctx *c, json_t *s, mbs_sim_options *o)
     return MBS_OK;
 }
 
-static int add_output(lctx *c, mbs_model *m, mbs_output_kind kind, int point)
+/* One more output; the array grows by doubling (cap: its capacity). */
+static int add_output(lctx *c, mbs_model *m, size_t *cap, mbs_output_kind kind, int point)
 {
-    mbs_output *o = realloc(m->sim.output, sizeof *o * (size_t)(m->sim.noutput + 1));
-    if (!o) return fail(c, MBS_ERR_NOMEM, "outputs", "out of memory");
-    m->sim.output = o;
+    if ((size_t)m->sim.noutput == *cap) {
+        size_t nc = *cap ? 2 * *cap : 8;
+        mbs_output *o = realloc(m->sim.output, sizeof *o * nc);
+        if (!o) return fail(c, MBS_ERR_NOMEM, "outputs", "out of memory");
+        m->sim.output = o;
+        *cap = nc;
+    }
+    mbs_output *o = m->sim.output;
     o[m->sim.noutput].kind = kind;
     o[m->sim.noutput].point = kind == MBS_OUTPUT_POSE ? -1 : point;
     o[m->sim.noutput].body = kind == MBS_OUTPUT_POSE ? point : -1;
@@ -1323,11 +1348,11 @@ static int load_outputs(lctx *c, json_t *arr, mbs_model *m)
     static const char *const qnames[] = { "position", "velocity", "acceleration" };
     if (!json_is_array(arr))
         return fail(c, MBS_ERR_MODEL, "outputs", "expected an array, got %s", json_type_name(arr));
-    size_t k;
+    size_t k, cap = 0;
     json_t *e;
     json_array_foreach(arr, k, e) {
         char path[PATH_LEN];
-        snprintf(path, sizeof path, "outputs[%zu]", k);
+        index_path(path, sizeof path, "outputs", k);
         int rc;
         if (json_is_string(e)) {
             const int poses = strcmp(json_string_value(e), "poses") == 0;
@@ -1336,8 +1361,8 @@ static int load_outputs(lctx *c, json_t *arr, mbs_model *m)
                             "object {\"point\": \"body.point\", \"quantities\": [...]} or {\"body\": \"name\"})",
                             json_string_value(e));
             for (int b = 1; poses && b <= m->nb; b++)
-                if ((rc = add_output(c, m, MBS_OUTPUT_POSE, b))) return rc;
-            if (!poses && (rc = add_output(c, m, MBS_OUTPUT_ENERGY, -1))) return rc;
+                if ((rc = add_output(c, m, &cap, MBS_OUTPUT_POSE, b))) return rc;
+            if (!poses && (rc = add_output(c, m, &cap, MBS_OUTPUT_ENERGY, -1))) return rc;
             continue;
         }
         if (json_is_object(e) && json_object_get(e, "body")) {
@@ -1349,7 +1374,7 @@ static int load_outputs(lctx *c, json_t *arr, mbs_model *m)
             if ((rc = get_string(c, json_object_get(e, "body"), bpath, &bname))) return rc;
             int b = mbs_body_find(m, bname);
             if (b < 0) return fail(c, MBS_ERR_MODEL, bpath, "unknown body \"%s\"", bname);
-            if ((rc = add_output(c, m, MBS_OUTPUT_POSE, b))) return rc;
+            if ((rc = add_output(c, m, &cap, MBS_OUTPUT_POSE, b))) return rc;
             continue;
         }
         if (!json_is_object(e))
@@ -1359,17 +1384,17 @@ static int load_outputs(lctx *c, json_t *arr, mbs_model *m)
         json_t *p = json_object_get(e, "point");
         if (!p) return missing(c, path, "point");
         char ppath[PATH_LEN + 16];
-        snprintf(ppath, sizeof ppath, "%s.point", path);
+        join3(ppath, sizeof ppath, path, ".point", "");
         const char *pname = NULL;
         if ((rc = get_string(c, p, ppath, &pname))) return rc;
         int point = mbs_point_find(m, pname);
         if (point < 0) return fail(c, MBS_ERR_MODEL, ppath, "unknown point \"%s\" (expected \"body.point\")", pname);
         json_t *q = json_object_get(e, "quantities");
         if (!q) {
-            if ((rc = add_output(c, m, MBS_OUTPUT_POSITION, point))) return rc;
+            if ((rc = add_output(c, m, &cap, MBS_OUTPUT_POSITION, point))) return rc;
             continue;
         }
-        snprintf(ppath, sizeof ppath, "%s.quantities", path);
+        join3(ppath, sizeof ppath, path, ".quantities", "");
         if (!json_is_array(q) || json_array_size(q) == 0)
             return fail(c, MBS_ERR_MODEL, ppath, "expected a non-empty array of position, velocity, acceleration");
         size_t j;
@@ -1380,7 +1405,7 @@ static int load_outputs(lctx *c, json_t *arr, mbs_model *m)
                 if (json_is_string(qn) && strcmp(json_string_value(qn), qnames[t]) == 0) kind = t;
             if (kind < 0)
                 return fail(c, MBS_ERR_MODEL, ppath, "element %zu: expected position, velocity or acceleration", j);
-            if ((rc = add_output(c, m, (mbs_output_kind)kind, point))) return rc;
+            if ((rc = add_output(c, m, &cap, (mbs_output_kind)kind, point))) return rc;
         }
     }
     return MBS_OK;
@@ -1414,10 +1439,7 @@ static int load_joint_data(lctx *c, json_t *root, mbs_model *m)
     json_array_foreach(arr, idx, jj) {
         json_t *jl = json_object_get(jj, "limit"), *jd = json_object_get(jj, "dynamics");
         if (!jl && !jd) continue;
-        const char *name = json_string_value(json_object_get(jj, "name"));
-        int i = 0;
-        for (int k = 1; name && k <= m->nb; k++)
-            if (strcmp(m->joint[k].name, name) == 0) i = k;
+        int i = mbs_model_find_joint(m, json_string_value(json_object_get(jj, "name")));
         mbs_joint_info *ji = i > 0 ? &m->joint[i] : NULL;
         if (ji) ji->lower = ji->upper = ji->effort = ji->velocity = ji->damping = ji->friction = NAN;
         for (int w = 0; w < 2; w++) {
@@ -1440,7 +1462,7 @@ static int load_joint_data(lctx *c, json_t *root, mbs_model *m)
             for (int k = 0; names[k]; k++) {
                 json_t *v = json_object_get(o, names[k]);
                 if (!v) continue;
-                snprintf(p, sizeof p, "%s.%s", path, names[k]);
+                join3(p, sizeof p, path, ".", names[k]);
                 if ((rc = get_number(c, v, p, w ? dst_d[k] : dst_l[k]))) return rc;
             }
             if (ji && w) ji->has_dynamics = 1;
@@ -1454,8 +1476,8 @@ static mbs_model *load_document(json_t *root, const char *file, mbs_warning_fn w
                                 mbs_error *err)
 {
     static const char *const allowed[] = { "name", "description", "gravity", "bodies", "joints", "parameters",
-                                           "functions", "forces", "simulation", "outputs",
-                                           "objectives", "lenient_inertia", "constraints", "assembly", NULL };
+                                           "functions", "forces", "simulation", "outputs", "objectives",
+                                           "lenient_inertia", "constraints", "assembly", "ground", NULL };
     static const char *const reserved[] = { NULL };
     lctx c = { file, err, NULL };
     if (!json_is_object(root)) {
@@ -1501,7 +1523,7 @@ static mbs_model *load_document(json_t *root, const char *file, mbs_warning_fn w
         mbs_builder_set_inertia_policy(c.b, json_is_true(v), warn, warn_user);
     }
     mbs_model *m = NULL;
-    if (load_array(&c, root, "bodies", 1, 1, load_body) == MBS_OK &&
+    if (load_ground(&c, root) == MBS_OK && load_array(&c, root, "bodies", 1, 1, load_body) == MBS_OK &&
         load_array(&c, root, "joints", 1, 0, load_joint) == MBS_OK &&
         load_array(&c, root, "functions", 0, 0, load_function) == MBS_OK &&
         load_array(&c, root, "forces", 0, 0, load_force) == MBS_OK &&

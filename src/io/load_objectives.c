@@ -18,6 +18,7 @@
 #include "objective_model.h"
 #include "builder.h"
 #include "model_util.h"
+#include "json_path.h"
 
 typedef struct {
     const char *file;
@@ -59,29 +60,18 @@ static int check_members(octx *c, json_t *obj, const char *path, const char *con
     return MBS_OK;
 }
 
-static int find_func(const mbs_model *m, const char *name)
-{
-    for (int k = 0; k < m->nfunc; k++)
-        if (m->func[k].name && !strcmp(m->func[k].name, name)) return k;
-    return -1;
-}
-
-static int find_coord(const mbs_model *m, const char *name)
-{
-    for (int k = 0; k < m->nq; k++)
-        if (!strcmp(m->coord_name[k], name)) return k;
-    return -1;
-}
-
+/* A vector of the body by its qualified name or by its own name (the
+ * first in the model's order if both match), -1 if none; -2 if memory runs
+ * out. */
 static int find_vector(const mbs_model *m, int body, const char *name)
 {
-    char q[512];
-    snprintf(q, sizeof q, "%s.%s", m->body[body].name, name);
-    for (int k = 0; k < m->nvector; k++)
-        if (m->vector[k].name && (!strcmp(m->vector[k].name, name) || !strcmp(m->vector[k].name, q)) &&
-            m->vector[k].body == body)
-            return k;
-    return -1;
+    size_t len = strlen(m->body[body].name) + strlen(name) + 2;
+    char *q = malloc(len);
+    if (!q) return -2;
+    snprintf(q, len, "%s.%s", m->body[body].name, name);
+    int a = mbs_model_find_vector(m, body, name), b = mbs_model_find_vector(m, body, q);
+    free(q);
+    return a < 0 ? b : b < 0 || a < b ? a : b;
 }
 
 /* one reference component: number or function name */
@@ -95,7 +85,7 @@ static int ref_component(octx *c, json_t *v, const char *path, double *val, int 
     }
     if (json_is_string(v)) {
         *val = 0;
-        *func = find_func(c->m, json_string_value(v));
+        *func = mbs_model_find_func(c->m, json_string_value(v));
         if (*func < 0) return ofail(c, path, "unknown function \"%s\"", json_string_value(v));
         return MBS_OK;
     }
@@ -122,24 +112,24 @@ static int load_term(octx *c, json_t *t, const char *path, mbs_objective_term *t
     const char *qty = NULL;
     if (jq) {
         if (!json_is_string(jq)) {
-            snprintf(p, sizeof p, "%s.quantity", path);
+            join3(p, sizeof p, path, ".quantity", "");
             return ofail(c, p, "expected a string");
         }
         qty = json_string_value(jq);
     }
     int n = 3;
     if (je) {
-        snprintf(p, sizeof p, "%s.energy", path);
+        join3(p, sizeof p, path, ".energy", "");
         if (!json_is_string(je) || strcmp(json_string_value(je), "kinetic"))
             return ofail(c, p, "expected \"kinetic\" (the kinetic energy of the system)");
         if (jq) {
-            snprintf(p, sizeof p, "%s.quantity", path);
+            join3(p, sizeof p, path, ".quantity", "");
             return ofail(c, p, "an energy term has no quantity");
         }
         tm->quantity = MBS_OBJQ_KINETIC_ENERGY;
         n = 1;
     } else if (jp) {
-        snprintf(p, sizeof p, "%s.point", path);
+        join3(p, sizeof p, path, ".point", "");
         if (!json_is_string(jp)) return ofail(c, p, "expected a point name \"body.point\"");
         tm->point = mbs_point_find(c->m, json_string_value(jp));
         if (tm->point < 0) return ofail(c, p, "unknown point \"%s\"", json_string_value(jp));
@@ -147,48 +137,49 @@ static int load_term(octx *c, json_t *t, const char *path, mbs_objective_term *t
         else if (!strcmp(qty, "velocity")) tm->quantity = MBS_OBJQ_POINT_VELOCITY;
         else if (!strcmp(qty, "acceleration")) tm->quantity = MBS_OBJQ_POINT_ACCELERATION;
         else {
-            snprintf(p, sizeof p, "%s.quantity", path);
+            join3(p, sizeof p, path, ".quantity", "");
             return ofail(c, p, "unknown quantity \"%s\" for a point (position, velocity, acceleration)", qty);
         }
     } else if (jc) {
-        snprintf(p, sizeof p, "%s.coordinate", path);
+        join3(p, sizeof p, path, ".coordinate", "");
         if (!json_is_string(jc)) return ofail(c, p, "expected a coordinate name");
-        tm->coord = find_coord(c->m, json_string_value(jc));
+        tm->coord = mbs_model_find_coord(c->m, json_string_value(jc));
         if (tm->coord < 0) return ofail(c, p, "unknown coordinate \"%s\"", json_string_value(jc));
         n = 1;
         if (!qty || !strcmp(qty, "value")) tm->quantity = MBS_OBJQ_COORDINATE;
         else if (!strcmp(qty, "velocity")) tm->quantity = MBS_OBJQ_COORDINATE_VELOCITY;
         else if (!strcmp(qty, "acceleration")) tm->quantity = MBS_OBJQ_COORDINATE_ACCELERATION;
         else {
-            snprintf(p, sizeof p, "%s.quantity", path);
+            join3(p, sizeof p, path, ".quantity", "");
             return ofail(c, p, "unknown quantity \"%s\" for a coordinate (value, velocity, acceleration)", qty);
         }
     } else {
-        snprintf(p, sizeof p, "%s.body", path);
+        join3(p, sizeof p, path, ".body", "");
         if (!json_is_string(jb)) return ofail(c, p, "expected a body name");
         tm->body = mbs_body_find(c->m, json_string_value(jb));
         if (tm->body < 1) return ofail(c, p, "unknown body \"%s\"", json_string_value(jb));
         if (qty && strcmp(qty, "angular_velocity")) {
-            snprintf(p, sizeof p, "%s.quantity", path);
+            join3(p, sizeof p, path, ".quantity", "");
             return ofail(c, p, "unknown quantity \"%s\" for a body (angular_velocity)", qty);
         }
         tm->quantity = MBS_OBJQ_ANGULAR_VELOCITY;
         json_t *jv = json_object_get(t, "vector");
         if (jv) {
-            snprintf(p, sizeof p, "%s.vector", path);
+            join3(p, sizeof p, path, ".vector", "");
             if (!json_is_string(jv)) return ofail(c, p, "expected the name of a vector of the body");
             tm->vector = find_vector(c->m, tm->body, json_string_value(jv));
+            if (tm->vector == -2) return mbs_error_set(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
             if (tm->vector < 0) return ofail(c, p, "body \"%s\" has no vector \"%s\"", c->m->body[tm->body].name, json_string_value(jv));
             n = 1;
         }
     }
     if (json_object_get(t, "vector") && tm->quantity != MBS_OBJQ_ANGULAR_VELOCITY) {
-        snprintf(p, sizeof p, "%s.vector", path);
+        join3(p, sizeof p, path, ".vector", "");
         return ofail(c, p, "\"vector\" applies to body angular velocities only");
     }
     json_t *v;
     if ((v = json_object_get(t, "component"))) {
-        snprintf(p, sizeof p, "%s.component", path);
+        join3(p, sizeof p, path, ".component", "");
         if (n == 1) return ofail(c, p, "the quantity is a scalar: no component");
         if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= 2)
             tm->component = (int)json_integer_value(v);
@@ -198,12 +189,12 @@ static int load_term(octx *c, json_t *t, const char *path, mbs_objective_term *t
             return ofail(c, p, "expected 0, 1, 2 or \"x\", \"y\", \"z\"");
     }
     if ((v = json_object_get(t, "weight"))) {
-        snprintf(p, sizeof p, "%s.weight", path);
+        join3(p, sizeof p, path, ".weight", "");
         if (!json_is_number(v) || !isfinite(json_number_value(v))) return ofail(c, p, "expected a finite number");
         tm->weight = json_number_value(v);
     }
     if ((v = json_object_get(t, "squared"))) {
-        snprintf(p, sizeof p, "%s.squared", path);
+        join3(p, sizeof p, path, ".squared", "");
         if (!json_is_boolean(v)) return ofail(c, p, "expected true or false");
         tm->squared = json_is_true(v);
     }
@@ -212,7 +203,7 @@ static int load_term(octx *c, json_t *t, const char *path, mbs_objective_term *t
         return ofail(c, path, "a linear (\"squared\": false) term needs a scalar quantity: give a \"component\"");
     tm->nref = 1;
     if ((v = json_object_get(t, "reference"))) {
-        snprintf(p, sizeof p, "%s.reference", path);
+        join3(p, sizeof p, path, ".reference", "");
         if (json_is_array(v)) {
             if (scalar) return ofail(c, p, "the quantity is a scalar: expected one number or function name");
             if (json_array_size(v) != 3) return ofail(c, p, "expected 3 components, got %zu", json_array_size(v));
@@ -230,6 +221,49 @@ static int load_term(octx *c, json_t *t, const char *path, mbs_objective_term *t
     return MBS_OK;
 }
 
+/* objectives[k] into m->obj[k]; names: the objective names so far */
+static int load_objective(octx *c, json_t *o, size_t k, mbs_hashmap *names)
+{
+    static const char *const allowed[] = { "name", "integral", "terminal", NULL };
+    mbs_error *err = c->err;
+    char path[128], p[256];
+    index_path(path, sizeof path, "objectives", k);
+    mbs_objective_info *oi = &c->m->obj[k];
+    if (!json_is_object(o)) return ofail(c, path, "expected an object");
+    if (check_members(c, o, path, allowed)) return err ? err->code : MBS_ERR_MODEL;
+    json_t *jn = json_object_get(o, "name");
+    if (!jn || !json_is_string(jn) || !json_string_value(jn)[0])
+        return ofail(c, path, "\"name\" (a non-empty string) is required");
+    if (mbs_hashmap_get(names, 0, json_string_value(jn)) >= 0)
+        return ofail(c, path, "duplicate objective name \"%s\"", json_string_value(jn));
+    oi->name = mbs_strdup(json_string_value(jn));
+    oi->where = mbs_strdup(path);
+    json_t *ji = json_object_get(o, "integral"), *jt = json_object_get(o, "terminal");
+    if (ji && !json_is_array(ji)) {
+        join3(p, sizeof p, path, ".integral", "");
+        return ofail(c, p, "expected an array of terms");
+    }
+    if (jt && !json_is_array(jt)) {
+        join3(p, sizeof p, path, ".terminal", "");
+        return ofail(c, p, "expected an array of terms");
+    }
+    size_t ni = ji ? json_array_size(ji) : 0, nt = jt ? json_array_size(jt) : 0;
+    if (ni + nt == 0) return ofail(c, path, "an objective needs at least one \"integral\" or \"terminal\" term");
+    oi->term = calloc(ni + nt, sizeof *oi->term);
+    if (!oi->name || !oi->where || !oi->term || mbs_hashmap_put(names, 0, oi->name, (int)k) != -1)
+        return mbs_error_set(err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
+    oi->nterm = (int)(ni + nt);
+    oi->nintegral = (int)ni;
+    for (size_t j = 0; j < ni + nt; j++) {
+        char pt[200];
+        join3(pt, sizeof pt, path, j < ni ? ".integral" : ".terminal", "");
+        index_path(p, sizeof p, pt, j < ni ? j : j - ni);
+        if (load_term(c, json_array_get(j < ni ? ji : jt, j < ni ? j : j - ni), p, &oi->term[j]))
+            return err ? err->code : MBS_ERR_MODEL;
+    }
+    return MBS_OK;
+}
+
 int mbs_json_load_objectives(json_t *arr, const char *file, mbs_model *m, mbs_error *err)
 {
     octx c = { file, err, m };
@@ -240,38 +274,11 @@ int mbs_json_load_objectives(json_t *arr, const char *file, mbs_model *m, mbs_er
     m->obj = calloc(n, sizeof *m->obj);
     if (!m->obj) return mbs_error_set(err, MBS_ERR_NOMEM, "%s: out of memory", file);
     m->nobj = (int)n;
-    for (size_t k = 0; k < n; k++) {
-        static const char *const allowed[] = { "name", "integral", "terminal", NULL };
-        char path[128], p[256];
-        snprintf(path, sizeof path, "objectives[%zu]", k);
-        json_t *o = json_array_get(arr, k);
-        mbs_objective_info *oi = &m->obj[k];
-        if (!json_is_object(o)) return ofail(&c, path, "expected an object");
-        if (check_members(&c, o, path, allowed)) return err ? err->code : MBS_ERR_MODEL;
-        json_t *jn = json_object_get(o, "name");
-        if (!jn || !json_is_string(jn) || !json_string_value(jn)[0])
-            return ofail(&c, path, "\"name\" (a non-empty string) is required");
-        for (size_t j = 0; j < k; j++)
-            if (!strcmp(m->obj[j].name, json_string_value(jn)))
-                return ofail(&c, path, "duplicate objective name \"%s\"", json_string_value(jn));
-        oi->name = mbs_strdup(json_string_value(jn));
-        oi->where = mbs_strdup(path);
-        json_t *ji = json_object_get(o, "integral"), *jt = json_object_get(o, "terminal");
-        if (ji && !json_is_array(ji)) { snprintf(p, sizeof p, "%s.integral", path); return ofail(&c, p, "expected an array of terms"); }
-        if (jt && !json_is_array(jt)) { snprintf(p, sizeof p, "%s.terminal", path); return ofail(&c, p, "expected an array of terms"); }
-        size_t ni = ji ? json_array_size(ji) : 0, nt = jt ? json_array_size(jt) : 0;
-        if (ni + nt == 0) return ofail(&c, path, "an objective needs at least one \"integral\" or \"terminal\" term");
-        oi->term = calloc(ni + nt, sizeof *oi->term);
-        if (!oi->name || !oi->where || !oi->term) return mbs_error_set(err, MBS_ERR_NOMEM, "%s: out of memory", file);
-        oi->nterm = (int)(ni + nt);
-        oi->nintegral = (int)ni;
-        for (size_t j = 0; j < ni + nt; j++) {
-            snprintf(p, sizeof p, "%s.%s[%zu]", path, j < ni ? "integral" : "terminal", j < ni ? j : j - ni);
-            if (load_term(&c, json_array_get(j < ni ? ji : jt, j < ni ? j : j - ni), p, &oi->term[j]))
-                return err ? err->code : MBS_ERR_MODEL;
-        }
-    }
-    return MBS_OK;
+    mbs_hashmap names = { 0 };
+    int rc = MBS_OK;
+    for (size_t k = 0; k < n && rc == MBS_OK; k++) rc = load_objective(&c, json_array_get(arr, k), k, &names);
+    mbs_hashmap_free(&names);
+    return rc;
 }
 
 void mbs_objectives_free(mbs_model *m)

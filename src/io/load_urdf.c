@@ -32,6 +32,7 @@
  * xmlCleanupParser, which would break other libxml2 users of the process.
  */
 #define _POSIX_C_SOURCE 200809L   /* fileno */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,6 +45,7 @@
 
 #include "mbsens/model.h"
 #include "builder.h"
+#include "hashmap.h"
 #include "model_impl.h"
 #include "model_util.h"
 
@@ -84,6 +86,7 @@ typedef struct {
     int nl, nj;
     ulink *link;
     ujoint *joint;
+    mbs_hashmap link_map, joint_map;   /* name -> index */
     const xmlNode *robot;
 } uctx;
 
@@ -242,9 +245,7 @@ static void ref_for_axis(const double a[3], double r[3])
 
 static int find_link(const uctx *c, const char *name)
 {
-    for (int k = 0; k < c->nl; k++)
-        if (strcmp(c->link[k].name, name) == 0) return k;
-    return -1;
+    return mbs_hashmap_get(&c->link_map, 0, name);
 }
 
 static int parse_origin(uctx *c, const xmlNode *parent, double xyz[3], double rpy[3])
@@ -401,11 +402,15 @@ static int check_link_inertia(uctx *c, ulink *l)
 typedef struct {
     double mass, mc[3];    /* mass and first moment (group frame) */
     double J[9];           /* second moment about the group origin: sum of I_c + m (|c|^2 1 - c c^T) */
+    int nmassive;          /* links with a positive mass */
+    int bad_triangle;      /* a link's inertia violates the triangle inequality */
 } composite;
 
 static void composite_add(composite *g, const ulink *l)
 {
+    g->bad_triangle |= l->bad_triangle;
     if (!l->has_inertial) return;
+    g->nmassive += l->mass > 0;
     double c[3], I[6], S[9];
     mvec(c, l->R, l->com);
     for (int k = 0; k < 3; k++) c[k] += l->p[k];
@@ -450,6 +455,60 @@ static int add_frame_items(uctx *c, mbs_builder *b, const ulink *l, const char *
         if (rc < 0) return rc;
     }
     return MBS_OK;
+}
+
+/* The links parent before child (order, nl), in the order of repeated
+ * passes over the links in file order that each take every link whose
+ * parent link is taken already: after the root, a link is taken in pass 1 if
+ * its parent is the root, else in its parent's pass if it comes after its
+ * parent in the file, or in the next pass if before. Links out of reach of
+ * the root (a loop of joints) are an error. */
+static int link_order(uctx *c, int root, int *order)
+{
+    const int nl = c->nl;
+    int *first = calloc((size_t)nl + 1, sizeof *first), *kids = calloc((size_t)nl + 1, sizeof *kids);
+    int *pass = malloc((size_t)nl * sizeof *pass), *stack = malloc((size_t)nl * sizeof *stack);
+    int rc = MBS_OK;
+    if (!first || !kids || !pass || !stack) {
+        rc = mbs_error_set(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
+        goto done;
+    }
+    /* children lists (kids[first[l] .. first[l + 1] - 1]) */
+    for (int k = 0; k < nl; k++)
+        if (k != root) first[c->joint[c->link[k].parent_joint].parent + 1]++;
+    for (int l = 0; l < nl; l++) first[l + 1] += first[l];
+    for (int l = 0; l < nl; l++) pass[l] = first[l];
+    for (int k = 0; k < nl; k++)
+        if (k != root) kids[pass[c->joint[c->link[k].parent_joint].parent]++] = k;
+    for (int l = 0; l < nl; l++) pass[l] = -1;
+    int sp = 0;
+    pass[root] = 0;
+    stack[sp++] = root;
+    while (sp > 0) {
+        int l = stack[--sp];
+        for (int e = first[l]; e < first[l + 1]; e++) {
+            int k = kids[e];
+            pass[k] = l == root ? 1 : pass[l] + (l > k);
+            stack[sp++] = k;
+        }
+    }
+    for (int k = 0; k < nl; k++)
+        if (pass[k] < 0) {
+            rc = ufail(c, c->link[k].line, "link %s is part of a loop of joints (not reachable from the root link %s)",
+                       c->link[k].name, c->link[root].name);
+            goto done;
+        }
+    /* by pass, then file position (counting sort; passes are < nl) */
+    for (int p = 0; p <= nl; p++) first[p] = 0;
+    for (int k = 0; k < nl; k++) first[pass[k] + 1]++;
+    for (int p = 0; p < nl; p++) first[p + 1] += first[p];
+    for (int k = 0; k < nl; k++) order[first[pass[k]]++] = k;
+done:
+    free(first);
+    free(kids);
+    free(pass);
+    free(stack);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- visual geometry */
@@ -560,11 +619,15 @@ static mbs_model *build(uctx *c, const char *robot_name)
     /* tree */
     for (int k = 0; k < nj; k++) {
         ujoint *j = &c->joint[k];
-        for (int i = 0; i < k; i++)
-            if (strcmp(c->joint[i].name, j->name) == 0) {
-                ufail(c, j->line, "duplicate joint name \"%s\" (also line %d)", j->name, c->joint[i].line);
-                return NULL;
-            }
+        int i = mbs_hashmap_put(&c->joint_map, 0, j->name, k);
+        if (i == -2) {
+            mbs_error_set(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
+            return NULL;
+        }
+        if (i >= 0) {
+            ufail(c, j->line, "duplicate joint name \"%s\" (also line %d)", j->name, c->joint[i].line);
+            return NULL;
+        }
         ulink *ch = &c->link[j->child];
         if (ch->parent_joint >= 0) {
             ufail(c, j->line, "joint %s: link %s already has a parent joint (%s, line %d)", j->name, ch->name,
@@ -588,40 +651,14 @@ static mbs_model *build(uctx *c, const char *robot_name)
     }
     /* order links parent before child; detect loops (links unreachable from the root) */
     int *order = malloc((size_t)nl * sizeof *order);
-    int *done = calloc((size_t)nl, sizeof *done);
-    if (!order || !done) {
-        free(order);
-        free(done);
+    if (!order) {
         mbs_error_set(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
         return NULL;
     }
-    int n = 0;
-    order[n++] = root;
-    done[root] = 1;
-    for (int progress = 1; progress && n < nl;) {
-        progress = 0;
-        for (int k = 0; k < nl; k++) {
-            if (done[k]) continue;
-            int pl = c->joint[c->link[k].parent_joint].parent;
-            if (done[pl]) {
-                done[k] = 1;
-                order[n++] = k;
-                progress = 1;
-            }
-        }
-    }
-    if (n < nl) {
-        for (int k = 0; k < nl; k++)
-            if (!done[k]) {
-                ufail(c, c->link[k].line, "link %s is part of a loop of joints (not reachable from the root link %s)",
-                      c->link[k].name, c->link[root].name);
-                break;
-            }
+    if ((rc = link_order(c, root, order)) != MBS_OK) {
         free(order);
-        free(done);
         return NULL;
     }
-    free(done);
 
     /* rigid groups and placements */
     for (int t = 0; t < nl; t++) {
@@ -687,10 +724,7 @@ static mbs_model *build(uctx *c, const char *robot_name)
             goto done;
         }
         /* exact numbers for a body that is a single link */
-        int single = 1;
-        for (int k = 0; k < nl; k++)
-            if (k != order[t] && c->link[k].group == order[t] && c->link[k].has_inertial && c->link[k].mass > 0)
-                single = 0;
+        int single = comp[order[t]].nmassive == (l->has_inertial && l->mass > 0);
         if (single && l->has_inertial) {
             memcpy(com, l->com, sizeof com);
             memcpy(I, l->I, sizeof I);
@@ -768,9 +802,9 @@ static mbs_model *build(uctx *c, const char *robot_name)
     for (int i = 1; i <= m->nb; i++) {
         mbs_joint_info *ji = &m->joint[i];
         ji->lower = ji->upper = ji->effort = ji->velocity = ji->damping = ji->friction = NAN;
-        for (int k = 0; k < nj; k++) {
+        int k = mbs_hashmap_get(&c->joint_map, 0, ji->name);
+        if (k >= 0) {
             const ujoint *j = &c->joint[k];
-            if (strcmp(j->name, ji->name) != 0) continue;
             ji->has_limit = j->has_limit;
             ji->lower = j->lower;
             ji->upper = j->upper;
@@ -803,11 +837,8 @@ static mbs_model *build(uctx *c, const char *robot_name)
               c->o->balance_inertia ? "balanced (each principal moment replaced by their mean)" : "accepted");
     }
     for (int i = 1; i <= m->nb; i++) {
-        int head = find_link(c, m->body[i].name), any = 0;
-        if (head < 0) continue;
-        for (int k = 0; k < nl; k++)
-            if (c->link[k].group == head && c->link[k].bad_triangle) any = 1;
-        if (any) continue;
+        int head = find_link(c, m->body[i].name);
+        if (head < 0 || comp[head].bad_triangle) continue;
         double lam[3];
         mbs_inertia_principal(m->x + m->body[i].x_inertia, lam);
         if (lam[0] + lam[1] < lam[2] * (1 - 1e-9))
@@ -867,13 +898,11 @@ static int check_attributes(uctx *c, const xmlNode *n)
 static once_flag xml_once = ONCE_FLAG_INIT;
 static void xml_init(void) { xmlInitParser(); }
 
-mbs_model *mbs_model_load_urdf(const char *path, const mbs_urdf_options *opts, mbs_error *err)
+/* The URDF document in the file `path` (text NULL) or in text (path: its
+ * name in messages). */
+static mbs_model *load_urdf(const char *path, const char *text, const mbs_urdf_options *opts, mbs_error *err)
 {
     static const mbs_urdf_options defaults = { 0, 0, NULL, NULL, 0 };
-    if (!path) {
-        mbs_error_set(err, MBS_ERR_ARG, "mbs_model_load_urdf: path is NULL");
-        return NULL;
-    }
     call_once(&xml_once, xml_init);
     uctx c;
     memset(&c, 0, sizeof c);
@@ -881,11 +910,20 @@ mbs_model *mbs_model_load_urdf(const char *path, const mbs_urdf_options *opts, m
     c.err = err;
     c.o = opts ? opts : &defaults;
 
-    FILE *f = mbs_model_file_open(path, err);   /* (a directory is refused there) */
-    if (!f) return NULL;
+    FILE *f = NULL;
+    size_t len = 0;
+    if (text) {
+        len = strlen(text);
+        if (len > INT_MAX) {
+            mbs_error_set(err, MBS_ERR_ARG, "%s: the text is longer than %d bytes", path, INT_MAX);
+            return NULL;
+        }
+    } else if (!(f = mbs_model_file_open(path, err))) {   /* (a directory is refused there) */
+        return NULL;
+    }
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
     if (!ctxt) {
-        fclose(f);
+        if (f) fclose(f);
         mbs_error_set(err, MBS_ERR_NOMEM, "%s: out of memory", path);
         return NULL;
     }
@@ -899,10 +937,11 @@ mbs_model *mbs_model_load_urdf(const char *path, const mbs_urdf_options *opts, m
     xmlStructuredErrorFunc old_handler = xmlStructuredError;
     void *old_handler_ctx = xmlStructuredErrorContext;
     xmlSetStructuredErrorFunc(ctxt, on_xml_error);
-    xmlDocPtr doc = xmlCtxtReadFd(ctxt, fileno(f), path, NULL,
-                                  XML_PARSE_NONET | XML_PARSE_BIG_LINES | XML_PARSE_NOWARNING);
+    const int xopt = XML_PARSE_NONET | XML_PARSE_BIG_LINES | XML_PARSE_NOWARNING;
+    xmlDocPtr doc = text ? xmlCtxtReadMemory(ctxt, text, (int)len, path, NULL, xopt)
+                         : xmlCtxtReadFd(ctxt, fileno(f), path, NULL, xopt);
     xmlSetStructuredErrorFunc(old_handler_ctx, old_handler);
-    fclose(f);
+    if (f) fclose(f);
     if (!doc || fe.have) {
         const xmlError *e = xmlCtxtGetLastError(ctxt);
         if (fe.have) {
@@ -951,12 +990,16 @@ mbs_model *mbs_model_load_urdf(const char *path, const mbs_urdf_options *opts, m
     for (xmlNode *k = root->children; k; k = k->next)
         if (is_elem(k, "link")) {
             if (parse_link(&c, k, &c.link[il])) goto out;
-            for (int i = 0; i < il; i++)
-                if (strcmp(c.link[i].name, c.link[il].name) == 0) {
-                    ufail(&c, c.link[il].line, "duplicate link name \"%s\" (also line %d)", c.link[il].name,
-                          c.link[i].line);
-                    goto out;
-                }
+            int i = mbs_hashmap_put(&c.link_map, 0, c.link[il].name, il);
+            if (i == -2) {
+                mbs_error_set(err, MBS_ERR_NOMEM, "%s: out of memory", path);
+                goto out;
+            }
+            if (i >= 0) {
+                ufail(&c, c.link[il].line, "duplicate link name \"%s\" (also line %d)", c.link[il].name,
+                      c.link[i].line);
+                goto out;
+            }
             il++;
         }
     for (xmlNode *k = root->children; k; k = k->next)
@@ -974,10 +1017,31 @@ mbs_model *mbs_model_load_urdf(const char *path, const mbs_urdf_options *opts, m
         m = build(&c, rname);
     }
 out:
+    mbs_hashmap_free(&c.link_map);
+    mbs_hashmap_free(&c.joint_map);
     free(c.link);
     free(c.joint);
     xmlFreeDoc(doc);
     return m;
+}
+
+mbs_model *mbs_model_load_urdf(const char *path, const mbs_urdf_options *opts, mbs_error *err)
+{
+    if (!path) {
+        mbs_error_set(err, MBS_ERR_ARG, "mbs_model_load_urdf: path is NULL");
+        return NULL;
+    }
+    return load_urdf(path, NULL, opts, err);
+}
+
+mbs_model *mbs_model_load_urdf_string(const char *xml, const char *name, const mbs_urdf_options *opts,
+                                      mbs_error *err)
+{
+    if (!xml) {
+        mbs_error_set(err, MBS_ERR_ARG, "mbs_model_load_urdf_string: xml is NULL");
+        return NULL;
+    }
+    return load_urdf(name ? name : "<string>", xml, opts, err);
 }
 
 /* ---------------------------------------------------------------- accessors (model.h) */

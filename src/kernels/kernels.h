@@ -92,6 +92,9 @@ struct MBS_K(mbs_con_cache) *MBS_K(mbs_con_cache_create)(const mbs_model *m);
 
 /* Allocate / free a workspace for model m (the only allocation). */
 int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m);
+/* The same without the Jacobian scratch (w->jac, which holds nq^2 numbers):
+ * for the kinematics (mbs_kin_forward) and nothing that needs w->jac. */
+int MBS_K(mbs_ws_init_kinematics)(MBS_K(mbs_ws) *w, const mbs_model *m);
 void MBS_K(mbs_ws_free)(MBS_K(mbs_ws) *w);
 
 /* Test hooks (tests/test_call_order.c): garbage in everything that no

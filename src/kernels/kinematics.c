@@ -25,13 +25,13 @@
 #include "../algebra.h"
 #include "../joints/joint.h"
 
-int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m)
+/* A workspace with njac numbers of Jacobian scratch (w->jac; NULL if 0). */
+static int ws_init(MBS_K(mbs_ws) *w, const mbs_model *m, size_t njac)
 {
     int n = m->nb + 1;
     size_t total = (size_t)n * (9 + 3 + 3 + 3 + 3 + 9 + 3 + MBS_BSTRIDE + 9 + 4 +
                                 6 + 3 + MBS_BSTRIDE + 6 + 6 + 36 + 6 + 6 + 36 +
-                                MBS_BSTRIDE + 49 + 7 + 15) + (size_t)m->nq + 1 +
-                   MBS_K(mbs_jac_size)(m) +
+                                MBS_BSTRIDE + 49 + 7 + 15) + (size_t)m->nq + 1 + njac +
                    ((size_t)m->nq * sizeof(int) + sizeof(mreal) - 1) / sizeof(mreal);
     mreal *p = calloc(total, sizeof(mreal));
     if (!p) return -1;
@@ -49,16 +49,25 @@ int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m)
 #undef TAKE
     w->qfrc = p;
     p += m->nq;
-    w->jac = p;
-    p += MBS_K(mbs_jac_size)(m);
+    w->jac = njac ? p : 0;
+    p += njac;
     w->qpar = (int *)(void *)p;
+    /* qpar: the previous coordinate on the path to the ground; last[i]: the
+     * last coordinate at or above body i (-1: none), bodies parent first */
+    int *last = malloc((size_t)n * sizeof *last);
+    if (!last) {
+        free(w->A);
+        w->A = 0;
+        return -1;
+    }
+    last[0] = -1;
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
-        int up = -1;
-        for (int j = jt->parent; j > 0 && up < 0; j = m->joint[j].parent)
-            if (m->joint[j].nq > 0) up = m->joint[j].qoff + m->joint[j].nq - 1;
+        const int up = last[jt->parent];
         for (int k = 0; k < jt->nq; k++) w->qpar[jt->qoff + k] = k > 0 ? jt->qoff + k - 1 : up;
+        last[i] = jt->nq > 0 ? jt->qoff + jt->nq - 1 : up;
     }
+    free(last);
     m3_identity(w->A);
     m3_identity(w->AhJ);
     w->th[3] = 1;   /* the ground's A is a rotation */
@@ -69,6 +78,16 @@ int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m)
         return -1;
     }
     return 0;
+}
+
+int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m)
+{
+    return ws_init(w, m, MBS_K(mbs_jac_size)(m));
+}
+
+int MBS_K(mbs_ws_init_kinematics)(MBS_K(mbs_ws) *w, const mbs_model *m)
+{
+    return ws_init(w, m, 0);
 }
 
 void MBS_K(mbs_scribble_bytes)(void *p, size_t n, uint64_t *s)
@@ -91,7 +110,7 @@ void MBS_K(mbs_ws_scribble)(MBS_K(mbs_ws) *w, const mbs_model *m, int ground, ui
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
         MBS_K(mbs_scribble_bytes)(f[i] + from * (size_t)k[i], z * (size_t)k[i] * ((size_t)w->nb + 1 - from), s);
     MBS_K(mbs_scribble_bytes)(w->qfrc, z * (size_t)w->nq, s);
-    MBS_K(mbs_scribble_bytes)(w->jac, z * MBS_K(mbs_jac_size)(m), s);
+    if (w->jac) MBS_K(mbs_scribble_bytes)(w->jac, z * MBS_K(mbs_jac_size)(m), s);
     if (w->ccache) MBS_K(mbs_con_cache_scribble)(w->ccache, m, s);
 }
 
