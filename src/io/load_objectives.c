@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "objective_model.h"
-#include "builder.h"
+#include "base/error.h"
 #include "model_util.h"
 #include "json_path.h"
 
