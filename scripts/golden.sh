@@ -11,7 +11,8 @@
 #           tests/models/*.json, tests/urdf/*.urdf): info --json, convert
 #           (JSON and MJCF), kinematics --json, inverse --json, check,
 #           simulate --format json for every integrator and formulation
-#           (short horizons; those that do not apply record their message),
+#           with its statistics (short horizons; those that do not apply
+#           record their message),
 #           sensitivity --json for every method and formulation, optimize
 #           --max-iter 3 --out. The command line prints shortest round-trip
 #           or %.17g numbers: equal text is equal bits. Each file ends with
@@ -63,7 +64,8 @@ for f in "$SRC"/models/*.json "$SRC"/tests/models/*.json "$SRC"/tests/urdf/*.urd
     run "$b.check" "$CLI" check "$f"
     for i in trapezoidal rk4 cvodes; do
         for fm in fr semi ali3p matrixr penalty index1; do
-            run "$b.sim.$i.$fm" "$CLI" simulate "$f" --integrator "$i" --formulation "$fm" $H --format json -q
+            run "$b.sim.$i.$fm" "$CLI" simulate "$f" --integrator "$i" --formulation "$fm" $H --format json \
+                --out "$TMP/out.json"
         done
     done
     case $b in *.urdf) continue ;; esac
