@@ -7,7 +7,7 @@ SECONDS    ?= 60
 JOBS       ?= 2
 CMAKE_ARGS ?=
 
-.PHONY: all deps build build-san check check-release check-san check-browser demo bench fuzz install clean
+.PHONY: all deps build build-san check check-release check-coretype check-san check-browser demo bench fuzz install clean
 
 all: build
 
@@ -25,6 +25,15 @@ build-san: deps
 check-release: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
+# The tests that compute with LAPACK/BLAS (CTest label `lapack`) once more,
+# under another OpenBLAS kernel than the environment's: their bounds must
+# not depend on the kernel's rounding (docs/testing.md).
+check-coretype: build
+	@ct=$$(sh scripts/other-coretype.sh) || exit 1; \
+	echo "check-coretype: the LAPACK-using tests again with OPENBLAS_CORETYPE=$$ct" \
+	     "(environment: $${OPENBLAS_CORETYPE:-unset})"; \
+	OPENBLAS_CORETYPE=$$ct ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L lapack
+
 check-san: build-san
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	ctest --test-dir $(BUILD_SAN) --output-on-failure -j $(JOBS)
@@ -34,9 +43,10 @@ check-san: build-san
 check-browser: build
 	sh tests/browser/run.sh $(BUILD)
 
-# All tests, optimized and under AddressSanitizer + UndefinedBehaviorSanitizer,
-# then the browser tests of the viewer.
-check: check-release check-san check-browser
+# All tests, optimized (then the LAPACK-using ones under a second OpenBLAS
+# kernel) and under AddressSanitizer + UndefinedBehaviorSanitizer, then the
+# browser tests of the viewer.
+check: check-release check-coretype check-san check-browser
 
 demo: build
 	@sh scripts/demo.sh $(BUILD)

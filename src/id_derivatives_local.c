@@ -51,8 +51,10 @@
 #include <emmintrin.h>
 #define IDL_SSE_FNMA(a, b, c) _mm_sub_pd(c, _mm_mul_pd(a, b))
 #endif
-/* An AVX2/FMA version of the entry loops, chosen at run time (GCC/Clang on x86) */
-#if defined(__GNUC__) && defined(__x86_64__)
+/* An AVX2/FMA version of the entry loops, chosen at run time (GCC/Clang on
+ * x86); -DMBS_NO_AVX2_DISPATCH leaves it out, so that a build on an AVX2
+ * machine runs what a machine without AVX2 runs (docs/testing.md) */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(MBS_NO_AVX2_DISPATCH)
 #include <immintrin.h>
 #define IDL_AVX2 1
 #endif

@@ -16,7 +16,48 @@ const double MBS_FIVEBAR_THESIS[3][5] = {
     { -15.45, 50.32, 0.9700, 0.7454, -27.37 },
     { 221.8, 2437, -32.51, -85.70, -2547 },
 };
-const double MBS_FIVEBAR_PSI[3] = { 0.726877, 7.342275, 304.921151 };
+const double MBS_FIVEBAR_PSI[3] = { 0.726877, 7.342288, 304.9207 };
+/* half a unit of their last digits */
+static const double FIVEBAR_PSI_DIGIT[3] = { 5e-7, 5e-7, 5e-5 };
+
+static int last_psi(void *user, double t, double g, double psi)
+{
+    (void)t; (void)g;
+    *(double *)user = psi;
+    return 0;
+}
+
+void mbs_test_check_fivebar_psi(const mbs_model *m, mbs_loop_formulation f, mbs_ref_point ref, double tf, double dt,
+                                const double *psi, const char *title)
+{
+    double p[2][3];
+    int rc = 0;
+    for (int k = 0; k < 2 && !rc; k++)
+        for (int i = 0; i < 3 && !rc; i++) {
+            mbs_sens_options o = mbs_sens_options_default(m);
+            o.sim.loop = f;
+            o.sim.ref = ref;
+            o.sim.tf = tf;
+            o.sim.dt = dt / (2 << k);
+            mbs_error err;
+            memset(&err, 0, sizeof err);
+            rc = mbs_objective_trace(m, &o, i, NULL, last_psi, &p[k][i], &err);
+            CHECK(rc == MBS_OK, "%s: psi at %g s: %s", title, o.sim.dt, err.msg);
+        }
+    if (rc) return;
+    double c0 = 0, c1 = 0;
+    for (int i = 0; i < 3; i++) {
+        c0 = fmax(c0, fabs(psi[i] - p[0][i]) / fabs(psi[i]));
+        c1 = fmax(c1, fabs(p[0][i] - p[1][i]) / fabs(psi[i]));
+    }
+    const double r = c1 > 0 ? c0 / c1 : INFINITY, rr = fmin(r, 4), fct = 1.25 * (r > 2 ? rr / (rr - 1) : 2);
+    CHECK(r > 2, "%s: psi changes %g, %g (relative) from h to h/2 to h/4: not second order", title, c0, c1);
+    for (int i = 0; i < 3; i++) {
+        const double b = fct * fabs(psi[i] - p[0][i]) + FIVEBAR_PSI_DIGIT[i];
+        CHECK(fabs(psi[i] - MBS_FIVEBAR_PSI[i]) <= b, "%s: psi%d = %.9g, expected %.9g (bound %.2e)", title, i + 1,
+              psi[i], MBS_FIVEBAR_PSI[i], b);
+    }
+}
 
 /* remove the "objectives" member of the JSON text s (in place) */
 static void drop_objectives(char *s)
@@ -118,8 +159,9 @@ mbs_model *mbs_test_load_sens_case(const char *name)
     return NULL;
 }
 
-int mbs_test_sens(const mbs_model *m, mbs_loop_formulation f, mbs_sens_method meth, mbs_ref_point ref, double tf,
-                  double dt, double tol, double fd_step, const mbs_sim_options *base, mbs_sens_result *res)
+mbs_sens_options mbs_test_sens_options(const mbs_model *m, mbs_loop_formulation f, mbs_sens_method meth,
+                                       mbs_ref_point ref, double tf, double dt, double tol, double fd_step,
+                                       const mbs_sim_options *base)
 {
     mbs_sens_options o = mbs_sens_options_default(m);
     if (base) o.sim = *base;
@@ -130,6 +172,13 @@ int mbs_test_sens(const mbs_model *m, mbs_loop_formulation f, mbs_sens_method me
     o.sim.tolerance = tol;
     o.method = meth;
     o.fd_step = fd_step;
+    return o;
+}
+
+int mbs_test_sens(const mbs_model *m, mbs_loop_formulation f, mbs_sens_method meth, mbs_ref_point ref, double tf,
+                  double dt, double tol, double fd_step, const mbs_sim_options *base, mbs_sens_result *res)
+{
+    mbs_sens_options o = mbs_test_sens_options(m, f, meth, ref, tf, dt, tol, fd_step, base);
     mbs_error err;
     memset(&err, 0, sizeof err);
     memset(res, 0, sizeof *res);

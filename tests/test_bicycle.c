@@ -39,7 +39,7 @@ static void test_data(const mbs_model *m)
     CHECK(mbs_model_nq(m) == 9 && mbs_model_nparams(m) == 32 && mbs_model_nobjectives(m) == 3, "sizes");
     double M = 0;
     for (int i = 1; i <= mbs_model_nbodies(m); i++) M += mbs_body_mass(m, i);
-    CHECK_CLOSE(M, 94, 1e-14, "total mass (Meijaard: 85 + 4 + 2 + 3)");
+    CHECK_CLOSE(M, 94, 8 * MBS_EPS, "total mass (Meijaard: 85 + 4 + 2 + 3)");
     const int nq = mbs_model_nq(m);
     double *q = calloc((size_t)nq, sizeof *q), *qd = calloc((size_t)nq, sizeof *qd);
     double *qdd = calloc((size_t)nq, sizeof *qdd);
@@ -49,21 +49,23 @@ static void test_data(const mbs_model *m)
     mbs_data *d = mbs_data_create(m, NULL);
     mbs_kinematics(m, d, q0, NULL, NULL);
     double r[3];
+    /* positions through the tree at q = 0: round-off of the model */
+    const double ro = MBS_ROUNDOFF(mbs_model_nbodies(m));
     mbs_body_com(d, mbs_body_find(m, "frame"), r);
-    CHECK(fabs(r[0] - 0.3) < 1e-14 && fabs(r[1]) < 1e-14 && fabs(r[2] - 0.9) < 1e-14, "frame CoM (0.3, 0, 0.9)");
+    CHECK(fabs(r[0] - 0.3) < ro && fabs(r[1]) < ro && fabs(r[2] - 0.9) < ro, "frame CoM (0.3, 0, 0.9)");
     mbs_body_com(d, mbs_body_find(m, "fork"), r);
-    CHECK(fabs(r[0] - 0.9) < 1e-14 && fabs(r[2] - 0.7) < 1e-14, "fork CoM (0.9, 0, 0.7)");
+    CHECK(fabs(r[0] - 0.9) < ro && fabs(r[2] - 0.7) < ro, "fork CoM (0.9, 0, 0.7)");
     mbs_body_com(d, mbs_body_find(m, "front_wheel"), r);
-    CHECK(fabs(r[0] - 1.02) < 1e-14 && fabs(r[2] - 0.35) < 1e-14, "front hub: wheelbase 1.02, radius 0.35");
+    CHECK(fabs(r[0] - 1.02) < ro && fabs(r[2] - 0.35) < ro, "front hub: wheelbase 1.02, radius 0.35");
     mbs_body_com(d, mbs_body_find(m, "rear_wheel"), r);
-    CHECK(fabs(r[0]) < 1e-14 && fabs(r[2] - 0.3) < 1e-14, "rear hub: radius 0.3");
+    CHECK(fabs(r[0]) < ro && fabs(r[2] - 0.3) < ro, "rear hub: radius 0.3");
     /* steer axis: tilted back by pi/10, meeting the ground 0.08 (the trail) ahead of the front contact */
     {
         int pt = mbs_point_find(m, "frame.steer");
         double s[3];
         mbs_point_kinematics(m, d, pt, s, NULL, NULL);
         const double lam = M_PI / 10, xg = s[0] + s[2] * tan(lam);
-        CHECK(fabs(xg - 1.1) < 1e-12, "steer axis meets the ground at x = w + c = 1.1: %g", xg);
+        CHECK(fabs(xg - 1.1) < 2 * ro, "steer axis meets the ground at x = w + c = 1.1: %g", xg);
     }
     /* initial state: static equilibrium on the tires, rolling without slip (without the torques: zero
      * accelerations) */
@@ -74,7 +76,20 @@ static void test_data(const mbs_model *m)
     CHECK(mbs_forward_dynamics(m0, d0, MBS_FD_SEMI_RECURSIVE, q, qd, NULL, qdd) == MBS_OK, "forward dynamics");
     double amax = 0;
     for (int k = 0; k < nq; k++) amax = fmax(amax, fabs(qdd[k]));
-    CHECK(amax < 1e-7, "static equilibrium without torques: max |qdd| %g", amax);
+    /* the equilibrium of scripts/gen_bicycle.py (its own fixed point, to round-off) is that of tires
+     * whose contact point lies on the rim; the tire element regularizes the rim direction (u.u +
+     * 1e-12, force_contact_common.h), which pulls the contact point in by R 5e-13: each tire's load
+     * off by K R 5e-13 (K = 6e4 N/m, R <= 0.35 m), acting over levers up to 1.02 m; the accelerations
+     * by those generalized forces over the smallest eigenvalue of M (taken twice) */
+    {
+        double *Mq = calloc((size_t)nq * nq, sizeof *Mq), lmin, lmax;
+        mbs_mass_matrix(m0, d0, q, Mq);
+        mbs_test_eig_range(Mq, nq, &lmin, &lmax);
+        free(Mq);
+        const double dF = 6e4 * 0.35 * 5e-13, bound = 2 * 2 * dF * (1 + 1.02) / lmin + ro * 9.81;
+        printf("static equilibrium without torques: max |qdd| %.2e (bound %.1e)\n", amax, bound);
+        CHECK(amax <= bound, "static equilibrium without torques: max |qdd| %g", amax);
+    }
     mbs_data_free(d0);
     mbs_model_free(m0);
     free(zero);
@@ -83,8 +98,11 @@ static void test_data(const mbs_model *m)
     const int iz = coord(m, "height"), ip = coord(m, "pitch"), ir = coord(m, "rear"), ix = coord(m, "plane.s1");
     printf("initial accelerations: height %.3e m/s^2, pitch %.3e rad/s^2; speed %g m/s, rear spin %g rad/s\n",
            qdd[iz], qdd[ip], qd[ix], qd[ir]);
+    /* a = T / (m R), less by the wheels' rotational inertia and the pitch coupling (a few per cent of
+     * the 94 kg): 15 % */
     CHECK(qdd[ix] > 0 && fabs(qdd[ix] * 94 * 0.3 - 2) < 0.3, "the 2 N m drive torque accelerates: %g", qdd[ix]);
-    CHECK(fabs(qd[ix] - 5) < 1e-15 && fabs(qd[ir] * 0.3 - 5) < 1e-12, "5 m/s, rolling");
+    CHECK(fabs(qd[ix] - 5) <= 4 * MBS_EPS * 5 && fabs(qd[ir] * 0.3 - 5) <= 8 * MBS_EPS * 5, "5 m/s, rolling (the "
+          "file's values, 5 / 0.3 written to 17 digits)");
     mbs_data_free(d);
     free(q); free(qd); free(qdd); free(q0);
 }
@@ -141,6 +159,8 @@ static void test_stability(const mbs_model *m)
     stability(m, 3, &e3, &l3);
     printf("lean-rate kick: 5.5 m/s peak |lean| %.4f rad in [0, 2) s, %.4f in [4, 5] s; 3 m/s: %.4f, %.4f (inf: fell "
            "beyond 0.5 rad)\n", e5, l5, e3, l3);
+    /* qualitative (the Whipple bicycle is self-stable from about 4.3 to 6 m/s, Meijaard et al.): the
+     * disturbance dies out at 5.5 m/s and grows at 3 m/s; the factors only separate decay from growth */
     CHECK(l5 < 0.4 * e5, "self-stable at 5.5 m/s (the disturbance dies out)");
     CHECK(l3 > 3 * e3, "unstable at 3 m/s (falls)");
 }
@@ -165,7 +185,7 @@ static void test_gradient(const mbs_model *m)
     for (int k = 0; k < n; k++) s = fmax(s, fabs(r[0].grad[k]));
     double e = 0;
     for (int k = 0; k < n; k++) e = fmax(e, fabs(r[1].grad[k] - r[0].grad[k]));
-    CHECK(s > 0 && e <= 1e-10 * s, "ddm = davm: %g of %g", e, s);
+    CHECK(s > 0 && e <= mbs_test_sens_roundoff(m, &r[0]) * s, "ddm = davm: %g of %g", e, s);
     mbs_sens_result_free(&r[0]);
     mbs_sens_result_free(&r[1]);
 }

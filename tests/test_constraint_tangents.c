@@ -27,7 +27,8 @@
 
 #define NMODELS 120
 static const double H = 1e-30;
-static const double TOL = 1e-12;
+/* identities: round-off of the random models (2 .. 7 bodies) */
+static const double TOL = MBS_ROUNDOFF(7);
 
 static double worst[4];
 static const char *wname[4] = { "dPhi", "dPhi_q", "dPhid", "dPhidd" };

@@ -32,7 +32,8 @@
 
 #define NMODELS 150
 static const double H = 1e-30;
-static const double TOL = 1e-12;
+/* identities: round-off of the random models (2 .. 8 bodies) */
+static const double TOL = MBS_ROUNDOFF(8);
 
 /* Phi and dPhi/dt in complex arithmetic at (q + iH dq, qd + iH dqd, t + iH dt). */
 typedef struct {

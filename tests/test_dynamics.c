@@ -151,12 +151,14 @@ int main(void)
     printf("worst relative errors: ID vs M qdd + h %.2e, reference points %.2e, symmetry %.2e, "
            "kinetic energy %.2e, M p %.2e, tau.p %.2e, power balance %.2e\n",
            w_two, w_ref, w_sym, w_ke, w_null, w_orth, w_pow);
-    CHECK(w_two < 1e-12, "ID = M qdd + h: %g", w_two);
-    CHECK(w_ref < 1e-11, "reference independence: %g", w_ref);
-    CHECK(w_sym < 1e-14, "symmetry: %g", w_sym);
-    CHECK(w_ke < 1e-12, "kinetic energy: %g", w_ke);
-    CHECK(w_null < 1e-12, "M p = 0: %g", w_null);
-    CHECK(w_orth < 1e-12, "tau.p = 0: %g", w_orth);
-    CHECK(w_pow < 1e-11, "power balance: %g", w_pow);
+    /* identities that hold exactly: round-off of trees of at most 12 bodies */
+    const double ro = MBS_ROUNDOFF(12);
+    CHECK(w_two <= ro, "ID = M qdd + h: %g", w_two);
+    CHECK(w_ref <= ro, "reference independence: %g", w_ref);
+    CHECK(w_sym <= ro, "symmetry: %g", w_sym);
+    CHECK(w_ke <= ro, "kinetic energy: %g", w_ke);
+    CHECK(w_null <= ro, "M p = 0: %g", w_null);
+    CHECK(w_orth <= ro, "tau.p = 0: %g", w_orth);
+    CHECK(w_pow <= ro, "power balance: %g", w_pow);
     return mbs_test_summary("dynamics");
 }

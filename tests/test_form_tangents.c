@@ -58,7 +58,8 @@ static void compare(const mbs_model *m, const double *q, const double *qd, const
         mbs_form_tangent_dynamic(m, d, q, qd, dx, a);
         double e = mbs_rel_err(a, b, n), s = 0;
         for (int i = 0; i < n; i++) s += fabs(b[i]);
-        CHECK(e <= 1e-13, "%s: parameter %s: dynamic vs full tangent %g", what, m->param[j].name, e);
+        /* the same tangent by a shorter sweep: round-off of the model */
+        CHECK(e <= MBS_ROUNDOFF(m->nb), "%s: parameter %s: dynamic vs full tangent %g", what, m->param[j].name, e);
         g_nonzero += s > 0;   /* zero where the body cannot move (fixed to the ground) */
         if (e > g_worst) g_worst = e;
     }
@@ -124,7 +125,8 @@ int main(void)
             mbs_model_free(m);
         }
         printf("chained tangents vs the full tangent: worst relative difference %.2e\n", worst);
-        CHECK(worst <= 1e-15, "chained tangents: %g", worst);
+        /* the same sweeps chained or in one pass: round-off of the shipped loops (up to 10 bodies) */
+        CHECK(worst <= MBS_ROUNDOFF(10), "chained tangents: %g", worst);
     }
     /* random trees: gravity, mass and inertia parameters are dynamic; CoM and
      * point coordinates move the kinematics */

@@ -77,8 +77,9 @@ int main(void)
     printf("301 samples: worst relative error vs complex step dtau/dq %.2e, dtau/dqd %.2e; "
            "%ld structural zeros (all exact: %s), %ld coupled non-zeros\n",
            worst_q, worst_qd, structural_zeros, nonzero_violations == 0 ? "yes" : "no", coupled_nonzero);
-    CHECK(worst_q < 1e-12, "dtau/dq vs complex step: %g", worst_q);
-    CHECK(worst_qd < 1e-12, "dtau/dqd vs complex step: %g", worst_qd);
+    /* analytical against complex step: round-off of the 43-body tree */
+    CHECK(worst_q <= MBS_ROUNDOFF(43), "dtau/dq vs complex step: %g", worst_q);
+    CHECK(worst_qd <= MBS_ROUNDOFF(43), "dtau/dqd vs complex step: %g", worst_qd);
     CHECK(nonzero_violations == 0, "%ld non-zero entries between uncoupled branches", nonzero_violations);
     CHECK(structural_zeros > 301L * 43 * 10, "the model has independent branches (%ld zeros)", structural_zeros);
     CHECK(coupled_nonzero > 301L * 43, "coupled entries are generally non-zero (%ld)", coupled_nonzero);

@@ -164,23 +164,24 @@ static const char *PENDULUM =
  * RK4's is (w h)^4/120. The pendulum's local frequency never exceeds
  * w0 = sqrt(g/L) (its linearization at the bottom), so these are bounds
  * with w = w0: 8.2e-7 (trapezoidal, h = 1e-3), 8.0e-9 (RK4, h = 1e-2).
- * The measured errors are 4.0e-7 and 2.8e-9. CVODES: global error of a few
- * hundred steps at rtol = 1e-10: bound 1e-8. */
+ * CVODES: its local errors (each at most rtol relative, its error test)
+ * summed over its steps; the period depends on the energy, which they change
+ * by as much, so the pendulum does not amplify them. */
 static void test_pendulum_period(void)
 {
     mbs_model *m = load(PENDULUM, "pendulum");
     if (!m) return;
     const double theta0 = 2.0, w0 = sqrt(G);
     const double Texact = 4 * sqrt(1 / G) * ellipk(sin(theta0 / 2));
-    CHECK_CLOSE(Texact, 2.665870942835, 1e-11, "exact period (AGM)");
+    CHECK_CLOSE(Texact, 2.665870942835, 1e-12, "exact period (AGM; the reference has 13 digits)");
     struct { mbs_integrator_type integ; mbs_nl_solver solver; mbs_cvodes_method cm; double h, tol; } cases[] = {
         { MBS_INTEGRATOR_TRAPEZOIDAL, MBS_SOLVER_NEWTON, 0, 1e-3, (w0 * 1e-3) * (w0 * 1e-3) / 12 },
         { MBS_INTEGRATOR_TRAPEZOIDAL, MBS_SOLVER_FIXEDPOINT, 0, 1e-3, (w0 * 1e-3) * (w0 * 1e-3) / 12 },
         { MBS_INTEGRATOR_RK4, 0, 0, 1e-2, pow(w0 * 1e-2, 4) / 120 },
-        { MBS_INTEGRATOR_CVODES, 0, MBS_CVODES_BDF, 1e-2, 1e-8 },
-        { MBS_INTEGRATOR_CVODES, 0, MBS_CVODES_ADAMS, 1e-2, 1e-8 },
+        { MBS_INTEGRATOR_CVODES, 0, MBS_CVODES_BDF, 1e-2, 0 },   /* steps x rtol */
+        { MBS_INTEGRATOR_CVODES, 0, MBS_CVODES_ADAMS, 1e-2, 0 },
     };
-    double err_trap[2] = { 0, 0 };
+    double err_trap[2] = { 0, 0 }, vcross = 1;   /* periods of the two solvers; speed at the crossing */
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         mbs_sim_options o = opts(cases[c].integ, cases[c].h, 1.3 * Texact);
         o.solver = cases[c].solver;
@@ -195,6 +196,7 @@ static void test_pendulum_period(void)
             CHECK(nc == 2, "two crossings, got %d", nc);
             double Tm = nc >= 2 ? tc[1] - tc[0] : 0;
             double rel = fabs(Tm - Texact) / Texact;
+            if (o.integrator == MBS_INTEGRATOR_CVODES) cases[c].tol = (double)st.steps * o.rtol;
             printf("pendulum %-11s %-10s %-5s h = %-6g period %.12f  rel. error %.2e (bound %.2e)  steps %ld"
                    "  iterations mean %.2f max %d  evaluations %ld\n",
                    mbs_integrator_name(o.integrator), o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL ?
@@ -204,14 +206,26 @@ static void test_pendulum_period(void)
             CHECK(rel <= cases[c].tol, "%s period error %.3e > %.3e", mbs_integrator_name(o.integrator), rel,
                   cases[c].tol);
             if (o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL) {
-                err_trap[o.solver] = rel;
+                err_trap[o.solver] = Tm;
+                /* the predictor is O(h^3) off (1e-9): Newton needs 2 iterations, a third at most */
                 CHECK(st.iterations_max <= 3, "Newmark iterations per step %d", st.iterations_max);
+                for (int i = 1; i < r.n; i++)
+                    if (r.y[2 * (i - 1)] > 0 && r.y[2 * i] <= 0) vcross = fabs(r.y[2 * i + 1]);
             }
         }
         traj_free(&r);
     }
-    /* the two solvers converge to the same discrete solution */
-    CHECK_CLOSE(err_trap[0], err_trap[1], 1e-9, "newton and fixed point: same period");
+    /* the two solvers converge to the same discrete solution: their trajectories differ by the
+     * tolerance's effect and round-off grown along the run (mbs_test_run_spread), the crossing
+     * times by that over the speed at the crossing, the period by twice that */
+    {
+        mbs_sim_options on = opts(MBS_INTEGRATOR_TRAPEZOIDAL, 1e-3, 1.3 * Texact), of = on;
+        of.solver = MBS_SOLVER_FIXEDPOINT;
+        double b[3];
+        mbs_test_run_spread(m, &on, &of, NULL, NULL, b);
+        CHECK(fabs(err_trap[0] - err_trap[1]) <= 2 * b[0] / vcross, "newton and fixed point: periods %.15g, %.15g "
+              "(bound %g)", err_trap[0], err_trap[1], 2 * b[0] / vcross);
+    }
     mbs_model_free(m);
 }
 
@@ -226,14 +240,17 @@ static void test_pendulum_period(void)
  *
  * For a linear system both fixed-step methods are exact functions of w h:
  * trapezoidal w_h = (2/h) atan(w h/2); RK4 w_h = arg R(i w h)/h with
- * R(z) = 1 + z + z^2/2 + z^3/6 + z^4/24 (CVODES at rtol 1e-10: the exact
- * period). The measured periods must match these discrete periods to 1e-7:
- * what is left is the nonlinear frequency shift (measured 2e-8 for the fast
- * mode, whose theta2 amplitude is 2.4e-4, with all three methods) and the
- * crossing interpolation. The discrete periods are within (w h)^2/12
- * (trapezoidal) and (w h)^4/120 (RK4) of the exact one (leading terms of
- * the series, which alternate), so the measured error is bounded by that
- * plus 1e-7. */
+ * R(z) = 1 + z + z^2/2 + z^3/6 + z^4/24 (CVODES: the exact period, to its
+ * local errors summed, steps x rtol). The measured periods must match these
+ * discrete periods up to
+ *   - the nonlinear frequency shift, proportional to the squared amplitude:
+ *     measured by a second run at twice the amplitude, whose period is
+ *     longer by 3 times the shift (taken with a margin of 1.5);
+ *   - the crossing interpolation (cubic Hermite between outputs h apart):
+ *     h^4 max |q''''| / 384 over the slope w a, relative (w h)^4 / (384 2 pi).
+ * The discrete periods are within (w h)^2/12 (trapezoidal) and (w h)^4/120
+ * (RK4) of the exact one (leading terms of the series, which alternate), so
+ * the measured error is bounded by that plus the above. */
 static void test_double_pendulum_modes(void)
 {
     mbs_error err;
@@ -263,21 +280,35 @@ static void test_double_pendulum_modes(void)
             mbs_sim_options o = opts(cases[c].integ, h, 2.3 * T);
             o.rtol = 1e-10;
             o.atol = 1e-14;    /* amplitudes are 1e-4 */
-            traj r;
-            if (run(m, &o, q0, qd0, &r, NULL, "double pendulum") == MBS_OK) {
+            traj r, r2;
+            double q2[2] = { 2 * q0[0], 2 * q0[1] }, Tm2 = 0;
+            mbs_sim_stats st;
+            if (run(m, &o, q2, qd0, &r2, NULL, "double pendulum, 2 a") == MBS_OK) {
+                double tc[4];
+                if (down_crossings(&r2, 0, tc, 4) >= 3) Tm2 = 0.5 * (tc[2] - tc[0]);
+            }
+            traj_free(&r2);
+            if (run(m, &o, q0, qd0, &r, &st, "double pendulum") == MBS_OK) {
                 double tc[4];
                 int nc = down_crossings(&r, 0, tc, 4);
                 CHECK(nc >= 3, "mode %d: crossings %d", mode, nc);
                 double Tm = nc >= 3 ? 0.5 * (tc[2] - tc[0]) : 0;
+                const double wh_out = w[mode] * o.dt;
+                const double left = 1.5 * fabs(Tm2 - Tm) / (3 * T) + pow(wh_out, 4) / (384 * 2 * PI) +
+                                    (cases[c].integ == MBS_INTEGRATOR_CVODES ? (double)st.steps * o.rtol : 0);
                 printf("double pendulum mode %d (T = %.9f) %-11s h = %-5g measured %.9f  rel. error %.2e"
-                       "  discrete-period error %.2e\n", mode + 1, T, mbs_integrator_name(o.integrator), h, Tm,
-                       fabs(Tm - T) / T, fabs(Tm - Tdisc) / T);
-                CHECK(fabs(Tdisc - T) / T <= bound * (1 + 1e-9), "discrete period bound");
-                CHECK(fabs(Tm - T) / T <= bound + 1e-7, "mode %d %s: error %.3e > %.3e", mode,
-                      mbs_integrator_name(o.integrator), fabs(Tm - T) / T, bound + 1e-7);
-                CHECK(fabs(Tm - Tdisc) / T <= 1e-7, "mode %d %s: discrete period %.12f, measured %.12f", mode,
-                      mbs_integrator_name(o.integrator), Tdisc, Tm);
-                /* the other mode is not excited: theta2/theta1 stays on the mode shape */
+                       "  discrete-period error %.2e (bound %.2e; at 2 a %+.2e)\n", mode + 1, T,
+                       mbs_integrator_name(o.integrator), h, Tm, fabs(Tm - T) / T, fabs(Tm - Tdisc) / T, left,
+                       (Tm2 - Tm) / T);
+                /* (the relative difference of two periods of order 1: a few roundings, 8 eps) */
+                CHECK(fabs(Tdisc - T) / T <= bound + 8 * MBS_EPS, "discrete period bound");
+                CHECK(fabs(Tm - T) / T <= bound + left, "mode %d %s: error %.3e > %.3e", mode,
+                      mbs_integrator_name(o.integrator), fabs(Tm - T) / T, bound + left);
+                CHECK(fabs(Tm - Tdisc) / T <= left, "mode %d %s: discrete period %.12f, measured %.12f (bound %.2e)",
+                      mode, mbs_integrator_name(o.integrator), Tdisc, Tm, left);
+                /* the other mode is not excited: theta2/theta1 stays on the mode shape (the
+                 * discretizations of a linear system keep the modes apart; the nonlinear terms
+                 * couple them at O(a^3) = 1e-11 here; the bound is a^2) */
                 double dev = 0;
                 for (int i = 0; i < r.n; i++) {
                     double d = fabs(r.y[4 * i + 1] - shape[mode] * r.y[4 * i]);
@@ -354,6 +385,8 @@ static void test_convergence(void)
         traj_free(&r);
         printf("energy error, pendulum h = 2e-3: max over 1 period %.3e, over 8 periods %.3e, at the end %.3e\n",
                s1.energy_drift, s8.energy_drift, fabs(s8.energy - s8.energy0));
+        /* the same largest error every period; 1 % for where the outputs fall on that maximum
+         * ((w h)^2 / 8 = 5e-6 of it) and the slow drift of the discrete period */
         CHECK(s8.energy_drift <= 1.01 * s1.energy_drift, "energy error grows: %.3e after 1 period, %.3e after 8",
               s1.energy_drift, s8.energy_drift);
         CHECK(fabs(s8.energy - s8.energy0) <= s1.energy_drift, "final energy error");
@@ -376,45 +409,59 @@ static void test_agreement(void)
     const int nq = mbs_model_nq(m), ny = 2 * nq;
     const double tf = 0.3;
 
-    /* trapezoidal, Newton, fr, com: the reference discrete solution */
+    /* trapezoidal, Newton (FD tangent), fr, com: the reference discrete solution */
     mbs_sim_options o = opts(MBS_INTEGRATOR_TRAPEZOIDAL, 2e-3, tf);
+    o.tangent = mbs_tangent_fd;
     traj ref;
     mbs_sim_stats sref;
     if (run(m, &o, NULL, NULL, &ref, &sref, "trapezoidal newton fr") != MBS_OK) { mbs_model_free(m); return; }
     printf("chain (nq = %d): trapezoidal newton h = 2e-3: %ld steps, iterations mean %.2f max %d, "
            "Euler drift %.2e, energy drift %.2e\n", nq, sref.steps, sref.iterations_mean, sref.iterations_max,
            sref.euler_drift, sref.energy_drift);
-    CHECK(sref.euler_drift > 0 && sref.euler_drift < 1e-9, "Euler drift %.3e", sref.euler_drift);
+    /* one step's drift of |p| (projected after every step): the local error of the trapezoidal rule,
+     * (w h)^3 / 12 with w the largest |qd| */
+    double wmax = 0;
+    for (int i = 0; i < ref.n * ny; i++) if (i % ny >= nq) wmax = fmax(wmax, fabs(ref.y[i]));
+    CHECK(sref.euler_drift > 0 && sref.euler_drift <= pow(wmax * o.dt, 3) / 12, "Euler drift %.3e > %.3e",
+          sref.euler_drift, pow(wmax * o.dt, 3) / 12);
 
-    struct { const char *what; mbs_sim_options o; double tol; } v[8];
+    /* the same discrete solution by other arithmetic (recursions, reference points, tangents, solvers):
+     * bounded by what each step's round-off and solver tolerance grow to along the run
+     * (mbs_test_run_spread) */
+    struct { const char *what; mbs_sim_options o; } v[8];
     int nv = 0;
     v[nv].what = "newton semi";
-    v[nv].o = o; v[nv].o.formulation = MBS_FD_SEMI_RECURSIVE; v[nv++].tol = 1e-12;
+    v[nv].o = o; v[nv++].o.formulation = MBS_FD_SEMI_RECURSIVE;
     v[nv].what = "fixedpoint fr";
-    v[nv].o = o; v[nv].o.solver = MBS_SOLVER_FIXEDPOINT; v[nv++].tol = 1e-9;
+    v[nv].o = o; v[nv++].o.solver = MBS_SOLVER_FIXEDPOINT;
     v[nv].what = "fixedpoint semi";
-    v[nv].o = o; v[nv].o.solver = MBS_SOLVER_FIXEDPOINT; v[nv].o.formulation = MBS_FD_SEMI_RECURSIVE; v[nv++].tol = 1e-9;
+    v[nv].o = o; v[nv].o.solver = MBS_SOLVER_FIXEDPOINT; v[nv++].o.formulation = MBS_FD_SEMI_RECURSIVE;
     v[nv].what = "newton ref origin";
-    v[nv].o = o; v[nv].o.ref = MBS_REF_ORIGIN; v[nv++].tol = 1e-11;
+    v[nv].o = o; v[nv++].o.ref = MBS_REF_ORIGIN;
     v[nv].what = "newton ref joint";
-    v[nv].o = o; v[nv].o.ref = MBS_REF_JOINT; v[nv++].tol = 1e-11;
+    v[nv].o = o; v[nv++].o.ref = MBS_REF_JOINT;
     v[nv].what = "newton analytical tangent";
-    v[nv].o = o; v[nv].o.tangent = mbs_tangent_analytic; v[nv++].tol = 1e-12;
+    v[nv].o = o; v[nv++].o.tangent = mbs_tangent_analytic;
     v[nv].what = "newton tangent once per step";
-    v[nv].o = o; v[nv].o.tangent_update = MBS_TANGENT_STEP; v[nv++].tol = 1e-9;
+    v[nv].o = o; v[nv++].o.tangent_update = MBS_TANGENT_STEP;
     for (int k = 0; k < nv; k++) {
         traj r;
         mbs_sim_stats st;
+        double b[3];
+        mbs_test_run_spread(m, &o, &v[k].o, NULL, NULL, b);
         if (run(m, &v[k].o, NULL, NULL, &r, &st, v[k].what) == MBS_OK) {
-            double e = 0;
-            for (int i = 0; i < r.n && i < ref.n; i++) {
-                double ei = mbs_rel_err(r.y + (size_t)i * ny, ref.y + (size_t)i * ny, ny);
-                if (ei > e) e = ei;
-            }
+            double eq = 0, ev = 0;
+            for (int i = 0; i < r.n && i < ref.n; i++)
+                for (int j = 0; j < ny; j++) {
+                    const double e = fabs(r.y[(size_t)i * ny + j] - ref.y[(size_t)i * ny + j]);
+                    if (j < nq) eq = fmax(eq, e);
+                    else ev = fmax(ev, e);
+                }
             CHECK(r.n == ref.n, "%s: %d outputs, expected %d", v[k].what, r.n, ref.n);
-            printf("chain: trapezoidal %-26s max deviation from newton fr %.2e (tol %.0e), iterations mean %.2f "
-                   "max %d\n", v[k].what, e, v[k].tol, st.iterations_mean, st.iterations_max);
-            CHECK(e <= v[k].tol, "%s: deviation %.3e > %.1e", v[k].what, e, v[k].tol);
+            printf("chain: trapezoidal %-26s max deviation from newton fr q %.2e qd %.2e (bounds %.1e %.1e), "
+                   "iterations mean %.2f max %d\n", v[k].what, eq, ev, b[0], b[1], st.iterations_mean,
+                   st.iterations_max);
+            CHECK(eq <= b[0] && ev <= b[1], "%s: deviation %.3e %.3e > %.1e %.1e", v[k].what, eq, ev, b[0], b[1]);
             if (v[k].o.tangent == mbs_tangent_analytic)
                 CHECK(st.iterations == sref.iterations, "analytical tangent: %ld iterations, FD %ld",
                       st.iterations, sref.iterations);
@@ -422,21 +469,31 @@ static void test_agreement(void)
         traj_free(&r);
     }
 
-    /* RK4 fr = semi (round-off); CVODES BDF and Adams = RK4 with a fine step */
+    /* RK4 fr = semi (round-off grown along the run); CVODES BDF and Adams = RK4 with a fine step */
     traj rk, rs;
     o = opts(MBS_INTEGRATOR_RK4, 1e-3, tf);
     run(m, &o, NULL, NULL, &rk, NULL, "rk4 fr");
-    o.formulation = MBS_FD_SEMI_RECURSIVE;
-    run(m, &o, NULL, NULL, &rs, NULL, "rk4 semi");
+    mbs_sim_options os = o;
+    os.formulation = MBS_FD_SEMI_RECURSIVE;
+    run(m, &os, NULL, NULL, &rs, NULL, "rk4 semi");
+    double ymax = 0;
+    for (int i = 0; i < rk.n * ny; i++) ymax = fmax(ymax, fabs(rk.y[i]));
     if (rk.n == rs.n && rk.n > 0) {
-        double e = mbs_rel_err(final_state(&rs), final_state(&rk), ny);
-        printf("chain: rk4 semi vs fr %.2e\n", e);
-        CHECK(e <= 1e-12, "rk4 semi vs fr: %.3e", e);
+        double b[3];
+        mbs_test_run_spread(m, &o, &os, NULL, NULL, b);
+        double e = mbs_rel_err(final_state(&rs), final_state(&rk), ny) * fmax(1, ymax);
+        printf("chain: rk4 semi vs fr %.2e (bound %.1e)\n", e, fmax(b[0], b[1]));
+        CHECK(e <= fmax(b[0], b[1]), "rk4 semi vs fr: %.3e", e);
     }
-    /* trapezoidal (h = 2e-3) vs RK4: the trapezoidal error, second order */
-    double et = mbs_rel_err(final_state(&ref), final_state(&rk), ny);
-    printf("chain: trapezoidal h = 2e-3 vs rk4 h = 1e-3: %.2e\n", et);
-    CHECK(et <= 1e-4, "trapezoidal vs rk4: %.3e", et);
+    /* trapezoidal (h = 2e-3) vs RK4: within their discretization errors (mbs_test_order_error) */
+    double etr[3], erk[3];
+    mbs_sim_options ot = opts(MBS_INTEGRATOR_TRAPEZOIDAL, 2e-3, tf);
+    mbs_test_order_error(m, &ot, 2, NULL, NULL, etr);
+    mbs_test_order_error(m, &o, 4, NULL, NULL, erk);
+    double et = mbs_rel_err(final_state(&ref), final_state(&rk), ny) * fmax(1, ymax);
+    const double bt = fmax(etr[0] + erk[0], etr[1] + erk[1]);
+    printf("chain: trapezoidal h = 2e-3 vs rk4 h = 1e-3: %.2e (bound %.1e)\n", et, bt);
+    CHECK(et <= bt, "trapezoidal vs rk4: %.3e > %.3e", et, bt);
     for (int method = 0; method < 2; method++) {
         traj rc;
         mbs_sim_stats st;
@@ -445,13 +502,15 @@ static void test_agreement(void)
         o.rtol = 1e-10;
         o.atol = 1e-12;
         if (run(m, &o, NULL, NULL, &rc, &st, "cvodes") == MBS_OK && rk.n > 0) {
-            double e = mbs_rel_err(final_state(&rc), final_state(&rk), ny);
-            printf("chain: cvodes %s vs rk4: %.2e (steps %ld, evaluations %ld, Jacobians %ld, Euler drift %.2e)\n",
-                   mbs_cvodes_method_name(o.cvodes_method), e, st.steps, st.fevals, st.tangent_evals,
-                   st.euler_drift);
-            CHECK(e <= 1e-7, "cvodes %s vs rk4: %.3e", mbs_cvodes_method_name(o.cvodes_method), e);
+            /* CVODES: its local errors summed (steps x (rtol |y| + atol)); RK4: its own error */
+            double e = mbs_rel_err(final_state(&rc), final_state(&rk), ny) * fmax(1, ymax);
+            const double bc = (double)st.steps * (o.rtol * ymax + o.atol) + fmax(erk[0], erk[1]);
+            printf("chain: cvodes %s vs rk4: %.2e (bound %.1e; steps %ld, evaluations %ld, Jacobians %ld, Euler "
+                   "drift %.2e)\n", mbs_cvodes_method_name(o.cvodes_method), e, bc, st.steps, st.fevals,
+                   st.tangent_evals, st.euler_drift);
+            CHECK(e <= bc, "cvodes %s vs rk4: %.3e > %.3e", mbs_cvodes_method_name(o.cvodes_method), e, bc);
             CHECK(rc.n == 31, "cvodes outputs %d", rc.n);
-            CHECK(fabs(rc.t[rc.n - 1] - tf) <= 1e-15, "last output at tf");
+            CHECK(fabs(rc.t[rc.n - 1] - tf) <= 4 * MBS_EPS * tf, "last output at tf (to its rounding)");
         }
         traj_free(&rc);
     }
@@ -498,7 +557,12 @@ static void momenta(const mbs_model *m, mbs_data *d, const double *q, const doub
  * steps x rtol (the local errors summed). The trapezoidal H error must
  * also be second order (ratio 4 between h and h/2). Linear momentum is
  * exact up to round-off for all methods (the translation is decoupled and
- * the Newmark relations are evaluated in correction form). */
+ * the Newmark relations are evaluated in correction form): a few roundings
+ * of v per step, summed over the steps (4 eps |P| per step). The Euler
+ * parameters, projected after every step, drift within one step by the
+ * local error, (w h)^3 / 12 (trapezoidal), (w h)^5 / 120 (RK4), rtol
+ * (CVODES); unprojected, that adds up like the phase error. Projection
+ * leaves ||p| - 1| at the rounding of p / |p| and of the test's |p|: 4 eps. */
 static void test_free_body(void)
 {
     mbs_model *m = load(FREE_BODY, "free body");
@@ -553,10 +617,11 @@ static void test_free_body(void)
             }
         }
         errH /= Hn;
-        double errE = st.energy_drift / st.energy0, wh = wn * o.dt, bound;
-        if (o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL) bound = tf * wh * wh / 12;
-        else if (o.integrator == MBS_INTEGRATOR_RK4) bound = tf * pow(wh, 4) / 120;
-        else bound = (double)st.steps * o.rtol;
+        double errE = st.energy_drift / st.energy0, wh = wn * o.dt, bound, local;
+        if (o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL) bound = tf * wh * wh / 12, local = pow(wh, 3) / 12;
+        else if (o.integrator == MBS_INTEGRATOR_RK4) bound = tf * pow(wh, 4) / 120, local = pow(wh, 5) / 120;
+        else bound = (double)st.steps * o.rtol, local = o.rtol;
+        const double pn = sqrt(P0[0] * P0[0] + P0[1] * P0[1] + P0[2] * P0[2]);
         printf("free body %-11s h = %-5g project %d: |dH|/|H| %.2e  |dP| %.2e  dE/E %.2e  Euler drift %.2e"
                "  |p|-1 after projection %.1e  min body w_y %.3f  steps %ld iterations mean %.2f max %d\n",
                mbs_integrator_name(o.integrator), o.dt, o.project, errH, errP, errE, st.euler_drift, pnorm, wy_min,
@@ -565,11 +630,11 @@ static void test_free_body(void)
         CHECK(errH <= bound, "%s: angular momentum error %.3e > %.2e", mbs_integrator_name(o.integrator), errH,
               bound);
         CHECK(errE <= bound, "%s: energy error %.3e > %.2e", mbs_integrator_name(o.integrator), errE, bound);
-        CHECK(errP <= 1e-13, "linear momentum error %.3e", errP);
+        CHECK(errP <= (double)st.steps * 4 * MBS_EPS * pn, "linear momentum error %.3e", errP);
         CHECK(st.euler_drift > 0, "Euler drift is reported");
-        /* without projection the drift accumulates like the phase error */
-        CHECK(st.euler_drift <= (o.project ? 1e-9 : bound), "Euler drift %.3e", st.euler_drift);
-        if (o.project) CHECK(pnorm <= 4e-16, "projected: ||p| - 1| = %.3e", pnorm);
+        CHECK(st.euler_drift <= (o.project ? local : bound), "Euler drift %.3e > %.3e", st.euler_drift,
+              o.project ? local : bound);
+        if (o.project) CHECK(pnorm <= 4 * MBS_EPS, "projected: ||p| - 1| = %.3e", pnorm);
         if (o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL && o.project) eH[o.dt < 3e-3] = errH;
         traj_free(&r);
     }
@@ -589,11 +654,15 @@ static int contains(const char *s, const char *sub) { return strstr(s, sub) != N
  * a spring-damper (k = 200 N/m, c = 8 N s/m, l0 = 0.5 m; w = 10 rad/s,
  * damping ratio 0.2), released at s = 0 (l = 1). Static equilibrium:
  * k (l - l0) = m g, i.e. s_eq = 1 - l0 - m g/k. The oscillation decays as
- * exp(-2 t): after 14 s the amplitude 0.4 m has dropped to 3e-13, so every
- * integrator must end at s_eq to 1e-9 (Newton tolerance 1e-10 aside) and at
- * rest. A second case: a pendulum with a damped joint spring
- * (-20 (q - 0.5) - 4 qd; about the equilibrium w = 5.4 rad/s, decay
- * exp(-2 t)) settles where 20 (q - 0.5) + m g L sin q = 0. */
+ * exp(-2 t): after 14 s the amplitude 0.4 m has dropped to 3e-13. A second
+ * case: a pendulum with a damped joint spring (-20 (q - 0.5) - 4 qd; about
+ * the equilibrium w = 5.4 rad/s, decay exp(-2 t)) settles where
+ * 20 (q - 0.5) + m g L sin q = 0. The equilibrium is a fixed point of every
+ * discrete scheme, so what is left at 14 s is the decayed transient (twice
+ * A exp(-2 T), A the initial distance, w A exp(-2 T) in velocity) and the
+ * solver's own accuracy, which the damping keeps from adding up: 10 times
+ * the Newton tolerance (on the position correction) or CVODES's
+ * rtol |s| + atol, w times that in velocity. */
 static const char *SLIDER =
     "{ \"name\": \"slider\", \"gravity\": [0, -9.81, 0],"
     "  \"bodies\": [ { \"name\": \"mass\", \"mass\": 2, \"inertia\": [0.01, 0.01, 0.01, 0, 0, 0] } ],"
@@ -632,17 +701,25 @@ static void test_settling(void)
             mbs_sim_stats st;
             if (run(which ? p : m, &o, NULL, NULL, &r, &st, "settling") == MBS_OK) {
                 const double *y = final_state(&r), target = which ? q_eq : s_eq;
+                const double A = which ? 2 - q_eq : s_eq, w = which ? 5.4 : 10, decay = exp(-2 * o.tf);
+                const double solver = o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL ? o.tolerance
+                                      : o.integrator == MBS_INTEGRATOR_CVODES ? o.rtol * fabs(target) + o.atol : 0;
+                const double bq = 2 * A * decay + 10 * solver + 64 * MBS_EPS * fabs(target);
+                const double bv = 2 * w * A * decay + 10 * w * solver + 64 * MBS_EPS * w * fabs(target);
                 printf("settling %-15s %-11s: final %.12f (equilibrium %.12f), velocity %.1e, dissipated %.6f J\n",
                        which ? "damped pendulum" : "slider", mbs_integrator_name(o.integrator), y[0], target, y[1],
                        st.energy0 - st.energy);
-                CHECK(fabs(y[0] - target) <= 1e-9, "%s: final %.12f, equilibrium %.12f", mbs_integrator_name(o.integrator),
-                      y[0], target);
-                CHECK(fabs(y[1]) <= 1e-8, "at rest: %.3e", y[1]);
+                CHECK(fabs(y[0] - target) <= bq, "%s: final %.12f, equilibrium %.12f (bound %.1e)",
+                      mbs_integrator_name(o.integrator), y[0], target, bq);
+                CHECK(fabs(y[1]) <= bv, "at rest: %.3e > %.1e", y[1], bv);
                 if (!which) {
-                    /* energy lost = E0 - E_eq, with E = 1/2 k (l - l0)^2 - m g (-s) ... */
+                    /* energy lost = E0 - E_eq, with E = 1/2 k (l - l0)^2 - m g (-s) ...; E is
+                     * stationary at the equilibrium: off by 1/2 k ds^2 + 1/2 m v^2, plus the rounding
+                     * of a few terms (64 eps) */
                     double E0 = 0.5 * 200 * 0.25, Eeq = 0.5 * 200 * pow(1 - s_eq - 0.5, 2) + 2 * G * s_eq;
-                    CHECK_CLOSE(st.energy0, E0, 1e-14, "initial energy (spring)");
-                    CHECK_CLOSE(st.energy, Eeq, 1e-9, "final energy");
+                    CHECK_CLOSE(st.energy0, E0, 64 * MBS_EPS, "initial energy (spring)");
+                    CHECK_CLOSE(st.energy, Eeq, (0.5 * 200 * bq * bq + 0.5 * 2 * bv * bv) / fabs(Eeq) + 64 * MBS_EPS,
+                                "final energy");
                 }
             }
             traj_free(&r);
@@ -658,12 +735,17 @@ static void test_settling(void)
  * dissipates W = integral of c ldot^2 dt, which must equal the loss of
  * mechanical energy E0 - E(T) (kinetic + gravity + elastic). The power is
  * sampled at the outputs and integrated by Simpson's rule (error ~h^4).
- * RK4 and CVODES: agreement to 1e-8 relative (integration and quadrature
- * errors). The trapezoidal rule's energy balance is off by O(h^2) (its
- * discrete dissipation is c h sum ldot_mid^2 and its conservation of the
- * nonlinear energy is approximate): the signed mismatch m(h) must be
- * C h^2, i.e. m(h)/m(h/2) within 3.5..4.5 and the Richardson extrapolation
- * m(h/2) - (m(h) - m(h/2))/3 zero to 1e-6, i.e. no O(1) discrepancy. */
+ * RK4: the mismatch is its O(h^4) error and Simpson's, so at h/2 it is at
+ * least 8 times smaller (16 asymptotically). CVODES: Simpson's error
+ * (|W(h) - W(2h)| / 15, 1.25 times that) plus CVODES's local errors summed
+ * (steps x (rtol (|E0| + |E|) + atol), the energy's terms being of the size
+ * of |E0| + |E|). The trapezoidal rule's energy balance is off by
+ * O(h^2) (its discrete dissipation is c h sum ldot_mid^2 and its
+ * conservation of the nonlinear energy is approximate): the signed mismatch
+ * m(h) must be C h^2, i.e. m(h)/m(h/2) within 3.5..4.5, and its Richardson
+ * extrapolation m(h/2) - (m(h) - m(h/2))/3, what is left after the h^2
+ * term, must vanish with h: from (h/2, h/4) at least 4 times smaller than
+ * from (h, h/2) (an O(1) discrepancy in the balance would stay). */
 static const char *HANGING =
     "{ \"name\": \"hanging\", \"gravity\": [0, 0, -9.81],"
     "  \"bodies\": [ { \"name\": \"box\", \"mass\": 1.5, \"inertia\": [0.02, 0.03, 0.04, 0.001, 0, 0.002],"
@@ -708,10 +790,11 @@ static void test_dissipation(void)
     const double tf = 3;
     struct { mbs_integrator_type integ; double h; } cases[] = {
         { MBS_INTEGRATOR_TRAPEZOIDAL, 1e-3 }, { MBS_INTEGRATOR_TRAPEZOIDAL, 5e-4 },
-        { MBS_INTEGRATOR_RK4, 1e-3 }, { MBS_INTEGRATOR_CVODES, 1e-3 },
+        { MBS_INTEGRATOR_TRAPEZOIDAL, 2.5e-4 }, { MBS_INTEGRATOR_RK4, 1e-3 }, { MBS_INTEGRATOR_RK4, 5e-4 },
+        { MBS_INTEGRATOR_CVODES, 1e-3 },
     };
-    double mismatch[2] = { 0, 0 };
-    for (int c = 0; c < 4; c++) {
+    double mismatch[3] = { 0, 0, 0 }, mrk[2] = { 0, 0 };
+    for (int c = 0; c < 6; c++) {
         mbs_sim_options o = opts(cases[c].integ, cases[c].h, tf);
         o.rtol = 1e-11;
         o.atol = 1e-13;
@@ -723,26 +806,35 @@ static void test_dissipation(void)
         CHECK(rc == MBS_OK, "hanging: %s", err.msg);
         if (rc == MBS_OK) {
             CHECK(r.n == (int)lround(tf / o.dt) + 1 && r.n % 2 == 1, "outputs %d", r.n);
-            double W = 0;   /* Simpson */
+            double W = 0, W2 = 0;   /* Simpson, with the outputs h and 2h apart */
             for (int i = 0; i + 2 < r.n; i += 2) W += o.dt / 3 * (r.P[i] + 4 * r.P[i + 1] + r.P[i + 2]);
+            for (int i = 0; i + 4 < r.n; i += 4) W2 += 2 * o.dt / 3 * (r.P[i] + 4 * r.P[i + 2] + r.P[i + 4]);
+            const int w2ok = (r.n - 1) % 4 == 0;
             double lost = st.energy0 - st.energy, rel = fabs(lost - W) / W, mis = (lost - W) / W;
             printf("dissipation %-11s h = %g: damper work %.10f J, energy lost %.10f J, relative mismatch %.2e, "
                    "Euler drift %.1e\n", mbs_integrator_name(o.integrator), o.dt, W, lost, rel, st.euler_drift);
             CHECK(W > 0.5, "the damper works (%g J)", W);
             if (o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL) {
-                mismatch[o.dt < 0.75e-3] = mis;
+                mismatch[o.dt < 0.75e-3 ? (o.dt < 0.375e-3 ? 2 : 1) : 0] = mis;
+            } else if (o.integrator == MBS_INTEGRATOR_RK4) {
+                mrk[o.dt < 0.75e-3] = rel;
             } else {
-                CHECK(rel <= 1e-8, "%s energy balance %.3e", mbs_integrator_name(o.integrator), rel);
+                const double b = (w2ok ? 1.25 * fabs(W - W2) / 15 : INFINITY) / W +
+                                 (double)st.steps * (o.rtol * (fabs(st.energy0) + fabs(st.energy)) + o.atol) / W;
+                CHECK(rel <= b, "%s energy balance %.3e > %.3e", mbs_integrator_name(o.integrator), rel, b);
             }
         }
         free(r.P);
         mbs_data_free(d);
     }
     double ratio = mismatch[0] / mismatch[1], extra = mismatch[1] - (mismatch[0] - mismatch[1]) / 3;
-    printf("dissipation: trapezoidal energy-balance mismatch ratio (h / h/2) %.3f, extrapolated to h = 0: %.2e\n",
-           ratio, extra);
+    double extra2 = mismatch[2] - (mismatch[1] - mismatch[2]) / 3;
+    printf("dissipation: trapezoidal energy-balance mismatch ratio (h / h/2) %.3f, extrapolated to h = 0: %.2e "
+           "(from h/2, h/4: %.2e); rk4 mismatch ratio %.1f\n", ratio, extra, extra2, mrk[0] / mrk[1]);
     CHECK(ratio > 3.5 && ratio < 4.5, "energy balance of the trapezoidal rule: second order (%.3f)", ratio);
-    CHECK(fabs(extra) <= 1e-6, "energy balance of the trapezoidal rule extrapolated to h = 0: %.3e", extra);
+    CHECK(fabs(extra2) <= fabs(extra) / 4, "energy balance of the trapezoidal rule extrapolated to h = 0: %.3e, "
+          "then %.3e: does not vanish", extra, extra2);
+    CHECK(mrk[0] / mrk[1] > 8, "rk4 energy balance: %.3e at h, %.3e at h/2: not O(h^4)", mrk[0], mrk[1]);
     mbs_model_free(m);
 }
 
@@ -750,12 +842,14 @@ static void test_dissipation(void)
  * hung by a spring-damper (force-element derivatives in the analytical
  * tangent), finite-difference and analytical tangents, re-evaluated every
  * iteration or once per step, give the same trajectory (to the Newton
- * tolerance) and, for the two full-Newton variants, the same iterations. */
+ * tolerance and round-off grown along the run, mbs_test_run_spread) and,
+ * for the two full-Newton variants, the same iterations. */
 static void test_tangent_variants(void)
 {
     mbs_model *m = load(HANGING, "hanging");
     if (!m) return;
     mbs_sim_options o = opts(MBS_INTEGRATOR_TRAPEZOIDAL, 1e-3, 0.5);
+    o.tangent = mbs_tangent_fd;
     traj ref;
     mbs_sim_stats sref;
     if (run(m, &o, NULL, NULL, &ref, &sref, "fd tangent") != MBS_OK) { mbs_model_free(m); return; }
@@ -770,16 +864,16 @@ static void test_tangent_variants(void)
         ok.tangent_update = v[k].u;
         traj r;
         mbs_sim_stats st;
+        double b[3];
+        mbs_test_run_spread(m, &o, &ok, NULL, NULL, b);
         if (run(m, &ok, NULL, NULL, &r, &st, v[k].what) == MBS_OK && r.n == ref.n) {
             double e = 0;
-            for (int i = 0; i < r.n; i++) {
-                double ei = mbs_rel_err(r.y + (size_t)i * 14, ref.y + (size_t)i * 14, 14);
-                if (ei > e) e = ei;
-            }
-            printf("hanging body, trapezoidal: %-33s deviation from fd tangent %.1e, iterations mean %.2f max %d, "
-                   "tangents %ld (fd tangent: mean %.2f max %d, tangents %ld)\n", v[k].what, e, st.iterations_mean,
-                   st.iterations_max, st.tangent_evals, sref.iterations_mean, sref.iterations_max, sref.tangent_evals);
-            CHECK(e <= 1e-9, "%s: deviation %.3e", v[k].what, e);
+            for (int i = 0; i < r.n * 14; i++) e = fmax(e, fabs(r.y[i] - ref.y[i]));
+            printf("hanging body, trapezoidal: %-33s deviation from fd tangent %.1e (bound %.1e), iterations mean "
+                   "%.2f max %d, tangents %ld (fd tangent: mean %.2f max %d, tangents %ld)\n", v[k].what, e,
+                   fmax(b[0], b[1]), st.iterations_mean, st.iterations_max, st.tangent_evals, sref.iterations_mean,
+                   sref.iterations_max, sref.tangent_evals);
+            CHECK(e <= fmax(b[0], b[1]), "%s: deviation %.3e", v[k].what, e);
             if (v[k].u == MBS_TANGENT_ITERATION)
                 CHECK(st.iterations == sref.iterations, "%s: %ld iterations, fd %ld", v[k].what, st.iterations,
                       sref.iterations);
@@ -894,8 +988,8 @@ static void test_errors(void)
         CHECK(it != NULL, "create: %s", err.msg);
         if (it) {
             CHECK(mbs_integrator_step(it, 0, &err) == MBS_ERR_ARG, "h = 0 rejected");
-            CHECK(mbs_integrator_step(it, 0.01, &err) == MBS_OK && fabs(mbs_integrator_time(it) - 0.01) < 1e-15,
-                  "step");
+            CHECK(mbs_integrator_step(it, 0.01, &err) == MBS_OK && fabs(mbs_integrator_time(it) - 0.01) <=
+                  MBS_EPS * 0.01, "step (t = 0 + h, rounded once)");
             mbs_sim_stats st;
             mbs_integrator_stats(it, &st);
             CHECK(st.steps == 1 && st.fevals == 1 + 4, "rk4: 4 evaluations per step (+1 initial), got %ld",
@@ -903,12 +997,14 @@ static void test_errors(void)
             double q[1] = { 0.1 }, qd[1] = { 0 };
             CHECK(mbs_integrator_reset(it, 5, q, qd, &err) == MBS_OK && mbs_integrator_time(it) == 5 &&
                   mbs_integrator_q(it)[0] == 0.1, "reset");
-            CHECK_CLOSE(mbs_integrator_qdd(it)[0], -G * sin(0.1), 1e-13, "initial acceleration");
+            /* a pendulum's forward dynamics: a few tens of roundings */
+            CHECK_CLOSE(mbs_integrator_qdd(it)[0], -G * sin(0.1), 64 * MBS_EPS, "initial acceleration");
             mbs_integrator_free(it);
         }
         traj r;
         run(m, &o, NULL, NULL, &r, NULL, "grid");
-        CHECK(r.n == 5 && fabs(r.t[3] - 0.9) < 1e-15 && r.t[4] == 1.0, "outputs at 0, .3, .6, .9, 1 (%d)", r.n);
+        CHECK(r.n == 5 && fabs(r.t[3] - 0.9) <= 4 * MBS_EPS && r.t[4] == 1.0, "outputs at 0, .3, .6, .9 (three "
+              "sums, rounded), 1 (%d)", r.n);
         traj_free(&r);
     }
     mbs_data_free(d);
@@ -990,12 +1086,15 @@ static void test_model_sections(void)
         }
         double v[4];
         mbs_output_eval(m, d, q, &out, v);
-        if (k == 0) CHECK(fabs(v[0] - sin(0.5)) < 1e-15 && fabs(v[1] + cos(0.5)) < 1e-15, "tip position");
-        if (k == 1) /* a = qdd e_t - qd^2 e_r: e_t = (cos, sin), e_r = (sin, -cos) */
-            CHECK(fabs(v[0] - (-3 * cos(0.5) - 4 * sin(0.5))) < 1e-13 && fabs(v[1] - (-3 * sin(0.5) + 4 * cos(0.5))) < 1e-13,
-                  "tip acceleration %g %g", v[0], v[1]);
-        if (k == 2) CHECK(fabs(v[0] - 2) < 1e-13 && fabs(v[1] + G * cos(0.5)) < 1e-13 && v[2] == 0 &&
-                          fabs(v[3] - v[0] - v[1]) < 1e-15, "energies %g %g %g %g", v[0], v[1], v[2], v[3]);
+        /* through the recursive kinematics: tens of roundings of terms of the size of the results */
+        const double ro = 64 * MBS_EPS;
+        if (k == 0) CHECK(fabs(v[0] - sin(0.5)) <= ro && fabs(v[1] + cos(0.5)) <= ro, "tip position");
+        if (k == 1) /* a = qdd e_t - qd^2 e_r: e_t = (cos, sin), e_r = (sin, -cos); |qdd| + qd^2 = 7 */
+            CHECK(fabs(v[0] - (-3 * cos(0.5) - 4 * sin(0.5))) <= 7 * ro &&
+                  fabs(v[1] - (-3 * sin(0.5) + 4 * cos(0.5))) <= 7 * ro, "tip acceleration %g %g", v[0], v[1]);
+        if (k == 2) CHECK(fabs(v[0] - 2) <= 2 * ro && fabs(v[1] + G * cos(0.5)) <= G * ro && v[2] == 0 &&
+                          fabs(v[3] - v[0] - v[1]) <= MBS_EPS * (fabs(v[0]) + fabs(v[1])), "energies %g %g %g %g", v[0],
+                          v[1], v[2], v[3]);
     }
     /* copies keep the sections */
     double L = 1.5;

@@ -150,11 +150,13 @@ static void test_suspension(void)
     printf("  k_f %.2f c_f %.2f k_r %.2f c_r %.2f\n", res.x[0], res.x[1], res.x[2], res.x[3]);
     CHECK(res.method == MBS_SENS_DAVM, "gradient by the discrete adjoint");
     CHECK(res.iterations == iters && iters >= 5, "iterations counted: %d %d", res.iterations, iters);
+    /* a property of the problem: at these settings its optimum lies 3.86 times below the start; a stop
+     * on the gradient reaches it to O(pgtol^2), far inside 3.5 */
     CHECK(res.psi_final < res.psi_initial / 3.5, "ride objective reduced more than 3.5 times: %g -> %g",
           res.psi_initial, res.psi_final);
     CHECK(!strcmp(res.stop_reason, "pgtol"), "stops on the projected gradient: %s", res.stop_reason);
-    CHECK(res.pg_norm < 1e-6 * res.pg_norm_initial, "projected gradient %g (initial %g)", res.pg_norm,
-          res.pg_norm_initial);
+    CHECK(res.pg_norm_scaled <= o.pgtol, "projected gradient of the scaled problem %g > pgtol", res.pg_norm_scaled);
+    /* the problem's optimum lies well inside the bounds */
     for (int j = 0; j < 4; j++)
         CHECK(res.x[j] > 10 * mbs_param_lower(m, j) && res.x[j] < 0.5 * mbs_param_upper(m, j),
               "interior optimum, parameter %d = %g", j, res.x[j]);
@@ -180,9 +182,23 @@ static void test_suspension(void)
         double g0 = 0;
         for (int j = 0; j < np; j++) g0 = fmax(g0, fabs(res.pg_norm_initial * res.x0[j]));
         printf("  at the optimum: max |x dpsi/dx| fd %.3e, |davm - fd| %.3e (psi %.6e)\n", gmax, worst, ra.psi[k]);
-        CHECK(fabs(ra.psi[k] - res.psi_final) <= 1e-12 * res.psi_final, "psi reproduced");
-        CHECK(worst <= 1e-7 * res.psi_final, "davm = fd at the optimum: %g", worst);
-        CHECK(gmax <= 1e-5 * res.psi_final, "fd gradient vanishes at the optimum: %g", gmax);
+        /* the model copy at x runs the same simulation as the optimizer's last evaluation there */
+        CHECK(fabs(ra.psi[k] - res.psi_final) <= mbs_test_sens_roundoff(mo, &ra) * res.psi_final, "psi reproduced");
+        /* davm = fd within the fd's own error (mbs_test_check_fd) */
+        mbs_sens_options sa = s;
+        sa.method = MBS_SENS_DAVM;
+        mbs_test_check_fd(mo, &sa, &ra, &s, &rf, "suspension at the optimum");
+        /* the stop: the scaled gradient (psi / |psi_start| over rho_j / |rho_j start|) below pgtol, so
+         * |x0_j dpsi/drho_j| <= pgtol |psi_start|; the fd's the same to its error */
+        double *efd = calloc((size_t)(rf.nobj * np), sizeof *efd), gs = 0, be = 0;
+        mbs_test_fd_error(mo, &s, &rf, efd);
+        for (int j = 0; j < np; j++) {
+            gs = fmax(gs, fabs(rf.grad[k * np + j] * res.x0[j]));
+            be = fmax(be, efd[k * np + j] * fabs(res.x0[j]));
+        }
+        CHECK(gs <= o.pgtol * fabs(res.psi_initial) + be, "fd gradient vanishes at the optimum: %g > %g", gs,
+              o.pgtol * fabs(res.psi_initial) + be);
+        free(efd);
         mbs_sens_result_free(&ra);
         mbs_sens_result_free(&rf);
         mbs_model_free(mo);
@@ -230,9 +246,14 @@ static void test_fivebar(void)
                res.psi_final, res.iterations, res.evaluations, res.stop_reason, res.x[j1], res.x[j2],
                res.pg_norm_initial, res.pg_norm);
         CHECK(res.method == MBS_SENS_DDM && res.sens.sim.loop == MBS_LOOP_ALI3P, "ddm with ali3p");
+        /* psi1 vanishes at the static equilibrium and is quadratic about it: a stop at a scaled
+         * gradient or step of 1e-8 (pgtol, xtol) leaves psi at O(1e-16) of psi_start times the
+         * Hessian's condition; 1e-10 allows a condition of 1e6 */
         CHECK(res.psi_final < 1e-10 * res.psi_initial, "static equilibrium: psi1 %g", res.psi_final);
-        CHECK(res.pg_norm < 1e-5 * res.pg_norm_initial, "projected gradient %g (initial %g)", res.pg_norm,
-              res.pg_norm_initial);
+        /* a stop on the gradient: below pgtol; on the step (MMA): the gradient the Hessian gives at
+         * that step, at most xtol times the initial scaled gradient's size times its condition (1e6) */
+        CHECK(res.pg_norm_scaled <= (strcmp(res.stop_reason, "pgtol") ? 1e6 * o.xtol : o.pgtol), "projected "
+              "gradient of the scaled problem %g (stop %s)", res.pg_norm_scaled, res.stop_reason);
         for (int j = 0; j < np; j++)
             if (fixed[j]) CHECK(res.x[j] == res.x0[j], "fixed parameter %d unchanged", j);
         L[a][0] = res.x[j1];
@@ -248,15 +269,24 @@ static void test_fivebar(void)
                 const int k = o.objective;
                 printf("  fd gradient at the optimum: %.2e %.2e (initial |pg| %.2e)\n", rf.grad[k * np + j1],
                        rf.grad[k * np + j2], res.pg_norm_initial);
-                CHECK(fabs(rf.grad[k * np + j1]) < 1e-6 * res.pg_norm_initial &&
-                          fabs(rf.grad[k * np + j2]) < 1e-6 * res.pg_norm_initial,
-                      "fd gradient vanishes");
+                /* stopped at a scaled gradient below pgtol: |x0_j dpsi/drho_j| <= pgtol |psi_start|, the
+                 * fd's the same to its error */
+                double *efd = calloc((size_t)(rf.nobj * np), sizeof *efd);
+                mbs_test_fd_error(mo, &s, &rf, efd);
+                for (int j = 0; j < np; j++)
+                    if (j == j1 || j == j2)
+                        CHECK(fabs(rf.grad[k * np + j] * res.x0[j]) <=
+                                  o.pgtol * fabs(res.psi_initial) + efd[k * np + j] * fabs(res.x0[j]),
+                              "fd gradient vanishes: parameter %d: %g", j, rf.grad[k * np + j]);
+                free(efd);
                 mbs_sens_result_free(&rf);
             }
             mbs_model_free(mo);
         }
         mbs_opt_result_free(&res);
     }
+    /* the same optimum, located to the stops: xtol 1e-8 on the scaled variables (MMA), the gradient
+     * over the Hessian for the others; 1e-6 m is 40 xtol |L| */
     for (int a = 1; a < 3; a++)
         CHECK(fabs(L[a][0] - L[0][0]) < 1e-6 && fabs(L[a][1] - L[0][1]) < 1e-6,
               "same free lengths by %s: %.10f %.10f", mbs_opt_algorithm_name((mbs_opt_algorithm)a), L[a][0], L[a][1]);
@@ -293,6 +323,8 @@ static void test_failures(void)
         CHECK(res.failed_evaluations > 0 && ms.n == res.failed_evaluations, "failures reported: %d %d",
               res.failed_evaluations, ms.n);
         CHECK(strstr(ms.last, "mass") != NULL, "the message names the cause: %s", ms.last);
+        /* the kinetic energy is proportional to the mass, which the optimizer drives to its valid
+         * limit (0): any backtracking run ends far below the start */
         CHECK(res.x[0] > 0 && res.psi_final < 0.2 * res.psi_initial, "backtracked to valid masses: m %g", res.x[0]);
         mbs_opt_result_free(&res);
     }
@@ -365,7 +397,9 @@ static void test_continuation(void)
         CHECK(res.method == MBS_SENS_DAVM, "adjoint for 7 knots and 1 objective");
         CHECK(res.stages == 3 && sl.starts == 3 && sl.stages_seen == 3, "stages 1, 2, 3 s: %d %d", res.stages,
               sl.starts);
-        CHECK(sl.tf_increasing && fabs(sl.last_tf - 3) < 1e-12, "horizons grow to tf");
+        /* stages of 1 s added to 1 s: sums of exact numbers */
+        CHECK(sl.tf_increasing && sl.last_tf == 3, "horizons grow to tf");
+        /* a property of the problem: its optimum tracks 67 times better than the start */
         CHECK(res.psi_final < res.psi_initial / 20, "tracking error reduced 20 times: %g -> %g", res.psi_initial,
               res.psi_final);
         /* the same problem without continuation reaches a comparable optimum */
@@ -378,7 +412,8 @@ static void test_continuation(void)
         if (r2.x) {
             printf("  without continuation: psi %.6e after %d iterations (%s)\n", r2.psi_final, r2.iterations,
                    r2.stop_reason);
-            CHECK(fabs(r2.psi_initial - res.psi_initial) <= 1e-14 * res.psi_initial, "same start");
+            /* the same simulation at the same start */
+            CHECK(r2.psi_initial == res.psi_initial, "same start");
             mbs_opt_result_free(&r2);
         }
         mbs_opt_result_free(&res);

@@ -5,11 +5,13 @@
  *
  * DAVM and DDM differentiate the same discrete map (one step
  * linearization, step_jacobians_closed.c / step_jacobians_matrixr.c), the DDM forward and the DAVM as
- * its transpose, so their gradients agree to round-off: asserted to 1e-11
- * relative (per objective row; measured <= 1.2e-12). The five-bar, 5 s at 1 ms, both reference
- * points: thesis Tables 7.4-7.6 (Reference row) to 0.5 % (the issue's bound
- * for DAVM). Slider-crank (thesis §7.2: m_CD, k, c, L0): DAVM against
- * central finite differences of whole runs to 1e-5. Also (ALI3-P) the
+ * its transpose, so their gradients agree to round-off (per objective row,
+ * mbs_test_sens_roundoff). The five-bar, 5 s at 1 ms, both reference
+ * points: thesis Tables 7.4-7.6 (Reference row) to 0.5 % (the thesis's own
+ * DAVM rows differ from it by up to 0.3 %). Slider-crank (thesis §7.2: m_CD,
+ * k, c, L0) and the five-bar with a spline torque: DAVM against central
+ * finite differences of whole runs within their own error
+ * (mbs_test_check_fd). Also (ALI3-P) the
  * iterative and skipped projections, (Matrix R) point coordinates as
  * independent coordinates, a redundant four-bar and the quarter car (Euler
  * parameters, two loops).
@@ -45,13 +47,14 @@ static void fivebar_thesis(void)
         if (sens(m, MBS_SENS_DAVM, refs[f], 5, 1e-10, 0, NULL, &a) == MBS_OK &&
             sens(m, MBS_SENS_DDM, refs[f], 5, 1e-10, 0, NULL, &d) == MBS_OK) {
             double worst = 0;
+            mbs_test_check_fivebar_psi(m, form, refs[f], 5, 1e-3, a.psi, "davm five-bar");
             for (int i = 0; i < 3; i++) {
-                CHECK(fabs(a.psi[i] - MBS_FIVEBAR_PSI[i]) <= 2e-6 * MBS_FIVEBAR_PSI[i], "davm psi%d = %.9g, expected %.9g", i + 1, a.psi[i],
-                      MBS_FIVEBAR_PSI[i]);
                 CHECK(a.psi[i] == d.psi[i], "davm and ddm psi%d differ: %.17g %.17g", i + 1, a.psi[i], d.psi[i]);
                 for (int j = 0; j < 5; j++) {
                     const double g = a.grad[i * 5 + j], e = fabs(g - MBS_FIVEBAR_THESIS[i][j]) / fabs(MBS_FIVEBAR_THESIS[i][j]);
                     if (e > worst) worst = e;
+                    /* the thesis's runs, to 4 digits: its own DAVM rows differ from its Reference row by
+                     * up to 0.3 % (221.1, 221.8; 0.9707, 0.9700): 0.5 % */
                     CHECK(e <= 5e-3, "davm ref %s: dpsi%d/d%s = %.6g, thesis %.6g (%.3f %%)",
                           mbs_ref_point_name(refs[f]), i + 1, mbs_param_name(m, j), g, MBS_FIVEBAR_THESIS[i][j], 100 * e);
                 }
@@ -60,7 +63,9 @@ static void fivebar_thesis(void)
             printf("five-bar 5 s, %s, ref %s: davm vs thesis %.3f %% (largest), davm vs ddm %.2e (%.3f s vs %.3f s)\n",
                    mbs_loop_formulation_name(form), mbs_ref_point_name(refs[f]), 100 * worst, e, a.wall_seconds,
                    d.wall_seconds);
-            CHECK(e <= 1e-11, "five-bar ref %s: davm vs ddm %g", mbs_ref_point_name(refs[f]), e);
+            /* the exact derivative of the same discrete run, backwards and forwards: round-off */
+            CHECK(e <= mbs_test_sens_roundoff(m, &d), "five-bar ref %s: davm vs ddm %g", mbs_ref_point_name(refs[f]),
+                  e);
         }
         mbs_sens_result_free(&a);
         mbs_sens_result_free(&d);
@@ -68,8 +73,9 @@ static void fivebar_thesis(void)
     mbs_model_free(m);
 }
 
-/* davm against ddm (1e-11) and, if fd_agree > 0, against finite differences */
-static void davm_check(const char *what, const mbs_model *m, double tf, const mbs_sim_options *base, double fd_agree)
+/* davm against ddm (round-off: the exact derivative of the same discrete run, backwards and
+ * forwards) and, with_fd, against finite differences within their own error (mbs_test_check_fd) */
+static void davm_check(const char *what, const mbs_model *m, double tf, const mbs_sim_options *base, int with_fd)
 {
     mbs_sens_result a, d, f;
     memset(&a, 0, sizeof a);
@@ -77,14 +83,17 @@ static void davm_check(const char *what, const mbs_model *m, double tf, const mb
     memset(&f, 0, sizeof f);
     if (sens(m, MBS_SENS_DAVM, MBS_REF_COM, tf, 1e-10, 0, base, &a) == MBS_OK &&
         sens(m, MBS_SENS_DDM, MBS_REF_COM, tf, 1e-10, 0, base, &d) == MBS_OK) {
-        const double e = row_err(&a, &d);
-        printf("%s, %s, %g s: davm vs ddm %.2e", what, mbs_loop_formulation_name(form), tf, e);
-        CHECK(e <= 1e-11, "%s: davm vs ddm %g", what, e);
-        if (fd_agree > 0 && sens(m, MBS_SENS_FD, MBS_REF_COM, tf, 1e-12, form == MBS_LOOP_ALI3P ? 1e-4 : 1e-5, base,
-                                 &f) == MBS_OK) {
-            const double ef = row_err(&a, &f);
-            printf(", davm vs fd %.2e", ef);
-            CHECK(ef <= fd_agree, "%s: davm vs fd %g > %g", what, ef, fd_agree);
+        const double e = row_err(&a, &d), r = mbs_test_sens_roundoff(m, &d);
+        printf("%s, %s, %g s: davm vs ddm %.2e (bound %.1e)", what, mbs_loop_formulation_name(form), tf, e, r);
+        CHECK(e <= r, "%s: davm vs ddm %g", what, e);
+        const double step = form == MBS_LOOP_ALI3P ? 1e-4 : 1e-5;
+        if (with_fd && sens(m, MBS_SENS_FD, MBS_REF_COM, tf, 1e-12, step, base, &f) == MBS_OK) {
+            const mbs_sens_options o = mbs_test_sens_options(m, form, MBS_SENS_FD, MBS_REF_COM, tf, 1e-3, 1e-12, step,
+                                                             base);
+            const mbs_sens_options oa = mbs_test_sens_options(m, form, MBS_SENS_DAVM, MBS_REF_COM, tf, 1e-3, 1e-10, 0,
+                                                              base);
+            const double w = mbs_test_check_fd(m, &oa, &a, &o, &f, what);
+            printf(", davm vs fd %.2e (within %.0f %% of the fd's error)", row_err(&a, &f), 100 * w);
         }
         printf("\n");
     }
@@ -119,7 +128,7 @@ static void models(void)
         mbs_sim_options o = mbs_model_sim_options(m);
         o.penalty = 1e10;   /* thesis Table 7.10 */
         o.proj_scale = 1e-4;
-        davm_check("slider-crank", m, 0.5, &o, 1e-5);
+        davm_check("slider-crank", m, 0.5, &o, 1);
         mbs_model_free(m);
     }
     m = mbs_test_load_sens_case("fourbar_redundant");
@@ -136,7 +145,7 @@ static void models(void)
      * products from the adjoint of the stage residual (no columns of their own) */
     m = load_file("tests/models/fivebar_torque", NULL);
     if (m) {
-        davm_check("five-bar with a spline torque (11 knots, k1)", m, 0.5, NULL, 1e-5);
+        davm_check("five-bar with a spline torque (11 knots, k1)", m, 0.5, NULL, 1);
         mbs_model_free(m);
     }
     /* an open tree run with the loop formulation (no constraints but the Euler normalization;

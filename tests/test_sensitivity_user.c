@@ -11,10 +11,11 @@
  *   - open tree (tests/models/spring_tree.json, spherical, revolute and
  *     cardan joints, parameters of every kind): semi-recursive DDM and DAVM
  *     (trapezoidal), fully recursive DDM (RK4) against fd of the same
- *     discretization; CAVM (CVODES, rtol 1e-10) against the RK4 DDM at a
- *     fine step;
+ *     discretization, within the fd's own error (mbs_test_check_fd); CAVM
+ *     (CVODES, rtol 1e-10) against the RK4 DDM at a fine step, within their
+ *     discretization errors;
  *   - closed loops (the five-bar): ALI3-P DDM, DAVM and CAVM, Matrix R DDM
- *     and DAVM against fd;
+ *     and DAVM against fd (the CAVM within the DDM's O(h^2) error of it);
  *   - the model's own objectives are unchanged by the added one (equal to a
  *     run without it); a model without objectives (the double pendulum)
  *     takes the program's alone;
@@ -76,8 +77,11 @@ static double row_err(const mbs_sens_result *a, const mbs_sens_result *b)
     return e;
 }
 
+/* an exact gradient of the discrete run (DDM, DAVM with options o) against central differences of
+ * whole runs (fd, options of): within the differences' own error and the tolerance's effect on both
+ * (mbs_test_check_fd) */
 static void check_method(const char *what, const mbs_model *m, mbs_sens_options *o, mbs_sens_method meth,
-                         const mbs_sens_result *ref, double tol)
+                         const mbs_sens_options *of, const mbs_sens_result *fd)
 {
     mbs_sens_result r;
     mbs_error err;
@@ -85,11 +89,52 @@ static void check_method(const char *what, const mbs_model *m, mbs_sens_options 
     CHECK(rc == MBS_OK, "%s %s: %s", what, mbs_sens_method_name(meth), err.msg);
     if (rc) return;
     CHECK(r.nobj == mbs_model_nobjectives(m) + 1, "%s: %d objectives", what, r.nobj);
-    const double e = row_err(&r, ref);
-    printf("%s, %s: every objective (the program's among them) vs reference %.2e\n", what,
-           mbs_sens_method_name(meth), e);
-    CHECK(e <= tol, "%s %s: %g > %g", what, mbs_sens_method_name(meth), e, tol);
+    char label[160];
+    snprintf(label, sizeof label, "%s %s", what, mbs_sens_method_name(meth));
+    const double w = mbs_test_check_fd(m, o, &r, of, fd, label);
+    printf("%s, %s: every objective (the program's among them) vs fd %.2e, within %.0f %% of its bound\n", what,
+           mbs_sens_method_name(meth), row_err(&r, fd), 100 * w);
     mbs_sens_result_free(&r);
+}
+
+/* the continuous adjoint (options o, method cavm) against a discrete reference ref (options oref) of
+ * order p: within the reference's discretization error (mbs_test_sens_order_error), the CAVM's own
+ * (its change from h to h/2, second order at least: 1.25 x 4/3), CVODES's local errors summed (steps
+ * (rtol + atol) relative to the row) where it integrates, and extra (per entry, may be NULL) */
+static void check_cavm(const char *what, const mbs_model *m, mbs_sens_options *o, const mbs_sens_options *oref,
+                       const mbs_sens_result *ref, int p, const double *extra)
+{
+    mbs_sens_result r, r2;
+    mbs_error err;
+    int rc = sens(m, o, MBS_SENS_CAVM, &r, &err);
+    CHECK(rc == MBS_OK, "%s cavm: %s", what, err.msg);
+    if (rc) return;
+    mbs_sens_options o2 = *o;
+    o2.sim.dt = o->sim.dt / 2;
+    rc = sens(m, &o2, MBS_SENS_CAVM, &r2, &err);
+    CHECK(rc == MBS_OK, "%s cavm at h/2: %s", what, err.msg);
+    if (rc) { mbs_sens_result_free(&r); return; }
+    const int n = r.nobj * r.nparam;
+    double *b = calloc((size_t)n + 1, sizeof *b), worst = 0;
+    mbs_test_sens_order_error(m, oref, p, ref, b);
+    const double cv = o->sim.loop == MBS_LOOP_NONE ? (double)r.stats.steps * (o->sim.rtol + o->sim.atol) : 0;
+    for (int i = 0; i < r.nobj; i++) {
+        double scale = 1;
+        for (int j = 0; j < r.nparam; j++) scale = fmax(scale, fabs(ref->grad[i * r.nparam + j]));
+        for (int j = 0; j < r.nparam; j++) {
+            const int k = i * r.nparam + j;
+            const double bk = b[k] + 1.25 * 4 / 3 * fabs(r.grad[k] - r2.grad[k]) + cv * scale + (extra ? extra[k] : 0);
+            const double d = fabs(r.grad[k] - ref->grad[k]);
+            worst = fmax(worst, d / bk);
+            CHECK(d <= bk, "%s cavm: objective %d parameter %d: %.12g, reference %.12g (bound %.2e)", what, i, j,
+                  r.grad[k], ref->grad[k], bk);
+        }
+    }
+    printf("%s, cavm: every objective vs the discrete reference %.2e, within %.0f %% of its bound\n", what,
+           row_err(&r, ref), 100 * worst);
+    free(b);
+    mbs_sens_result_free(&r);
+    mbs_sens_result_free(&r2);
 }
 
 int main(void)
@@ -124,28 +169,31 @@ int main(void)
             CHECK(0, "spring tree ddm: %s", err.msg);
         }
         o.fd_step = 1e-6;
+        mbs_sens_options ofd = o;
+        ofd.method = MBS_SENS_FD;
         if (sens(m, &o, MBS_SENS_FD, &fd, &err) == MBS_OK) {
-            check_method("spring tree, semi (trapezoidal)", m, &o, MBS_SENS_DDM, &fd, 1e-6);
-            check_method("spring tree, semi (trapezoidal)", m, &o, MBS_SENS_DAVM, &fd, 1e-6);
+            check_method("spring tree, semi (trapezoidal)", m, &o, MBS_SENS_DDM, &ofd, &fd);
+            check_method("spring tree, semi (trapezoidal)", m, &o, MBS_SENS_DAVM, &ofd, &fd);
             mbs_sens_result_free(&fd);
         } else {
             CHECK(0, "spring tree fd: %s", err.msg);
         }
-        o.sim.formulation = MBS_FD_RECURSIVE;
+        o.sim.formulation = ofd.sim.formulation = MBS_FD_RECURSIVE;
         if (sens(m, &o, MBS_SENS_FD, &fd, &err) == MBS_OK) {
-            check_method("spring tree, fr (rk4)", m, &o, MBS_SENS_DDM, &fd, 1e-6);
+            check_method("spring tree, fr (rk4)", m, &o, MBS_SENS_DDM, &ofd, &fd);
             mbs_sens_result_free(&fd);
         } else {
             CHECK(0, "spring tree fr fd: %s", err.msg);
         }
-        /* cavm (continuous) against the rk4 ddm at a fine step */
+        /* cavm (continuous) against the rk4 ddm at a fine step (second order at least: the spline
+         * load's jumps in its third derivative at the knots limit RK4's order) */
         mbs_sens_result fine;
         mbs_sens_options of = o;
         of.sim.dt = 2.5e-4;
         if (sens(m, &of, MBS_SENS_DDM, &fine, &err) == MBS_OK) {
             o.sim.rtol = 1e-10;
             o.sim.atol = 1e-12;
-            check_method("spring tree, cvodes", m, &o, MBS_SENS_CAVM, &fine, 1e-6);
+            check_cavm("spring tree, cvodes", m, &o, &of, &fine, 2, NULL);
             mbs_sens_result_free(&fine);
         } else {
             CHECK(0, "spring tree fine ddm: %s", err.msg);
@@ -193,10 +241,12 @@ int main(void)
               "no objectives at all: %s", err.msg);
         o.objective = user_g;
         o.objective_user = &c;
+        mbs_sens_options ofd = o;
+        ofd.method = MBS_SENS_FD;
         if (sens(m, &o, MBS_SENS_FD, &fd, &err) == MBS_OK) {
             CHECK(fd.nobj == 1, "one objective: %d", fd.nobj);
-            check_method("double pendulum, only the program's objective", m, &o, MBS_SENS_DDM, &fd, 1e-6);
-            check_method("double pendulum, only the program's objective", m, &o, MBS_SENS_DAVM, &fd, 1e-6);
+            check_method("double pendulum, only the program's objective", m, &o, MBS_SENS_DDM, &ofd, &fd);
+            check_method("double pendulum, only the program's objective", m, &o, MBS_SENS_DAVM, &ofd, &fd);
             mbs_sens_result_free(&fd);
         } else {
             CHECK(0, "double pendulum fd: %s", err.msg);
@@ -221,15 +271,28 @@ int main(void)
                 CHECK(0, "fivebar fd: %s", err.msg);
                 continue;
             }
+            mbs_sens_options ofd = o;
+            ofd.method = MBS_SENS_FD;
             o.sim.tolerance = 1e-10;
             char what[64];
             snprintf(what, sizeof what, "five-bar, %s", mbs_loop_formulation_name(forms[f]));
-            /* the finite differences' accuracy: about 1e-5 (ALI3-P: its
-             * Newton tolerance over the step), as in test_sensitivity_loops */
-            check_method(what, m, &o, MBS_SENS_DDM, &fd, f == 0 ? 1e-4 : 1e-6);
-            check_method(what, m, &o, MBS_SENS_DAVM, &fd, f == 0 ? 1e-4 : 1e-6);
-            /* the continuous adjoint: O(h^2) from the discrete gradients */
-            check_method(what, m, &o, MBS_SENS_CAVM, &fd, 1e-3);
+            /* the finite differences' accuracy: ALI3-P's psi carries its Newton tolerance over the
+             * step (mbs_test_check_fd measures it), as in test_sensitivity_loops */
+            check_method(what, m, &o, MBS_SENS_DDM, &ofd, &fd);
+            check_method(what, m, &o, MBS_SENS_DAVM, &ofd, &fd);
+            /* the continuous adjoint: the discrete gradient's O(h^2) error away from the fd (the DDM's,
+             * measured), plus the fd's own error */
+            double *efd = calloc((size_t)(fd.nobj * fd.nparam) + 1, sizeof *efd);
+            mbs_test_fd_error(m, &ofd, &fd, efd);
+            mbs_sens_options od = o;
+            od.method = MBS_SENS_DDM;
+            mbs_sens_result ddm;
+            if (sens(m, &od, MBS_SENS_DDM, &ddm, &err) == MBS_OK) {
+                for (int k = 0; k < fd.nobj * fd.nparam; k++) efd[k] += fabs(ddm.grad[k] - fd.grad[k]);
+                check_cavm(what, m, &o, &od, &ddm, 2, efd);
+                mbs_sens_result_free(&ddm);
+            }
+            free(efd);
             mbs_sens_result_free(&fd);
         }
         mbs_model_free(m);

@@ -99,6 +99,9 @@ double mbs_test_json_round_trip(const mbs_model *m, const char *label, unsigned 
                 qdd[k] = mbs_rng_uniform(&rng, -2, 2);
             }
             mbs_normalize_state(m, q, qd);
+            /* the writer writes every number as the shortest text that reads back to the
+             * same double, and the reloaded model is the same bit for bit (checked above):
+             * the same operations on the same numbers give the same results */
             double e;
             mbs_inverse_dynamics(m, d1, q, qd, qdd, a);
             mbs_inverse_dynamics(m2, d2, q, qd, qdd, b);
@@ -126,3 +129,351 @@ double mbs_test_json_round_trip(const mbs_model *m, const char *label, unsigned 
     return worst;
 }
 
+
+static int traj_record(void *user, const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
+                       const double *qdd)
+{
+    (void)m; (void)d;
+    mbs_test_traj *r = user;
+    if (r->n == r->cap) {
+        const int cap = r->cap ? 2 * r->cap : 1024;
+        const size_t rows = (size_t)cap * (size_t)r->nq;
+        double *tt = realloc(r->t, sizeof(double) * (size_t)cap);
+        if (tt) r->t = tt;
+        double **v[3] = { &r->q, &r->qd, &r->qdd };
+        int ok = tt != NULL;
+        for (int k = 0; k < 3; k++) {
+            double *p = realloc(*v[k], sizeof(double) * rows);
+            if (p) *v[k] = p;
+            else ok = 0;
+        }
+        if (!ok) return MBS_ERR_NOMEM;
+        r->cap = cap;
+    }
+    const size_t o = (size_t)r->n * (size_t)r->nq, len = sizeof(double) * (size_t)r->nq;
+    r->t[r->n] = t;
+    memcpy(r->q + o, q, len);
+    memcpy(r->qd + o, qd, len);
+    memcpy(r->qdd + o, qdd, len);
+    r->n++;
+    return 0;
+}
+
+int mbs_test_traj_run(const mbs_model *m, const mbs_sim_options *o, const double *q0, const double *qd0,
+                      mbs_test_traj *tr)
+{
+    mbs_error err = { 0, "" };
+    memset(tr, 0, sizeof *tr);
+    tr->nq = mbs_model_nq(m);
+    mbs_data *d = mbs_data_create(m, &err);
+    const int rc = d ? mbs_simulate(m, d, o, q0, qd0, traj_record, tr, NULL, &err) : MBS_ERR_NOMEM;
+    CHECK(rc == MBS_OK, "%s: simulation: %s", mbs_model_name(m), err.msg);
+    mbs_data_free(d);
+    return rc;
+}
+
+void mbs_test_traj_free(mbs_test_traj *tr)
+{
+    free(tr->t);
+    free(tr->q);
+    free(tr->qd);
+    free(tr->qdd);
+    memset(tr, 0, sizeof *tr);
+}
+
+void mbs_test_traj_diff(const mbs_test_traj *a, const mbs_test_traj *b, double d[3])
+{
+    d[0] = d[1] = d[2] = 0;
+    if (a->n != b->n || a->nq != b->nq) { d[0] = d[1] = d[2] = INFINITY; return; }
+    const double *x[3] = { a->q, a->qd, a->qdd }, *y[3] = { b->q, b->qd, b->qdd };
+    for (int c = 0; c < 3; c++)
+        for (size_t k = 0; k < (size_t)a->n * (size_t)a->nq; k++) {
+            const double e = fabs(x[c][k] - y[c][k]);
+            if (!(e <= d[c])) d[c] = e;
+        }
+}
+
+/* the largest per-step difference of a and b (as a velocity) over 4 steps
+ * from every stride-th state of tr */
+static double step_spread(const mbs_model *m, const mbs_sim_options *a, const mbs_sim_options *b,
+                          const mbs_test_traj *tr, int stride)
+{
+    const int nq = tr->nq, window = 4;
+    mbs_error err = { 0, "" };
+    mbs_data *da = mbs_data_create(m, &err), *db = mbs_data_create(m, &err);
+    mbs_integrator *ia = da ? mbs_integrator_create(m, da, a, &err) : NULL;
+    mbs_integrator *ib = db ? mbs_integrator_create(m, db, b, &err) : NULL;
+    CHECK(ia && ib, "%s: integrators: %s", mbs_model_name(m), err.msg);
+    double e = ia && ib ? 0 : INFINITY;
+    for (int k = 0; ia && ib && k + window < tr->n; k += stride) {
+        const double *q = tr->q + (size_t)k * nq, *qd = tr->qd + (size_t)k * nq;
+        int rc = mbs_integrator_reset(ia, tr->t[k], q, qd, &err);
+        if (!rc) rc = mbs_integrator_reset(ib, tr->t[k], q, qd, &err);
+        for (int j = 1; j <= window && !rc; j++) {
+            const double h = tr->t[k + j] - tr->t[k + j - 1];
+            rc = mbs_integrator_step(ia, h, &err);
+            if (!rc) rc = mbs_integrator_step(ib, h, &err);
+            const double *qa = mbs_integrator_q(ia), *qb = mbs_integrator_q(ib);
+            const double *va = mbs_integrator_qd(ia), *vb = mbs_integrator_qd(ib);
+            for (int i = 0; i < nq && !rc; i++) {
+                const double ei = fmax(fabs(qa[i] - qb[i]) / h, fabs(va[i] - vb[i])) / j;
+                if (!(ei <= e)) e = ei;
+            }
+        }
+        CHECK(rc == MBS_OK, "%s: steps from t = %g: %s", mbs_model_name(m), tr->t[k], err.msg);
+        if (rc) { e = INFINITY; break; }
+    }
+    mbs_integrator_free(ia);
+    mbs_integrator_free(ib);
+    mbs_data_free(da);
+    mbs_data_free(db);
+    return e;
+}
+
+/* the effect of the solver tolerance on a run of o: max |x(tol) - x(tol / 100)| (0 without a
+ * tolerance: RK4, index-1 outside the trapezoidal rule) */
+static int tolerance_effect(const mbs_model *m, const mbs_sim_options *o, const double *q0, const double *qd0,
+                            double d[3])
+{
+    d[0] = d[1] = d[2] = 0;
+    if (o->integrator != MBS_INTEGRATOR_TRAPEZOIDAL) return 0;
+    mbs_sim_options o10 = *o;
+    o10.tolerance = o->tolerance / 100;
+    mbs_test_traj a, b;
+    memset(&b, 0, sizeof b);
+    int rc = mbs_test_traj_run(m, o, q0, qd0, &a);
+    if (!rc) rc = mbs_test_traj_run(m, &o10, q0, qd0, &b);
+    if (!rc) mbs_test_traj_diff(&a, &b, d);
+    mbs_test_traj_free(&a);
+    mbs_test_traj_free(&b);
+    return rc ? -1 : 0;
+}
+
+int mbs_test_run_spread(const mbs_model *m, const mbs_sim_options *a, const mbs_sim_options *b, const double *q0,
+                        const double *qd0, double bound[3])
+{
+    bound[0] = bound[1] = bound[2] = INFINITY;
+    mbs_test_traj ra, rp;
+    if (mbs_test_traj_run(m, a, q0, qd0, &ra) != MBS_OK || ra.n < 2) { mbs_test_traj_free(&ra); return -1; }
+    const int nq = ra.nq;
+    /* G: a velocity perturbation of the consistent initial state */
+    double *v = malloc(sizeof(double) * (size_t)(nq + 1)), vmax = 1, qdmax = 0;
+    for (int i = 0; i < nq; i++) vmax = fmax(vmax, fabs(ra.qd[i]));
+    for (int i = 0; i < nq; i++) v[i] = ra.qd[i] + 1e-7 * vmax;
+    int rc = mbs_test_traj_run(m, a, ra.q, v, &rp);
+    free(v);
+    if (rc != MBS_OK || rp.n != ra.n) { mbs_test_traj_free(&ra); mbs_test_traj_free(&rp); return -1; }
+    double dv0 = 0, g[3], ta[3], tb[3];
+    for (int i = 0; i < nq; i++) dv0 = fmax(dv0, fabs(rp.qd[i] - ra.qd[i]));
+    CHECK(dv0 > 0, "%s: the velocity perturbation vanished", mbs_model_name(m));
+    mbs_test_traj_diff(&ra, &rp, g);
+    for (size_t k = 0; k < (size_t)ra.n * (size_t)nq; k++) qdmax = fmax(qdmax, fabs(ra.qd[k]));
+    /* e: per-step differences from ~60 states of the run */
+    const int stride = ra.n / 60 > 1 ? ra.n / 60 : 1;
+    const double e = fmax(step_spread(m, a, b, &ra, stride), MBS_EPS * qdmax);
+    const double steps = (double)(ra.n - 1);
+    /* the solver tolerances: each run is off the exact discrete solution by about
+     * |x(tol) - x(tol/100)|, taken with a margin of 1.2 */
+    rc = tolerance_effect(m, a, ra.q, ra.qd, ta);
+    if (!rc) rc = tolerance_effect(m, b, ra.q, ra.qd, tb);
+    for (int c = 0; c < 3 && !rc; c++)
+        bound[c] = dv0 > 0 ? 1.2 * (ta[c] + tb[c]) + steps * (g[c] / dv0) * e : INFINITY;
+    mbs_test_traj_free(&ra);
+    mbs_test_traj_free(&rp);
+    return rc ? -1 : 0;
+}
+
+int mbs_test_order_error(const mbs_model *m, const mbs_sim_options *o, int p, const double *q0, const double *qd0,
+                         double err[3])
+{
+    err[0] = err[1] = err[2] = INFINITY;
+    mbs_test_traj r[3];
+    memset(r, 0, sizeof r);
+    int rc = 0;
+    for (int k = 0; k < 3 && !rc; k++) {
+        mbs_sim_options ok = *o;
+        ok.dt = o->dt / (1 << k);
+        rc = mbs_test_traj_run(m, &ok, q0, qd0, &r[k]);
+    }
+    /* the changes from h to h/2 and from h/2 to h/4, at the outputs of the run at h */
+    double ch[2][3] = { { 0, 0, 0 }, { 0, 0, 0 } };
+    for (int k = 0; k < 2 && !rc; k++) {
+        const mbs_test_traj *a = &r[k], *b = &r[k + 1];
+        CHECK(2 * (a->n - 1) == b->n - 1, "%s: %d and %d outputs at h and h/2", mbs_model_name(m), a->n, b->n);
+        const double *x[3] = { a->q, a->qd, a->qdd }, *y[3] = { b->q, b->qd, b->qdd };
+        for (int c = 0; c < 3; c++)
+            for (int j = 0; j < r[0].n; j++)
+                for (int i = 0; i < a->nq; i++) {
+                    const size_t ia = (size_t)(j << k) * a->nq + i, ib = (size_t)(j << (k + 1)) * b->nq + i;
+                    const double d = ia < (size_t)a->n * a->nq && ib < (size_t)b->n * b->nq ? fabs(x[c][ia] - y[c][ib])
+                                                                                          : INFINITY;
+                    if (!(d <= ch[k][c])) ch[k][c] = d;
+                }
+    }
+    if (!rc) {
+        /* the changes shrink by r, tending to 2^p: the error at h, the sum of all further changes, is
+         * r' / (r' - 1) times the first for a constant ratio r' = min(r, 2^p); 1.25 for the terms of
+         * the next order, which make the ratio vary */
+        const double r = ch[1][0] > 0 ? ch[0][0] / ch[1][0] : INFINITY, rmin = p >= 4 ? 8 : 2;
+        const double rr = fmin(r, p >= 4 ? 16 : 4), f = 1.25 * (r > rmin ? rr / (rr - 1) : rmin / (rmin - 1));
+        for (int c = 0; c < 3; c++) err[c] = ch[0][c] * f;
+        CHECK(r > rmin || ch[0][0] <= 1e3 * MBS_EPS, "%s: changes %g (h -> h/2), %g (h/2 -> h/4): not order %d",
+              mbs_model_name(m), ch[0][0], ch[1][0], p);
+    }
+    for (int k = 0; k < 3; k++) mbs_test_traj_free(&r[k]);
+    return rc ? -1 : 0;
+}
+
+/* the Newton tolerance's effect on a gradient r computed with options o (trapezoidal rule): where the
+ * iteration counts do not change, the stopping error is a smooth function of the parameters, which
+ * biases the gradient; a run at tolerance / 100 (/ 10, or 10 times the tolerance, where the
+ * iterations do not reach that) shows it: err[k] += 1.2 |g - g'| */
+static int sens_tolerance_effect(const mbs_model *m, const mbs_sens_options *o, const mbs_sens_result *r,
+                                 double *err)
+{
+    if (o->sim.integrator != MBS_INTEGRATOR_TRAPEZOIDAL) return 0;
+    const int n = r->nobj * r->nparam;
+    const double tf[3] = { 1e-2, 1e-1, 10 };
+    mbs_sens_options os = *o;
+    mbs_sens_result t;
+    mbs_error e = { 0, "" };
+    int rc = -1;
+    for (int k = 0; k < 3 && rc; k++) {
+        os.sim.tolerance = o->sim.tolerance * tf[k];
+        rc = mbs_sensitivity(m, &os, &t, &e);
+    }
+    CHECK(rc == MBS_OK, "%s: %s at another tolerance: %s", mbs_model_name(m), mbs_sens_method_name(o->method),
+          e.msg);
+    if (rc) return -1;
+    for (int k = 0; k < n; k++) err[k] += 1.2 * fabs(r->grad[k] - t.grad[k]);
+    mbs_sens_result_free(&t);
+    return 0;
+}
+
+int mbs_test_fd_error(const mbs_model *m, const mbs_sens_options *o, const mbs_sens_result *fd, double *err)
+{
+    const int n = fd->nobj * fd->nparam;
+    for (int k = 0; k < n; k++) err[k] = 0;
+    int rc = 0;
+    for (int s = 0; s < 2 && !rc; s++) {
+        mbs_sens_options os = *o;
+        os.method = MBS_SENS_FD;
+        os.fd_step = s == 0 ? o->fd_step / 2 : 2 * o->fd_step;
+        mbs_sens_result r;
+        mbs_error e = { 0, "" };
+        rc = mbs_sensitivity(m, &os, &r, &e);
+        CHECK(rc == MBS_OK, "%s: fd with step %g: %s", mbs_model_name(m), os.fd_step, e.msg);
+        if (rc) break;
+        for (int k = 0; k < n; k++) err[k] = fmax(err[k], 2 * fabs(fd->grad[k] - r.grad[k]));
+        mbs_sens_result_free(&r);
+    }
+    if (!rc) {
+        mbs_sens_options os = *o;
+        os.method = MBS_SENS_FD;
+        rc = sens_tolerance_effect(m, &os, fd, err);
+    }
+    /* the round-off of psi, which no step size's difference need show (nearby runs round alike):
+     * every step rounds psi and the state it integrates, at eps relative, over the difference
+     * step 2 h max(1, |rho_j|), twice */
+    const double steps = (double)(fd->stats.steps > 0 ? fd->stats.steps : 1);
+    for (int i = 0; i < fd->nobj && !rc; i++)
+        for (int j = 0; j < fd->nparam; j++) {
+            const double hj = o->fd_step * fmax(1, fabs(mbs_param_value(m, j)));
+            err[i * fd->nparam + j] += 2 * steps * MBS_EPS * fabs(fd->psi[i]) / hj;
+        }
+    if (rc)
+        for (int k = 0; k < n; k++) err[k] = INFINITY;
+    return rc ? -1 : 0;
+}
+
+double mbs_test_sens_roundoff(const mbs_model *m, const mbs_sens_result *r)
+{
+    const double steps = (double)(r->stats.steps > 0 ? r->stats.steps : 1);
+    return steps * MBS_ROUNDOFF(mbs_model_nbodies(m));
+}
+
+double mbs_test_check_fd(const mbs_model *m, const mbs_sens_options *oe, const mbs_sens_result *exact,
+                         const mbs_sens_options *o, const mbs_sens_result *fd, const char *label)
+{
+    const int n = fd->nobj * fd->nparam;
+    double *err = calloc((size_t)n + 1, sizeof *err), worst = 0;
+    mbs_test_fd_error(m, o, fd, err);
+    sens_tolerance_effect(m, oe, exact, err);
+    const double ro = mbs_test_sens_roundoff(m, exact);
+    for (int i = 0; i < fd->nobj; i++) {
+        double scale = 1;
+        for (int j = 0; j < fd->nparam; j++) scale = fmax(scale, fabs(exact->grad[i * fd->nparam + j]));
+        for (int j = 0; j < fd->nparam; j++) {
+            const int k = i * fd->nparam + j;
+            const double d = fabs(fd->grad[k] - exact->grad[k]), b = err[k] + ro * scale;
+            worst = fmax(worst, d / b);
+            CHECK(d <= b, "%s: fd vs exact, objective %d parameter %d: %.12g, %.12g (error estimate %.2e)", label, i, j,
+                  fd->grad[k], exact->grad[k], b);
+        }
+    }
+    free(err);
+    return worst;
+}
+
+int mbs_test_sens_order_error(const mbs_model *m, const mbs_sens_options *o, int p, const mbs_sens_result *r,
+                              double *err)
+{
+    /* at a tolerance / 100 (trapezoidal rule: the changes of the gradient with the step would otherwise
+     * carry the tolerance's effect, which does not shrink with it): h, h/2, h/4; r itself is off by the
+     * discretization error at h plus its own tolerance's effect, 1.2 |r - g(h)| */
+    const int n = r->nobj * r->nparam, trap = o->sim.integrator == MBS_INTEGRATOR_TRAPEZOIDAL;
+    mbs_sens_result g[3];
+    int rc = 0, got = 0;
+    const double tf[3] = { 1e-2, 1e-1, 1 };
+    for (int k = 0; k < 3 && !rc; k++) {
+        mbs_sens_options ok = *o;
+        ok.sim.dt = o->sim.dt / (1 << k);
+        mbs_error e = { 0, "" };
+        rc = -1;
+        for (int t = trap ? 0 : 2; t < 3 && rc; t++) {
+            ok.sim.tolerance = o->sim.tolerance * tf[t];
+            rc = mbs_sensitivity(m, &ok, &g[k], &e);
+        }
+        CHECK(rc == MBS_OK, "%s: gradient at step %g: %s", mbs_model_name(m), ok.sim.dt, e.msg);
+        if (!rc) got++;
+    }
+    double c0 = 0, c1 = 0, scale = 1;
+    for (int k = 0; k < n && !rc; k++) {
+        c0 = fmax(c0, fabs(g[0].grad[k] - g[1].grad[k]));
+        c1 = fmax(c1, fabs(g[1].grad[k] - g[2].grad[k]));
+        scale = fmax(scale, fabs(r->grad[k]));
+    }
+    const double ratio = c1 > 0 ? c0 / c1 : INFINITY, rmin = p >= 4 ? 8 : 2, top = p >= 4 ? 16 : 4;
+    const double rr = fmin(ratio, top), f = 1.25 * (ratio > rmin ? rr / (rr - 1) : rmin / (rmin - 1));
+    if (!rc)
+        CHECK(ratio > rmin || c0 <= mbs_test_sens_roundoff(m, r) * scale, "%s: gradient changes %g, %g: not "
+              "order %d", mbs_model_name(m), c0, c1, p);
+    for (int k = 0; k < n; k++)
+        err[k] = rc ? INFINITY : f * fabs(g[0].grad[k] - g[1].grad[k]) + 1.2 * fabs(r->grad[k] - g[0].grad[k]);
+    for (int k = 0; k < got; k++) mbs_sens_result_free(&g[k]);
+    return rc ? -1 : 0;
+}
+
+void mbs_test_eig_range(const double *M, int n, double *lmin, double *lmax)
+{
+    *lmin = *lmax = 0;
+    if (n <= 0) return;
+    double *A = malloc(sizeof(double) * (size_t)n * (size_t)n), *w = malloc(sizeof(double) * (size_t)n);
+    if (A && w) {
+        memcpy(A, M, sizeof(double) * (size_t)n * (size_t)n);
+        if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'U', n, A, n, w) == 0) {
+            *lmin = w[0];
+            *lmax = w[n - 1];
+        }
+    }
+    free(A);
+    free(w);
+}
+
+double mbs_test_cond_spd(const double *M, int n)
+{
+    if (n <= 0) return 1;
+    double lmin, lmax;
+    mbs_test_eig_range(M, n, &lmin, &lmax);
+    return lmin > 0 ? lmax / lmin : INFINITY;
+}

@@ -8,6 +8,7 @@
 #ifndef MBS_TESTUTIL_H
 #define MBS_TESTUTIL_H
 
+#include <float.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -52,5 +53,143 @@ int mbs_test_urdf_dir(char *dir, size_t len);
  * states (each a CHECK). Returns the worst relative difference of those
  * results (0 when they agree; INFINITY if the model differs). */
 double mbs_test_json_round_trip(const mbs_model *m, const char *label, unsigned long seed);
+
+/* The machine epsilon of double (2.2e-16): the unit of round-off bounds. */
+#define MBS_EPS DBL_EPSILON
+
+/* Round-off bound for what the recursions compute over a tree of n bodies
+ * (or a chain of n steps), relative to the largest entry or to 1: each
+ * entry is a sum over at most n bodies of terms that pass through about 50
+ * roundings (6D transforms, cross products, 3x3 products) and exceed the
+ * result by at most a factor 20 for the models of the tests (masses,
+ * inertias, lengths and rates from 0.1 to 10; the random trees draw them
+ * there): 1000 n eps, 2.2e-12 for 10 bodies. The same computation done two
+ * ways (two recursions, analytical and complex-step derivatives) differs by
+ * at most the sum of two such errors; the factor 20 covers that as well. */
+#define MBS_ROUNDOFF(n) (1000.0 * (n) * MBS_EPS)
+
+/* The 2-norm condition number of the symmetric positive definite n x n
+ * matrix M (row- or column-major alike): the ratio of its extreme
+ * eigenvalues (LAPACK dsyev on a copy); INFINITY if it is not positive
+ * definite. Forward dynamics solves with M: to the round-off of the
+ * recursions (MBS_ROUNDOFF) it adds the forward error of a backward-stable
+ * solve, n eps times this, on each side of a comparison. */
+double mbs_test_cond_spd(const double *M, int n);
+/* Its smallest and largest eigenvalues (0 on failure). */
+void mbs_test_eig_range(const double *M, int n, double *lmin, double *lmax);
+
+/* The round-off bound of forward dynamics (and of what solves with M) at
+ * q: MBS_ROUNDOFF of the model plus 2 nq eps kappa(M(q)), the forward error
+ * of a backward-stable solve on both sides of a comparison. */
+double mbs_test_roundoff_fd(const mbs_model *m, mbs_data *d, const double *q);
+
+/* mbs_check_derivatives (analytical against complex step) at `samples`
+ * random states drawn here: each inverse-dynamics block within MBS_ROUNDOFF
+ * of the model, each forward-dynamics block within mbs_test_roundoff_fd at
+ * its state (each a CHECK). Returns the worst error as a fraction of its
+ * bound. */
+double mbs_test_check_derivatives(const mbs_model *m, int samples, unsigned long seed, const char *label);
+
+/* Two runs of the same discrete equations that differ only in arithmetic
+ * (another reference point or recursion, another Newton path or tangent,
+ * another solver of the same step equations) differ by what each step's
+ * round-off and solver tolerance become along the run. This bounds their
+ * difference by T_a + T_b + N G e, every term measured on this run:
+ *   T  the tolerance's effect on each run (trapezoidal rule and closed-loop
+ *      formulations; 0 for RK4): 1.2 max |x(tol) - x(tol/100)| (how far a
+ *      run stopped at tol is from the exact discrete solution; a factor 10
+ *      can leave the iteration counts, and the run, unchanged);
+ *   e  the per-step difference: from states of a's run (every stride-th
+ *      output, about 60 in all), `a` and `b` each take 4 steps; e is the
+ *      largest difference after j steps divided by j, as a velocity
+ *      (max of |dqd| and |dq| / h), and at least eps max |qd| (the
+ *      rounding of the result);
+ *   G  the growth of a velocity perturbation along a's run: a run from
+ *      qd0 + 1e-7 max(1, |qd0|) (made consistent by the integrator), its
+ *      largest |dq|, |dqd|, |dqdd| over the outputs divided by the initial
+ *      |dqd| (a perturbation entering later grows no more than one entering
+ *      at t0 of a run that is at most as long: G is taken for all of them);
+ *   N  the steps: every step's difference adding up in phase, the worst
+ *      case (differences of random sign grow like sqrt(N) instead).
+ * a and b are fixed-step options (trapezoidal rule, RK4, the closed-loop
+ * formulations) with the same dt, t0, tf; q0, qd0 may be NULL (the model's).
+ * bound[0], [1], [2] are for q, qd, qdd (max-norms over the outputs).
+ * Returns 0, or -1 when a run fails (reported as a CHECK). */
+int mbs_test_run_spread(const mbs_model *m, const mbs_sim_options *a, const mbs_sim_options *b, const double *q0,
+                        const double *qd0, double bound[3]);
+
+/* A run of order p (2: the trapezoidal rule, the closed-loop formulations;
+ * 4: RK4) at step h errs by e(h) = C h^p (1 + O(h)), so the changes
+ * x(h) - x(h/2), x(h/2) - x(h/4), ... shrink by a ratio r that tends to 2^p
+ * (Richardson), and e(h) is their sum. mbs_test_order_error runs options o
+ * at h = o.dt, h/2 and h/4, measures r on q (a CHECK that r > 2^p / 2: the
+ * runs converge at about the method's order) and returns 1.25 r'/(r' - 1)
+ * |x(h) - x(h/2)|, r' = min(r, 2^p) (the sum for a constant ratio r', and
+ * 1.25 for the next order's terms), maxima over the outputs at h: err[0],
+ * [1], [2] for q, qd, qdd. q0, qd0 may be NULL. Returns 0 or -1 (a run
+ * failed). */
+int mbs_test_order_error(const mbs_model *m, const mbs_sim_options *o, int p, const double *q0, const double *qd0,
+                         double err[3]);
+
+/* The error of a central-difference gradient of whole simulations
+ * (mbs_sensitivity with method fd, relative step h = o->fd_step), against
+ * the exact derivative of the discrete run (DDM, adjoints):
+ *   - its truncation, O(h^2), and the noise of the simulations over 2h,
+ *     O(1/h), show in how the gradient changes when h is halved or doubled:
+ *     2 max(|g(h) - g(h/2)|, |g(h) - g(2h)|) (a truncation error c h^2 is
+ *     |g(2h) - g(h)| / 3 and 4/3 |g(h) - g(h/2)|);
+ *   - the Newton tolerance (trapezoidal rule): where the iteration counts do
+ *     not change, the stopping error is a smooth function of the parameters
+ *     and biases every step size alike; a run at tolerance / 100 (/ 10, or
+ *     10 times the tolerance, where the iterations do not reach that) shows
+ *     it: 1.2 |g(h) - g'(h)|;
+ *   - the round-off of psi, which nearby runs share and the changes above
+ *     need not show: each of the N steps rounds psi and the state it
+ *     integrates at eps relative: 2 N eps |psi_i| / h_j, h_j the parameter's
+ *     absolute step.
+ * err[k] is their sum for each entry (objective x parameter, row-major) of
+ * g(h) = fd->grad, computed with options o. Returns 0 or -1 (a run failed;
+ * err then INFINITY). */
+int mbs_test_fd_error(const mbs_model *m, const mbs_sens_options *o, const mbs_sens_result *fd, double *err);
+
+/* Two exact derivatives of the same discrete run (DDM, discrete adjoint,
+ * complex step) differ by round-off: each of the run's N steps has its
+ * Jacobians to MBS_ROUNDOFF of the model, their product N times that:
+ * N MBS_ROUNDOFF(bodies), relative to the largest gradient entry of an
+ * objective (or 1). */
+double mbs_test_sens_roundoff(const mbs_model *m, const mbs_sens_result *r);
+
+/* CHECK every entry of an FD gradient (fd, options o) against an exact one
+ * (exact, options oe): |fd - exact| <= mbs_test_fd_error + the tolerance's
+ * effect on the exact one (its trajectory is the run at oe's tolerance: a
+ * run at tolerance / 100 as above; the DDM of a five-bar driven without
+ * fixed coordinates at 1e-10 is 1.5e-8 off the one at 1e-12, 0.1 s) +
+ * mbs_test_sens_roundoff of its row. Returns the largest ratio of
+ * difference to bound (<= 1: all passed). */
+double mbs_test_check_fd(const mbs_model *m, const mbs_sens_options *oe, const mbs_sens_result *exact,
+                         const mbs_sens_options *o, const mbs_sens_result *fd, const char *label);
+
+/* The error of a gradient r computed with options o (method and
+ * formulation set), of order p in the step, against the continuous one, as
+ * mbs_test_order_error: runs at h = o.sim.dt, h/2 and h/4 (trapezoidal rule:
+ * at tolerance / 100, whose effect does not shrink with h; / 10 or the
+ * tolerance itself where the iterations do not reach it), err[k] =
+ * 1.25 r'/(r' - 1) |g(h) - g(h/2)| + 1.2 |r - g(h)| (r' = min(r, 2^p), r the
+ * ratio of successive changes, a CHECK that r > 2^p / 2 unless the changes
+ * are at round-off; the last term: r's own tolerance's effect). */
+int mbs_test_sens_order_error(const mbs_model *m, const mbs_sens_options *o, int p, const mbs_sens_result *r,
+                              double *err);
+
+/* A run recorded at every output: q, qd, qdd (n rows of nq). */
+typedef struct { int nq, n, cap; double *t, *q, *qd, *qdd; } mbs_test_traj;
+/* mbs_simulate with options o from (q0, qd0) (NULL: the model's),
+ * recording every output into tr (freed with mbs_test_traj_free). 0 or the
+ * status (a CHECK reports it). */
+int mbs_test_traj_run(const mbs_model *m, const mbs_sim_options *o, const double *q0, const double *qd0,
+                      mbs_test_traj *tr);
+void mbs_test_traj_free(mbs_test_traj *tr);
+/* max over the outputs of |a - b| for q, qd, qdd (d[0], [1], [2]);
+ * INFINITY if the output counts differ. */
+void mbs_test_traj_diff(const mbs_test_traj *a, const mbs_test_traj *b, double d[3]);
 
 #endif

@@ -261,6 +261,21 @@ void mbs_form_chol_solve(int n, const double *A, double *b)
     FORM_BY_SIZE(n, chol_solve_n(N_, A, b))
 }
 
+int mbs_form_penalty_factor(int n, int nc, const double *M, const double *Phi, double al, double *K, lapack_int *piv)
+{
+    const size_t ld = (size_t)(n + nc);
+    for (int j = 0; j < n; j++) {
+        memcpy(K + (size_t)j * ld, M + (size_t)j * n, sizeof(double) * (size_t)n);
+        for (int r = 0; r < nc; r++) K[(size_t)j * ld + n + r] = Phi[(size_t)r * n + j];
+    }
+    for (int r = 0; r < nc; r++) {
+        double *col = K + (size_t)(n + r) * ld;
+        memcpy(col, Phi + (size_t)r * n, sizeof(double) * (size_t)n);
+        for (int i = 0; i < nc; i++) col[n + i] = i == r ? -1 / al : 0;
+    }
+    return mbs_form_lu(n + nc, K, piv);
+}
+
 void mbs_form_affine(mbs_form *f, double h)
 {
     const double c1 = MBS_FORM_GAMMA / (MBS_FORM_BETA * h), d1 = 1 / (MBS_FORM_BETA * h * h);
@@ -510,8 +525,9 @@ mbs_form *mbs_form_create(const mbs_model *m, mbs_data *d, const mbs_sim_options
     total += nc * n + nd * n + n + nc + nd;        /* matrixr chain */
     total += n * n;                                /* CK */
     total += 2 * n + 3 * nc;                       /* step record */
+    total += (n + nc) * (n + nc + 1);              /* K: (n + nc)^2 and a column */
     arena a = { calloc(total, sizeof(double)), 0, total };
-    f->ipiv = calloc(n, sizeof *f->ipiv);
+    f->ipiv = calloc(n + nc, sizeof *f->ipiv);
     f->ipivd = calloc(nd, sizeof *f->ipivd);
     f->dof = calloc(nd, sizeof *f->dof);
     if (!a.base || !f->ipiv || !f->ipivd || !f->dof) {
@@ -564,6 +580,7 @@ mbs_form *mbs_form_create(const mbs_model *m, mbs_data *d, const mbs_sim_options
     f->step.lambda = take(&a, nc);
     f->step.sigma = take(&a, nc);
     f->step.kappa = take(&a, nc);
+    f->K = take(&a, (n + nc) * (n + nc + 1));
     f->step.zi = f->zi;
     f->step.zdi = f->zdi;
     f->step.zddi = f->zddi;

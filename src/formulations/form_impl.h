@@ -74,7 +74,8 @@ typedef struct mbs_form {
     /* dense work */
     double *S;         /* n x n col-major: Newton tangent, LU-factored */
     double *P;         /* n x n col-major: projection matrix, Cholesky-factored */
-    lapack_int *ipiv;  /* n */
+    lapack_int *ipiv;  /* n + nc */
+    double *K;         /* (n + nc)^2 col-major: mbs_form_penalty_factor; then n + nc */
     double *v1, *v2, *v3, *v4, *e;   /* n */
     double *w1, *w2;   /* nc */
     /* trapezoidal step */
@@ -211,6 +212,17 @@ int mbs_form_lu(int n, double *A, lapack_int *piv);
 void mbs_form_lu_solve(int n, const double *A, const lapack_int *piv, double *b);
 int mbs_form_chol(int n, double *A);
 void mbs_form_chol_solve(int n, const double *A, double *b);
+/* The penalty equations  M x + Phi^T lam = v,  lam = al (Phi x - g)  (M n x n,
+ * symmetric; Phi nc x n row-major) as one saddle-point system
+ *     [M  Phi^T; Phi  -I/al] [x; lam] = [v; g]:
+ * K ((n + nc)^2, col-major) is that matrix LU-factored (piv: n + nc); then
+ * mbs_form_lu_solve(n + nc, K, piv, b) turns b = [v; g] into [x; lam].
+ * Their usual form (M + al Phi^T Phi) x = v + al Phi^T g forms al Phi^T g
+ * and al Phi^T Phi x, of size al |g|, and loses eps al |Phi|^2 / |M| of
+ * relative accuracy in the directions the constraints leave free; with lam
+ * an unknown, x is accurate to round-off. Returns 0 or (column + 1) of a
+ * zero pivot. */
+int mbs_form_penalty_factor(int n, int nc, const double *M, const double *Phi, double al, double *K, lapack_int *piv);
 /* x = P^-1 v for P = M + s Phi^T Phi (Cholesky factor in P, col-major),
  * with one step of iterative refinement (ali3p.c). res: n, tmp: nc. */
 void mbs_form_proj_solve(int n, int nc, const double *M, const double *Phi, double s, const double *P,

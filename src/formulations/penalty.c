@@ -6,11 +6,11 @@
  *     M zdd - Q + Phi_q^T alpha (Phidd + 2 omega xi Phid + omega^2 Phi) = 0,
  *     Phidd = Phi_q zdd - c,   lambda = alpha (Phidd + 2 omega xi Phid + omega^2 Phi).
  *
- * Accelerations at a known (z, zd): one SPD solve
- *     (M + Phi_q^T alpha Phi_q) zdd = Q + Phi_q^T alpha (c - 2 omega xi Phid - omega^2 Phi)
- * (Cholesky; one step of iterative refinement, since alpha ~ 1e9 makes the
- * matrix ill-conditioned in the constraint directions). This initializes
- * ALI3-P (accelerations and multipliers at t0).
+ * Accelerations at a known (z, zd): the solution of
+ *     (M + Phi_q^T alpha Phi_q) zdd = Q + Phi_q^T alpha (c - 2 omega xi Phid - omega^2 Phi),
+ * computed with the multipliers as unknowns (mbs_form_penalty_factor: in the
+ * form above alpha ~ 1e10 costs 6 to 7 digits). This initializes ALI3-P
+ * (accelerations and multipliers at t0).
  *
  * As a dynamic formulation it is integrated with the trapezoidal rule in the
  * correction D to the predictor (as src/integrators/trapezoidal.c), Newton
@@ -41,45 +41,25 @@ int mbs_form_penalty_accel(mbs_form *f, double t, const double *q, const double 
     /* at zdd = 0: r0 = -Q, phidd0 = -c */
     mbs_form_primal(m, d, t, q, qd, NULL, f->r, f->phi, f->Phi, f->phid, f->phidd);
     mbs_crba(m, &d->ws, f->M);
-    for (int i = 0; i < nc; i++) f->w1[i] = al * (f->phidd[i] + 2 * om * xi * f->phid[i] + om * om * f->phi[i]);
-    /* rhs = -r0 - Phi^T w1 */
-    mbs_form_Ptv(n, nc, f->Phi, f->w1, f->v1, 0);
-    for (int k = 0; k < n; k++) f->v1[k] = -f->r[k] - f->v1[k];
-    memcpy(f->P, f->M, sizeof(double) * (size_t)n * (size_t)n);
-    mbs_form_add_PtP(n, nc, f->Phi, al, f->P);
-    if (n > 0) {
-        lapack_int info = mbs_form_chol(n, f->P);
-        if (info != 0) {
-            snprintf(msg, len, "penalty formulation: M + Phi_q^T alpha Phi_q is not positive definite "
-                     "(coordinate %s): a massless coordinate without constraint?",
-                     info > 0 ? m->coord_name[info - 1] : "?");
-            return MBS_ERR_NUMERIC;
-        }
-        memcpy(qdd, f->v1, sizeof(double) * (size_t)n);
-        mbs_form_chol_solve(n, f->P, qdd);
-        /* one step of iterative refinement: v2 = rhs - (M + Phi^T al Phi) qdd */
-        for (int i = 0; i < n; i++) {
-            double s = 0;
-            for (int j = 0; j < n; j++) s += f->M[(size_t)i * n + j] * qdd[j];
-            f->v2[i] = f->v1[i] - s;
-        }
-        mbs_form_Pv(n, nc, f->Phi, qdd, f->w2);
-        for (int i = 0; i < nc; i++) f->w2[i] *= al;
-        mbs_form_Ptv(n, nc, f->Phi, f->w2, f->v3, 0);
-        for (int i = 0; i < n; i++) f->v2[i] -= f->v3[i];
-        mbs_form_chol_solve(n, f->P, f->v2);
-        for (int i = 0; i < n; i++) qdd[i] += f->v2[i];
+    /* M qdd + Phi^T lambda = -r0, Phi qdd - lambda / al = -(phidd0 + 2 omega xi Phid + omega^2 Phi) */
+    const int info = mbs_form_penalty_factor(n, nc, f->M, f->Phi, al, f->K, f->ipiv);
+    if (info != 0) {
+        snprintf(msg, len, "penalty formulation: M + Phi_q^T alpha Phi_q is singular (coordinate %s): a "
+                 "massless coordinate without constraint?", info <= n ? m->coord_name[info - 1] : "?");
+        return MBS_ERR_NUMERIC;
     }
+    double *b = f->K + (size_t)(n + nc) * (size_t)(n + nc);
+    for (int k = 0; k < n; k++) b[k] = -f->r[k];
+    for (int i = 0; i < nc; i++) b[n + i] = -(f->phidd[i] + 2 * om * xi * f->phid[i] + om * om * f->phi[i]);
+    mbs_form_lu_solve(n + nc, f->K, f->ipiv, b);
+    memcpy(qdd, b, sizeof(double) * (size_t)n);
+    if (lambda) memcpy(lambda, b + n, sizeof(double) * (size_t)nc);
     for (int k = 0; k < n; k++)
         if (!isfinite(qdd[k])) {
             snprintf(msg, len, "penalty formulation: acceleration of %s is not finite at t = %.9g",
                      m->coord_name[k], t);
             return MBS_ERR_NUMERIC;
         }
-    if (lambda) {
-        mbs_form_Pv(n, nc, f->Phi, qdd, f->w2);
-        for (int i = 0; i < nc; i++) lambda[i] = f->w1[i] + al * f->w2[i];
-    }
     return MBS_OK;
 }
 

@@ -84,6 +84,7 @@ void sens_ali_lin_free(sens_ali_lin *w)
     if (!w) return;
     free(w->base);
     free(w->ipiv);
+    free(w->Kp);
     free(w->svA);
     free(w->force_only);
     free(w->zpb);
@@ -99,12 +100,13 @@ int sens_ali_lin_create(sens_ali_lin *w, const mbs_model *m, int np)
     w->np = np;
     w->nu = 3 * n + np;
     const size_t N = (size_t)n + 1, C = (size_t)nc + 1, Pp = (size_t)np + 1, nx = (size_t)m->nx + 1;
-    size_t total = 11 * N * N + 5 * C * N + 5 * N * Pp + 3 * C * Pp + 13 * N + 9 * C + nx;
+    size_t total = 10 * N * N + 5 * C * N + 5 * N * Pp + 3 * C * Pp + 13 * N + 9 * C + nx;
     double *p = calloc(total, sizeof(double));
     w->base = p;
-    w->ipiv = calloc(N, sizeof *w->ipiv);
-    if (!p || !w->ipiv) return MBS_ERR_NOMEM;
-    double **nn[] = { &w->M, &w->Fz, &w->Fzd, &w->S, &w->P, &w->Hv, &w->Ha, &w->Aq, &w->SU, &w->KN, &w->KB };
+    w->ipiv = calloc(N + C, sizeof *w->ipiv);
+    w->Kp = calloc((N + C) * (N + C), sizeof(double));
+    if (!p || !w->ipiv || !w->Kp) return MBS_ERR_NOMEM;
+    double **nn[] = { &w->M, &w->Fz, &w->Fzd, &w->S, &w->Hv, &w->Ha, &w->Aq, &w->SU, &w->KN, &w->KB };
     for (size_t k = 0; k < sizeof nn / sizeof nn[0]; k++) { *nn[k] = p; p += N * N; }
     double **cn[] = { &w->Phi, &w->Vz, &w->Az, &w->Azd, &w->dPhi };
     for (size_t k = 0; k < sizeof cn / sizeof cn[0]; k++) { *cn[k] = p; p += C * N; }
@@ -765,23 +767,34 @@ int sens_ali_lin_init(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, d
     mbs_data_set_time(d, t);
     mbs_form_primal(m, d, t, z, zd, zdd, w->r, w->phi, w->Phi, w->phid, w->phidd);
     mbs_crba(m, &d->ws, w->M);
-    memcpy(w->P, w->M, sizeof(double) * N * N);
-    mbs_form_add_PtP(n, nc, w->Phi, al, w->P);
-    if (n > 0 && mbs_form_chol(n, w->P) != 0)
-        return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: penalty matrix not positive definite", t);
-    double *lam = w->sig;
-    for (int i = 0; i < nc; i++) lam[i] = al * (w->phidd[i] + 2 * om * xi * w->phid[i] + om * om * w->phi[i]);
+    /* the penalty equations of the initial accelerations (penalty.c) and their derivatives, with
+     * the multipliers as unknowns (mbs_form_penalty_factor) */
+    const int nk = n + nc;
+    if (nk > 0 && mbs_form_penalty_factor(n, nc, w->M, w->Phi, al, w->Kp, w->ipiv) != 0)
+        return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: penalty matrix singular", t);
+    /* lam: from r0 = r - M zdd and phidd0 = phidd - Phi zdd (zdd = 0) */
+    double *lam = w->sig, *b = w->Kp + (size_t)nk * (size_t)nk;
+    for (int i = 0; i < n; i++) {
+        double s = 0;
+        for (int k = 0; k < n; k++) s += w->M[(size_t)i * N + k] * zdd[k];
+        b[i] = s - w->r[i];
+    }
+    mbs_form_Pv(n, nc, w->Phi, zdd, b + n);
+    for (int i = 0; i < nc; i++) b[n + i] -= w->phidd[i] + 2 * om * xi * w->phid[i] + om * om * w->phi[i];
+    if (nk > 0) mbs_form_lu_solve(nk, w->Kp, w->ipiv, b);
+    memcpy(lam, b + n, sizeof(double) * (size_t)nc);
     for (int j = 0; j < np; j++) {
         double *y = Y0 + (size_t)j * 3 * N, *zj = y, *zdj = y + N, *zddj = y + 2 * N;
         memcpy(zj, Z + (size_t)j * N, sizeof(double) * N);
         memcpy(zdj, Zd + (size_t)j * N, sizeof(double) * N);
         mbs_deriv_param_dx(m, j, w->dx);
         mbs_form_tangent(m, d, t, z, zd, zdd, zj, zdj, NULL, w->dx, w->dr, w->dphi, w->dPhi, w->dphid, w->dphidd);
-        for (int i = 0; i < nc; i++) w->viol[i] = al * (w->dphidd[i] + 2 * om * xi * w->dphid[i] + om * om * w->dphi[i]);
-        mbs_form_Ptv(n, nc, w->dPhi, lam, w->rhs, 0);
-        mbs_form_Ptv(n, nc, w->Phi, w->viol, w->rhs, 1);
-        for (int i = 0; i < n; i++) zddj[i] = -(w->dr[i] + w->rhs[i]);
-        if (n > 0) mbs_form_chol_solve(n, w->P, zddj);
+        /* M zddj + Phi^T lamj = -(dr + dPhi^T lam), Phi zddj - lamj / al = -(dphidd + ...) */
+        mbs_form_Ptv(n, nc, w->dPhi, lam, b, 0);
+        for (int i = 0; i < n; i++) b[i] = -(w->dr[i] + b[i]);
+        for (int i = 0; i < nc; i++) b[n + i] = -(w->dphidd[i] + 2 * om * xi * w->dphid[i] + om * om * w->dphi[i]);
+        if (nk > 0) mbs_form_lu_solve(nk, w->Kp, w->ipiv, b);
+        memcpy(zddj, b, sizeof(double) * N);
     }
     return MBS_OK;
 }

@@ -25,7 +25,7 @@ typedef struct sens_ali_rec {
 typedef struct sens_ali_lin {
     int n, nc, np, nu;   /* nu = 3 n + np: the input columns (y_n, rho) */
     double *base;
-    double *M, *Fz, *Fzd, *S, *P, *Hv, *Ha, *Aq;   /* n x n (row-major; S col-major, P a col-major factor) */
+    double *M, *Fz, *Fzd, *S, *Hv, *Ha, *Aq;   /* n x n (row-major; S col-major) */
     double *SU, *KN, *KB;   /* the index-3 stage in the singular basis: S U, U_N^T S U_N (LU), U_N^T S U_R */
     double *Phi, *Vz, *Az, *Azd, *dPhi;                 /* nc x n row-major */
     double *Fp, *Hvp, *Hap, *DR2, *DR3;                 /* n x np (column per parameter) */
@@ -33,7 +33,8 @@ typedef struct sens_ali_lin {
     double *r, *zp, *zdp, *zddn, *wv, *v, *rhs, *vv, *va, *dr, *x1, *e, *tmp;   /* n */
     double *phi, *phid, *phidd, *sig, *kap, *dphi, *dphid, *dphidd, *viol;                  /* nc */
     double *dx;                                         /* nx */
-    lapack_int *ipiv;
+    lapack_int *ipiv;   /* n + nc */
+    double *Kp;         /* (n + nc)^2 + n + nc: the penalty equations at t0 (mbs_form_penalty_factor) */
     /* projections in the singular basis of Phi_z^T = U Sigma V^T (graded: accurate for any right-hand side) */
     double *svA, *sv, *U, *VT, *K, *UMU, *svwork, *y;
     int svlwork, rank;
