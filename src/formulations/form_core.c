@@ -25,7 +25,7 @@
 #include "../forces/force.h"
 #include "mbsens/constraints.h"
 #include "../kinematic_problems.h"
-#include "../builder.h"
+#include "../base/error.h"
 #include "../results.h"
 
 /* ---------------------------------------------------------------- names */
