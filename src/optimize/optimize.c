@@ -19,7 +19,7 @@
 
 #include "mbsens/optimize.h"
 #include "mbsens/constraints.h"
-#include "../sensitivity/sens_impl.h"
+#include "../sensitivity/sens_common.h"
 #include "../results.h"
 
 /* ---------------------------------------------------------------- names */

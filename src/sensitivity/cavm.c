@@ -29,7 +29,7 @@
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
-#include "sens_impl.h"
+#include "sens_common.h"
 #include "../forces/functions.h"
 
 typedef struct {

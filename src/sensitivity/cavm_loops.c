@@ -68,7 +68,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sens_impl.h"
+#include "sens_common.h"
 #include "../formulations/form_impl.h"
 #include "../constraints/constraint.h"
 

@@ -26,7 +26,7 @@
  *   S = M + gamma h C + beta h^2 (K + d(Phi_q^T lambda)/dz)   (the EXACT tangent:
  *       column k is the tangent along (beta h^2 e_k, gamma h e_k, e_k))
  * solved for all parameters exactly in the singular basis of Phi_q^T
- * (step_jacobians_closed.c: the range part from the constraint rows, the
+ * (lin_ali3p.c: the range part from the constraint rows, the
  * null-space part from U_N^T S U_N, one LU per step; mu = lambda' is not
  * needed, D' is unique). z' = z_p' + D', zd*' = zd_p' + gamma/(beta h) D',
  * zdd*' = zdd_n' + D'/(beta h^2).
@@ -52,8 +52,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sens_impl.h"
-#include "step_jacobians_closed.h"
+#include "sens_common.h"
+#include "lin_ali3p.h"
 #include "../formulations/form_impl.h"
 
 /* ---------------------------------------------------------------- driver */

@@ -8,7 +8,7 @@
 
 #include <lapacke.h>
 
-#include "sens_impl.h"
+#include "sens_common.h"
 
 struct mbs_form;
 

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sens_impl.h"
+#include "sens_common.h"
 #include "../formulations/form_impl.h"
 
 /* Minimum-norm least-squares solve of [Phi (nc rows); B (fixed coordinates)] X = RHS

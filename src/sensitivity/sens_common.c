@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sens_impl.h"
+#include "sens_common.h"
 #include "../formulations/form_impl.h"
 
 /* ---------------------------------------------------------------- objectives */

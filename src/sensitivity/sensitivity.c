@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sens_impl.h"
+#include "sens_common.h"
 #include "mbsens/constraints.h"
 #include "../results.h"
 

@@ -1,11 +1,11 @@
 /*
- * sens_impl.h - the trajectory-sensitivity methods and what they share
+ * sens_common.h - the trajectory-sensitivity methods and what they share
  * (internal; docs/sensitivity.md). The dispatcher (sensitivity.c) calls the
  * methods declared at the end; the methods call the shared pieces of
  * sens_common.c, loops_kinematic_init.c and fd.c, never the dispatcher.
  */
-#ifndef MBS_SENS_IMPL_H
-#define MBS_SENS_IMPL_H
+#ifndef MBS_SENS_COMMON_H
+#define MBS_SENS_COMMON_H
 
 #include <lapacke.h>
 
@@ -181,7 +181,7 @@ int sens_cavm(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
  * formulations").
  *
  * The discrete adjoints (davm_ali3p.c, davm_matrixr.c)
- * share the DDMs' step linearizations (step_jacobians_closed.c,
+ * share the DDMs' step linearizations (lin_ali3p.c,
  * lin_matrixr.c). For any other adjoint: the forward data
  * of every step is exposed by the stepper, after each mbs_integrator_step,
  * through mbs_form_last_step(it) (src/formulations/form_impl.h,
@@ -213,7 +213,7 @@ int sens_loops_kinematic_init(sens_run *r, double t, const double *z, const doub
                               double *Z, double *Zd, mbs_error *err);
 int sens_ddm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
 /* Discrete adjoint of ALI3-P on the DDM's step linearization
- * (davm_ali3p.c, step_jacobians_closed.c). */
+ * (davm_ali3p.c, lin_ali3p.c). */
 int sens_davm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
 /* ... and of Matrix R (davm_matrixr.c, lin_matrixr.c). */
 int sens_davm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
