@@ -6,21 +6,35 @@ BUILD_FUZZ ?= build-fuzz
 SECONDS    ?= 60
 JOBS       ?= 2
 CMAKE_ARGS ?=
+# The interpreter of the Python package: Debian's, with its numpy, never
+# whichever python3 comes first on PATH.
+PYTHON     ?= /usr/bin/python3
 
-.PHONY: all deps build build-san check check-release check-coretype check-san check-browser demo bench fuzz install clean
+.PHONY: all deps configure build build-san python check check-release check-coretype check-san check-browser demo bench fuzz install clean
 
 all: build
 
 deps:
 	@sh scripts/install-deps.sh
 
-build: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+configure: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE=$(PYTHON) $(CMAKE_ARGS)
+
+build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 build-san: deps
-	cmake -S . -B $(BUILD_SAN) -DCMAKE_BUILD_TYPE=Debug -DMBS_SANITIZE=ON -DMBS_BUILD_BENCH=OFF $(CMAKE_ARGS)
+	cmake -S . -B $(BUILD_SAN) -DCMAKE_BUILD_TYPE=Debug -DMBS_SANITIZE=ON -DMBS_BUILD_BENCH=OFF \
+	  -DPython3_EXECUTABLE=$(PYTHON) $(CMAKE_ARGS)
 	cmake --build $(BUILD_SAN) -j $(JOBS)
+
+# The Python package in place: the extension built in $(BUILD) and copied
+# next to the sources, so that PYTHONPATH=python imports mbsens.
+python: configure
+	cmake --build $(BUILD) -j $(JOBS) --target mbsens_python
+	rm -f python/mbsens/_mbsens*.so
+	cp $(BUILD)/python/mbsens/_mbsens*.so python/mbsens/
+	@echo "mbsens: PYTHONPATH=python $(PYTHON) imports the package (docs/python.md)"
 
 check-release: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
@@ -49,7 +63,7 @@ check-browser: build
 check: check-release check-coretype check-san check-browser
 
 demo: build
-	@sh scripts/demo.sh $(BUILD)
+	@PYTHON=$(PYTHON) sh scripts/demo.sh $(BUILD)
 
 bench: build
 	@sh scripts/bench.sh $(BUILD)
@@ -67,4 +81,4 @@ install: build
 	cmake --install $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_FUZZ)
+	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_FUZZ) python/mbsens/_mbsens*.so

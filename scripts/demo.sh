@@ -2,9 +2,9 @@
 # The main job on shipped models (`make demo`): a guided run of the command
 # line tool. Its final part is the five-bar sensitivity table of the thesis
 # (Tables 7.4-7.6) by direct differentiation, the adjoints and finite
-# differences side by side.
+# differences side by side, and the same gradient from the Python package.
 #
-#   sh scripts/demo.sh [BUILD_DIR]
+#   [PYTHON=/usr/bin/python3] sh scripts/demo.sh [BUILD_DIR]
 set -eu
 BUILD=${1:-build}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -111,3 +111,10 @@ END {
     printf "cavm: the continuous one, O(h^2) away; fd: step 1e-4, to its truncation and solver noise).\n";
 }' "$OUT/ddm_ali3p_com" "$OUT/ddm_matrixr_origin" "$OUT/davm_ali3p_origin" "$OUT/cavm_ali3p_com" \
    "$OUT/cavm_matrixr_origin" "$OUT/fd_ali3p_com"
+
+# The Python package (docs/python.md): the same five-bar gradient from numpy
+# arrays, direct differentiation and the discrete adjoint of ALI3-P.
+PY=${PYTHON:-/usr/bin/python3}
+step "From Python (docs/python.md): the five-bar gradient with the mbsens package" \
+     "PYTHONPATH=$BUILD/python $PY examples/python/fivebar_gradient.py"
+PYTHONPATH="$BUILD/python${PYTHONPATH:+:$PYTHONPATH}" "$PY" "$SRC/examples/python/fivebar_gradient.py"

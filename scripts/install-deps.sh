@@ -11,6 +11,8 @@ PACKAGES="build-essential cmake pkg-config
 libjansson-dev liblapacke-dev libopenblas-dev
 libsundials-dev libnlopt-dev libxml2-dev
 libmujoco-dev
+python3 python3-dev python3-numpy python3-pytest python3-scipy python3-matplotlib
+python3-venv python3-pip
 chromium"
 # The viewer's bundle and browser tests use node and npm (viewer/): the
 # machine's own where there is one, else Debian's.

@@ -485,6 +485,7 @@ static int joint_ok(const mbs_model *m, int i) { return m && i >= 1 && i <= m->n
 
 int mbs_model_nbodies(const mbs_model *m) { return m ? m->nb : 0; }
 int mbs_model_nq(const mbs_model *m) { return m ? m->nq : 0; }
+int mbs_model_nv(const mbs_model *m) { return m ? m->nq : 0; }
 int mbs_model_ndof(const mbs_model *m) { return m ? m->ndof : 0; }
 int mbs_model_npoints(const mbs_model *m) { return m ? m->npoint : 0; }
 int mbs_model_nvectors(const mbs_model *m) { return m ? m->nvector : 0; }

@@ -246,6 +246,7 @@ static void test_tree_order(void)
 
     /* coordinates */
     CHECK(mbs_model_nq(m) == 18 && mbs_model_ndof(m) == 16, "nq %d ndof %d", mbs_model_nq(m), mbs_model_ndof(m));
+    CHECK(mbs_model_nv(m) == 18, "nv %d (velocities are the Euler-parameter rates)", mbs_model_nv(m));
     CHECK(m->n_euler == 2, "n_euler %d", m->n_euler);
     static const char *names[18] = { "ja.x", "ja.y", "ja.z", "ja.e0", "ja.e1", "ja.e2", "ja.e3",
                                      "jc.e0", "jc.e1", "jc.e2", "jc.e3", "jb.theta1", "jb.theta2",
@@ -527,7 +528,8 @@ static void test_misc(void)
         check_frames(m);
         mbs_model_free(m);
     }
-    CHECK(mbs_body_name(NULL, 0) == NULL && mbs_model_nq(NULL) == 0, "NULL model accessors");
+    CHECK(mbs_body_name(NULL, 0) == NULL && mbs_model_nq(NULL) == 0 && mbs_model_nv(NULL) == 0,
+          "NULL model accessors");
     mbs_model_free(NULL);
 }
 

@@ -4,7 +4,8 @@
  * a massless link and a massive link merged into their parents: counts,
  * names, merged inertia, limits, and kinematics at a known q against a hand
  * computation; warnings for lenient inertias; dispatch on ".urdf" in
- * mbs_model_load; JSON "lenient_inertia"; derivatives (complex step).
+ * mbs_model_load; JSON "lenient_inertia"; loading from text; derivatives
+ * (complex step).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -148,6 +149,75 @@ static void test_warnings(void)
         mbs_model_free(m);
         remove(tmp);
     }
+}
+
+/* ---------------------------------------------------------------- loading from text */
+
+/* The whole file rel of the source tree, malloc'd (NULL if unreadable). */
+static char *slurp(const char *rel)
+{
+    FILE *f = fopen(mbs_test_path(rel), "rb");
+    if (!f) return NULL;
+    char *text = NULL;
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long n = ftell(f);
+        text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+        rewind(f);
+        if (text && fread(text, 1, (size_t)n, f) == (size_t)n) text[n] = '\0';
+        else { free(text); text = NULL; }
+    }
+    fclose(f);
+    return text;
+}
+
+/* mbs_model_load_urdf_string gives the model of the file (same JSON text),
+ * its messages and warnings name the text's name; mbs_model_load_string_warn
+ * reports the warnings of a JSON text. */
+static void test_strings(void)
+{
+    mbs_error err = { 0, "" };
+    char *xml = slurp("tests/urdf/small_robot.urdf");
+    CHECK(xml != NULL, "read small_robot.urdf");
+    mbs_model *mf = mbs_model_load_urdf(mbs_test_path("tests/urdf/small_robot.urdf"), NULL, &err);
+    mbs_model *ms = xml ? mbs_model_load_urdf_string(xml, "robot.urdf", NULL, &err) : NULL;
+    CHECK(mf && ms, "load: %s", err.msg);
+    char *jf = mf ? mbs_model_to_json(mf, &err) : NULL, *js = ms ? mbs_model_to_json(ms, &err) : NULL;
+    CHECK(jf && js && strcmp(jf, js) == 0, "file and text give the same model");
+    free(jf);
+    free(js);
+    mbs_model_free(mf);
+    mbs_model_free(ms);
+    free(xml);
+
+    xml = slurp("tests/urdf/malformed.urdf");
+    ms = xml ? mbs_model_load_urdf_string(xml, "bad.urdf", NULL, &err) : NULL;
+    CHECK(!ms && err.code == MBS_ERR_PARSE && strncmp(err.msg, "bad.urdf:7:10: XML error", 24) == 0, "%s", err.msg);
+    mbs_model_free(ms);
+    free(xml);
+    ms = mbs_model_load_urdf_string("<robot/>", NULL, NULL, &err);
+    CHECK(!ms && strstr(err.msg, "<string>:1: <robot> has no <link>") == err.msg, "%s", err.msg);
+    ms = mbs_model_load_urdf_string(NULL, NULL, NULL, &err);
+    CHECK(!ms && err.code == MBS_ERR_ARG, "NULL text: %s", err.msg);
+
+    xml = slurp("tests/urdf/triangle.urdf");
+    wlog w = { 0, "" };
+    mbs_urdf_options o = { 0, 0, collect, &w, 0 };
+    ms = xml ? mbs_model_load_urdf_string(xml, "tri.urdf", &o, &err) : NULL;
+    CHECK(ms && w.n == 1 && strstr(w.text, "tri.urdf:15: link rod: inertia violates") == w.text, "%s",
+          ms ? w.text : err.msg);
+    mbs_model_free(ms);
+    free(xml);
+
+    const char *json =
+        "{\"bodies\": [{\"name\": \"rod\", \"mass\": 1, \"inertia\": [0.1, 0.1, 1, 0, 0, 0]}],"
+        " \"joints\": [{\"name\": \"j\", \"type\": \"revolute\", \"parent\": \"ground\", \"child\": \"rod\"}],"
+        " \"lenient_inertia\": true}";
+    w.n = 0;
+    w.text[0] = '\0';
+    ms = mbs_model_load_string_warn(json, "t.json", collect, &w, &err);
+    CHECK(ms && w.n == 1 && strstr(w.text, "t.json") == w.text && strstr(w.text, "body rod: inertia violates"),
+          "%s", ms ? w.text : err.msg);
+    mbs_model_free(ms);
 }
 
 /* ---------------------------------------------------------------- the small robot */
@@ -397,6 +467,7 @@ int main(void)
 {
     test_errors();
     test_warnings();
+    test_strings();
     test_small_robot();
     return mbs_test_summary("test_urdf");
 }

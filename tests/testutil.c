@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 #include "model_compare.h"
+#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,49 @@ int mbs_test_urdf_dir(char *dir, size_t len)
     return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
 }
 
+double mbs_test_roundoff_fd(const mbs_model *m, mbs_data *d, const double *q)
+{
+    const int nq = mbs_model_nq(m);
+    double *M = malloc(sizeof(double) * (size_t)nq * (size_t)nq), c = INFINITY;
+    if (M && mbs_mass_matrix(m, d, q, M) == MBS_OK) c = mbs_test_cond_spd(M, nq);
+    free(M);
+    return MBS_ROUNDOFF(mbs_model_nbodies(m)) + 2 * nq * MBS_EPS * c;
+}
+
+double mbs_test_check_derivatives(const mbs_model *m, int samples, unsigned long seed, const char *label)
+{
+    const int nq = mbs_model_nq(m);
+    mbs_error err = { 0, "" };
+    mbs_data *d = mbs_data_create(m, &err);
+    double *q = malloc(sizeof(double) * (size_t)nq), *qd = malloc(sizeof(double) * (size_t)nq), worst = 0;
+    CHECK(d && q && qd, "%s: check: %s", label, d ? "out of memory" : err.msg);
+    mbs_rng rng;
+    mbs_rng_seed(&rng, seed);
+    for (int s = 0; d && q && qd && s < samples; s++) {
+        for (int k = 0; k < nq; k++) {
+            q[k] = mbs_rng_uniform(&rng, -1, 1);
+            qd[k] = mbs_rng_uniform(&rng, -1, 1);
+        }
+        mbs_normalize_state(m, q, qd);
+        mbs_check_report rep;
+        int rc = mbs_check_derivatives(m, 1, seed + (unsigned long)s, MBS_REF_COM, q, qd, &rep, &err);
+        CHECK(rc == MBS_OK, "%s: check: %s", label, err.msg);
+        if (rc != MBS_OK) break;
+        const double ro_id = MBS_ROUNDOFF(mbs_model_nbodies(m)), ro_fd = mbs_test_roundoff_fd(m, d, q);
+        for (int b = 0; b < MBS_CHECK_NBLOCKS; b++) {
+            /* inverse dynamics blocks: the recursions; the others solve with M */
+            const double bound = b <= MBS_CHECK_DTAU_DRHO ? ro_id : ro_fd;
+            CHECK(rep.worst[b] <= bound, "%s: %s: %g (round-off bound %g)", label, mbs_check_block_name(b),
+                  rep.worst[b], bound);
+            worst = fmax(worst, rep.worst[b] / bound);
+        }
+    }
+    free(q);
+    free(qd);
+    mbs_data_free(d);
+    return worst;
+}
+
 /* mbs_model_to_json, reloaded: the same model (mbs_test_same_model), the
  * same text when written again, and bit for bit the same ID, M and FD at
  * random states. Returns the worst relative difference of those. */
@@ -99,9 +143,6 @@ double mbs_test_json_round_trip(const mbs_model *m, const char *label, unsigned 
                 qdd[k] = mbs_rng_uniform(&rng, -2, 2);
             }
             mbs_normalize_state(m, q, qd);
-            /* the writer writes every number as the shortest text that reads back to the
-             * same double, and the reloaded model is the same bit for bit (checked above):
-             * the same operations on the same numbers give the same results */
             double e;
             mbs_inverse_dynamics(m, d1, q, qd, qdd, a);
             mbs_inverse_dynamics(m2, d2, q, qd, qdd, b);

@@ -82,6 +82,9 @@ mbs_model *mbs_model_load_urdf_string(const char *xml, const char *name, const m
  * a URDF with the default options, anything else JSON. This variant also
  * reports the loader's warnings (URDF inertias, JSON "lenient_inertia"). */
 mbs_model *mbs_model_load_warn(const char *path, mbs_warning_fn warn, void *warn_user, mbs_error *err);
+/* mbs_model_load_string() reporting the loader's warnings. */
+mbs_model *mbs_model_load_string_warn(const char *json, const char *name, mbs_warning_fn warn, void *warn_user,
+                                      mbs_error *err);
 
 /* The model as a JSON document in the format of docs/model-format.md
  * ("Writing a model"; src/io/write_json.c): every section, so that loading
@@ -110,6 +113,13 @@ void mbs_mjcf_free(mbs_mjcf *x);
 /* ---- sizes ---- */
 int mbs_model_nbodies(const mbs_model *m);      /* moving bodies */
 int mbs_model_nq(const mbs_model *m);           /* joint coordinates */
+/* Generalized velocities: the length of qd, qdd and tau, the rows of the
+ * dynamics Jacobians and the columns of their derivatives with respect to
+ * q, qd, qdd and tau. Velocities are the rates of the coordinates
+ * (Euler-parameter rates included), so nv == nq; code that sizes its
+ * velocity arrays with nv stays right for a model whose velocities are
+ * fewer than its coordinates. */
+int mbs_model_nv(const mbs_model *m);
 int mbs_model_ndof(const mbs_model *m);         /* nq - number of Euler-parameter quadruples */
 int mbs_model_nconstraints(const mbs_model *m); /* loop-closure + driving (0 for trees) */
 int mbs_model_npoints(const mbs_model *m);

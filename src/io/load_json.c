@@ -1627,6 +1627,12 @@ static mbs_model *load_json_file(const char *path, mbs_warning_fn warn, void *wa
 
 mbs_model *mbs_model_load_string(const char *json, const char *name, mbs_error *err)
 {
+    return mbs_model_load_string_warn(json, name, NULL, NULL, err);
+}
+
+mbs_model *mbs_model_load_string_warn(const char *json, const char *name, mbs_warning_fn warn, void *warn_user,
+                                      mbs_error *err)
+{
     if (!name) name = "<string>";
     if (!json) {
         mbs_error_set(err, MBS_ERR_ARG, "mbs_model_load_string: json is NULL");
@@ -1641,7 +1647,7 @@ mbs_model *mbs_model_load_string(const char *json, const char *name, mbs_error *
             mbs_error_set(err, MBS_ERR_PARSE, "%s:%d:%d: %s", name, je.line, je.column, je.text);
         return NULL;
     }
-    mbs_model *m = load_document(root, name, NULL, NULL, err);
+    mbs_model *m = load_document(root, name, warn, warn_user, err);
     json_decref(root);
     return m;
 }
