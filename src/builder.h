@@ -15,6 +15,7 @@
 
 #include "mbsens/model.h"
 #include "mbsens/forces.h"
+#include "base/error.h"
 
 typedef struct mbs_builder mbs_builder;
 
@@ -148,12 +149,5 @@ int mbs_builder_set_assembly(mbs_builder *b, double tol, int max_iter, const cha
 
 /* Validate and build. The builder can be freed afterwards. NULL on error. */
 mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err);
-
-/* printf-style helper that fills an mbs_error and returns code. */
-int mbs_error_set(mbs_error *err, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
 
 #endif

@@ -15,7 +15,7 @@
 #include "mbsens/mbsens.h"
 #include "kernels/kernels.h"
 #include "forces/force.h"
-#include "builder.h"
+#include "base/error.h"
 #include "results.h"
 
 static const double H = 1e-30;

@@ -3,7 +3,6 @@
  * dynamics entry points (thin wrappers over src/kernels).
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +10,7 @@
 #include "mbsens/mbsens.h"
 #include "data_impl.h"
 #include "algebra.h"
-#include "builder.h"
+#include "base/error.h"
 #include "forces/force.h"
 #include "kinematic_problems.h"
 #include "id_derivatives_local.h"
@@ -119,15 +118,6 @@ int mbs_ref_point_from_name(const char *name)
 
 const char *mbs_data_error(const mbs_data *d) { return d->err; }
 
-int mbs_data_fail(mbs_data *d, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(d->err, sizeof d->err, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
 void mbs_data_clear_loads(mbs_data *d)
 {
     memset(d->xload, 0, sizeof(double) * 15 * (size_t)(d->ws.nb + 1));
@@ -161,55 +151,7 @@ int mbs_data_add_body_load(mbs_data *d, int body, const double point[3],
 
 double *mbs_data_joint_load(mbs_data *d) { return d->qload; }
 
-/* ---- state checks ---- */
-
-int mbs_data_check_state(mbs_data *d, const double *q, const double *qd, const double *qdd)
-{
-    const mbs_model *m = d->model;
-    const double *v[3] = { q, qd, qdd };
-    const char *nm[3] = { "q", "qd", "qdd" };
-    for (int s = 0; s < 3; s++) {
-        if (!v[s]) continue;
-        /* 0 x is NaN exactly for a non-finite x: one multiply-add per entry,
-         * the entry is looked for only on failure */
-        double z = 0;
-        for (int k = 0; k < m->nq; k++) z += 0.0 * v[s][k];
-        if (z == 0) continue;
-        for (int k = 0; k < m->nq; k++)
-            if (!isfinite(v[s][k]))
-                return mbs_data_fail(d, MBS_ERR_NUMERIC, "%s[%d] (%s) is not finite (%g)",
-                                     nm[s], k, m->coord_name[k], v[s][k]);
-    }
-    for (int i = 1; i <= m->nb && m->n_euler > 0; i++) {
-        const mbs_joint_info *jt = &m->joint[i];
-        if (jt->euler < 0) continue;
-        const double *p = q + jt->qoff + jt->euler;
-        double nn = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
-        if (fabs(nn - 1) > 1e-6)
-            return mbs_data_fail(d, MBS_ERR_NUMERIC,
-                                 "joint '%s': Euler parameters not normalized (|p| = %.9g); "
-                                 "use mbs_normalize_state", jt->name, nn);
-    }
-    return MBS_OK;
-}
-
-int mbs_normalize_state(const mbs_model *m, double *q, double *qd)
-{
-    for (int i = 1; i <= m->nb; i++) {
-        const mbs_joint_info *jt = &m->joint[i];
-        if (jt->euler < 0) continue;
-        double *p = q + jt->qoff + jt->euler;
-        double nn = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
-        if (!(nn > 0) || !isfinite(nn)) return MBS_ERR_NUMERIC;
-        for (int k = 0; k < 4; k++) p[k] /= nn;
-        if (qd) {
-            double *pd = qd + jt->qoff + jt->euler;
-            double s = p[0] * pd[0] + p[1] * pd[1] + p[2] * pd[2] + p[3] * pd[3];
-            for (int k = 0; k < 4; k++) pd[k] -= s * p[k];
-        }
-    }
-    return MBS_OK;
-}
+/* ---- Euler parameters ---- */
 
 int mbs_euler_omega_from_rates(const double p[4], const double pdot[4], double w[3])
 {

@@ -5,7 +5,9 @@
 #include <stdint.h>
 
 #include "mbsens/data.h"
+#include "base/error.h"
 #include "kernels/kernels.h"
+#include "state.h"
 
 struct mbs_data {
     const mbs_model *model;
@@ -37,12 +39,8 @@ struct mbs_data {
     char err[MBS_ERROR_MSG_LEN];
 };
 
-/* Set the data's error message; returns code. */
-int mbs_data_fail(mbs_data *d, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+/* Set the data's error message: mbs_data_fail(d, code, fmt, ...) returns code. */
+#define mbs_data_fail(d, ...) mbs_fail((d)->err, __VA_ARGS__)
 /* Kernel loads for this evaluation: ws.xfrc/qfrc = user loads + force
  * elements (src/forces/) at d->time. Needs velocity-level kinematics in
  * d->ws at (q, qd), which joint elements also read (qd may be NULL). */
@@ -76,7 +74,11 @@ int mbs_fdl_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, c
 int mbs_fd_qdd(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q, const double *qd,
                const double *tau, double *qdd);
 
-/* Finite values and normalized Euler parameters (NULL vectors skipped). */
-int mbs_data_check_state(mbs_data *d, const double *q, const double *qd, const double *qdd);
+/* Finite values and normalized Euler parameters (NULL vectors skipped):
+ * mbs_state_check with the data's message. */
+static inline int mbs_data_check_state(mbs_data *d, const double *q, const double *qd, const double *qdd)
+{
+    return mbs_state_check(d->model, q, qd, qdd, d->err);
+}
 
 #endif

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "mbsens/mbsens.h"
-#include "builder.h"
+#include "base/error.h"
 
 int mbs_error_set(mbs_error *err, int code, const char *fmt, ...)
 {
@@ -19,6 +19,15 @@ int mbs_error_set(mbs_error *err, int code, const char *fmt, ...)
     /* Messages are one line: fold any line break into a space. */
     for (char *p = err->msg; *p; p++)
         if (*p == '\n' || *p == '\r') *p = ' ';
+    return code;
+}
+
+int mbs_fail(char msg[MBS_ERROR_MSG_LEN], int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, MBS_ERROR_MSG_LEN, fmt, ap);
+    va_end(ap);
     return code;
 }
 

@@ -11,7 +11,7 @@
 #include "mbsens/forces.h"
 #include "force_model.h"
 #include "model_util.h"
-#include "builder.h"
+#include "base/error.h"
 #include "data_impl.h"
 #include "forces/force.h"
 #include "forces/force_common.h"

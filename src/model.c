@@ -10,7 +10,7 @@
 #include "model_impl.h"
 #include "constraint_model.h"
 #include "model_util.h"
-#include "builder.h"
+#include "base/error.h"
 #include "force_model.h"
 #include "objective_model.h"
 

@@ -1,16 +1,12 @@
 /*
  * objective_model.h - objective functions as part of the model (internal):
- * loading from the JSON "objectives" section, copy and free.
+ * copy and free (objective_model.c; the parser of the JSON "objectives"
+ * section is io/load_objectives.h).
  */
 #ifndef MBS_OBJECTIVE_MODEL_H
 #define MBS_OBJECTIVE_MODEL_H
 
-#include <jansson.h>
 #include "model_impl.h"
-
-/* Parse the "objectives" array (may be NULL: none) of the document of
- * `file` into m->obj. Errors name the JSON path. */
-int mbs_json_load_objectives(json_t *arr, const char *file, mbs_model *m, mbs_error *err);
 
 void mbs_objectives_free(mbs_model *m);
 /* Deep copy of src's objectives into dst (dst->obj must be NULL); 0 or -1. */

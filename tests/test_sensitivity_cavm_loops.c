@@ -1,7 +1,7 @@
 /*
  * test_sensitivity_cavm_loops.c - continuous adjoint (CAVM) of the
  * closed-loop formulations Matrix R and ALI3-P
- * (src/sensitivity/adjoint_continuous_loops.c; docs/sensitivity.md
+ * (src/sensitivity/cavm_loops.c; docs/sensitivity.md
  * "CAVM of the closed-loop formulations").
  *
  * What the CAVM computes is the gradient of the continuous psi (the exact

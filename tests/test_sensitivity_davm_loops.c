@@ -1,10 +1,10 @@
 /*
  * test_sensitivity_davm_loops.c - the discrete adjoints (DAVM) of ALI3-P and
- * Matrix R (src/sensitivity/adjoint_discrete_ali3p.c, _matrixr.c) on the
+ * Matrix R (src/sensitivity/davm_ali3p.c, _matrixr.c) on the
  * closed-loop models.
  *
  * DAVM and DDM differentiate the same discrete map (one step
- * linearization, step_jacobians_closed.c / step_jacobians_matrixr.c), the DDM forward and the DAVM as
+ * linearization, lin_ali3p.c / lin_matrixr.c), the DDM forward and the DAVM as
  * its transpose, so their gradients agree to round-off (per objective row,
  * mbs_test_sens_roundoff). The five-bar, 5 s at 1 ms, both reference
  * points: thesis Tables 7.4-7.6 (Reference row) to 0.5 % (the thesis's own

@@ -93,7 +93,7 @@
 
 #include "testutil.h"
 #include "model_impl.h"
-#include "objective_model.h"
+#include "io/load_objectives.h"
 #include "random_loops.h"
 #include "sens_loops.h"
 

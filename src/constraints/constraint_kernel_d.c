@@ -504,152 +504,155 @@ static int total_rows(const mbs_model *m)
     return m->con.nloop_rows + m->con.ndriver + m->n_euler;
 }
 
-void MBS_K(mbs_con_kernel_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w, const mreal *dx,
-                             const MBS_K(mbs_ws) *dw, const mreal *q, const mreal *qd, const mreal *qdd,
-                             const mreal *dq, const mreal *dqd, const mreal *dqdd, mreal t, mreal *dphi,
-                             mreal *dPhi_q, mreal *dphid, mreal *dphidd)
+/* The pieces of mbs_con_kernel_d, inlined into it (the code it compiles to
+ * is one function, as the loops were written in it). */
+#define MBS_CON_INLINE static inline __attribute__((always_inline))
+
+/* One cut's rows of the tangents (loop closure): the per-state part from
+ * the cache, the entities' tangents along the direction, then dphi,
+ * dphid, dphidd (levels up to lev) and the rows of dPhi_q. */
+MBS_CON_INLINE void cut_d(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w, const mreal *dx,
+                          const MBS_K(mbs_ws) *dw, int ci, int lev, struct MBS_K(mbs_con_cache) *own, mreal *dG,
+                          mreal *dphi, mreal *dPhi_q, mreal *dphid, mreal *dphidd)
 {
-    const int n = total_rows(m), nq = m->nq;
-    mreal dG[MBS_CON_MAXROWS * 18];
-    struct MBS_K(mbs_con_cache) own;   /* a workspace without a cache */
-    if (dPhi_q)
-        for (size_t k = 0; k < (size_t)n * (size_t)nq; k++) dPhi_q[k] = 0;
-
-    /* ---- loop closure ---- */
-    /* levels of the entities' tangents needed: velocities for dphid and
-     * dphidd, accelerations for dphidd */
-    const int lev = dphidd ? 2 : dphid ? 1 : 0;
-    for (int ci = 0; ci < m->con.ncut; ci++) {
-        const mbs_cut_info *cut = &m->con.cut[ci];
-        const MBS_K(mbs_con_ops) *ops = MBS_K(mbs_con_ops_of)(cut->type);
-        const int nr = ops->nrows, row = cut->row, ng = nr * 18;
-        const unsigned used = ops->used;
-        if (nr == 0) continue;
-        /* the per-state part: e, ed, edd, G = G(e), G(0), Gd = G(ed) - G(0) */
-        const struct MBS_K(mbs_con_cache) *cc = cache_get(m, x, w, ci, ops, &own);
-        const mreal (*e)[3] = cc->e, (*ed)[3] = cc->ed, (*edd)[3] = cc->edd;
-        const int Gd0 = lev >= 2 ? cc->Gd0 : 1;
-        /* the direction's part: the entities' tangents */
-        mreal de[MBS_CON_NENT][3], ded[MBS_CON_NENT][3], dedd[MBS_CON_NENT][3];
-        const mreal *dep[MBS_CON_NENT];
-        for (int k = 0; k < MBS_CON_NENT; k++) {
-            dep[k] = de[k];
-            if (!(used & (1u << k))) { v3_zero(de[k]); continue; }
-            const int body = cut->body[k & 1];
-            if (k < 2) {
-                const int xo = k == 0 ? cut->x_ppoint : cut->x_cpoint;
-                point_tangent(w, dw, body, x + xo, dx ? dx + xo : 0, cc->rel[k], cc->wr[k], de[k], ded[k],
-                              dedd[k], lev);
-            } else {
-                const int xo = (k & 1) ? cut->x_Xc : cut->x_Xp;
-                vector_tangent(w, dw, body, x + xo, dx ? dx + xo : 0, k >= 4 ? 1 : 0, e[k], ed[k], de[k], ded[k],
-                               dedd[k], lev);
-            }
-        }
-        /* dG = G(de) - G(0). Types whose G does not depend on the entities
-         * (revolute, spherical, fixed: [-I, I] blocks) give G(de) = G(0) bit
-         * for bit: dG = 0 (likewise Gd, in the cache). */
-        for (int k = 0; k < ng; k++) dG[k] = 0;
-        ops->jac(dep, dG);
-        const int dG0 = !memcmp(dG, cc->G0, sizeof(mreal) * (size_t)ng);
-        if (!dG0)
-            for (int k = 0; k < ng; k++) dG[k] -= cc->G0[k];
-        /* the non-zero entries of the used entities' blocks of dG (those
-         * of G and Gd are in the cache) */
-        gentry dge[MBS_CON_NENT][3 * MBS_CON_MAXROWS];
-        int ndge[MBS_CON_NENT] = { 0 };
-        const int *nge = cc->nge;
-        const gentry (*ge)[3 * MBS_CON_MAXROWS] = cc->ge, (*gde)[3 * MBS_CON_MAXROWS] = cc->gde;
-        if (!dG0)
-            for (int k = 0; k < MBS_CON_NENT; k++)
-                if (used & (1u << k)) ndge[k] = block_entries(dG, nr, k, dge[k]);
-        if (dphi || dphid || dphidd) {
-            /* dphi = G de, dphid = G ded + dG ed, dphidd = G dedd + dG edd + 2 Gd ded */
-            mreal s0[MBS_CON_MAXROWS] = { 0 }, s1[MBS_CON_MAXROWS] = { 0 }, s2[MBS_CON_MAXROWS] = { 0 };
-            for (int k = 0; k < MBS_CON_NENT; k++) {
-                for (int e = 0; e < nge[k]; e++) {
-                    const gentry *g = &ge[k][e];
-                    s0[g->i] += g->v * de[k][g->c];
-                    if (lev >= 1) s1[g->i] += g->v * ded[k][g->c];
-                    if (lev >= 2) s2[g->i] += g->v * dedd[k][g->c];
-                }
-                for (int e = 0; e < ndge[k]; e++) {
-                    const gentry *g = &dge[k][e];
-                    if (lev >= 1) s1[g->i] += g->v * ed[k][g->c];
-                    if (lev >= 2) s2[g->i] += g->v * edd[k][g->c];
-                }
-                if (!Gd0)
-                    for (int e = 0; e < cc->ngde[k]; e++) {
-                        const gentry *g = &gde[k][e];
-                        s2[g->i] += 2 * g->v * ded[k][g->c];
-                    }
-            }
-            for (int i = 0; i < nr; i++) {
-                if (dphi) dphi[row + i] = s0[i];
-                if (dphid) dphid[row + i] = s1[i];
-                if (dphidd) dphidd[row + i] = s2[i];
-            }
-        }
-        if (dPhi_q)
-            for (int side = 0; side < 2; side++) {
-                /* the entities of one body of the cut (k & 1 == side), one walk */
-                jentity ent[MBS_CON_NENT / 2];
-                int ne = 0;
-                for (int k = side; k < MBS_CON_NENT; k += 2)
-                    if ((used & (1u << k)) && (nge[k] || ndge[k])) {
-                        const jentity en = { k < 2, e[k], de[k], ge[k], dge[k], nge[k], ndge[k] };
-                        ent[ne++] = en;
-                    }
-                if (ne) add_jac_d_body(m, w, dw, cut->body[side], ent, ne, dPhi_q, row);
-            }
-    }
-
-    /* ---- drivers ---- */
-    for (int di = 0; di < m->con.ndriver; di++) {
-        const mbs_driver_info *dr = &m->con.driver[di];
-        const int row = dr->row;
-        mreal df, dfd, dfdd;
-        MBS_K(mbs_driver_law_d)(m, dr, x, dx, t, &df, &dfd, &dfdd);
-        if (dr->type == MBS_DRIVER_COORDINATE) {
-            const int k = dr->coord;
-            if (dphi) dphi[row] = (dq ? dq[k] : 0) - df;
-            if (dphid) dphid[row] = (dqd ? dqd[k] : 0) - dfd;
-            if (dphidd) dphidd[row] = (dqdd ? dqdd[k] : 0) - dfdd;
+    const mbs_cut_info *cut = &m->con.cut[ci];
+    const MBS_K(mbs_con_ops) *ops = MBS_K(mbs_con_ops_of)(cut->type);
+    const int nr = ops->nrows, row = cut->row, ng = nr * 18;
+    const unsigned used = ops->used;
+    if (nr == 0) return;
+    /* the per-state part: e, ed, edd, G = G(e), G(0), Gd = G(ed) - G(0) */
+    const struct MBS_K(mbs_con_cache) *cc = cache_get(m, x, w, ci, ops, own);
+    const mreal (*e)[3] = cc->e, (*ed)[3] = cc->ed, (*edd)[3] = cc->edd;
+    const int Gd0 = lev >= 2 ? cc->Gd0 : 1;
+    /* the direction's part: the entities' tangents */
+    mreal de[MBS_CON_NENT][3], ded[MBS_CON_NENT][3], dedd[MBS_CON_NENT][3];
+    const mreal *dep[MBS_CON_NENT];
+    for (int k = 0; k < MBS_CON_NENT; k++) {
+        dep[k] = de[k];
+        if (!(used & (1u << k))) { v3_zero(de[k]); continue; }
+        const int body = cut->body[k & 1];
+        if (k < 2) {
+            const int xo = k == 0 ? cut->x_ppoint : cut->x_cpoint;
+            point_tangent(w, dw, body, x + xo, dx ? dx + xo : 0, cc->rel[k], cc->wr[k], de[k], ded[k],
+                          dedd[k], lev);
         } else {
-            mreal r1[3], r2[3], v1[3], v2[3], a1[3], a2[3], dr1[3], dr2[3], dv1[3], dv2[3], da1[3], da2[3];
-            const int x1 = dr->x_point[0], x2 = dr->x_point[1];
-            point_kin_d(w, dw, dr->body[0], x + x1, dx ? dx + x1 : 0, r1, v1, a1, dr1, dv1, da1);
-            point_kin_d(w, dw, dr->body[1], x + x2, dx ? dx + x2 : 0, r2, v2, a2, dr2, dv2, da2);
-            mreal d[3], dd[3], ddd[3], Dd[3], Ddd[3], Dddd[3];
-            v3_sub(d, r2, r1);
-            v3_sub(dd, v2, v1);
-            v3_sub(ddd, a2, a1);
-            v3_sub(Dd, dr2, dr1);
-            v3_sub(Ddd, dv2, dv1);
-            v3_sub(Dddd, da2, da1);
-            const mreal L = MSQRT(v3_dot(d, d)), dL = v3_dot(d, Dd) / L;
-            const mreal s = v3_dot(d, dd), ds = v3_dot(Dd, dd) + v3_dot(d, Ddd);
-            const mreal u = v3_dot(dd, dd) + v3_dot(d, ddd);
-            const mreal du = 2 * v3_dot(dd, Ddd) + v3_dot(Dd, ddd) + v3_dot(d, Dddd);
-            if (dphi) dphi[row] = dL - df;
-            if (dphid) dphid[row] = ds / L - s * dL / (L * L) - dfd;
-            if (dphidd)
-                dphidd[row] = du / L - u * dL / (L * L) - 2 * s * ds / (L * L * L) +
-                              3 * s * s * dL / (L * L * L * L) - dfdd;
-            if (dPhi_q) {
-                mreal g1[3], g2[3], dg1[3], dg2[3];
-                v3_scale(g2, d, 1 / L);
-                v3_scale(g1, g2, -1);
-                v3_scale(dg2, Dd, 1 / L);
-                v3_axpy(dg2, -dL / (L * L), d);
-                v3_scale(dg1, dg2, -1);
-                add_jac_d_row(m, w, dw, dr->body[0], r1, dr1, g1, dg1, dPhi_q, row);
-                add_jac_d_row(m, w, dw, dr->body[1], r2, dr2, g2, dg2, dPhi_q, row);
-            }
+            const int xo = (k & 1) ? cut->x_Xc : cut->x_Xp;
+            vector_tangent(w, dw, body, x + xo, dx ? dx + xo : 0, k >= 4 ? 1 : 0, e[k], ed[k], de[k], ded[k],
+                           dedd[k], lev);
         }
     }
+    /* dG = G(de) - G(0). Types whose G does not depend on the entities
+     * (revolute, spherical, fixed: [-I, I] blocks) give G(de) = G(0) bit
+     * for bit: dG = 0 (likewise Gd, in the cache). */
+    for (int k = 0; k < ng; k++) dG[k] = 0;
+    ops->jac(dep, dG);
+    const int dG0 = !memcmp(dG, cc->G0, sizeof(mreal) * (size_t)ng);
+    if (!dG0)
+        for (int k = 0; k < ng; k++) dG[k] -= cc->G0[k];
+    /* the non-zero entries of the used entities' blocks of dG (those
+     * of G and Gd are in the cache) */
+    gentry dge[MBS_CON_NENT][3 * MBS_CON_MAXROWS];
+    int ndge[MBS_CON_NENT] = { 0 };
+    const int *nge = cc->nge;
+    const gentry (*ge)[3 * MBS_CON_MAXROWS] = cc->ge, (*gde)[3 * MBS_CON_MAXROWS] = cc->gde;
+    if (!dG0)
+        for (int k = 0; k < MBS_CON_NENT; k++)
+            if (used & (1u << k)) ndge[k] = block_entries(dG, nr, k, dge[k]);
+    if (dphi || dphid || dphidd) {
+        /* dphi = G de, dphid = G ded + dG ed, dphidd = G dedd + dG edd + 2 Gd ded */
+        mreal s0[MBS_CON_MAXROWS] = { 0 }, s1[MBS_CON_MAXROWS] = { 0 }, s2[MBS_CON_MAXROWS] = { 0 };
+        for (int k = 0; k < MBS_CON_NENT; k++) {
+            for (int e = 0; e < nge[k]; e++) {
+                const gentry *g = &ge[k][e];
+                s0[g->i] += g->v * de[k][g->c];
+                if (lev >= 1) s1[g->i] += g->v * ded[k][g->c];
+                if (lev >= 2) s2[g->i] += g->v * dedd[k][g->c];
+            }
+            for (int e = 0; e < ndge[k]; e++) {
+                const gentry *g = &dge[k][e];
+                if (lev >= 1) s1[g->i] += g->v * ed[k][g->c];
+                if (lev >= 2) s2[g->i] += g->v * edd[k][g->c];
+            }
+            if (!Gd0)
+                for (int e = 0; e < cc->ngde[k]; e++) {
+                    const gentry *g = &gde[k][e];
+                    s2[g->i] += 2 * g->v * ded[k][g->c];
+                }
+        }
+        for (int i = 0; i < nr; i++) {
+            if (dphi) dphi[row + i] = s0[i];
+            if (dphid) dphid[row + i] = s1[i];
+            if (dphidd) dphidd[row + i] = s2[i];
+        }
+    }
+    if (dPhi_q)
+        for (int side = 0; side < 2; side++) {
+            /* the entities of one body of the cut (k & 1 == side), one walk */
+            jentity ent[MBS_CON_NENT / 2];
+            int ne = 0;
+            for (int k = side; k < MBS_CON_NENT; k += 2)
+                if ((used & (1u << k)) && (nge[k] || ndge[k])) {
+                    const jentity en = { k < 2, e[k], de[k], ge[k], dge[k], nge[k], ndge[k] };
+                    ent[ne++] = en;
+                }
+            if (ne) add_jac_d_body(m, w, dw, cut->body[side], ent, ne, dPhi_q, row);
+        }
+}
 
-    /* ---- Euler-parameter normalization ---- */
+/* One driver's row of the tangents. */
+MBS_CON_INLINE void driver_d(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w, const mreal *dx,
+                             const MBS_K(mbs_ws) *dw, int di, const mreal *dq, const mreal *dqd, const mreal *dqdd,
+                             mreal t, mreal *dphi, mreal *dPhi_q, mreal *dphid, mreal *dphidd)
+{
+    const mbs_driver_info *dr = &m->con.driver[di];
+    const int row = dr->row;
+    mreal df, dfd, dfdd;
+    MBS_K(mbs_driver_law_d)(m, dr, x, dx, t, &df, &dfd, &dfdd);
+    if (dr->type == MBS_DRIVER_COORDINATE) {
+        const int k = dr->coord;
+        if (dphi) dphi[row] = (dq ? dq[k] : 0) - df;
+        if (dphid) dphid[row] = (dqd ? dqd[k] : 0) - dfd;
+        if (dphidd) dphidd[row] = (dqdd ? dqdd[k] : 0) - dfdd;
+    } else {
+        mreal r1[3], r2[3], v1[3], v2[3], a1[3], a2[3], dr1[3], dr2[3], dv1[3], dv2[3], da1[3], da2[3];
+        const int x1 = dr->x_point[0], x2 = dr->x_point[1];
+        point_kin_d(w, dw, dr->body[0], x + x1, dx ? dx + x1 : 0, r1, v1, a1, dr1, dv1, da1);
+        point_kin_d(w, dw, dr->body[1], x + x2, dx ? dx + x2 : 0, r2, v2, a2, dr2, dv2, da2);
+        mreal d[3], dd[3], ddd[3], Dd[3], Ddd[3], Dddd[3];
+        v3_sub(d, r2, r1);
+        v3_sub(dd, v2, v1);
+        v3_sub(ddd, a2, a1);
+        v3_sub(Dd, dr2, dr1);
+        v3_sub(Ddd, dv2, dv1);
+        v3_sub(Dddd, da2, da1);
+        const mreal L = MSQRT(v3_dot(d, d)), dL = v3_dot(d, Dd) / L;
+        const mreal s = v3_dot(d, dd), ds = v3_dot(Dd, dd) + v3_dot(d, Ddd);
+        const mreal u = v3_dot(dd, dd) + v3_dot(d, ddd);
+        const mreal du = 2 * v3_dot(dd, Ddd) + v3_dot(Dd, ddd) + v3_dot(d, Dddd);
+        if (dphi) dphi[row] = dL - df;
+        if (dphid) dphid[row] = ds / L - s * dL / (L * L) - dfd;
+        if (dphidd)
+            dphidd[row] = du / L - u * dL / (L * L) - 2 * s * ds / (L * L * L) +
+                          3 * s * s * dL / (L * L * L * L) - dfdd;
+        if (dPhi_q) {
+            mreal g1[3], g2[3], dg1[3], dg2[3];
+            v3_scale(g2, d, 1 / L);
+            v3_scale(g1, g2, -1);
+            v3_scale(dg2, Dd, 1 / L);
+            v3_axpy(dg2, -dL / (L * L), d);
+            v3_scale(dg1, dg2, -1);
+            add_jac_d_row(m, w, dw, dr->body[0], r1, dr1, g1, dg1, dPhi_q, row);
+            add_jac_d_row(m, w, dw, dr->body[1], r2, dr2, g2, dg2, dPhi_q, row);
+        }
+    }
+}
+
+/* The rows of the Euler-parameter normalization. */
+MBS_CON_INLINE void euler_d(const mbs_model *m, const mreal *q, const mreal *qd, const mreal *qdd, const mreal *dq,
+                            const mreal *dqd, const mreal *dqdd, mreal *dphi, mreal *dPhi_q, mreal *dphid,
+                            mreal *dphidd)
+{
+    const int nq = m->nq;
     const int r0 = m->con.nloop_rows + m->con.ndriver;
     for (int e = 0; e < m->n_euler; e++) {
         const mbs_joint_info *j = &m->joint[m->con.euler_joint[e]];
@@ -667,6 +670,30 @@ void MBS_K(mbs_con_kernel_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs
         if (dphid) dphid[row] = s1;
         if (dphidd) dphidd[row] = s2;
     }
+}
+
+void MBS_K(mbs_con_kernel_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w, const mreal *dx,
+                             const MBS_K(mbs_ws) *dw, const mreal *q, const mreal *qd, const mreal *qdd,
+                             const mreal *dq, const mreal *dqd, const mreal *dqdd, mreal t, mreal *dphi,
+                             mreal *dPhi_q, mreal *dphid, mreal *dphidd)
+{
+    const int n = total_rows(m), nq = m->nq;
+    mreal dG[MBS_CON_MAXROWS * 18];
+    struct MBS_K(mbs_con_cache) own;   /* a workspace without a cache */
+    if (dPhi_q)
+        for (size_t k = 0; k < (size_t)n * (size_t)nq; k++) dPhi_q[k] = 0;
+
+    /* ---- loop closure ---- */
+    /* levels of the entities' tangents needed: velocities for dphid and
+     * dphidd, accelerations for dphidd */
+    const int lev = dphidd ? 2 : dphid ? 1 : 0;
+    for (int ci = 0; ci < m->con.ncut; ci++)
+        cut_d(m, x, w, dx, dw, ci, lev, &own, dG, dphi, dPhi_q, dphid, dphidd);
+    /* ---- drivers ---- */
+    for (int di = 0; di < m->con.ndriver; di++)
+        driver_d(m, x, w, dx, dw, di, dq, dqd, dqdd, t, dphi, dPhi_q, dphid, dphidd);
+    /* ---- Euler-parameter normalization ---- */
+    euler_d(m, q, qd, qdd, dq, dqd, dqdd, dphi, dPhi_q, dphid, dphidd);
 }
 
 /* ---------------------------------------------------------------- point components */

@@ -80,7 +80,7 @@ void mbs_form_proj_solve(int n, int nc, const double *M, const double *Phi, doub
  * violation is below the tolerance. (The right-hand side being small, the
  * Cholesky solution needs no refinement.) mu (nc) returns the final multipliers
  * (0 for the penalty form): M (x - x*) + Phi^T mu = 0 in the iterative case. */
-static int project(mbs_integrator *it, mbs_form *f, const double *xs, const double *g, const double *e0, double *x,
+static int project(mbs_step_io *io, mbs_form *f, const double *xs, const double *g, const double *e0, double *x,
                    double *mu)
 {
     const int n = f->n, nc = f->nc;
@@ -88,7 +88,7 @@ static int project(mbs_integrator *it, mbs_form *f, const double *xs, const doub
     double *e = f->w2;
     for (int i = 0; i < nc; i++) mu[i] = 0;
     const int iterative = f->o.projection == MBS_PROJ_ITERATIVE;
-    for (int k = 0; k <= (iterative ? it->o.max_iterations : 0); k++) {
+    for (int k = 0; k <= (iterative ? f->o.max_iterations : 0); k++) {
         for (int i = 0; i < nc; i++) e[i] = -(mu[i] + s * e0[i]);
         mbs_form_Ptv(n, nc, f->Phi, e, f->v2, 0);
         memcpy(f->v1, f->v2, sizeof(double) * (size_t)n);
@@ -100,75 +100,74 @@ static int project(mbs_integrator *it, mbs_form *f, const double *xs, const doub
             e[i] -= g[i];
             mu[i] += s * e[i];
         }
-        if (mbs_form_norm(e, nc) < it->o.tolerance) return MBS_OK;
+        if (mbs_form_norm(e, nc) < f->o.tolerance) return MBS_OK;
     }
-    return mbs_integ_fail(it, MBS_ERR_NUMERIC, "ali3p: iterative projection did not converge at t = %.9g",
-                          it->t);
+    return mbs_fail(io->msg, MBS_ERR_NUMERIC, "ali3p: iterative projection did not converge at t = %.9g",
+                          io->t);
 }
 
-static int factor_projection(mbs_integrator *it, mbs_form *f)
+static int factor_projection(mbs_step_io *io, mbs_form *f)
 {
     const int n = f->n;
     memcpy(f->P, f->M, sizeof(double) * (size_t)n * (size_t)n);
     mbs_form_add_PtP(n, f->nc, f->Phi, f->o.proj_scale * f->o.penalty, f->P);
     lapack_int info = n > 0 ? mbs_form_chol(n, f->P) : 0;
     if (info != 0)
-        return mbs_integ_fail(it, MBS_ERR_NUMERIC, "ali3p: projection matrix M + varsigma Phi^T alpha Phi not "
-                              "positive definite (coordinate %s)", info > 0 ? it->m->coord_name[info - 1] : "?");
-    it->st.factorizations++;
+        return mbs_fail(io->msg, MBS_ERR_NUMERIC, "ali3p: projection matrix M + varsigma Phi^T alpha Phi not "
+                              "positive definite (coordinate %s)", info > 0 ? f->m->coord_name[info - 1] : "?");
+    io->st->factorizations++;
     return MBS_OK;
 }
 
 /* The index-3 stage from the predictor; 0 converged, 1 not, < 0 error. */
-static int ali_stage(mbs_integrator *it, mbs_form *f, double h, double t1, int *iters, double *ndz)
+static int ali_stage(mbs_step_io *io, mbs_form *f, double h, double t1, int *iters, double *ndz)
 {
-    const mbs_model *m = it->m;
-    mbs_data *d = it->d;
+    const mbs_model *m = f->m;
+    mbs_data *d = f->d;
     const int n = f->n, nc = f->nc;
     const double kh = BETA * h * h, al = f->o.penalty;
     for (int k = 0; k < n; k++) f->D[k] = 0;
     mbs_form_affine(f, h);
-    for (int k = 1; k <= it->o.max_iterations; k++) {
+    for (int k = 1; k <= f->o.max_iterations; k++) {
         *iters = k;
         mbs_form_primal(m, d, t1, f->z, f->zd, f->zdd, f->r, f->phi, f->Phi, NULL, NULL);
-        it->st.fevals++;
+        io->st->fevals++;
         if (k > 1)
             for (int i = 0; i < nc; i++) f->lam[i] += al * f->phi[i];
         for (int i = 0; i < nc; i++) f->w1[i] = f->lam[i] + al * f->phi[i];
         mbs_form_Ptv(n, nc, f->Phi, f->w1, f->v1, 0);
         for (int i = 0; i < n; i++) f->dz[i] = -kh * (f->r[i] + f->v1[i]);
-        mbs_form_newton_tangent(f, &it->st, k, t1, f->z, f->zd, f->zdd, h, f->S);
+        mbs_form_newton_tangent(f, io->st, k, t1, f->z, f->zd, f->zdd, h, f->S);
         mbs_form_add_PtP(n, nc, f->Phi, kh * al, f->S);
-        it->st.factorizations++;
+        io->st->factorizations++;
         lapack_int info = n > 0 ? mbs_form_lu(n, f->S, f->ipiv) : 0;
         if (info != 0)
-            return mbs_integ_fail(it, MBS_ERR_NUMERIC, "ali3p: tangent matrix singular at t = %.9g (%s)", t1,
+            return mbs_fail(io->msg, MBS_ERR_NUMERIC, "ali3p: tangent matrix singular at t = %.9g (%s)", t1,
                                   info > 0 ? m->coord_name[info - 1] : "bad argument");
         if (n > 0) mbs_form_lu_solve(n, f->S, f->ipiv, f->dz);
         for (int i = 0; i < n; i++) f->D[i] += f->dz[i];
         mbs_form_affine(f, h);
         *ndz = mbs_form_norm(f->dz, n);
         if (!isfinite(*ndz))
-            return mbs_integ_fail(it, MBS_ERR_NUMERIC, "ali3p: iteration diverged at t = %.9g (step from %.9g)", t1,
-                                  it->t);
+            return mbs_fail(io->msg, MBS_ERR_NUMERIC, "ali3p: iteration diverged at t = %.9g (step from %.9g)", t1,
+                                  io->t);
         /* the last correction is applied: with Newton's convergence the error left is then far below
          * the tolerance, which matters since zdd = ... + D/(beta h^2) amplifies it by 4e6 at 1 ms */
-        if (*ndz < it->o.tolerance) return 0;
+        if (*ndz < f->o.tolerance) return 0;
     }
     return 1;
 }
 
-static int ali_step(mbs_integrator *it, double h)
+static int ali_step(mbs_form *f, mbs_step_io *io, double h)
 {
-    mbs_form *f = it->form;
-    const mbs_model *m = it->m;
-    mbs_data *d = it->d;
+    const mbs_model *m = f->m;
+    mbs_data *d = f->d;
     const int n = f->n, nc = f->nc;
     const size_t bytes = sizeof(double) * (size_t)n, cbytes = sizeof(double) * (size_t)nc;
-    const double t1 = it->t + h, al = f->o.penalty;
-    memcpy(f->zn, it->q, bytes);
-    memcpy(f->zdn, it->qd, bytes);
-    memcpy(f->zddn, it->qdd, bytes);
+    const double t1 = io->t + h, al = f->o.penalty;
+    memcpy(f->zn, io->q, bytes);
+    memcpy(f->zdn, io->qd, bytes);
+    memcpy(f->zddn, io->qdd, bytes);
     for (int k = 0; k < n; k++) {
         f->zp[k] = f->zn[k] + h * f->zdn[k] + 0.5 * h * h * f->zddn[k];
         f->zdp[k] = f->zdn[k] + h * f->zddn[k];
@@ -181,22 +180,22 @@ static int ali_step(mbs_integrator *it, double h)
     int iters = 0, rc;
     double ndz = 0;
     const int kept = f->o.tangent_keep && f->have_tangent;
-    rc = ali_stage(it, f, h, t1, &iters, &ndz);
+    rc = ali_stage(io, f, h, t1, &iters, &ndz);
     if (rc > 0 && kept) {
         /* a kept tangent did not do: again from the predictor with a fresh one */
         int more = 0;
         f->have_tangent = 0;
         memcpy(f->lam, f->step.kappa, cbytes);
-        rc = ali_stage(it, f, h, t1, &more, &ndz);
+        rc = ali_stage(io, f, h, t1, &more, &ndz);
         iters += more;
     }
     if (rc < 0) return rc;
     if (rc > 0) {
         double nphi = mbs_form_norm(f->phi, nc);
-        return mbs_integ_fail(it, MBS_ERR_NUMERIC,
+        return mbs_fail(io->msg, MBS_ERR_NUMERIC,
                               "ali3p (trapezoidal rule): no convergence at t = %.9g (step from t = %.9g, h = %g) "
-                              "after %d iterations: |dz| = %.3e > tolerance %.3e, |Phi| = %.3e", t1, it->t, h,
-                              iters, ndz, it->o.tolerance, nphi);
+                              "after %d iterations: |dz| = %.3e > tolerance %.3e, |Phi| = %.3e", t1, io->t, h,
+                              iters, ndz, f->o.tolerance, nphi);
     }
     mbs_form_tangent_done(f, iters);
 
@@ -215,10 +214,10 @@ static int ali_step(mbs_integrator *it, double h)
     const double tolp = f->o.proj_tol;
     int vel = !(tolp > 0) || mbs_form_norm(f->phid, nc) > tolp, factored = 0;
     if (vel) {
-        if ((rc = factor_projection(it, f))) return rc;
+        if ((rc = factor_projection(io, f))) return rc;
         factored = 1;
-        if ((rc = project(it, f, f->step.zd_star, f->b, f->phid, f->zd, f->step.sigma))) return rc;
-        it->st.projections[0]++;
+        if ((rc = project(io, f, f->step.zd_star, f->b, f->phid, f->zd, f->step.sigma))) return rc;
+        io->st->projections[0]++;
     } else {
         memset(f->step.sigma, 0, sizeof(double) * (size_t)nc);
     }
@@ -229,9 +228,9 @@ static int ali_step(mbs_integrator *it, double h)
     for (int i = 0; i < nc; i++) f->phidd[i] -= f->c[i];
     int acc = !(tolp > 0) || mbs_form_norm(f->phidd, nc) > tolp;
     if (acc) {
-        if (!factored && (rc = factor_projection(it, f))) return rc;
-        if ((rc = project(it, f, f->step.zdd_star, f->c, f->phidd, f->zdd, f->step.kappa))) return rc;
-        it->st.projections[1]++;
+        if (!factored && (rc = factor_projection(io, f))) return rc;
+        if ((rc = project(io, f, f->step.zdd_star, f->c, f->phidd, f->zdd, f->step.kappa))) return rc;
+        io->st->projections[1]++;
     } else {
         memset(f->step.kappa, 0, sizeof(double) * (size_t)nc);
     }
@@ -250,14 +249,12 @@ static int ali_step(mbs_integrator *it, double h)
     /* d holds the kinematics of (z, zd) at zdd = 0 (the pass for c): with the acceleration pass at
      * the returned zdd they are those of the new state, which the bookkeeping then reuses */
     mbs_kin_accelerations(m, &d->ws, f->zdd);
-    it->kin_ready = 1;
-    mbs_form_step_done(it, f, t1, h, iters);
+    io->kin_ready = 1;
+    mbs_form_step_done(f, t1, h, iters);
     f->step.vel_projected = vel;
     f->step.acc_projected = acc;
     return MBS_OK;
 }
 
 
-const mbs_integ_method mbs_integ_ali3p = {
-    "ali3p", NULL, NULL, ali_step, 0, NULL, NULL,
-};
+const mbs_stepper mbs_stepper_ali3p = { "ali3p", ali_step };

@@ -25,7 +25,7 @@
 #include "../forces/force.h"
 #include "mbsens/constraints.h"
 #include "../kinematic_problems.h"
-#include "../builder.h"
+#include "../base/error.h"
 #include "../results.h"
 
 /* ---------------------------------------------------------------- names */
@@ -286,9 +286,8 @@ void mbs_form_affine(mbs_form *f, double h)
     }
 }
 
-void mbs_form_step_done(mbs_integrator *it, mbs_form *f, double t1, double h, int iters)
+void mbs_form_step_done(mbs_form *f, double t1, double h, int iters)
 {
-    mbs_integ_accept(it, f->z, f->zd, f->zdd, t1, iters);
     f->step.t = t1;
     f->step.h = h;
     f->step.iterations = iters;
@@ -640,12 +639,12 @@ void mbs_form_free(mbs_form *f)
     free(f);
 }
 
-const mbs_integ_method *mbs_form_method(mbs_loop_formulation loop)
+const mbs_stepper *mbs_form_stepper(mbs_loop_formulation loop)
 {
     switch (loop) {
-    case MBS_LOOP_ALI3P: return &mbs_integ_ali3p;
-    case MBS_LOOP_MATRIXR: return &mbs_integ_matrixr;
-    case MBS_LOOP_PENALTY: return &mbs_integ_penalty;
+    case MBS_LOOP_ALI3P: return &mbs_stepper_ali3p;
+    case MBS_LOOP_MATRIXR: return &mbs_stepper_matrixr;
+    case MBS_LOOP_PENALTY: return &mbs_stepper_penalty;
     default: return NULL;
     }
 }
@@ -655,30 +654,23 @@ int mbs_form_keeps_euler(const mbs_form *f)
     return f && f->o.loop != MBS_LOOP_INDEX1;
 }
 
-const mbs_form_step *mbs_form_last_step(const mbs_integrator *it)
+int mbs_form_initial_state(mbs_form *f, double t, double *q, double *qd, char msg[MBS_ERROR_MSG_LEN])
 {
-    return it->form ? &it->form->step : NULL;
-}
-
-int mbs_form_initial_state(mbs_integrator *it, double t, double *q, double *qd)
-{
-    const mbs_model *m = it->m;
-    mbs_data *d = it->d;
+    const mbs_model *m = f->m;
+    mbs_data *d = f->d;
     if (m->con.ncut + m->con.ndriver == 0) return MBS_OK;   /* an open tree: nothing to close */
     mbs_data_set_time(d, t);
     mbs_assembly_report rep;
     int rc = mbs_assemble(m, d, q, t, NULL, &rep);
-    if (rc) return mbs_integ_fail(it, rc, "%s", mbs_data_error(d));
+    if (rc) return mbs_fail(msg, rc, "%s", mbs_data_error(d));
     rc = mbs_solve_velocity(m, d, q, qd, t, NULL);
-    if (rc) return mbs_integ_fail(it, rc, "velocity problem: %s", mbs_data_error(d));
+    if (rc) return mbs_fail(msg, rc, "velocity problem: %s", mbs_data_error(d));
     return MBS_OK;
 }
 
-int mbs_form_fd(mbs_integrator *it, double t, const double *q, const double *qd, double *qdd)
+int mbs_form_fd(mbs_form *f, double t, const double *q, const double *qd, double *qdd, char msg[MBS_ERROR_MSG_LEN])
 {
-    mbs_form *f = it->form;
-    char *msg = it->msg;
-    const size_t len = sizeof it->msg;
+    const size_t len = MBS_ERROR_MSG_LEN;
     int rc;
     switch (f->o.loop) {
     case MBS_LOOP_ALI3P:
@@ -693,7 +685,7 @@ int mbs_form_fd(mbs_integrator *it, double t, const double *q, const double *qd,
         rc = mbs_form_index1_accel(f, t, q, qd, qdd, msg, len);
         break;
     default:
-        rc = mbs_integ_fail(it, MBS_ERR_ARG, "unknown loop formulation %d", (int)f->o.loop);
+        rc = mbs_fail(msg, MBS_ERR_ARG, "unknown loop formulation %d", (int)f->o.loop);
     }
     f->have_tangent = 0;   /* a new state */
     f->viol_ready = 0;
@@ -733,16 +725,16 @@ void mbs_form_tangent_done(mbs_form *f, int iters)
     if (iters > 3) f->have_tangent = 0;
 }
 
-void mbs_form_observe(mbs_integrator *it)
+void mbs_form_observe(mbs_form *f, double t, const double *q, const double *qd, const double *qdd,
+                      mbs_sim_stats *st)
 {
     double v[3];
-    mbs_form *f = it->form;
     if (f->viol_ready) {
         f->viol_ready = 0;
         for (int k = 0; k < 3; k++) v[k] = f->viol[k];
-    } else if (mbs_constraint_violation(it->m, it->d, it->t, it->q, it->qd, it->qdd, v) != MBS_OK) {
+    } else if (mbs_constraint_violation(f->m, f->d, t, q, qd, qdd, v) != MBS_OK) {
         return;
     }
     for (int k = 0; k < 3; k++)
-        if (!(v[k] <= it->st.violation[k])) it->st.violation[k] = v[k];
+        if (!(v[k] <= st->violation[k])) st->violation[k] = v[k];
 }

@@ -27,7 +27,10 @@
 
 #include <lapacke.h>
 
-#include "../integrators/integrator_impl.h"
+#include "mbsens/mbsens.h"
+#include "../data_impl.h"
+#include "../base/error.h"
+#include "stepper.h"
 #include "form_tangent.h"
 
 #define MBS_FORM_BETA 0.25
@@ -116,17 +119,17 @@ typedef struct mbs_form {
 /* ---- object (form_core.c) ---- */
 mbs_form *mbs_form_create(const mbs_model *m, mbs_data *d, const mbs_sim_options *o, mbs_error *err);
 void mbs_form_free(mbs_form *f);
-/* The stepper of formulation o->loop (NULL for index1: the ODE integrators). */
-const mbs_integ_method *mbs_form_method(mbs_loop_formulation loop);
+/* The stepper of formulation loop (NULL for index1: the ODE integrators). */
+const mbs_stepper *mbs_form_stepper(mbs_loop_formulation loop);
 /* 1 if the formulation enforces the Euler normalization as a constraint
  * (ali3p, matrixr, penalty: no projection by the integrator). */
 int mbs_form_keeps_euler(const mbs_form *f);
 /* Consistent initial state: assembly with the model's fixed coordinates,
  * then the velocity problem (q, qd in/out). */
-int mbs_form_initial_state(mbs_integrator *it, double t, double *q, double *qd);
+int mbs_form_initial_state(mbs_form *f, double t, double *q, double *qd, char msg[MBS_ERROR_MSG_LEN]);
 /* Accelerations of the formulation at a consistent (q, qd) (ali3p:
  * penalty formulation, also the multipliers). */
-int mbs_form_fd(mbs_integrator *it, double t, const double *q, const double *qd, double *qdd);
+int mbs_form_fd(mbs_form *f, double t, const double *q, const double *qd, double *qdd, char msg[MBS_ERROR_MSG_LEN]);
 /* Re-evaluate the Newton tangent at iteration k of a step of size h? */
 int mbs_form_need_tangent(const mbs_form *f, int k, double h);
 /* The force part of the scaled Newton tangent S = M + gamma h C + beta h^2 K
@@ -141,10 +144,10 @@ void mbs_form_newton_tangent(mbs_form *f, mbs_sim_stats *st, int k, double t, co
                              const double *zdd, double h, double *S);
 /* After a step that took iters iterations (tangent reuse bookkeeping). */
 void mbs_form_tangent_done(mbs_form *f, int iters);
-/* Constraint violations of the integrator's state into its statistics. */
-void mbs_form_observe(mbs_integrator *it);
-/* The record of the last step (or of the reset: h = 0). */
-const mbs_form_step *mbs_form_last_step(const mbs_integrator *it);
+/* Constraint violations of the state (q, qd, qdd) at t (the owner's, after
+ * a step or a reset) into the statistics' maxima. */
+void mbs_form_observe(mbs_form *f, double t, const double *q, const double *qd, const double *qdd,
+                      mbs_sim_stats *st);
 
 /* ---- evaluation core (form_core.c) ---- */
 /* Kinematics (level 2) at (q, qd, qdd) (NULL = 0), applied loads at the
@@ -193,10 +196,10 @@ void mbs_form_trap_tangent(const mbs_model *m, mbs_data *d, double t, const doub
 /* The trapezoidal states from the correction D (ALI3-P and penalty):
  * z = z_p + D, zd = zd_p + gamma/(beta h) D, zdd = zdd_n + D/(beta h^2). */
 void mbs_form_affine(mbs_form *f, double h);
-/* A converged step of length h to t1 in iters iterations: the statistics,
- * the integrator's state (q, qd, qdd = z, zd, zdd) and time, and the
- * step record's t, h, iterations (the formulation sets the rest). */
-void mbs_form_step_done(mbs_integrator *it, mbs_form *f, double t1, double h, int iters);
+/* A converged step of length h to t1 in iters iterations: the step
+ * record's t, h, iterations (the formulation sets the rest); the new state
+ * is (z, zd, zdd), which the owner of the stepper takes. */
+void mbs_form_step_done(mbs_form *f, double t1, double h, int iters);
 /* A += s Phi^T Phi (A col-major n x n, Phi row-major, rows 0..rows-1). */
 void mbs_form_add_PtP(int n, int rows, const double *Phi, double s, double *A);
 /* y = Phi^T v (rows 0..rows-1); y += ... with add. */
@@ -259,8 +262,8 @@ int mbs_form_matrixr_prepare(mbs_form *f, double t, const double *z, const doubl
 void mbs_form_matrixr_chain(mbs_form *f, double t, const double *z, const double *zd, const double *zdd,
                             const double *dzi, const double *dzdi, const double *dzddi, const double *dx,
                             double *dz, double *dzd, double *dzdd, double *dF);
-extern const mbs_integ_method mbs_integ_ali3p;
-extern const mbs_integ_method mbs_integ_matrixr;
-extern const mbs_integ_method mbs_integ_penalty;
+extern const mbs_stepper mbs_stepper_ali3p;
+extern const mbs_stepper mbs_stepper_matrixr;
+extern const mbs_stepper mbs_stepper_penalty;
 
 #endif

@@ -464,14 +464,13 @@ void mbs_form_matrixr_chain(mbs_form *f, double t, const double *z, const double
 /* ---------------------------------------------------------------- stepper */
 
 
-static int mr_step(mbs_integrator *it, double h)
+static int mr_step(mbs_form *f, mbs_step_io *io, double h)
 {
-    mbs_form *f = it->form;
-    const mbs_model *m = it->m;
-    mbs_data *d = it->d;
+    const mbs_model *m = f->m;
+    mbs_data *d = f->d;
     const int n = f->n, nd = f->nd;
     const size_t bytes = sizeof(double) * (size_t)n, dbytes = sizeof(double) * (size_t)nd;
-    const double t1 = it->t + h, kh = BETA * h * h, c1 = GAMMA / (BETA * h), d1 = 1 / (BETA * h * h);
+    const double t1 = io->t + h, kh = BETA * h * h, c1 = GAMMA / (BETA * h), d1 = 1 / (BETA * h * h);
     memcpy(f->zin, f->zi, dbytes);
     memcpy(f->zdin, f->zdi, dbytes);
     memcpy(f->zddin, f->zddi, dbytes);
@@ -482,25 +481,25 @@ static int mr_step(mbs_integrator *it, double h)
     }
     /* all the coordinates and velocities: the first iterate is their own predictor */
     for (int i = 0; i < n; i++) {
-        f->z[i] = it->q[i] + h * it->qd[i] + 0.5 * h * h * it->qdd[i];
-        f->zd[i] = it->qd[i] + h * it->qdd[i];
+        f->z[i] = io->q[i] + h * io->qd[i] + 0.5 * h * h * io->qdd[i];
+        f->zd[i] = io->qd[i] + h * io->qdd[i];
     }
     mbs_data_set_time(d, t1);
     int iters = 0, conv = 0, rc;
     double ndz = 0;
-    for (int k = 1; k <= it->o.max_iterations; k++) {
+    for (int k = 1; k <= f->o.max_iterations; k++) {
         iters = k;
         for (int j = 0; j < nd; j++) {
             f->zi[j] = f->zip[j] + f->Di[j];
             f->zdi[j] = f->zdip[j] + c1 * f->Di[j];
             f->zddi[j] = f->zddin[j] + d1 * f->Di[j];
         }
-        if ((rc = iterate_kinematics(f, t1, k, f->zi, f->zdi, f->zddi, f->z, f->zd, f->zdd, it->msg,
-                                     sizeof it->msg)))
+        if ((rc = iterate_kinematics(f, t1, k, f->zi, f->zdi, f->zddi, f->z, f->zd, f->zdd, io->msg,
+                                     MBS_ERROR_MSG_LEN)))
             return rc;
         /* the kinematic problems left the kinematics of (z, zd) in d */
         mbs_form_primal_acc(m, d, f->z, f->zd, f->zdd, f->r);
-        it->st.fevals++;
+        io->st->fevals++;
         /* F = R^T r = B N^-1 r */
         memcpy(f->v2, f->r, bytes);
         if (n > 0) mbs_form_chol_solve(n, f->N, f->v2);
@@ -510,29 +509,29 @@ static int mr_step(mbs_integrator *it, double h)
             for (int i = 0; i < n; i++) s += row[i] * f->v2[i];
             f->dDi[j] = -kh * s;
         }
-        mbs_form_newton_tangent(f, &it->st, k, t1, f->z, f->zd, f->zdd, h, f->S);
+        mbs_form_newton_tangent(f, io->st, k, t1, f->z, f->zd, f->zdd, h, f->S);
         form_R(f);
         reduce(f, f->S, 1);
-        it->st.factorizations++;
+        io->st->factorizations++;
         if (nd > 0) {
             if (mbs_form_lu(nd, f->J, f->ipivd) != 0)
-                return mbs_integ_fail(it, MBS_ERR_NUMERIC, "matrixr: reduced tangent singular at t = %.9g", t1);
+                return mbs_fail(io->msg, MBS_ERR_NUMERIC, "matrixr: reduced tangent singular at t = %.9g", t1);
             mbs_form_lu_solve(nd, f->J, f->ipivd, f->dDi);
         }
         for (int j = 0; j < nd; j++) f->Di[j] += f->dDi[j];
         ndz = mbs_form_norm(f->dDi, nd);
         if (!isfinite(ndz))
-            return mbs_integ_fail(it, MBS_ERR_NUMERIC, "matrixr: iteration diverged at t = %.9g", t1);
-        if (ndz < it->o.tolerance) {
+            return mbs_fail(io->msg, MBS_ERR_NUMERIC, "matrixr: iteration diverged at t = %.9g", t1);
+        if (ndz < f->o.tolerance) {
             conv = 1;
             break;
         }
     }
     if (!conv)
-        return mbs_integ_fail(it, MBS_ERR_NUMERIC,
+        return mbs_fail(io->msg, MBS_ERR_NUMERIC,
                               "matrixr (trapezoidal rule): no convergence at t = %.9g (step from t = %.9g, h = %g) "
-                              "after %d iterations: |dz^i| = %.3e > tolerance %.3e", t1, it->t, h, iters, ndz,
-                              it->o.tolerance);
+                              "after %d iterations: |dz^i| = %.3e > tolerance %.3e", t1, io->t, h, iters, ndz,
+                              f->o.tolerance);
     /* the state at the converged z^i: the kinematic problems solved there, from the position step
      * of the last iterate (its error is O(|dD^i|^2), so the position problem converges at once) */
     for (int j = 0; j < nd; j++) {
@@ -541,8 +540,8 @@ static int mr_step(mbs_integrator *it, double h)
         f->zddi[j] = f->zddin[j] + d1 * f->Di[j];
     }
     position_step(f, f->zi, f->z);
-    if ((rc = mbs_form_matrixr_kinematics(f, t1, f->zi, f->zdi, f->zddi, f->z, f->zd, f->zdd, it->msg,
-                                          sizeof it->msg)))
+    if ((rc = mbs_form_matrixr_kinematics(f, t1, f->zi, f->zdi, f->zddi, f->z, f->zd, f->zdd, io->msg,
+                                          MBS_ERROR_MSG_LEN)))
         return rc;
     mbs_form_tangent_done(f, iters);
     /* violations: Phi at z; the velocity and acceleration problems are solved in the least-squares
@@ -560,14 +559,12 @@ static int mr_step(mbs_integrator *it, double h)
     /* the kinematic problems left the kinematics of (z, zd) at zdd = 0 in d: the acceleration pass
      * makes them those of the new state (reused by the bookkeeping) */
     mbs_kin_accelerations(m, &d->ws, f->zdd);
-    it->kin_ready = 1;
-    mbs_form_step_done(it, f, t1, h, iters);
+    io->kin_ready = 1;
+    mbs_form_step_done(f, t1, h, iters);
     memcpy(f->step.zd_star, f->zd, bytes);
     memcpy(f->step.zdd_star, f->zdd, bytes);
     return MBS_OK;
 }
 
 
-const mbs_integ_method mbs_integ_matrixr = {
-    "matrixr", NULL, NULL, mr_step, 0, NULL, NULL,
-};
+const mbs_stepper mbs_stepper_matrixr = { "matrixr", mr_step };

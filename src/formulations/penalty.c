@@ -67,19 +67,18 @@ int mbs_form_penalty_accel(mbs_form *f, double t, const double *q, const double 
 
 
 
-static int pen_step(mbs_integrator *it, double h)
+static int pen_step(mbs_form *f, mbs_step_io *io, double h)
 {
-    mbs_form *f = it->form;
-    const mbs_model *m = it->m;
-    mbs_data *d = it->d;
+    const mbs_model *m = f->m;
+    mbs_data *d = f->d;
     const int n = f->n, nc = f->nc;
     const size_t bytes = sizeof(double) * (size_t)n;
-    const double t1 = it->t + h, kh = BETA * h * h;
+    const double t1 = io->t + h, kh = BETA * h * h;
     const double al = f->o.penalty, om = f->o.omega, xi = f->o.xi;
     const double sc = 1 + 2 * om * xi * GAMMA * h + om * om * kh;
-    memcpy(f->zn, it->q, bytes);
-    memcpy(f->zdn, it->qd, bytes);
-    memcpy(f->zddn, it->qdd, bytes);
+    memcpy(f->zn, io->q, bytes);
+    memcpy(f->zdn, io->qd, bytes);
+    memcpy(f->zddn, io->qdd, bytes);
     for (int k = 0; k < n; k++) {
         f->zp[k] = f->zn[k] + h * f->zdn[k] + 0.5 * h * h * f->zddn[k];
         f->zdp[k] = f->zdn[k] + h * f->zddn[k];
@@ -89,36 +88,36 @@ static int pen_step(mbs_integrator *it, double h)
     mbs_data_set_time(d, t1);
     int iters = 0, conv = 0;
     double ndz = 0;
-    for (int k = 1; k <= it->o.max_iterations; k++) {
+    for (int k = 1; k <= f->o.max_iterations; k++) {
         iters = k;
         mbs_form_primal(m, d, t1, f->z, f->zd, f->zdd, f->r, f->phi, f->Phi, f->phid, f->phidd);
-        it->st.fevals++;
+        io->st->fevals++;
         for (int i = 0; i < nc; i++)
             f->w1[i] = al * (f->phidd[i] + 2 * om * xi * f->phid[i] + om * om * f->phi[i]);
         mbs_form_Ptv(n, nc, f->Phi, f->w1, f->v1, 0);
         for (int i = 0; i < n; i++) f->dz[i] = -kh * (f->r[i] + f->v1[i]);
-        mbs_form_newton_tangent(f, &it->st, k, t1, f->z, f->zd, f->zdd, h, f->S);
+        mbs_form_newton_tangent(f, io->st, k, t1, f->z, f->zd, f->zdd, h, f->S);
         mbs_form_add_PtP(n, nc, f->Phi, sc * al, f->S);
-        it->st.factorizations++;
+        io->st->factorizations++;
         lapack_int info = n > 0 ? mbs_form_lu(n, f->S, f->ipiv) : 0;
         if (info != 0)
-            return mbs_integ_fail(it, MBS_ERR_NUMERIC, "penalty formulation: tangent matrix singular at t = %.9g",
+            return mbs_fail(io->msg, MBS_ERR_NUMERIC, "penalty formulation: tangent matrix singular at t = %.9g",
                                   t1);
         if (n > 0) mbs_form_lu_solve(n, f->S, f->ipiv, f->dz);
         for (int i = 0; i < n; i++) f->D[i] += f->dz[i];
         mbs_form_affine(f, h);
         ndz = mbs_form_norm(f->dz, n);
         if (!isfinite(ndz))
-            return mbs_integ_fail(it, MBS_ERR_NUMERIC, "penalty formulation: iteration diverged at t = %.9g", t1);
-        if (ndz < it->o.tolerance) {
+            return mbs_fail(io->msg, MBS_ERR_NUMERIC, "penalty formulation: iteration diverged at t = %.9g", t1);
+        if (ndz < f->o.tolerance) {
             conv = 1;
             break;
         }
     }
     if (!conv)
-        return mbs_integ_fail(it, MBS_ERR_NUMERIC,
+        return mbs_fail(io->msg, MBS_ERR_NUMERIC,
                               "penalty formulation (trapezoidal rule): no convergence at t = %.9g (h = %g) after "
-                              "%d iterations: |dz| = %.3e > tolerance %.3e", t1, h, iters, ndz, it->o.tolerance);
+                              "%d iterations: |dz| = %.3e > tolerance %.3e", t1, h, iters, ndz, f->o.tolerance);
     mbs_form_tangent_done(f, iters);
     /* multipliers at the solution */
     mbs_form_constraints(m, d, t1, f->z, f->zd, f->zdd, f->phi, NULL, f->phid, f->phidd);
@@ -128,8 +127,8 @@ static int pen_step(mbs_integrator *it, double h)
     f->viol[1] = mbs_form_norm(f->phid, nc);
     f->viol[2] = mbs_form_norm(f->phidd, nc);
     f->viol_ready = 1;
-    it->kin_ready = 1;   /* mbs_form_constraints left the kinematics of the new state in d */
-    mbs_form_step_done(it, f, t1, h, iters);
+    io->kin_ready = 1;   /* mbs_form_constraints left the kinematics of the new state in d */
+    mbs_form_step_done(f, t1, h, iters);
     memcpy(f->step.zd_star, f->zd, bytes);
     memcpy(f->step.zdd_star, f->zdd, bytes);
     f->step.vel_projected = f->step.acc_projected = 0;
@@ -137,6 +136,4 @@ static int pen_step(mbs_integrator *it, double h)
 }
 
 
-const mbs_integ_method mbs_integ_penalty = {
-    "penalty", NULL, NULL, pen_step, 0, NULL, NULL,
-};
+const mbs_stepper mbs_stepper_penalty = { "penalty", pen_step };

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "integrator_impl.h"
-#include "../builder.h"
+#include "../base/error.h"
 #include "../results.h"
 #include "../model_impl.h"
 #include "../formulations/form_impl.h"
@@ -267,7 +267,7 @@ int mbs_integ_fd(mbs_integrator *it, double t, const double *q, const double *qd
                                   t, m->coord_name[k], q[k], m->coord_name[k], qd[k]);
     int rc = MBS_OK;
     if (it->form) {
-        rc = mbs_form_fd(it, t, q, qd, qdd);   /* closed loops: src/formulations/ */
+        rc = mbs_form_fd(it->form, t, q, qd, qdd, it->msg);   /* closed loops: src/formulations/ */
     } else if ((rc = mbs_fd_qdd(m, d, it->o.formulation, q, qd, NULL, qdd)) != MBS_OK) {
         /* both open-tree algorithms (src/forward_dynamics.c; fr in joint frames where it applies), no
          * state checks; nothing here reads the kinematics it leaves (the bookkeeping recomputes them) */
@@ -296,6 +296,27 @@ double mbs_integ_euler_drift(const mbs_model *m, const double *q)
 
 /* ---------------------------------------------------------------- object */
 
+/* A closed-loop formulation's step as the integrator's method: its stepper
+ * from the integrator's state, then the new state (the formulation's z,
+ * zd, zdd) taken as an implicit step's. */
+static int form_step(mbs_integrator *it, double h)
+{
+    mbs_form *f = it->form;
+    mbs_step_io io = { it->t, it->q, it->qd, it->qdd, &it->st, it->msg, 0 };
+    int rc = it->stepper->step(f, &io, h);
+    if (rc) return rc;
+    mbs_integ_accept(it, f->z, f->zd, f->zdd, f->step.t, f->step.iterations);
+    it->kin_ready = io.kin_ready;
+    return MBS_OK;
+}
+
+static const mbs_integ_method form_method = { "formulation", NULL, NULL, form_step, 0, NULL, NULL };
+
+const mbs_form_step *mbs_form_last_step(const mbs_integrator *it)
+{
+    return it->form ? &it->form->step : NULL;
+}
+
 static const mbs_integ_method *method_of(mbs_integrator_type t)
 {
     switch (t) {
@@ -320,7 +341,8 @@ static int observe(mbs_integrator *it, mbs_error *err)
     if (it->track_energy)
         it->st.energy = mbs_kinetic_energy(m, it->d) + mbs_potential_energy(m, it->d) +
                         mbs_elastic_energy(m, it->d, it->q);
-    if (it->form) mbs_form_observe(it);   /* constraint violations; same kinematics left in d */
+    if (it->form)   /* constraint violations; same kinematics left in d */
+        mbs_form_observe(it->form, it->t, it->q, it->qd, it->qdd, &it->st);
     /* what the callers read: the state, and the kinematics left in d for the queries */
     const int nq = m->nq;
     char msg[MBS_ERROR_MSG_LEN];
@@ -383,8 +405,8 @@ mbs_integrator *mbs_integrator_create(const mbs_model *m, mbs_data *d,
     if (o.loop == MBS_LOOP_INDEX1 && o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL)
         o.solver = MBS_SOLVER_FIXEDPOINT;   /* the Newton residual has no constraint terms */
     it->o = o;
-    it->meth = o.loop != MBS_LOOP_NONE && o.loop != MBS_LOOP_INDEX1 ? mbs_form_method(o.loop)
-                                                                   : method_of(o.integrator);
+    it->stepper = o.loop != MBS_LOOP_NONE && o.loop != MBS_LOOP_INDEX1 ? mbs_form_stepper(o.loop) : NULL;
+    it->meth = it->stepper ? &form_method : method_of(o.integrator);
     size_t n = (size_t)(m->nq > 0 ? m->nq : 1);
     it->q = calloc(3 * n, sizeof(double));
     if (!it->q) {
@@ -434,7 +456,7 @@ int mbs_integrator_reset(mbs_integrator *it, double t, const double *q, const do
     int rc = mbs_data_check_state(it->d, q0, qd0, NULL);
     if (rc) return mbs_error_set(err, rc, "initial state: %s", mbs_data_error(it->d));
     mbs_normalize_state(m, q0, qd0);
-    if (it->form && (rc = mbs_form_initial_state(it, t, q0, qd0)))
+    if (it->form && (rc = mbs_form_initial_state(it->form, t, q0, qd0, it->msg)))
         return mbs_error_set(err, rc, "initial state: %s", it->msg);
     memset(&it->st, 0, sizeof it->st);
     it->t = t;

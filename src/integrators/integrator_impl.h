@@ -11,6 +11,7 @@
 
 #include "mbsens/mbsens.h"
 #include "../data_impl.h"
+#include "../formulations/form_impl.h"
 
 typedef struct mbs_integ_method {
     const char *name;
@@ -38,6 +39,7 @@ struct mbs_integrator {
     double t;
     double *q, *qd, *qdd;   /* current state; qdd: accelerations at (q, qd) */
     struct mbs_form *form;  /* closed-loop formulation (src/formulations/), or NULL */
+    const mbs_stepper *stepper;   /* the formulation's stepper (ali3p, matrixr, penalty), or NULL */
     int kin_ready;          /* the step left in d the level-2 kinematics of (q, qd, qdd):
                              * the bookkeeping after it skips its own pass */
     int track_energy;       /* evaluate the mechanical energy after every step (st.energy,
@@ -50,6 +52,10 @@ struct mbs_integrator {
  * (q, qd, qdd) the integrator's new state at its new time. */
 void mbs_integ_accept(mbs_integrator *it, const double *q, const double *qd, const double *qdd, double t1,
                       int iters);
+/* The record of the closed-loop formulation's last step (or of the reset:
+ * h = 0); NULL without a formulation. */
+const mbs_form_step *mbs_form_last_step(const mbs_integrator *it);
+
 /* it->msg = formatted message; returns code. */
 int mbs_integ_fail(mbs_integrator *it, int code, const char *fmt, ...)
 #if defined(__GNUC__)

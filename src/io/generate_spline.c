@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "mbsens/generate.h"
-#include "builder.h"
+#include "base/error.h"
 
 /* append with bounds: returns 0, or -1 when the buffer is full */
 #if defined(__GNUC__)

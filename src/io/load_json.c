@@ -23,7 +23,7 @@
 #include "model_util.h"
 #include "json_path.h"
 #include "force_model.h"
-#include "objective_model.h"
+#include "load_objectives.h"
 
 #define PATH_LEN 512
 

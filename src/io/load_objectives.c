@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "objective_model.h"
-#include "builder.h"
+#include "load_objectives.h"
+#include "base/error.h"
 #include "model_util.h"
 #include "json_path.h"
 
@@ -281,35 +281,3 @@ int mbs_json_load_objectives(json_t *arr, const char *file, mbs_model *m, mbs_er
     return rc;
 }
 
-void mbs_objectives_free(mbs_model *m)
-{
-    for (int k = 0; k < m->nobj && m->obj; k++) {
-        free(m->obj[k].name);
-        free(m->obj[k].where);
-        free(m->obj[k].term);
-    }
-    free(m->obj);
-    m->obj = NULL;
-    m->nobj = 0;
-}
-
-int mbs_objectives_copy(mbs_model *dst, const mbs_model *src)
-{
-    dst->obj = NULL;
-    dst->nobj = 0;
-    if (src->nobj == 0) return 0;
-    dst->obj = calloc((size_t)src->nobj, sizeof *dst->obj);
-    if (!dst->obj) return -1;
-    dst->nobj = src->nobj;
-    for (int k = 0; k < src->nobj; k++) {
-        const mbs_objective_info *s = &src->obj[k];
-        mbs_objective_info *d = &dst->obj[k];
-        *d = *s;
-        d->name = mbs_strdup(s->name);
-        d->where = mbs_strdup(s->where);
-        d->term = malloc(sizeof *d->term * (size_t)s->nterm);
-        if (!d->name || !d->where || !d->term) return -1;
-        memcpy(d->term, s->term, sizeof *d->term * (size_t)s->nterm);
-    }
-    return 0;
-}

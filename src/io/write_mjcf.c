@@ -57,7 +57,7 @@
 #include "mbsens/data.h"
 #include "mbsens/kinematics.h"
 #include "mbsens/model.h"
-#include "builder.h"
+#include "base/error.h"
 #include "model_impl.h"
 #include "model_util.h"
 

@@ -19,7 +19,7 @@
 
 #include "mbsens/optimize.h"
 #include "mbsens/constraints.h"
-#include "../sensitivity/sens_impl.h"
+#include "../sensitivity/sens_common.h"
 #include "../results.h"
 
 /* ---------------------------------------------------------------- names */
@@ -426,10 +426,9 @@ static int run_stage(opt_ctx *c, mbs_opt_result *res, mbs_error *err)
     return rc;
 }
 
-int mbs_optimize(const mbs_model *m, const mbs_opt_options *o, mbs_opt_result *res, mbs_error *err)
+/* The arguments of mbs_optimize, before anything is allocated. */
+static int opt_check_args(const mbs_model *m, const mbs_opt_options *o, mbs_error *err)
 {
-    if (!m || !o || !res) return mbs_error_set(err, MBS_ERR_ARG, "mbs_optimize: NULL argument");
-    memset(res, 0, sizeof *res);
     const int np = mbs_model_nparams(m), nobj = mbs_model_nobjectives(m);
     if (nobj < 1)
         return mbs_error_set(err, MBS_ERR_ARG, "optimize: %s declares no objectives (add an \"objectives\" section)",
@@ -450,179 +449,233 @@ int mbs_optimize(const mbs_model *m, const mbs_opt_options *o, mbs_opt_result *r
                              nobj - 1);
     if (o->continuation && !(o->continuation_start > 0 && o->continuation_step > 0))
         return mbs_error_set(err, MBS_ERR_ARG, "optimize: continuation start and step must be > 0");
+    return MBS_OK;
+}
 
+/* The context's arrays and the result's, once. */
+static int opt_alloc(opt_ctx *c, mbs_opt_result *res, mbs_error *err)
+{
+    const size_t n1 = (size_t)c->np + 1;
+    c->free_idx = calloc(n1, sizeof *c->free_idx);
+    c->all_idx = calloc(n1, sizeof *c->all_idx);
+    c->t_act = calloc(n1, sizeof *c->t_act);
+    c->w = calloc((size_t)c->nobj, sizeof *c->w);
+    c->s = calloc(n1, sizeof *c->s);
+    c->lo = calloc(n1, sizeof *c->lo);
+    c->hi = calloc(n1, sizeof *c->hi);
+    c->x = calloc(n1, sizeof *c->x);
+    c->g = calloc(n1, sizeof *c->g);
+    c->best_u = calloc(n1, sizeof *c->best_u);
+    c->best_x = calloc(n1, sizeof *c->best_x);
+    c->best_g = calloc(n1, sizeof *c->best_g);
+    c->start_g = calloc(n1, sizeof *c->start_g);
+    c->cache_u = calloc(n1, sizeof *c->cache_u);
+    c->cache_gu = calloc(n1, sizeof *c->cache_gu);
+    c->gu = calloc(n1, sizeof *c->gu);
+    res->x0 = calloc(n1, sizeof *res->x0);
+    res->x = calloc(n1, sizeof *res->x);
+    res->grad = calloc(n1, sizeof *res->grad);
+    if (!c->free_idx || !c->all_idx || !c->t_act || !c->w || !c->s || !c->lo || !c->hi || !c->x || !c->g ||
+        !c->best_u || !c->best_x || !c->best_g || !c->start_g || !c->cache_u || !c->cache_gu || !c->gu || !res->x0 ||
+        !res->x || !res->grad)
+        return mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+    return MBS_OK;
+}
+
+static void opt_free(opt_ctx *c)
+{
+    free(c->free_idx); free(c->all_idx); free(c->t_act); free(c->w); free(c->s); free(c->lo); free(c->hi);
+    free(c->x); free(c->g); free(c->best_u); free(c->best_x); free(c->best_g); free(c->start_g);
+    free(c->cache_u); free(c->cache_gu); free(c->gu);
+}
+
+/* The weights of the objectives: the options' (finite, not all zero), or
+ * 1 on the chosen objective. */
+static int opt_weights(opt_ctx *c, mbs_error *err)
+{
+    const mbs_opt_options *o = c->o;
+    if (!o->weights) {
+        c->w[o->objective] = 1;
+        return MBS_OK;
+    }
+    int any = 0;
+    for (int k = 0; k < c->nobj; k++) {
+        if (!isfinite(o->weights[k]))
+            return mbs_error_set(err, MBS_ERR_ARG, "optimize: weight %d is not finite", k);
+        c->w[k] = o->weights[k];
+        any |= c->w[k] != 0;
+    }
+    if (!any) return mbs_error_set(err, MBS_ERR_ARG, "optimize: every weight is zero");
+    return MBS_OK;
+}
+
+/* Per parameter: bounds, start value, scale, whether it is free, and from
+ * when it acts (continuation). */
+static int opt_params(opt_ctx *c, mbs_opt_result *res, mbs_error *err)
+{
+    const mbs_model *m = c->m;
+    const mbs_opt_options *o = c->o;
+    for (int j = 0; j < c->np; j++) {
+        const double v = mbs_param_value(m, j);
+        c->lo[j] = mbs_param_lower(m, j);
+        c->hi[j] = mbs_param_upper(m, j);
+        res->x0[j] = v;
+        c->best_x[j] = v;
+        double s = 1;
+        if (o->scaling == MBS_OPT_SCALE_VALUE) {
+            if (v != 0) s = fabs(v);
+            else if (isfinite(c->lo[j]) && isfinite(c->hi[j]) && c->hi[j] > c->lo[j]) s = c->hi[j] - c->lo[j];
+        } else if (o->scaling == MBS_OPT_SCALE_BOUNDS) {
+            if (isfinite(c->lo[j]) && isfinite(c->hi[j]) && c->hi[j] > c->lo[j]) s = c->hi[j] - c->lo[j];
+            else if (v != 0) s = fabs(v);
+        }
+        c->s[j] = s;
+        if (!(o->fixed && o->fixed[j]) && c->hi[j] > c->lo[j]) c->all_idx[c->nall++] = j;
+        c->t_act[j] = o->continuation ? activation_time(m, j) : -HUGE_VAL;
+    }
+    if (c->nall == 0)
+        return mbs_error_set(err, MBS_ERR_ARG, "optimize: no free design parameter (all fixed or with equal bounds)");
+    return MBS_OK;
+}
+
+/* The number of stages: 1, or the continuation's horizons from t0 + start
+ * in steps to tf (at most MBS_OPT_MAX_STAGES). */
+static int opt_nstages(const opt_ctx *c, int *nstage, mbs_error *err)
+{
+    const mbs_opt_options *o = c->o;
+    const double T0 = c->sens.sim.t0, TF = c->sens.sim.tf;
+    *nstage = 1;
+    if (!(TF > T0)) return mbs_error_set(err, MBS_ERR_ARG, "optimize: tf (%g) must be after t0 (%g)", TF, T0);
+    if (!o->continuation) return MBS_OK;
+    /* counted as a double: a small step must not overflow the count */
+    const double ns = ceil((TF - T0 - o->continuation_start) / o->continuation_step - 1e-9) + 1;
+    if (!(ns <= MBS_OPT_MAX_STAGES))
+        return mbs_error_set(err, MBS_ERR_ARG, "optimize: continuation from %g s in steps of %g s to the horizon "
+                             "%g s is %.3g stages; at most %d (MBS_OPT_MAX_STAGES)", o->continuation_start,
+                             o->continuation_step, TF - T0, ns, MBS_OPT_MAX_STAGES);
+    if (ns > 1) *nstage = (int)ns;
+    return MBS_OK;
+}
+
+/* The stages, each over its horizon with the parameters that act within
+ * it; *ran_tf: the horizon of the last stage that ran. A stage after the
+ * first that fails ends the run with what the earlier ones found. */
+static int opt_stages(opt_ctx *c, mbs_opt_result *res, int nstage, int *have_initial, double *ran_tf,
+                      mbs_error *err)
+{
+    const mbs_opt_options *o = c->o;
+    const double T0 = c->sens.sim.t0, TF = c->sens.sim.tf;
+    int rc = MBS_OK;
+    for (c->stage = 0; c->stage < nstage; c->stage++) {
+        double tf = o->continuation ? T0 + o->continuation_start + c->stage * o->continuation_step : TF;
+        if (tf > TF || c->stage == nstage - 1) tf = TF;
+        c->sens.sim.tf = tf;
+        c->nfree = 0;
+        for (int v = 0; v < c->nall; v++)
+            if (c->t_act[c->all_idx[v]] < tf) c->free_idx[c->nfree++] = c->all_idx[v];
+        if (c->nfree == 0) continue;
+        rc = run_stage(c, res, err);
+        if (!rc && !*have_initial) {
+            res->psi_initial = c->start_psi;
+            res->pg_norm_initial = pg_norm(c, res->x0, c->start_g);
+            *have_initial = 1;
+        }
+        if (rc) {
+            if (c->stage > 0 || c->iterations > 0) {
+                say(c, "stage %d (tf = %g) failed: %s", c->stage, tf, err && err->msg[0] ? err->msg : "error");
+                snprintf(c->reason, sizeof c->reason, "stage_failed");
+                rc = MBS_OK;
+            }
+            break;
+        }
+        res->stages = c->stage + 1;
+        *ran_tf = tf;
+        if (!strcmp(c->reason, "callback") || !strcmp(c->reason, "failures")) break;
+    }
+    return rc;
+}
+
+/* The result: the best point, psi and the gradient over the full horizon
+ * TF (evaluated again when the last stage was shorter), the norms, the
+ * counters; its numbers checked finite. */
+static int opt_finish(opt_ctx *c, mbs_opt_result *res, double TF, int have_initial, double ran_tf, mbs_error *err)
+{
+    const int np = c->np;
+    int rc;
+    memcpy(c->free_idx, c->all_idx, sizeof(int) * (size_t)c->nall);
+    c->nfree = c->nall;
+    snprintf(res->stop_reason, sizeof res->stop_reason, "%s", c->reason);
+    memcpy(res->x, c->best_x, sizeof(double) * (size_t)np);
+    if (ran_tf == TF) {
+        res->psi_final = c->best_psi;
+        memcpy(res->grad, c->best_g, sizeof(double) * (size_t)np);
+    } else {
+        c->sens.sim.tf = TF;
+        c->evaluations++;
+        if ((rc = evaluate(c, res->x, &res->psi_final, res->grad, err))) return rc;
+        c->fscale = fabs(res->psi_final) > 0 ? fabs(res->psi_final) : 1;
+    }
+    if (!have_initial) {   /* no stage ran: nothing could act within the horizons */
+        res->psi_initial = res->psi_final;
+        res->pg_norm_initial = pg_norm(c, res->x0, res->grad);
+        if (!c->reason[0]) snprintf(c->reason, sizeof c->reason, "no_stage");
+        snprintf(res->stop_reason, sizeof res->stop_reason, "%s", c->reason);
+    }
+    res->pg_norm = pg_norm(c, res->x, res->grad);
+    res->pg_norm_scaled = pg_scaled(c, res->x, res->grad);
+    res->nparam = np;
+    res->iterations = c->iterations;
+    res->evaluations = c->evaluations;
+    res->failed_evaluations = c->failures;
+    return mbs_error_results(err, c->m, "optimize",
+                             MBS_RESULTS({ "x", res->x, np, 1, MBS_IX_PARAM, 0 },
+                                         { "gradient", res->grad, np, 1, MBS_IX_PARAM, 0 },
+                                         { "psi", &res->psi_final, 1, 1, MBS_IX_NONE, 0 },
+                                         { "projected gradient norm", &res->pg_norm, 1, 1, MBS_IX_NONE, 0 }));
+}
+
+int mbs_optimize(const mbs_model *m, const mbs_opt_options *o, mbs_opt_result *res, mbs_error *err)
+{
+    if (!m || !o || !res) return mbs_error_set(err, MBS_ERR_ARG, "mbs_optimize: NULL argument");
+    memset(res, 0, sizeof *res);
+    int rc = opt_check_args(m, o, err);
+    if (rc) return rc;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     opt_ctx c;
     memset(&c, 0, sizeof c);
     c.m = m;
     c.o = o;
-    c.np = np;
-    c.nobj = nobj;
+    c.np = mbs_model_nparams(m);
+    c.nobj = mbs_model_nobjectives(m);
     c.sens = o->sens;
     if (o->auto_method) c.sens.method = mbs_opt_auto_method(m, &c.sens);
     else if (model_closed(m) && c.sens.sim.loop == MBS_LOOP_NONE) c.sens.sim.loop = MBS_LOOP_ALI3P;
-    const size_t n1 = (size_t)np + 1;
-    c.free_idx = calloc(n1, sizeof *c.free_idx);
-    c.all_idx = calloc(n1, sizeof *c.all_idx);
-    c.t_act = calloc(n1, sizeof *c.t_act);
-    c.w = calloc((size_t)nobj, sizeof *c.w);
-    c.s = calloc(n1, sizeof *c.s);
-    c.lo = calloc(n1, sizeof *c.lo);
-    c.hi = calloc(n1, sizeof *c.hi);
-    c.x = calloc(n1, sizeof *c.x);
-    c.g = calloc(n1, sizeof *c.g);
-    c.best_u = calloc(n1, sizeof *c.best_u);
-    c.best_x = calloc(n1, sizeof *c.best_x);
-    c.best_g = calloc(n1, sizeof *c.best_g);
-    c.start_g = calloc(n1, sizeof *c.start_g);
-    c.cache_u = calloc(n1, sizeof *c.cache_u);
-    c.cache_gu = calloc(n1, sizeof *c.cache_gu);
-    c.gu = calloc(n1, sizeof *c.gu);
-    res->x0 = calloc(n1, sizeof *res->x0);
-    res->x = calloc(n1, sizeof *res->x);
-    res->grad = calloc(n1, sizeof *res->grad);
-    int rc = MBS_OK;
-    if (!c.free_idx || !c.all_idx || !c.t_act || !c.w || !c.s || !c.lo || !c.hi || !c.x || !c.g || !c.best_u || !c.best_x || !c.best_g || !c.start_g ||
-        !c.cache_u || !c.cache_gu || !c.gu || !res->x0 || !res->x || !res->grad) {
-        rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    if (o->weights) {
-        int any = 0;
-        for (int k = 0; k < nobj; k++) {
-            if (!isfinite(o->weights[k])) {
-                rc = mbs_error_set(err, MBS_ERR_ARG, "optimize: weight %d is not finite", k);
-                goto done;
-            }
-            c.w[k] = o->weights[k];
-            any |= c.w[k] != 0;
-        }
-        if (!any) {
-            rc = mbs_error_set(err, MBS_ERR_ARG, "optimize: every weight is zero");
-            goto done;
-        }
-    } else {
-        c.w[o->objective] = 1;
-    }
-    for (int j = 0; j < np; j++) {
-        const double v = mbs_param_value(m, j);
-        c.lo[j] = mbs_param_lower(m, j);
-        c.hi[j] = mbs_param_upper(m, j);
-        res->x0[j] = v;
-        c.best_x[j] = v;
-        double s = 1;
-        if (o->scaling == MBS_OPT_SCALE_VALUE) {
-            if (v != 0) s = fabs(v);
-            else if (isfinite(c.lo[j]) && isfinite(c.hi[j]) && c.hi[j] > c.lo[j]) s = c.hi[j] - c.lo[j];
-        } else if (o->scaling == MBS_OPT_SCALE_BOUNDS) {
-            if (isfinite(c.lo[j]) && isfinite(c.hi[j]) && c.hi[j] > c.lo[j]) s = c.hi[j] - c.lo[j];
-            else if (v != 0) s = fabs(v);
-        }
-        c.s[j] = s;
-        if (!(o->fixed && o->fixed[j]) && c.hi[j] > c.lo[j]) c.all_idx[c.nall++] = j;
-        c.t_act[j] = o->continuation ? activation_time(m, j) : -HUGE_VAL;
-    }
-    if (c.nall == 0) {
-        rc = mbs_error_set(err, MBS_ERR_ARG, "optimize: no free design parameter (all fixed or with equal bounds)");
-        goto done;
-    }
-    res->method = c.sens.method;
-    res->sens = c.sens;
-
-    const double T0 = c.sens.sim.t0, TF = c.sens.sim.tf;
-    if (!(TF > T0)) {
-        rc = mbs_error_set(err, MBS_ERR_ARG, "optimize: tf (%g) must be after t0 (%g)", TF, T0);
-        goto done;
-    }
-    int nstage = 1;
-    if (o->continuation) {
-        /* counted as a double: a small step must not overflow the count */
-        const double ns = ceil((TF - T0 - o->continuation_start) / o->continuation_step - 1e-9) + 1;
-        if (!(ns <= MBS_OPT_MAX_STAGES)) {
-            rc = mbs_error_set(err, MBS_ERR_ARG, "optimize: continuation from %g s in steps of %g s to the horizon "
-                               "%g s is %.3g stages; at most %d (MBS_OPT_MAX_STAGES)", o->continuation_start,
-                               o->continuation_step, TF - T0, ns, MBS_OPT_MAX_STAGES);
-            goto done;
-        }
-        if (ns > 1) nstage = (int)ns;
-    }
-    memcpy(c.free_idx, c.all_idx, sizeof(int) * (size_t)c.nall);
-    c.nfree = c.nall;
-    int have_initial = 0;
+    int nstage = 1, have_initial = 0;
     double ran_tf = -HUGE_VAL;   /* horizon of the last stage that ran */
-    if (nstage > 1) {
-        /* psi at the start over the full horizon (the first stage is shorter) */
-        double psi0;
-        c.evaluations++;
-        if ((rc = evaluate(&c, res->x0, &psi0, c.g, err))) goto done;
-        res->psi_initial = psi0;
-        res->pg_norm_initial = pg_norm(&c, res->x0, c.g);
-        have_initial = 1;
+    const double TF = c.sens.sim.tf;
+    if (!(rc = opt_alloc(&c, res, err)) && !(rc = opt_weights(&c, err)) && !(rc = opt_params(&c, res, err))) {
+        res->method = c.sens.method;
+        res->sens = c.sens;
+        rc = opt_nstages(&c, &nstage, err);
     }
-    for (c.stage = 0; c.stage < nstage; c.stage++) {
-        double tf = o->continuation ? T0 + o->continuation_start + c.stage * o->continuation_step : TF;
-        if (tf > TF || c.stage == nstage - 1) tf = TF;
-        c.sens.sim.tf = tf;
-        /* the stage's variables: those that can act within its horizon */
-        c.nfree = 0;
-        for (int v = 0; v < c.nall; v++)
-            if (c.t_act[c.all_idx[v]] < tf) c.free_idx[c.nfree++] = c.all_idx[v];
-        if (c.nfree == 0) continue;
-        rc = run_stage(&c, res, err);
-        if (!rc && !have_initial) {
-            res->psi_initial = c.start_psi;
-            res->pg_norm_initial = pg_norm(&c, res->x0, c.start_g);
-            have_initial = 1;
-        }
-        if (rc) {
-            if (c.stage > 0 || c.iterations > 0) {
-                /* a later stage could not start: keep what the earlier ones found */
-                say(&c, "stage %d (tf = %g) failed: %s", c.stage, tf, err && err->msg[0] ? err->msg : "error");
-                snprintf(c.reason, sizeof c.reason, "stage_failed");
-                rc = MBS_OK;
+    if (!rc) {
+        memcpy(c.free_idx, c.all_idx, sizeof(int) * (size_t)c.nall);
+        c.nfree = c.nall;
+        if (nstage > 1) {
+            /* psi at the start over the full horizon (the first stage is shorter) */
+            double psi0;
+            c.evaluations++;
+            if (!(rc = evaluate(&c, res->x0, &psi0, c.g, err))) {
+                res->psi_initial = psi0;
+                res->pg_norm_initial = pg_norm(&c, res->x0, c.g);
+                have_initial = 1;
             }
-            break;
         }
-        res->stages = c.stage + 1;
-        ran_tf = tf;
-        if (!strcmp(c.reason, "callback") || !strcmp(c.reason, "failures")) break;
     }
-    if (rc) goto done;
-    memcpy(c.free_idx, c.all_idx, sizeof(int) * (size_t)c.nall);
-    c.nfree = c.nall;
-    snprintf(res->stop_reason, sizeof res->stop_reason, "%s", c.reason);
-    memcpy(res->x, c.best_x, sizeof(double) * (size_t)np);
-    /* final values over the full horizon */
-    if (ran_tf == TF) {
-        res->psi_final = c.best_psi;
-        memcpy(res->grad, c.best_g, sizeof(double) * (size_t)np);
-    } else {
-        c.sens.sim.tf = TF;
-        c.evaluations++;
-        if ((rc = evaluate(&c, res->x, &res->psi_final, res->grad, err))) goto done;
-        c.fscale = fabs(res->psi_final) > 0 ? fabs(res->psi_final) : 1;
-    }
-    if (!have_initial) {   /* no stage ran: nothing could act within the horizons */
-        res->psi_initial = res->psi_final;
-        res->pg_norm_initial = pg_norm(&c, res->x0, res->grad);
-        if (!c.reason[0]) snprintf(c.reason, sizeof c.reason, "no_stage");
-        snprintf(res->stop_reason, sizeof res->stop_reason, "%s", c.reason);
-    }
-    res->pg_norm = pg_norm(&c, res->x, res->grad);
-    res->pg_norm_scaled = pg_scaled(&c, res->x, res->grad);
-    res->nparam = np;
-    res->iterations = c.iterations;
-    res->evaluations = c.evaluations;
-    res->failed_evaluations = c.failures;
-    rc = mbs_error_results(err, m, "optimize",
-                           MBS_RESULTS({ "x", res->x, np, 1, MBS_IX_PARAM, 0 },
-                                       { "gradient", res->grad, np, 1, MBS_IX_PARAM, 0 },
-                                       { "psi", &res->psi_final, 1, 1, MBS_IX_NONE, 0 },
-                                       { "projected gradient norm", &res->pg_norm, 1, 1, MBS_IX_NONE, 0 }));
-done:
-    free(c.free_idx); free(c.all_idx); free(c.t_act); free(c.w); free(c.s); free(c.lo); free(c.hi); free(c.x); free(c.g);
-    free(c.best_u); free(c.best_x); free(c.best_g); free(c.start_g); free(c.cache_u); free(c.cache_gu); free(c.gu);
+    if (!rc) rc = opt_stages(&c, res, nstage, &have_initial, &ran_tf, err);
+    if (!rc) rc = opt_finish(&c, res, TF, have_initial, ran_tf, err);
+    opt_free(&c);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     res->wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     if (rc) mbs_opt_result_free(res);

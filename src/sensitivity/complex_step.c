@@ -16,7 +16,7 @@
 #include "mbsens/mbsens.h"
 #include "kernels/kernels.h"
 #include "forces/force.h"
-#include "builder.h"
+#include "base/error.h"
 
 int mbs_sens_complex_step_rk4(const mbs_model *m, const mbs_sim_options *so, double *psi,
                               double *grad, mbs_error *err);

@@ -31,8 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sens_impl.h"
-#include "step_jacobians_matrixr.h"
+#include "sens_common.h"
+#include "lin_matrixr.h"
 #include "../formulations/form_impl.h"
 
 

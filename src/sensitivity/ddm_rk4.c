@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sens_impl.h"
+#include "sens_common.h"
 
 typedef struct {
     double *q, *qd, *a, *tid, *rhs, *g, *dg, *dx;

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sens_impl.h"
+#include "sens_common.h"
 
 #define BETA 0.25
 #define GAMMA 0.5

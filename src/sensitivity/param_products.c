@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sens_impl.h"
+#include "sens_common.h"
 #include "../algebra.h"
 #include "../forces/force.h"
 #include "../forces/functions.h"

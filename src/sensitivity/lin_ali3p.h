@@ -1,14 +1,14 @@
 /*
- * step_jacobians_closed.h - the linearization of one ALI3-P step, shared by
- * the DDM (ddm_ali3p.c) and the discrete adjoint (adjoint_discrete_ali3p.c)
- * (internal; step_jacobians_closed.c, docs/sensitivity.md).
+ * lin_ali3p.h - the linearization of one ALI3-P step, shared by
+ * the DDM (ddm_ali3p.c) and the discrete adjoint (davm_ali3p.c)
+ * (internal; lin_ali3p.c, docs/sensitivity.md).
  */
-#ifndef MBS_STEP_JACOBIANS_CLOSED_H
-#define MBS_STEP_JACOBIANS_CLOSED_H
+#ifndef MBS_LIN_ALI3P_H
+#define MBS_LIN_ALI3P_H
 
 #include <lapacke.h>
 
-#include "sens_impl.h"
+#include "sens_common.h"
 
 struct mbs_form_step;
 

@@ -1,9 +1,11 @@
 /*
- * sens_impl.h - shared pieces of the trajectory-sensitivity methods
- * (internal; docs/sensitivity.md).
+ * sens_common.h - the trajectory-sensitivity methods and what they share
+ * (internal; docs/sensitivity.md). The dispatcher (sensitivity.c) calls the
+ * methods declared at the end; the methods call the shared pieces of
+ * sens_common.c, loops_kinematic_init.c and fd.c, never the dispatcher.
  */
-#ifndef MBS_SENS_IMPL_H
-#define MBS_SENS_IMPL_H
+#ifndef MBS_SENS_COMMON_H
+#define MBS_SENS_COMMON_H
 
 #include <lapacke.h>
 
@@ -11,7 +13,7 @@
 #include "mbsens/sensitivity.h"
 #include "../data_impl.h"
 #include "../derivatives_impl.h"
-#include "../builder.h"
+#include "../base/error.h"
 #include "../integrators/integrator_impl.h"
 
 /* Work shared by a run: sizes, the result arrays, scratch. */
@@ -178,9 +180,9 @@ int sens_cavm(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
  * ddm_matrixr.c; docs/formulations.md "Sensitivities of the closed-loop
  * formulations").
  *
- * The discrete adjoints (adjoint_discrete_ali3p.c, adjoint_discrete_matrixr.c)
- * share the DDMs' step linearizations (step_jacobians_closed.c,
- * step_jacobians_matrixr.c). For any other adjoint: the forward data
+ * The discrete adjoints (davm_ali3p.c, davm_matrixr.c)
+ * share the DDMs' step linearizations (lin_ali3p.c,
+ * lin_matrixr.c). For any other adjoint: the forward data
  * of every step is exposed by the stepper, after each mbs_integrator_step,
  * through mbs_form_last_step(it) (src/formulations/form_impl.h,
  * mbs_form_step): t, h; the converged z; the unprojected Newmark values
@@ -204,20 +206,20 @@ int sens_cavm(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
  * step tangent, the projection derivatives). */
 int sens_ddm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
 /* Kinematic sensitivities of the initial state of a closed-loop model
- * (ddm_ali3p.c): the assembly with the model's fixed coordinates held and
+ * (loops_kinematic_init.c): the assembly with the model's fixed coordinates held and
  * the velocity problem, z0' and zd0' (n x np, column per parameter), by
  * minimum-norm least squares as the kinematic problems. */
 int sens_loops_kinematic_init(sens_run *r, double t, const double *z, const double *zd, const double *zdd,
                               double *Z, double *Zd, mbs_error *err);
 int sens_ddm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
 /* Discrete adjoint of ALI3-P on the DDM's step linearization
- * (adjoint_discrete_ali3p.c, step_jacobians_closed.c). */
+ * (davm_ali3p.c, lin_ali3p.c). */
 int sens_davm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
-/* ... and of Matrix R (adjoint_discrete_matrixr.c, step_jacobians_matrixr.c). */
+/* ... and of Matrix R (davm_matrixr.c, lin_matrixr.c). */
 int sens_davm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
 /* Continuous adjoint of the closed-loop formulations (matrixr, ali3p): the
  * constrained equations in independent coordinates, backward RK4 on the
- * stored forward run (adjoint_continuous_loops.c). */
+ * stored forward run (cavm_loops.c). */
 int sens_cavm_loops(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
 
 /* Complex-step reference on the RK4 scheme (complex_step.c). */
@@ -225,8 +227,11 @@ int mbs_sens_complex_step_rk4(const mbs_model *m, const mbs_sim_options *so, dou
                               double *grad, mbs_error *err);
 
 /* psi only, by the integrator of the options (trapezoidal quadrature on the
- * output grid; used by the fd reference). */
+ * output grid; fd.c, for the fd reference). */
 int sens_psi_only(const mbs_model *m, const mbs_sens_options *o, double *psi,
                   mbs_sim_stats *stats, mbs_error *err);
+/* The fd reference: central differences of psi over whole simulations
+ * (fd.c). */
+int sens_fd(sens_run *r, mbs_sim_stats *stats, mbs_error *err);
 
 #endif

@@ -1,8 +1,8 @@
 /*
- * adjoint_discrete_ali3p.c - discrete adjoint (DAVM) of the ALI3-P
+ * davm_ali3p.c - discrete adjoint (DAVM) of the ALI3-P
  * formulation (docs/sensitivity.md "DDM and DAVM of ALI3-P"):
  * the transpose of the recursion that ddm_ali3p.c runs forward, on the
- * same step linearization (step_jacobians_closed.c), so both give the
+ * same step linearization (lin_ali3p.c), so both give the
  * gradient of the same discrete psi.
  *
  * Forward: the ALI3-P run, storing every step's record (converged z,
@@ -30,8 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sens_impl.h"
-#include "step_jacobians_closed.h"
+#include "sens_common.h"
+#include "lin_ali3p.h"
 #include "../formulations/form_impl.h"
 
 typedef struct {

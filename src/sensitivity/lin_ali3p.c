@@ -1,8 +1,8 @@
 /*
- * step_jacobians_closed.c - the linearization of one ALI3-P step (the
+ * lin_ali3p.c - the linearization of one ALI3-P step (the
  * discrete map of src/formulations/ali3p.c, projections included, the
  * branch the step took), shared by the direct differentiation
- * (ddm_ali3p.c) and the discrete adjoint (adjoint_discrete_ali3p.c);
+ * (ddm_ali3p.c) and the discrete adjoint (davm_ali3p.c);
  * docs/sensitivity.md "DDM and DAVM of ALI3-P".
  *
  * The step maps y_n = (z_n, zd_n, zdd_n) (projected values) and rho to
@@ -49,8 +49,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sens_impl.h"
-#include "step_jacobians_closed.h"
+#include "sens_common.h"
+#include "lin_ali3p.h"
 #include "../formulations/form_impl.h"
 #include "../constraints/constraint.h"
 #include "../id_derivatives_local.h"

@@ -1,5 +1,5 @@
 /*
- * adjoint_continuous_loops.c - continuous adjoint (CAVM) of the closed-loop
+ * cavm_loops.c - continuous adjoint (CAVM) of the closed-loop
  * formulations Matrix R and ALI3-P (docs/sensitivity.md "CAVM of
  * the closed-loop formulations").
  *
@@ -68,7 +68,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sens_impl.h"
+#include "sens_common.h"
 #include "../formulations/form_impl.h"
 #include "../constraints/constraint.h"
 
@@ -430,305 +430,371 @@ static void ws_free(cl_ws *w)
     free(w->jp);
 }
 
-int sens_cavm_loops(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
+/* "cavm: " and the message an evaluation left in w->msg */
+static int cl_fail(cl_ws *w, int rc, mbs_error *err)
 {
-    const mbs_model *m = r->m;
-    const int n = r->nq, np = r->np, no = r->nobj;
-    int rc = MBS_OK;
-    cl_ws w;
-    memset(&w, 0, sizeof w);
-    w.r = r;
-    w.n = n;
-    w.np = np;
-    w.no = no;
-    sens_fwd F;
-    if ((rc = sens_fwd_open(&F, r, SENS_FWD_LOOP, err))) goto done;
-    mbs_integrator *it = F.it;
-    const mbs_sim_options so = F.so;
-    /* the Matrix R machinery on its own data, with the integrator's (matrixr) or a fresh (ali3p)
-     * choice of independent coordinates */
-    {
-        mbs_sim_options fo = so;
-        fo.loop = MBS_LOOP_MATRIXR;
-        w.df = mbs_data_create(m, err);
-        if (!w.df) { rc = err && err->code ? err->code : MBS_ERR_NOMEM; goto done; }
-        mbs_data_set_ref(w.df, so.ref);
-        w.f = mbs_form_create(m, w.df, &fo, err);
-        if (!w.f) { rc = err && err->code ? err->code : MBS_ERR_NOMEM; goto done; }
-    }
-    const double *q = mbs_integrator_q(it), *qd = mbs_integrator_qd(it), *qdd = mbs_integrator_qdd(it);
-    double t = so.t0;
-    if (so.loop == MBS_LOOP_MATRIXR && it->form && it->form->nd >= 0) {
-        w.f->nd = it->form->nd;
-        memcpy(w.f->dof, it->form->dof, sizeof(mbs_dof) * (size_t)(w.f->nd > 0 ? w.f->nd : 0));
-    } else {
-        mbs_data_set_time(w.df, t);
-        if ((rc = mbs_form_matrixr_setup(w.f, q, w.msg, sizeof w.msg))) {
-            rc = mbs_error_set(err, rc, "cavm: %s", w.msg);
-            goto done;
-        }
-    }
-    const int nd = w.nd = w.f->nd;
-    w.ncol = 2 * nd + np;
-    const size_t N = (size_t)n + 1, ND = (size_t)nd + 1, NC = (size_t)w.ncol + 1, blk = (size_t)(2 * nd + np);
-    const size_t LS = (size_t)no * blk + 1;
-    /* the stored forward solution: one node per step (at most MBS_SIM_MAX_STEPS: options checked) */
-    w.cap = (int)mbs_sim_steps(&so) + 4;
-    w.tt = calloc((size_t)w.cap, 8);
-    w.Y = calloc((size_t)w.cap * 3 * ND, 8);
-    w.Zs = calloc((size_t)w.cap * 2 * N, 8);
-    if (!w.tt || !w.Y || !w.Zs) {
-        rc = mbs_error_set(err, MBS_ERR_NOMEM, "cavm: out of memory for the forward solution at %d steps (%.3g MB)",
-                           w.cap, 8e-6 * (double)w.cap * (double)(1 + 3 * ND + 2 * N));
-        goto done;
-    }
-    w.z = calloc(N, 8); w.zd = calloc(N, 8); w.zdd0 = calloc(N, 8); w.zdd = calloc(N, 8);
-    w.F0 = calloc(ND, 8); w.Mb = calloc(ND * ND, 8); w.dF = calloc(ND, 8); w.da = calloc(ND, 8);
-    w.e = calloc(N + ND, 8); w.tz = calloc(N, 8); w.tzd = calloc(N, 8); w.tzdd = calloc(N, 8);
-    w.dx = calloc((size_t)m->nx + 1, 8); w.g = calloc((size_t)no + 1, 8); w.dg = calloc((size_t)no + 1, 8);
-    w.yi = calloc(ND, 8); w.ydi = calloc(ND, 8); w.zw = calloc(N, 8); w.rk = calloc(6 * ND, 8);
-    w.L = calloc(LS, 8); w.Lt = calloc(LS, 8); w.K1 = calloc(LS, 8); w.K2 = calloc(LS, 8); w.K3 = calloc(LS, 8);
-    w.K4 = calloc(LS, 8); w.y0p = calloc(2 * ND * ((size_t)np + 1), 8);
-    w.piv = calloc(ND, sizeof *w.piv);
-    w.Fr = calloc(AMK * LS, 8);
-    w.Jm = calloc(4 * ND * ND, 8);
-    w.jp = calloc(2 * ND, sizeof *w.jp);
-    int ok = w.tt && w.Y && w.Zs && w.z && w.zd && w.zdd0 && w.zdd && w.F0 && w.Mb && w.dF && w.da && w.e && w.tz &&
-             w.tzd && w.tzdd && w.dx && w.g && w.dg && w.yi && w.ydi && w.zw && w.rk && w.L && w.Lt && w.K1 && w.K2 &&
-             w.K3 && w.K4 && w.y0p && w.piv && w.Fr && w.Jm && w.jp;
-    for (int k = 0; k < 3 && ok; k++) {
-        w.E[k].Fy = calloc(ND * NC, 8);
-        w.E[k].gy = calloc(((size_t)no + 1) * NC, 8);
-        w.E[k].st = calloc(3 * N + N * ND + ND * ND + ((size_t)no + 1) * ND, 8);
-        w.E[k].piv = calloc(ND, sizeof(lapack_int));
-        ok = w.E[k].Fy && w.E[k].gy && w.E[k].st && w.E[k].piv;
-        if (ok) {
-            w.E[k].R = w.E[k].st + 3 * N;
-            w.E[k].Mb = w.E[k].R + N * ND;
-            w.E[k].gzR = w.E[k].Mb + ND * ND;
-        }
-    }
-    /* the element-only parameters (none with a program's objective, which may read any) */
-    w.skip = calloc((size_t)np + 1, sizeof(int));
-    w.pp = calloc((size_t)no + 1, sizeof *w.pp);
-    w.gacc = calloc((size_t)no * (size_t)np + 1, 8);
-    w.nu = calloc(N + ND, 8);
-    ok = ok && w.skip && w.pp && w.gacc && w.nu;
-    if (!ok) {
-        rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    w.l0 = w.nu + N;
-    for (int k = 0; k < no; k++) {
-        if ((rc = sens_pprod_init(&w.pp[k], m, 0, err))) goto done;
-        sens_pprod_elements_only(&w.pp[k]);
-    }
-    if (!r->o->objective)
-        for (int j = 0; j < np; j++) {
-            w.skip[j] = no > 0 && w.pp[0].flag[j] >= 1;
-            w.any_skip |= w.skip[j];
-        }
-    {
-        const size_t per = no > 0 ? (size_t)no * (size_t)(w.pp[0].ngen + w.pp[0].nfn) + 1 : 1;
-        w.snap[0].v = calloc((AMK + 4) * per, 8);
-        if (!w.snap[0].v) {
-            rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
-            goto done;
-        }
-        for (int k = 1; k < AMK + 4; k++) w.snap[k].v = w.snap[0].v + (size_t)k * per;
-    }
+    return mbs_error_set(err, rc ? rc : MBS_ERR_NUMERIC, "cavm: %s", w->msg);
+}
 
-    /* ---- forward: the formulation's steps, psi by the trapezoidal rule, the trajectory ---- */
-    if ((rc = initial_sensitivities(&w, t, q, qd, qdd, err))) goto done;
+/* The Matrix R machinery on its own data, with the integrator's (matrixr)
+ * or a fresh (ali3p) choice of independent coordinates at the initial q. */
+static int cl_form_setup(cl_ws *w, mbs_integrator *it, const mbs_sim_options *so, mbs_error *err)
+{
+    const mbs_model *m = w->r->m;
+    mbs_sim_options fo = *so;
+    fo.loop = MBS_LOOP_MATRIXR;
+    w->df = mbs_data_create(m, err);
+    if (!w->df) return err && err->code ? err->code : MBS_ERR_NOMEM;
+    mbs_data_set_ref(w->df, so->ref);
+    w->f = mbs_form_create(m, w->df, &fo, err);
+    if (!w->f) return err && err->code ? err->code : MBS_ERR_NOMEM;
+    if (so->loop == MBS_LOOP_MATRIXR && it->form && it->form->nd >= 0) {
+        w->f->nd = it->form->nd;
+        memcpy(w->f->dof, it->form->dof, sizeof(mbs_dof) * (size_t)(w->f->nd > 0 ? w->f->nd : 0));
+    } else {
+        mbs_data_set_time(w->df, so->t0);
+        int rc = mbs_form_matrixr_setup(w->f, mbs_integrator_q(it), w->msg, sizeof w->msg);
+        if (rc) return mbs_error_set(err, rc, "cavm: %s", w->msg);
+    }
+    w->nd = w->f->nd;
+    w->ncol = 2 * w->nd + w->np;
+    return MBS_OK;
+}
+
+/* Every array of the run, once: the stored forward solution (one node per
+ * step, at most MBS_SIM_MAX_STEPS: options checked), the evaluations, the
+ * adjoint and its Adams-Moulton ring. */
+static int cl_alloc(cl_ws *w, const mbs_sim_options *so, mbs_error *err)
+{
+    const int n = w->n, nd = w->nd, np = w->np, no = w->no;
+    const size_t N = (size_t)n + 1, ND = (size_t)nd + 1, NC = (size_t)w->ncol + 1, blk = (size_t)(2 * nd + np);
+    const size_t LS = (size_t)no * blk + 1;
+    w->cap = (int)mbs_sim_steps(so) + 4;
+    w->tt = calloc((size_t)w->cap, 8);
+    w->Y = calloc((size_t)w->cap * 3 * ND, 8);
+    w->Zs = calloc((size_t)w->cap * 2 * N, 8);
+    if (!w->tt || !w->Y || !w->Zs)
+        return mbs_error_set(err, MBS_ERR_NOMEM, "cavm: out of memory for the forward solution at %d steps (%.3g MB)",
+                             w->cap, 8e-6 * (double)w->cap * (double)(1 + 3 * ND + 2 * N));
+    w->z = calloc(N, 8); w->zd = calloc(N, 8); w->zdd0 = calloc(N, 8); w->zdd = calloc(N, 8);
+    w->F0 = calloc(ND, 8); w->Mb = calloc(ND * ND, 8); w->dF = calloc(ND, 8); w->da = calloc(ND, 8);
+    w->e = calloc(N + ND, 8); w->tz = calloc(N, 8); w->tzd = calloc(N, 8); w->tzdd = calloc(N, 8);
+    w->dx = calloc((size_t)w->r->m->nx + 1, 8); w->g = calloc((size_t)no + 1, 8); w->dg = calloc((size_t)no + 1, 8);
+    w->yi = calloc(ND, 8); w->ydi = calloc(ND, 8); w->zw = calloc(N, 8); w->rk = calloc(6 * ND, 8);
+    w->L = calloc(LS, 8); w->Lt = calloc(LS, 8); w->K1 = calloc(LS, 8); w->K2 = calloc(LS, 8);
+    w->K3 = calloc(LS, 8); w->K4 = calloc(LS, 8); w->y0p = calloc(2 * ND * ((size_t)np + 1), 8);
+    w->piv = calloc(ND, sizeof *w->piv);
+    w->Fr = calloc(AMK * LS, 8);
+    w->Jm = calloc(4 * ND * ND, 8);
+    w->jp = calloc(2 * ND, sizeof *w->jp);
+    int ok = w->tt && w->Y && w->Zs && w->z && w->zd && w->zdd0 && w->zdd && w->F0 && w->Mb && w->dF && w->da &&
+             w->e && w->tz && w->tzd && w->tzdd && w->dx && w->g && w->dg && w->yi && w->ydi && w->zw && w->rk &&
+             w->L && w->Lt && w->K1 && w->K2 && w->K3 && w->K4 && w->y0p && w->piv && w->Fr && w->Jm && w->jp;
+    for (int k = 0; k < 3 && ok; k++) {
+        cl_eval *E = &w->E[k];
+        E->Fy = calloc(ND * NC, 8);
+        E->gy = calloc(((size_t)no + 1) * NC, 8);
+        E->st = calloc(3 * N + N * ND + ND * ND + ((size_t)no + 1) * ND, 8);
+        E->piv = calloc(ND, sizeof(lapack_int));
+        ok = E->Fy && E->gy && E->st && E->piv;
+        if (ok) {
+            E->R = E->st + 3 * N;
+            E->Mb = E->R + N * ND;
+            E->gzR = E->Mb + ND * ND;
+        }
+    }
+    w->skip = calloc((size_t)np + 1, sizeof(int));
+    w->pp = calloc((size_t)no + 1, sizeof *w->pp);
+    w->gacc = calloc((size_t)no * (size_t)np + 1, 8);
+    w->nu = calloc(N + ND, 8);
+    ok = ok && w->skip && w->pp && w->gacc && w->nu;
+    if (!ok) return mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+    w->l0 = w->nu + N;
+    return MBS_OK;
+}
+
+/* The element-only parameters, skipped by the adjoint and integrated as
+ * products (none with a program's objective, which may read any), and
+ * their snapshots. */
+static int cl_skip_setup(cl_ws *w, mbs_error *err)
+{
+    const int np = w->np, no = w->no;
+    int rc;
+    for (int k = 0; k < no; k++) {
+        if ((rc = sens_pprod_init(&w->pp[k], w->r->m, 0, err))) return rc;
+        sens_pprod_elements_only(&w->pp[k]);
+    }
+    if (!w->r->o->objective)
+        for (int j = 0; j < np; j++) {
+            w->skip[j] = no > 0 && w->pp[0].flag[j] >= 1;
+            w->any_skip |= w->skip[j];
+        }
+    const size_t per = no > 0 ? (size_t)no * (size_t)(w->pp[0].ngen + w->pp[0].nfn) + 1 : 1;
+    w->snap[0].v = calloc((AMK + 4) * per, 8);
+    if (!w->snap[0].v) return mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+    for (int k = 1; k < AMK + 4; k++) w->snap[k].v = w->snap[0].v + (size_t)k * per;
+    return MBS_OK;
+}
+
+/* Forward: the formulation's steps, psi by the trapezoidal rule, the
+ * trajectory stored node by node. */
+static int cl_forward(cl_ws *w, mbs_integrator *it, const mbs_sim_options *so, mbs_sim_stats *stats,
+                      mbs_error *err)
+{
+    sens_run *r = w->r;
+    const int no = w->no;
+    const double *q = mbs_integrator_q(it), *qd = mbs_integrator_qd(it), *qdd = mbs_integrator_qdd(it);
+    double t = so->t0;
+    int rc;
+    if ((rc = initial_sensitivities(w, t, q, qd, qdd, err))) return rc;
     for (int k = 0; k < no; k++) r->psi[k] = 0;
-    sens_objectives(r, q, qd, qdd, t, 0, w.g);
-    store_node(&w, t, q, qd, qdd);
-    while (t < so.tf - 1e-12 * fmax(1, fabs(so.tf))) {
-        const double h = fmin(so.dt, so.tf - t);
-        for (int k = 0; k < no; k++) r->psi[k] += 0.5 * h * w.g[k];
-        if ((rc = mbs_integrator_step(it, h, err))) goto done;
+    sens_objectives(r, q, qd, qdd, t, 0, w->g);
+    store_node(w, t, q, qd, qdd);
+    while (t < so->tf - 1e-12 * fmax(1, fabs(so->tf))) {
+        const double h = fmin(so->dt, so->tf - t);
+        for (int k = 0; k < no; k++) r->psi[k] += 0.5 * h * w->g[k];
+        if ((rc = mbs_integrator_step(it, h, err))) return rc;
         t = mbs_integrator_time(it);
         q = mbs_integrator_q(it);
         qd = mbs_integrator_qd(it);
         qdd = mbs_integrator_qdd(it);
-        sens_objectives(r, q, qd, qdd, t, 0, w.g);
-        for (int k = 0; k < no; k++) r->psi[k] += 0.5 * h * w.g[k];
-        if (store_node(&w, t, q, qd, qdd)) {
-            rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: more steps than expected at t = %.9g", t);
-            goto done;
-        }
+        sens_objectives(r, q, qd, qdd, t, 0, w->g);
+        for (int k = 0; k < no; k++) r->psi[k] += 0.5 * h * w->g[k];
+        if (store_node(w, t, q, qd, qdd))
+            return mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: more steps than expected at t = %.9g", t);
     }
-    sens_objectives(r, q, qd, qdd, t, 1, w.g);
-    for (int k = 0; k < no; k++) r->psi[k] += w.g[k];
+    sens_objectives(r, q, qd, qdd, t, 1, w->g);
+    for (int k = 0; k < no; k++) r->psi[k] += w->g[k];
     if (stats) mbs_integrator_stats(it, stats);
+    return MBS_OK;
+}
 
-    /* ---- the adjoint's trajectory: RK4 on y' = [zd^i; a(y)] on the same grid (the trapezoidal
-     * trajectory's O(h^2) error would be the gradient's; docs/sensitivity.md) ---- */
-    {
-        const size_t S = 3 * (size_t)nd, nb = sizeof(double) * (size_t)n;
-        double *k2v = w.rk, *k2a = k2v + nd, *k3v = k2a + nd, *k3a = k3v + nd, *k4v = k3a + nd, *k4a = k4v + nd;
-        memcpy(w.z, w.Zs, nb);
-        if ((rc = accelerations(&w, w.tt[0], w.Y, w.Y + nd))) goto fail;
-        memcpy(w.Y + 2 * nd, w.F0, sizeof(double) * (size_t)nd);
-        for (int a = 0; a + 1 < w.nn; a++) {
-            const double ta = w.tt[a], h = w.tt[a + 1] - ta;
-            double *Ya = w.Y + (size_t)a * S, *Yb = Ya + S, *za = w.Zs + (size_t)a * 2 * n, *zb = za + 2 * n;
-            for (int k = 0; k < nd; k++) {
-                w.yi[k] = Ya[k] + 0.5 * h * Ya[nd + k];
-                w.ydi[k] = Ya[nd + k] + 0.5 * h * Ya[2 * nd + k];
-            }
-            for (int i = 0; i < n; i++) w.z[i] = za[i] + 0.5 * h * za[n + i];
-            if ((rc = accelerations(&w, ta + 0.5 * h, w.yi, w.ydi))) goto fail;
-            memcpy(k2v, w.ydi, sizeof(double) * (size_t)nd);
-            memcpy(k2a, w.F0, sizeof(double) * (size_t)nd);
-            for (int k = 0; k < nd; k++) {
-                w.yi[k] = Ya[k] + 0.5 * h * k2v[k];
-                w.ydi[k] = Ya[nd + k] + 0.5 * h * k2a[k];
-            }
-            if ((rc = accelerations(&w, ta + 0.5 * h, w.yi, w.ydi))) goto fail;
-            memcpy(k3v, w.ydi, sizeof(double) * (size_t)nd);
-            memcpy(k3a, w.F0, sizeof(double) * (size_t)nd);
-            for (int k = 0; k < nd; k++) {
-                w.yi[k] = Ya[k] + h * k3v[k];
-                w.ydi[k] = Ya[nd + k] + h * k3a[k];
-            }
-            memcpy(w.z, zb, nb);
-            if ((rc = accelerations(&w, ta + h, w.yi, w.ydi))) goto fail;
-            memcpy(k4v, w.ydi, sizeof(double) * (size_t)nd);
-            memcpy(k4a, w.F0, sizeof(double) * (size_t)nd);
-            for (int k = 0; k < nd; k++) {
-                Yb[k] = Ya[k] + h / 6 * (Ya[nd + k] + 2 * k2v[k] + 2 * k3v[k] + k4v[k]);
-                Yb[nd + k] = Ya[nd + k] + h / 6 * (Ya[2 * nd + k] + 2 * k2a[k] + 2 * k3a[k] + k4a[k]);
-            }
-            memcpy(w.z, zb, nb);
-            if ((rc = accelerations(&w, ta + h, Yb, Yb + nd))) goto fail;
-            memcpy(Yb + 2 * nd, w.F0, sizeof(double) * (size_t)nd);
-            memcpy(zb, w.z, nb);
-            memcpy(zb + n, w.zd, nb);
+/* The adjoint's trajectory: RK4 on y' = [zd^i; a(y)] on the same grid (the
+ * trapezoidal trajectory's O(h^2) error would be the gradient's;
+ * docs/sensitivity.md). */
+static int cl_rk4_trajectory(cl_ws *w, mbs_error *err)
+{
+    const int n = w->n, nd = w->nd;
+    const size_t S = 3 * (size_t)nd, nb = sizeof(double) * (size_t)n;
+    double *k2v = w->rk, *k2a = k2v + nd, *k3v = k2a + nd, *k3a = k3v + nd, *k4v = k3a + nd, *k4a = k4v + nd;
+    int rc;
+    memcpy(w->z, w->Zs, nb);
+    if ((rc = accelerations(w, w->tt[0], w->Y, w->Y + nd))) return cl_fail(w, rc, err);
+    memcpy(w->Y + 2 * nd, w->F0, sizeof(double) * (size_t)nd);
+    for (int a = 0; a + 1 < w->nn; a++) {
+        const double ta = w->tt[a], h = w->tt[a + 1] - ta;
+        double *Ya = w->Y + (size_t)a * S, *Yb = Ya + S, *za = w->Zs + (size_t)a * 2 * n, *zb = za + 2 * n;
+        for (int k = 0; k < nd; k++) {
+            w->yi[k] = Ya[k] + 0.5 * h * Ya[nd + k];
+            w->ydi[k] = Ya[nd + k] + 0.5 * h * Ya[2 * nd + k];
         }
+        for (int i = 0; i < n; i++) w->z[i] = za[i] + 0.5 * h * za[n + i];
+        if ((rc = accelerations(w, ta + 0.5 * h, w->yi, w->ydi))) return cl_fail(w, rc, err);
+        memcpy(k2v, w->ydi, sizeof(double) * (size_t)nd);
+        memcpy(k2a, w->F0, sizeof(double) * (size_t)nd);
+        for (int k = 0; k < nd; k++) {
+            w->yi[k] = Ya[k] + 0.5 * h * k2v[k];
+            w->ydi[k] = Ya[nd + k] + 0.5 * h * k2a[k];
+        }
+        if ((rc = accelerations(w, ta + 0.5 * h, w->yi, w->ydi))) return cl_fail(w, rc, err);
+        memcpy(k3v, w->ydi, sizeof(double) * (size_t)nd);
+        memcpy(k3a, w->F0, sizeof(double) * (size_t)nd);
+        for (int k = 0; k < nd; k++) {
+            w->yi[k] = Ya[k] + h * k3v[k];
+            w->ydi[k] = Ya[nd + k] + h * k3a[k];
+        }
+        memcpy(w->z, zb, nb);
+        if ((rc = accelerations(w, ta + h, w->yi, w->ydi))) return cl_fail(w, rc, err);
+        memcpy(k4v, w->ydi, sizeof(double) * (size_t)nd);
+        memcpy(k4a, w->F0, sizeof(double) * (size_t)nd);
+        for (int k = 0; k < nd; k++) {
+            Yb[k] = Ya[k] + h / 6 * (Ya[nd + k] + 2 * k2v[k] + 2 * k3v[k] + k4v[k]);
+            Yb[nd + k] = Ya[nd + k] + h / 6 * (Ya[2 * nd + k] + 2 * k2a[k] + 2 * k3a[k] + k4a[k]);
+        }
+        memcpy(w->z, zb, nb);
+        if ((rc = accelerations(w, ta + h, Yb, Yb + nd))) return cl_fail(w, rc, err);
+        memcpy(Yb + 2 * nd, w->F0, sizeof(double) * (size_t)nd);
+        memcpy(zb, w->z, nb);
+        memcpy(zb + n, w->zd, nb);
     }
+    return MBS_OK;
+}
 
-    /* ---- backward ---- */
-    const int last = w.nn - 1;
-    const double *yl = w.Y + (size_t)last * 3 * nd;
-    memcpy(w.z, w.Zs + (size_t)last * 2 * n, sizeof(double) * (size_t)n);
-    if ((rc = evaluate(&w, w.tt[last], yl, yl + nd, 1, &w.E[0]))) goto fail;
-    /* lambda(tF) = G~_y, I = G~_rho */
+/* The adjoint at tF: lambda(tF) = G~_y, I = G~_rho; then F at the last node. */
+static int cl_backward_start(cl_ws *w, mbs_error *err)
+{
+    const int n = w->n, nd = w->nd, no = w->no, last = w->nn - 1;
+    const size_t blk = (size_t)(2 * nd + w->np), ls = (size_t)no * blk;
+    const double *yl = w->Y + (size_t)last * 3 * nd;
+    int rc;
+    memcpy(w->z, w->Zs + (size_t)last * 2 * n, sizeof(double) * (size_t)n);
+    if ((rc = evaluate(w, w->tt[last], yl, yl + nd, 1, &w->E[0]))) return cl_fail(w, rc, err);
     for (int k = 0; k < no; k++)
-        for (size_t c = 0; c < blk; c++) w.L[(size_t)k * blk + c] = w.E[0].gy[(size_t)k * w.ncol + c];
-    cl_snap *Sk2 = &w.snap[AMK], *Sk3 = Sk2 + 1, *Sk4 = Sk2 + 2, *ST = Sk2 + 3;
-    if (w.any_skip) {
-        snap_take(&w, &w.E[0], NULL, ST);   /* G~_rho: the terminal part's products, l2 = 0 */
-        snap_add(&w, ST, 1);
+        for (size_t c = 0; c < blk; c++) w->L[(size_t)k * blk + c] = w->E[0].gy[(size_t)k * w->ncol + c];
+    if (w->any_skip) {
+        cl_snap *ST = &w->snap[AMK + 3];
+        snap_take(w, &w->E[0], NULL, ST);   /* G~_rho: the terminal part's products, l2 = 0 */
+        snap_add(w, ST, 1);
     }
-    memcpy(w.z, w.Zs + (size_t)last * 2 * n, sizeof(double) * (size_t)n);
-    if ((rc = evaluate(&w, w.tt[last], yl, yl + nd, 0, &w.E[0]))) goto fail;
-    /* RK4 on the steps without AMK equal steps before them (the first ones backwards; a short
-     * last step), implicit Adams-Moulton of order AMK + 1 after: the equation is linear in the
-     * adjoint and its coefficients depend only on the forward state, so the implicit step is a
-     * 2 nd x 2 nd solve and needs one evaluation per step (the node), not two */
-    const size_t ls = (size_t)no * blk;
-    const int d2 = 2 * nd;
-    cl_eval *Em = &w.E[1], *E0 = &w.E[2];
-    adjoint_rhs(&w, &w.E[0], w.L, w.Fr + (size_t)(last % AMK) * ls);
-    if (w.any_skip) snap_take(&w, &w.E[0], w.L, &w.snap[last % AMK]);
-    for (int a = last - 1; a >= 0; a--) {
-        const double t0 = w.tt[a], t1 = w.tt[a + 1], h = t1 - t0;
-        const double *z1 = w.Zs + (size_t)(a + 1) * 2 * n, *za = w.Zs + (size_t)a * 2 * n;
-        const double *ya = w.Y + (size_t)a * 3 * nd;
-        const double *F1 = w.Fr + (size_t)((a + 1) % AMK) * ls;
-        int am = a + AMK <= last;
-        for (int k = 2; am && k <= AMK; k++) am = fabs(w.tt[a + k] - w.tt[a + k - 1] - h) <= 1e-9 * h;
-        if (!am) {
-            /* midpoint: interpolated y, warm start z1 - h/2 zd1 */
-            interpolate(&w, a, 0.5, w.yi, w.ydi);
-            for (int i = 0; i < n; i++) w.z[i] = z1[i] - 0.5 * h * z1[n + i];
-            if ((rc = evaluate(&w, t0 + 0.5 * h, w.yi, w.ydi, 0, Em))) goto fail;
-            memcpy(w.z, za, sizeof(double) * (size_t)n);
-            if ((rc = evaluate(&w, t0, ya, ya + nd, 0, E0))) goto fail;
-            for (size_t i = 0; i < ls; i++) w.Lt[i] = w.L[i] + 0.5 * h * F1[i];
-            adjoint_rhs(&w, Em, w.Lt, w.K2);
-            if (w.any_skip) snap_take(&w, Em, w.Lt, Sk2);
-            for (size_t i = 0; i < ls; i++) w.Lt[i] = w.L[i] + 0.5 * h * w.K2[i];
-            adjoint_rhs(&w, Em, w.Lt, w.K3);
-            if (w.any_skip) snap_take(&w, Em, w.Lt, Sk3);
-            for (size_t i = 0; i < ls; i++) w.Lt[i] = w.L[i] + h * w.K3[i];
-            adjoint_rhs(&w, E0, w.Lt, w.K4);
-            if (w.any_skip) snap_take(&w, E0, w.Lt, Sk4);
-            for (size_t i = 0; i < ls; i++) w.L[i] += h / 6 * (F1[i] + 2 * w.K2[i] + 2 * w.K3[i] + w.K4[i]);
-            if (w.any_skip) {
-                snap_add(&w, &w.snap[(a + 1) % AMK], h / 6);
-                snap_add(&w, Sk2, h / 3);
-                snap_add(&w, Sk3, h / 3);
-                snap_add(&w, Sk4, h / 6);
-            }
-        } else {
-            memcpy(w.z, za, sizeof(double) * (size_t)n);
-            if ((rc = evaluate(&w, t0, ya, ya + nd, 0, E0))) goto fail;
-            /* L_a = L_a+1 + h (b0 F(L_a) + sum_k b_k F_a+k), F(L) = J L + g at node a */
-            const double c = AM[0] * h;
-            for (int k = 1; k <= AMK; k++) {
-                const double *Fk = w.Fr + (size_t)((a + k) % AMK) * ls, bk = AM[k] * h;
-                for (size_t i = 0; i < ls; i++) w.L[i] += bk * Fk[i];
-                if (w.any_skip) snap_add(&w, &w.snap[(a + k) % AMK], bk);
-            }
-            memset(w.Jm, 0, sizeof(double) * (size_t)d2 * (size_t)d2);
-            for (int i = 0; i < d2; i++) w.Jm[(size_t)i * d2 + i] = 1;
-            for (int i = 0; i < nd; i++) {
-                w.Jm[(size_t)i * d2 + nd + i] -= c;   /* l2 rows: -c l1 */
-                for (int k = 0; k < nd; k++) {
-                    w.Jm[(size_t)(nd + k) * d2 + i] -= c * E0->Fy[(size_t)i * nd + k];
-                    w.Jm[(size_t)(nd + k) * d2 + nd + i] -= c * E0->Fy[(size_t)(nd + i) * nd + k];
-                }
-            }
-            if (d2 > 0 && mbs_form_lu(d2, w.Jm, w.jp) != 0) {
-                rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: backward step matrix singular at t = %.9g", t0);
-                goto done;
-            }
-            for (int k = 0; k < no; k++) {
-                double *Lk = w.L + (size_t)k * blk;
-                const double *gy = E0->gy + (size_t)k * w.ncol;
-                for (int i = 0; i < d2; i++) Lk[i] += c * gy[i];
-                if (d2 > 0) mbs_form_lu_solve(d2, w.Jm, w.jp, Lk);
-                for (int j = 0; j < np; j++) {
-                    const double *col = E0->Fy + (size_t)(d2 + j) * nd;
-                    double sI = gy[d2 + j];
-                    for (int i = 0; i < nd; i++) sI += col[i] * Lk[nd + i];
-                    Lk[d2 + j] += c * sI;
-                }
-            }
-        }
-        for (size_t i = 0; i < ls; i++)
-            if (!isfinite(w.L[i])) {
-                rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: adjoint not finite at t = %.9g", t0);
-                goto done;
-            }
-        adjoint_rhs(&w, E0, w.L, w.Fr + (size_t)(a % AMK) * ls);
-        if (w.any_skip) {
-            snap_take(&w, E0, w.L, &w.snap[a % AMK]);
-            if (am) snap_add(&w, &w.snap[a % AMK], AM[0] * h);   /* the implicit node's own term */
+    memcpy(w->z, w->Zs + (size_t)last * 2 * n, sizeof(double) * (size_t)n);
+    if ((rc = evaluate(w, w->tt[last], yl, yl + nd, 0, &w->E[0]))) return cl_fail(w, rc, err);
+    adjoint_rhs(w, &w->E[0], w->L, w->Fr + (size_t)(last % AMK) * ls);
+    if (w->any_skip) snap_take(w, &w->E[0], w->L, &w->snap[last % AMK]);
+    return MBS_OK;
+}
+
+/* One backward RK4 step from node a + 1 to node a (midpoint: interpolated
+ * y, warm start z1 - h/2 zd1). */
+static int cl_backward_rk4(cl_ws *w, int a, mbs_error *err)
+{
+    const int n = w->n, nd = w->nd;
+    const size_t ls = (size_t)w->no * (size_t)(2 * nd + w->np);
+    const double t0 = w->tt[a], h = w->tt[a + 1] - t0;
+    const double *z1 = w->Zs + (size_t)(a + 1) * 2 * n, *za = w->Zs + (size_t)a * 2 * n;
+    const double *ya = w->Y + (size_t)a * 3 * nd;
+    const double *F1 = w->Fr + (size_t)((a + 1) % AMK) * ls;
+    cl_snap *Sk2 = &w->snap[AMK], *Sk3 = Sk2 + 1, *Sk4 = Sk2 + 2;
+    cl_eval *Em = &w->E[1], *E0 = &w->E[2];
+    int rc;
+    interpolate(w, a, 0.5, w->yi, w->ydi);
+    for (int i = 0; i < n; i++) w->z[i] = z1[i] - 0.5 * h * z1[n + i];
+    if ((rc = evaluate(w, t0 + 0.5 * h, w->yi, w->ydi, 0, Em))) return cl_fail(w, rc, err);
+    memcpy(w->z, za, sizeof(double) * (size_t)n);
+    if ((rc = evaluate(w, t0, ya, ya + nd, 0, E0))) return cl_fail(w, rc, err);
+    for (size_t i = 0; i < ls; i++) w->Lt[i] = w->L[i] + 0.5 * h * F1[i];
+    adjoint_rhs(w, Em, w->Lt, w->K2);
+    if (w->any_skip) snap_take(w, Em, w->Lt, Sk2);
+    for (size_t i = 0; i < ls; i++) w->Lt[i] = w->L[i] + 0.5 * h * w->K2[i];
+    adjoint_rhs(w, Em, w->Lt, w->K3);
+    if (w->any_skip) snap_take(w, Em, w->Lt, Sk3);
+    for (size_t i = 0; i < ls; i++) w->Lt[i] = w->L[i] + h * w->K3[i];
+    adjoint_rhs(w, E0, w->Lt, w->K4);
+    if (w->any_skip) snap_take(w, E0, w->Lt, Sk4);
+    for (size_t i = 0; i < ls; i++) w->L[i] += h / 6 * (F1[i] + 2 * w->K2[i] + 2 * w->K3[i] + w->K4[i]);
+    if (w->any_skip) {
+        snap_add(w, &w->snap[(a + 1) % AMK], h / 6);
+        snap_add(w, Sk2, h / 3);
+        snap_add(w, Sk3, h / 3);
+        snap_add(w, Sk4, h / 6);
+    }
+    return MBS_OK;
+}
+
+/* One backward implicit Adams-Moulton step to node a:
+ * L_a = L_a+1 + h (b0 F(L_a) + sum_k b_k F_a+k), F(L) = J L + g at node a. */
+static int cl_backward_am(cl_ws *w, int a, mbs_error *err)
+{
+    const int n = w->n, nd = w->nd, np = w->np, no = w->no, d2 = 2 * nd;
+    const size_t blk = (size_t)(2 * nd + np), ls = (size_t)no * blk;
+    const double t0 = w->tt[a], h = w->tt[a + 1] - t0;
+    const double *za = w->Zs + (size_t)a * 2 * n, *ya = w->Y + (size_t)a * 3 * nd;
+    cl_eval *E0 = &w->E[2];
+    int rc;
+    memcpy(w->z, za, sizeof(double) * (size_t)n);
+    if ((rc = evaluate(w, t0, ya, ya + nd, 0, E0))) return cl_fail(w, rc, err);
+    const double c = AM[0] * h;
+    for (int k = 1; k <= AMK; k++) {
+        const double *Fk = w->Fr + (size_t)((a + k) % AMK) * ls, bk = AM[k] * h;
+        for (size_t i = 0; i < ls; i++) w->L[i] += bk * Fk[i];
+        if (w->any_skip) snap_add(w, &w->snap[(a + k) % AMK], bk);
+    }
+    memset(w->Jm, 0, sizeof(double) * (size_t)d2 * (size_t)d2);
+    for (int i = 0; i < d2; i++) w->Jm[(size_t)i * d2 + i] = 1;
+    for (int i = 0; i < nd; i++) {
+        w->Jm[(size_t)i * d2 + nd + i] -= c;   /* l2 rows: -c l1 */
+        for (int k = 0; k < nd; k++) {
+            w->Jm[(size_t)(nd + k) * d2 + i] -= c * E0->Fy[(size_t)i * nd + k];
+            w->Jm[(size_t)(nd + k) * d2 + nd + i] -= c * E0->Fy[(size_t)(nd + i) * nd + k];
         }
     }
-    /* gradient: I + lambda(t0)^T y0' */
+    if (d2 > 0 && mbs_form_lu(d2, w->Jm, w->jp) != 0)
+        return mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: backward step matrix singular at t = %.9g", t0);
     for (int k = 0; k < no; k++) {
-        const double *Lk = w.L + (size_t)k * blk;
+        double *Lk = w->L + (size_t)k * blk;
+        const double *gy = E0->gy + (size_t)k * w->ncol;
+        for (int i = 0; i < d2; i++) Lk[i] += c * gy[i];
+        if (d2 > 0) mbs_form_lu_solve(d2, w->Jm, w->jp, Lk);
+        for (int j = 0; j < np; j++) {
+            const double *col = E0->Fy + (size_t)(d2 + j) * nd;
+            double sI = gy[d2 + j];
+            for (int i = 0; i < nd; i++) sI += col[i] * Lk[nd + i];
+            Lk[d2 + j] += c * sI;
+        }
+    }
+    return MBS_OK;
+}
+
+/* Backward from tF to t0: RK4 on the steps without AMK equal steps before
+ * them (the first ones backwards; a short last step), implicit
+ * Adams-Moulton of order AMK + 1 after: the equation is linear in the
+ * adjoint and its coefficients depend only on the forward state, so the
+ * implicit step is a 2 nd x 2 nd solve and needs one evaluation per step
+ * (the node), not two. */
+static int cl_backward(cl_ws *w, mbs_error *err)
+{
+    const int last = w->nn - 1;
+    const size_t ls = (size_t)w->no * (size_t)(2 * w->nd + w->np);
+    int rc;
+    if ((rc = cl_backward_start(w, err))) return rc;
+    for (int a = last - 1; a >= 0; a--) {
+        const double t0 = w->tt[a], h = w->tt[a + 1] - t0;
+        int am = a + AMK <= last;
+        for (int k = 2; am && k <= AMK; k++) am = fabs(w->tt[a + k] - w->tt[a + k - 1] - h) <= 1e-9 * h;
+        if ((rc = am ? cl_backward_am(w, a, err) : cl_backward_rk4(w, a, err))) return rc;
+        for (size_t i = 0; i < ls; i++)
+            if (!isfinite(w->L[i]))
+                return mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: adjoint not finite at t = %.9g", t0);
+        adjoint_rhs(w, &w->E[2], w->L, w->Fr + (size_t)(a % AMK) * ls);
+        if (w->any_skip) {
+            snap_take(w, &w->E[2], w->L, &w->snap[a % AMK]);
+            if (am) snap_add(w, &w->snap[a % AMK], AM[0] * h);   /* the implicit node's own term */
+        }
+    }
+    return MBS_OK;
+}
+
+/* The gradient: I + lambda(t0)^T y0', plus the skipped parameters'
+ * integrals (per-knot values of the splines once). */
+static void cl_gradient(cl_ws *w)
+{
+    sens_run *r = w->r;
+    const int nd = w->nd, np = w->np, no = w->no;
+    const size_t blk = (size_t)(2 * nd + np);
+    for (int k = 0; k < no; k++) {
+        const double *Lk = w->L + (size_t)k * blk;
         for (int j = 0; j < np; j++) {
             double s = Lk[2 * nd + j];
-            const double *col = w.y0p + (size_t)j * 2 * nd;
+            const double *col = w->y0p + (size_t)j * 2 * nd;
             for (int c = 0; c < 2 * nd; c++) s += Lk[c] * col[c];
             r->grad[(size_t)k * np + j] = s;
         }
     }
-    /* the skipped parameters' integrals (per-knot values of the splines once) */
-    for (int k = 0; k < no && w.any_skip; k++) {
-        for (int j = 0; j < np; j++) r->grad[(size_t)k * np + j] += w.gacc[(size_t)k * np + j];
-        sens_pprod_finish(r, &w.pp[k], r->grad + (size_t)k * np);
+    for (int k = 0; k < no && w->any_skip; k++) {
+        for (int j = 0; j < np; j++) r->grad[(size_t)k * np + j] += w->gacc[(size_t)k * np + j];
+        sens_pprod_finish(r, &w->pp[k], r->grad + (size_t)k * np);
     }
-    if (r->o->history) r->o->history(r->o->history_user, so.t0, no, np, r->psi, r->grad);
-    goto done;
-fail:
-    rc = mbs_error_set(err, rc ? rc : MBS_ERR_NUMERIC, "cavm: %s", w.msg);
-done:
+}
+
+int sens_cavm_loops(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
+{
+    cl_ws w;
+    memset(&w, 0, sizeof w);
+    w.r = r;
+    w.n = r->nq;
+    w.np = r->np;
+    w.no = r->nobj;
+    sens_fwd F;
+    int rc = sens_fwd_open(&F, r, SENS_FWD_LOOP, err);
+    if (!rc) rc = cl_form_setup(&w, F.it, &F.so, err);
+    if (!rc) rc = cl_alloc(&w, &F.so, err);
+    if (!rc) rc = cl_skip_setup(&w, err);
+    if (!rc) rc = cl_forward(&w, F.it, &F.so, stats, err);
+    if (!rc) rc = cl_rk4_trajectory(&w, err);
+    if (!rc) rc = cl_backward(&w, err);
+    if (!rc) {
+        cl_gradient(&w);
+        if (r->o->history) r->o->history(r->o->history_user, F.so.t0, w.no, w.np, r->psi, r->grad);
+    }
     ws_free(&w);
     sens_fwd_close(&F, NULL);
     return rc;

@@ -1,8 +1,8 @@
 /*
- * step_jacobians_matrixr.c - the linearization of one Matrix R step
+ * lin_matrixr.c - the linearization of one Matrix R step
  * (src/formulations/matrixr.c), shared by the direct differentiation
  * (ddm_matrixr.c, along each parameter's sensitivities) and the discrete
- * adjoint (adjoint_discrete_matrixr.c, along every input column, then
+ * adjoint (davm_matrixr.c, along every input column, then
  * transposed); docs/sensitivity.md "Matrix R".
  *
  * The step maps the independent coordinates' y^i_n = (z^i, zd^i, zdd^i)
@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sens_impl.h"
-#include "step_jacobians_matrixr.h"
+#include "sens_common.h"
+#include "lin_matrixr.h"
 #include "../formulations/form_impl.h"
 #include "../constraints/constraint.h"
 

@@ -1,5 +1,5 @@
 /*
- * adjoint_discrete.c - discrete adjoint (DAVM) of the trapezoidal rule,
+ * davm_trapezoidal.c - discrete adjoint (DAVM) of the trapezoidal rule,
  * semi-recursive formulation (docs/sensitivity.md): the transpose of the
  * recurrence that ddm_trapezoidal.c differentiates, swept backwards once per
  * objective over the stored trajectory. It gives the exact gradient of the
@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sens_impl.h"
+#include "sens_common.h"
 
 #define BETA 0.25
 #define GAMMA 0.5

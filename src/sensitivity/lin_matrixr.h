@@ -1,14 +1,14 @@
 /*
- * step_jacobians_matrixr.h - the linearization of one Matrix R step, shared
+ * lin_matrixr.h - the linearization of one Matrix R step, shared
  * by the DDM (ddm_matrixr.c) and the discrete adjoint
- * (adjoint_discrete_matrixr.c) (internal; step_jacobians_matrixr.c).
+ * (davm_matrixr.c) (internal; lin_matrixr.c).
  */
-#ifndef MBS_STEP_JACOBIANS_MATRIXR_H
-#define MBS_STEP_JACOBIANS_MATRIXR_H
+#ifndef MBS_LIN_MATRIXR_H
+#define MBS_LIN_MATRIXR_H
 
 #include <lapacke.h>
 
-#include "sens_impl.h"
+#include "sens_common.h"
 
 struct mbs_form;
 

@@ -1,5 +1,5 @@
 /*
- * adjoint_continuous.c - continuous adjoint (CAVM) of the equations of
+ * cavm.c - continuous adjoint (CAVM) of the equations of
  * motion in first-order form, with SUNDIALS CVODES (docs/sensitivity.md).
  *
  * y = [q; qd], f(y, rho) = [qd; a(q, qd, rho)], a = FD (the forward
@@ -29,7 +29,7 @@
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
-#include "sens_impl.h"
+#include "sens_common.h"
 #include "../forces/functions.h"
 
 typedef struct {
@@ -260,186 +260,236 @@ static int knot_nodes(void *cvB)
     return ns < 4 ? 4 : ns > 8 ? 8 : ns;
 }
 
-int sens_cavm(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
-{
-    const mbs_model *m = r->m;
-    const int nq = r->nq, np = r->np, no = r->nobj;
-    const mbs_sim_options *so = &r->o->sim;
-    const size_t n = (size_t)(nq > 0 ? nq : 1), P = (size_t)(np > 0 ? np : 1);
-    int rc = MBS_OK, which = 0, ncheck = 0;
-    SUNContext ctx = NULL;
-    void *cv = NULL;
-    N_Vector y = NULL, yq = NULL, yB = NULL, qB = NULL, yN = NULL, lN = NULL;
-    SUNNonlinearSolver nls = NULL, nlsB = NULL;
-    double *sv = NULL;
-    fwd_table ft = { 0, 0, 0, NULL, NULL };
+/* A run: the evaluations' workspace, the CVODES objects, the stored
+ * forward solution (with spline parameters) and scratch. */
+typedef struct {
     cav c;
-    memset(&c, 0, sizeof c);
-    c.r = r;
-    if ((rc = sens_pprod_init(&c.pp, m, r->o->objective != NULL, err))) return rc;
-    const int ngen = c.pp.ngen, nfn = c.pp.nfn;
-    c.a = calloc(n, 8); c.A = calloc(n * n, 8); c.B = calloc(n * n, 8);
-    c.gq = calloc(n, 8); c.gqd = calloc(n, 8); c.ga = calloc(n, 8);
-    c.grho = calloc(P, 8); c.e = calloc(2 * n, 8); c.dg = calloc((size_t)no + 1, 8);
-    c.mu = calloc(n, 8); c.nu = calloc(n, 8); c.scr = calloc(n, 8);
-    sv = calloc(8 * ((size_t)nfn + 1), 8);
-    if (!c.a || !c.A || !c.B || !c.gq || !c.gqd || !c.ga || !c.grho || !c.e || !c.dg || !c.mu || !c.nu ||
-        !c.scr || !sv || SUNContext_Create(NULL, &ctx)) {
-        rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    y = N_VNew_Serial(2 * nq, ctx);
-    yq = N_VNew_Serial(no, ctx);
-    yB = N_VNew_Serial(2 * nq, ctx);
-    qB = N_VNew_Serial(ngen > 0 ? ngen : 1, ctx);
-    yN = N_VNew_Serial(2 * nq, ctx);
-    lN = N_VNew_Serial(2 * nq, ctx);
-    if (!y || !yq || !yB || !qB || !yN || !lN) { rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory"); goto done; }
-    double *yv = N_VGetArrayPointer(y);
+    SUNContext ctx;
+    void *cv;
+    N_Vector y, yq, yB, qB, yN, lN;
+    SUNNonlinearSolver nls, nlsB;
+    double *sv;
+    fwd_table ft;
+    int which, ncheck;
+} cv_run;
+
+static int cv_alloc(cv_run *v, sens_run *r, mbs_error *err)
+{
+    cav *c = &v->c;
+    const int nq = r->nq, no = r->nobj;
+    const size_t n = (size_t)(nq > 0 ? nq : 1), P = (size_t)(r->np > 0 ? r->np : 1);
+    c->a = calloc(n, 8); c->A = calloc(n * n, 8); c->B = calloc(n * n, 8);
+    c->gq = calloc(n, 8); c->gqd = calloc(n, 8); c->ga = calloc(n, 8);
+    c->grho = calloc(P, 8); c->e = calloc(2 * n, 8); c->dg = calloc((size_t)no + 1, 8);
+    c->mu = calloc(n, 8); c->nu = calloc(n, 8); c->scr = calloc(n, 8);
+    v->sv = calloc(8 * ((size_t)c->pp.nfn + 1), 8);
+    if (!c->a || !c->A || !c->B || !c->gq || !c->gqd || !c->ga || !c->grho || !c->e || !c->dg || !c->mu || !c->nu ||
+        !c->scr || !v->sv || SUNContext_Create(NULL, &v->ctx))
+        return mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+    v->y = N_VNew_Serial(2 * nq, v->ctx);
+    v->yq = N_VNew_Serial(no, v->ctx);
+    v->yB = N_VNew_Serial(2 * nq, v->ctx);
+    v->qB = N_VNew_Serial(c->pp.ngen > 0 ? c->pp.ngen : 1, v->ctx);
+    v->yN = N_VNew_Serial(2 * nq, v->ctx);
+    v->lN = N_VNew_Serial(2 * nq, v->ctx);
+    if (!v->y || !v->yq || !v->yB || !v->qB || !v->yN || !v->lN)
+        return mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+    return MBS_OK;
+}
+
+static void cv_free(cv_run *v)
+{
+    cav *c = &v->c;
+    if (v->cv) CVodeFree(&v->cv);
+    if (v->nls) SUNNonlinSolFree(v->nls);
+    if (v->nlsB) SUNNonlinSolFree(v->nlsB);
+    N_Vector vec[] = { v->y, v->yq, v->yB, v->qB, v->yN, v->lN };
+    for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++)
+        if (vec[k]) N_VDestroy(vec[k]);
+    if (v->ctx) SUNContext_Free(&v->ctx);
+    free(c->a); free(c->A); free(c->B); free(c->gq); free(c->gqd); free(c->ga);
+    free(c->grho); free(c->e); free(c->dg); free(c->mu); free(c->nu); free(c->scr); free(v->sv);
+    free(v->ft.t); free(v->ft.y);
+    sens_pprod_free(&c->pp);
+}
+
+/* Forward: Adams with fixed-point iteration (non-stiff), quadrature of g;
+ * with spline parameters step by step to tF exactly, storing every step
+ * for the knot quadrature. */
+static int cv_forward(cv_run *v, const mbs_sim_options *so, mbs_error *err)
+{
+    cav *c = &v->c;
+    const mbs_model *m = c->r->m;
+    const int nq = c->r->nq;
+    double *yv = N_VGetArrayPointer(v->y);
     mbs_model_initial_state(m, yv, yv + nq);
     mbs_normalize_state(m, yv, yv + nq);
-    N_VConst(0, yq);
-    /* forward: Adams with fixed-point iteration (non-stiff), quadrature of g */
-    cv = CVodeCreate(CV_ADAMS, ctx);
-    if (!cv || CVodeInit(cv, rhs, so->t0, y) || CVodeSStolerances(cv, so->rtol, so->atol) ||
-        CVodeSetUserData(cv, &c) || CVodeSetMaxNumSteps(cv, so->cvodes_max_steps) ||
-        !(nls = SUNNonlinSol_FixedPoint(y, 0, ctx)) || CVodeSetNonlinearSolver(cv, nls) ||
-        CVodeQuadInit(cv, rhs_quad, yq) || CVodeQuadSStolerances(cv, so->rtol, so->atol) ||
-        CVodeSetQuadErrCon(cv, SUNTRUE) || CVodeAdjInit(cv, 100, CV_HERMITE)) {
-        rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: CVODES set-up failed");
-        goto done;
-    }
+    N_VConst(0, v->yq);
+    v->cv = CVodeCreate(CV_ADAMS, v->ctx);
+    void *cv = v->cv;
+    if (!cv || CVodeInit(cv, rhs, so->t0, v->y) || CVodeSStolerances(cv, so->rtol, so->atol) ||
+        CVodeSetUserData(cv, c) || CVodeSetMaxNumSteps(cv, so->cvodes_max_steps) ||
+        !(v->nls = SUNNonlinSol_FixedPoint(v->y, 0, v->ctx)) || CVodeSetNonlinearSolver(cv, v->nls) ||
+        CVodeQuadInit(cv, rhs_quad, v->yq) || CVodeQuadSStolerances(cv, so->rtol, so->atol) ||
+        CVodeSetQuadErrCon(cv, SUNTRUE) || CVodeAdjInit(cv, 100, CV_HERMITE))
+        return mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: CVODES set-up failed");
     realtype tret = so->t0;
     int flag;
-    if (nfn == 0) {
-        flag = CVodeF(cv, so->tf, y, &tret, CV_NORMAL, &ncheck);
+    if (c->pp.nfn == 0) {
+        flag = CVodeF(cv, so->tf, v->y, &tret, CV_NORMAL, &v->ncheck);
     } else {
-        /* step by step to tF exactly, storing every step for the knot quadrature */
-        ft.dim = 2 * nq;
+        v->ft.dim = 2 * nq;
         flag = CVodeSetStopTime(cv, so->tf);
-        if (flag >= 0 && rhs(so->t0, y, yN, &c) == 0 && fwd_push(&ft, so->t0, y, yN) == 0) {
-            while (tret < so->tf && flag >= 0 && !c.failed) {
-                flag = CVodeF(cv, so->tf, y, &tret, CV_ONE_STEP, &ncheck);
+        if (flag >= 0 && rhs(so->t0, v->y, v->yN, c) == 0 && fwd_push(&v->ft, so->t0, v->y, v->yN) == 0) {
+            while (tret < so->tf && flag >= 0 && !c->failed) {
+                flag = CVodeF(cv, so->tf, v->y, &tret, CV_ONE_STEP, &v->ncheck);
                 if (flag < 0) break;
-                if (CVodeGetDky(cv, tret, 1, yN) < 0 || fwd_push(&ft, tret, y, yN)) {
-                    rc = mbs_error_set(err, MBS_ERR_NOMEM, "cavm: out of memory for the forward solution at t = "
-                                       "%.9g (%zu steps stored)", tret, ft.n);
-                    goto done;
-                }
+                if (CVodeGetDky(cv, tret, 1, v->yN) < 0 || fwd_push(&v->ft, tret, v->y, v->yN))
+                    return mbs_error_set(err, MBS_ERR_NOMEM, "cavm: out of memory for the forward solution at t = "
+                                         "%.9g (%zu steps stored)", tret, v->ft.n);
             }
         } else if (flag >= 0) {
             flag = -1;
         }
     }
-    if (flag < 0 || c.failed) {
-        rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: forward integration failed (CVODES flag %d)%s%s", flag,
-                           c.failed ? ": " : "", c.failed ? c.msg : "");
-        goto done;
-    }
-    CVodeGetQuad(cv, &tret, yq);
-    const double *ps = N_VGetArrayPointer(yq);
-    for (int k = 0; k < no; k++) r->psi[k] = ps[k];
-    /* terminal terms and the objective gradients at tF */
-    if (fd_and_jacobians(&c, so->tf, yv, yv + nq, 1)) {
-        rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: %s", c.msg);
-        goto done;
-    }
-    sens_objectives(r, yv, yv + nq, c.a, so->tf, 1, c.dg);
-    for (int k = 0; k < no; k++) r->psi[k] += c.dg[k];
+    if (flag < 0 || c->failed)
+        return mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: forward integration failed (CVODES flag %d)%s%s", flag,
+                             c->failed ? ": " : "", c->failed ? c->msg : "");
+    CVodeGetQuad(cv, &tret, v->yq);
+    return MBS_OK;
+}
+
+/* psi: the quadrature plus the terminal terms at tF; the statistics. */
+static int cv_psi(cv_run *v, const mbs_sim_options *so, mbs_sim_stats *stats, mbs_error *err)
+{
+    cav *c = &v->c;
+    sens_run *r = c->r;
+    const double *yv = N_VGetArrayPointer(v->y), *ps = N_VGetArrayPointer(v->yq);
+    for (int k = 0; k < r->nobj; k++) r->psi[k] = ps[k];
+    if (fd_and_jacobians(c, so->tf, yv, yv + r->nq, 1)) return mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: %s", c->msg);
+    sens_objectives(r, yv, yv + r->nq, c->a, so->tf, 1, c->dg);
+    for (int k = 0; k < r->nobj; k++) r->psi[k] += c->dg[k];
     if (stats) {
         long ns = 0, nf = 0;
         memset(stats, 0, sizeof *stats);
-        CVodeGetNumSteps(cv, &ns);
-        CVodeGetNumRhsEvals(cv, &nf);
+        CVodeGetNumSteps(v->cv, &ns);
+        CVodeGetNumRhsEvals(v->cv, &nf);
         stats->steps = ns;
         stats->fevals = nf;
     }
-    /* backward, one sweep per objective */
-    for (int k = 0; k < no; k++) {
-        c.k = k;
-        /* terminal conditions from G */
-        fd_and_jacobians(&c, so->tf, yv, yv + nq, 1);
-        objective_gradients(&c, so->tf, yv, yv + nq, 1);
-        double *lB = N_VGetArrayPointer(yB);
-        for (int j = 0; j < nq; j++) {
-            double sa = 0, sb = 0;
-            for (int i = 0; i < nq; i++) { sa += c.A[i * nq + j] * c.ga[i]; sb += c.B[i * nq + j] * c.ga[i]; }
-            lB[j] = c.gq[j] + sa;
-            lB[nq + j] = c.gqd[j] + sb;
-        }
-        /* G_rho + G_a . a_rho(tF), the latter as -nu . dr/drho, nu = Pi(M'^-1 G_a) */
-        double *grad = r->grad + (size_t)k * np;
-        for (int p = 0; p < np; p++) grad[p] = 0;
-        for (int i = 0; i < c.pp.nobjp; i++) grad[c.pp.objp[i]] = c.grho[c.pp.objp[i]];
-        adjoint_nu(&c, so->tf, yv, yv + nq, c.ga);
-        sens_pprod_eval(r, &c.pp, yv, yv + nq, c.a, c.nu, 3);
-        sens_pprod_add(r, &c.pp, so->tf, -1, grad);
-        N_VConst(0, qB);
-        if (k == 0) {
-            if (CVodeCreateB(cv, CV_ADAMS, &which) || CVodeInitB(cv, which, rhs_b, so->tf, yB) ||
-                CVodeSStolerancesB(cv, which, so->rtol, so->atol) || CVodeSetUserDataB(cv, which, &c) ||
-                CVodeSetMaxNumStepsB(cv, which, so->cvodes_max_steps) ||
-                !(nlsB = SUNNonlinSol_FixedPoint(yB, 0, ctx)) || CVodeSetNonlinearSolverB(cv, which, nlsB) ||
-                (ngen > 0 && (CVodeQuadInitB(cv, which, rhs_quad_b, qB) ||
-                              CVodeQuadSStolerancesB(cv, which, so->rtol, so->atol) ||
-                              CVodeSetQuadErrConB(cv, which, SUNTRUE)))) {
-                rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: CVODES backward set-up failed");
-                goto done;
-            }
-        } else if (CVodeReInitB(cv, which, so->tf, yB) || (ngen > 0 && CVodeQuadReInitB(cv, which, qB))) {
-            rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: CVODES backward re-initialization failed");
-            goto done;
-        }
-        if (nfn == 0) {
-            flag = CVodeB(cv, so->t0, CV_NORMAL);
-        } else {
-            /* step by step: the knot quadrature on each backward step */
-            void *cvB = CVodeGetAdjCVodeBmem(cv, which);
-            double tb = so->tf;
-            flag = CV_SUCCESS;
-            while (tb > so->t0 && flag >= 0 && !c.failed) {
-                flag = CVodeB(cv, so->t0, CV_ONE_STEP);
-                if (flag < 0) break;
-                double ta = tb;
-                CVodeGetB(cv, which, &ta, yB);
-                if (!(ta < tb)) {
-                    rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: backward integration stalled at t = %.9g", tb);
-                    goto done;
-                }
-                if (knot_quadrature(&c, &ft, cvB, ta, tb, knot_nodes(cvB), N_VGetArrayPointer(yN), lN, sv)) {
-                    rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: knot quadrature: %s", c.msg);
-                    goto done;
-                }
-                tb = ta;
-            }
-        }
-        if (flag < 0 || c.failed) {
-            rc = mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: backward integration failed (CVODES flag %d)%s%s", flag,
-                               c.failed ? ": " : "", c.failed ? c.msg : "");
-            goto done;
-        }
-        if (ngen > 0) {
-            CVodeGetQuadB(cv, which, &tret, qB);
-            const double *qv = N_VGetArrayPointer(qB);
-            for (int i = 0; i < ngen; i++) grad[c.pp.gen[i]] += qv[i];
-        }
-        sens_pprod_finish(r, &c.pp, grad);
-        if (r->o->history) r->o->history(r->o->history_user, so->t0, no, np, r->psi, NULL);
+    return MBS_OK;
+}
+
+/* Objective k's terminal conditions from G into yB; grad = G_rho + G_a .
+ * a_rho(tF), the latter as -nu . dr/drho, nu = Pi(M'^-1 G_a). */
+static void cv_terminal(cv_run *v, const mbs_sim_options *so, double *grad)
+{
+    cav *c = &v->c;
+    sens_run *r = c->r;
+    const int nq = r->nq;
+    double *yv = N_VGetArrayPointer(v->y), *lB = N_VGetArrayPointer(v->yB);
+    fd_and_jacobians(c, so->tf, yv, yv + nq, 1);
+    objective_gradients(c, so->tf, yv, yv + nq, 1);
+    for (int j = 0; j < nq; j++) {
+        double sa = 0, sb = 0;
+        for (int i = 0; i < nq; i++) { sa += c->A[i * nq + j] * c->ga[i]; sb += c->B[i * nq + j] * c->ga[i]; }
+        lB[j] = c->gq[j] + sa;
+        lB[nq + j] = c->gqd[j] + sb;
     }
-done:
-    if (cv) CVodeFree(&cv);
-    if (nls) SUNNonlinSolFree(nls);
-    if (nlsB) SUNNonlinSolFree(nlsB);
-    if (y) N_VDestroy(y);
-    if (yq) N_VDestroy(yq);
-    if (yB) N_VDestroy(yB);
-    if (qB) N_VDestroy(qB);
-    if (yN) N_VDestroy(yN);
-    if (lN) N_VDestroy(lN);
-    if (ctx) SUNContext_Free(&ctx);
-    free(c.a); free(c.A); free(c.B); free(c.gq); free(c.gqd); free(c.ga);
-    free(c.grho); free(c.e); free(c.dg); free(c.mu); free(c.nu); free(c.scr); free(sv);
-    free(ft.t); free(ft.y);
-    sens_pprod_free(&c.pp);
+    for (int p = 0; p < r->np; p++) grad[p] = 0;
+    for (int i = 0; i < c->pp.nobjp; i++) grad[c->pp.objp[i]] = c->grho[c->pp.objp[i]];
+    adjoint_nu(c, so->tf, yv, yv + nq, c->ga);
+    sens_pprod_eval(r, &c->pp, yv, yv + nq, c->a, c->nu, 3);
+    sens_pprod_add(r, &c->pp, so->tf, -1, grad);
+    N_VConst(0, v->qB);
+}
+
+/* The backward problem: created for the first objective, re-initialized
+ * for the next ones. */
+static int cv_backward_init(cv_run *v, const mbs_sim_options *so, int k, mbs_error *err)
+{
+    void *cv = v->cv;
+    const int ngen = v->c.pp.ngen;
+    if (k == 0) {
+        if (CVodeCreateB(cv, CV_ADAMS, &v->which) || CVodeInitB(cv, v->which, rhs_b, so->tf, v->yB) ||
+            CVodeSStolerancesB(cv, v->which, so->rtol, so->atol) || CVodeSetUserDataB(cv, v->which, &v->c) ||
+            CVodeSetMaxNumStepsB(cv, v->which, so->cvodes_max_steps) ||
+            !(v->nlsB = SUNNonlinSol_FixedPoint(v->yB, 0, v->ctx)) ||
+            CVodeSetNonlinearSolverB(cv, v->which, v->nlsB) ||
+            (ngen > 0 && (CVodeQuadInitB(cv, v->which, rhs_quad_b, v->qB) ||
+                          CVodeQuadSStolerancesB(cv, v->which, so->rtol, so->atol) ||
+                          CVodeSetQuadErrConB(cv, v->which, SUNTRUE))))
+            return mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: CVODES backward set-up failed");
+    } else if (CVodeReInitB(cv, v->which, so->tf, v->yB) || (ngen > 0 && CVodeQuadReInitB(cv, v->which, v->qB))) {
+        return mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: CVODES backward re-initialization failed");
+    }
+    return MBS_OK;
+}
+
+/* The backward integration to t0; with spline parameters step by step,
+ * the knot quadrature on each backward step. */
+static int cv_backward_run(cv_run *v, const mbs_sim_options *so, mbs_error *err)
+{
+    cav *c = &v->c;
+    int flag;
+    if (c->pp.nfn == 0) {
+        flag = CVodeB(v->cv, so->t0, CV_NORMAL);
+    } else {
+        void *cvB = CVodeGetAdjCVodeBmem(v->cv, v->which);
+        double tb = so->tf;
+        flag = CV_SUCCESS;
+        while (tb > so->t0 && flag >= 0 && !c->failed) {
+            flag = CVodeB(v->cv, so->t0, CV_ONE_STEP);
+            if (flag < 0) break;
+            double ta = tb;
+            CVodeGetB(v->cv, v->which, &ta, v->yB);
+            if (!(ta < tb))
+                return mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: backward integration stalled at t = %.9g", tb);
+            if (knot_quadrature(c, &v->ft, cvB, ta, tb, knot_nodes(cvB), N_VGetArrayPointer(v->yN), v->lN, v->sv))
+                return mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: knot quadrature: %s", c->msg);
+            tb = ta;
+        }
+    }
+    if (flag < 0 || c->failed)
+        return mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: backward integration failed (CVODES flag %d)%s%s", flag,
+                             c->failed ? ": " : "", c->failed ? c->msg : "");
+    return MBS_OK;
+}
+
+/* One backward sweep: the gradient of objective k. */
+static int cv_sweep(cv_run *v, const mbs_sim_options *so, int k, mbs_error *err)
+{
+    cav *c = &v->c;
+    sens_run *r = c->r;
+    double *grad = r->grad + (size_t)k * r->np;
+    int rc;
+    c->k = k;
+    cv_terminal(v, so, grad);
+    if ((rc = cv_backward_init(v, so, k, err))) return rc;
+    if ((rc = cv_backward_run(v, so, err))) return rc;
+    if (c->pp.ngen > 0) {
+        realtype tret;
+        CVodeGetQuadB(v->cv, v->which, &tret, v->qB);
+        const double *qv = N_VGetArrayPointer(v->qB);
+        for (int i = 0; i < c->pp.ngen; i++) grad[c->pp.gen[i]] += qv[i];
+    }
+    sens_pprod_finish(r, &c->pp, grad);
+    if (r->o->history) r->o->history(r->o->history_user, so->t0, r->nobj, r->np, r->psi, NULL);
+    return MBS_OK;
+}
+
+int sens_cavm(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
+{
+    const mbs_sim_options *so = &r->o->sim;
+    cv_run v;
+    memset(&v, 0, sizeof v);
+    v.c.r = r;
+    int rc = sens_pprod_init(&v.c.pp, r->m, r->o->objective != NULL, err);
+    if (rc) return rc;
+    rc = cv_alloc(&v, r, err);
+    if (!rc) rc = cv_forward(&v, so, err);
+    if (!rc) rc = cv_psi(&v, so, stats, err);
+    for (int k = 0; k < r->nobj && !rc; k++) rc = cv_sweep(&v, so, k, err);   /* one sweep per objective */
+    cv_free(&v);
     return rc;
 }

@@ -1,0 +1,15 @@
+/* state.h - a state checked against the model (internal; state.c). */
+#ifndef MBS_STATE_H
+#define MBS_STATE_H
+
+#include "mbsens/error.h"
+#include "mbsens/model.h"
+
+/* Finite values and Euler parameters normalized to 1e-6 (NULL vectors
+ * skipped): MBS_OK, or MBS_ERR_NUMERIC with the message in msg naming the
+ * coordinate or the joint. (mbs_normalize_state, the projection onto
+ * |p| = 1, is public: mbsens/kinematics.h.) */
+int mbs_state_check(const mbs_model *m, const double *q, const double *qd, const double *qdd,
+                    char msg[MBS_ERROR_MSG_LEN]);
+
+#endif
