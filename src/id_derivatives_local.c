@@ -26,12 +26,12 @@
  *   dtau_r/dq_c  = s_r . psi_c,        dtau_r/dqd_c = s_r . psid_c   (r above c)
  *   psi = s x* F - I^C w - Id^C u - u x* h,  psid = Id^C s - 2 I^C u + s x* h.
  *
- * Cost notes (human43, callgrind and CPU time; docs/benchmarks.md): the
+ * How the pass is arranged for speed (docs/benchmarks.md measures it): the
  * joint's own rotation E = C Rot(e1, q) is formed before the product with
  * the parent's R, so that only one 3x3 product lies on the chain of
  * dependencies along the tree; sin and cos come from fast_sincos (the C
  * library's sincos saves and restores the floating-point environment,
- * which cost about 1 us per call here), all of them before the tree loop
+ * which is slow), all of them before the tree loop
  * (independent, they pipeline); the entries are filled after the backward
  * sweep (same reason), two at a time with SSE2, or with AVX2/FMA when the
  * processor has them, and the whole pass is then compiled for AVX2/FMA too

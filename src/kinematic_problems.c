@@ -1,6 +1,6 @@
 /*
  * kinematic_problems.c - constraint evaluation (mbsens/constraints.h) and
- * the kinematic problems of closed-loop models (thesis §3.1; digest §1.2).
+ * the kinematic problems of closed-loop models (thesis §3.1).
  *
  * The coordinates the user holds fixed (the degrees of freedom, rows B of
  * the thesis: a 0/1 selector) are eliminated: they keep their given values

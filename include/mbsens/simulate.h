@@ -167,8 +167,8 @@ int mbs_tangent_fd(void *ctx, const mbs_model *m, mbs_data *d,
                    double *K, double *C, double *work);
 
 /* The default tangent: mbs_inverse_dynamics_derivatives (exact, force
- * elements included; human43: a 2 s trapezoidal run 6x faster than with
- * mbs_tangent_fd). ctx is unused. */
+ * elements included; much cheaper than mbs_tangent_fd, docs/benchmarks.md).
+ * ctx is unused. */
 int mbs_tangent_analytic(void *ctx, const mbs_model *m, mbs_data *d,
                          const double *q, const double *qd, const double *qdd,
                          double *K, double *C, double *work);
@@ -233,8 +233,7 @@ mbs_sim_options mbs_model_sim_options(const mbs_model *m);
 
 /* The most steps a run may take: (tf - t0) / dt, and also max(|t0|, |tf|) / dt
  * (so that every time t0 + k dt of the grid is resolved to better than
- * 1e-6 dt in double precision), at most 1e9. At the smallest models'
- * 10 us per step that is hours of computing; split longer runs with the
+ * 1e-6 dt in double precision), at most 1e9; split longer runs with the
  * stepper below. */
 #define MBS_SIM_MAX_STEPS 1000000000L
 

@@ -9,7 +9,7 @@
  * far more than Newton needs (the tangent only sets the convergence rate,
  * not the converged solution).
  *
- * The analytical K and C (derivatives issue) plug in through
+ * The analytical K and C (mbs_tangent_analytic) plug in through
  * mbs_sim_options.tangent with the same signature.
  */
 #include <math.h>

@@ -1,6 +1,6 @@
 /*
  * trapezoidal.c - the implicit trapezoidal rule: Newmark with beta = 1/4,
- * gamma = 1/2, fixed step (thesis §2.4.1; digest §8.4).
+ * gamma = 1/2, fixed step (thesis §2.4.1).
  *
  * Step n -> n+1 (h = t_{n+1} - t_n). The velocities and accelerations at
  * n+1 are affine functions of the positions z = z_{n+1} (thesis (2.223),

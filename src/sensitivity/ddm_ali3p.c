@@ -1,8 +1,8 @@
 /*
  * ddm_ali3p.c - direct differentiation of the discrete ALI3-P solution
  * (src/formulations/ali3p.c), semi-recursive, both reference points
- * (thesis §5.4.1, digest thesis_ch5.md S4, with its corrections;
- * docs/formulations.md "Sensitivities of the closed-loop formulations").
+ * (thesis §5.4.1, with the corrections listed in docs/formulations.md,
+ * section "Sensitivities of the closed-loop formulations").
  *
  * With ' = d/d rho_j and dx_j the parameter's direction in the model
  * vector, every derivative below is ONE tangent of the residual and the

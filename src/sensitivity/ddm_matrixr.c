@@ -1,8 +1,8 @@
 /*
  * ddm_matrixr.c - direct differentiation of the discrete Matrix R solution
  * (src/formulations/matrixr.c), semi-recursive, both reference points
- * (thesis §5.2, digest thesis_ch5.md S2 with its corrections;
- * docs/formulations.md "Sensitivities of the closed-loop formulations").
+ * (thesis §5.2, with the corrections listed in docs/formulations.md,
+ * section "Sensitivities of the closed-loop formulations").
  *
  * The step solves F(D^i) = R^T r(z, zd, zdd) = 0 for the correction D^i of
  * the independent coordinates, z^i = z^i_p + D^i, zd^i = zd^i_p +
