@@ -77,6 +77,10 @@ void cli_json_coord_names(cli_buf *b, const mbs_model *m);
  * numbers that read back, members in order, indentation of 2, arrays of
  * scalars on one line when they fit in 100 columns; a final newline. */
 void cli_json_write(cli_buf *b, void *doc);
+/* The model as JSON text in that form (mbs_model_to_json, re-written by
+ * cli_json_write) into b: 0, or -1 with a message for `cmd` prefixed by
+ * `what` ("" for none). */
+int cli_model_json(const char *cmd, const char *what, const mbs_model *m, cli_buf *b);
 
 /* A CSV header field: the name as it is, or in double quotes (inner
  * quotes doubled, RFC 4180) when it holds a comma, a quote, a line break

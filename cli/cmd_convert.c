@@ -157,26 +157,11 @@ int cmd_convert(int argc, char **argv)
         mbs_model_free(m);
         return rc;
     }
-    char *json = mbs_model_to_json(m, &err);
-    mbs_model_free(m);
-    if (!json) {
-        cli_error(cmd, "%s", err.msg);
-        return CLI_EXIT_FAIL;
-    }
-    /* re-written for reading: shortest numbers, small arrays on one line */
-    json_error_t je;
-    json_t *doc = json_loads(json, 0, &je);
-    free(json);
-    if (!doc) {
-        cli_error(cmd, "the written model does not parse (%d:%d: %s)", je.line, je.column, je.text);
-        return CLI_EXIT_FAIL;
-    }
     cli_buf text = { 0 };
-    cli_json_write(&text, doc);
-    json_decref(doc);
-    if (text.oom) {
+    int bad = cli_model_json(cmd, "", m, &text);
+    mbs_model_free(m);
+    if (bad) {
         cli_buf_free(&text);
-        cli_error(cmd, "out of memory");
         return CLI_EXIT_FAIL;
     }
     if (!out || strcmp(out, "-") == 0)

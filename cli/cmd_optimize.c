@@ -534,28 +534,14 @@ static int model_out(const char *cmd, const char *in, const char *out, const mbs
     mbs_error err;
     memset(&err, 0, sizeof err);
     mbs_model *mo = mbs_model_with_params(m, x, &err);
-    char *s = mo ? mbs_model_to_json(mo, &err) : NULL;
-    mbs_model_free(mo);
-    if (!s) {
+    if (!mo) {
         cli_error(cmd, "--model-out: %s", err.msg);
         return CLI_EXIT_FAIL;
     }
-    /* re-written for reading: shortest numbers, small arrays on one line */
-    json_error_t je;
-    json_t *doc = json_loads(s, 0, &je);
-    free(s);
-    if (!doc) {
-        cli_error(cmd, "--model-out: the written model does not parse (%d:%d: %s)", je.line, je.column, je.text);
-        return CLI_EXIT_FAIL;
-    }
     cli_buf text = { 0 };
-    cli_json_write(&text, doc);
-    json_decref(doc);
-    int rc = CLI_EXIT_FAIL;
-    if (text.oom)
-        cli_error(cmd, "--model-out: out of memory");
-    else
-        rc = cli_write_atomic(cmd, "--model-out", out, in, text.s, text.len) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+    int rc = cli_model_json(cmd, "--model-out: ", mo, &text) ? CLI_EXIT_FAIL
+             : cli_write_atomic(cmd, "--model-out", out, in, text.s, text.len) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+    mbs_model_free(mo);
     cli_buf_free(&text);
     return rc;
 }

@@ -4,6 +4,8 @@
  * (shortest.h), members in their order, two spaces of indentation, and an
  * array of numbers, strings, booleans or nulls on one line when it fits.
  */
+#include <stdlib.h>
+#include <string.h>
 #include "cli_util.h"
 #include "shortest.h"
 
@@ -99,4 +101,29 @@ void cli_json_write(cli_buf *b, void *doc)
 {
     value(b, (json_t *)doc, 0, 0);
     cli_buf_puts(b, "\n");
+}
+
+int cli_model_json(const char *cmd, const char *what, const mbs_model *m, cli_buf *b)
+{
+    mbs_error err;
+    memset(&err, 0, sizeof err);
+    char *s = mbs_model_to_json(m, &err);
+    if (!s) {
+        cli_error(cmd, "%s%s", what, err.msg);
+        return -1;
+    }
+    json_error_t je;
+    json_t *doc = json_loads(s, 0, &je);
+    free(s);
+    if (!doc) {
+        cli_error(cmd, "%sthe written model does not parse (%d:%d: %s)", what, je.line, je.column, je.text);
+        return -1;
+    }
+    cli_json_write(b, doc);
+    json_decref(doc);
+    if (b->oom) {
+        cli_error(cmd, "%sout of memory", what);
+        return -1;
+    }
+    return 0;
 }
