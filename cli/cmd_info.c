@@ -138,17 +138,17 @@ static void text_info(cli_buf *b, const mbs_model *m, const double *q0, const do
         cli_buf_printf(b, "  %-*s  %-*s  %.9g\n", w, mbs_body_name(m, i), wp,
                        mbs_body_name(m, mbs_body_parent(m, i)), mbs_body_mass(m, i));
 
-    int wj = 4, wt = 4;
+    int wj = 4, wt = 4, wc = max_int(w, 5);
     for (int i = 1; i <= nb; i++) {
         wj = max_int(wj, name_width(mbs_joint_name(m, i)));
         wt = max_int(wt, name_width(mbs_joint_type_name(mbs_joint_type_of(m, i))));
     }
     cli_buf_printf(b, "\njoints:\n  %-*s  %-*s  %-*s  %-*s  %s\n", wj, "name", wt, "type",
-                   wp, "parent", w, "child", "coordinates");
+                   wp, "parent", wc, "child", "coordinates");
     for (int i = 1; i <= nb; i++) {
         cli_buf_printf(b, "  %-*s  %-*s  %-*s  %-*s ", wj, mbs_joint_name(m, i), wt,
                        mbs_joint_type_name(mbs_joint_type_of(m, i)), wp,
-                       mbs_body_name(m, mbs_body_parent(m, i)), w, mbs_body_name(m, i));
+                       mbs_body_name(m, mbs_body_parent(m, i)), wc, mbs_body_name(m, i));
         int off = mbs_joint_coord_offset(m, i), n = mbs_joint_nq(m, i);
         if (n == 0)
             cli_buf_puts(b, " -");
