@@ -12,6 +12,14 @@
 #   MATRIX_CORES   OPENBLAS_CORETYPE values (default: Prescott Haswell
 #                  SkylakeX Zen Cooperlake, those the processor runs)
 #   MATRIX_TESTS   a ctest -R regular expression (default: every test)
+#   MATRIX_SCOPE   label (default): the whole suite under MATRIX_FULL_CORE
+#                  (Haswell) and the tests labelled `lapack` under the other
+#                  kernels, since a test that calls no LAPACK/BLAS routine
+#                  runs the same instructions under every kernel (the probe
+#                  at the end checks the label against the calls); all: the
+#                  whole suite under every kernel
+#   MATRIX_TIMEOUT seconds a test may take (default 1500, CTest's; raise it
+#                  when the matrix runs at low priority beside other work)
 #   JOBS           ctest and build parallelism (2)
 # Builds (CMAKE_C_FLAGS added to the Release flags):
 #   base           none (what `make check` builds)
@@ -51,6 +59,9 @@ say() { echo "$*"; echo "$*" >>"$SUMMARY"; }
 BUILDS=${MATRIX_BUILDS:-base contract-fast v3-off v3-fast no-avx2}
 CORES=${MATRIX_CORES:-Prescott Haswell SkylakeX Zen Cooperlake}
 TESTS=${MATRIX_TESTS:-.}
+SCOPE=${MATRIX_SCOPE:-label}
+FULL_CORE=${MATRIX_FULL_CORE:-Haswell}
+case "$SCOPE" in label | all) ;; *) echo "portability-matrix.sh: MATRIX_SCOPE must be label or all, got '$SCOPE'" >&2; exit 2 ;; esac
 # the example robots, for the tests that read them (skipped without)
 if [ -z "${MBS_URDF_DIR:-}" ]; then
     for d in "$SRC/../shared/data/example-robot-data" "$SRC/../../shared/data/example-robot-data"; do
@@ -62,12 +73,12 @@ say "portability matrix: $(uname -m), $(sed -n 's/^model name[^:]*: //p' /proc/c
 say "compiler: $(${CC:-cc} --version | head -n 1); OpenBLAS: $(dpkg-query -W -f='${Version}' libopenblas0-pthread 2>/dev/null || echo '?')"
 say "environment: OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}, python3 first on PATH: $(command -v python3)"
 
-# run_suite BUILD_DIR LABEL [ENV=VALUE...]: ctest, one summary line
+# run_suite BUILD_DIR LABEL CTEST_LABEL_ARGS [VAR=VALUE...]
 run_suite() {
-    _b=$1 _label=$2
-    shift 2
-    _log=$OUT/logs/$(echo "$_label" | tr ' /=' '___').log
-    env "$@" ctest --test-dir "$_b" -R "$TESTS" --output-on-failure -j "$JOBS" >"$_log" 2>&1
+    _b=$1 _label=$2 _only=$3
+    shift 3
+    _log=$OUT/logs/$(echo "$_label" | tr ' /=()' '_____').log
+    env "$@" ctest --test-dir "$_b" -R "$TESTS" $_only --timeout "${MATRIX_TIMEOUT:-1500}" --output-on-failure -j "$JOBS" >"$_log" 2>&1
     _rc=$?
     _n=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1 of \2 failed/p' "$_log")
     if [ $_rc -eq 0 ]; then say "  $_label: PASS (${_n:-?})"; else
@@ -94,10 +105,12 @@ for b in $BUILDS; do
         # the kernel OpenBLAS actually loads (an unknown name falls back to the detected one)
         core=$(OPENBLAS_VERBOSE=2 OPENBLAS_CORETYPE=$c "$dir/tests/test_forward_dynamics" 2>&1 >/dev/null |
                sed -n 's/^Core: //p' | head -n 1)
-        run_suite "$dir" "$b $c (kernel ${core:-?})" OPENBLAS_CORETYPE="$c"
+        only=""
+        [ "$SCOPE" = label ] && [ "$c" != "$FULL_CORE" ] && only="-L lapack"
+        run_suite "$dir" "$b $c (kernel ${core:-?})${only:+ lapack tests}" "$only" OPENBLAS_CORETYPE="$c"
     done
     if [ "$b" = base ] && [ -x /usr/bin/python3 ]; then
-        ( export PATH="/usr/bin:$PATH"; TESTS='^sh_'; run_suite "$dir" "$b shell tests, python3 = /usr/bin/python3" )
+        ( export PATH="/usr/bin:$PATH"; TESTS='^sh_'; run_suite "$dir" "$b shell tests, python3 = /usr/bin/python3" "" )
         [ "$(tail -n 1 "$SUMMARY" | grep -c FAIL)" -eq 0 ] || status=1
     fi
 done
