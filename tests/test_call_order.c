@@ -25,7 +25,7 @@
  * random seeded orders on ONE data object, ONE pair of complex workspaces
  * and one integrator per variant (reset after other steps), half of the
  * calls after all the scratch was filled with garbage (mbs_data_scribble,
- * src/scribble.h; mbs_ws_scribble_cs; in a simulation also between its
+ * src/dynamics/scribble.h; mbs_ws_scribble_cs; in a simulation also between its
  * steps, from the step callback), and every result (status, outputs,
  * message on failure, statistics) must equal the reference bit for bit.
  * MBS_CALL_ORDER_SEED=N draws other models, states and orders.

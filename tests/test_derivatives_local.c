@@ -1,6 +1,6 @@
 /*
  * test_derivatives_local.c - the fused ID Jacobians for trees of revolute,
- * prismatic and fixed joints (src/id_derivatives_local.c), the path that
+ * prismatic and fixed joints (src/kernels/jacobians_1dof.c), the path that
  * mbs_inverse_dynamics_derivatives takes on such models, on 300 random
  * trees (1-14 bodies, user joint loads on most; half of them with the
  * AVX2/FMA entry loops switched off, where the processor has them):
@@ -35,7 +35,7 @@
 #include "kernels/kernels.h"
 #include "mbsens/derivatives.h"
 
-/* src/id_derivatives_local.h (its data_impl.h needs the double kernels'
+/* src/kernels/jacobians_1dof.h (its kernels/data.h needs the double kernels'
  * types, which this complex-step translation unit does not declare) */
 int mbs_idl_usable(const mbs_model *m, const mbs_data *d);
 int mbs_idl_set_avx2(mbs_data *d, int on);

@@ -81,7 +81,7 @@ typedef struct {
     char *where;
 } b_fixed;
 
-/* Time functions and force elements (src/force_model.c, src/forces/). */
+/* Time functions and force elements (src/model/force_model.c, src/forces/). */
 typedef struct {
     char *name, *where;
     mbs_func_type type;

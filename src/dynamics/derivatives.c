@@ -80,7 +80,7 @@ void mbs_deriv_id_tangent(const mbs_model *m, mbs_data *d, const double *q, cons
 
 static int check_finite(mbs_data *d, const double *v, int n, const char *what)
 {
-    /* the results check of every public call (src/results.c): nq rows of
+    /* the results check of every public call (src/kernels/results.c): nq rows of
      * coordinates, columns of coordinates or (d.../drho) of parameters */
     const int nq = d->model->nq > 0 ? d->model->nq : 1, cols = n / nq;
     const mbs_index_kind ck = strstr(what, "drho") ? MBS_IX_PARAM : cols == nq ? MBS_IX_COORD : MBS_IX_NONE;
@@ -256,7 +256,7 @@ int mbs_deriv_id_derivatives(const mbs_model *m, mbs_data *d, const double *q, c
     double *t = d->dbuf;
     if (mbs_idl_usable(m, d)) {
         /* trees of revolute, prismatic and fixed joints: one fused pass
-         * (src/id_derivatives_local.c); the entry search only on failure */
+         * (src/kernels/jacobians_1dof.c); the entry search only on failure */
         if (mbs_idl_id_jacobians(m, d, q, qd, qdd, tau, dtau_dq, dtau_dqd, NULL)) {
             if (tau && (rc = check_finite(d, tau, nq, "tau"))) return rc;
             if (dtau_dq && (rc = check_finite(d, dtau_dq, nq * nq, "dtau/dq"))) return rc;

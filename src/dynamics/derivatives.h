@@ -1,5 +1,5 @@
 /*
- * derivatives_impl.h - the building blocks of src/derivatives.c shared with
+ * derivatives.h - the building blocks of src/dynamics/derivatives.c shared with
  * the trajectory-sensitivity code (internal).
  */
 #ifndef MBS_DERIVATIVES_IMPL_H
@@ -11,7 +11,7 @@
 void mbs_deriv_param_dx(const mbs_model *m, int k, double *dx);
 
 /* 1 if the FD derivatives form M'^-1 densely (LAPACK: chain-like trees)
- * rather than with the tree sparsity (src/derivatives.c) */
+ * rather than with the tree sparsity (src/dynamics/derivatives.c) */
 int mbs_deriv_fd_inverse_dense(const mbs_model *m);
 
 /* Primal Newton-Euler at (q, qd, qdd) (loads at the data's time), leaving in

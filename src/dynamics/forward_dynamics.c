@@ -1,6 +1,6 @@
 /*
  * forward_dynamics.c - public forward dynamics: the fully recursive kernel
- * (src/kernels/forward_dynamics_recursive.c) and the semi-recursive method
+ * (src/kernels/aba.c) and the semi-recursive method
  * (thesis §2.4.1): M by composite inertias, Q by the Newton-Euler residual
  * at qdd = 0, and a dense Cholesky factorization (LAPACKE).
  *
@@ -96,7 +96,7 @@ int mbs_fd_qdd(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const doub
 {
     /* (its constants were computed for the model d was created for) */
     if (alg == MBS_FD_RECURSIVE && !d->fr_global && d->model == m && mbs_fdl_usable(d)) {
-        /* joint-frame articulated bodies (forward_dynamics_local.c): the
+        /* joint-frame articulated bodies (aba_joint_frames.c): the
          * same accelerations at about half the cost; it leaves no
          * kinematics or factors in d->ws, which only mbs_fd_unchecked's
          * callers (derivatives, sensitivities) read */

@@ -11,7 +11,7 @@
 
 #include "mbsens/data.h"
 
-/* Fill all the scratch of d (src/data_impl.h) with garbage drawn from
+/* Fill all the scratch of d (src/kernels/data.h) with garbage drawn from
  * seed, and its error message with a placeholder. What stays is what a
  * call may depend on: the model, the settings (reference point, frames,
  * time), the user loads, and the constants the workspaces were created

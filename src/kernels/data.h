@@ -1,4 +1,4 @@
-/* data_impl.h - the layout of mbs_data (internal). */
+/* data.h - the layout of mbs_data (internal). */
 #ifndef MBS_DATA_IMPL_H
 #define MBS_DATA_IMPL_H
 
@@ -21,7 +21,7 @@ struct mbs_data {
      * (mbs_data_scribble, scribble.h; tests/test_call_order.c). The one
      * exception is documented in the API: the queries of kinematics.h read
      * the kinematics the last pass left in ws. Within one call the routines
-     * share blocks as their comments say (dbuf: src/derivatives.c). */
+     * share blocks as their comments say (dbuf: src/dynamics/derivatives.c). */
     double *dx;            /* direction in the model vector, nx */
     double *dbuf;          /* 6 nq doubles for directional work */
     double *scratch;       /* nq*nq + 4 nq doubles for dense solves */
@@ -30,12 +30,12 @@ struct mbs_data {
     double time;           /* time at which force elements are evaluated */
     struct mbs_con_ws *con; /* constraints and kinematic problems (kinematic_problems.c) */
     struct mbs_fdl *fdl;   /* joint-frame forward dynamics: constants and workspace
-                            * (forward_dynamics_local.c) */
-    struct mbs_idl *idl;   /* fused ID Jacobians for 1-DOF trees (id_derivatives_local.c) */
+                            * (aba_joint_frames.c) */
+    struct mbs_idl *idl;   /* fused ID Jacobians for 1-DOF trees (jacobians_1dof.c) */
     int has_body_load;     /* a user body load was added since the last clear */
     int fr_global;         /* mbs_data_set_fr_frames(MBS_FR_GLOBAL) */
     int x_moderate;        /* every number of the model at most 1e15 in magnitude
-                            * (mbs_data_kinematics_results, src/results.c) */
+                            * (mbs_data_kinematics_results, src/kernels/results.c) */
     char err[MBS_ERROR_MSG_LEN];
 };
 
@@ -52,7 +52,7 @@ void mbs_data_prepare_loads(const mbs_model *m, mbs_data *d, const double *q, co
 int mbs_fd_unchecked(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
                      const double *qd, const double *tau, double *qdd);
 
-/* The joint-frame articulated-body forward dynamics (forward_dynamics_local.c):
+/* The joint-frame articulated-body forward dynamics (aba_joint_frames.c):
  * set-up at data creation (constants from m->x), and the fast path of
  * mbs_forward_dynamics(MBS_FD_RECURSIVE) when mbs_fdl_usable(d): joints
  * fixed, revolute, prismatic, spherical or floating, no force elements, no

@@ -14,7 +14,7 @@
 int mbs_func_type_nx(mbs_func_type t, int n);
 
 /* Times-only factorization of a spline through n >= 2 knots with strictly
- * increasing times t (see src/forces/functions.c); coef gets 6 n numbers.
+ * increasing times t (see src/kernels/functions.c); coef gets 6 n numbers.
  * 0, or -1 if the times are not strictly increasing and finite. */
 int mbs_spline_setup(int n, const double *t, int clamped, double *coef);
 
@@ -32,7 +32,7 @@ int mbs_forces_check(const mbs_model *m, mbs_error *err);
 
 /* For every spline, its second derivatives at the knots f''(t_k) for the
  * model's own values (in m->x): f->mom, with f->xm = m->x. A spline of the
- * model vector m->x is then evaluated in O(log n) (src/forces/functions.c);
+ * model vector m->x is then evaluated in O(log n) (src/kernels/functions.c);
  * of any other vector (tangent directions, complex copies, other x), by
  * the O(n) sweep. Call whenever the values are set: after the parameters
  * are applied (builder, mbs_model_with_params); a copy gets its own

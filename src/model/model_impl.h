@@ -94,7 +94,7 @@ typedef struct mbs_force_info {
  * step [t0, v0, t1, v1], sine [amplitude, frequency, phase, offset],
  * spline [y_0 .. y_{n-1}] (knot values). Spline knot times are fixed (not in
  * x): the spline is linear in the knot values, with a times-only
- * factorization precomputed at load (src/forces/functions.c). */
+ * factorization precomputed at load (src/kernels/functions.c). */
 typedef struct mbs_func_info {
     char *name;
     char *where;
@@ -108,7 +108,7 @@ typedef struct mbs_func_info {
     const double *xm;      /* spline: the model vector mom belongs to (its model's x) */
 } mbs_func_info;
 
-/* Closed loops (src/constraint_model.c, src/constraints/, docs/formulations.md
+/* Closed loops (src/model/constraint_model.c, src/constraints/, docs/formulations.md
  * "Closed loops"). A cut joint closes a loop of the spanning tree: it has no
  * coordinates and is replaced by loop-closure equations between its two
  * joint frames. Its frames live in x like those of tree joints. */
@@ -228,7 +228,7 @@ typedef struct mbs_model_names {
     mbs_hashmap body, joint, point, vector, coord, param, func;
 } mbs_model_names;
 
-/* Visual and collision geometry of a URDF link (src/visual_model.c), fixed
+/* Visual and collision geometry of a URDF link (src/model/visual_model.c), fixed
  * to a body; model data, never read by the dynamics. */
 typedef struct mbs_visual_info {
     int body;

@@ -57,7 +57,7 @@ int mbs_model_check_physics(const mbs_model *m, mbs_error *err);
  * entries xx yy zz xy xz yz (Jacobi rotations). */
 void mbs_inertia_principal(const double I6[6], double lam[3]);
 
-/* Visual geometry (src/visual_model.c): free, deep copy (0 or -1). */
+/* Visual geometry (src/model/visual_model.c): free, deep copy (0 or -1). */
 void mbs_visuals_free(mbs_model *m);
 int mbs_visuals_copy(mbs_model *dst, const mbs_model *src);
 /* MJCF <geom>s of the primitive visual shapes of body b (collision shapes
