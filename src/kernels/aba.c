@@ -1,5 +1,5 @@
 /*
- * forward_dynamics_recursive.c - fully recursive O(n) forward dynamics:
+ * aba.c - fully recursive O(n) forward dynamics:
  * articulated-body triangularization and back-substitution
  * (thesis §2.4.2, eq. 2.247; Anderson & Hsu eqs. 52-61; Featherstone).
  * Never forms the mass matrix.

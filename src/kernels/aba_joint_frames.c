@@ -1,10 +1,10 @@
 /*
- * forward_dynamics_local.c - the fully recursive forward dynamics in
+ * aba_joint_frames.c - the fully recursive forward dynamics in
  * body-fixed joint frames (the articulated-body algorithm in Featherstone's
  * local form), the fast path of mbs_forward_dynamics(MBS_FD_RECURSIVE).
  *
  * The global-axes kernels (kinematics.c, body_terms.c,
- * forward_dynamics_recursive.c) express every quantity in ground axes at a
+ * aba.c) express every quantity in ground axes at a
  * reference point; that costs, per body and call, the rotation of the body
  * inertia (A J A^T), three 3x3 products for A_i, and products by the
  * non-constant joint maps b_i. Here every body i carries the frame F_i of
@@ -24,7 +24,7 @@
  * (1/2) G(p) tau_p, and the Euler-parameter accelerations are recovered as
  *   pdd = (1/2) G(p)^T dw'/dt - |pd|^2 p,
  * which satisfies p.pdd = -|pd|^2 (for |p| = 1) and is the solution of the
- * completed equations of forward_dynamics_recursive.c. The translation of a
+ * completed equations of aba.c. The translation of a
  * floating joint (t in the parent joint frame) becomes nu = R^T td, and
  * tdd = R (dnu/dt + w' x nu).
  *

@@ -1,5 +1,5 @@
 /*
- * id_derivatives_local.c - inverse dynamics and its all-columns Jacobians
+ * jacobians_1dof.c - inverse dynamics and its all-columns Jacobians
  * dtau/dq, dtau/dqd (and optionally the mass matrix) in one fused pass, for
  * trees of 1-DOF joints (revolute, prismatic) and fixed joints: the fast
  * path of mbs_inverse_dynamics_derivatives and of the Jacobian part of
@@ -10,7 +10,7 @@
  * every spatial quantity at one point p0, the model's mass centre at this
  * pose), but the kinematics and the Newton-Euler pass are done here rather
  * than read from the global-axes kernels, with constants prepared once per
- * data as in forward_dynamics_local.c:
+ * data as in aba_joint_frames.c:
  *   - each body i carries the frame F_i of its child joint, whose world
  *     rotation is R_i = R_h C_i Rot(e1, q_i) (revolute) or R_h C_i, and whose
  *     origin is o_i = o_h + R_h (p_i + q_i C_i e1) (prismatic) or
@@ -537,7 +537,7 @@ static void combine_avx2(double *y, const double *x, double alpha, const double 
 }
 #endif
 
-/* x = M^-1 x with the tree-sparse factor M = L^T L (src/derivatives.c,
+/* x = M^-1 x with the tree-sparse factor M = L^T L (src/dynamics/derivatives.c,
  * fd_factor): L^T y = x from the leaves up, then L x = y from the root
  * down, by the lists of ancestors */
 void mbs_idl_fd_factor_solve(const mbs_model *m, mbs_data *d, const double *H, double *x)
@@ -559,7 +559,7 @@ void mbs_idl_fd_factor_solve(const mbs_model *m, mbs_data *d, const double *H, d
 }
 
 /* With the tree-sparse factor M = L^T L (row k of L on k and its ancestor
- * coordinates; src/derivatives.c, fd_factor), row by row:
+ * coordinates; src/dynamics/derivatives.c, fd_factor), row by row:
  *   Y = -L^-T J:  Y_i = (-J_i - sum_{k in (i, e_i)} L_ki Y_k) / L_ii, from the
  *                 last row up (k: the subtree of i below i, contiguous);
  *   Z = L^-T:     row i on the columns (i, e_i) only (with Z_i[i] = 1/L_ii);

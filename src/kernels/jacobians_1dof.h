@@ -1,6 +1,6 @@
 /*
- * id_derivatives_local.h - the fused inverse-dynamics Jacobians for trees of
- * revolute, prismatic and fixed joints (id_derivatives_local.c; internal).
+ * jacobians_1dof.h - the fused inverse-dynamics Jacobians for trees of
+ * revolute, prismatic and fixed joints (jacobians_1dof.c; internal).
  */
 #ifndef MBS_ID_DERIVATIVES_LOCAL_H
 #define MBS_ID_DERIVATIVES_LOCAL_H
@@ -50,7 +50,7 @@ int mbs_idl_fd_begin(const mbs_model *m, mbs_data *d, const double *q, const dou
 void mbs_idl_fd_move(const mbs_model *m, mbs_data *d, const double *dqdd, double *tau);
 const double *mbs_idl_fd_jacobians(const mbs_model *m, mbs_data *d, int *bad, int *ld);
 /* x = M^-1 x with the tree-sparse factor M = L^T L (row-major; row k of L
- * on k and its ancestor coordinates; src/derivatives.c, fd_factor). */
+ * on k and its ancestor coordinates; src/dynamics/derivatives.c, fd_factor). */
 void mbs_idl_fd_factor_solve(const mbs_model *m, mbs_data *d, const double *H, double *x);
 /* After mbs_idl_fd_jacobians, with the tree-sparse factor M = L^T L (row k
  * of L on k and its ancestor coordinates; row-major nq x nq):
