@@ -42,10 +42,7 @@
 #include "testutil.h"
 #include "random_loops.h"
 #include "random_model.h"
-#include "dynamics/scribble.h"
-#include "kernels/kernels.h"
-#include "forces/force.h"
-#include "constraints/constraint.h"
+#include "mbs_testing.h"
 
 enum { NST = 3 };          /* states per model */
 enum { ROUNDS = 2 };       /* random orders of the whole list per model */

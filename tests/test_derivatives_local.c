@@ -32,15 +32,8 @@
 
 #include "testutil.h"
 #include "random_model.h"
-#include "kernels/kernels.h"
+#include "mbs_testing.h"
 #include "mbsens/derivatives.h"
-
-/* src/kernels/jacobians_1dof.h (its kernels/data.h needs the double kernels'
- * types, which this complex-step translation unit does not declare) */
-int mbs_idl_usable(const mbs_model *m, const mbs_data *d);
-int mbs_idl_set_avx2(mbs_data *d, int on);
-int mbs_idl_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
-                         const double *qdd, double *tau, double *dtau_dq, double *dtau_dqd, double *M);
 
 #define NTREES 300
 static const double H = 1e-30;

@@ -32,17 +32,8 @@
 
 #include "testutil.h"
 #include "random_model.h"
-#include "kernels/kernels.h"
+#include "mbs_testing.h"
 #include "mbsens/derivatives.h"
-
-/* src/dynamics/derivatives.h (not includable beside the complex kernels' headers):
- * the library's choice of the dense M'^-1 */
-int mbs_deriv_fd_inverse_dense(const mbs_model *m);
-
-/* src/kernels/jacobians_1dof.h (its kernels/data.h needs the double kernels'
- * types, which this complex-step translation unit does not declare) */
-int mbs_idl_usable(const mbs_model *m, const mbs_data *d);
-int mbs_idl_set_avx2(mbs_data *d, int on);
 
 #define NTREES 180
 static const double H = 1e-30;

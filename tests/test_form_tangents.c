@@ -27,10 +27,7 @@
 
 #include "testutil.h"
 #include "random_model.h"
-#include "model/model_impl.h"
-#include "kernels/data.h"
-#include "dynamics/derivatives.h"
-#include "formulations/form_impl.h"
+#include "mbs_testing.h"
 
 static double g_worst;
 static int g_dynamic, g_kinematic, g_nonzero;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "base/hashmap.h"
+#include "mbs_testing.h"
 
 #define NKEYS 20000
 

@@ -19,8 +19,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "model/model_impl.h"
-#include "kernels/functions.h"
+#include "mbs_testing.h"
 
 static mbs_model *spline_model(int n, int clamped)
 {

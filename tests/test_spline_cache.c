@@ -21,9 +21,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "model/model_impl.h"
-#include "model/model_util.h"
-#include "kernels/functions.h"
+#include "mbs_testing.h"
 
 static double worst;
 

@@ -26,10 +26,7 @@
 #include "testutil.h"
 #include "random_loops.h"
 #include "random_model.h"
-#include "kernels/kernels.h"
-#include "constraints/constraint.h"
-#include "model/model_impl.h"
-#include "formulations/form_tangent.h"   /* the double tangents, scalar-free interface */
+#include "mbs_testing.h"
 
 /* form_impl.h (double kernel types, not visible here): the acceleration
  * pass over the kinematics in d, loads, body terms, residual */
