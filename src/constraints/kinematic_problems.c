@@ -48,6 +48,8 @@ static lapack_int gelsd_query(lapack_int M, lapack_int N, lapack_int *liwork)
 
 int mbs_con_ws_create(mbs_data *d, const mbs_model *m)
 {
+    /* the cut caches of the primal and tangent workspaces */
+    if (mbs_con_cache_attach(&d->ws, m) != 0 || mbs_con_cache_attach(&d->dws, m) != 0) return -1;
     mbs_con_ws *c = calloc(1, sizeof *c);
     if (!c) return -1;
     d->con = c;
@@ -108,6 +110,8 @@ void mbs_con_ws_free(mbs_data *d)
 
 void mbs_con_ws_scribble(mbs_data *d, uint64_t *s)
 {
+    mbs_con_cache_scribble(&d->ws, d->model, s);
+    mbs_con_cache_scribble(&d->dws, d->model, s);
     mbs_con_ws *c = d->con;
     const size_t n1 = (size_t)c->ncon + 1, q1 = (size_t)c->nq + 1, m1 = (size_t)c->mmax + 1, z = sizeof(double);
     mbs_scribble_bytes(c->phi, z * n1, s);
