@@ -16,7 +16,7 @@
  * Models: the generated spatial chains (mbs_generate_chain_json; revolute
  * and spherical joints, fixed base; n = 8 .. 128), the revolute chain with a
  * floating base, and models/human43.json. The revolute chains and human43
- * take the fused pass for 1-DOF trees (src/id_derivatives_local.c; dFD fr:
+ * take the fused pass for 1-DOF trees (src/kernels/jacobians_1dof.c; dFD fr:
  * qdd from the articulated bodies, then the pass; dsemi: no FD pass, qdd
  * from the factor of M; the products by tree-sparse triangular solves on
  * human43, by LAPACK + dgemm on the chains); the

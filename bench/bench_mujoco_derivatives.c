@@ -23,15 +23,19 @@
  *   - MuJoCo's step also runs the constraint/contact machinery, disabled here
  *     by the MJCF flags (no contacts, limits or actuators), and passive forces
  *     are disabled too.
- * The MJCF (mjbridge) and the checks are those of
- * bench_mujoco_fd.c, compiled into this program (its main renamed), so the
- * two benchmarks always describe the same MuJoCo models.
+ * The MJCF (mjbridge) and the model pairs are those of bench_mujoco_fd.c
+ * (bench_mujoco_common.c), so the two benchmarks always describe the same
+ * MuJoCo models.
  *
  * Usage: bench_mujoco_derivatives [--quick] [--min-time S] [--reps N] [HUMAN43_JSON]
  */
-#define main bench_mujoco_fd_main
-#include "bench_mujoco_fd.c"
-#undef main
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_common.h"
+#include "bench_mujoco_common.h"
 
 typedef struct dctx {
     const mbs_model *m;

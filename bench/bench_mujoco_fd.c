@@ -31,47 +31,10 @@
 #include <lapacke.h>
 
 #include "bench_common.h"
-#include "mjbridge.h"
+#include "bench_mujoco_common.h"
 
 #define TOL 1e-9
 #define NSTATES 20
-#define EPS_MASS 1e-12
-#define EPS_INERTIA 1e-14
-
-/* ---------- our model and its MuJoCo twin ---------- */
-
-typedef struct mjpair {
-    mbs_model *m;          /* our model (massless bodies filled) */
-    mjModel *mm;
-    mjb_map map;
-    int nq, nv;
-} mjpair;
-
-static int mjpair_init(mjpair *P, mbs_model *m, const char *label)
-{
-    char err[1024] = "";
-    memset(P, 0, sizeof *P);
-    P->mm = mjb_load_mjcf(m, label, err, sizeof err);
-    if (!P->mm) {
-        fprintf(stderr, "MuJoCo cannot load the MJCF of %s: %s\n", label, err);
-        return -1;
-    }
-    P->m = m;
-    P->nq = m->nq;
-    P->nv = P->mm->nv;
-    if (mjb_map_init(&P->map, m, P->mm, label) != 0) return -1;
-    if (P->mm->nbody != m->nb + 1) {
-        fprintf(stderr, "%s: MuJoCo model has nbody = %d; expected %d\n", label, P->mm->nbody, m->nb + 1);
-        return -1;
-    }
-    return 0;
-}
-
-static void mjpair_free(mjpair *P)
-{
-    mj_deleteModel(P->mm);
-    mjb_map_free(&P->map);
-}
 
 /* ---------- accuracy diagnostics ----------
  * For M a = f with M, f from MuJoCo (dense mj_fullM and -qfrc_bias, which

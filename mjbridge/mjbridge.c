@@ -24,7 +24,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "mjbridge.h"
-#include "model_util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -237,14 +236,14 @@ static void rewrite_inertial(xmlNode *in, int point_masses)
         o = xmlNewChild(in, NULL, (const xmlChar *)"origin", NULL);
     }
     double mass = attr_num(mn, "value");
-    double I[6] = { attr_num(inn, "ixx"), attr_num(inn, "iyy"), attr_num(inn, "izz"),
+    double Iin[6] = { attr_num(inn, "ixx"), attr_num(inn, "iyy"), attr_num(inn, "izz"),
                     attr_num(inn, "ixy"), attr_num(inn, "ixz"), attr_num(inn, "iyz") };
     double big = 0;
     for (int k = 0; k < 6; k++)
-        if (fabs(I[k]) > big) big = fabs(I[k]);
+        if (fabs(Iin[k]) > big) big = fabs(Iin[k]);
     double lam[3] = { 0, 0, 0 }, V[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
     if (!(big < 1e-12 * mass)) {   /* else a point mass written with round-off: zero */
-        mbs_inertia_principal_axes(I, lam, V);
+        mbs_inertia_principal_axes(Iin, lam, V);
     } else if (point_masses && mass > 0) {
         lam[0] = lam[1] = lam[2] = 1e-8 * mass;
     }

@@ -24,7 +24,7 @@
 # Builds (CMAKE_C_FLAGS added to the Release flags):
 #   base           none (what `make check` builds)
 #   contract-fast  -ffp-contract=fast (matters in the functions compiled
-#                  for AVX2/FMA: src/id_derivatives_local.c)
+#                  for AVX2/FMA: src/kernels/jacobians_1dof.c)
 #   v3-off         -march=x86-64-v3 -ffp-contract=off (AVX2, FMA everywhere)
 #   v3-fast        -march=x86-64-v3 -ffp-contract=fast (FMA contractions)
 #   no-avx2        -DMBS_NO_AVX2_DISPATCH (the code a processor without

@@ -4,8 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "builder.h"
-#include "model_impl.h"
+#include "mbs_testing.h"
 #include "random_model.h"
 
 static void unit(mbs_rng *r, double *u)

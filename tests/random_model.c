@@ -1,8 +1,7 @@
 #include "random_model.h"
 #include <math.h>
 #include <stdio.h>
-#include "builder.h"
-#include "model_impl.h"
+#include "mbs_testing.h"
 
 static void rand_unit(mbs_rng *r, double *u)
 {

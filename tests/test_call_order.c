@@ -25,9 +25,10 @@
  * random seeded orders on ONE data object, ONE pair of complex workspaces
  * and one integrator per variant (reset after other steps), half of the
  * calls after all the scratch was filled with garbage (mbs_data_scribble,
- * src/scribble.h; mbs_ws_scribble_cs; in a simulation also between its
- * steps, from the step callback), and every result (status, outputs,
- * message on failure, statistics) must equal the reference bit for bit.
+ * src/dynamics/scribble.h; mbs_ws_scribble_cs, mbs_con_cache_scribble_cs;
+ * in a simulation also between its steps, from the step callback), and
+ * every result (status, outputs, message on failure, statistics) must
+ * equal the reference bit for bit.
  * MBS_CALL_ORDER_SEED=N draws other models, states and orders.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -42,10 +43,7 @@
 #include "testutil.h"
 #include "random_loops.h"
 #include "random_model.h"
-#include "scribble.h"
-#include "kernels/kernels.h"
-#include "forces/force.h"
-#include "constraints/constraint.h"
+#include "mbs_testing.h"
 
 enum { NST = 3 };          /* states per model */
 enum { ROUNDS = 2 };       /* random orders of the whole list per model */
@@ -587,7 +585,9 @@ static void ctx_free(ctx *c)
 
 static int cs_init(cs_ws *w, const mbs_model *m)
 {
-    return mbs_ws_init_cs(&w->w, m) == 0 && mbs_ws_init_cs(&w->dw, m) == 0 ? 0 : -1;
+    if (mbs_ws_init_cs(&w->w, m) != 0 || mbs_ws_init_cs(&w->dw, m) != 0) return -1;
+    /* the cut caches, as the workspaces of an mbs_data have them */
+    return mbs_con_cache_attach_cs(&w->w, m) == 0 && mbs_con_cache_attach_cs(&w->dw, m) == 0 ? 0 : -1;
 }
 
 static void cs_free(cs_ws *w)
@@ -656,6 +656,8 @@ static void replay(ctx *c, mbs_rng *r, const op *ops, int n, blob *ref)
                 uint64_t s = c->seed++ | 1;
                 mbs_ws_scribble_cs(&cw.w, c->m, 0, &s);
                 mbs_ws_scribble_cs(&cw.dw, c->m, 1, &s);
+                mbs_con_cache_scribble_cs(&cw.w, c->m, &s);
+                mbs_con_cache_scribble_cs(&cw.dw, c->m, &s);
                 nscribbled++;
             }
             c->scribble_steps = o->kind == K_SIM && mbs_rng_int(r, 2);

@@ -20,10 +20,7 @@
 #include "testutil.h"
 #include "random_loops.h"
 #include "random_model.h"
-#include "kernels/kernels.h"
-#include "constraints/constraint.h"
-#include "model_impl.h"
-#include "formulations/form_tangent.h"   /* the double tangents, scalar-free interface */
+#include "mbs_testing.h"
 
 #define NMODELS 120
 static const double H = 1e-30;

@@ -26,9 +26,7 @@
 #include "testutil.h"
 #include "random_loops.h"
 #include "random_model.h"
-#include "kernels/kernels.h"
-#include "constraints/constraint.h"
-#include "model_impl.h"
+#include "mbs_testing.h"
 
 #define NMODELS 150
 static const double H = 1e-30;

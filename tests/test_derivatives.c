@@ -17,7 +17,7 @@
 
 #include "testutil.h"
 #include "random_model.h"
-#include "kernels/kernels.h"
+#include "mbs_testing.h"
 #include "mbsens/derivatives.h"
 
 

@@ -29,9 +29,7 @@
 
 #include "testutil.h"
 #include "random_model.h"
-#include "kernels/kernels.h"
-#include "forces/force.h"
-#include "builder.h"
+#include "mbs_testing.h"
 #include "mbsens/derivatives.h"
 
 #define NTREES 300

@@ -1,6 +1,6 @@
 /*
  * test_derivatives_local.c - the fused ID Jacobians for trees of revolute,
- * prismatic and fixed joints (src/id_derivatives_local.c), the path that
+ * prismatic and fixed joints (src/kernels/jacobians_1dof.c), the path that
  * mbs_inverse_dynamics_derivatives takes on such models, on 300 random
  * trees (1-14 bodies, user joint loads on most; half of them with the
  * AVX2/FMA entry loops switched off, where the processor has them):
@@ -32,15 +32,8 @@
 
 #include "testutil.h"
 #include "random_model.h"
-#include "kernels/kernels.h"
+#include "mbs_testing.h"
 #include "mbsens/derivatives.h"
-
-/* src/id_derivatives_local.h (its data_impl.h needs the double kernels'
- * types, which this complex-step translation unit does not declare) */
-int mbs_idl_usable(const mbs_model *m, const mbs_data *d);
-int mbs_idl_set_avx2(mbs_data *d, int on);
-int mbs_idl_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
-                         const double *qdd, double *tau, double *dtau_dq, double *dtau_dqd, double *M);
 
 #define NTREES 300
 static const double H = 1e-30;

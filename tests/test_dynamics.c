@@ -19,8 +19,7 @@
 
 #include "testutil.h"
 #include "random_model.h"
-#include "kernels/kernels.h"
-#include "algebra.h"
+#include "mbs_testing.h"
 
 #define NTREES 250
 static const double H = 1e-20;

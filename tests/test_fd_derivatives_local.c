@@ -1,7 +1,7 @@
 /*
  * test_fd_derivatives_local.c - the forward-dynamics derivatives on trees of
- * revolute, prismatic and fixed joints (src/derivatives.c,
- * fd_derivatives_local; src/id_derivatives_local.c): the fully recursive
+ * revolute, prismatic and fixed joints (src/dynamics/derivatives.c,
+ * fd_derivatives_local; src/kernels/jacobians_1dof.c): the fully recursive
  * algorithm (qdd from the articulated bodies, then the fused pass) and the
  * semi-recursive one (no forward-dynamics pass: the pass at qdd = 0 for M
  * and the bias, qdd from the factor of M, the pass moved to qdd), each with
@@ -32,17 +32,8 @@
 
 #include "testutil.h"
 #include "random_model.h"
-#include "kernels/kernels.h"
+#include "mbs_testing.h"
 #include "mbsens/derivatives.h"
-
-/* src/derivatives_impl.h (not includable beside the complex kernels' headers):
- * the library's choice of the dense M'^-1 */
-int mbs_deriv_fd_inverse_dense(const mbs_model *m);
-
-/* src/id_derivatives_local.h (its data_impl.h needs the double kernels'
- * types, which this complex-step translation unit does not declare) */
-int mbs_idl_usable(const mbs_model *m, const mbs_data *d);
-int mbs_idl_set_avx2(mbs_data *d, int on);
 
 #define NTREES 180
 static const double H = 1e-30;

@@ -32,12 +32,8 @@
 
 #include "testutil.h"
 #include "random_model.h"
-#include "builder.h"
-#include "model_util.h"
+#include "mbs_testing.h"
 #include "mbsens/forces.h"
-#include "kernels/kernels.h"
-#include "forces/force.h"
-#include "algebra.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -506,7 +502,7 @@ static void test_random_trees(void)
             free(dxv); free(xr); free(dqv); free(dqdv); free(dqf);
         }
 
-        /* ---- the public ID derivatives (src/derivatives.c, through
+        /* ---- the public ID derivatives (src/dynamics/derivatives.c, through
          * mbs_forces_apply_d) against complex step of the kernels ---- */
         if (tree % 4 == 0) {
             double *J = calloc(n1 * n1, 8), *Jd = calloc(n1 * n1, 8), scale = 1, err = 0;

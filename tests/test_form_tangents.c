@@ -27,10 +27,7 @@
 
 #include "testutil.h"
 #include "random_model.h"
-#include "model_impl.h"
-#include "data_impl.h"
-#include "derivatives_impl.h"
-#include "formulations/form_impl.h"
+#include "mbs_testing.h"
 
 static double g_worst;
 static int g_dynamic, g_kinematic, g_nonzero;

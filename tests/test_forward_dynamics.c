@@ -8,7 +8,7 @@
  *     component orthogonal to p);
  *   - p.pdd = -|pd|^2 for every Euler-parameter joint;
  *   - the joint-frame fast path of the fully recursive algorithm
- *     (src/forward_dynamics_local.c: trees of fixed, revolute, prismatic,
+ *     (src/kernels/aba_joint_frames.c: trees of fixed, revolute, prismatic,
  *     spherical and floating joints without body loads) = the global-axes
  *     kernels (asked for by mbs_data_set_fr_frames with each reference
  *     point, and forced by a zero body load) = semi-recursive, with joint
@@ -25,7 +25,7 @@
 
 #include "testutil.h"
 #include "random_model.h"
-#include "model_impl.h"
+#include "mbs_testing.h"
 #include "mbsens/generate.h"
 
 /* The round-off bound of forward dynamics at q: the recursions' (MBS_ROUNDOFF) and solving with M,

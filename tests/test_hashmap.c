@@ -1,5 +1,5 @@
 /*
- * test_hashmap.c - the name map of the loaders (src/hashmap.c): every key
+ * test_hashmap.c - the name map of the loaders (src/base/hashmap.c): every key
  * inserted is found with its value, absent keys are not, a key inserted
  * twice keeps its first value, the tag separates equal strings, look-ups
  * by length and by prefix, growth from an empty map, and a reference
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "hashmap.h"
+#include "mbs_testing.h"
 
 #define NKEYS 20000
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "testutil.h"
-#include "kernels/kernels.h"
+#include "mbs_testing.h"
 
 static const double H = 1e-30;
 

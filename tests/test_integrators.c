@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "integrators/integrator_impl.h"   /* it->o: the tangent the integrator took */
+#include "mbs_testing.h"
 
 #define PI 3.14159265358979323846
 #define G 9.81

@@ -16,7 +16,7 @@
  * and the text is readable: the shortest round-trip numbers (0.042, not
  * 0.042000000000000003), short numeric arrays on one line, -0 kept as
  * -0.0, names with quotes, backslashes and control characters escaped.
- * Also the number formatter itself (src/format_double.c): every result
+ * Also the number formatter itself (src/base/format_double.c): every result
  * reads back exactly, and no shorter %g precision would.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -29,7 +29,7 @@
 #include "testutil.h"
 #include "random_loops.h"
 #include "random_model.h"
-#include "format_double.h"
+#include "mbs_testing.h"
 
 static int ends_with(const char *s, const char *suffix)
 {

@@ -19,9 +19,7 @@
 #include "testutil.h"
 #include "random_loops.h"
 #include "random_model.h"
-#include "data_impl.h"
-#include "model_impl.h"
-#include "formulations/form_impl.h"
+#include "mbs_testing.h"
 
 #define NMODELS 60
 

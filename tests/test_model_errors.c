@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "builder.h"
+#include "mbs_testing.h"
 
 /* single quotes -> double quotes (static buffer) */
 static const char *q(const char *s)
@@ -338,16 +338,16 @@ static void test_builder(void)
     mbs_builder *b = mbs_builder_new("b", "builder");
     CHECK(b != NULL, "builder");
     if (!b) return;
-    double I[6] = { 1, 1, 1, 0, 0, 0 }, z3[3] = { 0, 0, 0 };
-    int rc = mbs_builder_add_body(b, "nan", NAN, NULL, I, "where-nan", &err);
+    double inertia[6] = { 1, 1, 1, 0, 0, 0 }, z3[3] = { 0, 0, 0 };
+    int rc = mbs_builder_add_body(b, "nan", NAN, NULL, inertia, "where-nan", &err);
     CHECK(rc == MBS_ERR_MODEL && strstr(err.msg, "where-nan: body nan: mass is not finite"), "NaN mass: %s",
           err.msg);
     double Iinf[6] = { 1, INFINITY, 1, 0, 0, 0 };
     rc = mbs_builder_add_body(b, "inf", 1, NULL, Iinf, "where-inf", &err);
     CHECK(rc == MBS_ERR_MODEL && strstr(err.msg, "where-inf") && strstr(err.msg, "inertia is not finite"),
           "Inf inertia: %s", err.msg);
-    int a = mbs_builder_add_body(b, "a", 1, NULL, I, "where-a", &err);
-    int c = mbs_builder_add_body(b, "c", 1, NULL, I, "where-c", &err);
+    int a = mbs_builder_add_body(b, "a", 1, NULL, inertia, "where-a", &err);
+    int c = mbs_builder_add_body(b, "c", 1, NULL, inertia, "where-c", &err);
     CHECK(a == 1 && c == 2, "body handles %d %d", a, c);
     CHECK(mbs_builder_find_body(b, "ground") == 0 && mbs_builder_find_body(b, "c") == 2 &&
               mbs_builder_find_body(b, "zz") == -1, "find body");

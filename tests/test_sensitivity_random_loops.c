@@ -92,8 +92,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "model_impl.h"
-#include "io/load_objectives.h"
+#include "mbs_testing.h"
 #include "random_loops.h"
 #include "sens_loops.h"
 

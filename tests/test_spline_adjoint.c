@@ -1,6 +1,6 @@
 /*
  * test_spline_adjoint.c - the adjoint accumulation of spline weights
- * (src/forces/functions.c, mbs_spline_adj_*), which the adjoint methods use
+ * (src/kernels/functions.c, mbs_spline_adj_*), which the adjoint methods use
  * for knot parameters (src/sensitivity/param_products.c):
  *   - sum_n c_n W(t_n) accumulated in O(1) per term and mapped once to the
  *     knots = the same sum of the weight vectors of mbs_func_dx, at times
@@ -19,8 +19,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "model_impl.h"
-#include "forces/functions.h"
+#include "mbs_testing.h"
 
 static mbs_model *spline_model(int n, int clamped)
 {

@@ -1,7 +1,7 @@
 /*
  * test_spline_cache.c - a spline of the model's own values is evaluated
- * from its precomputed second derivatives (src/force_model.c,
- * mbs_forces_prepare; src/forces/functions.c), any other values by the
+ * from its precomputed second derivatives (src/model/force_model.c,
+ * mbs_forces_prepare; src/kernels/functions.c), any other values by the
  * sweep. Both must give the same function.
  *
  * On the sweep model (mbs_generate_spline_body_json: a spline whose knot
@@ -21,9 +21,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "model_impl.h"
-#include "model_util.h"
-#include "forces/functions.h"
+#include "mbs_testing.h"
 
 static double worst;
 

@@ -26,10 +26,7 @@
 #include "testutil.h"
 #include "random_loops.h"
 #include "random_model.h"
-#include "kernels/kernels.h"
-#include "constraints/constraint.h"
-#include "model_impl.h"
-#include "formulations/form_tangent.h"   /* the double tangents, scalar-free interface */
+#include "mbs_testing.h"
 
 /* form_impl.h (double kernel types, not visible here): the acceleration
  * pass over the kinematics in d, loads, body terms, residual */
@@ -156,6 +153,7 @@ static void check_complex(mbs_rng *rng, const mbs_model *m, const state *s1, con
     if (!m->con.ncut) return;
     mbs_ws_cs w, w2, dw;
     CHECK(mbs_ws_init_cs(&w, m) == 0 && mbs_ws_init_cs(&w2, m) == 0 && mbs_ws_init_cs(&dw, m) == 0, "ws");
+    CHECK(mbs_con_cache_attach_cs(&w, m) == 0 && mbs_con_cache_attach_cs(&w2, m) == 0, "cut caches");
     const size_t q1 = (size_t)nq + 1, n1 = (size_t)n + 1;
     mreal *xc = calloc((size_t)nx + 1, sizeof(mreal)), *dxc = calloc((size_t)nx + 1, sizeof(mreal));
     mreal *v[3], *dv = calloc(q1, sizeof(mreal));

@@ -27,11 +27,7 @@
 #include "testutil.h"
 #include "random_loops.h"
 #include "random_model.h"
-#include "kernels/kernels.h"
-#include "constraints/constraint.h"
-#include "forces/force.h"
-#include "model_impl.h"
-#include "formulations/form_tangent.h"   /* the double tangents, scalar-free interface */
+#include "mbs_testing.h"
 
 static const double H = 1e-30;
 /* identities: round-off of the random models (loops and trees of up to 7 bodies, the shipped

@@ -116,6 +116,15 @@ void MBS_K(mbs_con_kernel_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs
                              const MBS_K(mbs_ws) *dw, const mreal *q, const mreal *qd, const mreal *qdd,
                              const mreal *dq, const mreal *dqd, const mreal *dqdd, mreal t, mreal *dphi,
                              mreal *dPhi_q, mreal *dphid, mreal *dphidd);
+/* The cut cache of a workspace w for m (w->ccache): created and attached
+ * (one entry per cut; none without cuts), freed with w by mbs_ws_free.
+ * Returns 0, or -1 out of memory. A workspace without it computes the
+ * per-state part on every call, with the same result. */
+int MBS_K(mbs_con_cache_attach)(MBS_K(mbs_ws) *w, const mbs_model *m);
+/* Test hook (tests/test_call_order.c; see mbs_ws_scribble): every entry of
+ * w's cut cache, if it has one, marked valid with garbage in it and in its
+ * key. */
+void MBS_K(mbs_con_cache_scribble)(MBS_K(mbs_ws) *w, const mbs_model *m, uint64_t *s);
 /* A global component comp (0..2) of the point x[xp..xp+2] of body `body`
  * as a function of q (Matrix R's independent coordinates): val = value,
  * velocity, acceleration (w: level 2, at its qdd); row = its Jacobian

@@ -56,8 +56,8 @@
 #include <string.h>
 
 #include "constraint.h"
-#include "../algebra.h"
-#include "../forces/functions.h"
+#include "base/algebra.h"
+#include "kernels/functions.h"
 #include "mbsens/constraints.h"
 
 static const double TWO_PI = 6.283185307179586476925286766559;
@@ -279,15 +279,17 @@ struct MBS_K(mbs_con_cache) {
     int nge[MBS_CON_NENT], ngde[MBS_CON_NENT];
 };
 
-struct MBS_K(mbs_con_cache) *MBS_K(mbs_con_cache_create)(const mbs_model *m)
+int MBS_K(mbs_con_cache_attach)(MBS_K(mbs_ws) *w, const mbs_model *m)
 {
-    if (m->con.ncut <= 0) return 0;
-    return calloc((size_t)m->con.ncut, sizeof(struct MBS_K(mbs_con_cache)));
+    if (m->con.ncut <= 0 || w->ccache) return 0;
+    w->ccache = calloc((size_t)m->con.ncut, sizeof(struct MBS_K(mbs_con_cache)));
+    return w->ccache ? 0 : -1;
 }
 
-void MBS_K(mbs_con_cache_scribble)(struct MBS_K(mbs_con_cache) *c, const mbs_model *m, uint64_t *s)
+void MBS_K(mbs_con_cache_scribble)(MBS_K(mbs_ws) *w, const mbs_model *m, uint64_t *s)
 {
-    for (int k = 0; k < m->con.ncut; k++) {
+    struct MBS_K(mbs_con_cache) *c = w->ccache;
+    for (int k = 0; c && k < m->con.ncut; k++) {
         MBS_K(mbs_scribble_bytes)(c + k, sizeof *c, s);
         c[k].valid = 1;
     }

@@ -1,7 +1,7 @@
 /*
  * force_contact_layout.h - where the numbers of a contact_plane or tire
  * element sit in its block of the model vector (force_contact_common.h
- * describes them; src/force_model.c reads the geometry for viewers).
+ * describes them; src/model/force_model.c reads the geometry for viewers).
  */
 #ifndef MBS_FORCE_CONTACT_LAYOUT_H
 #define MBS_FORCE_CONTACT_LAYOUT_H

@@ -1,5 +1,5 @@
 /* force_table.c - force type -> implementation, and the loops over the
- * elements of a model (called by mbs_data_prepare_loads, src/data.c). */
+ * elements of a model (called by mbs_data_prepare_loads, src/dynamics/data.c). */
 #include "force.h"
 
 const MBS_K(mbs_force_ops) *MBS_K(mbs_force_ops_of)(int type)

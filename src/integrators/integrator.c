@@ -17,8 +17,8 @@
 
 #include "integrator_impl.h"
 #include "../base/error.h"
-#include "../results.h"
-#include "../model_impl.h"
+#include "kernels/results.h"
+#include "model/model_impl.h"
 #include "../formulations/form_impl.h"
 
 /* ---------------------------------------------------------------- names */
@@ -252,7 +252,7 @@ void mbs_integ_id(const mbs_model *m, mbs_data *d, const double *q, const double
     mbs_rnea(m, &d->ws, r);
 }
 
-/* Semi-recursive forward dynamics as in src/forward_dynamics.c, with a
+/* Semi-recursive forward dynamics as in src/dynamics/forward_dynamics.c, with a
  * column-major Cholesky (the matrix is symmetric, so row- and column-major
  * are the same) through the _work interface, which does not allocate. */
 int mbs_integ_fd(mbs_integrator *it, double t, const double *q, const double *qd, double *qdd)
@@ -269,7 +269,7 @@ int mbs_integ_fd(mbs_integrator *it, double t, const double *q, const double *qd
     if (it->form) {
         rc = mbs_form_fd(it->form, t, q, qd, qdd, it->msg);   /* closed loops: src/formulations/ */
     } else if ((rc = mbs_fd_qdd(m, d, it->o.formulation, q, qd, NULL, qdd)) != MBS_OK) {
-        /* both open-tree algorithms (src/forward_dynamics.c; fr in joint frames where it applies), no
+        /* both open-tree algorithms (src/dynamics/forward_dynamics.c; fr in joint frames where it applies), no
          * state checks; nothing here reads the kinematics it leaves (the bookkeeping recomputes them) */
         rc = mbs_integ_fail(it, rc, "%s", mbs_data_error(d));
     }

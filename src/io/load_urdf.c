@@ -44,10 +44,10 @@
 #include <libxml/tree.h>
 
 #include "mbsens/model.h"
-#include "builder.h"
-#include "hashmap.h"
-#include "model_impl.h"
-#include "model_util.h"
+#include "builder/builder.h"
+#include "base/hashmap.h"
+#include "model/model_impl.h"
+#include "model/model_util.h"
 
 enum { UJ_FIXED, UJ_REVOLUTE, UJ_CONTINUOUS, UJ_PRISMATIC, UJ_FLOATING, UJ_PLANAR, UJ_SPHERICAL };
 static const char *const UJ_NAMES[] = { "fixed", "revolute", "continuous", "prismatic", "floating", "planar",
@@ -612,56 +612,39 @@ static int add_visuals(uctx *c, mbs_model *m)
     return MBS_OK;
 }
 
-static mbs_model *build(uctx *c, const char *robot_name)
+/* The tree of links: each link's parent joint (duplicate joint names and
+ * links with two parents rejected) and the one root link, in *root. */
+static int link_tree(uctx *c, int *root)
 {
     const int nl = c->nl, nj = c->nj;
-    int root = -1, rc;
-    /* tree */
+    *root = -1;
     for (int k = 0; k < nj; k++) {
         ujoint *j = &c->joint[k];
         int i = mbs_hashmap_put(&c->joint_map, 0, j->name, k);
-        if (i == -2) {
-            mbs_error_set(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
-            return NULL;
-        }
-        if (i >= 0) {
-            ufail(c, j->line, "duplicate joint name \"%s\" (also line %d)", j->name, c->joint[i].line);
-            return NULL;
-        }
+        if (i == -2) return mbs_error_set(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
+        if (i >= 0) return ufail(c, j->line, "duplicate joint name \"%s\" (also line %d)", j->name, c->joint[i].line);
         ulink *ch = &c->link[j->child];
-        if (ch->parent_joint >= 0) {
-            ufail(c, j->line, "joint %s: link %s already has a parent joint (%s, line %d)", j->name, ch->name,
-                  c->joint[ch->parent_joint].name, c->joint[ch->parent_joint].line);
-            return NULL;
-        }
+        if (ch->parent_joint >= 0)
+            return ufail(c, j->line, "joint %s: link %s already has a parent joint (%s, line %d)", j->name, ch->name,
+                         c->joint[ch->parent_joint].name, c->joint[ch->parent_joint].line);
         ch->parent_joint = k;
     }
     for (int k = 0; k < nl; k++)
         if (c->link[k].parent_joint < 0) {
-            if (root >= 0) {
-                ufail(c, c->link[k].line, "link %s has no parent joint, nor has link %s (line %d): a URDF has "
-                      "exactly one root link", c->link[k].name, c->link[root].name, c->link[root].line);
-                return NULL;
-            }
-            root = k;
+            if (*root >= 0)
+                return ufail(c, c->link[k].line, "link %s has no parent joint, nor has link %s (line %d): a URDF "
+                             "has exactly one root link", c->link[k].name, c->link[*root].name, c->link[*root].line);
+            *root = k;
         }
-    if (root < 0) {
-        ufail(c, 0, "no root link (every link is a child of a joint: the joints form a loop)");
-        return NULL;
-    }
-    /* order links parent before child; detect loops (links unreachable from the root) */
-    int *order = malloc((size_t)nl * sizeof *order);
-    if (!order) {
-        mbs_error_set(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
-        return NULL;
-    }
-    if ((rc = link_order(c, root, order)) != MBS_OK) {
-        free(order);
-        return NULL;
-    }
+    if (*root < 0) return ufail(c, 0, "no root link (every link is a child of a joint: the joints form a loop)");
+    return MBS_OK;
+}
 
-    /* rigid groups and placements */
-    for (int t = 0; t < nl; t++) {
+/* The rigid groups (a link and the links fixed to it) and each link's
+ * placement in its group's frame, links in order (parent first). */
+static void link_groups(uctx *c, const int *order)
+{
+    for (int t = 0; t < c->nl; t++) {
         ulink *l = &c->link[order[t]];
         if (l->parent_joint < 0 || c->joint[l->parent_joint].type != UJ_FIXED) {
             l->group = order[t];
@@ -679,26 +662,15 @@ static mbs_model *build(uctx *c, const char *robot_name)
             for (int k = 0; k < 3; k++) l->p[k] = pl->p[k] + t3[k];
         }
     }
+}
 
-    for (int k = 0; k < nl; k++)
-        if ((rc = check_link_inertia(c, &c->link[k])) != MBS_OK) {
-            free(order);
-            return NULL;
-        }
-
-    mbs_builder *b = mbs_builder_new(robot_name, c->file);
-    composite *comp = calloc((size_t)nl, sizeof *comp);
-    mbs_model *m = NULL;
-    if (!b || !comp) {
-        mbs_error_set(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
-        goto done;
-    }
-    mbs_builder_set_inertia_policy(b, !c->o->strict_inertia, NULL, NULL);
-    for (int t = 0; t < nl; t++) {
-        const ulink *l = &c->link[order[t]];
-        composite_add(&comp[l->group], l);
-    }
-    /* bodies: one per group (the root group is the ground unless floating) */
+/* One body per rigid group (the root group is the ground unless the base
+ * floats), with the group's composite inertia; then the named frames of
+ * the links merged into a body. */
+static int add_bodies(uctx *c, mbs_builder *b, composite *comp, const int *order, int root)
+{
+    const int nl = c->nl;
+    for (int t = 0; t < nl; t++) composite_add(&comp[c->link[order[t]].group], &c->link[order[t]]);
     for (int t = 0; t < nl; t++) {
         ulink *l = &c->link[order[t]];
         if (l->group != order[t]) {
@@ -716,12 +688,10 @@ static mbs_model *build(uctx *c, const char *robot_name)
         if (!(mass > 0)) {
             const ujoint *j = l->parent_joint >= 0 ? &c->joint[l->parent_joint] : NULL;
             if (j)
-                ufail(c, l->line, "link %s moves (joint %s, line %d) but has %s, and no link with mass is fixed "
-                      "to it", l->name, j->name, j->line, l->has_inertial ? "zero mass" : "no <inertial>");
-            else
-                ufail(c, l->line, "link %s is the floating base but has %s, and no link with mass is fixed to it",
-                      l->name, l->has_inertial ? "zero mass" : "no <inertial>");
-            goto done;
+                return ufail(c, l->line, "link %s moves (joint %s, line %d) but has %s, and no link with mass is "
+                             "fixed to it", l->name, j->name, j->line, l->has_inertial ? "zero mass" : "no <inertial>");
+            return ufail(c, l->line, "link %s is the floating base but has %s, and no link with mass is fixed to it",
+                         l->name, l->has_inertial ? "zero mass" : "no <inertial>");
         }
         /* exact numbers for a body that is a single link */
         int single = comp[order[t]].nmassive == (l->has_inertial && l->mass > 0);
@@ -729,76 +699,93 @@ static mbs_model *build(uctx *c, const char *robot_name)
             memcpy(com, l->com, sizeof com);
             memcpy(I, l->I, sizeof I);
         }
-        rc = mbs_builder_add_body(b, l->name, mass, com, I, where, c->err);
-        if (rc < 0) goto done;
+        int rc = mbs_builder_add_body(b, l->name, mass, com, I, where, c->err);
+        if (rc < 0) return rc;
         l->body = rc;
     }
-    /* named frames of the merged links */
     for (int t = 0; t < nl; t++) {
         const ulink *l = &c->link[order[t]];
         if (l->group == order[t]) continue;   /* a body's (or the ground's) own frame */
         char where[1024];
         snprintf(where, sizeof where, "%s:%d", c->file, l->line);
-        if (add_frame_items(c, b, l, where) != MBS_OK) goto done;
+        int rc = add_frame_items(c, b, l, where);
+        if (rc != MBS_OK) return rc;
     }
-    /* joints */
+    return MBS_OK;
+}
+
+/* The joint of URDF joint j (not fixed) between the bodies of its links:
+ * its type, a placement point on the parent at the joint origin, and the
+ * axis and reference in both frames. */
+static int add_joint(uctx *c, mbs_builder *b, const ujoint *j, const ulink *ch)
+{
+    const ulink *pl = &c->link[j->parent];
+    char where[1024];
+    snprintf(where, sizeof where, "%s:%d", c->file, j->line);
+    double Rj[9], Rp[9], pp[3], a[3], r[3];
+    rpy_matrix(j->rpy, Rj);
+    mmul(Rp, pl->R, Rj);
+    mvec(pp, pl->R, j->xyz);
+    for (int k = 0; k < 3; k++) pp[k] += pl->p[k];
+    mbs_joint_type type;
+    switch (j->type) {
+    case UJ_REVOLUTE:
+    case UJ_CONTINUOUS: type = MBS_JOINT_REVOLUTE; break;
+    case UJ_PRISMATIC: type = MBS_JOINT_PRISMATIC; break;
+    case UJ_PLANAR: type = MBS_JOINT_PLANAR; break;
+    case UJ_SPHERICAL: type = MBS_JOINT_SPHERICAL; break;
+    default: type = MBS_JOINT_FLOATING; break;
+    }
+    if (type == MBS_JOINT_FLOATING || type == MBS_JOINT_SPHERICAL) {
+        a[0] = 1; a[1] = 0; a[2] = 0;
+        r[0] = 0; r[1] = 1; r[2] = 0;
+    } else {
+        memcpy(a, j->axis, sizeof a);
+        ref_for_axis(a, r);
+    }
+    int pp_h = mbs_builder_add_point(b, pl->body, NULL, pp, where, c->err);
+    if (pp_h < 0) return pp_h;
+    mbs_joint_side ps, cs;
+    memset(&ps, 0, sizeof ps);
+    memset(&cs, 0, sizeof cs);
+    ps.point = pp_h;
+    mvec(ps.axis, Rp, a);
+    mvec(ps.ref, Rp, r);
+    ps.has_ref = 1;
+    cs.point = -1;
+    memcpy(cs.axis, a, sizeof a);
+    memcpy(cs.ref, r, sizeof r);
+    cs.has_ref = 1;
+    int rc = mbs_builder_add_joint(b, j->name, type, pl->body, ch->body, &ps, &cs, NULL, 0, NULL, 0, where, c->err);
+    return rc < 0 ? rc : MBS_OK;
+}
+
+/* The joints: the floating base's, then one per joint that is not fixed,
+ * links in order. */
+static int add_joints(uctx *c, mbs_builder *b, const int *order, int root)
+{
     if (c->o->floating_base) {
         mbs_joint_side ps = { -1, { 1, 0, 0 }, { 0, 1, 0 }, 1 }, cs = ps;
         char where[1024];
         snprintf(where, sizeof where, "%s:%d", c->file, c->link[root].line);
-        if (mbs_builder_add_joint(b, "root_joint", MBS_JOINT_FLOATING, 0, c->link[root].body, &ps, &cs, NULL, 0,
-                                  NULL, 0, where, c->err) < 0)
-            goto done;
+        int rc = mbs_builder_add_joint(b, "root_joint", MBS_JOINT_FLOATING, 0, c->link[root].body, &ps, &cs, NULL, 0,
+                                       NULL, 0, where, c->err);
+        if (rc < 0) return rc;
     }
-    for (int t = 0; t < nl; t++) {
+    for (int t = 0; t < c->nl; t++) {
         const ulink *ch = &c->link[order[t]];
         if (ch->parent_joint < 0) continue;
         const ujoint *j = &c->joint[ch->parent_joint];
         if (j->type == UJ_FIXED) continue;
-        const ulink *pl = &c->link[j->parent];
-        char where[1024];
-        snprintf(where, sizeof where, "%s:%d", c->file, j->line);
-        double Rj[9], Rp[9], pp[3], a[3], r[3];
-        rpy_matrix(j->rpy, Rj);
-        mmul(Rp, pl->R, Rj);
-        mvec(pp, pl->R, j->xyz);
-        for (int k = 0; k < 3; k++) pp[k] += pl->p[k];
-        mbs_joint_type type;
-        switch (j->type) {
-        case UJ_REVOLUTE:
-        case UJ_CONTINUOUS: type = MBS_JOINT_REVOLUTE; break;
-        case UJ_PRISMATIC: type = MBS_JOINT_PRISMATIC; break;
-        case UJ_PLANAR: type = MBS_JOINT_PLANAR; break;
-        case UJ_SPHERICAL: type = MBS_JOINT_SPHERICAL; break;
-        default: type = MBS_JOINT_FLOATING; break;
-        }
-        if (type == MBS_JOINT_FLOATING || type == MBS_JOINT_SPHERICAL) {
-            a[0] = 1; a[1] = 0; a[2] = 0;
-            r[0] = 0; r[1] = 1; r[2] = 0;
-        } else {
-            memcpy(a, j->axis, sizeof a);
-            ref_for_axis(a, r);
-        }
-        int pp_h = mbs_builder_add_point(b, pl->body, NULL, pp, where, c->err);
-        if (pp_h < 0) goto done;
-        mbs_joint_side ps, cs;
-        memset(&ps, 0, sizeof ps);
-        memset(&cs, 0, sizeof cs);
-        ps.point = pp_h;
-        mvec(ps.axis, Rp, a);
-        mvec(ps.ref, Rp, r);
-        ps.has_ref = 1;
-        cs.point = -1;
-        memcpy(cs.axis, a, sizeof a);
-        memcpy(cs.ref, r, sizeof r);
-        cs.has_ref = 1;
-        if (mbs_builder_add_joint(b, j->name, type, pl->body, ch->body, &ps, &cs, NULL, 0, NULL, 0, where,
-                                  c->err) < 0)
-            goto done;
+        int rc = add_joint(c, b, j, ch);
+        if (rc != MBS_OK) return rc;
     }
-    m = mbs_builder_finish(b, c->err);
-    if (!m) goto done;
-    /* limits and dynamics: model data */
+    return MBS_OK;
+}
+
+/* The joints' limits and dynamics (model data, not used in the dynamics). */
+static void joint_data(const uctx *c, mbs_model *m)
+{
     for (int i = 1; i <= m->nb; i++) {
         mbs_joint_info *ji = &m->joint[i];
         ji->lower = ji->upper = ji->effort = ji->velocity = ji->damping = ji->friction = NAN;
@@ -815,14 +802,13 @@ static mbs_model *build(uctx *c, const char *robot_name)
             ji->friction = j->friction;
         }
     }
-    if (add_visuals(c, m) != MBS_OK) {
-        mbs_model_free(m);
-        m = NULL;
-        goto done;
-    }
-    /* warnings: links with lenient inertias, then composites that violate
-     * the triangle inequality without a link that does */
-    for (int t = 0; t < nl; t++) {
+}
+
+/* Warnings: links with lenient inertias, then composites that violate the
+ * triangle inequality without a link that does. */
+static void inertia_warnings(uctx *c, const mbs_model *m, const composite *comp, const int *order)
+{
+    for (int t = 0; t < c->nl; t++) {
         const ulink *l = &c->link[order[t]];
         if (l->tiny > 0)
             uwarn(c, l->inertia_line,
@@ -847,7 +833,48 @@ static mbs_model *build(uctx *c, const char *robot_name)
                   "principal moments %g, %g, %g; accepted", m->body[i].name, c->link[head].name, lam[0], lam[1],
                   lam[2]);
     }
+}
 
+static mbs_model *build(uctx *c, const char *robot_name)
+{
+    const int nl = c->nl;
+    int root;
+    if (link_tree(c, &root) != MBS_OK) return NULL;
+    /* order links parent before child; detect loops (links unreachable from the root) */
+    int *order = malloc((size_t)nl * sizeof *order);
+    if (!order) {
+        mbs_error_set(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
+        return NULL;
+    }
+    if (link_order(c, root, order) != MBS_OK) {
+        free(order);
+        return NULL;
+    }
+    link_groups(c, order);
+    for (int k = 0; k < nl; k++)
+        if (check_link_inertia(c, &c->link[k]) != MBS_OK) {
+            free(order);
+            return NULL;
+        }
+
+    mbs_builder *b = mbs_builder_new(robot_name, c->file);
+    composite *comp = calloc((size_t)nl, sizeof *comp);
+    mbs_model *m = NULL;
+    if (!b || !comp) {
+        mbs_error_set(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
+        goto done;
+    }
+    mbs_builder_set_inertia_policy(b, !c->o->strict_inertia, NULL, NULL);
+    if (add_bodies(c, b, comp, order, root) != MBS_OK || add_joints(c, b, order, root) != MBS_OK) goto done;
+    m = mbs_builder_finish(b, c->err);
+    if (!m) goto done;
+    joint_data(c, m);
+    if (add_visuals(c, m) != MBS_OK) {
+        mbs_model_free(m);
+        m = NULL;
+        goto done;
+    }
+    inertia_warnings(c, m, comp, order);
 done:
     free(order);
     free(comp);

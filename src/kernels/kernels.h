@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../scalar.h"
-#include "../model_impl.h"
+#include "base/scalar.h"
+#include "model/model_impl.h"
 
 #define MBS_BSTRIDE 42   /* 6 x 7: largest joint map */
 
@@ -82,13 +82,11 @@ typedef struct MBS_K(mbs_ws) {
      * the bits of the inputs it was computed from and is reused only when
      * they equal the present ones (constraint_kernel_d.c): it cannot be
      * stale. Written through the const workspace of mbs_con_kernel_d;
-     * NULL: computed per call. */
+     * NULL: computed per call. Attached by the constraint workspace
+     * (mbs_con_cache_attach, constraints/constraint.h); freed with the
+     * workspace. */
     struct MBS_K(mbs_con_cache) *ccache;
 } MBS_K(mbs_ws);
-
-/* The cut-joint cache of a workspace for m (calloc; NULL on failure or
- * without cuts: then nothing is cached). constraint_kernel_d.c. */
-struct MBS_K(mbs_con_cache) *MBS_K(mbs_con_cache_create)(const mbs_model *m);
 
 /* Allocate / free a workspace for model m (the only allocation). */
 int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m);
@@ -103,12 +101,10 @@ void MBS_K(mbs_ws_free)(MBS_K(mbs_ws) *w);
  *   mbs_scribble_bytes: n bytes of xorshift64* output from the state *s;
  *   mbs_ws_scribble: every array of w but the constants (nb, nq, ref,
  *     qpar, and, unless ground, the ground's entries: its pose is read as
- *     the parent of the first bodies), and the cut cache;
- *   mbs_con_cache_scribble: every entry marked valid with garbage in it
- *     and in its key (constraint_kernel_d.c). */
+ *     the parent of the first bodies); the cut cache is scribbled by
+ *     mbs_con_cache_scribble (constraints/constraint.h). */
 void MBS_K(mbs_scribble_bytes)(void *p, size_t n, uint64_t *s);
 void MBS_K(mbs_ws_scribble)(MBS_K(mbs_ws) *w, const mbs_model *m, int ground, uint64_t *s);
-void MBS_K(mbs_con_cache_scribble)(struct MBS_K(mbs_con_cache) *c, const mbs_model *m, uint64_t *s);
 /* Zero the kinematic arrays (positions to accelerations) of a tangent
  * workspace: the state of a direction that moves no kinematic quantity. */
 void MBS_K(mbs_ws_zero_kinematics)(MBS_K(mbs_ws) *w);

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "kernels.h"
-#include "../algebra.h"
+#include "base/algebra.h"
 #include "../joints/joint.h"
 
 /* A workspace with njac numbers of Jacobian scratch (w->jac; NULL if 0). */
@@ -71,12 +71,7 @@ static int ws_init(MBS_K(mbs_ws) *w, const mbs_model *m, size_t njac)
     m3_identity(w->A);
     m3_identity(w->AhJ);
     w->th[3] = 1;   /* the ground's A is a rotation */
-    w->ccache = 0;
-    if (m->con.ncut > 0 && !(w->ccache = MBS_K(mbs_con_cache_create)(m))) {
-        free(w->A);
-        w->A = 0;
-        return -1;
-    }
+    w->ccache = 0;   /* attached by its user (mbs_con_cache_attach) */
     return 0;
 }
 
@@ -111,7 +106,6 @@ void MBS_K(mbs_ws_scribble)(MBS_K(mbs_ws) *w, const mbs_model *m, int ground, ui
         MBS_K(mbs_scribble_bytes)(f[i] + from * (size_t)k[i], z * (size_t)k[i] * ((size_t)w->nb + 1 - from), s);
     MBS_K(mbs_scribble_bytes)(w->qfrc, z * (size_t)w->nq, s);
     if (w->jac) MBS_K(mbs_scribble_bytes)(w->jac, z * MBS_K(mbs_jac_size)(m), s);
-    if (w->ccache) MBS_K(mbs_con_cache_scribble)(w->ccache, m, s);
 }
 
 void MBS_K(mbs_ws_zero_kinematics)(MBS_K(mbs_ws) *w)

@@ -20,7 +20,7 @@
 #include "mbsens/optimize.h"
 #include "mbsens/constraints.h"
 #include "../sensitivity/sens_common.h"
-#include "../results.h"
+#include "kernels/results.h"
 
 /* ---------------------------------------------------------------- names */
 
@@ -684,7 +684,7 @@ int mbs_optimize(const mbs_model *m, const mbs_opt_options *o, mbs_opt_result *r
 
 /* ---------------------------------------------------------------- trace */
 
-/* The values handed to the trace function, finite (src/results.c). */
+/* The values handed to the trace function, finite (src/kernels/results.c). */
 static int trace_finite(const mbs_model *m, double g, double psi, mbs_error *err)
 {
     return mbs_error_results(err, m, "objective trace",

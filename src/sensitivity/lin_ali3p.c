@@ -53,7 +53,7 @@
 #include "lin_ali3p.h"
 #include "../formulations/form_impl.h"
 #include "../constraints/constraint.h"
-#include "../id_derivatives_local.h"
+#include "kernels/jacobians_1dof.h"
 
 #define BETA MBS_FORM_BETA
 #define GAMMA MBS_FORM_GAMMA
@@ -385,32 +385,21 @@ static int id_jac_acc(sens_run *r, const double *z, const double *zd, const doub
     return MBS_OK;
 }
 
-int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, const sens_ali_rec *st,
-                      mbs_error *err)
+/* The pieces of sens_ali_lin_form, in the order it calls them. */
+
+/* P1, the index-3 point (the positions at z for the whole step): the state
+ * Jacobians of r, M, the parameter columns of r and Phi, and the
+ * Jacobians of M v and M va along z for the projections. 0, or the error
+ * code of a state Jacobian that is not finite. */
+static int lin_index3(sens_ali_lin *w, sens_run *r, const sens_ali_rec *st)
 {
     const mbs_model *m = r->m;
     mbs_data *d = r->d;
-    const int n = w->n, nc = w->nc, np = w->np;
+    const int n = w->n, nc = w->nc;
     const size_t N = (size_t)n;
-    const double t = st->t, h = st->h, kh = BETA * h * h;
-    const double sa = so->proj_scale * so->penalty;
-    const int iterative = so->projection == MBS_PROJ_ITERATIVE, vel = st->vel, acc = st->acc;
-    w->h = h;
-    w->sa = sa;
-    w->vel = vel;
-    w->acc = acc;
-    w->iterative = iterative;
-    w->npc = 0;
-    for (int j = 0; j < np; j++)
-        if (!w->skip[j]) w->pc[w->npc++] = j;
-    const double *z = st->z, *zd = st->zd, *zdd = st->zdd, *zds = st->zds, *zdds = st->zdds, *lam = st->lam;
+    const double t = st->t, *z = st->z, *zd = st->zd, *zdd = st->zdd, *zds = st->zds, *zdds = st->zdds;
     int rc;
-    mbs_data_set_time(d, t);
-
-    /* ---- state Jacobians of r by the all-columns kernel ---- */
-    if ((rc = id_jac(r, z, zds, zdds, w->Fz, w->Fzd))) goto numeric;
-
-    /* ---- P1: index-3 point (the positions at z for the whole step) ---- */
+    if ((rc = id_jac(r, z, zds, zdds, w->Fz, w->Fzd))) return rc;
     mbs_form_primal(m, d, t, z, zds, zdds, w->r, w->phi, w->Phi, NULL, NULL);
     mbs_crba(m, &d->ws, w->M);
     for (int i = 0; i < w->npc; i++) {
@@ -423,40 +412,33 @@ int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
             continue;
         }
         mbs_form_tangent(m, d, t, z, zds, zdds, NULL, NULL, NULL, w->dx, fp, pp, w->dPhi, NULL, NULL);
-        mbs_form_Ptv(n, nc, w->dPhi, lam, fp, 1);
+        mbs_form_Ptv(n, nc, w->dPhi, st->lam, fp, 1);
     }
-    if (vel || acc) {
-        if ((rc = id_jac_acc(r, z, zd, zdd, w->Aq))) goto numeric;
+    if (w->vel || w->acc) {
+        if ((rc = id_jac_acc(r, z, zd, zdd, w->Aq))) return rc;
     }
-    if (vel) {
+    if (w->vel) {
         for (int i = 0; i < n; i++) w->va[i] = zdd[i] - (zd[i] - zds[i]);
-        if ((rc = id_jac_acc(r, z, zd, w->va, w->Hv))) goto numeric;
+        if ((rc = id_jac_acc(r, z, zd, w->va, w->Hv))) return rc;
         for (size_t k = 0; k < N * N; k++) w->Hv[k] = w->Aq[k] - w->Hv[k];   /* d(M v)/dz */
     }
-    if (acc) {
-        if ((rc = id_jac_acc(r, z, zd, zdds, w->Ha))) goto numeric;
+    if (w->acc) {
+        if ((rc = id_jac_acc(r, z, zd, zdds, w->Ha))) return rc;
         for (size_t k = 0; k < N * N; k++) w->Ha[k] = w->Aq[k] - w->Ha[k];   /* d(M va)/dz */
     }
+    return 0;
+}
 
-    /* the singular basis of Phi_z^T (the index-3 stage and the projections),
-     * the projections' factor and multipliers (M at z) */
-    if (svd_basis(w) != MBS_OK)
-        return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: SVD of the constraint Jacobian "
-                             "failed", t);
-    if ((vel || acc) && proj_basis(w, sa, iterative) != MBS_OK)
-        return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: projection matrix not positive "
-                             "definite", t);
-    if (vel) {
-        for (int i = 0; i < n; i++) w->vv[i] = zd[i] - zds[i];
-        proj_multipliers(w, w->vv, w->sig);
-    }
-    if (acc) {
-        for (int i = 0; i < n; i++) w->va[i] = zdd[i] - zdds[i];
-        proj_multipliers(w, w->va, w->kap);
-    }
-
-    /* ---- P2: the projected state; constraint second derivatives along z (and zd) ---- */
-    /* (the constraint kernel's primal at this state too: its tangents use it) */
+/* P2, the projected state: the constraint second derivatives along z (and
+ * zd), one column per coordinate (the constraint kernel's primal at this
+ * state too: its tangents use it). */
+static void lin_state_columns(sens_ali_lin *w, sens_run *r, const sens_ali_rec *st)
+{
+    const mbs_model *m = r->m;
+    mbs_data *d = r->d;
+    const int n = w->n, nc = w->nc, vel = w->vel, acc = w->acc;
+    const size_t N = (size_t)n;
+    const double t = st->t, *z = st->z, *zd = st->zd, *zdd = st->zdd;
     primal_rates(m, d, t, z, zd, zdd, w->r, w->phid, w->phidd);
     memset(w->e, 0, sizeof(double) * N);
     for (int k = 0; k < n; k++) {
@@ -464,7 +446,7 @@ int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
         mbs_form_tangent(m, d, t, z, zd, zdd, w->e, NULL, NULL, NULL, NULL, NULL, w->dPhi, w->dphid, w->dphidd);
         w->e[k] = 0;
         /* F_z += d(Phi_z^T lambda)/dz (row-major: column k) */
-        mbs_form_Ptv(n, nc, w->dPhi, lam, w->tmp, 0);
+        mbs_form_Ptv(n, nc, w->dPhi, st->lam, w->tmp, 0);
         for (int i = 0; i < n; i++) w->Fz[(size_t)i * n + k] += w->tmp[i];
         if (vel) {
             mbs_form_Ptv(n, nc, w->dPhi, w->sig, w->tmp, 0);
@@ -491,32 +473,51 @@ int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
             for (int i = 0; i < nc; i++) w->Azd[(size_t)i * n + k] = w->dphidd[i];
         }
     }
-    if (vel || acc) {
-        for (int i = 0; i < w->npc; i++) {
-            const int j = w->pc[i];
-            if (w->dynamic[j]) {
-                /* no constraint or multiplier columns; the residual's (for d(M v)/drho)
-                 * unless only force elements move, whose loads cancel there */
-                memset(w->Vp + (size_t)j * nc, 0, sizeof(double) * (size_t)nc);
-                memset(w->Ap + (size_t)j * nc, 0, sizeof(double) * (size_t)nc);
-                memset(w->Hvp + (size_t)j * N, 0, sizeof(double) * N);
-                memset(w->Hap + (size_t)j * N, 0, sizeof(double) * N);
-                if (!w->force_only[j]) {
-                    mbs_deriv_param_dx(m, j, w->dx);
-                    mbs_form_tangent_dynamic(m, d, z, zd, w->dx, w->DR2 + (size_t)j * N);
-                }
-                continue;
+}
+
+/* P2, the parameter columns of the velocity and acceleration constraints
+ * and of the projections' multiplier terms. */
+static void lin_param_columns(sens_ali_lin *w, sens_run *r, const sens_ali_rec *st)
+{
+    const mbs_model *m = r->m;
+    mbs_data *d = r->d;
+    const int n = w->n, nc = w->nc;
+    const size_t N = (size_t)n;
+    const double t = st->t, *z = st->z, *zd = st->zd, *zdd = st->zdd;
+    for (int i = 0; i < w->npc; i++) {
+        const int j = w->pc[i];
+        if (w->dynamic[j]) {
+            /* no constraint or multiplier columns; the residual's (for d(M v)/drho)
+             * unless only force elements move, whose loads cancel there */
+            memset(w->Vp + (size_t)j * nc, 0, sizeof(double) * (size_t)nc);
+            memset(w->Ap + (size_t)j * nc, 0, sizeof(double) * (size_t)nc);
+            memset(w->Hvp + (size_t)j * N, 0, sizeof(double) * N);
+            memset(w->Hap + (size_t)j * N, 0, sizeof(double) * N);
+            if (!w->force_only[j]) {
+                mbs_deriv_param_dx(m, j, w->dx);
+                mbs_form_tangent_dynamic(m, d, z, zd, w->dx, w->DR2 + (size_t)j * N);
             }
-            mbs_deriv_param_dx(m, j, w->dx);
-            mbs_form_tangent(m, d, t, z, zd, zdd, NULL, NULL, NULL, w->dx, w->DR2 + (size_t)j * N, NULL, w->dPhi,
-                             w->Vp + (size_t)j * nc, w->Ap + (size_t)j * nc);
-            if (vel) mbs_form_Ptv(n, nc, w->dPhi, w->sig, w->Hvp + (size_t)j * N, 0);
-            if (acc) mbs_form_Ptv(n, nc, w->dPhi, w->kap, w->Hap + (size_t)j * N, 0);
+            continue;
         }
+        mbs_deriv_param_dx(m, j, w->dx);
+        mbs_form_tangent(m, d, t, z, zd, zdd, NULL, NULL, NULL, w->dx, w->DR2 + (size_t)j * N, NULL, w->dPhi,
+                         w->Vp + (size_t)j * nc, w->Ap + (size_t)j * nc);
+        if (w->vel) mbs_form_Ptv(n, nc, w->dPhi, w->sig, w->Hvp + (size_t)j * N, 0);
+        if (w->acc) mbs_form_Ptv(n, nc, w->dPhi, w->kap, w->Hap + (size_t)j * N, 0);
     }
-    /* d(M v)/drho = dr/drho(z, zd, zdd) - dr/drho(z, zd, zdd - v) */
+}
+
+/* d(M v)/drho = dr/drho(z, zd, zdd) - dr/drho(z, zd, zdd - v), and the
+ * same for va. */
+static void lin_param_mv(sens_ali_lin *w, sens_run *r, const sens_ali_rec *st)
+{
+    const mbs_model *m = r->m;
+    mbs_data *d = r->d;
+    const int n = w->n;
+    const size_t N = (size_t)n;
+    const double t = st->t, *z = st->z, *zd = st->zd, *zdd = st->zdd, *zds = st->zds, *zdds = st->zdds;
     for (int pass = 0; pass < 2; pass++) {
-        if (!(pass == 0 ? vel : acc)) continue;
+        if (!(pass == 0 ? w->vel : w->acc)) continue;
         double *a = w->va, *H = pass == 0 ? w->Hvp : w->Hap;
         if (pass == 0)
             for (int i = 0; i < n; i++) a[i] = zdd[i] - (zd[i] - zds[i]);
@@ -533,6 +534,52 @@ int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
             for (int i = 0; i < n; i++) hc[i] += d2[i] - w->DR3[i];
         }
     }
+}
+
+int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, const sens_ali_rec *st,
+                      mbs_error *err)
+{
+    mbs_data *d = r->d;
+    const int n = w->n, np = w->np;
+    const double t = st->t, h = st->h, kh = BETA * h * h;
+    const double sa = so->proj_scale * so->penalty;
+    const int iterative = so->projection == MBS_PROJ_ITERATIVE, vel = st->vel, acc = st->acc;
+    w->h = h;
+    w->sa = sa;
+    w->vel = vel;
+    w->acc = acc;
+    w->iterative = iterative;
+    w->npc = 0;
+    for (int j = 0; j < np; j++)
+        if (!w->skip[j]) w->pc[w->npc++] = j;
+    const double *zd = st->zd, *zdd = st->zdd, *zds = st->zds, *zdds = st->zdds;
+    mbs_data_set_time(d, t);
+
+    int rc = lin_index3(w, r, st);
+    if (rc)
+        return mbs_error_set(err, rc, "sensitivity at t = %.9g: state Jacobian of the residual: %s", t,
+                             d->err[0] ? d->err : "not finite");
+
+    /* the singular basis of Phi_z^T (the index-3 stage and the projections),
+     * the projections' factor and multipliers (M at z) */
+    if (svd_basis(w) != MBS_OK)
+        return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: SVD of the constraint Jacobian "
+                             "failed", t);
+    if ((vel || acc) && proj_basis(w, sa, iterative) != MBS_OK)
+        return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: projection matrix not positive "
+                             "definite", t);
+    if (vel) {
+        for (int i = 0; i < n; i++) w->vv[i] = zd[i] - zds[i];
+        proj_multipliers(w, w->vv, w->sig);
+    }
+    if (acc) {
+        for (int i = 0; i < n; i++) w->va[i] = zdd[i] - zdds[i];
+        proj_multipliers(w, w->va, w->kap);
+    }
+
+    lin_state_columns(w, r, st);
+    if (vel || acc) lin_param_columns(w, r, st);
+    lin_param_mv(w, r, st);
 
     /* ---- factorizations ---- */
     for (int c = 0; c < n; c++)
@@ -544,9 +591,6 @@ int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
         return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: step tangent singular on the "
                              "constraints' null space", t);
     return MBS_OK;
-numeric:
-    return mbs_error_set(err, rc, "sensitivity at t = %.9g: state Jacobian of the residual: %s", t,
-                         d->err[0] ? d->err : "not finite");
 }
 
 int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, const sens_ali_rec *st,
