@@ -345,7 +345,7 @@ static int unknown_option(const char *cmd, void (*usage)(FILE *), const cli_opti
     return cli_usage_error(cmd, usage, "unknown option '%.*s'", (int)len, arg);
 }
 
-int cli_parse(const char *cmd, int argc, char **argv, const cli_option *opts,
+int cli_parse_argv(const char *cmd, int argc, char **argv, const cli_option *opts,
               int nopts, const char **pos, int max_pos, int *npos,
               void (*usage)(FILE *))
 {

@@ -26,7 +26,8 @@ enum {
     CLI_EXIT_USAGE = 2    /* invalid command line */
 };
 
-/* Result of cli_parse() besides CLI_EXIT_OK and CLI_EXIT_USAGE. */
+/* Result of cli_parse() and cli_parse_argv() besides CLI_EXIT_OK and
+ * CLI_EXIT_USAGE. */
 #define CLI_PARSE_HELP (-1)
 
 /* ---- commands (cmd_*.c); argv[0] is the command name ---- */
@@ -140,7 +141,9 @@ FILE *cli_spool_open(const char *cmd);
 /* Copy it to `out` and close it: CLI_EXIT_OK, or CLI_EXIT_FAIL with a message. */
 int cli_spool_emit(FILE *spool, FILE *out, const char *cmd);
 
-/* ---- option parsing ---- */
+/* ---- option parsing ----
+ * The commands with an options struct use cli_parse (cli_options.h);
+ * cli_parse_argv stores the texts of the options through pointers. */
 typedef struct cli_option {
     const char *long_name;    /* "--q" */
     const char *short_name;   /* "-o" or NULL */
@@ -155,9 +158,9 @@ typedef struct cli_option {
  * positional arguments print a message and `usage` to stderr and return
  * CLI_EXIT_USAGE. Otherwise CLI_EXIT_OK with the positional arguments in
  * pos[0..*npos-1]. */
-int cli_parse(const char *cmd, int argc, char **argv, const cli_option *opts,
-              int nopts, const char **pos, int max_pos, int *npos,
-              void (*usage)(FILE *));
+int cli_parse_argv(const char *cmd, int argc, char **argv, const cli_option *opts,
+                   int nopts, const char **pos, int max_pos, int *npos,
+                   void (*usage)(FILE *));
 
 /* Print "mbsens CMD: error: MESSAGE", the one-line usage (the first line
  * of `usage` up to its first option, then " [OPTIONS]") and "See 'mbsens

@@ -127,7 +127,7 @@ int cmd_convert(int argc, char **argv)
         {"--floating-base", NULL, NULL, &floating},
         {"--strict-inertia", NULL, NULL, &strict},
     };
-    int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
+    int rc = cli_parse_argv(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
     if (rc == CLI_PARSE_HELP)
         return CLI_EXIT_OK;
     if (rc != CLI_EXIT_OK)

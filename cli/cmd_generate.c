@@ -59,7 +59,7 @@ int cmd_generate(int argc, char **argv)
         {"--floating", NULL, NULL, &floating},
         {"--output", "-o", &out, NULL},
     };
-    int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1,
+    int rc = cli_parse_argv(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1,
                        &npos, usage);
     if (rc == CLI_PARSE_HELP)
         return CLI_EXIT_OK;

@@ -377,7 +377,7 @@ int cmd_info(int argc, char **argv)
     int json = 0, npos = 0;
     const char *pos[1];
     const cli_option opts[] = {{"--json", NULL, NULL, &json}};
-    int rc = cli_parse(cmd, argc, argv, opts, 1, pos, 1, &npos, usage);
+    int rc = cli_parse_argv(cmd, argc, argv, opts, 1, pos, 1, &npos, usage);
     if (rc == CLI_PARSE_HELP)
         return CLI_EXIT_OK;
     if (rc != CLI_EXIT_OK)

@@ -75,7 +75,7 @@ int cmd_inverse(int argc, char **argv)
         {"--qdd", NULL, &qdd, NULL}, {"--ref", NULL, &ref, NULL},
         {"--json", NULL, NULL, &json},
     };
-    int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1,
+    int rc = cli_parse_argv(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1,
                        &npos, usage);
     if (rc == CLI_PARSE_HELP)
         return CLI_EXIT_OK;

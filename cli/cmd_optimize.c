@@ -602,7 +602,7 @@ int cmd_optimize(int argc, char **argv)
         {"--plot-ref", NULL, &pr_s, NULL},
         {"--quiet", "-q", NULL, &quiet},
     };
-    int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
+    int rc = cli_parse_argv(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
     if (rc == CLI_PARSE_HELP) return CLI_EXIT_OK;
     if (rc != CLI_EXIT_OK) return rc;
     if (npos != 1) return cli_usage_error(cmd, usage, "missing MODEL argument");

@@ -152,7 +152,7 @@ int cmd_sweep(int argc, char **argv)
         {"--chunk", NULL, &chunk_s, NULL},     {"--resume", NULL, NULL, &o.resume},
         {"--serve-only", NULL, NULL, &o.serve_only}, {"--stats", NULL, NULL, &o.stats},
     };
-    int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
+    int rc = cli_parse_argv(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
     if (rc == CLI_PARSE_HELP)
         return CLI_EXIT_OK;
     if (rc != CLI_EXIT_OK)

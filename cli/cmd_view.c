@@ -144,7 +144,7 @@ int cmd_view(int argc, char **argv)
         {"--trace", NULL, &a.trace, NULL},
         {"--title", NULL, &a.title, NULL},
     };
-    int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 2, &npos, usage);
+    int rc = cli_parse_argv(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 2, &npos, usage);
     if (rc == CLI_PARSE_HELP) return CLI_EXIT_OK;
     if (rc != CLI_EXIT_OK) return rc;
     if (npos < 1) return cli_usage_error(cmd, usage, "missing MODEL argument");
