@@ -13,11 +13,12 @@
 
 enum { MAX_OPTS = 64 };
 
-extern const cli_command cli_simulate_command, cli_sensitivity_command;
+extern const cli_command cli_simulate_command, cli_sensitivity_command, cli_optimize_command;
 
 const cli_command *const cli_commands[] = {
     &cli_simulate_command,
     &cli_sensitivity_command,
+    &cli_optimize_command,
     NULL,
 };
 
