@@ -1,5 +1,5 @@
 /*
- * cli_util.h - shared helpers of the mbsens command: option parsing, value
+ * cli_util.h - shared helpers of the mbsens command: usage messages, value
  * lists, an in-memory output buffer (so that nothing is printed when a
  * command fails half-way) and JSON/text formatting.
  *
@@ -26,7 +26,7 @@ enum {
     CLI_EXIT_USAGE = 2    /* invalid command line */
 };
 
-/* Result of cli_parse() and cli_parse_argv() besides CLI_EXIT_OK and
+/* Result of cli_parse() (cli_options.h) besides CLI_EXIT_OK and
  * CLI_EXIT_USAGE. */
 #define CLI_PARSE_HELP (-1)
 
@@ -141,27 +141,7 @@ FILE *cli_spool_open(const char *cmd);
 /* Copy it to `out` and close it: CLI_EXIT_OK, or CLI_EXIT_FAIL with a message. */
 int cli_spool_emit(FILE *spool, FILE *out, const char *cmd);
 
-/* ---- option parsing ----
- * The commands with an options struct use cli_parse (cli_options.h);
- * cli_parse_argv stores the texts of the options through pointers. */
-typedef struct cli_option {
-    const char *long_name;    /* "--q" */
-    const char *short_name;   /* "-o" or NULL */
-    const char **value;       /* option with a value: where to store it */
-    int *flag;                /* option without a value: set to 1 */
-} cli_option;
-
-/* Parse argv[1..argc-1] (argv[0] is the command name). Options may come
- * before or after positional arguments, as "--opt value" or "--opt=value";
- * "--" ends the options. "-h"/"--help" print `usage` to stdout and return
- * CLI_PARSE_HELP. Unknown options, missing values, or more than max_pos
- * positional arguments print a message and `usage` to stderr and return
- * CLI_EXIT_USAGE. Otherwise CLI_EXIT_OK with the positional arguments in
- * pos[0..*npos-1]. */
-int cli_parse_argv(const char *cmd, int argc, char **argv, const cli_option *opts,
-                   int nopts, const char **pos, int max_pos, int *npos,
-                   void (*usage)(FILE *));
-
+/* ---- usage messages (options: cli_options.h) ---- */
 /* Print "mbsens CMD: error: MESSAGE", the one-line usage (the first line
  * of `usage` up to its first option, then " [OPTIONS]") and "See 'mbsens
  * CMD --help'." to stderr; returns CLI_EXIT_USAGE. */
