@@ -3,6 +3,7 @@
  * a command line (cli_session.h).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_session.h"
@@ -89,4 +90,59 @@ void cli_session_close(cli_session *s)
     mbs_data_free(s->d);
     mbs_model_free(s->m);
     memset(s, 0, sizeof *s);
+}
+
+/* ---- the state of kinematics and inverse ---- */
+
+int cli_state_init(cli_state *st, const char *cmd, const char *model_path,
+                   const char *q, const char *qd, const char *qdd,
+                   const char *ref, void (*usage)(FILE *))
+{
+    memset(st, 0, sizeof *st);
+    st->ref = MBS_REF_COM;
+    if (ref) {
+        int r = mbs_ref_point_from_name(ref);
+        if (r < 0)
+            return cli_usage_error(cmd, usage,
+                                   "--ref: unknown reference point '%s' (com, origin or joint)",
+                                   ref);
+        st->ref = (mbs_ref_point)r;
+    }
+    cli_session ses;
+    if (cli_session_open(&ses, cmd, model_path, -1) != CLI_EXIT_OK)
+        return CLI_EXIT_FAIL;
+    st->m = ses.m;
+    st->nq = mbs_model_nq(st->m);
+    size_t n = st->nq > 0 ? (size_t)st->nq : 1;
+    st->q = calloc(n, sizeof(double));
+    st->qd = calloc(n, sizeof(double));
+    st->qdd = calloc(n, sizeof(double));
+    if (!st->q || !st->qd || !st->qdd) {
+        cli_error(cmd, "out of memory");
+        return CLI_EXIT_FAIL;
+    }
+    mbs_model_initial_state(st->m, st->q, st->qd);
+    int rc;
+    if (q && (rc = cli_parse_values(cmd, "--q", q, st->m, st->q, st->nq, usage)) != CLI_EXIT_OK)
+        return rc;
+    if (qd && (rc = cli_parse_values(cmd, "--qd", qd, st->m, st->qd, st->nq, usage)) != CLI_EXIT_OK)
+        return rc;
+    if (qdd && (rc = cli_parse_values(cmd, "--qdd", qdd, st->m, st->qdd, st->nq, usage)) != CLI_EXIT_OK)
+        return rc;
+    if (cli_session_data(&ses, cmd, st->ref) != CLI_EXIT_OK)
+        return CLI_EXIT_FAIL;
+    st->d = ses.d;
+    return CLI_EXIT_OK;
+}
+
+void cli_state_free(cli_state *st)
+{
+    if (st->d)
+        mbs_data_free(st->d);
+    if (st->m)
+        mbs_model_free(st->m);
+    free(st->q);
+    free(st->qd);
+    free(st->qdd);
+    memset(st, 0, sizeof *st);
 }

@@ -6,6 +6,8 @@
 #ifndef MBS_CLI_SESSION_H
 #define MBS_CLI_SESSION_H
 
+#include <stdio.h>
+
 #include "mbsens/mbsens.h"
 
 /* --formulation: an mbs_fd_algorithm (open trees), or CLI_LOOP plus an
@@ -53,5 +55,22 @@ int cli_session_open(cli_session *s, const char *cmd, const char *path, int ref)
  * mbs_ref_point). CLI_EXIT_OK, or CLI_EXIT_FAIL with a message. */
 int cli_session_data(cli_session *s, const char *cmd, int ref);
 void cli_session_close(cli_session *s);
+
+/* ---- state shared by kinematics and inverse ---- */
+typedef struct cli_state {
+    mbs_model *m;
+    mbs_data *d;
+    int nq;
+    mbs_ref_point ref;
+    double *q, *qd, *qdd;
+} cli_state;
+
+/* Load the model, create the data, set the reference point and fill q, qd,
+ * qdd from the option texts (NULL: the model's q0, qd0, and zero).
+ * Returns CLI_EXIT_OK, or the exit status after printing an error. */
+int cli_state_init(cli_state *st, const char *cmd, const char *model_path,
+                   const char *q, const char *qd, const char *qdd,
+                   const char *ref, void (*usage)(FILE *));
+void cli_state_free(cli_state *st);
 
 #endif

@@ -423,63 +423,6 @@ mbs_model *cli_load_model(const char *cmd, const char *path)
     return m;
 }
 
-int cli_state_init(cli_state *st, const char *cmd, const char *model_path,
-                   const char *q, const char *qd, const char *qdd,
-                   const char *ref, void (*usage)(FILE *))
-{
-    memset(st, 0, sizeof *st);
-    st->ref = MBS_REF_COM;
-    if (ref) {
-        int r = mbs_ref_point_from_name(ref);
-        if (r < 0)
-            return cli_usage_error(cmd, usage,
-                                   "--ref: unknown reference point '%s' (com, origin or joint)",
-                                   ref);
-        st->ref = (mbs_ref_point)r;
-    }
-    st->m = cli_load_model(cmd, model_path);
-    if (!st->m)
-        return CLI_EXIT_FAIL;
-    st->nq = mbs_model_nq(st->m);
-    size_t n = st->nq > 0 ? (size_t)st->nq : 1;
-    st->q = calloc(n, sizeof(double));
-    st->qd = calloc(n, sizeof(double));
-    st->qdd = calloc(n, sizeof(double));
-    if (!st->q || !st->qd || !st->qdd) {
-        cli_error(cmd, "out of memory");
-        return CLI_EXIT_FAIL;
-    }
-    mbs_model_initial_state(st->m, st->q, st->qd);
-    int rc;
-    if (q && (rc = cli_parse_values(cmd, "--q", q, st->m, st->q, st->nq, usage)) != CLI_EXIT_OK)
-        return rc;
-    if (qd && (rc = cli_parse_values(cmd, "--qd", qd, st->m, st->qd, st->nq, usage)) != CLI_EXIT_OK)
-        return rc;
-    if (qdd && (rc = cli_parse_values(cmd, "--qdd", qdd, st->m, st->qdd, st->nq, usage)) != CLI_EXIT_OK)
-        return rc;
-    mbs_error err;
-    memset(&err, 0, sizeof err);
-    st->d = mbs_data_create(st->m, &err);
-    if (!st->d) {
-        cli_error(cmd, "%s", err.msg[0] ? err.msg : mbs_status_string(err.code));
-        return CLI_EXIT_FAIL;
-    }
-    mbs_data_set_ref(st->d, st->ref);
-    return CLI_EXIT_OK;
-}
-
-void cli_state_free(cli_state *st)
-{
-    if (st->d)
-        mbs_data_free(st->d);
-    if (st->m)
-        mbs_model_free(st->m);
-    free(st->q);
-    free(st->qd);
-    free(st->qdd);
-    memset(st, 0, sizeof *st);
-}
-
 /* ---------------------------------------------------------------- output files */
 
 /* The signals whose default action ends the process: the temporary file is

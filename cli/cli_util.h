@@ -166,23 +166,6 @@ int cli_parse_values(const char *cmd, const char *opt, const char *text,
 /* Load a model; on failure prints the library's message and returns NULL. */
 mbs_model *cli_load_model(const char *cmd, const char *path);
 
-/* ---- state shared by kinematics and inverse ---- */
-typedef struct cli_state {
-    mbs_model *m;
-    mbs_data *d;
-    int nq;
-    mbs_ref_point ref;
-    double *q, *qd, *qdd;
-} cli_state;
-
-/* Load the model, create the data, set the reference point and fill q, qd,
- * qdd from the option texts (NULL: the model's q0, qd0, and zero).
- * Returns CLI_EXIT_OK, or the exit status after printing an error. */
-int cli_state_init(cli_state *st, const char *cmd, const char *model_path,
-                   const char *q, const char *qd, const char *qdd,
-                   const char *ref, void (*usage)(FILE *));
-void cli_state_free(cli_state *st);
-
 /* ---- progress on a terminal ----
  * Long runs show their progress on standard error when it is a terminal,
  * after a delay of 2 s, or of $MBS_PROGRESS_DELAY seconds when set (0:

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli_options.h"
+#include "cli_session.h"
 #include "cli_util.h"
 
 static void usage(FILE *out)

@@ -4,6 +4,7 @@
  * point, and the energies.
  */
 #include "cli_options.h"
+#include "cli_session.h"
 #include "cli_util.h"
 
 static void usage(FILE *out)
