@@ -13,19 +13,6 @@
 
 enum { MAX_OPTS = 64 };
 
-extern const cli_command cli_info_command;
-extern const cli_command cli_kinematics_command;
-extern const cli_command cli_inverse_command;
-extern const cli_command cli_generate_command;
-extern const cli_command cli_simulate_command;
-extern const cli_command cli_check_command;
-extern const cli_command cli_assemble_command;
-extern const cli_command cli_convert_command;
-extern const cli_command cli_sensitivity_command;
-extern const cli_command cli_optimize_command;
-extern const cli_command cli_sweep_command;
-extern const cli_command cli_view_command;
-
 const cli_command *const cli_commands[] = {
     &cli_info_command,
     &cli_kinematics_command,

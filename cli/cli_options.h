@@ -50,7 +50,7 @@ typedef struct cli_pair {
     const char *message;
 } cli_pair;
 
-/* How a bad value is reported (the commands kept their own words):
+/* How a bad value is reported (each command has its own wording):
  *   CLI_WORDS_EXPECTED  "--dt: expected a positive number, got 'x'",
  *                       "--ref: expected com, origin or joint, got 'x'";
  *                       a number is the whole text.
@@ -91,8 +91,12 @@ int cli_parse(const cli_command *c, int argc, char **argv, void *args, const cha
 /* A number field holding a value from the command line. */
 static inline int cli_given(double x) { return !isnan(x); }
 
-/* The commands with a table (for the test that compares them with the
- * usage texts); NULL-terminated. */
+/* The tables of the commands (cmd_*.c), and all of them in one
+ * NULL-terminated list (for the test that compares them with the usage
+ * texts). */
+extern const cli_command cli_info_command, cli_kinematics_command, cli_inverse_command, cli_generate_command,
+    cli_simulate_command, cli_check_command, cli_assemble_command, cli_convert_command, cli_sensitivity_command,
+    cli_optimize_command, cli_sweep_command, cli_view_command;
 extern const cli_command *const cli_commands[];
 
 #endif
