@@ -1,5 +1,5 @@
 /*
- * cli_util.h - shared helpers of the mbsens command: option parsing, value
+ * cli_util.h - shared helpers of the mbsens command: usage messages, value
  * lists, an in-memory output buffer (so that nothing is printed when a
  * command fails half-way) and JSON/text formatting.
  *
@@ -26,7 +26,8 @@ enum {
     CLI_EXIT_USAGE = 2    /* invalid command line */
 };
 
-/* Result of cli_parse() besides CLI_EXIT_OK and CLI_EXIT_USAGE. */
+/* Result of cli_parse() (cli_options.h) besides CLI_EXIT_OK and
+ * CLI_EXIT_USAGE. */
 #define CLI_PARSE_HELP (-1)
 
 /* ---- commands (cmd_*.c); argv[0] is the command name ---- */
@@ -140,25 +141,7 @@ FILE *cli_spool_open(const char *cmd);
 /* Copy it to `out` and close it: CLI_EXIT_OK, or CLI_EXIT_FAIL with a message. */
 int cli_spool_emit(FILE *spool, FILE *out, const char *cmd);
 
-/* ---- option parsing ---- */
-typedef struct cli_option {
-    const char *long_name;    /* "--q" */
-    const char *short_name;   /* "-o" or NULL */
-    const char **value;       /* option with a value: where to store it */
-    int *flag;                /* option without a value: set to 1 */
-} cli_option;
-
-/* Parse argv[1..argc-1] (argv[0] is the command name). Options may come
- * before or after positional arguments, as "--opt value" or "--opt=value";
- * "--" ends the options. "-h"/"--help" print `usage` to stdout and return
- * CLI_PARSE_HELP. Unknown options, missing values, or more than max_pos
- * positional arguments print a message and `usage` to stderr and return
- * CLI_EXIT_USAGE. Otherwise CLI_EXIT_OK with the positional arguments in
- * pos[0..*npos-1]. */
-int cli_parse(const char *cmd, int argc, char **argv, const cli_option *opts,
-              int nopts, const char **pos, int max_pos, int *npos,
-              void (*usage)(FILE *));
-
+/* ---- usage messages (options: cli_options.h) ---- */
 /* Print "mbsens CMD: error: MESSAGE", the one-line usage (the first line
  * of `usage` up to its first option, then " [OPTIONS]") and "See 'mbsens
  * CMD --help'." to stderr; returns CLI_EXIT_USAGE. */
@@ -182,23 +165,6 @@ int cli_parse_values(const char *cmd, const char *opt, const char *text,
 
 /* Load a model; on failure prints the library's message and returns NULL. */
 mbs_model *cli_load_model(const char *cmd, const char *path);
-
-/* ---- state shared by kinematics and inverse ---- */
-typedef struct cli_state {
-    mbs_model *m;
-    mbs_data *d;
-    int nq;
-    mbs_ref_point ref;
-    double *q, *qd, *qdd;
-} cli_state;
-
-/* Load the model, create the data, set the reference point and fill q, qd,
- * qdd from the option texts (NULL: the model's q0, qd0, and zero).
- * Returns CLI_EXIT_OK, or the exit status after printing an error. */
-int cli_state_init(cli_state *st, const char *cmd, const char *model_path,
-                   const char *q, const char *qd, const char *qdd,
-                   const char *ref, void (*usage)(FILE *));
-void cli_state_free(cli_state *st);
 
 /* ---- progress on a terminal ----
  * Long runs show their progress on standard error when it is a terminal,

@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "cli_options.h"
 #include "cli_util.h"
 
 static void usage(FILE *out)
@@ -162,30 +163,42 @@ static int model_out(const char *cmd, const char *in, const char *out, const ass
     return rc;
 }
 
+typedef struct {
+    const char *t, *model_out;
+    int json;
+} asm_args;
+
+static const cli_opt assemble_opts[] = {
+    CLI_ROW(asm_args, "--t", NULL, CLI_STRING, t),
+    CLI_ROW(asm_args, "--model-out", NULL, CLI_STRING, model_out),
+    CLI_ROW(asm_args, "--json", NULL, CLI_FLAG, json),
+};
+
+const cli_command cli_assemble_command = {
+    "assemble", usage, assemble_opts, CLI_NELEM(assemble_opts),
+    NULL, 0, 1, 1, "missing MODEL argument", CLI_WORDS_VALUE,
+};
+
 int cmd_assemble(int argc, char **argv)
 {
     const char *cmd = "assemble";
-    const char *t_s = NULL, *out_s = NULL, *pos[1];
-    int json = 0, npos = 0;
-    const cli_option opts[] = {
-        {"--t", NULL, &t_s, NULL}, {"--model-out", NULL, &out_s, NULL}, {"--json", NULL, NULL, &json},
-    };
-    int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
-    if (rc == CLI_PARSE_HELP) return CLI_EXIT_OK;
-    if (rc != CLI_EXIT_OK) return rc;
-    if (npos != 1) return cli_usage_error(cmd, usage, "missing MODEL argument");
+    const char *pos[1];
+    asm_args opt = {0};
+    int npos = 0;
+    int rc = cli_parse(&cli_assemble_command, argc, argv, &opt, pos, &npos);
+    if (rc != CLI_EXIT_OK) return rc == CLI_PARSE_HELP ? CLI_EXIT_OK : rc;
     double t = 0;
-    if (t_s) {
+    if (opt.t) {
         char *end;
-        t = strtod(t_s, &end);
-        if (end == t_s || *end || !isfinite(t)) return cli_usage_error(cmd, usage, "--t: invalid number '%s'", t_s);
+        t = strtod(opt.t, &end);
+        if (end == opt.t || *end || !isfinite(t)) return cli_usage_error(cmd, usage, "--t: invalid number '%s'", opt.t);
     }
-    if (out_s && cli_output_check(cmd, out_s, pos[0]) != 0) return CLI_EXIT_FAIL;
+    if (opt.model_out && cli_output_check(cmd, opt.model_out, pos[0]) != 0) return CLI_EXIT_FAIL;
     mbs_model *m = cli_load_model(cmd, pos[0]);
     if (!m) return CLI_EXIT_FAIL;
     assembly a = { .m = m, .nq = mbs_model_nq(m) };
     a.closed = mbs_model_ncuts(m) + mbs_model_ndrivers(m) > 0;
-    a.t = t_s ? t : mbs_model_sim_options(m).t0;
+    a.t = opt.t ? t : mbs_model_sim_options(m).t0;
     a.nfixed = mbs_model_assembly_fixed(m, &a.fixed);
     size_t n = (size_t)(a.nq > 0 ? a.nq : 1);
     double *buf = calloc(4 * n, sizeof *buf);
@@ -200,8 +213,8 @@ int cmd_assemble(int argc, char **argv)
     a.q = buf + 2 * n;
     a.qd = buf + 3 * n;
     if ((rc = solve(cmd, &a)) != CLI_EXIT_OK) goto done;
-    if (out_s && (rc = model_out(cmd, pos[0], out_s, &a)) != CLI_EXIT_OK) goto done;
-    if (json)
+    if (opt.model_out && (rc = model_out(cmd, pos[0], opt.model_out, &a)) != CLI_EXIT_OK) goto done;
+    if (opt.json)
         json_output(&b, &a);
     else
         text_output(&b, &a);

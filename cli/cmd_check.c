@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_options.h"
 #include "cli_util.h"
 
 static void usage(FILE *out)
@@ -32,58 +33,70 @@ static void usage(FILE *out)
           "  -h, --help     show this help and exit\n", out);
 }
 
+typedef struct {
+    const char *samples, *seed, *ref, *tol, *q, *qd;
+    int json;
+} check_args;
+
+static const cli_opt check_opts[] = {
+    CLI_ROW(check_args, "--samples", NULL, CLI_STRING, samples),
+    CLI_ROW(check_args, "--seed", NULL, CLI_STRING, seed),
+    CLI_ROW(check_args, "--ref", NULL, CLI_STRING, ref),
+    CLI_ROW(check_args, "--tol", NULL, CLI_STRING, tol),
+    CLI_ROW(check_args, "--q", NULL, CLI_STRING, q),
+    CLI_ROW(check_args, "--qd", NULL, CLI_STRING, qd),
+    CLI_ROW(check_args, "--json", NULL, CLI_FLAG, json),
+};
+
+const cli_command cli_check_command = {
+    "check", usage, check_opts, CLI_NELEM(check_opts), NULL, 0, 1, 1, "missing MODEL argument", CLI_WORDS_VALUE,
+};
+
 int cmd_check(int argc, char **argv)
 {
     const char *cmd = "check";
-    const char *samples_s = NULL, *seed_s = NULL, *ref_s = NULL, *tol_s = NULL, *q_s = NULL, *qd_s = NULL;
     const char *pos[1];
-    int json = 0, npos = 0;
-    const cli_option opts[] = {
-        {"--samples", NULL, &samples_s, NULL}, {"--seed", NULL, &seed_s, NULL},
-        {"--ref", NULL, &ref_s, NULL},         {"--tol", NULL, &tol_s, NULL},
-        {"--q", NULL, &q_s, NULL},             {"--qd", NULL, &qd_s, NULL},
-        {"--json", NULL, NULL, &json},
-    };
-    int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
-    if (rc == CLI_PARSE_HELP) return CLI_EXIT_OK;
-    if (rc != CLI_EXIT_OK) return rc;
-    if (npos != 1) return cli_usage_error(cmd, usage, "missing MODEL argument");
+    check_args a = {0};
+    int npos = 0;
+    int rc = cli_parse(&cli_check_command, argc, argv, &a, pos, &npos);
+    if (rc != CLI_EXIT_OK) return rc == CLI_PARSE_HELP ? CLI_EXIT_OK : rc;
     int samples = 10;
     unsigned long seed = 1;
     double tol = 1e-10;
     char *end;
-    if (samples_s) {
-        long v = strtol(samples_s, &end, 10);
+    if (a.samples) {
+        long v = strtol(a.samples, &end, 10);
         if (*end || v < 1 || v > 100000)
-            return cli_usage_error(cmd, usage, "--samples: expected an integer in 1..100000, got '%s'", samples_s);
+            return cli_usage_error(cmd, usage, "--samples: expected an integer in 1..100000, got '%s'", a.samples);
         samples = (int)v;
     }
-    if (seed_s) {
+    if (a.seed) {
         errno = 0;
-        unsigned long v = strtoul(seed_s, &end, 10);   /* (strtoul would wrap a '-' round) */
-        if (*end || !seed_s[0] || errno == ERANGE || strchr(seed_s, '-')) return cli_usage_error(cmd, usage, "--seed: expected a non-negative integer, got '%s'", seed_s);
+        unsigned long v = strtoul(a.seed, &end, 10);   /* (strtoul would wrap a '-' round) */
+        if (*end || !a.seed[0] || errno == ERANGE || strchr(a.seed, '-'))
+            return cli_usage_error(cmd, usage, "--seed: expected a non-negative integer, got '%s'", a.seed);
         seed = v;
     }
-    if (tol_s) {
-        double v = strtod(tol_s, &end);
-        if (*end || !(v > 0)) return cli_usage_error(cmd, usage, "--tol: expected a positive number, got '%s'", tol_s);
+    if (a.tol) {
+        double v = strtod(a.tol, &end);
+        if (*end || !(v > 0)) return cli_usage_error(cmd, usage, "--tol: expected a positive number, got '%s'", a.tol);
         tol = v;
     }
     int ref = MBS_REF_COM;
-    if (ref_s && (ref = mbs_ref_point_from_name(ref_s)) < 0)
-        return cli_usage_error(cmd, usage, "--ref: expected com, origin or joint, got '%s'", ref_s);
-    if (qd_s && !q_s) return cli_usage_error(cmd, usage, "--qd needs --q");
+    if (a.ref && (ref = mbs_ref_point_from_name(a.ref)) < 0)
+        return cli_usage_error(cmd, usage, "--ref: expected com, origin or joint, got '%s'", a.ref);
+    if (a.qd && !a.q) return cli_usage_error(cmd, usage, "--qd needs --q");
 
     mbs_model *m = cli_load_model(cmd, pos[0]);
     if (!m) return CLI_EXIT_FAIL;
     int nq = mbs_model_nq(m);
     double *q = NULL, *qd = NULL;
-    if (q_s) {
+    if (a.q) {
         q = calloc((size_t)nq + 1, sizeof *q);
         qd = calloc((size_t)nq + 1, sizeof *qd);
         if (!q || !qd) { cli_error(cmd, "out of memory"); rc = CLI_EXIT_FAIL; goto done; }
-        if ((rc = cli_parse_values(cmd, "--q", q_s, m, q, nq, usage)) != CLI_EXIT_OK) goto done;
-        if (qd_s && (rc = cli_parse_values(cmd, "--qd", qd_s, m, qd, nq, usage)) != CLI_EXIT_OK) goto done;
+        if ((rc = cli_parse_values(cmd, "--q", a.q, m, q, nq, usage)) != CLI_EXIT_OK) goto done;
+        if (a.qd && (rc = cli_parse_values(cmd, "--qd", a.qd, m, qd, nq, usage)) != CLI_EXIT_OK) goto done;
     }
     mbs_check_report rep;
     mbs_error err;
@@ -96,7 +109,7 @@ int cmd_check(int argc, char **argv)
     for (int k = 0; k < MBS_CHECK_NBLOCKS; k++)
         if (!(rep.worst[k] <= tol)) pass = 0;
     cli_buf b = {0};
-    if (json) {
+    if (a.json) {
         cli_buf_puts(&b, "{\n  \"model\": ");
         cli_json_str(&b, mbs_model_name(m));
         cli_buf_printf(&b, ",\n  \"ref\": \"%s\",\n  \"samples\": %d,\n  \"tolerance\": ",

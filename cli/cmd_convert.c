@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "cli_options.h"
 #include "cli_util.h"
 
 static void usage(FILE *out)
@@ -116,34 +117,40 @@ static int write_mjcf(const char *cmd, const mbs_model *m, const char *out, cons
     return rc;
 }
 
+typedef struct {
+    const char *out, *to;
+    int floating, strict;
+} conv_args;
+
+static const cli_opt convert_opts[] = {
+    CLI_ROW(conv_args, "--output", "-o", CLI_STRING, out),
+    CLI_ROW(conv_args, "--to", NULL, CLI_STRING, to),
+    CLI_ROW(conv_args, "--floating-base", NULL, CLI_FLAG, floating),
+    CLI_ROW(conv_args, "--strict-inertia", NULL, CLI_FLAG, strict),
+};
+
+const cli_command cli_convert_command = {
+    "convert", usage, convert_opts, CLI_NELEM(convert_opts), NULL, 0, 1, 1, "missing MODEL argument", CLI_WORDS_VALUE,
+};
+
 int cmd_convert(int argc, char **argv)
 {
     const char *cmd = "convert";
-    const char *out = NULL, *to = NULL, *pos[1];
-    int floating = 0, strict = 0, npos = 0;
-    const cli_option opts[] = {
-        {"--output", "-o", &out, NULL},
-        {"--to", NULL, &to, NULL},
-        {"--floating-base", NULL, NULL, &floating},
-        {"--strict-inertia", NULL, NULL, &strict},
-    };
-    int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
-    if (rc == CLI_PARSE_HELP)
-        return CLI_EXIT_OK;
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    if (npos != 1)
-        return cli_usage_error(cmd, usage, "missing MODEL argument");
-    if (to && strcmp(to, "json") != 0 && strcmp(to, "mjcf") != 0)
-        return cli_usage_error(cmd, usage, "--to: unknown format '%s' (expected json or mjcf)", to);
-    if ((floating || strict) && !is_urdf(pos[0]))
+    const char *pos[1];
+    conv_args a = {0};
+    int npos = 0;
+    int rc = cli_parse(&cli_convert_command, argc, argv, &a, pos, &npos);
+    if (rc != CLI_EXIT_OK) return rc == CLI_PARSE_HELP ? CLI_EXIT_OK : rc;
+    if (a.to && strcmp(a.to, "json") != 0 && strcmp(a.to, "mjcf") != 0)
+        return cli_usage_error(cmd, usage, "--to: unknown format '%s' (expected json or mjcf)", a.to);
+    if ((a.floating || a.strict) && !is_urdf(pos[0]))
         return cli_usage_error(cmd, usage, "--floating-base and --strict-inertia apply to URDF files (*.urdf)");
 
     mbs_error err;
     memset(&err, 0, sizeof err);
     mbs_model *m;
     if (is_urdf(pos[0])) {
-        mbs_urdf_options o = {floating, strict, print_warning, (void *)cmd, 0};
+        mbs_urdf_options o = {a.floating, a.strict, print_warning, (void *)cmd, 0};
         m = mbs_model_load_urdf(pos[0], &o, &err);
     } else {
         m = mbs_model_load_warn(pos[0], print_warning, (void *)cmd, &err);
@@ -152,8 +159,8 @@ int cmd_convert(int argc, char **argv)
         cli_error(cmd, "%s", err.msg[0] ? err.msg : "cannot load the model");
         return CLI_EXIT_FAIL;
     }
-    if (to && strcmp(to, "mjcf") == 0) {
-        rc = write_mjcf(cmd, m, out, pos[0]);
+    if (a.to && strcmp(a.to, "mjcf") == 0) {
+        rc = write_mjcf(cmd, m, a.out, pos[0]);
         mbs_model_free(m);
         return rc;
     }
@@ -164,10 +171,10 @@ int cmd_convert(int argc, char **argv)
         cli_buf_free(&text);
         return CLI_EXIT_FAIL;
     }
-    if (!out || strcmp(out, "-") == 0)
+    if (!a.out || strcmp(a.out, "-") == 0)
         rc = cli_buf_emit(&text, stdout, cmd);
     else
-        rc = cli_write_atomic(cmd, NULL, out, pos[0], text.s, text.len) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+        rc = cli_write_atomic(cmd, NULL, a.out, pos[0], text.s, text.len) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
     cli_buf_free(&text);
     return rc;
 }

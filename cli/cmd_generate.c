@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_options.h"
 #include "cli_util.h"
 
 static void usage(FILE *out)
@@ -48,46 +49,52 @@ static int parse_int(const char *s, int *out)
     return 0;
 }
 
+typedef struct {
+    const char *n, *joint, *out;
+    int floating;
+} gen_args;
+
+static const cli_opt generate_opts[] = {
+    CLI_ROW(gen_args, "--n", NULL, CLI_STRING, n),
+    CLI_ROW(gen_args, "--joint", NULL, CLI_STRING, joint),
+    CLI_ROW(gen_args, "--floating", NULL, CLI_FLAG, floating),
+    CLI_ROW(gen_args, "--output", "-o", CLI_STRING, out),
+};
+
+const cli_command cli_generate_command = {
+    "generate", usage, generate_opts, CLI_NELEM(generate_opts),
+    NULL, 0, 1, 1, "missing model kind (chain)", CLI_WORDS_VALUE,
+};
+
 int cmd_generate(int argc, char **argv)
 {
     const char *cmd = "generate";
-    const char *ns = NULL, *js = NULL, *out = NULL, *pos[1];
-    int floating = 0, npos = 0;
-    const cli_option opts[] = {
-        {"--n", NULL, &ns, NULL},
-        {"--joint", NULL, &js, NULL},
-        {"--floating", NULL, NULL, &floating},
-        {"--output", "-o", &out, NULL},
-    };
-    int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1,
-                       &npos, usage);
-    if (rc == CLI_PARSE_HELP)
-        return CLI_EXIT_OK;
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    if (npos != 1)
-        return cli_usage_error(cmd, usage, "missing model kind (chain)");
+    const char *pos[1];
+    gen_args a = {0};
+    int npos = 0;
+    int rc = cli_parse(&cli_generate_command, argc, argv, &a, pos, &npos);
+    if (rc != CLI_EXIT_OK) return rc == CLI_PARSE_HELP ? CLI_EXIT_OK : rc;
     if (strcmp(pos[0], "chain") != 0)
         return cli_usage_error(cmd, usage, "unknown model kind '%s' (expected chain)", pos[0]);
-    if (!ns)
+    if (!a.n)
         return cli_usage_error(cmd, usage, "missing option --n");
-    if (!js)
+    if (!a.joint)
         return cli_usage_error(cmd, usage, "missing option --joint");
     int n;
-    if (parse_int(ns, &n) != 0)
-        return cli_usage_error(cmd, usage, "--n: invalid integer '%s'", ns);
+    if (parse_int(a.n, &n) != 0)
+        return cli_usage_error(cmd, usage, "--n: invalid integer '%s'", a.n);
     if (n < MBS_GENERATE_CHAIN_MIN_LINKS || n > MBS_GENERATE_CHAIN_MAX_LINKS)
         return cli_usage_error(cmd, usage, "--n: %d out of range [%d, %d]", n,
                                MBS_GENERATE_CHAIN_MIN_LINKS, MBS_GENERATE_CHAIN_MAX_LINKS);
-    int jt = mbs_joint_type_from_name(js);
+    int jt = mbs_joint_type_from_name(a.joint);
     if (jt != MBS_JOINT_REVOLUTE && jt != MBS_JOINT_CARDAN && jt != MBS_JOINT_SPHERICAL)
         return cli_usage_error(cmd, usage,
                                "--joint: '%s' is not supported (revolute, cardan or spherical)",
-                               js);
+                               a.joint);
 
     mbs_error err;
     memset(&err, 0, sizeof err);
-    char *text = mbs_generate_chain_json(n, (mbs_joint_type)jt, floating, &err);
+    char *text = mbs_generate_chain_json(n, (mbs_joint_type)jt, a.floating, &err);
     if (!text) {
         cli_error(cmd, "%s", err.msg);
         return err.code == MBS_ERR_ARG ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
@@ -101,11 +108,11 @@ int cmd_generate(int argc, char **argv)
     }
     mbs_model_free(m);
 
-    if (!out || strcmp(out, "-") == 0) {
+    if (!a.out || strcmp(a.out, "-") == 0) {
         cli_buf b = {text, strlen(text), strlen(text) + 1, 0};
         rc = cli_buf_emit(&b, stdout, cmd);
     } else {
-        rc = cli_write_atomic(cmd, NULL, out, NULL, text, strlen(text)) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+        rc = cli_write_atomic(cmd, NULL, a.out, NULL, text, strlen(text)) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
     }
     free(text);
     return rc;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_options.h"
 #include "cli_util.h"
 
 static void usage(FILE *out)
@@ -109,7 +110,8 @@ static void json_run_sections(cli_buf *b, const mbs_model *m)
     cli_buf_puts(b, "],\n");
 }
 
-static void text_info(cli_buf *b, const mbs_model *m, const double *q0, const double *qd0)
+/* The counts and the gravity. */
+static void text_head(cli_buf *b, const mbs_model *m, const double *q0)
 {
     int nb = mbs_model_nbodies(m), nq = mbs_model_nq(m), np = mbs_model_npoints(m);
     int nv = mbs_model_nvectors(m), npar = mbs_model_nparams(m);
@@ -127,7 +129,12 @@ static void text_info(cli_buf *b, const mbs_model *m, const double *q0, const do
     cli_buf_printf(b, "vectors      %d\n", nv);
     cli_buf_printf(b, "parameters   %d\n", npar);
     cli_buf_printf(b, "gravity      [ %.9g %.9g %.9g ]\n", g[0], g[1], g[2]);
+}
 
+/* The bodies and the joints of the tree. */
+static void text_tree(cli_buf *b, const mbs_model *m)
+{
+    const int nb = mbs_model_nbodies(m);
     int w = 4, wp = 6;
     for (int i = 1; i <= nb; i++) {
         w = max_int(w, name_width(mbs_body_name(m, i)));
@@ -156,7 +163,10 @@ static void text_info(cli_buf *b, const mbs_model *m, const double *q0, const do
             cli_buf_printf(b, " %s", mbs_coord_name(m, off + k));
         cli_buf_puts(b, "\n");
     }
+}
 
+static void text_cuts(cli_buf *b, const mbs_model *m)
+{
     int ncut = mbs_model_ncuts(m);
     if (ncut > 0) {
         /* joints cut to open closed loops: no coordinates, loop-closure rows */
@@ -172,7 +182,13 @@ static void text_info(cli_buf *b, const mbs_model *m, const double *q0, const do
             cli_buf_puts(b, "\n");
         }
     }
+}
 
+/* Coordinates with q0, qd0; points, vectors, parameters. */
+static void text_named(cli_buf *b, const mbs_model *m, const double *q0, const double *qd0)
+{
+    const int nq = mbs_model_nq(m), np = mbs_model_npoints(m), nv = mbs_model_nvectors(m);
+    const int npar = mbs_model_nparams(m);
     if (nq > 0) {
         int wc = 10;
         for (int k = 0; k < nq; k++)
@@ -215,6 +231,11 @@ static void text_info(cli_buf *b, const mbs_model *m, const double *q0, const do
             cli_buf_puts(b, "]\n");
         }
     }
+}
+
+/* Time functions and force elements: name and type. */
+static void text_elements(cli_buf *b, const mbs_model *m)
+{
     int nfn = mbs_model_nfunctions(m), nfo = mbs_model_nforces(m);
     if (nfn > 0) {
         int wn = 4;
@@ -231,10 +252,20 @@ static void text_info(cli_buf *b, const mbs_model *m, const double *q0, const do
         for (int k = 0; k < nfo; k++)
             cli_buf_printf(b, "  %-*s  %s\n", wn, mbs_force_name(m, k), mbs_force_type_name(mbs_force_type_of(m, k)));
     }
+}
+
+static void text_info(cli_buf *b, const mbs_model *m, const double *q0, const double *qd0)
+{
+    text_head(b, m, q0);
+    text_tree(b, m);
+    text_cuts(b, m);
+    text_named(b, m, q0, qd0);
+    text_elements(b, m);
     text_run_sections(b, m);
 }
 
-static void json_info(cli_buf *b, const mbs_model *m, const double *q0, const double *qd0)
+/* From the opening brace to the gravity. */
+static void json_head(cli_buf *b, const mbs_model *m, const double *q0)
 {
     int nb = mbs_model_nbodies(m), nq = mbs_model_nq(m), np = mbs_model_npoints(m);
     int nv = mbs_model_nvectors(m), npar = mbs_model_nparams(m);
@@ -249,7 +280,12 @@ static void json_info(cli_buf *b, const mbs_model *m, const double *q0, const do
                    nb, nq, mbs_model_ndof(m), mbs_model_nconstraints(m), mobility(m, q0), np, nv, npar);
     cli_buf_puts(b, "  \"gravity\": ");
     cli_json_vec(b, g, 3);
+}
 
+/* "bodies" and "joints" of the tree. */
+static void json_tree(cli_buf *b, const mbs_model *m)
+{
+    const int nb = mbs_model_nbodies(m);
     cli_buf_puts(b, ",\n  \"bodies\": [");
     for (int i = 1; i <= nb; i++) {
         cli_buf_puts(b, i > 1 ? ",\n    {\"name\": " : "\n    {\"name\": ");
@@ -282,8 +318,11 @@ static void json_info(cli_buf *b, const mbs_model *m, const double *q0, const do
         cli_buf_puts(b, "]}");
     }
     cli_buf_puts(b, nb ? "\n  ],\n" : "],\n");
+}
 
-    /* joints cut to open closed loops, with the bodies of each loop */
+/* "cut_joints": joints cut to open closed loops, with the bodies of each loop. */
+static void json_cuts(cli_buf *b, const mbs_model *m)
+{
     int ncut = mbs_model_ncuts(m);
     cli_buf_puts(b, "  \"cut_joints\": [");
     for (int k = 0; k < ncut; k++) {
@@ -306,7 +345,12 @@ static void json_info(cli_buf *b, const mbs_model *m, const double *q0, const do
         cli_buf_puts(b, "]}");
     }
     cli_buf_puts(b, ncut ? "\n  ],\n" : "],\n");
+}
 
+/* "coordinates" with q0, qd0; "points", "vectors". */
+static void json_named(cli_buf *b, const mbs_model *m, const double *q0, const double *qd0)
+{
+    const int nq = mbs_model_nq(m), np = mbs_model_npoints(m), nv = mbs_model_nvectors(m);
     cli_buf_puts(b, "  \"coordinates\": ");
     cli_json_coord_names(b, m);
     cli_buf_puts(b, ",\n  \"q0\": ");
@@ -333,7 +377,12 @@ static void json_info(cli_buf *b, const mbs_model *m, const double *q0, const do
         cli_buf_puts(b, "}");
     }
     cli_buf_puts(b, nv ? "\n  ],\n" : "],\n");
+}
 
+/* "parameters" (names) and "parameter_details". */
+static void json_params(cli_buf *b, const mbs_model *m)
+{
+    const int npar = mbs_model_nparams(m);
     cli_buf_puts(b, "  \"parameters\": [");
     for (int k = 0; k < npar; k++) {
         if (k)
@@ -353,8 +402,11 @@ static void json_info(cli_buf *b, const mbs_model *m, const double *q0, const do
         cli_buf_puts(b, "}");
     }
     cli_buf_puts(b, npar ? "\n  ],\n" : "],\n");
-    json_run_sections(b, m);
-    /* time functions and force elements: {name, type} */
+}
+
+/* "functions" and "forces": {name, type}; the closing brace. */
+static void json_elements(cli_buf *b, const mbs_model *m)
+{
     for (int list = 0; list < 2; list++) {
         int n = list ? mbs_model_nforces(m) : mbs_model_nfunctions(m);
         cli_buf_puts(b, list ? "  \"forces\": [" : "  \"functions\": [");
@@ -371,19 +423,37 @@ static void json_info(cli_buf *b, const mbs_model *m, const double *q0, const do
     }
 }
 
+static void json_info(cli_buf *b, const mbs_model *m, const double *q0, const double *qd0)
+{
+    json_head(b, m, q0);
+    json_tree(b, m);
+    json_cuts(b, m);
+    json_named(b, m, q0, qd0);
+    json_params(b, m);
+    json_run_sections(b, m);
+    json_elements(b, m);
+}
+
+typedef struct {
+    int json;
+} info_args;
+
+static const cli_opt info_opts[] = {
+    CLI_ROW(info_args, "--json", NULL, CLI_FLAG, json),
+};
+
+const cli_command cli_info_command = {
+    "info", usage, info_opts, CLI_NELEM(info_opts), NULL, 0, 1, 1, "missing MODEL argument", CLI_WORDS_VALUE,
+};
+
 int cmd_info(int argc, char **argv)
 {
     const char *cmd = "info";
-    int json = 0, npos = 0;
     const char *pos[1];
-    const cli_option opts[] = {{"--json", NULL, NULL, &json}};
-    int rc = cli_parse(cmd, argc, argv, opts, 1, pos, 1, &npos, usage);
-    if (rc == CLI_PARSE_HELP)
-        return CLI_EXIT_OK;
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    if (npos != 1)
-        return cli_usage_error(cmd, usage, "missing MODEL argument");
+    info_args a = {0};
+    int npos = 0;
+    int rc = cli_parse(&cli_info_command, argc, argv, &a, pos, &npos);
+    if (rc != CLI_EXIT_OK) return rc == CLI_PARSE_HELP ? CLI_EXIT_OK : rc;
 
     mbs_model *m = cli_load_model(cmd, pos[0]);
     if (!m)
@@ -396,7 +466,7 @@ int cmd_info(int argc, char **argv)
         b.oom = 1;
     } else {
         mbs_model_initial_state(m, q0, qd0);
-        if (json)
+        if (a.json)
             json_info(&b, m, q0, qd0);
         else
             text_info(&b, m, q0, qd0);

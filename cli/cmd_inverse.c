@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_options.h"
+#include "cli_session.h"
 #include "cli_util.h"
 
 static void usage(FILE *out)
@@ -65,27 +67,34 @@ static void json_output(cli_buf *b, const cli_state *st, const double *tau)
     cli_buf_puts(b, "\n}\n");
 }
 
+typedef struct {
+    const char *q, *qd, *qdd, *ref;
+    int json;
+} inv_args;
+
+static const cli_opt inverse_opts[] = {
+    CLI_ROW(inv_args, "--q", NULL, CLI_STRING, q),
+    CLI_ROW(inv_args, "--qd", NULL, CLI_STRING, qd),
+    CLI_ROW(inv_args, "--qdd", NULL, CLI_STRING, qdd),
+    CLI_ROW(inv_args, "--ref", NULL, CLI_STRING, ref),
+    CLI_ROW(inv_args, "--json", NULL, CLI_FLAG, json),
+};
+
+const cli_command cli_inverse_command = {
+    "inverse", usage, inverse_opts, CLI_NELEM(inverse_opts), NULL, 0, 1, 1, "missing MODEL argument", CLI_WORDS_VALUE,
+};
+
 int cmd_inverse(int argc, char **argv)
 {
     const char *cmd = "inverse";
-    const char *q = NULL, *qd = NULL, *qdd = NULL, *ref = NULL, *pos[1];
-    int json = 0, npos = 0;
-    const cli_option opts[] = {
-        {"--q", NULL, &q, NULL},     {"--qd", NULL, &qd, NULL},
-        {"--qdd", NULL, &qdd, NULL}, {"--ref", NULL, &ref, NULL},
-        {"--json", NULL, NULL, &json},
-    };
-    int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1,
-                       &npos, usage);
-    if (rc == CLI_PARSE_HELP)
-        return CLI_EXIT_OK;
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    if (npos != 1)
-        return cli_usage_error(cmd, usage, "missing MODEL argument");
+    const char *pos[1];
+    inv_args a = {0};
+    int npos = 0;
+    int rc = cli_parse(&cli_inverse_command, argc, argv, &a, pos, &npos);
+    if (rc != CLI_EXIT_OK) return rc == CLI_PARSE_HELP ? CLI_EXIT_OK : rc;
 
     cli_state st;
-    rc = cli_state_init(&st, cmd, pos[0], q, qd, qdd, ref, usage);
+    rc = cli_state_init(&st, cmd, pos[0], a.q, a.qd, a.qdd, a.ref, usage);
     if (rc == CLI_EXIT_OK) {
         double *tau = calloc(st.nq > 0 ? (size_t)st.nq : 1, sizeof *tau);
         if (!tau) {
@@ -97,7 +106,7 @@ int cmd_inverse(int argc, char **argv)
             rc = CLI_EXIT_FAIL;
         } else {
             cli_buf b = {0};
-            if (json)
+            if (a.json)
                 json_output(&b, &st, tau);
             else
                 text_output(&b, &st, tau);

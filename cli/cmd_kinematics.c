@@ -3,6 +3,8 @@
  * [--ref com|origin|joint] [--json]`: kinematics of every body and named
  * point, and the energies.
  */
+#include "cli_options.h"
+#include "cli_session.h"
 #include "cli_util.h"
 
 static void usage(FILE *out)
@@ -180,27 +182,35 @@ static void json_output(cli_buf *b, const cli_state *st)
     cli_buf_puts(b, "\n}\n");
 }
 
+typedef struct {
+    const char *q, *qd, *qdd, *ref;
+    int json;
+} kin_args;
+
+static const cli_opt kinematics_opts[] = {
+    CLI_ROW(kin_args, "--q", NULL, CLI_STRING, q),
+    CLI_ROW(kin_args, "--qd", NULL, CLI_STRING, qd),
+    CLI_ROW(kin_args, "--qdd", NULL, CLI_STRING, qdd),
+    CLI_ROW(kin_args, "--ref", NULL, CLI_STRING, ref),
+    CLI_ROW(kin_args, "--json", NULL, CLI_FLAG, json),
+};
+
+const cli_command cli_kinematics_command = {
+    "kinematics", usage, kinematics_opts, CLI_NELEM(kinematics_opts),
+    NULL, 0, 1, 1, "missing MODEL argument", CLI_WORDS_VALUE,
+};
+
 int cmd_kinematics(int argc, char **argv)
 {
     const char *cmd = "kinematics";
-    const char *q = NULL, *qd = NULL, *qdd = NULL, *ref = NULL, *pos[1];
-    int json = 0, npos = 0;
-    const cli_option opts[] = {
-        {"--q", NULL, &q, NULL},     {"--qd", NULL, &qd, NULL},
-        {"--qdd", NULL, &qdd, NULL}, {"--ref", NULL, &ref, NULL},
-        {"--json", NULL, NULL, &json},
-    };
-    int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1,
-                       &npos, usage);
-    if (rc == CLI_PARSE_HELP)
-        return CLI_EXIT_OK;
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    if (npos != 1)
-        return cli_usage_error(cmd, usage, "missing MODEL argument");
+    const char *pos[1];
+    kin_args a = {0};
+    int npos = 0;
+    int rc = cli_parse(&cli_kinematics_command, argc, argv, &a, pos, &npos);
+    if (rc != CLI_EXIT_OK) return rc == CLI_PARSE_HELP ? CLI_EXIT_OK : rc;
 
     cli_state st;
-    rc = cli_state_init(&st, cmd, pos[0], q, qd, qdd, ref, usage);
+    rc = cli_state_init(&st, cmd, pos[0], a.q, a.qd, a.qdd, a.ref, usage);
     if (rc == CLI_EXIT_OK) {
         if (mbs_kinematics(st.m, st.d, st.q, st.qd, st.qdd) != MBS_OK) {
             const char *msg = mbs_data_error(st.d);
@@ -208,7 +218,7 @@ int cmd_kinematics(int argc, char **argv)
             rc = CLI_EXIT_FAIL;
         } else {
             cli_buf b = {0};
-            if (json)
+            if (a.json)
                 json_output(&b, &st);
             else
                 text_output(&b, &st);

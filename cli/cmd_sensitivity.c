@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_options.h"
+#include "cli_session.h"
 #include "cli_util.h"
 #include "shortest.h"
 
@@ -127,73 +129,129 @@ static int on_history(void *user, double t, int nobj, int nparam, const double *
     return 0;
 }
 
+typedef struct {
+    cli_sim_args sim;
+    int method;
+    double fd_step;
+    const char *history;
+    int json, quiet;
+} sens_args;
+
+#define ROW(NAME, KIND, F) CLI_ROW(sens_args, NAME, NULL, KIND, F)
+static const cli_opt sens_opts[] = {
+    CLI_ROW(sens_args, "--quiet", "-q", CLI_FLAG, quiet),
+    CLI_ROW_NAME(sens_args, "--formulation", sim.formulation, cli_formulation_from_name,
+                 "fr, semi, matrixr, ali3p, penalty or index1"),
+    CLI_ROW_NAME(sens_args, "--ref", sim.ref, mbs_ref_point_from_name, "com, origin or joint"),
+    CLI_ROW_NAME(sens_args, "--method", method, mbs_sens_method_from_name, "ddm, davm, cavm, fd or cs"),
+    ROW("--dt", CLI_POSITIVE, sim.dt),
+    ROW("--tf", CLI_POSITIVE, sim.tf),
+    ROW("--fd-step", CLI_POSITIVE, fd_step),
+    ROW("--history", CLI_STRING, history),
+    ROW("--json", CLI_FLAG, json),
+};
+#undef ROW
+
+const cli_command cli_sensitivity_command = {
+    "sensitivity", usage, sens_opts, CLI_NELEM(sens_opts), NULL, 0, 1, 1, "missing MODEL argument",
+    CLI_WORDS_EXPECTED,
+};
+
+static void write_json(cli_buf *b, const mbs_model *m, const mbs_sens_options *o, const mbs_sens_result *res,
+                       const cli_initial_change *ic, const char *fname)
+{
+    cli_buf_puts(b, "{\n  \"model\": ");
+    cli_json_str(b, mbs_model_name(m));
+    cli_buf_printf(b, ",\n  \"formulation\": \"%s\",\n  \"ref\": \"%s\",\n  \"method\": \"%s\",\n",
+                   fname, mbs_ref_point_name(o->sim.ref), mbs_sens_method_name(o->method));
+    cli_buf_puts(b, "  \"dt\": ");
+    cli_json_num(b, o->sim.dt);
+    cli_buf_puts(b, ",\n  \"tf\": ");
+    cli_json_num(b, o->sim.tf);
+    cli_buf_puts(b, ",\n  \"initial_state\": ");
+    cli_initial_change_json(b, m, ic);
+    cli_buf_puts(b, ",\n  \"objectives\": [");
+    for (int k = 0; k < res->nobj; k++) { if (k) cli_buf_puts(b, ", "); cli_json_str(b, mbs_objective_name(m, k)); }
+    cli_buf_puts(b, "],\n  \"parameters\": [");
+    for (int j = 0; j < res->nparam; j++) { if (j) cli_buf_puts(b, ", "); cli_json_str(b, mbs_param_name(m, j)); }
+    cli_buf_puts(b, "],\n  \"psi\": ");
+    cli_json_vec(b, res->psi, res->nobj);
+    cli_buf_puts(b, ",\n  \"gradient\": [");
+    for (int k = 0; k < res->nobj; k++) {
+        cli_buf_puts(b, k ? ",\n    " : "\n    ");
+        cli_json_vec(b, res->grad + (size_t)k * res->nparam, res->nparam);
+    }
+    cli_buf_puts(b, "\n  ],\n  \"wall_seconds\": ");
+    cli_json_num(b, res->wall_seconds);
+    cli_buf_puts(b, "\n}\n");
+}
+
+static void write_table(cli_buf *b, const mbs_model *m, const mbs_sens_options *o, const mbs_sens_result *res,
+                        const char *fname)
+{
+    cli_buf_printf(b, "model %s: %s formulation, ref %s, method %s, dt %g, tf %g (%.3f s)\n",
+                   mbs_model_name(m), fname, mbs_ref_point_name(o->sim.ref), mbs_sens_method_name(o->method),
+                   o->sim.dt, o->sim.tf, res->wall_seconds);
+    /* columns as wide as their names (at least 10 and 15) */
+    int wo = 10;
+    for (int k = 0; k < res->nobj; k++)
+        if ((int)strlen(mbs_objective_name(m, k)) > wo) wo = (int)strlen(mbs_objective_name(m, k));
+    cli_buf_printf(b, "%-*s %15s", wo, "objective", "psi");
+    for (int j = 0; j < res->nparam; j++) {
+        const int wp = (int)strlen(mbs_param_name(m, j)) > 15 ? (int)strlen(mbs_param_name(m, j)) : 15;
+        cli_buf_printf(b, " %*s", wp, mbs_param_name(m, j));
+    }
+    cli_buf_puts(b, "\n");
+    for (int k = 0; k < res->nobj; k++) {
+        cli_buf_printf(b, "%-*s % 15.8e", wo, mbs_objective_name(m, k), res->psi[k]);
+        for (int j = 0; j < res->nparam; j++) {
+            const int wp = (int)strlen(mbs_param_name(m, j)) > 15 ? (int)strlen(mbs_param_name(m, j)) : 15;
+            cli_buf_printf(b, " % *.8e", wp, res->grad[(size_t)k * res->nparam + j]);
+        }
+        cli_buf_puts(b, "\n");
+    }
+}
+
+/* The model's settings with the options given over them. */
+static mbs_sens_options sens_options(const sens_args *a, const mbs_model *m)
+{
+    mbs_sens_options o = mbs_sens_options_default(m);
+    o.method = a->method >= 0 ? (mbs_sens_method)a->method : MBS_SENS_DDM;
+    if (a->sim.formulation < 0)   /* cs differentiates the RK4 runs of fr; the others default to semi */
+        o.sim.formulation = o.method == MBS_SENS_CS ? MBS_FD_RECURSIVE : MBS_FD_SEMI_RECURSIVE;
+    cli_sim_apply(&a->sim, &o.sim);
+    if (cli_given(a->fd_step)) o.fd_step = a->fd_step;
+    return o;
+}
+
 int cmd_sensitivity(int argc, char **argv)
 {
-    const char *cmd = "sensitivity";
-    const char *form_s = NULL, *ref_s = NULL, *meth_s = NULL, *dt_s = NULL, *tf_s = NULL, *fd_s = NULL;
-    const char *hist_s = NULL, *pos[1];
-    int json = 0, quiet = 0, npos = 0;
-    const cli_option opts[] = {
-        {"--quiet", "-q", NULL, &quiet},
-        {"--formulation", NULL, &form_s, NULL}, {"--ref", NULL, &ref_s, NULL},
-        {"--method", NULL, &meth_s, NULL},      {"--dt", NULL, &dt_s, NULL},
-        {"--tf", NULL, &tf_s, NULL},            {"--fd-step", NULL, &fd_s, NULL},
-        {"--history", NULL, &hist_s, NULL},     {"--json", NULL, NULL, &json},
-    };
-    int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
-    if (rc == CLI_PARSE_HELP) return CLI_EXIT_OK;
-    if (rc != CLI_EXIT_OK) return rc;
-    if (npos != 1) return cli_usage_error(cmd, usage, "missing MODEL argument");
-    int form = -1, loop = -1, ref = -1, meth = MBS_SENS_DDM;
-    double dt = NAN, tf = NAN, fdh = NAN;
-    char *end;
-    if (form_s && (form = mbs_fd_algorithm_from_name(form_s)) < 0 &&
-        ((loop = mbs_loop_formulation_from_name(form_s)) <= 0))
-        return cli_usage_error(cmd, usage, "--formulation: expected fr, semi, matrixr, ali3p, penalty or index1, got '%s'",
-                               form_s);
-    if (ref_s && (ref = mbs_ref_point_from_name(ref_s)) < 0)
-        return cli_usage_error(cmd, usage, "--ref: expected com, origin or joint, got '%s'", ref_s);
-    if (meth_s && (meth = mbs_sens_method_from_name(meth_s)) < 0)
-        return cli_usage_error(cmd, usage, "--method: expected ddm, davm, cavm, fd or cs, got '%s'", meth_s);
-    if (dt_s && (!(dt = strtod(dt_s, &end)) || *end || !(dt > 0) || !isfinite(dt)))
-        return cli_usage_error(cmd, usage, "--dt: expected a positive number, got '%s'", dt_s);
-    if (tf_s && ((tf = strtod(tf_s, &end)), *end || !(tf > 0) || !isfinite(tf)))
-        return cli_usage_error(cmd, usage, "--tf: expected a positive number, got '%s'", tf_s);
-    if (fd_s && ((fdh = strtod(fd_s, &end)), *end || !(fdh > 0) || !isfinite(fdh)))
-        return cli_usage_error(cmd, usage, "--fd-step: expected a positive number, got '%s'", fd_s);
+    const char *cmd = "sensitivity", *pos[1];
+    sens_args a = { .sim = cli_sim_args_absent() };
+    int npos = 0;
+    int rc = cli_parse(&cli_sensitivity_command, argc, argv, &a, pos, &npos);
+    if (rc != CLI_EXIT_OK) return rc == CLI_PARSE_HELP ? CLI_EXIT_OK : rc;
 
-    mbs_model *m = cli_load_model(cmd, pos[0]);
-    if (!m) return CLI_EXIT_FAIL;
-    mbs_sens_options o = mbs_sens_options_default(m);
-    o.method = (mbs_sens_method)meth;
-    if (form >= 0) {
-        o.sim.formulation = (mbs_fd_algorithm)form;
-        o.sim.loop = MBS_LOOP_NONE;   /* fr|semi on the command line overrides a loop formulation of the model file */
-    } else if (loop < 0) {   /* cs differentiates the RK4 runs of fr; the others default to semi */
-        o.sim.formulation = meth == MBS_SENS_CS ? MBS_FD_RECURSIVE : MBS_FD_SEMI_RECURSIVE;
-    }
-    if (loop > 0) o.sim.loop = (mbs_loop_formulation)loop;
-    if (ref >= 0) o.sim.ref = (mbs_ref_point)ref;
-    if (dt_s) o.sim.dt = dt;
-    if (tf_s) o.sim.tf = tf;
-    if (fd_s) o.fd_step = fdh;
-
+    cli_session ses;
+    if (cli_session_open(&ses, cmd, pos[0], -1) != CLI_EXIT_OK) return CLI_EXIT_FAIL;
+    const mbs_model *m = ses.m;
+    mbs_sens_options o = sens_options(&a, m);
     cli_initial_change ic;
     if (cli_initial_change_eval(cmd, m, o.sim.t0, o.sim.loop, &ic) != CLI_EXIT_OK) {
-        mbs_model_free(m);
+        cli_session_close(&ses);
         return CLI_EXIT_FAIL;
     }
     cli_initial_change_note(stderr, cmd, m, &ic);
     /* history: written to a temporary file renamed at the end */
     hist h = { .m = m, .pass = "", .t0 = o.sim.t0, .tf = o.sim.tf, .delay = cli_progress_delay() };
-    h.progress = !quiet && isatty(fileno(stderr));
+    h.progress = !a.quiet && isatty(fileno(stderr));
     if (o.method == MBS_SENS_DAVM || o.method == MBS_SENS_CAVM) h.pass = " (forward pass)";
     clock_gettime(CLOCK_MONOTONIC, &h.start);
     h.last = h.start;
     cli_atomic af = { 0 };
-    if (hist_s) {
-        if (cli_atomic_open(&af, cmd, hist_s, pos[0]) != 0) {
-            mbs_model_free(m);
+    if (a.history) {
+        if (cli_atomic_open(&af, cmd, a.history, pos[0]) != 0) {
+            cli_session_close(&ses);
             return CLI_EXIT_FAIL;
         }
         h.f = af.f;
@@ -214,63 +272,17 @@ int cmd_sensitivity(int argc, char **argv)
     if (rc != CLI_EXIT_OK) {
         if (err.msg[0]) cli_error(cmd, "%s", err.msg);
         mbs_sens_result_free(&res);
-        mbs_model_free(m);
+        cli_session_close(&ses);
         return CLI_EXIT_FAIL;
     }
     const char *fname = o.sim.loop != MBS_LOOP_NONE ? mbs_loop_formulation_name(o.sim.loop)
                                                     : mbs_fd_algorithm_name(o.sim.formulation);
     cli_buf b = {0};
-    if (json) {
-        cli_buf_puts(&b, "{\n  \"model\": ");
-        cli_json_str(&b, mbs_model_name(m));
-        cli_buf_printf(&b, ",\n  \"formulation\": \"%s\",\n  \"ref\": \"%s\",\n  \"method\": \"%s\",\n",
-                       fname, mbs_ref_point_name(o.sim.ref), mbs_sens_method_name(o.method));
-        cli_buf_puts(&b, "  \"dt\": ");
-        cli_json_num(&b, o.sim.dt);
-        cli_buf_puts(&b, ",\n  \"tf\": ");
-        cli_json_num(&b, o.sim.tf);
-        cli_buf_puts(&b, ",\n  \"initial_state\": ");
-        cli_initial_change_json(&b, m, &ic);
-        cli_buf_puts(&b, ",\n  \"objectives\": [");
-        for (int k = 0; k < res.nobj; k++) { if (k) cli_buf_puts(&b, ", "); cli_json_str(&b, mbs_objective_name(m, k)); }
-        cli_buf_puts(&b, "],\n  \"parameters\": [");
-        for (int j = 0; j < res.nparam; j++) { if (j) cli_buf_puts(&b, ", "); cli_json_str(&b, mbs_param_name(m, j)); }
-        cli_buf_puts(&b, "],\n  \"psi\": ");
-        cli_json_vec(&b, res.psi, res.nobj);
-        cli_buf_puts(&b, ",\n  \"gradient\": [");
-        for (int k = 0; k < res.nobj; k++) {
-            cli_buf_puts(&b, k ? ",\n    " : "\n    ");
-            cli_json_vec(&b, res.grad + (size_t)k * res.nparam, res.nparam);
-        }
-        cli_buf_puts(&b, "\n  ],\n  \"wall_seconds\": ");
-        cli_json_num(&b, res.wall_seconds);
-        cli_buf_puts(&b, "\n}\n");
-    } else {
-        cli_buf_printf(&b, "model %s: %s formulation, ref %s, method %s, dt %g, tf %g (%.3f s)\n",
-                       mbs_model_name(m), fname, mbs_ref_point_name(o.sim.ref), mbs_sens_method_name(o.method),
-                       o.sim.dt, o.sim.tf, res.wall_seconds);
-        /* columns as wide as their names (at least 10 and 15) */
-        int wo = 10;
-        for (int k = 0; k < res.nobj; k++)
-            if ((int)strlen(mbs_objective_name(m, k)) > wo) wo = (int)strlen(mbs_objective_name(m, k));
-        cli_buf_printf(&b, "%-*s %15s", wo, "objective", "psi");
-        for (int j = 0; j < res.nparam; j++) {
-            const int wp = (int)strlen(mbs_param_name(m, j)) > 15 ? (int)strlen(mbs_param_name(m, j)) : 15;
-            cli_buf_printf(&b, " %*s", wp, mbs_param_name(m, j));
-        }
-        cli_buf_puts(&b, "\n");
-        for (int k = 0; k < res.nobj; k++) {
-            cli_buf_printf(&b, "%-*s % 15.8e", wo, mbs_objective_name(m, k), res.psi[k]);
-            for (int j = 0; j < res.nparam; j++) {
-                const int wp = (int)strlen(mbs_param_name(m, j)) > 15 ? (int)strlen(mbs_param_name(m, j)) : 15;
-                cli_buf_printf(&b, " % *.8e", wp, res.grad[(size_t)k * res.nparam + j]);
-            }
-            cli_buf_puts(&b, "\n");
-        }
-    }
+    if (a.json) write_json(&b, m, &o, &res, &ic, fname);
+    else write_table(&b, m, &o, &res, fname);
     rc = cli_buf_emit(&b, stdout, cmd);
     cli_buf_free(&b);
     mbs_sens_result_free(&res);
-    mbs_model_free(m);
+    cli_session_close(&ses);
     return rc;
 }

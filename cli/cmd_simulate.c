@@ -33,6 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_options.h"
+#include "cli_session.h"
 #include "cli_util.h"
 #include "shortest.h"
 
@@ -94,44 +96,12 @@ static void usage(FILE *out)
           "  --format FMT        csv (default), json: {\"model\", \"columns\", \"rows\"}, or\n"
           "                      npy: binary, numpy.load gives one record per row with a\n"
           "                      float64 field per column (a['t'], a['NAME.qd'])\n"
-          "  --out FILE          write the CSV to FILE (atomically: temporary file and\n"
+          "  -o, --out FILE      write the CSV to FILE (atomically: temporary file and\n"
           "                      rename; nothing is left behind on failure; devices and\n"
           "                      FIFOs are written to directly); default or '-': standard\n"
           "                      output, once the run has succeeded\n"
           "  -q, --quiet         no summary and no progress\n"
           "  -h, --help          show this help and exit\n", out);
-}
-
-/* ---------------------------------------------------------------- values */
-
-static int parse_double(const char *cmd, const char *opt, const char *s, int positive, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    while (*end == ' ' || *end == '\t') end++;
-    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
-        return cli_usage_error(cmd, usage, "%s: invalid number '%s'", opt, s);
-    if (positive && !(v > 0))
-        return cli_usage_error(cmd, usage, "%s: must be > 0, got %s", opt, s);
-    *out = v;
-    return CLI_EXIT_OK;
-}
-
-static int parse_enum(const char *cmd, const char *opt, const char *s, int (*from_name)(const char *),
-                      const char *choices, int *out)
-{
-    int k = from_name(s);
-    if (k < 0) return cli_usage_error(cmd, usage, "%s: unknown value '%s' (expected %s)", opt, s, choices);
-    *out = k;
-    return CLI_EXIT_OK;
-}
-
-static int tangent_from_name(const char *name)
-{
-    if (!strcmp(name, "fd")) return 0;
-    if (!strcmp(name, "analytic")) return 1;
-    return -1;
 }
 
 /* ---------------------------------------------------------------- output */
@@ -160,6 +130,7 @@ typedef struct {
     double t0, tf, delay;
     struct timespec start, last;
     int shown;
+    double wall;          /* seconds of the run */
 } sink;
 
 static double seconds_since(const struct timespec *a)
@@ -395,268 +366,258 @@ static int collect_outputs(const char *cmd, const mbs_model *m, const char *pose
 
 /* ---------------------------------------------------------------- command */
 
-int cmd_simulate(int argc, char **argv)
+typedef struct {
+    cli_sim_args sim;
+    int format;           /* 0 csv, 1 json, 2 npy */
+    const char *poses, *out;
+    double output_dt;
+    long every;
+    int quiet;
+} sim_args;
+
+static int format_from_name(const char *name)
 {
-    const char *cmd = "simulate";
-    const char *s_integ = NULL, *s_solver = NULL, *s_form = NULL, *s_ref = NULL, *s_dt = NULL, *s_tf = NULL;
-    const char *s_tol = NULL, *s_maxit = NULL, *s_rtol = NULL, *s_atol = NULL, *s_cvm = NULL, *out = NULL;
-    const char *s_tangent = NULL, *s_tupd = NULL;
-    const char *s_pen = NULL, *s_pscale = NULL, *s_proj = NULL, *s_every = NULL, *s_odt = NULL;
-    const char *s_poses = NULL, *s_format = NULL;
-    const char *pos[1];
-    int no_project = 0, quiet = 0, npos = 0;
-    const cli_option opts[] = {
-        {"--integrator", NULL, &s_integ, NULL},   {"--solver", NULL, &s_solver, NULL},
-        {"--formulation", NULL, &s_form, NULL},   {"--ref", NULL, &s_ref, NULL},
-        {"--dt", NULL, &s_dt, NULL},              {"--tf", NULL, &s_tf, NULL},
-        {"--tolerance", NULL, &s_tol, NULL},      {"--max-iterations", NULL, &s_maxit, NULL},
-        {"--rtol", NULL, &s_rtol, NULL},          {"--atol", NULL, &s_atol, NULL},
-        {"--cvodes-method", NULL, &s_cvm, NULL},  {"--no-project", NULL, NULL, &no_project},
-        {"--tangent", NULL, &s_tangent, NULL},    {"--tangent-update", NULL, &s_tupd, NULL},
-        {"--penalty", NULL, &s_pen, NULL},        {"--proj-scale", NULL, &s_pscale, NULL},
-        {"--projection", NULL, &s_proj, NULL},    {"--every", NULL, &s_every, NULL},
-        {"--output-dt", NULL, &s_odt, NULL},
-        {"--poses", NULL, &s_poses, NULL},        {"--format", NULL, &s_format, NULL},
-        {"--out", "-o", &out, NULL},              {"--quiet", "-q", NULL, &quiet},
-    };
-    int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
-    if (rc == CLI_PARSE_HELP) return CLI_EXIT_OK;
-    if (rc != CLI_EXIT_OK) return rc;
-    if (npos != 1) return cli_usage_error(cmd, usage, "missing MODEL argument");
+    return !strcmp(name, "csv") ? 0 : !strcmp(name, "json") ? 1 : !strcmp(name, "npy") ? 2 : -1;
+}
 
-    /* Check the option values before loading the model (usage errors, 2). */
-    if (s_format && strcmp(s_format, "csv") != 0 && strcmp(s_format, "json") != 0 && strcmp(s_format, "npy") != 0)
-        return cli_usage_error(cmd, usage, "--format: unknown value '%s' (expected csv, json or npy)", s_format);
-    int e_integ = -1, e_solver = -1, e_form = -1, e_ref = -1, e_cvm = -1, maxit = 0, e_loop = -1, e_proj = -1;
-    int e_tupd = -1, e_tangent = -1;
-    double dt = 0, tf = 0, tol = 0, rtol = 0, atol = 0, pen = 0, pscale = 0, odt = 0;
-    long every = 1;
-    if (s_form) {   /* fr | semi (open trees), or a closed-loop formulation */
-        e_form = mbs_fd_algorithm_from_name(s_form);
-        if (e_form < 0) {
-            e_loop = mbs_loop_formulation_from_name(s_form);
-            if (e_loop <= 0)
-                return cli_usage_error(cmd, usage, "--formulation: unknown value '%s' (expected fr, semi, ali3p, "
-                                       "matrixr, penalty or index1)", s_form);
-        }
-    }
-    if ((s_proj && (rc = parse_enum(cmd, "--projection", s_proj, mbs_projection_from_name, "penalty or iterative",
-                                    &e_proj))) ||
-        (s_pen && (rc = parse_double(cmd, "--penalty", s_pen, 1, &pen))) ||
-        (s_pscale && (rc = parse_double(cmd, "--proj-scale", s_pscale, 1, &pscale))))
-        return rc;
-    if ((s_integ && (rc = parse_enum(cmd, "--integrator", s_integ, mbs_integrator_from_name,
-                                     "trapezoidal, rk4 or cvodes", &e_integ))) ||
-        (s_solver && (rc = parse_enum(cmd, "--solver", s_solver, mbs_nl_solver_from_name, "newton or fixedpoint",
-                                      &e_solver))) ||
-        (s_ref && (rc = parse_enum(cmd, "--ref", s_ref, mbs_ref_point_from_name, "com, origin or joint", &e_ref))) ||
-        (s_cvm && (rc = parse_enum(cmd, "--cvodes-method", s_cvm, mbs_cvodes_method_from_name, "bdf or adams",
-                                   &e_cvm))) ||
-        (s_tupd && (rc = parse_enum(cmd, "--tangent-update", s_tupd, mbs_tangent_update_from_name,
-                                    "iteration or step", &e_tupd))) ||
-        (s_tangent && (rc = parse_enum(cmd, "--tangent", s_tangent, tangent_from_name, "fd or analytic",
-                                       &e_tangent))) ||
-        (s_dt && (rc = parse_double(cmd, "--dt", s_dt, 1, &dt))) ||
-        (s_tf && (rc = parse_double(cmd, "--tf", s_tf, 0, &tf))) ||
-        (s_tol && (rc = parse_double(cmd, "--tolerance", s_tol, 1, &tol))) ||
-        (s_rtol && (rc = parse_double(cmd, "--rtol", s_rtol, 1, &rtol))) ||
-        (s_atol && (rc = parse_double(cmd, "--atol", s_atol, 1, &atol))) ||
-        (s_odt && (rc = parse_double(cmd, "--output-dt", s_odt, 1, &odt))))
-        return rc;
-    if (s_every && s_odt) return cli_usage_error(cmd, usage, "--every and --output-dt: give one of them");
-    if (s_every) {
-        char *end;
-        errno = 0;
-        every = strtol(s_every, &end, 10);
-        if (end == s_every || *end != '\0' || errno == ERANGE || every < 1 || every > MBS_SIM_MAX_STEPS)
-            return cli_usage_error(cmd, usage, "--every: expected an integer between 1 and %ld, got '%s'",
-                                   MBS_SIM_MAX_STEPS, s_every);
-    }
-    if (s_maxit) {
-        char *end;
-        errno = 0;
-        long v = strtol(s_maxit, &end, 10);
-        if (end == s_maxit || *end != '\0' || errno == ERANGE || v < 1 || v > 1000000)
-            return cli_usage_error(cmd, usage, "--max-iterations: expected an integer between 1 and 1000000, got '%s'",
-                                   s_maxit);
-        maxit = (int)v;
-    }
+#define ROW(NAME, KIND, F) CLI_ROW(sim_args, NAME, NULL, KIND, F)
+#define ROW_NAME(NAME, F, FROM, EXPECTED) CLI_ROW_NAME(sim_args, NAME, F, FROM, EXPECTED)
+static const cli_opt sim_opts[] = {
+    ROW_NAME("--integrator", sim.integrator, mbs_integrator_from_name, "trapezoidal, rk4 or cvodes"),
+    ROW_NAME("--solver", sim.solver, mbs_nl_solver_from_name, "newton or fixedpoint"),
+    ROW_NAME("--formulation", sim.formulation, cli_formulation_from_name,
+             "fr, semi, ali3p, matrixr, penalty or index1"),
+    ROW_NAME("--ref", sim.ref, mbs_ref_point_from_name, "com, origin or joint"),
+    ROW("--dt", CLI_POSITIVE, sim.dt),
+    ROW("--tf", CLI_NUMBER, sim.tf),
+    ROW("--tolerance", CLI_POSITIVE, sim.tolerance),
+    CLI_ROW_COUNT(sim_args, "--max-iterations", sim.max_iterations, 1000000),
+    ROW("--rtol", CLI_POSITIVE, sim.rtol),
+    ROW("--atol", CLI_POSITIVE, sim.atol),
+    ROW_NAME("--cvodes-method", sim.cvodes_method, mbs_cvodes_method_from_name, "bdf or adams"),
+    ROW("--no-project", CLI_FLAG, sim.no_project),
+    ROW_NAME("--tangent", sim.tangent, cli_tangent_from_name, "fd or analytic"),
+    ROW_NAME("--tangent-update", sim.tangent_update, mbs_tangent_update_from_name, "iteration or step"),
+    ROW("--penalty", CLI_POSITIVE, sim.penalty),
+    ROW("--proj-scale", CLI_POSITIVE, sim.proj_scale),
+    ROW_NAME("--projection", sim.projection, mbs_projection_from_name, "penalty or iterative"),
+    CLI_ROW_COUNT(sim_args, "--every", every, MBS_SIM_MAX_STEPS),
+    ROW("--output-dt", CLI_POSITIVE, output_dt),
+    ROW("--poses", CLI_STRING, poses),
+    ROW_NAME("--format", format, format_from_name, "csv, json or npy"),
+    CLI_ROW(sim_args, "--out", "-o", CLI_STRING, out),
+    CLI_ROW(sim_args, "--quiet", "-q", CLI_FLAG, quiet),
+};
+#undef ROW
+#undef ROW_NAME
 
-    mbs_model *m = cli_load_model(cmd, pos[0]);
-    if (!m) return CLI_EXIT_FAIL;
-    mbs_sim_options o = mbs_model_sim_options(m);
-    if (e_integ >= 0) o.integrator = (mbs_integrator_type)e_integ;
-    if (e_solver >= 0) o.solver = (mbs_nl_solver)e_solver;
-    if (e_form >= 0) {
-        o.formulation = (mbs_fd_algorithm)e_form;
-        o.loop = MBS_LOOP_NONE;   /* fr|semi on the command line overrides a loop formulation of the model file */
-    }
-    if (e_ref >= 0) o.ref = (mbs_ref_point)e_ref;
-    if (e_cvm >= 0) o.cvodes_method = (mbs_cvodes_method)e_cvm;
-    if (s_dt) o.dt = dt;
-    if (s_tf) o.tf = tf;
-    if (s_tol) o.tolerance = tol;
-    if (s_rtol) o.rtol = rtol;
-    if (s_atol) o.atol = atol;
-    if (maxit) o.max_iterations = maxit;
-    if (e_tupd >= 0) o.tangent_update = (mbs_tangent_update)e_tupd;
-    if (e_tangent >= 0) o.tangent = e_tangent ? mbs_tangent_analytic : mbs_tangent_fd;
-    if (no_project) o.project = 0;
-    if (e_loop > 0) o.loop = (mbs_loop_formulation)e_loop;
-    if (o.loop == MBS_LOOP_INDEX1 && o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL) {
-        if (e_solver == MBS_SOLVER_NEWTON)
+static const cli_pair sim_pairs[] = {
+    { "--every", "--output-dt", "--every and --output-dt: give one of them" },
+};
+
+const cli_command cli_simulate_command = {
+    "simulate", usage, sim_opts, CLI_NELEM(sim_opts), sim_pairs, CLI_NELEM(sim_pairs),
+    1, 1, "missing MODEL argument", CLI_WORDS_VALUE,
+};
+
+/* The model's simulation settings with the options given over them,
+ * checked; the output interval in steps into *every. */
+static int sim_options(const char *cmd, const sim_args *a, const mbs_model *m, mbs_sim_options *o, long *every)
+{
+    *o = mbs_model_sim_options(m);
+    cli_sim_apply(&a->sim, o);
+    if (o->loop == MBS_LOOP_INDEX1 && o->integrator == MBS_INTEGRATOR_TRAPEZOIDAL) {
+        if (a->sim.solver == MBS_SOLVER_NEWTON)
             fprintf(stderr, "mbsens %s: note: index1 with the trapezoidal rule uses the fixedpoint solver, "
-                            "not %s\n", cmd, mbs_nl_solver_name(o.solver));
-        o.solver = MBS_SOLVER_FIXEDPOINT;   /* as the integrator does (for the summary) */
+                            "not %s\n", cmd, mbs_nl_solver_name(o->solver));
+        o->solver = MBS_SOLVER_FIXEDPOINT;   /* as the integrator does (for the summary) */
     }
-    if (e_proj >= 0) o.projection = (mbs_projection)e_proj;
-    if (s_pen) o.penalty = pen;
-    if (s_pscale) o.proj_scale = pscale;
     mbs_error err;
     memset(&err, 0, sizeof err);
-    if (mbs_sim_options_check(&o, &err) != MBS_OK) {
-        mbs_model_free(m);
-        return cli_usage_error(cmd, usage, "%s", err.msg);
+    if (mbs_sim_options_check(o, &err) != MBS_OK) return cli_usage_error(cmd, usage, "%s", err.msg);
+    *every = a->every ? a->every : 1;
+    if (cli_given(a->output_dt)) {   /* a whole number of steps */
+        const double r = a->output_dt / o->dt;
+        *every = r < 0.5 ? 0 : (long)floor(r + 0.5);
+        if (!(r <= (double)MBS_SIM_MAX_STEPS) || *every < 1 || fabs(r - (double)*every) > 1e-9 * (double)*every)
+            return cli_usage_error(cmd, usage, "--output-dt %g is not a whole multiple of the step dt = %g",
+                                   a->output_dt, o->dt);
     }
-    if (s_odt) {   /* a whole number of steps */
-        const double r = odt / o.dt;
-        every = r < 0.5 ? 0 : (long)floor(r + 0.5);
-        if (!(r <= (double)MBS_SIM_MAX_STEPS) || every < 1 || fabs(r - (double)every) > 1e-9 * (double)every) {
-            mbs_model_free(m);
-            return cli_usage_error(cmd, usage, "--output-dt %g is not a whole multiple of the step dt = %g", odt,
-                                   o.dt);
-        }
-    }
+    return CLI_EXIT_OK;
+}
 
-    cli_initial_change ic;
-    if (cli_initial_change_eval(cmd, m, o.t0, o.loop, &ic) != CLI_EXIT_OK) {
-        mbs_model_free(m);
+/* The sink's destination: --out (atomically), else the spool. */
+static int sink_open(sink *s, cli_atomic *af, const char *out, const char *model_path)
+{
+    if (!out) return (s->f = cli_spool_open(s->cmd)) ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+    if (cli_atomic_open(af, s->cmd, out, model_path) != 0) return CLI_EXIT_FAIL;
+    s->f = af->f;
+    if (s->npy && !af->tmp) {   /* its header is rewritten at the end */
+        cli_error(s->cmd, "--format npy: '%s' is a device or a FIFO; write to a file or to standard output", out);
+        cli_atomic_abort(af);
+        s->f = NULL;
         return CLI_EXIT_FAIL;
     }
-    cli_initial_change_note(stderr, cmd, m, &ic);
-    const int to_file = out && strcmp(out, "-") != 0;
+    return CLI_EXIT_OK;
+}
+
+static int sink_init(sink *s, const sim_args *a, const mbs_model *m, const mbs_sim_options *o, long every,
+                     const cli_initial_change *ic)
+{
+    memset(s, 0, sizeof *s);
+    s->cmd = "simulate";
+    s->m = m;
+    s->initial = ic;
+    s->nq = mbs_model_nq(m);
+    s->json = a->format == 1;
+    s->npy = a->format == 2;
+    int rc = collect_outputs(s->cmd, m, a->poses, &s->outs, &s->nout);
+    if (rc != CLI_EXIT_OK) return rc;
+    s->violation = o->loop != MBS_LOOP_NONE;
+    s->every = every;
+    s->t0 = o->t0;
+    s->tf = o->tf;
+    s->progress = !a->quiet && isatty(fileno(stderr));
+    s->delay = cli_progress_delay();
+    clock_gettime(CLOCK_MONOTONIC, &s->start);
+    s->last = s->start;
+    s->vals = calloc(MBS_OUTPUT_MAX_COLUMNS, sizeof(double));
+    if (!s->vals) {
+        cli_error(s->cmd, "out of memory");
+        return CLI_EXIT_FAIL;
+    }
+    return CLI_EXIT_OK;
+}
+
+static void sink_free(sink *s)
+{
+    free(s->vals);
+    free(s->outs);
+    for (int k = 0; k < s->nseen; k++) free(s->seen[k]);
+    free(s->seen);
+    cli_buf_free(&s->names);
+}
+
+/* The run into the sink; the file committed (or the spool copied to
+ * standard output) when it succeeded, removed otherwise. */
+static int run(sink *s, cli_atomic *af, const char *out, const mbs_model *m, mbs_data *d, const mbs_sim_options *o,
+               mbs_sim_stats *st)
+{
+    mbs_error err;
+    memset(&err, 0, sizeof err);
+    header(s);
+    int status = mbs_simulate(m, d, o, NULL, NULL, on_step, s, st, &err);
+    if (status == MBS_OK && s->json) emit_str(s, "\n]}\n");
+    if (status == MBS_OK && s->npy) npy_finish(s);
+    if (status == MBS_OK && s->write_error) status = MBS_ERR_IO;
+    s->wall = seconds_since(&s->start);
+    if (s->shown) fputs("\r\033[K", stderr);
+    int rc = CLI_EXIT_OK;
+    if (status != MBS_OK) {
+        if (s->write_error && out)
+            cli_error(s->cmd, "cannot write '%s': %s (at t = %g)", out, strerror(s->write_error), s->tlast);
+        else if (s->write_error)
+            cli_error(s->cmd, "cannot write the temporary copy of the CSV (TMPDIR): %s (at t = %g)",
+                      strerror(s->write_error), s->tlast);
+        else
+            cli_error(s->cmd, "%s", s->failed ? mbs_data_error(d) : err.msg);
+        rc = CLI_EXIT_FAIL;
+    }
+    if (out) {
+        if (rc) cli_atomic_abort(af);
+        else if (cli_atomic_commit(af, s->cmd, NULL) != 0) rc = CLI_EXIT_FAIL;
+    } else {
+        if (rc) fclose(s->f);
+        else rc = cli_spool_emit(s->f, stdout, s->cmd);
+    }
+    return rc;
+}
+
+/* The iterations line of the summary. */
+static void summary_iterations(const mbs_sim_options *o, const mbs_sim_stats *st)
+{
+    const int trap = o->integrator == MBS_INTEGRATOR_TRAPEZOIDAL, newton = o->solver == MBS_SOLVER_NEWTON;
+    if (trap && o->loop != MBS_LOOP_NONE && o->loop != MBS_LOOP_INDEX1)
+        /* closed-loop steppers: exact tangent sweeps, the force part kept across steps by default */
+        fprintf(stderr, "  iterations       mean %.2f, max %d per step (newton, tangent %s)\n", st->iterations_mean,
+                st->iterations_max, o->tangent_keep ? "analytic, force part kept" : "analytic");
+    else if (trap)
+        fprintf(stderr, "  iterations       mean %.2f, max %d per step (%s%s%s%s)\n", st->iterations_mean,
+                st->iterations_max, mbs_nl_solver_name(o->solver), newton ? ", tangent " : "",
+                newton ? (o->tangent == mbs_tangent_fd ? "fd" : "analytic") : "",
+                newton && o->tangent_update == MBS_TANGENT_STEP ? " once per step" : "");
+    else if (o->integrator == MBS_INTEGRATOR_CVODES)
+        fprintf(stderr, "  iterations       %ld nonlinear (%.2f per step), %ld error-test failures\n",
+                st->iterations, st->iterations_mean, st->error_test_fails);
+}
+
+/* The summary on standard error. */
+static void summary(const sink *s, const mbs_sim_options *o, const mbs_sim_stats *st, const char *out)
+{
+    fprintf(stderr, "mbsens simulate: %s, %s", mbs_model_name(s->m), mbs_integrator_name(o->integrator));
+    if (o->integrator == MBS_INTEGRATOR_TRAPEZOIDAL) fprintf(stderr, " (%s)", mbs_nl_solver_name(o->solver));
+    if (o->integrator == MBS_INTEGRATOR_CVODES)
+        fprintf(stderr, " (%s, rtol %g, atol %g)", mbs_cvodes_method_name(o->cvodes_method), o->rtol, o->atol);
+    fprintf(stderr, ", formulation %s, ref %s, dt %g, t = %g .. %g\n",
+            o->loop != MBS_LOOP_NONE ? mbs_loop_formulation_name(o->loop) : mbs_fd_algorithm_name(o->formulation),
+            mbs_ref_point_name(o->ref), o->dt, o->t0, o->tf);
+    if (s->every > 1)
+        fprintf(stderr, "  steps            %ld (%ld output rows, one every %ld dt)\n", st->steps, s->rows,
+                s->every);
+    else
+        fprintf(stderr, "  steps            %ld (%ld output rows)\n", st->steps, s->rows);
+    cli_initial_change_summary(stderr, s->m, s->initial);
+    summary_iterations(o, st);
+    fprintf(stderr, "  evaluations      %ld dynamics, %ld tangents/Jacobians\n", st->fevals, st->tangent_evals);
+    double scale = fabs(st->energy0) > 0 ? fabs(st->energy0) : 1;
+    fprintf(stderr, "  energy drift     %.3e (max |E - E0|; relative %.3e; E0 = %.9g)\n", st->energy_drift,
+            st->energy_drift / scale, st->energy0);
+    if (o->loop != MBS_LOOP_NONE) {
+        fprintf(stderr, "  constraints      max |Phi| %.3e, |dPhi/dt| %.3e, |d2Phi/dt2| %.3e\n", st->violation[0],
+                st->violation[1], st->violation[2]);
+        if (o->loop == MBS_LOOP_ALI3P)
+            fprintf(stderr, "  projections      %ld velocity, %ld acceleration (%s, alpha %g, varsigma %g)\n",
+                    st->projections[0], st->projections[1], mbs_projection_name(o->projection), o->penalty,
+                    o->proj_scale);
+    }
+    fprintf(stderr, "  Euler drift      %.3e (max ||p| - 1| before %s)\n", st->euler_drift,
+            o->project ? "projection" : "any projection: projection off");
+    fprintf(stderr, "  wall time        %.3f s\n", s->wall);
+    if (out) fprintf(stderr, "  wrote            %s\n", out);
+}
+
+int cmd_simulate(int argc, char **argv)
+{
+    const char *cmd = "simulate", *pos[1];
+    sim_args a = { .sim = cli_sim_args_absent() };
+    int npos = 0;
+    int rc = cli_parse(&cli_simulate_command, argc, argv, &a, pos, &npos);
+    if (rc != CLI_EXIT_OK) return rc == CLI_PARSE_HELP ? CLI_EXIT_OK : rc;
+    const char *out = a.out && strcmp(a.out, "-") != 0 ? a.out : NULL;
+
+    cli_session ses;
+    if (cli_session_open(&ses, cmd, pos[0], -1) != CLI_EXIT_OK) return CLI_EXIT_FAIL;
+    mbs_sim_options o;
+    long every = 1;
+    cli_initial_change ic;
     sink s;
     memset(&s, 0, sizeof s);
-    s.cmd = cmd;
-    s.m = m;
-    s.initial = &ic;
-    s.nq = mbs_model_nq(m);
-    s.json = s_format && strcmp(s_format, "json") == 0;
-    s.npy = s_format && strcmp(s_format, "npy") == 0;
-    if ((rc = collect_outputs(cmd, m, s_poses, &s.outs, &s.nout)) != CLI_EXIT_OK) {
-        mbs_model_free(m);
-        return rc;
+    if ((rc = sim_options(cmd, &a, ses.m, &o, &every)) != CLI_EXIT_OK) goto done;
+    if (cli_initial_change_eval(cmd, ses.m, o.t0, o.loop, &ic) != CLI_EXIT_OK) {
+        rc = CLI_EXIT_FAIL;
+        goto done;
     }
-    s.violation = o.loop != MBS_LOOP_NONE;
-    s.every = every;
-    s.t0 = o.t0;
-    s.tf = o.tf;
-    s.progress = !quiet && isatty(fileno(stderr));
-    s.delay = cli_progress_delay();
-    clock_gettime(CLOCK_MONOTONIC, &s.start);
-    s.last = s.start;
-    s.vals = calloc(MBS_OUTPUT_MAX_COLUMNS, sizeof(double));
-    mbs_data *d = mbs_data_create(m, &err);
+    cli_initial_change_note(stderr, cmd, ses.m, &ic);
+    if ((rc = sink_init(&s, &a, ses.m, &o, every, &ic)) != CLI_EXIT_OK) goto done;
+    if ((rc = cli_session_data(&ses, cmd, o.ref)) != CLI_EXIT_OK) goto done;
     cli_atomic af = { 0 };
-    rc = CLI_EXIT_OK;
-    if (!d || !s.vals) {
-        cli_error(cmd, "%s", d ? "out of memory" : err.msg);
-        rc = CLI_EXIT_FAIL;
-    }
-    if (!rc && to_file) {
-        if (cli_atomic_open(&af, cmd, out, pos[0]) != 0) rc = CLI_EXIT_FAIL;
-        s.f = af.f;
-        if (!rc && s.npy && !af.tmp) {   /* its header is rewritten at the end */
-            cli_error(cmd, "--format npy: '%s' is a device or a FIFO; write to a file or to standard output", out);
-            cli_atomic_abort(&af);
-            s.f = NULL;
-            rc = CLI_EXIT_FAIL;
-        }
-    } else if (!rc && !(s.f = cli_spool_open(cmd))) {
-        rc = CLI_EXIT_FAIL;
-    }
+    if ((rc = sink_open(&s, &af, out, pos[0])) != CLI_EXIT_OK) goto done;
     mbs_sim_stats st;
     memset(&st, 0, sizeof st);
-    int status = MBS_OK;
-    if (!rc) {
-        header(&s);
-        status = mbs_simulate(m, d, &o, NULL, NULL, on_step, &s, &st, &err);
-        if (status == MBS_OK && s.json) emit_str(&s, "\n]}\n");
-        if (status == MBS_OK && s.npy) npy_finish(&s);
-        if (status == MBS_OK && s.write_error) status = MBS_ERR_IO;
-    }
-    double wall = seconds_since(&s.start);
-    if (s.shown) fputs("\r\033[K", stderr);
-    if (!rc && status != MBS_OK) {
-        if (s.write_error && to_file)
-            cli_error(cmd, "cannot write '%s': %s (at t = %g)", out, strerror(s.write_error), s.tlast);
-        else if (s.write_error)
-            cli_error(cmd, "cannot write the temporary copy of the CSV (TMPDIR): %s (at t = %g)",
-                      strerror(s.write_error), s.tlast);
-        else
-            cli_error(cmd, "%s", s.failed ? mbs_data_error(d) : err.msg);
-        rc = CLI_EXIT_FAIL;
-    }
-    if (to_file && af.f) {
-        if (rc) cli_atomic_abort(&af);
-        else if (cli_atomic_commit(&af, cmd, NULL) != 0) rc = CLI_EXIT_FAIL;
-    } else if (!to_file && s.f) {
-        if (rc) fclose(s.f);
-        else rc = cli_spool_emit(s.f, stdout, cmd);
-    }
-    if (!rc && !quiet) {
-        const int trap = o.integrator == MBS_INTEGRATOR_TRAPEZOIDAL;
-        fprintf(stderr, "mbsens simulate: %s, %s", mbs_model_name(m), mbs_integrator_name(o.integrator));
-        if (trap) fprintf(stderr, " (%s)", mbs_nl_solver_name(o.solver));
-        if (o.integrator == MBS_INTEGRATOR_CVODES)
-            fprintf(stderr, " (%s, rtol %g, atol %g)", mbs_cvodes_method_name(o.cvodes_method), o.rtol, o.atol);
-        fprintf(stderr, ", formulation %s, ref %s, dt %g, t = %g .. %g\n",
-                o.loop != MBS_LOOP_NONE ? mbs_loop_formulation_name(o.loop) : mbs_fd_algorithm_name(o.formulation),
-                mbs_ref_point_name(o.ref), o.dt, o.t0, o.tf);
-        if (every > 1)
-            fprintf(stderr, "  steps            %ld (%ld output rows, one every %ld dt)\n", st.steps, s.rows,
-                    every);
-        else
-            fprintf(stderr, "  steps            %ld (%ld output rows)\n", st.steps, s.rows);
-
-        cli_initial_change_summary(stderr, m, &ic);
-        if (trap && o.loop != MBS_LOOP_NONE && o.loop != MBS_LOOP_INDEX1)
-            /* closed-loop steppers: exact tangent sweeps, the force part kept across steps by default */
-            fprintf(stderr, "  iterations       mean %.2f, max %d per step (newton, tangent %s)\n",
-                    st.iterations_mean, st.iterations_max,
-                    o.tangent_keep ? "analytic, force part kept" : "analytic");
-        else if (trap)
-            fprintf(stderr, "  iterations       mean %.2f, max %d per step (%s%s%s%s)\n", st.iterations_mean,
-                    st.iterations_max, mbs_nl_solver_name(o.solver),
-                    o.solver == MBS_SOLVER_NEWTON ? ", tangent " : "",
-                    o.solver == MBS_SOLVER_NEWTON ? (o.tangent == mbs_tangent_fd ? "fd" : "analytic") : "",
-                    o.solver == MBS_SOLVER_NEWTON && o.tangent_update == MBS_TANGENT_STEP ? " once per step" : "");
-        else if (o.integrator == MBS_INTEGRATOR_CVODES)
-            fprintf(stderr, "  iterations       %ld nonlinear (%.2f per step), %ld error-test failures\n",
-                    st.iterations, st.iterations_mean, st.error_test_fails);
-        fprintf(stderr, "  evaluations      %ld dynamics, %ld tangents/Jacobians\n", st.fevals, st.tangent_evals);
-        double scale = fabs(st.energy0) > 0 ? fabs(st.energy0) : 1;
-        fprintf(stderr, "  energy drift     %.3e (max |E - E0|; relative %.3e; E0 = %.9g)\n", st.energy_drift,
-                st.energy_drift / scale, st.energy0);
-        if (o.loop != MBS_LOOP_NONE) {
-            fprintf(stderr, "  constraints      max |Phi| %.3e, |dPhi/dt| %.3e, |d2Phi/dt2| %.3e\n", st.violation[0],
-                    st.violation[1], st.violation[2]);
-            if (o.loop == MBS_LOOP_ALI3P)
-                fprintf(stderr, "  projections      %ld velocity, %ld acceleration (%s, alpha %g, varsigma %g)\n",
-                        st.projections[0], st.projections[1], mbs_projection_name(o.projection), o.penalty,
-                        o.proj_scale);
-        }
-        fprintf(stderr, "  Euler drift      %.3e (max ||p| - 1| before %s)\n", st.euler_drift,
-                o.project ? "projection" : "any projection: projection off");
-        fprintf(stderr, "  wall time        %.3f s\n", wall);
-        if (to_file) fprintf(stderr, "  wrote            %s\n", out);
-    }
-    free(s.vals);
-    free(s.outs);
-    for (int k = 0; k < s.nseen; k++) free(s.seen[k]);
-    free(s.seen);
-    cli_buf_free(&s.names);
-    mbs_data_free(d);
-    mbs_model_free(m);
+    rc = run(&s, &af, out, ses.m, ses.d, &o, &st);
+    if (!rc && !a.quiet) summary(&s, &o, &st, out);
+done:
+    sink_free(&s);
+    cli_session_close(&ses);
     return rc;
 }

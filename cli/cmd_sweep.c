@@ -13,6 +13,7 @@
 
 #include <omp.h>
 
+#include "cli_options.h"
 #include "cli_util.h"
 #include "sweep.h"
 
@@ -140,35 +141,45 @@ static int sweep_local(const char *cmd, const sweep_opts *o)
     return rc;
 }
 
+typedef struct {
+    sweep_opts o;
+    const char *threads, *chunk;
+} sweep_args;
+
+static const cli_opt sweep_rows[] = {
+    CLI_ROW(sweep_args, "--threads", NULL, CLI_STRING, threads),
+    CLI_ROW(sweep_args, "--csv", NULL, CLI_STRING, o.csv),
+    CLI_ROW(sweep_args, "--json", NULL, CLI_STRING, o.json),
+    CLI_ROW(sweep_args, "--checkpoint", NULL, CLI_STRING, o.ckpt),
+    CLI_ROW(sweep_args, "--chunk", NULL, CLI_STRING, chunk),
+    CLI_ROW(sweep_args, "--resume", NULL, CLI_FLAG, o.resume),
+    CLI_ROW(sweep_args, "--serve-only", NULL, CLI_FLAG, o.serve_only),
+    CLI_ROW(sweep_args, "--stats", NULL, CLI_FLAG, o.stats),
+};
+
+const cli_command cli_sweep_command = {
+    "sweep", usage, sweep_rows, CLI_NELEM(sweep_rows), NULL, 0, 1, 1, "missing SPEC argument", CLI_WORDS_VALUE,
+};
+
 int cmd_sweep(int argc, char **argv)
 {
     const char *cmd = "sweep";
-    const char *threads_s = NULL, *chunk_s = NULL, *pos[1];
-    sweep_opts o = {0};
+    const char *pos[1];
+    sweep_args a;
+    memset(&a, 0, sizeof a);
     int npos = 0;
-    const cli_option opts[] = {
-        {"--threads", NULL, &threads_s, NULL}, {"--csv", NULL, &o.csv, NULL},
-        {"--json", NULL, &o.json, NULL},       {"--checkpoint", NULL, &o.ckpt, NULL},
-        {"--chunk", NULL, &chunk_s, NULL},     {"--resume", NULL, NULL, &o.resume},
-        {"--serve-only", NULL, NULL, &o.serve_only}, {"--stats", NULL, NULL, &o.stats},
-    };
-    int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
-    if (rc == CLI_PARSE_HELP)
-        return CLI_EXIT_OK;
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    if (npos != 1)
-        return cli_usage_error(cmd, usage, "missing SPEC argument");
-    o.spec = pos[0];
-    if (threads_s && parse_count(cmd, "--threads", threads_s, &o.threads) != CLI_EXIT_OK)
+    int rc = cli_parse(&cli_sweep_command, argc, argv, &a, pos, &npos);
+    if (rc != CLI_EXIT_OK) return rc == CLI_PARSE_HELP ? CLI_EXIT_OK : rc;
+    a.o.spec = pos[0];
+    if (a.threads && parse_count(cmd, "--threads", a.threads, &a.o.threads) != CLI_EXIT_OK)
         return CLI_EXIT_USAGE;
-    if (chunk_s && parse_count(cmd, "--chunk", chunk_s, &o.chunk) != CLI_EXIT_OK)
+    if (a.chunk && parse_count(cmd, "--chunk", a.chunk, &a.o.chunk) != CLI_EXIT_OK)
         return CLI_EXIT_USAGE;
-    if (o.resume && !o.ckpt)
+    if (a.o.resume && !a.o.ckpt)
         return cli_usage_error(cmd, usage, "--resume needs --checkpoint FILE");
-    if (o.csv && o.json && strcmp(o.csv, o.json) == 0)
+    if (a.o.csv && a.o.json && strcmp(a.o.csv, a.o.json) == 0)
         return cli_usage_error(cmd, usage, "--csv and --json name the same file");
     if (sweep_mpi_launched())
-        return sweep_mpi_main(cmd, &o);
-    return sweep_local(cmd, &o);
+        return sweep_mpi_main(cmd, &a.o);
+    return sweep_local(cmd, &a.o);
 }

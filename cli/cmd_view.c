@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_options.h"
 #include "view_page.h"
 
 extern const char mbs_viewer_page[];
@@ -132,22 +133,25 @@ static int write_page(const char *cmd, const char *out, const char *input, const
     return rc;
 }
 
+static const cli_opt view_opts[] = {
+    CLI_ROW(view_args, "--output", "-o", CLI_STRING, out),
+    CLI_ROW(view_args, "--sensitivity", NULL, CLI_STRING, sens),
+    CLI_ROW(view_args, "--trace", NULL, CLI_STRING, trace),
+    CLI_ROW(view_args, "--title", NULL, CLI_STRING, title),
+};
+
+const cli_command cli_view_command = {
+    "view", usage, view_opts, CLI_NELEM(view_opts), NULL, 0, 2, 1, "missing MODEL argument", CLI_WORDS_VALUE,
+};
+
 int cmd_view(int argc, char **argv)
 {
     const char *cmd = "view";
-    view_args a = { 0 };
     const char *pos[2];
+    view_args a = { 0 };
     int npos = 0;
-    const cli_option opts[] = {
-        {"--output", "-o", &a.out, NULL},
-        {"--sensitivity", NULL, &a.sens, NULL},
-        {"--trace", NULL, &a.trace, NULL},
-        {"--title", NULL, &a.title, NULL},
-    };
-    int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 2, &npos, usage);
-    if (rc == CLI_PARSE_HELP) return CLI_EXIT_OK;
-    if (rc != CLI_EXIT_OK) return rc;
-    if (npos < 1) return cli_usage_error(cmd, usage, "missing MODEL argument");
+    int rc = cli_parse(&cli_view_command, argc, argv, &a, pos, &npos);
+    if (rc != CLI_EXIT_OK) return rc == CLI_PARSE_HELP ? CLI_EXIT_OK : rc;
     if (!a.out || !strcmp(a.out, "-")) return cli_usage_error(cmd, usage, "give the page's file with -o FILE.html");
     a.model = pos[0];
     a.csv = npos > 1 ? pos[1] : NULL;
