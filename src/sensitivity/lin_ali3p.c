@@ -45,6 +45,7 @@
  */
 #include <lapacke.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -549,54 +550,84 @@ numeric:
                          d->err[0] ? d->err : "not finite");
 }
 
+/* Column j (Yin_j, e_j) through the step's linear algebra into Yout_j,
+ * with the scratch of w (zp, zdp, zddn, wv, v, rhs, x1, y; dphi, dphid,
+ * dphidd, viol): a thread's copy of w (sens_ali_lin_thread) has its own. */
+static void ali_column(sens_ali_lin *w, int j, const double *Yin, double *Yout)
+{
+    const int n = w->n, nc = w->nc, vel = w->vel, acc = w->acc, iterative = w->iterative;
+    const size_t N = (size_t)n;
+    const double h = w->h, sa = w->sa, kh = BETA * h * h, c1 = GAMMA / (BETA * h), d1 = 1 / kh;
+    double *out = Yout + (size_t)j * 3 * N, *z1 = out, *zd1 = out + N, *zdd1 = out + 2 * N;
+    const double *y = Yin + (size_t)j * 3 * N, *yd = y + N, *ydd = y + 2 * N;
+    for (int i = 0; i < n; i++) {
+        w->zp[i] = y[i] + h * yd[i] + 0.5 * h * h * ydd[i];
+        w->zdp[i] = yd[i] + h * ydd[i];
+        w->zddn[i] = ydd[i];
+    }
+    /* w = F_z z_p' + F_zd zd_p' + M zdd_n' (+ F_rho), dPhi = Phi z_p' (+ Phi_rho) */
+    mv(n, n, w->Fz, w->zp, w->wv, 0);
+    mv(n, n, w->Fzd, w->zdp, w->wv, 1);
+    mv(n, n, w->M, w->zddn, w->wv, 1);
+    mbs_form_Pv(n, nc, w->Phi, w->zp, w->dphi);
+    for (int i = 0; i < n; i++) w->wv[i] += w->Fp[(size_t)j * N + i];
+    for (int i = 0; i < nc; i++) w->dphi[i] += w->Pp[(size_t)j * nc + i];
+    stage_solve(w, kh, w->wv, w->dphi, w->v);
+    for (int i = 0; i < n; i++) {
+        z1[i] = w->zp[i] + w->v[i];
+        zd1[i] = w->zdp[i] + c1 * w->v[i];
+        zdd1[i] = w->zddn[i] + d1 * w->v[i];
+    }
+    /* velocity projection: zd1 holds zd*' */
+    if (vel) {
+        mv(n, n, w->Hv, z1, w->rhs, 0);
+        mv(nc, n, w->Vz, z1, w->dphid, 0);
+        for (int i = 0; i < n; i++) w->rhs[i] += w->Hvp[(size_t)j * N + i];
+        for (int i = 0; i < nc; i++) w->dphid[i] += w->Vp[(size_t)j * nc + i];
+        for (int i = 0; i < n; i++) w->rhs[i] = -w->rhs[i];
+        proj_apply(w, iterative, sa, zd1, w->rhs, w->dphid, zd1);
+    }
+    if (acc) {
+        mv(n, n, w->Ha, z1, w->rhs, 0);
+        mv(nc, n, w->Az, z1, w->dphidd, 0);
+        mv(nc, n, w->Azd, zd1, w->dphidd, 1);
+        for (int i = 0; i < n; i++) w->rhs[i] += w->Hap[(size_t)j * N + i];
+        for (int i = 0; i < nc; i++) w->dphidd[i] += w->Ap[(size_t)j * nc + i];
+        for (int i = 0; i < n; i++) w->rhs[i] = -w->rhs[i];
+        proj_apply(w, iterative, sa, zdd1, w->rhs, w->dphidd, zdd1);
+    }
+}
+
+size_t sens_ali_lin_thread_ws(const sens_ali_lin *w)
+{
+    return 8 * ((size_t)w->n + 1) + 4 * ((size_t)w->nc + 1);
+}
+
+void sens_ali_lin_thread(const sens_ali_lin *w, double *ws, sens_ali_lin *wt)
+{
+    const size_t N = (size_t)w->n + 1, C = (size_t)w->nc + 1;
+    *wt = *w;
+    double **vn[] = { &wt->zp, &wt->zdp, &wt->zddn, &wt->wv, &wt->v, &wt->rhs, &wt->x1, &wt->y };
+    for (size_t k = 0; k < sizeof vn / sizeof vn[0]; k++) { *vn[k] = ws; ws += N; }
+    double **vc[] = { &wt->dphi, &wt->dphid, &wt->dphidd, &wt->viol };
+    for (size_t k = 0; k < sizeof vc / sizeof vc[0]; k++) { *vc[k] = ws; ws += C; }
+}
+
 int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, const sens_ali_rec *st,
                       const double *Yin, double *Yout, mbs_error *err)
 {
     int rc = sens_ali_lin_form(w, r, so, st, err);
     if (rc) return rc;
-    const int n = w->n, nc = w->nc, np = w->np, vel = w->vel, acc = w->acc, iterative = w->iterative;
-    const size_t N = (size_t)n;
-    const double h = w->h, sa = w->sa, kh = BETA * h * h, c1 = GAMMA / (BETA * h), d1 = 1 / kh;
-    /* every column (Yin_j, e_j) through the step's linear algebra */
-    for (int j = 0; j < np; j++) {
-        double *out = Yout + (size_t)j * 3 * N, *z1 = out, *zd1 = out + N, *zdd1 = out + 2 * N;
-        const double *y = Yin + (size_t)j * 3 * N, *yd = y + N, *ydd = y + 2 * N;
-        for (int i = 0; i < n; i++) {
-            w->zp[i] = y[i] + h * yd[i] + 0.5 * h * h * ydd[i];
-            w->zdp[i] = yd[i] + h * ydd[i];
-            w->zddn[i] = ydd[i];
+    /* the columns on the threads of r's team, each with its own scratch */
+#pragma omp parallel num_threads(sens_team_size(r)) if (sens_team_size(r) > 1)
+    {
+        const int th = omp_get_thread_num(), nth = omp_get_num_threads();
+        sens_ali_lin wt, *wc = w;
+        if (th > 0) {
+            sens_ali_lin_thread(w, sens_team_ws(r, th), &wt);
+            wc = &wt;
         }
-        /* w = F_z z_p' + F_zd zd_p' + M zdd_n' (+ F_rho), dPhi = Phi z_p' (+ Phi_rho) */
-        mv(n, n, w->Fz, w->zp, w->wv, 0);
-        mv(n, n, w->Fzd, w->zdp, w->wv, 1);
-        mv(n, n, w->M, w->zddn, w->wv, 1);
-        mbs_form_Pv(n, nc, w->Phi, w->zp, w->dphi);
-        for (int i = 0; i < n; i++) w->wv[i] += w->Fp[(size_t)j * N + i];
-        for (int i = 0; i < nc; i++) w->dphi[i] += w->Pp[(size_t)j * nc + i];
-        stage_solve(w, kh, w->wv, w->dphi, w->v);
-        for (int i = 0; i < n; i++) {
-            z1[i] = w->zp[i] + w->v[i];
-            zd1[i] = w->zdp[i] + c1 * w->v[i];
-            zdd1[i] = w->zddn[i] + d1 * w->v[i];
-        }
-        /* velocity projection: zd1 holds zd*' */
-        if (vel) {
-            mv(n, n, w->Hv, z1, w->rhs, 0);
-            mv(nc, n, w->Vz, z1, w->dphid, 0);
-            for (int i = 0; i < n; i++) w->rhs[i] += w->Hvp[(size_t)j * N + i];
-            for (int i = 0; i < nc; i++) w->dphid[i] += w->Vp[(size_t)j * nc + i];
-            for (int i = 0; i < n; i++) w->rhs[i] = -w->rhs[i];
-            proj_apply(w, iterative, sa, zd1, w->rhs, w->dphid, zd1);
-        }
-        if (acc) {
-            mv(n, n, w->Ha, z1, w->rhs, 0);
-            mv(nc, n, w->Az, z1, w->dphidd, 0);
-            mv(nc, n, w->Azd, zd1, w->dphidd, 1);
-            for (int i = 0; i < n; i++) w->rhs[i] += w->Hap[(size_t)j * N + i];
-            for (int i = 0; i < nc; i++) w->dphidd[i] += w->Ap[(size_t)j * nc + i];
-            for (int i = 0; i < n; i++) w->rhs[i] = -w->rhs[i];
-            proj_apply(w, iterative, sa, zdd1, w->rhs, w->dphidd, zdd1);
-        }
+        for (int j = th; j < w->np; j += nth) ali_column(wc, j, Yin, Yout);
     }
     return MBS_OK;
 }
