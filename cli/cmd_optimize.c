@@ -22,6 +22,7 @@
 
 #include "cli_util.h"
 #include "opt_stop.h"
+#include "optimize_multistart.h"
 #include "mbsens/optimize.h"
 
 static void usage(FILE *out)
@@ -35,13 +36,15 @@ static void usage(FILE *out)
           "                       [--continuation-start T] [--continuation-step T]\n"
           "                       [--out RESULT.json] [--model-out OPT.json] [--history HIST.csv]\n"
           "                       [--plot PLOT.svg] [--plot-point BODY.POINT.C | --plot-coord NAME[.qd]]\n"
-          "                       [--plot-ref FUNCTION] [--quiet]\n"
+          "                       [--plot-ref FUNCTION] [--quiet] [--threads N]\n"
+          "                       [--multistart N [--seed S] [--json]]\n"
+          "       mpirun -np K mbsens optimize MODEL --multistart N ...\n"
           "\n"
           "Minimizes one objective of MODEL (its \"objectives\" section; default the\n"
           "first) or a weighted sum of all of them, over its design parameters within\n"
           "their bounds, with NLopt and the analytical trajectory sensitivities.\n"
-          "\n"
-          "Options:\n"
+          "\n", out);
+    fputs("Options:\n"
           "  --objective NAME     the objective to minimize (default: the first)\n"
           "  --weights W,...      minimize sum_k W_k psi_k (one weight per objective)\n"
           "  --algorithm A        lbfgs (default), slsqp or mma (NLopt, with bounds)\n"
@@ -75,6 +78,16 @@ static void usage(FILE *out)
           "  --plot-coord NAME    a coordinate (NAME) or its velocity (NAME.qd)\n"
           "  --plot-ref FUNCTION  also draw this time function of the model (a reference)\n"
           "  --quiet              no progress lines\n"
+          "  --threads N          threads: of the starts with --multistart (default: OMP_NUM_THREADS,\n"
+          "                       else the cores), else of each gradient (ddm columns, fd runs;\n"
+          "                       default 1); 0: OpenMP's default\n"
+          "  --multistart N       N optimizations from starts drawn uniformly within the free\n"
+          "                       parameters' bounds (on threads; under mpirun, handed out to the\n"
+          "                       ranks); prints every start's outcome and the best; --out FILE\n"
+          "                       writes them as JSON (no --model-out, --history, --plot)\n"
+          "  --seed S             multistart: the seed of the starts' draws (1)\n"
+          "  --json               multistart: the JSON report on standard output instead of\n"
+          "                       the text\n"
           "  -h, --help           show this help and exit\n", out);
 }
 
@@ -583,8 +596,8 @@ int cmd_optimize(int argc, char **argv)
     const char *dt_s = NULL, *tf_s = NULL, *mi_s = NULL, *me_s = NULL, *xtol_s = NULL, *ftol_s = NULL;
     const char *pg_s = NULL, *sc_s = NULL, *fix_s = NULL, *free_s = NULL, *cs_s = NULL, *cst_s = NULL;
     const char *out_s = NULL, *mout_s = NULL, *hist_s = NULL, *plot_s = NULL, *pp_s = NULL, *pc_s = NULL;
-    const char *pr_s = NULL, *pos[1];
-    int cont = 0, quiet = 0, npos = 0;
+    const char *pr_s = NULL, *ms_s = NULL, *seed_s = NULL, *th_s = NULL, *pos[1];
+    int cont = 0, quiet = 0, npos = 0, json = 0;
     const cli_option opts[] = {
         {"--objective", NULL, &obj_s, NULL},   {"--weights", NULL, &w_s, NULL},
         {"--algorithm", NULL, &alg_s, NULL},   {"--method", NULL, &meth_s, NULL},
@@ -601,6 +614,8 @@ int cmd_optimize(int argc, char **argv)
         {"--plot-point", NULL, &pp_s, NULL},   {"--plot-coord", NULL, &pc_s, NULL},
         {"--plot-ref", NULL, &pr_s, NULL},
         {"--quiet", "-q", NULL, &quiet},
+        {"--multistart", NULL, &ms_s, NULL},   {"--seed", NULL, &seed_s, NULL},
+        {"--threads", NULL, &th_s, NULL},      {"--json", NULL, NULL, &json},
     };
     int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
     if (rc == CLI_PARSE_HELP) return CLI_EXIT_OK;
@@ -639,6 +654,9 @@ int cmd_optimize(int argc, char **argv)
             return cli_usage_error(cmd, usage, "--pgtol: expected a number >= 0, got '%s'", pg_s);
     }
 
+    cli_multistart ms = {0, 1, 0, pos[0], out_s, json};
+    if ((rc = cli_multistart_options(cmd, usage, ms_s, seed_s, th_s, mout_s || hist_s || plot_s, json, &ms)))
+        return rc;
     /* the files are written after the run: refuse unwritable ones (the input model, a directory) before it */
     const char *const outs[4] = { out_s, mout_s, hist_s, plot_s };
     for (int k = 0; k < 4; k++)
@@ -778,6 +796,11 @@ int cmd_optimize(int argc, char **argv)
     o.callback_user = &L;
     o.message = on_message;
     o.message_user = NULL;
+    if (ms_s) {
+        rc = cli_optimize_multistart(cmd, m, &o, fixed, &ms);
+        goto done;
+    }
+    o.sens.threads = th_s ? mbs_batch_threads(ms.threads) : 1;
 
     mbs_error err;
     memset(&err, 0, sizeof err);

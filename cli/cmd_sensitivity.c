@@ -20,7 +20,7 @@ static void usage(FILE *out)
     fputs("Usage: mbsens sensitivity MODEL [--method ddm|davm|cavm|fd|cs]\n"
           "                          [--formulation semi|fr|ali3p|matrixr] [--ref com|origin|joint]\n"
           "                          [--dt H] [--tf T] [--fd-step S]\n"
-          "                          [--json] [--history FILE.csv] [--quiet]\n"
+          "                          [--json] [--history FILE.csv] [--quiet] [--threads N]\n"
           "\n"
           "Objective functions of MODEL (its \"objectives\" section) over a simulation\n"
           "from the initial state, and their gradients with respect to its design\n"
@@ -46,6 +46,9 @@ static void usage(FILE *out)
           "  --dt H              step (default: the model's simulation section, else 1e-3)\n"
           "  --tf T              final time (default: the model's, else 1)\n"
           "  --fd-step S         fd: relative step (default 1e-6)\n"
+          "  --threads N         ddm: its parameter columns, fd: its runs on N threads\n"
+          "                      (default 1; 0: OMP_NUM_THREADS, else the cores); the\n"
+          "                      results do not depend on it\n"
           "  --json              print a JSON object\n"
           "  --history FILE      write t, psi and (ddm) the gradient at every step as CSV\n"
           "  -q, --quiet         no progress (shown on a terminal for runs over 2 s: the\n"
@@ -131,7 +134,7 @@ int cmd_sensitivity(int argc, char **argv)
 {
     const char *cmd = "sensitivity";
     const char *form_s = NULL, *ref_s = NULL, *meth_s = NULL, *dt_s = NULL, *tf_s = NULL, *fd_s = NULL;
-    const char *hist_s = NULL, *pos[1];
+    const char *hist_s = NULL, *th_s = NULL, *pos[1];
     int json = 0, quiet = 0, npos = 0;
     const cli_option opts[] = {
         {"--quiet", "-q", NULL, &quiet},
@@ -139,6 +142,7 @@ int cmd_sensitivity(int argc, char **argv)
         {"--method", NULL, &meth_s, NULL},      {"--dt", NULL, &dt_s, NULL},
         {"--tf", NULL, &tf_s, NULL},            {"--fd-step", NULL, &fd_s, NULL},
         {"--history", NULL, &hist_s, NULL},     {"--json", NULL, NULL, &json},
+        {"--threads", NULL, &th_s, NULL},
     };
     int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos, usage);
     if (rc == CLI_PARSE_HELP) return CLI_EXIT_OK;
@@ -161,6 +165,9 @@ int cmd_sensitivity(int argc, char **argv)
         return cli_usage_error(cmd, usage, "--tf: expected a positive number, got '%s'", tf_s);
     if (fd_s && ((fdh = strtod(fd_s, &end)), *end || !(fdh > 0) || !isfinite(fdh)))
         return cli_usage_error(cmd, usage, "--fd-step: expected a positive number, got '%s'", fd_s);
+    long threads = 1;
+    if (th_s && ((threads = strtol(th_s, &end, 10)), end == th_s || *end || threads < 0 || threads > 4096))
+        return cli_usage_error(cmd, usage, "--threads: expected an integer from 0 to 4096, got '%s'", th_s);
 
     mbs_model *m = cli_load_model(cmd, pos[0]);
     if (!m) return CLI_EXIT_FAIL;
@@ -177,6 +184,7 @@ int cmd_sensitivity(int argc, char **argv)
     if (dt_s) o.sim.dt = dt;
     if (tf_s) o.sim.tf = tf;
     if (fd_s) o.fd_step = fdh;
+    o.threads = mbs_batch_threads((int)threads);
 
     cli_initial_change ic;
     if (cli_initial_change_eval(cmd, m, o.sim.t0, o.sim.loop, &ic) != CLI_EXIT_OK) {
