@@ -99,7 +99,8 @@ int sens_ddm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
         goto done;
     }
-    const size_t per = sens_ali_lin_thread_ws(&w), obj = SENS_OBJ_WS(r->m, r->nobj);
+    size_t per = sens_ali_lin_thread_ws(&w), form = sens_ali_lin_form_ws(&w, r->m), obj = SENS_OBJ_WS(r->m, r->nobj);
+    per = per > form ? per : form;
     if ((rc = sens_team_open(&T, r, np, per > obj ? per : obj, err))) goto done;
     mbs_integrator *it = F.it;
     ali_ddm c = { r, it, &F.so, &w, buf, buf + N3 * P };

@@ -386,6 +386,137 @@ static int id_jac_acc(sens_run *r, const double *z, const double *zd, const doub
     return MBS_OK;
 }
 
+/* ---- the form's columns on the threads of the run's team ----
+ * The parameter columns and the state columns of the P2 point are
+ * tangents at one primal state each: thread 0 computes them on r->d with
+ * the scratch of w, thread t > 0 on its own data (sens_team_run) with its
+ * own scratch, after redoing the primal passes of that point on it. */
+typedef struct ali_tws {
+    mbs_data *d;
+    double *r, *phi, *phid, *phidd, *Phi, *M, *dPhi, *dphid, *dphidd, *e, *tmp, *dx, *dr;
+} ali_tws;
+
+static size_t ali_tws_size(const sens_ali_lin *w, const mbs_model *m)
+{
+    const size_t N = (size_t)w->n + 1, C = (size_t)w->nc + 1;
+    return 4 * N + 5 * C + 2 * C * N + N * N + (size_t)m->nx + 1;
+}
+
+/* Thread th's data and scratch (w's own for th = 0). */
+static void ali_tws_get(sens_ali_lin *w, sens_run *r, int th, ali_tws *s)
+{
+    if (th == 0) {
+        *s = (ali_tws){ r->d, w->r, w->phi, w->phid, w->phidd, w->Phi, w->M, w->dPhi, w->dphid, w->dphidd, w->e,
+                        w->tmp, w->dx, w->DR3 };
+        return;
+    }
+    const size_t N = (size_t)w->n + 1, C = (size_t)w->nc + 1;
+    double *p = sens_team_ws(r, th);
+    s->d = sens_team_run(r, th)->d;
+    double **vn[] = { &s->r, &s->e, &s->tmp, &s->dr };
+    for (size_t k = 0; k < sizeof vn / sizeof vn[0]; k++) { *vn[k] = p; p += N; }
+    double **vc[] = { &s->phi, &s->phid, &s->phidd, &s->dphid, &s->dphidd };
+    for (size_t k = 0; k < sizeof vc / sizeof vc[0]; k++) { *vc[k] = p; p += C; }
+    s->Phi = p; p += C * N;
+    s->dPhi = p; p += C * N;
+    s->M = p; p += N * N;
+    s->dx = p;
+}
+
+/* Thread th > 0: the P1 primal (positions at z and the index-3 stage's
+ * point) on its data, as sens_ali_lin_form computes it on r->d. */
+static void ali_tws_p1(const mbs_model *m, const ali_tws *s, double t, const double *z, const double *zds,
+                       const double *zdds)
+{
+    mbs_data_set_time(s->d, t);
+    mbs_form_primal(m, s->d, t, z, zds, zdds, s->r, s->phi, s->Phi, NULL, NULL);
+    mbs_crba(m, &s->d->ws, s->M);
+}
+
+/* P1: parameter j's residual and constraint tangents at (z, zd*, zdd*). */
+static void ali_p1_column(sens_ali_lin *w, const mbs_model *m, const ali_tws *s, int j, double t, const double *z,
+                          const double *zds, const double *zdds, const double *lam)
+{
+    const int n = w->n, nc = w->nc;
+    double *fp = w->Fp + (size_t)j * (size_t)n, *pp = w->Pp + (size_t)j * nc;
+    mbs_deriv_param_dx(m, j, s->dx);
+    if (w->dynamic[j]) {
+        mbs_form_tangent_dynamic(m, s->d, z, zds, s->dx, fp);
+        memset(pp, 0, sizeof(double) * (size_t)nc);
+        return;
+    }
+    mbs_form_tangent(m, s->d, t, z, zds, zdds, NULL, NULL, NULL, s->dx, fp, pp, s->dPhi, NULL, NULL);
+    mbs_form_Ptv(n, nc, s->dPhi, lam, fp, 1);
+}
+
+/* P2: the state column k (tangent along z_k at the projected state). */
+static void ali_p2_state_column(sens_ali_lin *w, const mbs_model *m, const ali_tws *s, int k, double t,
+                                const double *z, const double *zd, const double *zdd, const double *lam)
+{
+    const int n = w->n, nc = w->nc;
+    memset(s->e, 0, sizeof(double) * (size_t)n);
+    s->e[k] = 1;
+    mbs_form_tangent(m, s->d, t, z, zd, zdd, s->e, NULL, NULL, NULL, NULL, NULL, s->dPhi, s->dphid, s->dphidd);
+    /* F_z += d(Phi_z^T lambda)/dz (row-major: column k) */
+    mbs_form_Ptv(n, nc, s->dPhi, lam, s->tmp, 0);
+    for (int i = 0; i < n; i++) w->Fz[(size_t)i * n + k] += s->tmp[i];
+    if (w->vel) {
+        mbs_form_Ptv(n, nc, s->dPhi, w->sig, s->tmp, 0);
+        for (int i = 0; i < n; i++) w->Hv[(size_t)i * n + k] += s->tmp[i];
+    }
+    for (int i = 0; i < nc; i++) w->Vz[(size_t)i * n + k] = s->dphid[i];
+    if (w->acc) {
+        mbs_form_Ptv(n, nc, s->dPhi, w->kap, s->tmp, 0);
+        for (int i = 0; i < n; i++) w->Ha[(size_t)i * n + k] += s->tmp[i];
+        for (int i = 0; i < nc; i++) w->Az[(size_t)i * n + k] = s->dphidd[i];
+    }
+}
+
+/* P2: parameter j's columns at the projected state (projections only). */
+static void ali_p2_param_column(sens_ali_lin *w, const mbs_model *m, const ali_tws *s, int j, double t,
+                                const double *z, const double *zd, const double *zdd)
+{
+    const int n = w->n, nc = w->nc;
+    const size_t N = (size_t)n;
+    if (w->dynamic[j]) {
+        /* no constraint or multiplier columns; the residual's (for d(M v)/drho)
+         * unless only force elements move, whose loads cancel there */
+        memset(w->Vp + (size_t)j * nc, 0, sizeof(double) * (size_t)nc);
+        memset(w->Ap + (size_t)j * nc, 0, sizeof(double) * (size_t)nc);
+        memset(w->Hvp + (size_t)j * N, 0, sizeof(double) * N);
+        memset(w->Hap + (size_t)j * N, 0, sizeof(double) * N);
+        if (!w->force_only[j]) {
+            mbs_deriv_param_dx(m, j, s->dx);
+            mbs_form_tangent_dynamic(m, s->d, z, zd, s->dx, w->DR2 + (size_t)j * N);
+        }
+        return;
+    }
+    mbs_deriv_param_dx(m, j, s->dx);
+    mbs_form_tangent(m, s->d, t, z, zd, zdd, NULL, NULL, NULL, s->dx, w->DR2 + (size_t)j * N, NULL, s->dPhi,
+                     w->Vp + (size_t)j * nc, w->Ap + (size_t)j * nc);
+    if (w->vel) mbs_form_Ptv(n, nc, s->dPhi, w->sig, w->Hvp + (size_t)j * N, 0);
+    if (w->acc) mbs_form_Ptv(n, nc, s->dPhi, w->kap, w->Hap + (size_t)j * N, 0);
+}
+
+/* The difference pass at (z, zd, a): parameter j's dr/drho(z, zd, zdd) -
+ * dr/drho(z, zd, a) into H (DR2 holds the first). */
+static void ali_pass_column(sens_ali_lin *w, const mbs_model *m, const ali_tws *s, int j, double t,
+                            const double *z, const double *zd, const double *a, double *H)
+{
+    const int n = w->n;
+    if (w->force_only[j]) return;
+    mbs_deriv_param_dx(m, j, s->dx);
+    if (w->dynamic[j]) mbs_form_tangent_dynamic(m, s->d, z, zd, s->dx, s->dr);
+    else mbs_form_tangent(m, s->d, t, z, zd, a, NULL, NULL, NULL, s->dx, s->dr, NULL, NULL, NULL, NULL);
+    double *hc = H + (size_t)j * n, *d2 = w->DR2 + (size_t)j * n;
+    for (int i = 0; i < n; i++) hc[i] += d2[i] - s->dr[i];
+}
+
+size_t sens_ali_lin_form_ws(const sens_ali_lin *w, const mbs_model *m)
+{
+    return ali_tws_size(w, m);
+}
+
 int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, const sens_ali_rec *st,
                       mbs_error *err)
 {
@@ -414,17 +545,14 @@ int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
     /* ---- P1: index-3 point (the positions at z for the whole step) ---- */
     mbs_form_primal(m, d, t, z, zds, zdds, w->r, w->phi, w->Phi, NULL, NULL);
     mbs_crba(m, &d->ws, w->M);
-    for (int i = 0; i < w->npc; i++) {
-        const int j = w->pc[i];
-        double *fp = w->Fp + (size_t)j * N, *pp = w->Pp + (size_t)j * nc;
-        mbs_deriv_param_dx(m, j, w->dx);
-        if (w->dynamic[j]) {
-            mbs_form_tangent_dynamic(m, d, z, zds, w->dx, fp);
-            memset(pp, 0, sizeof(double) * (size_t)nc);
-            continue;
-        }
-        mbs_form_tangent(m, d, t, z, zds, zdds, NULL, NULL, NULL, w->dx, fp, pp, w->dPhi, NULL, NULL);
-        mbs_form_Ptv(n, nc, w->dPhi, lam, fp, 1);
+    const int nt = sens_team_size(r);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        const int th = omp_get_thread_num(), nth = omp_get_num_threads();
+        ali_tws s;
+        ali_tws_get(w, r, th, &s);
+        if (th > 0) ali_tws_p1(m, &s, t, z, zds, zdds);
+        for (int i = th; i < w->npc; i += nth) ali_p1_column(w, m, &s, w->pc[i], t, z, zds, zdds, lam);
     }
     if (vel || acc) {
         if ((rc = id_jac_acc(r, z, zd, zdd, w->Aq))) goto numeric;
@@ -459,24 +587,17 @@ int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
     /* ---- P2: the projected state; constraint second derivatives along z (and zd) ---- */
     /* (the constraint kernel's primal at this state too: its tangents use it) */
     primal_rates(m, d, t, z, zd, zdd, w->r, w->phid, w->phidd);
-    memset(w->e, 0, sizeof(double) * N);
-    for (int k = 0; k < n; k++) {
-        w->e[k] = 1;
-        mbs_form_tangent(m, d, t, z, zd, zdd, w->e, NULL, NULL, NULL, NULL, NULL, w->dPhi, w->dphid, w->dphidd);
-        w->e[k] = 0;
-        /* F_z += d(Phi_z^T lambda)/dz (row-major: column k) */
-        mbs_form_Ptv(n, nc, w->dPhi, lam, w->tmp, 0);
-        for (int i = 0; i < n; i++) w->Fz[(size_t)i * n + k] += w->tmp[i];
-        if (vel) {
-            mbs_form_Ptv(n, nc, w->dPhi, w->sig, w->tmp, 0);
-            for (int i = 0; i < n; i++) w->Hv[(size_t)i * n + k] += w->tmp[i];
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        const int th = omp_get_thread_num(), nth = omp_get_num_threads();
+        ali_tws s;
+        ali_tws_get(w, r, th, &s);
+        if (th > 0) {
+            ali_tws_p1(m, &s, t, z, zds, zdds);
+            primal_rates(m, s.d, t, z, zd, zdd, s.r, s.phid, s.phidd);
         }
-        for (int i = 0; i < nc; i++) w->Vz[(size_t)i * n + k] = w->dphid[i];
-        if (acc) {
-            mbs_form_Ptv(n, nc, w->dPhi, w->kap, w->tmp, 0);
-            for (int i = 0; i < n; i++) w->Ha[(size_t)i * n + k] += w->tmp[i];
-            for (int i = 0; i < nc; i++) w->Az[(size_t)i * n + k] = w->dphidd[i];
-        }
+        for (int k = th; k < n; k += nth) ali_p2_state_column(w, m, &s, k, t, z, zd, zdd, lam);
+        for (int i = th; (vel || acc) && i < w->npc; i += nth) ali_p2_param_column(w, m, &s, w->pc[i], t, z, zd, zdd);
     }
     /* dPhidd/dzd: for Phi(z, t) with Phid, Phidd its exact time derivatives,
      * Phidd = Phi_z zdd + (Phi_z zd)_z zd + 2 Phi_zt zd + Phi_tt gives dPhidd/dzd = 2 dPhid/dz.
@@ -492,29 +613,6 @@ int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
             for (int i = 0; i < nc; i++) w->Azd[(size_t)i * n + k] = w->dphidd[i];
         }
     }
-    if (vel || acc) {
-        for (int i = 0; i < w->npc; i++) {
-            const int j = w->pc[i];
-            if (w->dynamic[j]) {
-                /* no constraint or multiplier columns; the residual's (for d(M v)/drho)
-                 * unless only force elements move, whose loads cancel there */
-                memset(w->Vp + (size_t)j * nc, 0, sizeof(double) * (size_t)nc);
-                memset(w->Ap + (size_t)j * nc, 0, sizeof(double) * (size_t)nc);
-                memset(w->Hvp + (size_t)j * N, 0, sizeof(double) * N);
-                memset(w->Hap + (size_t)j * N, 0, sizeof(double) * N);
-                if (!w->force_only[j]) {
-                    mbs_deriv_param_dx(m, j, w->dx);
-                    mbs_form_tangent_dynamic(m, d, z, zd, w->dx, w->DR2 + (size_t)j * N);
-                }
-                continue;
-            }
-            mbs_deriv_param_dx(m, j, w->dx);
-            mbs_form_tangent(m, d, t, z, zd, zdd, NULL, NULL, NULL, w->dx, w->DR2 + (size_t)j * N, NULL, w->dPhi,
-                             w->Vp + (size_t)j * nc, w->Ap + (size_t)j * nc);
-            if (vel) mbs_form_Ptv(n, nc, w->dPhi, w->sig, w->Hvp + (size_t)j * N, 0);
-            if (acc) mbs_form_Ptv(n, nc, w->dPhi, w->kap, w->Hap + (size_t)j * N, 0);
-        }
-    }
     /* d(M v)/drho = dr/drho(z, zd, zdd) - dr/drho(z, zd, zdd - v) */
     for (int pass = 0; pass < 2; pass++) {
         if (!(pass == 0 ? vel : acc)) continue;
@@ -524,14 +622,16 @@ int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
         else
             memcpy(a, zdds, sizeof(double) * N);
         primal_rates(m, d, t, z, zd, a, w->r, NULL, NULL);
-        for (int i = 0; i < w->npc; i++) {
-            const int j = w->pc[i];
-            if (w->force_only[j]) continue;
-            mbs_deriv_param_dx(m, j, w->dx);
-            if (w->dynamic[j]) mbs_form_tangent_dynamic(m, d, z, zd, w->dx, w->DR3);
-            else mbs_form_tangent(m, d, t, z, zd, a, NULL, NULL, NULL, w->dx, w->DR3, NULL, NULL, NULL, NULL);
-            double *hc = H + (size_t)j * N, *d2 = w->DR2 + (size_t)j * N;
-            for (int i = 0; i < n; i++) hc[i] += d2[i] - w->DR3[i];
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+            const int th = omp_get_thread_num(), nth = omp_get_num_threads();
+            ali_tws s;
+            ali_tws_get(w, r, th, &s);
+            if (th > 0) {
+                ali_tws_p1(m, &s, t, z, zds, zdds);
+                primal_rates(m, s.d, t, z, zd, a, s.r, NULL, NULL);
+            }
+            for (int i = th; i < w->npc; i += nth) ali_pass_column(w, m, &s, w->pc[i], t, z, zd, a, H);
         }
     }
 
