@@ -423,14 +423,20 @@ static void ali_tws_get(sens_ali_lin *w, sens_run *r, int th, ali_tws *s)
     s->dx = p;
 }
 
-/* Thread th > 0: the P1 primal (positions at z and the index-3 stage's
- * point) on its data, as sens_ali_lin_form computes it on r->d. */
-static void ali_tws_p1(const mbs_model *m, const ali_tws *s, double t, const double *z, const double *zds,
-                       const double *zdds)
+/* Thread th's data and scratch at a point of the step: thread th > 0
+ * redoes on its data the P1 primal (positions at z and the index-3
+ * stage's point), as sens_ali_lin_form computes it on r->d, then, with a,
+ * the rates at (z, zd, a) (and the constraints' with cons). */
+static void ali_tws_at(sens_ali_lin *w, sens_run *r, int th, const sens_ali_rec *st, const double *a, int cons,
+                       ali_tws *s)
 {
-    mbs_data_set_time(s->d, t);
-    mbs_form_primal(m, s->d, t, z, zds, zdds, s->r, s->phi, s->Phi, NULL, NULL);
+    ali_tws_get(w, r, th, s);
+    if (th == 0) return;
+    const mbs_model *m = r->m;
+    mbs_data_set_time(s->d, st->t);
+    mbs_form_primal(m, s->d, st->t, st->z, st->zds, st->zdds, s->r, s->phi, s->Phi, NULL, NULL);
     mbs_crba(m, &s->d->ws, s->M);
+    if (a) primal_rates(m, s->d, st->t, st->z, st->zd, a, s->r, cons ? s->phid : NULL, cons ? s->phidd : NULL);
 }
 
 /* P1: parameter j's residual and constraint tangents at (z, zd*, zdd*). */
@@ -512,6 +518,31 @@ static void ali_pass_column(sens_ali_lin *w, const mbs_model *m, const ali_tws *
     for (int i = 0; i < n; i++) hc[i] += d2[i] - s->dr[i];
 }
 
+/* The columns of one point of the form on the threads of r's team:
+ * ALI_P1 the parameters' at the index-3 point; ALI_P2 the state columns
+ * and (with a projection) the parameters' at the projected state (a =
+ * zdd); ALI_PASS the difference pass at (z, zd, a) into H. */
+enum { ALI_P1, ALI_P2, ALI_PASS };
+static void ali_form_columns(sens_ali_lin *w, sens_run *r, const sens_ali_rec *st, int what, const double *a,
+                             double *H)
+{
+    const mbs_model *m = r->m;
+    const int nt = sens_team_size(r);
+    const double t = st->t, *z = st->z, *zd = st->zd;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        const int th = omp_get_thread_num(), nth = omp_get_num_threads();
+        ali_tws s;
+        ali_tws_at(w, r, th, st, what == ALI_P1 ? NULL : a, what == ALI_P2, &s);
+        for (int k = th; what == ALI_P2 && k < w->n; k += nth) ali_p2_state_column(w, m, &s, k, t, z, zd, a, st->lam);
+        for (int i = th; i < w->npc; i += nth) {
+            if (what == ALI_P1) ali_p1_column(w, m, &s, w->pc[i], t, z, st->zds, st->zdds, st->lam);
+            else if (what == ALI_PASS) ali_pass_column(w, m, &s, w->pc[i], t, z, zd, a, H);
+            else if (w->vel || w->acc) ali_p2_param_column(w, m, &s, w->pc[i], t, z, zd, a);
+        }
+    }
+}
+
 size_t sens_ali_lin_form_ws(const sens_ali_lin *w, const mbs_model *m)
 {
     return ali_tws_size(w, m);
@@ -535,7 +566,7 @@ int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
     w->npc = 0;
     for (int j = 0; j < np; j++)
         if (!w->skip[j]) w->pc[w->npc++] = j;
-    const double *z = st->z, *zd = st->zd, *zdd = st->zdd, *zds = st->zds, *zdds = st->zdds, *lam = st->lam;
+    const double *z = st->z, *zd = st->zd, *zdd = st->zdd, *zds = st->zds, *zdds = st->zdds;
     int rc;
     mbs_data_set_time(d, t);
 
@@ -545,15 +576,7 @@ int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
     /* ---- P1: index-3 point (the positions at z for the whole step) ---- */
     mbs_form_primal(m, d, t, z, zds, zdds, w->r, w->phi, w->Phi, NULL, NULL);
     mbs_crba(m, &d->ws, w->M);
-    const int nt = sens_team_size(r);
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        const int th = omp_get_thread_num(), nth = omp_get_num_threads();
-        ali_tws s;
-        ali_tws_get(w, r, th, &s);
-        if (th > 0) ali_tws_p1(m, &s, t, z, zds, zdds);
-        for (int i = th; i < w->npc; i += nth) ali_p1_column(w, m, &s, w->pc[i], t, z, zds, zdds, lam);
-    }
+    ali_form_columns(w, r, st, ALI_P1, NULL, NULL);
     if (vel || acc) {
         if ((rc = id_jac_acc(r, z, zd, zdd, w->Aq))) goto numeric;
     }
@@ -587,18 +610,7 @@ int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
     /* ---- P2: the projected state; constraint second derivatives along z (and zd) ---- */
     /* (the constraint kernel's primal at this state too: its tangents use it) */
     primal_rates(m, d, t, z, zd, zdd, w->r, w->phid, w->phidd);
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        const int th = omp_get_thread_num(), nth = omp_get_num_threads();
-        ali_tws s;
-        ali_tws_get(w, r, th, &s);
-        if (th > 0) {
-            ali_tws_p1(m, &s, t, z, zds, zdds);
-            primal_rates(m, s.d, t, z, zd, zdd, s.r, s.phid, s.phidd);
-        }
-        for (int k = th; k < n; k += nth) ali_p2_state_column(w, m, &s, k, t, z, zd, zdd, lam);
-        for (int i = th; (vel || acc) && i < w->npc; i += nth) ali_p2_param_column(w, m, &s, w->pc[i], t, z, zd, zdd);
-    }
+    ali_form_columns(w, r, st, ALI_P2, zdd, NULL);
     /* dPhidd/dzd: for Phi(z, t) with Phid, Phidd its exact time derivatives,
      * Phidd = Phi_z zdd + (Phi_z zd)_z zd + 2 Phi_zt zd + Phi_tt gives dPhidd/dzd = 2 dPhid/dz.
      * The kinematics of Euler-parameter joints are exact only on |p| = 1, and integrator states
@@ -622,17 +634,7 @@ int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
         else
             memcpy(a, zdds, sizeof(double) * N);
         primal_rates(m, d, t, z, zd, a, w->r, NULL, NULL);
-#pragma omp parallel num_threads(nt) if (nt > 1)
-        {
-            const int th = omp_get_thread_num(), nth = omp_get_num_threads();
-            ali_tws s;
-            ali_tws_get(w, r, th, &s);
-            if (th > 0) {
-                ali_tws_p1(m, &s, t, z, zds, zdds);
-                primal_rates(m, s.d, t, z, zd, a, s.r, NULL, NULL);
-            }
-            for (int i = th; i < w->npc; i += nth) ali_pass_column(w, m, &s, w->pc[i], t, z, zd, a, H);
-        }
+        ali_form_columns(w, r, st, ALI_PASS, a, H);
     }
 
     /* ---- factorizations ---- */
