@@ -63,7 +63,7 @@ int sens_team_open(sens_team *T, sens_run *r, int max_cols, size_t per, mbs_erro
 
 void sens_team_close(sens_team *T, sens_run *r)
 {
-    sens_blas_restore(T->nt, T->blas);
+    if (T->blas > 0) sens_blas_restore(T->nt, T->blas);
     for (int t = 1; t < T->nt; t++) {
         sens_run *c = &T->run[t - 1];
         if (c->ufail && !r->ufail) {

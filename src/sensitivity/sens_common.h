@@ -56,7 +56,7 @@ typedef struct sens_team {
     sens_run *run;          /* nt - 1: the runs of threads 1 .. nt - 1 */
     double *ws;             /* nt x per doubles */
     size_t per;
-    int blas;               /* OpenBLAS's setting before (sens_blas_single) */
+    int blas;               /* OpenBLAS's setting before (sens_blas_single; 0: not changed) */
 } sens_team;
 /* Open the team of r (r->o->threads, at most max_cols threads) and set
  * r->team. MBS_OK, or MBS_ERR_NOMEM (err set; the team is then safe to
