@@ -7,7 +7,8 @@
  * recursive one (open trees with every joint, force and parameter kind,
  * both reference points; also with a program's own objective, which then
  * runs on several threads), ALI3-P (penalty and iterative projections)
- * and Matrix R (the five-bar linkage). Equality is exact (memcmp): every
+ * and Matrix R (the five-bar linkage, and the quarter car, whose spherical
+ * joints add Euler parameters). Equality is exact (memcmp): every
  * column is computed as serially, from the same primal state; no
  * tolerance applies. Also: OpenBLAS on one thread while the columns run
  * and the caller's setting back afterwards, and a run inside a parallel
@@ -20,6 +21,7 @@
 #include <string.h>
 
 #include "mbsens/mbsens.h"
+#include "sens_loops.h"
 #include "testutil.h"
 
 /* The running values at every output, appended. */
@@ -175,6 +177,18 @@ static void check_loops(void)
         o.sim.loop = cases[k].loop;
         o.sim.projection = cases[k].proj;
         check_threads(m, o, cases[k].label);
+    }
+    /* Euler parameters (a spherical joint): ALI3-P's velocity columns of the projected state */
+    mbs_model *qc = mbs_test_load_sens_case("quarter_car");
+    if (qc) {
+        mbs_sens_options oq = mbs_sens_options_default(qc);
+        oq.method = MBS_SENS_DDM;
+        oq.sim.tf = 0.05;
+        oq.sim.loop = MBS_LOOP_ALI3P;
+        check_threads(qc, oq, "quarter car (Euler parameters), ali3p");
+        oq.sim.loop = MBS_LOOP_MATRIXR;
+        check_threads(qc, oq, "quarter car (Euler parameters), matrixr");
+        mbs_model_free(qc);
     }
     /* inside a parallel region (a batch's thread): one thread, the BLAS setting left alone */
     mbs_sens_options o = mbs_sens_options_default(m);

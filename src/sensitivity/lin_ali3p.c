@@ -463,6 +463,7 @@ static void ali_p2_state_column(sens_ali_lin *w, const mbs_model *m, const ali_t
     memset(s->e, 0, sizeof(double) * (size_t)n);
     s->e[k] = 1;
     mbs_form_tangent(m, s->d, t, z, zd, zdd, s->e, NULL, NULL, NULL, NULL, NULL, s->dPhi, s->dphid, s->dphidd);
+    s->e[k] = 0;   /* e stays zero: the velocity columns after these set one entry at a time */
     /* F_z += d(Phi_z^T lambda)/dz (row-major: column k) */
     mbs_form_Ptv(n, nc, s->dPhi, lam, s->tmp, 0);
     for (int i = 0; i < n; i++) w->Fz[(size_t)i * n + k] += s->tmp[i];
