@@ -10,6 +10,11 @@
  *      parameter vectors): 1 thread vs 2 threads;
  *   2. 10^4 forward-dynamics derivatives of talos_full_v2 at random
  *      states (mbs_batch_evaluate): 1 vs 2 threads;
+ *   2b. one five-bar DDM gradient (5 parameters, tf 1 s, dt 1 ms), its
+ *      parameter columns on 1 vs 2 threads (mbs_sens_options.threads),
+ *      ALI3-P and Matrix R;
+ *   2c. `mbsens optimize --multistart 8` on the three-link arm,
+ *      --threads 1 vs 2 (whole processes);
  *   3. the sweeps 1 and 2 through `mbsens sweep` under mpirun -np 1 vs
  *      -np 2 (one thread per rank; the time rank 0 measures from the first
  *      hand-out to the last result, without MPI's start-up);
@@ -119,6 +124,35 @@ static int talos_batch(void *ctx, int threads)
 {
     talos_job *j = ctx;
     return mbs_batch_evaluate(j->m, j->n, &j->e, threads, NULL, NULL);
+}
+
+/* ---- 2b. five-bar DDM columns ---- */
+
+typedef struct ddm_job {
+    const mbs_model *m;
+    mbs_sens_options o;
+} ddm_job;
+
+static int ddm_columns(void *ctx, int threads)
+{
+    ddm_job *j = ctx;
+    mbs_sens_result res = {0};
+    j->o.threads = threads;
+    int rc = mbs_sensitivity(j->m, &j->o, &res, NULL);
+    mbs_sens_result_free(&res);
+    return rc;
+}
+
+/* ---- 2c. multistart (the command) ---- */
+
+static int multistart_cmd(void *ctx, int threads)
+{
+    (void)ctx;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "%s optimize %s --multistart 8 --seed 1 --max-iter 20 --tf 1 --threads %d >/dev/null 2>&1",
+             MBS_CLI_PATH, bench_model_path(NULL, "arm3.json"), threads);
+    return system(cmd) == 0 ? 0 : 1;
 }
 
 /* ---- 4, 5. mpirun ---- */
@@ -242,7 +276,21 @@ static void bench_threads(int reps, long ntalos)
            "2 threads", s, 1.8);
     printf("  per case: %.1f ms (1 thread)\n", 1e3 * s[0].wall / 64);
     free(fj.rho), free(fj.psi), free(fj.grad);
+    for (int k = 0; k < 2; k++) {
+        ddm_job dj = {fb, mbs_sens_options_default(fb)};
+        dj.o.method = MBS_SENS_DDM;
+        dj.o.sim.loop = k ? MBS_LOOP_MATRIXR : MBS_LOOP_ALI3P;
+        compare(ddm_columns, &dj, t, reps, s);
+        char what[200];
+        snprintf(what, sizeof what, "five-bar: one ddm gradient (%s, tf 1 s, dt 1 ms, 5 parameters), its columns on "
+                 "mbs_sens_options.threads", k ? "matrixr" : "ali3p");
+        report(what, "1 thread", "2 threads", s, 1.6);
+    }
     mbs_model_free(fb);
+    compare(multistart_cmd, NULL, t, reps, s);
+    report("three-link arm: mbsens optimize --multistart 8 (20 iterations each, tf 1 s), whole process", "--threads 1",
+           "--threads 2", s, 1.8);
+    printf("  (cpu: of this process only; the optimizations run in the child)\n");
 
     mbs_model *ta = load_talos();
     if (!ta)

@@ -24,6 +24,7 @@
 #include "cli_session.h"
 #include "cli_util.h"
 #include "opt_stop.h"
+#include "optimize_multistart.h"
 #include "svg_plot.h"
 #include "mbsens/optimize.h"
 
@@ -38,13 +39,15 @@ static void usage(FILE *out)
           "                       [--continuation-start T] [--continuation-step T]\n"
           "                       [--out RESULT.json] [--model-out OPT.json] [--history HIST.csv]\n"
           "                       [--plot PLOT.svg] [--plot-point BODY.POINT.C | --plot-coord NAME[.qd]]\n"
-          "                       [--plot-ref FUNCTION] [--quiet]\n"
+          "                       [--plot-ref FUNCTION] [--quiet] [--threads N]\n"
+          "                       [--multistart N [--seed S] [--json]]\n"
+          "       mpirun -np K mbsens optimize MODEL --multistart N ...\n"
           "\n"
           "Minimizes one objective of MODEL (its \"objectives\" section; default the\n"
           "first) or a weighted sum of all of them, over its design parameters within\n"
           "their bounds, with NLopt and the analytical trajectory sensitivities.\n"
-          "\n"
-          "Options:\n"
+          "\n", out);
+    fputs("Options:\n"
           "  --objective NAME     the objective to minimize (default: the first)\n"
           "  --weights W,...      minimize sum_k W_k psi_k (one weight per objective)\n"
           "  --algorithm A        lbfgs (default), slsqp or mma (NLopt, with bounds)\n"
@@ -78,6 +81,16 @@ static void usage(FILE *out)
           "  --plot-coord NAME    a coordinate (NAME) or its velocity (NAME.qd)\n"
           "  --plot-ref FUNCTION  also draw this time function of the model (a reference)\n"
           "  -q, --quiet          no progress lines\n"
+          "  --threads N          threads: of the starts with --multistart (default: OMP_NUM_THREADS,\n"
+          "                       else the cores), else of each gradient (ddm columns, fd runs;\n"
+          "                       default 1); 0: OpenMP's default\n"
+          "  --multistart N       N optimizations from starts drawn uniformly within the free\n"
+          "                       parameters' bounds (on threads; under mpirun, handed out to the\n"
+          "                       ranks); prints every start's outcome and the best; --out FILE\n"
+          "                       writes them as JSON (no --model-out, --history, --plot)\n"
+          "  --seed S             multistart: the seed of the starts' draws (1)\n"
+          "  --json               multistart: the JSON report on standard output instead of\n"
+          "                       the text\n"
           "  -h, --help           show this help and exit\n", out);
 }
 
@@ -352,6 +365,8 @@ typedef struct {
     long max_iter, max_eval;
     double xtol, ftol, pgtol, continuation_start, continuation_step;
     const char *out, *model_out, *history, *plot, *plot_point, *plot_coord, *plot_ref;
+    const char *multistart, *seed, *threads;   /* checked by cli_multistart_options */
+    int json;
 } opt_args;
 
 /* --method: a method of mbs_sensitivity other than the complex step */
@@ -392,6 +407,10 @@ static const cli_opt opt_opts[] = {
     ROW("--plot-coord", CLI_STRING, plot_coord),
     ROW("--plot-ref", CLI_STRING, plot_ref),
     CLI_ROW(opt_args, "--quiet", "-q", CLI_FLAG, quiet),
+    ROW("--threads", CLI_STRING, threads),
+    ROW("--multistart", CLI_STRING, multistart),
+    ROW("--seed", CLI_STRING, seed),
+    ROW("--json", CLI_FLAG, json),
 };
 #undef ROW
 #undef ROW_NAME
@@ -691,6 +710,10 @@ int cmd_optimize(int argc, char **argv)
     int npos = 0;
     int rc = cli_parse(&cli_optimize_command, argc, argv, &a, pos, &npos);
     if (rc != CLI_EXIT_OK) return rc == CLI_PARSE_HELP ? CLI_EXIT_OK : rc;
+    cli_multistart ms = { 0, 1, 0, pos[0], a.out, a.json };
+    if ((rc = cli_multistart_options(cmd, usage, a.multistart, a.seed, a.threads,
+                                     a.model_out || a.history || a.plot, a.json, &ms)))
+        return rc;
 
     /* the files are written after the run: refuse unwritable ones (the input model, a directory) before it */
     const char *const outs[4] = { a.out, a.model_out, a.history, a.plot };
@@ -712,8 +735,14 @@ int cmd_optimize(int argc, char **argv)
     else if (np < 1)
         cli_error(cmd, "%s declares no design parameters (add a \"parameters\" section)", pos[0]);
     else if ((rc = opt_choices(cmd, &a, m, &o, fixed, weights)) == CLI_EXIT_OK &&
-             (rc = plot_target_of(cmd, &a, m, &pt)) == CLI_EXIT_OK)
-        rc = run(cmd, &a, pos[0], m, &o, &pt);
+             (rc = plot_target_of(cmd, &a, m, &pt)) == CLI_EXIT_OK) {
+        if (a.multistart)
+            rc = cli_optimize_multistart(cmd, m, &o, fixed, &ms);
+        else {
+            o.sens.threads = a.threads ? mbs_batch_threads(ms.threads) : 1;
+            rc = run(cmd, &a, pos[0], m, &o, &pt);
+        }
+    }
     free(fixed);
     free(weights);
     cli_session_close(&ses);

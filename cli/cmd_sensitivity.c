@@ -22,7 +22,7 @@ static void usage(FILE *out)
     fputs("Usage: mbsens sensitivity MODEL [--method ddm|davm|cavm|fd|cs]\n"
           "                          [--formulation semi|fr|ali3p|matrixr] [--ref com|origin|joint]\n"
           "                          [--dt H] [--tf T] [--fd-step S]\n"
-          "                          [--json] [--history FILE.csv] [--quiet]\n"
+          "                          [--json] [--history FILE.csv] [--quiet] [--threads N]\n"
           "\n"
           "Objective functions of MODEL (its \"objectives\" section) over a simulation\n"
           "from the initial state, and their gradients with respect to its design\n"
@@ -48,6 +48,9 @@ static void usage(FILE *out)
           "  --dt H              step (default: the model's simulation section, else 1e-3)\n"
           "  --tf T              final time (default: the model's, else 1)\n"
           "  --fd-step S         fd: relative step (default 1e-6)\n"
+          "  --threads N         ddm: its parameter columns, fd: its runs on N threads\n"
+          "                      (default 1; 0: OMP_NUM_THREADS, else the cores); the\n"
+          "                      results do not depend on it\n"
           "  --json              print a JSON object\n"
           "  --history FILE      write t, psi and (ddm) the gradient at every step as CSV\n"
           "  -q, --quiet         no progress (shown on a terminal for runs over 2 s: the\n"
@@ -133,7 +136,7 @@ typedef struct {
     cli_sim_args sim;
     int method;
     double fd_step;
-    const char *history;
+    const char *history, *threads;
     int json, quiet;
 } sens_args;
 
@@ -149,6 +152,7 @@ static const cli_opt sens_opts[] = {
     ROW("--fd-step", CLI_POSITIVE, fd_step),
     ROW("--history", CLI_STRING, history),
     ROW("--json", CLI_FLAG, json),
+    ROW("--threads", CLI_STRING, threads),
 };
 #undef ROW
 
@@ -231,11 +235,17 @@ int cmd_sensitivity(int argc, char **argv)
     int npos = 0;
     int rc = cli_parse(&cli_sensitivity_command, argc, argv, &a, pos, &npos);
     if (rc != CLI_EXIT_OK) return rc == CLI_PARSE_HELP ? CLI_EXIT_OK : rc;
+    long threads = 1;
+    char *end;
+    if (a.threads && ((threads = strtol(a.threads, &end, 10)), end == a.threads || *end || threads < 0 ||
+                      threads > 4096))
+        return cli_usage_error(cmd, usage, "--threads: expected an integer from 0 to 4096, got '%s'", a.threads);
 
     cli_session ses;
     if (cli_session_open(&ses, cmd, pos[0], -1) != CLI_EXIT_OK) return CLI_EXIT_FAIL;
     const mbs_model *m = ses.m;
     mbs_sens_options o = sens_options(&a, m);
+    o.threads = mbs_batch_threads((int)threads);
     cli_initial_change ic;
     if (cli_initial_change_eval(cmd, m, o.sim.t0, o.sim.loop, &ic) != CLI_EXIT_OK) {
         cli_session_close(&ses);

@@ -83,13 +83,61 @@ int sweep_mpi_launched(void)
     return 0;
 }
 
-int sweep_mpi_main(const char *cmd, const sweep_opts *o)
+int cases_mpi_main(const char *cmd, const cases_job *job)
 {
-    (void)o;
+    (void)job;
     cli_error(cmd, "this mbsens was built without MPI");
     return CLI_EXIT_FAIL;
 }
 #endif
+
+/* ---- the sweep as a job of cases on MPI ranks ---- */
+
+typedef struct sweep_job {
+    const sweep_opts *o;
+    sweep s;
+} sweep_job;
+
+static int sweep_job_open(void *user, const char *cmd, int rank, sweep_ledger *L)
+{
+    sweep_job *j = user;
+    const sweep_opts *o = j->o;
+    int rc = sweep_load(&j->s, cmd, o->spec);
+    if (rank == 0 && rc == CLI_EXIT_OK && ((o->csv && cli_output_check(cmd, o->csv, o->spec))
+                                           || (o->json && cli_output_check(cmd, o->json, o->spec))))
+        rc = CLI_EXIT_FAIL;
+    if (rc == CLI_EXIT_OK)
+        rc = sweep_ledger_open(L, &j->s, cmd, rank == 0 ? o->ckpt : NULL, rank == 0 ? o->resume : 0);
+    return rc;
+}
+
+static int sweep_job_finish(void *user, const char *cmd, sweep_ledger *L)
+{
+    const sweep_job *j = user;
+    int rc = sweep_ledger_write(L, cmd, j->o->spec, j->o->csv, j->o->json);
+    if (rc == CLI_EXIT_OK)
+        sweep_ledger_report(L, cmd);
+    return rc;
+}
+
+static void sweep_job_close(void *user, int rank, sweep_ledger *L, int ok)
+{
+    sweep_job *j = user;
+    if (rank == 0 && ok && L->open && !L->ckpt_failed && j->o->ckpt)
+        remove(j->o->ckpt);
+}
+
+int sweep_mpi_main(const char *cmd, const sweep_opts *o)
+{
+    sweep_job j;
+    memset(&j, 0, sizeof j);
+    j.o = o;
+    cases_job job = {&j, o->threads, o->chunk, o->serve_only, o->stats, sweep_job_open, sweep_job_finish,
+                     sweep_job_close};
+    int rc = cases_mpi_main(cmd, &job);
+    sweep_free(&j.s);
+    return rc;
+}
 
 static int parse_count(const char *cmd, const char *opt, const char *text, int *out)
 {
@@ -133,7 +181,7 @@ static int sweep_local(const char *cmd, const sweep_opts *o)
         sweep_ledger_report(&L, cmd);
     int keep_ckpt = rc != CLI_EXIT_OK || L.ckpt_failed;
     free(idx);
-    if (L.s)
+    if (L.open)
         sweep_ledger_close(&L);
     if (!keep_ckpt && o->ckpt)
         remove(o->ckpt);

@@ -40,6 +40,18 @@ static const struct {
     { "forced_stop", "stopped by a forced stop" },
 };
 
+int cli_opt_stop_code(const char *reason)
+{
+    for (size_t k = 0; k < sizeof table / sizeof table[0]; k++)
+        if (!strcmp(reason, table[k].reason)) return (int)k;
+    return -1;
+}
+
+const char *cli_opt_stop_reason(int code)
+{
+    return code >= 0 && (size_t)code < sizeof table / sizeof table[0] ? table[code].reason : "unknown";
+}
+
 void cli_opt_stop_explain(const mbs_opt_result *res, const mbs_opt_options *o, cli_opt_stop *out)
 {
     out->words = "an unknown reason";

@@ -13,6 +13,11 @@ typedef struct cli_opt_stop {
     char verdict[256];     /* "converged: ..." or "NOT converged: ..." with the figures */
 } cli_opt_stop;
 
+/* The stop reason as a small number (-1: not one of the known reasons),
+ * and back ("unknown" for -1): what a multistart's result rows carry. */
+int cli_opt_stop_code(const char *reason);
+const char *cli_opt_stop_reason(int code);
+
 void cli_opt_stop_explain(const mbs_opt_result *res, const mbs_opt_options *o, cli_opt_stop *out);
 
 #endif

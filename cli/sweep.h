@@ -55,15 +55,32 @@ typedef struct sweep {
  * or CLI_EXIT_FAIL after a message "SPEC: json path: what is wrong". */
 int sweep_load(sweep *s, const char *cmd, const char *path);
 void sweep_free(sweep *s);
+/* The generator of case i's random draws: seeded by the seed and i alone
+ * (any case can be drawn by itself), then uniform numbers in (0, 1) (53
+ * random bits, never 0) from it. */
+uint64_t cases_rng(uint64_t seed, long i);
+double cases_unit_open(uint64_t *g);
 /* The nvar values of case i. */
 void sweep_case_values(const sweep *s, long i, double *x);
 /* Compute case i into row (ncols). d: a data of s->m for this thread.
  * MBS_OK or a negative status with err filled. */
 int sweep_case_run(const sweep *s, mbs_data *d, long i, double *row, mbs_error *err);
 
-/* ---- finished cases ---- */
+/* ---- finished cases ----
+ * The ledger serves `mbsens sweep` and `mbsens optimize --multistart`
+ * alike: ncases cases of ncols result values each, computed by run. */
+struct sweep_ledger;
+/* Compute the cases idx[0..n-1] on `threads` threads and record them
+ * (sweep_ledger_record). */
+typedef void (*cases_run_fn)(struct sweep_ledger *L, const long *idx, long n, int threads);
+
 typedef struct sweep_ledger {
-    const sweep *s;
+    const sweep *s;           /* the sweep's ledger (NULL: another job's) */
+    long ncases;
+    int ncols;
+    cases_run_fn run;
+    void *user;               /* the job's, for run */
+    int open;                 /* opened (cases_ledger_open): to close */
     double *rows;             /* ncases x ncols */
     int *status;
     char **msg;               /* failures: the message (malloc'd) */
@@ -75,7 +92,10 @@ typedef struct sweep_ledger {
     pthread_mutex_t lock;
 } sweep_ledger;
 
-/* Allocate; with a checkpoint path, read its finished cases (resume = 1,
+/* Allocate a ledger of ncases cases of ncols values (no checkpoint).
+ * CLI_EXIT_OK or CLI_EXIT_FAIL with a message; close it in any case. */
+int cases_ledger_open(sweep_ledger *L, const char *cmd, long ncases, int ncols, cases_run_fn run, void *user);
+/* Allocate for a sweep; with a checkpoint path, read its finished cases (resume = 1,
  * the file must be this sweep's) or create it (resume = 0: it must not
  * exist). CLI_EXIT_OK or CLI_EXIT_FAIL with a message. */
 int sweep_ledger_open(sweep_ledger *L, const sweep *s, const char *cmd, const char *ckpt, int resume);
@@ -94,7 +114,7 @@ void sweep_ledger_close(sweep_ledger *L);
 int sweep_ledger_write(const sweep_ledger *L, const char *cmd, const char *spec, const char *csv,
                        const char *json);
 
-/* Compute the cases idx[0..n-1] on `threads` threads and record them. */
+/* A sweep's cases_run_fn: the cases idx[0..n-1] on `threads` threads. */
 void sweep_run_cases(sweep_ledger *L, const long *idx, long n, int threads);
 
 /* ---- MPI (mpi/sweep_mpi.c, built where CMake finds MPI) ---- */
@@ -114,5 +134,20 @@ typedef struct sweep_opts {
  * and computes too; every rank computes on its threads. Returns the exit
  * status (rank 0: outputs written). */
 int sweep_mpi_main(const char *cmd, const sweep_opts *o);
+
+/* Any job of cases on every rank (what sweep_mpi_main runs): open fills
+ * the ledger on each rank (rank 0 first, so that a bad input is reported
+ * once; then the others), rank 0 hands out chunks of `chunk` cases (0: the
+ * threads) and computes too (unless serve_only), finish writes the results
+ * on rank 0 once every case is recorded, close releases the job on every
+ * rank (ok: rank 0 finished and wrote). */
+typedef struct cases_job {
+    void *user;
+    int threads, chunk, serve_only, stats;
+    int (*open)(void *user, const char *cmd, int rank, sweep_ledger *L);
+    int (*finish)(void *user, const char *cmd, sweep_ledger *L);
+    void (*close)(void *user, int rank, sweep_ledger *L, int ok);
+} cases_job;
+int cases_mpi_main(const char *cmd, const cases_job *job);
 
 #endif

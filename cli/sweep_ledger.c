@@ -23,7 +23,7 @@ enum { CASE_PENDING = 0, CASE_DONE, CASE_OUT };
 
 static void store(sweep_ledger *L, long i, int status, const double *row, const char *msg)
 {
-    size_t nc = (size_t)L->s->ncols;
+    size_t nc = (size_t)L->ncols;
     L->status[i] = status;
     if (status == MBS_OK)
         memcpy(L->rows + (size_t)i * nc, row, nc * sizeof *row);
@@ -38,7 +38,7 @@ static int read_line(sweep_ledger *L, char *line, double *row)
 {
     char *p = line, *end;
     long i = strtol(p, &end, 10);
-    if (end == p || i < 0 || i >= L->s->ncases)
+    if (end == p || i < 0 || i >= L->ncases)
         return -1;
     p = end;
     long st = strtol(p, &end, 10);
@@ -52,7 +52,7 @@ static int read_line(sweep_ledger *L, char *line, double *row)
             store(L, i, (int)st, NULL, p + 1);
         return 0;
     }
-    for (int k = 0; k < L->s->ncols; k++) {
+    for (int k = 0; k < L->ncols; k++) {
         row[k] = strtod(p, &end);
         if (end == p)
             return -1;
@@ -73,7 +73,7 @@ static int read_checkpoint(sweep_ledger *L, const char *cmd, const char *path, F
     size_t cap = 0;
     ssize_t n;
     long pos = 0, lineno = 0;
-    double *row = malloc(((size_t)L->s->ncols + 1) * sizeof *row);
+    double *row = malloc(((size_t)L->ncols + 1) * sizeof *row);
     int rc = row ? CLI_EXIT_OK : CLI_EXIT_FAIL;
     while (rc == CLI_EXIT_OK && (n = getline(&line, &cap, f)) > 0) {
         lineno++;
@@ -83,7 +83,7 @@ static int read_checkpoint(sweep_ledger *L, const char *cmd, const char *path, F
         if (lineno == 1) {
             char want[128];
             snprintf(want, sizeof want, "mbsens sweep checkpoint %016llx %ld %d", (unsigned long long)L->s->hash,
-                     L->s->ncases, L->s->ncols);
+                     L->ncases, L->ncols);
             if (strcmp(line, want) != 0) {
                 cli_error(cmd, "%s: a checkpoint of another sweep (the spec or the model changed)", path);
                 rc = CLI_EXIT_FAIL;
@@ -125,8 +125,8 @@ static int open_checkpoint(sweep_ledger *L, const char *cmd, const char *path, i
         return CLI_EXIT_FAIL;
     }
     if (!resume)
-        fprintf(f, "mbsens sweep checkpoint %016llx %ld %d\n", (unsigned long long)L->s->hash, L->s->ncases,
-                L->s->ncols);
+        fprintf(f, "mbsens sweep checkpoint %016llx %ld %d\n", (unsigned long long)L->s->hash, L->ncases,
+                L->ncols);
     if (fflush(f) != 0) {
         cli_error(cmd, "--checkpoint %s: %s", path, strerror(errno));
         fclose(f);
@@ -136,21 +136,34 @@ static int open_checkpoint(sweep_ledger *L, const char *cmd, const char *path, i
     return CLI_EXIT_OK;
 }
 
-int sweep_ledger_open(sweep_ledger *L, const sweep *s, const char *cmd, const char *ckpt, int resume)
+int cases_ledger_open(sweep_ledger *L, const char *cmd, long ncases, int ncols, cases_run_fn run, void *user)
 {
     memset(L, 0, sizeof *L);
-    L->s = s;
-    size_t n = (size_t)s->ncases;
-    L->rows = malloc((n * (size_t)s->ncols + 1) * sizeof *L->rows);
-    L->status = calloc(n, sizeof *L->status);
-    L->msg = calloc(n, sizeof *L->msg);
-    L->done = calloc(n, 1);
+    L->ncases = ncases;
+    L->ncols = ncols;
+    L->run = run;
+    L->user = user;
+    size_t n = (size_t)ncases;
+    L->rows = malloc((n * (size_t)ncols + 1) * sizeof *L->rows);
+    L->status = calloc(n + 1, sizeof *L->status);
+    L->msg = calloc(n + 1, sizeof *L->msg);
+    L->done = calloc(n + 1, 1);
     pthread_mutex_init(&L->lock, NULL);
+    L->open = 1;
     if (!L->rows || !L->status || !L->msg || !L->done) {
-        cli_error(cmd, "out of memory for %ld cases", s->ncases);
+        cli_error(cmd, "out of memory for %ld cases", ncases);
         return CLI_EXIT_FAIL;
     }
-    return ckpt ? open_checkpoint(L, cmd, ckpt, resume) : CLI_EXIT_OK;
+    return CLI_EXIT_OK;
+}
+
+int sweep_ledger_open(sweep_ledger *L, const sweep *s, const char *cmd, const char *ckpt, int resume)
+{
+    int rc = cases_ledger_open(L, cmd, s->ncases, s->ncols, sweep_run_cases, NULL);
+    L->s = s;
+    if (rc == CLI_EXIT_OK && ckpt)
+        rc = open_checkpoint(L, cmd, ckpt, resume);
+    return rc;
 }
 
 void sweep_ledger_record(sweep_ledger *L, long i, int status, const double *row, const char *msg)
@@ -162,7 +175,7 @@ void sweep_ledger_record(sweep_ledger *L, long i, int status, const double *row,
             FILE *f = L->ckpt;
             fprintf(f, "%ld %d", i, status);
             if (status == MBS_OK)
-                for (int k = 0; k < L->s->ncols; k++)
+                for (int k = 0; k < L->ncols; k++)
                     fprintf(f, " %a", row[k]);
             else
                 fputc('\t', f);
@@ -178,7 +191,7 @@ void sweep_ledger_record(sweep_ledger *L, long i, int status, const double *row,
 int sweep_ledger_take(sweep_ledger *L, long *idx, int n, int again)
 {
     int got = 0;
-    long nc = L->s->ncases;
+    long nc = L->ncases;
     pthread_mutex_lock(&L->lock);
     for (long k = 0; k < nc && got < n && L->ndone < nc; k++) {
         long i = (L->next + k) % nc;
@@ -201,11 +214,11 @@ int sweep_ledger_take(sweep_ledger *L, long *idx, int n, int again)
 void sweep_ledger_report(const sweep_ledger *L, const char *cmd)
 {
     long failed = 0;
-    for (long i = 0; i < L->s->ncases; i++)
+    for (long i = 0; i < L->ncases; i++)
         failed += L->done[i] == CASE_DONE && L->status[i] != MBS_OK;
     if (failed)
         fprintf(stderr, "mbsens %s: %ld of %ld cases failed (their messages are in the table)\n", cmd, failed,
-                L->s->ncases);
+                L->ncases);
     if (L->ckpt_failed)
         cli_error(cmd, "the checkpoint could not be written completely (kept)");
 }
@@ -214,7 +227,7 @@ void sweep_ledger_close(sweep_ledger *L)
 {
     if (L->ckpt)
         fclose(L->ckpt);
-    for (long i = 0; L->msg && i < L->s->ncases; i++)
+    for (long i = 0; L->msg && i < L->ncases; i++)
         free(L->msg[i]);
     free(L->rows);
     free(L->status);

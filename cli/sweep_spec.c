@@ -446,8 +446,14 @@ static uint64_t splitmix64(uint64_t *x)
     return z ^ (z >> 31);
 }
 
-/* Uniform in (0, 1): 53 random bits, never 0. */
-static double unit_open(uint64_t *x)
+uint64_t cases_rng(uint64_t seed, long i)
+{
+    uint64_t g = seed * 0x9e3779b97f4a7c15ULL ^ (uint64_t)i;
+    splitmix64(&g);
+    return g;
+}
+
+double cases_unit_open(uint64_t *x)
 {
     return ((double)(splitmix64(x) >> 11) + 0.5) / 9007199254740992.0;
 }
@@ -466,11 +472,10 @@ void sweep_case_values(const sweep *s, long i, double *x)
         }
         return;
     }
-    uint64_t g = s->seed * 0x9e3779b97f4a7c15ULL ^ (uint64_t)i;
-    splitmix64(&g);
+    uint64_t g = cases_rng(s->seed, i);
     for (int k = 0; k < s->nvar; k++) {
         const sweep_var *v = &s->var[k];
-        double u1 = unit_open(&g), u2 = unit_open(&g);
+        double u1 = cases_unit_open(&g), u2 = cases_unit_open(&g);
         if (v->dist == SWEEP_UNIFORM)
             x[k] = v->a + (v->b - v->a) * u1;
         else

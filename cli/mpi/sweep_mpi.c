@@ -1,5 +1,7 @@
 /*
- * sweep_mpi.c - `mbsens sweep` on MPI ranks (built where CMake finds MPI).
+ * sweep_mpi.c - the cases of `mbsens sweep` and of `mbsens optimize
+ * --multistart` on MPI ranks (built where CMake finds MPI): any job of
+ * cases recorded in a ledger (sweep.h, cases_job).
  *
  * Rank 0 holds the ledger (and the checkpoint) and hands out chunks of
  * case indices: its main thread serves the other ranks' requests, one more
@@ -102,7 +104,7 @@ static int pack(report *r, const sweep_ledger *L, const long *idx, int n)
         int32_t ml = (int32_t)strlen(msg);
         bad |= put(r, &i, sizeof i) | put(r, &st, sizeof st) | put(r, &ml, sizeof ml);
         if (st == MBS_OK)
-            bad |= put(r, L->rows + (size_t)i * (size_t)L->s->ncols, (size_t)L->s->ncols * sizeof(double));
+            bad |= put(r, L->rows + (size_t)i * (size_t)L->ncols, (size_t)L->ncols * sizeof(double));
         bad |= put(r, msg, (size_t)ml);
     }
     return bad;
@@ -111,7 +113,7 @@ static int pack(report *r, const sweep_ledger *L, const long *idx, int n)
 /* Record the cases of a report; -1 if it is malformed. */
 static int unpack(sweep_ledger *L, const char *b, size_t len, double *row, char *msg, size_t msgcap)
 {
-    size_t p = 0, rowb = (size_t)L->s->ncols * sizeof(double);
+    size_t p = 0, rowb = (size_t)L->ncols * sizeof(double);
     while (p < len) {
         int64_t i;
         int32_t st, ml;
@@ -119,7 +121,7 @@ static int unpack(sweep_ledger *L, const char *b, size_t len, double *row, char 
             return -1;
         memcpy(&i, b + p, 8), memcpy(&st, b + p + 8, 4), memcpy(&ml, b + p + 12, 4);
         p += 16;
-        if (i < 0 || i >= L->s->ncases || ml < 0 || len - p < (st == MBS_OK ? rowb : 0) + (size_t)ml)
+        if (i < 0 || i >= L->ncases || ml < 0 || len - p < (st == MBS_OK ? rowb : 0) + (size_t)ml)
             return -1;
         if (st == MBS_OK) {
             memcpy(row, b + p, rowb);
@@ -181,7 +183,7 @@ static int worker(sweep_ledger *L, int threads, int *finalize)
         }
         for (int k = 0; k < n; k++)
             idx[k] = (long)chunk[k];
-        sweep_run_cases(L, idx, n, threads);
+        L->run(L, idx, n, threads);
         if (pack(&r, L, idx, n) != 0) {
             rc = CLI_EXIT_FAIL;
             break;
@@ -217,7 +219,7 @@ static void *local_compute(void *p)
     long *idx = malloc((size_t)sv->chunk * sizeof *idx);
     int n;
     while (idx && (n = sweep_ledger_take(sv->L, idx, sv->chunk, 1)) > 0)
-        sweep_run_cases(sv->L, idx, n, sv->threads);
+        sv->L->run(sv->L, idx, n, sv->threads);
     free(idx);
     sv->local_done = 1;
     return NULL;
@@ -226,7 +228,7 @@ static void *local_compute(void *p)
 static int all_done(server *sv)
 {
     pthread_mutex_lock(&sv->L->lock);
-    int d = sv->L->ndone == sv->L->s->ncases;
+    int d = sv->L->ndone == sv->L->ncases;
     pthread_mutex_unlock(&sv->L->lock);
     return d && sv->local_done;
 }
@@ -271,7 +273,7 @@ static int serve_one(server *sv, const char *cmd, double *row, char *msg)
  * stopped or taken for dead (drain = 1). */
 static int serve(server *sv, const char *cmd, int drain)
 {
-    double *row = malloc(((size_t)sv->L->s->ncols + 1) * sizeof *row);
+    double *row = malloc(((size_t)sv->L->ncols + 1) * sizeof *row);
     char *msg = malloc(MBS_ERROR_MSG_LEN);
     double quiet = -1;
     long ns = 0;
@@ -297,13 +299,14 @@ static int serve(server *sv, const char *cmd, int drain)
     return rc;
 }
 
-static int rank0(sweep_ledger *L, const char *cmd, const sweep_opts *o, int size, int threads, int *finalize)
+static int rank0(sweep_ledger *L, const char *cmd, const cases_job *job, int size, int *finalize)
 {
-    server sv = {.L = L, .chunk = o->chunk, .threads = threads, .size = size, .active = size - 1};
+    const int threads = job->threads;
+    server sv = {.L = L, .chunk = job->chunk, .threads = threads, .size = size, .active = size - 1};
     sv.stopped = calloc((size_t)size, sizeof *sv.stopped);
     sv.since = malloc((size_t)size * sizeof *sv.since);
-    sv.idx = malloc((size_t)o->chunk * sizeof *sv.idx);
-    sv.out = malloc((size_t)o->chunk * sizeof *sv.out);
+    sv.idx = malloc((size_t)job->chunk * sizeof *sv.idx);
+    sv.out = malloc((size_t)job->chunk * sizeof *sv.out);
     if (!sv.stopped || !sv.since || !sv.idx || !sv.out) {
         cli_error(cmd, "out of memory");
         return CLI_EXIT_FAIL;
@@ -313,7 +316,7 @@ static int rank0(sweep_ledger *L, const char *cmd, const sweep_opts *o, int size
     sv.stopped[0] = 1;
     double t0 = now(), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
     pthread_t th;
-    int serve_only = o->serve_only && size > 1;
+    int serve_only = job->serve_only && size > 1;
     sv.local_done = serve_only;
     if (!serve_only && pthread_create(&th, NULL, local_compute, &sv) != 0) {
         cli_error(cmd, "cannot start the computing thread of rank 0");
@@ -324,9 +327,7 @@ static int rank0(sweep_ledger *L, const char *cmd, const sweep_opts *o, int size
         pthread_join(th, NULL);
     double wall = now() - t0, cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
     if (rc == CLI_EXIT_OK)
-        rc = sweep_ledger_write(L, cmd, o->spec, o->csv, o->json);
-    if (rc == CLI_EXIT_OK)
-        sweep_ledger_report(L, cmd);
+        rc = job->finish(job->user, cmd, L);
     if (serve(&sv, cmd, 1) != 0)
         rc = CLI_EXIT_FAIL;
     if (sv.active)
@@ -336,16 +337,16 @@ static int rank0(sweep_ledger *L, const char *cmd, const sweep_opts *o, int size
     for (int w = 1; w < size; w++)
         if (sv.stopped[w])
             MPI_Send(finalize, 1, MPI_INT, w, TAG_END, MPI_COMM_WORLD);
-    if (o->stats)
+    if (job->stats)
         fprintf(stderr, "mbsens %s: %ld cases on %d ranks x %d threads, chunk %d%s: %.3f s, %ld chunks handed out "
-                "(%.0f per s), %.0f bytes of reports; serving thread %.3f s CPU\n", cmd, L->s->ncases, size,
-                threads, o->chunk, serve_only ? " (rank 0 serving only)" : "", wall, sv.handouts, sv.handouts / wall,
+                "(%.0f per s), %.0f bytes of reports; serving thread %.3f s CPU\n", cmd, L->ncases, size,
+                threads, job->chunk, serve_only ? " (rank 0 serving only)" : "", wall, sv.handouts, sv.handouts / wall,
                 sv.bytes, cpu);
     free(sv.stopped), free(sv.since), free(sv.idx), free(sv.out), free(sv.buf);
     return rc;
 }
 
-int sweep_mpi_main(const char *cmd, const sweep_opts *o)
+int cases_mpi_main(const char *cmd, const cases_job *job)
 {
     int provided = 0, rank = 0, size = 1, finalize = 1;
     if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
@@ -355,39 +356,26 @@ int sweep_mpi_main(const char *cmd, const sweep_opts *o)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int threads = mbs_batch_threads(o->threads);
+    cases_job j = *job;
+    j.threads = mbs_batch_threads(job->threads);
+    j.chunk = job->chunk > 0 ? job->chunk : j.threads;
     if (provided < MPI_THREAD_FUNNELED && rank == 0)
         fprintf(stderr, "mbsens %s: MPI gives no thread support; going on (only main threads call MPI)\n", cmd);
-    sweep s;
     sweep_ledger L = {0};
     int rc = CLI_EXIT_OK;
-    memset(&s, 0, sizeof s);
-    if (rank == 0) {   /* rank 0 checks everything first, so that a bad spec is reported once */
-        rc = sweep_load(&s, cmd, o->spec);
-        if (rc == CLI_EXIT_OK && ((o->csv && cli_output_check(cmd, o->csv, o->spec))
-                                  || (o->json && cli_output_check(cmd, o->json, o->spec))))
-            rc = CLI_EXIT_FAIL;
-        if (rc == CLI_EXIT_OK)
-            rc = sweep_ledger_open(&L, &s, cmd, o->ckpt, o->resume);
-    }
+    if (rank == 0)   /* rank 0 checks everything first, so that a bad input is reported once */
+        rc = j.open(j.user, cmd, 0, &L);
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rank != 0 && rc == CLI_EXIT_OK) {
-        rc = sweep_load(&s, cmd, o->spec);
+        rc = j.open(j.user, cmd, rank, &L);
         if (rc == CLI_EXIT_OK)
-            rc = sweep_ledger_open(&L, &s, cmd, NULL, 0);
-        if (rc == CLI_EXIT_OK)
-            rc = worker(&L, threads, &finalize);
+            rc = worker(&L, j.threads, &finalize);
     } else if (rc == CLI_EXIT_OK) {
-        sweep_opts oo = *o;
-        oo.chunk = o->chunk > 0 ? o->chunk : threads;
-        rc = rank0(&L, cmd, &oo, size, threads, &finalize);
+        rc = rank0(&L, cmd, &j, size, &finalize);
     }
-    int ckpt_ok = rank == 0 && rc == CLI_EXIT_OK && L.s && !L.ckpt_failed;
-    if (L.s)
+    j.close(j.user, rank, &L, rank == 0 && rc == CLI_EXIT_OK);
+    if (L.open)
         sweep_ledger_close(&L);
-    if (ckpt_ok && o->ckpt)
-        remove(o->ckpt);
-    sweep_free(&s);
     if (finalize)   /* else the process ends without it, as mpirun --enable-recovery allows */
         MPI_Finalize();
     return rc;

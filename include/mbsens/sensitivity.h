@@ -84,12 +84,14 @@ typedef struct mbs_sens_options {
     void *history_user;
     mbs_sens_objective_fn objective;   /* optional: a program's own objective */
     void *objective_user;
-    int threads;                  /* fd: its 2p runs on this many OpenMP threads (0 or 1:
-                                   * serially; mbs_batch_threads(0): OMP_NUM_THREADS). With
-                                   * more than one, OpenBLAS runs on one thread meanwhile
-                                   * (mbsens/batch.h) and the program's objective is called
-                                   * from several threads at once. The gradient does not
-                                   * depend on it. (1) */
+    int threads;                  /* ddm: its parameter columns, fd: its 2p runs on this many
+                                   * OpenMP threads (0 or 1: serially; mbs_batch_threads(0):
+                                   * OMP_NUM_THREADS). With more than one, OpenBLAS runs on one
+                                   * thread meanwhile (mbsens/batch.h) and the program's
+                                   * objective is called from several threads at once. Inside a
+                                   * parallel region (a batch) the run is serial. psi, the
+                                   * gradient and the history do not depend on it, to the bit.
+                                   * (1) */
 } mbs_sens_options;
 
 /* Defaults: the model's simulation options, ddm, fd_step 1e-6, 1 thread. */

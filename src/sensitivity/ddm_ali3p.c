@@ -90,6 +90,8 @@ int sens_ddm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     memset(&w, 0, sizeof w);
     double *buf = NULL;
     sens_fwd F;
+    sens_team T;
+    memset(&T, 0, sizeof T);
     int rc = sens_fwd_open(&F, r, SENS_FWD_ALI3P, err);
     if (rc) goto done;
     buf = calloc(2 * N3 * P + 1, sizeof(double));
@@ -97,6 +99,9 @@ int sens_ddm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
         goto done;
     }
+    size_t per = sens_ali_lin_thread_ws(&w), form = sens_ali_lin_form_ws(&w, r->m), obj = SENS_OBJ_WS(r->m, r->nobj);
+    per = per > form ? per : form;
+    if ((rc = sens_team_open(&T, r, np, per > obj ? per : obj, err))) goto done;
     mbs_integrator *it = F.it;
     ali_ddm c = { r, it, &F.so, &w, buf, buf + N3 * P };
     if ((rc = sens_ali_lin_init(&w, r, &F.so, F.so.t0, mbs_integrator_q(it), mbs_integrator_qd(it),
@@ -104,6 +109,7 @@ int sens_ddm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         goto done;
     rc = sens_ddm_march(r, it, &F.so, c.Y, c.Y + n, c.Y + 2 * n, N3, ali_advance, &c, err);
 done:
+    if (r->team) sens_team_close(&T, r);
     sens_fwd_close(&F, stats);
     sens_ali_lin_free(&w);
     free(buf);

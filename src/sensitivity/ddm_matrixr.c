@@ -28,6 +28,7 @@
  */
 #include <lapacke.h>
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,25 +38,85 @@
 
 
 typedef struct {
+    sens_run *r;
     sens_mr_lin *w;
     mbs_form *g;
+    mbs_form **gt;   /* threads 1 .. of r's team: a form on each thread's data */
     int np;
     size_t NI, N3;
     double *Yi, *Yin, *Y;
 } mr_ddm;
 
-/* the chain at the step's end state, then each parameter's sensitivities */
+/* Column workspace of a thread: the scratch of sens_mr_lin_apply. */
+static size_t mr_thread_ws(const sens_mr_lin *w, const mbs_model *m)
+{
+    const size_t N = (size_t)w->n + 1, ND = (size_t)(w->nd > 0 ? w->nd : 0) + 1;
+    return 3 * N + 5 * ND + (size_t)m->nx + 1;
+}
+
+/* A thread's copy of w: J, its pivots and Bz shared (read only), the
+ * scratch in ws. */
+static void mr_thread(const sens_mr_lin *w, double *ws, sens_mr_lin *wt)
+{
+    const size_t N = (size_t)w->n + 1, ND = (size_t)(w->nd > 0 ? w->nd : 0) + 1;
+    *wt = *w;
+    wt->pz = ws;
+    wt->pF = wt->pz + 3 * N;
+    wt->e = wt->pF + ND;
+    wt->a = wt->e + ND;
+    wt->dx = wt->a + 3 * ND;
+}
+
+/* The chain at the step's end state, then each parameter's sensitivities
+ * on the threads of the run's team: thread t > 0 prepares its own form at
+ * the same state (the same bits as g's) and applies the shared factors. */
 static int mr_advance(void *ctx, double t, double h, const double *q, const double *qd, const double *qdd,
                       mbs_error *err)
 {
     mr_ddm *c = ctx;
     int rc = sens_mr_lin_factor(c->w, c->g, t, q, qd, qdd, h, err);
     if (rc) return rc;
-    for (int j = 0; j < c->np; j++)
-        sens_mr_lin_apply(c->w, c->g, t, q, qd, qdd, c->Yi + (size_t)j * c->NI, j, c->Yin + (size_t)j * c->NI,
-                          c->Y + (size_t)j * c->N3);
+#pragma omp parallel num_threads(sens_team_size(c->r)) if (sens_team_size(c->r) > 1)
+    {
+        const int th = omp_get_thread_num(), nth = omp_get_num_threads();
+        sens_mr_lin wt, *wc = c->w;
+        mbs_form *g = c->g;
+        if (th > 0) {
+            mr_thread(c->w, sens_team_ws(c->r, th), &wt);
+            wc = &wt;
+            g = c->gt[th - 1];
+            (void)mbs_form_matrixr_prepare(g, t, q, qd, qdd);   /* succeeded on c->g at this state */
+        }
+        for (int j = th; j < c->np; j += nth)
+            sens_mr_lin_apply(wc, g, t, q, qd, qdd, c->Yi + (size_t)j * c->NI, j, c->Yin + (size_t)j * c->NI,
+                              c->Y + (size_t)j * c->N3);
+    }
     memcpy(c->Yi, c->Yin, sizeof(double) * c->NI * (size_t)c->np);
     return MBS_OK;
+}
+
+/* The forms of threads 1 .. of r's team, over g's independent coordinates.
+ * NULL (err set) on failure. */
+static mbs_form **mr_thread_forms(sens_run *r, const mbs_form *g, const mbs_sim_options *so, mbs_error *err)
+{
+    const int nt = sens_team_size(r);
+    mbs_form **gt = calloc((size_t)nt, sizeof *gt);
+    if (!gt) {
+        mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    for (int t = 1; t < nt; t++) {
+        mbs_form *f = mbs_form_create(r->m, sens_team_run(r, t)->d, so, err);
+        gt[t - 1] = f;
+        if (!f) {
+            for (int k = 1; k < t; k++) mbs_form_free(gt[k - 1]);
+            free(gt);
+            return NULL;
+        }
+        f->nd = g->nd;
+        memcpy(f->dof, g->dof, sizeof(mbs_dof) * (size_t)(g->nd > 0 ? g->nd : 0));
+    }
+    return gt;
 }
 
 int sens_ddm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
@@ -65,7 +126,10 @@ int sens_ddm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     sens_mr_lin w;
     memset(&w, 0, sizeof w);
     double *buf = NULL;
+    mbs_form **gt = NULL;
     sens_fwd F;
+    sens_team T;
+    memset(&T, 0, sizeof T);
     int rc = sens_fwd_open(&F, r, SENS_FWD_MATRIXR, err);
     if (rc) goto done;
     mbs_integrator *it = F.it;
@@ -76,12 +140,21 @@ int sens_ddm_matrixr(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
         goto done;
     }
-    mr_ddm c = { &w, g, np, NI, N3, buf, buf + NI * P, buf + 2 * NI * P };
+    const size_t per = mr_thread_ws(&w, r->m), obj = SENS_OBJ_WS(r->m, r->nobj);
+    if ((rc = sens_team_open(&T, r, np, per > obj ? per : obj, err))) goto done;
+    if (!(gt = mr_thread_forms(r, g, &F.so, err))) {
+        rc = err && err->code ? err->code : MBS_ERR_NOMEM;
+        goto done;
+    }
+    mr_ddm c = { r, &w, g, gt, np, NI, N3, buf, buf + NI * P, buf + 2 * NI * P };
     if ((rc = sens_mr_lin_init(&w, r, g, F.so.t0, mbs_integrator_q(it), mbs_integrator_qd(it),
                                mbs_integrator_qdd(it), c.Yi, c.Y, err)))
         goto done;
     rc = sens_ddm_march(r, it, &F.so, c.Y, c.Y + n, c.Y + 2 * n, N3, mr_advance, &c, err);
 done:
+    for (int t = 1; gt && t < sens_team_size(r); t++) mbs_form_free(gt[t - 1]);
+    free(gt);
+    if (r->team) sens_team_close(&T, r);
     sens_fwd_close(&F, stats);
     sens_mr_lin_free(&w);
     free(buf);

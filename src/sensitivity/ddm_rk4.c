@@ -16,15 +16,60 @@
  * With r->np == 0 only psi is computed (the fd reference for fr).
  */
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sens_common.h"
 
 typedef struct {
-    double *q, *qd, *a, *tid, *rhs, *g, *dg, *dx;
-    double *sq, *sqd;            /* np x nq stage sensitivities */
+    double *tid, *dg;            /* n; nobj x np */
 } stage_ws;
+
+/* The columns at a state (q, qd) whose accelerations qdd and primal the
+ * data of r holds (mbs_deriv_fd_primal with tid, then the objectives'
+ * primal): per parameter j, dqdd_j = M'^-1 (dtau - the residual's tangent
+ * along (sq_j, sqd_j, dx_j)) into dqdd + j n, and the objectives' tangents
+ * into dg[k np + j] (k < nobj). The other threads of r's team redo the two
+ * primal passes on their data first (their columns are then the same bits
+ * as on r). */
+static void rk4_columns(sens_run *r, double t, int terminal, const double *q, const double *qd, const double *qdd,
+                        const double *tid, const double *sq, const double *sqd, double *dqdd, double *dg)
+{
+    const mbs_model *m = r->m;
+    const int nq = r->nq, np = r->np, no = r->nobj;
+    const size_t n = (size_t)(nq > 0 ? nq : 1), P = (size_t)(np > 0 ? np : 1);
+#pragma omp parallel num_threads(sens_team_size(r)) if (sens_team_size(r) > 1)
+    {
+        const int th = omp_get_thread_num(), nth = omp_get_num_threads();
+        sens_run *rt = sens_team_run(r, th);
+        double *rhs = sens_team_ws(r, th), *dgj = rhs + n, *dx = dgj + no + 1, *tt = dx + m->nx + 1;
+        const double *tidt = tid;
+        if (th > 0) {
+            double *qddt = tt + n;
+            mbs_data_set_time(rt->d, t);
+            mbs_deriv_fd_primal(m, rt->d, MBS_FD_RECURSIVE, q, qd, NULL, qddt, tt);
+            sens_objectives_primal(rt, q, qd, qdd, t);
+            tidt = tt;
+        }
+        for (int j = th; j < np; j += nth) {
+            const double *dq = sq + (size_t)j * n, *dqd = sqd + (size_t)j * n;
+            double *dqddj = dqdd + (size_t)j * n;
+            mbs_deriv_param_dx(m, j, dx);
+            mbs_deriv_id_tangent(m, rt->d, q, qd, qdd, dq, dqd, NULL, dx, rhs, 1, m->nb + 1);
+            mbs_deriv_fd_solve(m, rt->d, MBS_FD_RECURSIVE, q, qd, NULL, qdd, tidt, dq, dqd, rhs, dqddj);
+            sens_objectives_d(rt, q, qd, qdd, dq, dqd, dqddj, dx, j, t, terminal, dgj);
+            for (int k = 0; k < no; k++) dg[(size_t)k * P + j] = dgj[k];
+        }
+    }
+}
+
+/* Column workspace of a thread: rhs, dgj, dx, tid and qdd (rk4_columns). */
+static size_t rk4_ws(const sens_run *r)
+{
+    const size_t n = (size_t)(r->nq > 0 ? r->nq : 1);
+    return 3 * n + (size_t)r->nobj + (size_t)r->m->nx + 2;
+}
 
 /* One stage: state (q, qd) and sensitivities (sq, sqd) at time t give
  * kq = qd, kqd = qdd, kpsi = g and their tangents ksq = sqd, ksqd = dqdd,
@@ -33,22 +78,11 @@ static int stage(sens_run *r, double t, const double *q, const double *qd, const
                  const double *sqd, double *qdd, double *kpsi, double *ksqd, double *kdpsi,
                  stage_ws *w, mbs_error *err)
 {
-    const mbs_model *m = r->m;
-    const int nq = r->nq, np = r->np, no = r->nobj;
-    const size_t n = (size_t)(nq > 0 ? nq : 1);
     mbs_data_set_time(r->d, t);
-    int rc = mbs_deriv_fd_primal(m, r->d, MBS_FD_RECURSIVE, q, qd, NULL, qdd, w->tid);
+    int rc = mbs_deriv_fd_primal(r->m, r->d, MBS_FD_RECURSIVE, q, qd, NULL, qdd, w->tid);
     if (rc) return mbs_error_set(err, rc, "sensitivity (fr, rk4) at t = %.9g: %s", t, mbs_data_error(r->d));
     sens_objectives(r, q, qd, qdd, t, 0, kpsi);
-    for (int j = 0; j < np; j++) {
-        const double *dq = sq + (size_t)j * n, *dqd = sqd + (size_t)j * n;
-        double *dqdd = ksqd + (size_t)j * n;
-        mbs_deriv_param_dx(m, j, w->dx);
-        mbs_deriv_id_tangent(m, r->d, q, qd, qdd, dq, dqd, NULL, w->dx, w->rhs, 1, m->nb + 1);
-        mbs_deriv_fd_solve(m, r->d, MBS_FD_RECURSIVE, q, qd, NULL, qdd, w->tid, dq, dqd, w->rhs, dqdd);
-        sens_objectives_d(r, q, qd, qdd, dq, dqd, dqdd, w->dx, j, t, 0, w->dg);
-        for (int k = 0; k < no; k++) kdpsi[(size_t)k * (size_t)(np > 0 ? np : 1) + j] = w->dg[k];
-    }
+    rk4_columns(r, t, 0, q, qd, qdd, w->tid, sq, sqd, ksqd, kdpsi);
     return MBS_OK;
 }
 
@@ -66,16 +100,16 @@ int sens_ddm_rk4(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     stage_ws w;
     memset(&w, 0, sizeof w);
     w.tid = calloc(n, 8);
-    w.rhs = calloc(n, 8);
-    w.dg = calloc(O, 8);
-    w.dx = calloc((size_t)m->nx + 1, 8);
-    int ok = q && qd && yq && yqd && Sq && Sqd && sq && sqd && w.tid && w.rhs && w.dg && w.dx;
+    w.dg = calloc(O * P, 8);
+    sens_team T;
+    int ok = !sens_team_open(&T, r, np, rk4_ws(r), err);
+    ok = ok && q && qd && yq && yqd && Sq && Sqd && sq && sqd && w.tid && w.dg;
     for (int s = 0; s < 4; s++) {
         kq[s] = calloc(n, 8); kqd[s] = calloc(n, 8); kpsi[s] = calloc(O, 8);
         ksq[s] = calloc(P * n, 8); ksqd[s] = calloc(P * n, 8); kdpsi[s] = calloc(O * P, 8);
         ok = ok && kq[s] && kqd[s] && kpsi[s] && ksq[s] && ksqd[s] && kdpsi[s];
     }
-    if (!ok) { rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory"); goto done; }
+    if (!ok) { rc = err && err->code ? err->code : mbs_error_set(err, MBS_ERR_NOMEM, "out of memory"); goto done; }
     mbs_model_initial_state(m, yq, yqd);
     if (mbs_normalize_state(m, yq, yqd)) {
         rc = mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity: degenerate initial Euler parameters");
@@ -130,14 +164,9 @@ int sens_ddm_rk4(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         }
         sens_objectives(r, yq, yqd, q, t, 1, g);
         for (int k = 0; k < no; k++) r->psi[k] += g[k];
-        for (int j = 0; j < np; j++) {
-            const double *dq = Sq + (size_t)j * n, *dqd = Sqd + (size_t)j * n;
-            mbs_deriv_param_dx(m, j, w.dx);
-            mbs_deriv_id_tangent(m, r->d, yq, yqd, q, dq, dqd, NULL, w.dx, w.rhs, 1, m->nb + 1);
-            mbs_deriv_fd_solve(m, r->d, MBS_FD_RECURSIVE, yq, yqd, NULL, q, w.tid, dq, dqd, w.rhs, dqdd);
-            sens_objectives_d(r, yq, yqd, q, dq, dqd, dqdd, w.dx, j, t, 1, w.dg);
-            for (int k = 0; k < no; k++) r->grad[k * np + j] += w.dg[k];
-        }
+        rk4_columns(r, t, 1, yq, yqd, q, w.tid, Sq, Sqd, dqdd, w.dg);
+        for (int k = 0; k < no; k++)
+            for (int j = 0; j < np; j++) r->grad[k * np + j] += w.dg[(size_t)k * P + j];
     }
     if (stats) {
         memset(stats, 0, sizeof *stats);
@@ -147,7 +176,8 @@ int sens_ddm_rk4(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     }
 done:
     free(q); free(qd); free(yq); free(yqd); free(Sq); free(Sqd); free(sq); free(sqd);
-    free(w.tid); free(w.rhs); free(w.dg); free(w.dx);
+    free(w.tid); free(w.dg);
+    sens_team_close(&T, r);
     for (int s = 0; s < 4; s++) { free(kq[s]); free(kqd[s]); free(kpsi[s]); free(ksq[s]); free(ksqd[s]); free(kdpsi[s]); }
     return rc;
 }

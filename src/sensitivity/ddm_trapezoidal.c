@@ -18,6 +18,7 @@
  */
 #include <lapacke.h>
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,12 +31,39 @@ typedef struct {
     sens_run *r;
     int np;
     size_t n;
-    double *Sz, *Szd, *Szdd, *M, *K, *C, *S, *dzp, *dzdp, *dr, *r0, *dx;
+    double *Sz, *Szd, *Szdd, *M, *K, *C, *S, *r0;
     lapack_int *ipiv;
 } trap_ddm;
 
-/* the Newton tangent at the converged state, factored once, then one
- * tangent sweep and one solve per parameter */
+/* Column j: one tangent sweep of the residual along the predictor's
+ * sensitivities and dx_j on the data of rt (its primal at the step's end
+ * state), one solve with the factored tangent. Scratch: dzp, dzdp, dr (n),
+ * dx (nx). */
+static void trap_column(const trap_ddm *c, sens_run *rt, int j, double h, const double *q, const double *qd,
+                        const double *qdd, double *dzp, double *dzdp, double *dr, double *dx)
+{
+    const mbs_model *m = rt->m;
+    const int nq = rt->nq;
+    const size_t n = c->n;
+    double *sz = c->Sz + (size_t)j * n, *szd = c->Szd + (size_t)j * n, *szdd = c->Szdd + (size_t)j * n;
+    for (int k = 0; k < nq; k++) {
+        dzp[k] = sz[k] + h * szd[k] + 0.5 * h * h * szdd[k];
+        dzdp[k] = szd[k] + h * szdd[k];
+    }
+    mbs_deriv_param_dx(m, j, dx);
+    mbs_deriv_id_tangent(m, rt->d, q, qd, qdd, dzp, dzdp, szdd, dx, dr, 1, m->nb + 1);
+    sens_trap_complete_d(m, q, qd, qdd, c->r0, dzp, dzdp, szdd, dr);
+    for (int k = 0; k < nq; k++) dr[k] *= -BETA * h * h;
+    if (nq > 0) LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nq, 1, c->S, nq, c->ipiv, dr, nq);
+    for (int k = 0; k < nq; k++) {
+        sz[k] = dzp[k] + dr[k];
+        szd[k] = dzdp[k] + GAMMA / (BETA * h) * dr[k];
+        szdd[k] = szdd[k] + dr[k] / (BETA * h * h);
+    }
+}
+
+/* the Newton tangent at the converged state, factored once, then the
+ * columns on the threads of the run's team */
 static int trap_advance(void *ctx, double t, double h, const double *q, const double *qd, const double *qdd,
                         mbs_error *err)
 {
@@ -53,23 +81,16 @@ static int trap_advance(void *ctx, double t, double h, const double *q, const do
     lapack_int info = nq > 0 ? LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nq, nq, c->S, nq, c->ipiv) : 0;
     if (info != 0) return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: step tangent singular", t);
     mbs_deriv_id_primal(m, r->d, q, qd, qdd, c->r0);
-    double *dzp = c->dzp, *dzdp = c->dzdp, *dr = c->dr;
-    for (int j = 0; j < c->np; j++) {
-        double *sz = c->Sz + (size_t)j * n, *szd = c->Szd + (size_t)j * n, *szdd = c->Szdd + (size_t)j * n;
-        for (int k = 0; k < nq; k++) {
-            dzp[k] = sz[k] + h * szd[k] + 0.5 * h * h * szdd[k];
-            dzdp[k] = szd[k] + h * szdd[k];
+#pragma omp parallel num_threads(sens_team_size(r)) if (sens_team_size(r) > 1)
+    {
+        const int th = omp_get_thread_num(), nth = omp_get_num_threads();
+        sens_run *rt = sens_team_run(r, th);
+        double *dzp = sens_team_ws(r, th), *dzdp = dzp + n, *dr = dzdp + n, *dx = dr + n, *r0 = dx + m->nx + 1;
+        if (th > 0) {
+            mbs_data_set_time(rt->d, t);
+            mbs_deriv_id_primal(m, rt->d, q, qd, qdd, r0);
         }
-        mbs_deriv_param_dx(m, j, c->dx);
-        mbs_deriv_id_tangent(m, r->d, q, qd, qdd, dzp, dzdp, szdd, c->dx, dr, 1, m->nb + 1);
-        sens_trap_complete_d(m, q, qd, qdd, c->r0, dzp, dzdp, szdd, dr);
-        for (int k = 0; k < nq; k++) dr[k] *= -BETA * h * h;
-        if (nq > 0) LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nq, 1, c->S, nq, c->ipiv, dr, nq);
-        for (int k = 0; k < nq; k++) {
-            sz[k] = dzp[k] + dr[k];
-            szd[k] = dzdp[k] + GAMMA / (BETA * h) * dr[k];
-            szdd[k] = szdd[k] + dr[k] / (BETA * h * h);
-        }
+        for (int j = th; j < c->np; j += nth) trap_column(c, rt, j, h, q, qd, qdd, dzp, dzdp, dr, dx);
     }
     return MBS_OK;
 }
@@ -85,14 +106,15 @@ int sens_ddm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     mbs_integrator *it = F.it;
     const mbs_sim_options so = F.so;
     /* sensitivities: 3 state blocks x np; the step's tangent and scratch */
-    trap_ddm c = { r, np, n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+    trap_ddm c = { r, np, n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+    sens_team T;
+    const size_t per = 4 * n + (size_t)m->nx + 1, obj = SENS_OBJ_WS(m, r->nobj);
+    if (sens_team_open(&T, r, np, per > obj ? per : obj, err)) it = NULL;
     c.Sz = calloc(P * n, 8); c.Szd = calloc(P * n, 8); c.Szdd = calloc(P * n, 8);
     c.M = calloc(n * n, 8); c.K = calloc(n * n, 8); c.C = calloc(n * n, 8); c.S = calloc(n * n, 8);
-    c.dzp = calloc(n, 8); c.dzdp = calloc(n, 8); c.dr = calloc(n, 8); c.r0 = calloc(n, 8);
-    c.dx = calloc((size_t)m->nx + 1, 8);
+    c.r0 = calloc(n, 8);
     c.ipiv = calloc(n, sizeof *c.ipiv);
-    if (!it || !c.Sz || !c.Szd || !c.Szdd || !c.M || !c.K || !c.C || !c.S || !c.dzp || !c.dzdp || !c.dr || !c.r0 ||
-        !c.dx || !c.ipiv) {
+    if (!it || !c.Sz || !c.Szd || !c.Szdd || !c.M || !c.K || !c.C || !c.S || !c.r0 || !c.ipiv) {
         rc = err && err->code ? err->code : mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -119,6 +141,7 @@ int sens_ddm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
 done:
     sens_fwd_close(&F, stats);
     free(c.Sz); free(c.Szd); free(c.Szdd); free(c.M); free(c.K); free(c.C); free(c.S);
-    free(c.dzp); free(c.dzdp); free(c.dr); free(c.r0); free(c.dx); free(c.ipiv);
+    free(c.r0); free(c.ipiv);
+    sens_team_close(&T, r);
     return rc;
 }

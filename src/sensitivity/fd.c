@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cblas.h>
-
 #include "sens_common.h"
 
 /* ---------------------------------------------------------------- psi only */
@@ -111,12 +109,11 @@ int sens_fd(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     int *st = calloc((size_t)n, sizeof *st);
     mbs_error *errs = calloc((size_t)n, sizeof *errs);
     if (!vals || !out || !st || !errs) { rc = mbs_error_set(err, MBS_ERR_NOMEM, "out of memory"); goto done; }
-    int blas = threads > 1 ? openblas_get_num_threads() : 0;
-    if (threads > 1) openblas_set_num_threads(1);
+    int blas = sens_blas_single(threads);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
     for (int k = 0; k < n; k++)
         st[k] = sens_fd_run(r, k, vals + (size_t)k * r->np, out + (size_t)k * no, &errs[k]);
-    if (threads > 1) openblas_set_num_threads(blas);
+    sens_blas_restore(threads, blas);
     for (int k = 0; k < n && !rc; k++)
         if ((rc = st[k]) && err) *err = errs[k];
     for (int j = 0; j < r->np && !rc; j++) {

@@ -45,6 +45,7 @@
  */
 #include <lapacke.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,162 +386,176 @@ static int id_jac_acc(sens_run *r, const double *z, const double *zd, const doub
     return MBS_OK;
 }
 
-/* The pieces of sens_ali_lin_form, in the order it calls them. */
+/* ---- the form's columns on the threads of the run's team ----
+ * The parameter columns and the state columns of the P2 point are
+ * tangents at one primal state each: thread 0 computes them on r->d with
+ * the scratch of w, thread t > 0 on its own data (sens_team_run) with its
+ * own scratch, after redoing the primal passes of that point on it. */
+typedef struct ali_tws {
+    mbs_data *d;
+    double *r, *phi, *phid, *phidd, *Phi, *M, *dPhi, *dphid, *dphidd, *e, *tmp, *dx, *dr;
+} ali_tws;
 
-/* P1, the index-3 point (the positions at z for the whole step): the state
- * Jacobians of r, M, the parameter columns of r and Phi, and the
- * Jacobians of M v and M va along z for the projections. 0, or the error
- * code of a state Jacobian that is not finite. */
-static int lin_index3(sens_ali_lin *w, sens_run *r, const sens_ali_rec *st)
+static size_t ali_tws_size(const sens_ali_lin *w, const mbs_model *m)
 {
+    const size_t N = (size_t)w->n + 1, C = (size_t)w->nc + 1;
+    return 4 * N + 5 * C + 2 * C * N + N * N + (size_t)m->nx + 1;
+}
+
+/* Thread th's data and scratch (w's own for th = 0). */
+static void ali_tws_get(sens_ali_lin *w, sens_run *r, int th, ali_tws *s)
+{
+    if (th == 0) {
+        *s = (ali_tws){ r->d, w->r, w->phi, w->phid, w->phidd, w->Phi, w->M, w->dPhi, w->dphid, w->dphidd, w->e,
+                        w->tmp, w->dx, w->DR3 };
+        return;
+    }
+    const size_t N = (size_t)w->n + 1, C = (size_t)w->nc + 1;
+    double *p = sens_team_ws(r, th);
+    s->d = sens_team_run(r, th)->d;
+    double **vn[] = { &s->r, &s->e, &s->tmp, &s->dr };
+    for (size_t k = 0; k < sizeof vn / sizeof vn[0]; k++) { *vn[k] = p; p += N; }
+    double **vc[] = { &s->phi, &s->phid, &s->phidd, &s->dphid, &s->dphidd };
+    for (size_t k = 0; k < sizeof vc / sizeof vc[0]; k++) { *vc[k] = p; p += C; }
+    s->Phi = p; p += C * N;
+    s->dPhi = p; p += C * N;
+    s->M = p; p += N * N;
+    s->dx = p;
+}
+
+/* Thread th's data and scratch at a point of the step: thread th > 0
+ * redoes on its data the P1 primal (positions at z and the index-3
+ * stage's point), as sens_ali_lin_form computes it on r->d, then, with a,
+ * the rates at (z, zd, a) (and the constraints' with cons). */
+static void ali_tws_at(sens_ali_lin *w, sens_run *r, int th, const sens_ali_rec *st, const double *a, int cons,
+                       ali_tws *s)
+{
+    ali_tws_get(w, r, th, s);
+    if (th == 0) return;
     const mbs_model *m = r->m;
-    mbs_data *d = r->d;
+    mbs_data_set_time(s->d, st->t);
+    mbs_form_primal(m, s->d, st->t, st->z, st->zds, st->zdds, s->r, s->phi, s->Phi, NULL, NULL);
+    mbs_crba(m, &s->d->ws, s->M);
+    if (a) primal_rates(m, s->d, st->t, st->z, st->zd, a, s->r, cons ? s->phid : NULL, cons ? s->phidd : NULL);
+}
+
+/* P1: parameter j's residual and constraint tangents at (z, zd*, zdd*). */
+static void ali_p1_column(sens_ali_lin *w, const mbs_model *m, const ali_tws *s, int j, double t, const double *z,
+                          const double *zds, const double *zdds, const double *lam)
+{
     const int n = w->n, nc = w->nc;
-    const size_t N = (size_t)n;
-    const double t = st->t, *z = st->z, *zd = st->zd, *zdd = st->zdd, *zds = st->zds, *zdds = st->zdds;
-    int rc;
-    if ((rc = id_jac(r, z, zds, zdds, w->Fz, w->Fzd))) return rc;
-    mbs_form_primal(m, d, t, z, zds, zdds, w->r, w->phi, w->Phi, NULL, NULL);
-    mbs_crba(m, &d->ws, w->M);
-    for (int i = 0; i < w->npc; i++) {
-        const int j = w->pc[i];
-        double *fp = w->Fp + (size_t)j * N, *pp = w->Pp + (size_t)j * nc;
-        mbs_deriv_param_dx(m, j, w->dx);
-        if (w->dynamic[j]) {
-            mbs_form_tangent_dynamic(m, d, z, zds, w->dx, fp);
-            memset(pp, 0, sizeof(double) * (size_t)nc);
-            continue;
-        }
-        mbs_form_tangent(m, d, t, z, zds, zdds, NULL, NULL, NULL, w->dx, fp, pp, w->dPhi, NULL, NULL);
-        mbs_form_Ptv(n, nc, w->dPhi, st->lam, fp, 1);
+    double *fp = w->Fp + (size_t)j * (size_t)n, *pp = w->Pp + (size_t)j * nc;
+    mbs_deriv_param_dx(m, j, s->dx);
+    if (w->dynamic[j]) {
+        mbs_form_tangent_dynamic(m, s->d, z, zds, s->dx, fp);
+        memset(pp, 0, sizeof(double) * (size_t)nc);
+        return;
     }
-    if (w->vel || w->acc) {
-        if ((rc = id_jac_acc(r, z, zd, zdd, w->Aq))) return rc;
-    }
+    mbs_form_tangent(m, s->d, t, z, zds, zdds, NULL, NULL, NULL, s->dx, fp, pp, s->dPhi, NULL, NULL);
+    mbs_form_Ptv(n, nc, s->dPhi, lam, fp, 1);
+}
+
+/* P2: the state column k (tangent along z_k at the projected state). */
+static void ali_p2_state_column(sens_ali_lin *w, const mbs_model *m, const ali_tws *s, int k, double t,
+                                const double *z, const double *zd, const double *zdd, const double *lam)
+{
+    const int n = w->n, nc = w->nc;
+    memset(s->e, 0, sizeof(double) * (size_t)n);
+    s->e[k] = 1;
+    mbs_form_tangent(m, s->d, t, z, zd, zdd, s->e, NULL, NULL, NULL, NULL, NULL, s->dPhi, s->dphid, s->dphidd);
+    s->e[k] = 0;   /* e stays zero: the velocity columns after these set one entry at a time */
+    /* F_z += d(Phi_z^T lambda)/dz (row-major: column k) */
+    mbs_form_Ptv(n, nc, s->dPhi, lam, s->tmp, 0);
+    for (int i = 0; i < n; i++) w->Fz[(size_t)i * n + k] += s->tmp[i];
     if (w->vel) {
-        for (int i = 0; i < n; i++) w->va[i] = zdd[i] - (zd[i] - zds[i]);
-        if ((rc = id_jac_acc(r, z, zd, w->va, w->Hv))) return rc;
-        for (size_t k = 0; k < N * N; k++) w->Hv[k] = w->Aq[k] - w->Hv[k];   /* d(M v)/dz */
+        mbs_form_Ptv(n, nc, s->dPhi, w->sig, s->tmp, 0);
+        for (int i = 0; i < n; i++) w->Hv[(size_t)i * n + k] += s->tmp[i];
     }
+    for (int i = 0; i < nc; i++) w->Vz[(size_t)i * n + k] = s->dphid[i];
     if (w->acc) {
-        if ((rc = id_jac_acc(r, z, zd, zdds, w->Ha))) return rc;
-        for (size_t k = 0; k < N * N; k++) w->Ha[k] = w->Aq[k] - w->Ha[k];   /* d(M va)/dz */
-    }
-    return 0;
-}
-
-/* P2, the projected state: the constraint second derivatives along z (and
- * zd), one column per coordinate (the constraint kernel's primal at this
- * state too: its tangents use it). */
-static void lin_state_columns(sens_ali_lin *w, sens_run *r, const sens_ali_rec *st)
-{
-    const mbs_model *m = r->m;
-    mbs_data *d = r->d;
-    const int n = w->n, nc = w->nc, vel = w->vel, acc = w->acc;
-    const size_t N = (size_t)n;
-    const double t = st->t, *z = st->z, *zd = st->zd, *zdd = st->zdd;
-    primal_rates(m, d, t, z, zd, zdd, w->r, w->phid, w->phidd);
-    memset(w->e, 0, sizeof(double) * N);
-    for (int k = 0; k < n; k++) {
-        w->e[k] = 1;
-        mbs_form_tangent(m, d, t, z, zd, zdd, w->e, NULL, NULL, NULL, NULL, NULL, w->dPhi, w->dphid, w->dphidd);
-        w->e[k] = 0;
-        /* F_z += d(Phi_z^T lambda)/dz (row-major: column k) */
-        mbs_form_Ptv(n, nc, w->dPhi, st->lam, w->tmp, 0);
-        for (int i = 0; i < n; i++) w->Fz[(size_t)i * n + k] += w->tmp[i];
-        if (vel) {
-            mbs_form_Ptv(n, nc, w->dPhi, w->sig, w->tmp, 0);
-            for (int i = 0; i < n; i++) w->Hv[(size_t)i * n + k] += w->tmp[i];
-        }
-        for (int i = 0; i < nc; i++) w->Vz[(size_t)i * n + k] = w->dphid[i];
-        if (acc) {
-            mbs_form_Ptv(n, nc, w->dPhi, w->kap, w->tmp, 0);
-            for (int i = 0; i < n; i++) w->Ha[(size_t)i * n + k] += w->tmp[i];
-            for (int i = 0; i < nc; i++) w->Az[(size_t)i * n + k] = w->dphidd[i];
-        }
-    }
-    /* dPhidd/dzd: for Phi(z, t) with Phid, Phidd its exact time derivatives,
-     * Phidd = Phi_z zdd + (Phi_z zd)_z zd + 2 Phi_zt zd + Phi_tt gives dPhidd/dzd = 2 dPhid/dz.
-     * The kinematics of Euler-parameter joints are exact only on |p| = 1, and integrator states
-     * are off it by round-off: there (and only there) one tangent per velocity instead. */
-    if (acc && m->n_euler == 0) {
-        for (size_t k = 0; k < (size_t)nc * N; k++) w->Azd[k] = 2 * w->Vz[k];
-    } else if (acc) {
-        for (int k = 0; k < n; k++) {
-            w->e[k] = 1;
-            mbs_form_tangent(m, d, t, z, zd, zdd, NULL, w->e, NULL, NULL, NULL, NULL, NULL, NULL, w->dphidd);
-            w->e[k] = 0;
-            for (int i = 0; i < nc; i++) w->Azd[(size_t)i * n + k] = w->dphidd[i];
-        }
+        mbs_form_Ptv(n, nc, s->dPhi, w->kap, s->tmp, 0);
+        for (int i = 0; i < n; i++) w->Ha[(size_t)i * n + k] += s->tmp[i];
+        for (int i = 0; i < nc; i++) w->Az[(size_t)i * n + k] = s->dphidd[i];
     }
 }
 
-/* P2, the parameter columns of the velocity and acceleration constraints
- * and of the projections' multiplier terms. */
-static void lin_param_columns(sens_ali_lin *w, sens_run *r, const sens_ali_rec *st)
+/* P2: parameter j's columns at the projected state (projections only). */
+static void ali_p2_param_column(sens_ali_lin *w, const mbs_model *m, const ali_tws *s, int j, double t,
+                                const double *z, const double *zd, const double *zdd)
 {
-    const mbs_model *m = r->m;
-    mbs_data *d = r->d;
     const int n = w->n, nc = w->nc;
     const size_t N = (size_t)n;
-    const double t = st->t, *z = st->z, *zd = st->zd, *zdd = st->zdd;
-    for (int i = 0; i < w->npc; i++) {
-        const int j = w->pc[i];
-        if (w->dynamic[j]) {
-            /* no constraint or multiplier columns; the residual's (for d(M v)/drho)
-             * unless only force elements move, whose loads cancel there */
-            memset(w->Vp + (size_t)j * nc, 0, sizeof(double) * (size_t)nc);
-            memset(w->Ap + (size_t)j * nc, 0, sizeof(double) * (size_t)nc);
-            memset(w->Hvp + (size_t)j * N, 0, sizeof(double) * N);
-            memset(w->Hap + (size_t)j * N, 0, sizeof(double) * N);
-            if (!w->force_only[j]) {
-                mbs_deriv_param_dx(m, j, w->dx);
-                mbs_form_tangent_dynamic(m, d, z, zd, w->dx, w->DR2 + (size_t)j * N);
-            }
-            continue;
+    if (w->dynamic[j]) {
+        /* no constraint or multiplier columns; the residual's (for d(M v)/drho)
+         * unless only force elements move, whose loads cancel there */
+        memset(w->Vp + (size_t)j * nc, 0, sizeof(double) * (size_t)nc);
+        memset(w->Ap + (size_t)j * nc, 0, sizeof(double) * (size_t)nc);
+        memset(w->Hvp + (size_t)j * N, 0, sizeof(double) * N);
+        memset(w->Hap + (size_t)j * N, 0, sizeof(double) * N);
+        if (!w->force_only[j]) {
+            mbs_deriv_param_dx(m, j, s->dx);
+            mbs_form_tangent_dynamic(m, s->d, z, zd, s->dx, w->DR2 + (size_t)j * N);
         }
-        mbs_deriv_param_dx(m, j, w->dx);
-        mbs_form_tangent(m, d, t, z, zd, zdd, NULL, NULL, NULL, w->dx, w->DR2 + (size_t)j * N, NULL, w->dPhi,
-                         w->Vp + (size_t)j * nc, w->Ap + (size_t)j * nc);
-        if (w->vel) mbs_form_Ptv(n, nc, w->dPhi, w->sig, w->Hvp + (size_t)j * N, 0);
-        if (w->acc) mbs_form_Ptv(n, nc, w->dPhi, w->kap, w->Hap + (size_t)j * N, 0);
+        return;
+    }
+    mbs_deriv_param_dx(m, j, s->dx);
+    mbs_form_tangent(m, s->d, t, z, zd, zdd, NULL, NULL, NULL, s->dx, w->DR2 + (size_t)j * N, NULL, s->dPhi,
+                     w->Vp + (size_t)j * nc, w->Ap + (size_t)j * nc);
+    if (w->vel) mbs_form_Ptv(n, nc, s->dPhi, w->sig, w->Hvp + (size_t)j * N, 0);
+    if (w->acc) mbs_form_Ptv(n, nc, s->dPhi, w->kap, w->Hap + (size_t)j * N, 0);
+}
+
+/* The difference pass at (z, zd, a): parameter j's dr/drho(z, zd, zdd) -
+ * dr/drho(z, zd, a) into H (DR2 holds the first). */
+static void ali_pass_column(sens_ali_lin *w, const mbs_model *m, const ali_tws *s, int j, double t,
+                            const double *z, const double *zd, const double *a, double *H)
+{
+    const int n = w->n;
+    if (w->force_only[j]) return;
+    mbs_deriv_param_dx(m, j, s->dx);
+    if (w->dynamic[j]) mbs_form_tangent_dynamic(m, s->d, z, zd, s->dx, s->dr);
+    else mbs_form_tangent(m, s->d, t, z, zd, a, NULL, NULL, NULL, s->dx, s->dr, NULL, NULL, NULL, NULL);
+    double *hc = H + (size_t)j * n, *d2 = w->DR2 + (size_t)j * n;
+    for (int i = 0; i < n; i++) hc[i] += d2[i] - s->dr[i];
+}
+
+/* The columns of one point of the form on the threads of r's team:
+ * ALI_P1 the parameters' at the index-3 point; ALI_P2 the state columns
+ * and (with a projection) the parameters' at the projected state (a =
+ * zdd); ALI_PASS the difference pass at (z, zd, a) into H. */
+enum { ALI_P1, ALI_P2, ALI_PASS };
+static void ali_form_columns(sens_ali_lin *w, sens_run *r, const sens_ali_rec *st, int what, const double *a,
+                             double *H)
+{
+    const mbs_model *m = r->m;
+    const int nt = sens_team_size(r);
+    const double t = st->t, *z = st->z, *zd = st->zd;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        const int th = omp_get_thread_num(), nth = omp_get_num_threads();
+        ali_tws s;
+        ali_tws_at(w, r, th, st, what == ALI_P1 ? NULL : a, what == ALI_P2, &s);
+        for (int k = th; what == ALI_P2 && k < w->n; k += nth) ali_p2_state_column(w, m, &s, k, t, z, zd, a, st->lam);
+        for (int i = th; i < w->npc; i += nth) {
+            if (what == ALI_P1) ali_p1_column(w, m, &s, w->pc[i], t, z, st->zds, st->zdds, st->lam);
+            else if (what == ALI_PASS) ali_pass_column(w, m, &s, w->pc[i], t, z, zd, a, H);
+            else if (w->vel || w->acc) ali_p2_param_column(w, m, &s, w->pc[i], t, z, zd, a);
+        }
     }
 }
 
-/* d(M v)/drho = dr/drho(z, zd, zdd) - dr/drho(z, zd, zdd - v), and the
- * same for va. */
-static void lin_param_mv(sens_ali_lin *w, sens_run *r, const sens_ali_rec *st)
+size_t sens_ali_lin_form_ws(const sens_ali_lin *w, const mbs_model *m)
 {
-    const mbs_model *m = r->m;
-    mbs_data *d = r->d;
-    const int n = w->n;
-    const size_t N = (size_t)n;
-    const double t = st->t, *z = st->z, *zd = st->zd, *zdd = st->zdd, *zds = st->zds, *zdds = st->zdds;
-    for (int pass = 0; pass < 2; pass++) {
-        if (!(pass == 0 ? w->vel : w->acc)) continue;
-        double *a = w->va, *H = pass == 0 ? w->Hvp : w->Hap;
-        if (pass == 0)
-            for (int i = 0; i < n; i++) a[i] = zdd[i] - (zd[i] - zds[i]);
-        else
-            memcpy(a, zdds, sizeof(double) * N);
-        primal_rates(m, d, t, z, zd, a, w->r, NULL, NULL);
-        for (int i = 0; i < w->npc; i++) {
-            const int j = w->pc[i];
-            if (w->force_only[j]) continue;
-            mbs_deriv_param_dx(m, j, w->dx);
-            if (w->dynamic[j]) mbs_form_tangent_dynamic(m, d, z, zd, w->dx, w->DR3);
-            else mbs_form_tangent(m, d, t, z, zd, a, NULL, NULL, NULL, w->dx, w->DR3, NULL, NULL, NULL, NULL);
-            double *hc = H + (size_t)j * N, *d2 = w->DR2 + (size_t)j * N;
-            for (int i = 0; i < n; i++) hc[i] += d2[i] - w->DR3[i];
-        }
-    }
+    return ali_tws_size(w, m);
 }
 
 int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, const sens_ali_rec *st,
                       mbs_error *err)
 {
+    const mbs_model *m = r->m;
     mbs_data *d = r->d;
-    const int n = w->n, np = w->np;
+    const int n = w->n, nc = w->nc, np = w->np;
+    const size_t N = (size_t)n;
     const double t = st->t, h = st->h, kh = BETA * h * h;
     const double sa = so->proj_scale * so->penalty;
     const int iterative = so->projection == MBS_PROJ_ITERATIVE, vel = st->vel, acc = st->acc;
@@ -552,13 +567,29 @@ int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
     w->npc = 0;
     for (int j = 0; j < np; j++)
         if (!w->skip[j]) w->pc[w->npc++] = j;
-    const double *zd = st->zd, *zdd = st->zdd, *zds = st->zds, *zdds = st->zdds;
+    const double *z = st->z, *zd = st->zd, *zdd = st->zdd, *zds = st->zds, *zdds = st->zdds;
+    int rc;
     mbs_data_set_time(d, t);
 
-    int rc = lin_index3(w, r, st);
-    if (rc)
-        return mbs_error_set(err, rc, "sensitivity at t = %.9g: state Jacobian of the residual: %s", t,
-                             d->err[0] ? d->err : "not finite");
+    /* ---- state Jacobians of r by the all-columns kernel ---- */
+    if ((rc = id_jac(r, z, zds, zdds, w->Fz, w->Fzd))) goto numeric;
+
+    /* ---- P1: index-3 point (the positions at z for the whole step) ---- */
+    mbs_form_primal(m, d, t, z, zds, zdds, w->r, w->phi, w->Phi, NULL, NULL);
+    mbs_crba(m, &d->ws, w->M);
+    ali_form_columns(w, r, st, ALI_P1, NULL, NULL);
+    if (vel || acc) {
+        if ((rc = id_jac_acc(r, z, zd, zdd, w->Aq))) goto numeric;
+    }
+    if (vel) {
+        for (int i = 0; i < n; i++) w->va[i] = zdd[i] - (zd[i] - zds[i]);
+        if ((rc = id_jac_acc(r, z, zd, w->va, w->Hv))) goto numeric;
+        for (size_t k = 0; k < N * N; k++) w->Hv[k] = w->Aq[k] - w->Hv[k];   /* d(M v)/dz */
+    }
+    if (acc) {
+        if ((rc = id_jac_acc(r, z, zd, zdds, w->Ha))) goto numeric;
+        for (size_t k = 0; k < N * N; k++) w->Ha[k] = w->Aq[k] - w->Ha[k];   /* d(M va)/dz */
+    }
 
     /* the singular basis of Phi_z^T (the index-3 stage and the projections),
      * the projections' factor and multipliers (M at z) */
@@ -577,9 +608,35 @@ int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
         proj_multipliers(w, w->va, w->kap);
     }
 
-    lin_state_columns(w, r, st);
-    if (vel || acc) lin_param_columns(w, r, st);
-    lin_param_mv(w, r, st);
+    /* ---- P2: the projected state; constraint second derivatives along z (and zd) ---- */
+    /* (the constraint kernel's primal at this state too: its tangents use it) */
+    primal_rates(m, d, t, z, zd, zdd, w->r, w->phid, w->phidd);
+    ali_form_columns(w, r, st, ALI_P2, zdd, NULL);
+    /* dPhidd/dzd: for Phi(z, t) with Phid, Phidd its exact time derivatives,
+     * Phidd = Phi_z zdd + (Phi_z zd)_z zd + 2 Phi_zt zd + Phi_tt gives dPhidd/dzd = 2 dPhid/dz.
+     * The kinematics of Euler-parameter joints are exact only on |p| = 1, and integrator states
+     * are off it by round-off: there (and only there) one tangent per velocity instead. */
+    if (acc && m->n_euler == 0) {
+        for (size_t k = 0; k < (size_t)nc * N; k++) w->Azd[k] = 2 * w->Vz[k];
+    } else if (acc) {
+        for (int k = 0; k < n; k++) {
+            w->e[k] = 1;
+            mbs_form_tangent(m, d, t, z, zd, zdd, NULL, w->e, NULL, NULL, NULL, NULL, NULL, NULL, w->dphidd);
+            w->e[k] = 0;
+            for (int i = 0; i < nc; i++) w->Azd[(size_t)i * n + k] = w->dphidd[i];
+        }
+    }
+    /* d(M v)/drho = dr/drho(z, zd, zdd) - dr/drho(z, zd, zdd - v) */
+    for (int pass = 0; pass < 2; pass++) {
+        if (!(pass == 0 ? vel : acc)) continue;
+        double *a = w->va, *H = pass == 0 ? w->Hvp : w->Hap;
+        if (pass == 0)
+            for (int i = 0; i < n; i++) a[i] = zdd[i] - (zd[i] - zds[i]);
+        else
+            memcpy(a, zdds, sizeof(double) * N);
+        primal_rates(m, d, t, z, zd, a, w->r, NULL, NULL);
+        ali_form_columns(w, r, st, ALI_PASS, a, H);
+    }
 
     /* ---- factorizations ---- */
     for (int c = 0; c < n; c++)
@@ -591,6 +648,72 @@ int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
         return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: step tangent singular on the "
                              "constraints' null space", t);
     return MBS_OK;
+numeric:
+    return mbs_error_set(err, rc, "sensitivity at t = %.9g: state Jacobian of the residual: %s", t,
+                         d->err[0] ? d->err : "not finite");
+}
+
+/* Column j (Yin_j, e_j) through the step's linear algebra into Yout_j,
+ * with the scratch of w (zp, zdp, zddn, wv, v, rhs, x1, y; dphi, dphid,
+ * dphidd, viol): a thread's copy of w (sens_ali_lin_thread) has its own. */
+static void ali_column(sens_ali_lin *w, int j, const double *Yin, double *Yout)
+{
+    const int n = w->n, nc = w->nc, vel = w->vel, acc = w->acc, iterative = w->iterative;
+    const size_t N = (size_t)n;
+    const double h = w->h, sa = w->sa, kh = BETA * h * h, c1 = GAMMA / (BETA * h), d1 = 1 / kh;
+    double *out = Yout + (size_t)j * 3 * N, *z1 = out, *zd1 = out + N, *zdd1 = out + 2 * N;
+    const double *y = Yin + (size_t)j * 3 * N, *yd = y + N, *ydd = y + 2 * N;
+    for (int i = 0; i < n; i++) {
+        w->zp[i] = y[i] + h * yd[i] + 0.5 * h * h * ydd[i];
+        w->zdp[i] = yd[i] + h * ydd[i];
+        w->zddn[i] = ydd[i];
+    }
+    /* w = F_z z_p' + F_zd zd_p' + M zdd_n' (+ F_rho), dPhi = Phi z_p' (+ Phi_rho) */
+    mv(n, n, w->Fz, w->zp, w->wv, 0);
+    mv(n, n, w->Fzd, w->zdp, w->wv, 1);
+    mv(n, n, w->M, w->zddn, w->wv, 1);
+    mbs_form_Pv(n, nc, w->Phi, w->zp, w->dphi);
+    for (int i = 0; i < n; i++) w->wv[i] += w->Fp[(size_t)j * N + i];
+    for (int i = 0; i < nc; i++) w->dphi[i] += w->Pp[(size_t)j * nc + i];
+    stage_solve(w, kh, w->wv, w->dphi, w->v);
+    for (int i = 0; i < n; i++) {
+        z1[i] = w->zp[i] + w->v[i];
+        zd1[i] = w->zdp[i] + c1 * w->v[i];
+        zdd1[i] = w->zddn[i] + d1 * w->v[i];
+    }
+    /* velocity projection: zd1 holds zd*' */
+    if (vel) {
+        mv(n, n, w->Hv, z1, w->rhs, 0);
+        mv(nc, n, w->Vz, z1, w->dphid, 0);
+        for (int i = 0; i < n; i++) w->rhs[i] += w->Hvp[(size_t)j * N + i];
+        for (int i = 0; i < nc; i++) w->dphid[i] += w->Vp[(size_t)j * nc + i];
+        for (int i = 0; i < n; i++) w->rhs[i] = -w->rhs[i];
+        proj_apply(w, iterative, sa, zd1, w->rhs, w->dphid, zd1);
+    }
+    if (acc) {
+        mv(n, n, w->Ha, z1, w->rhs, 0);
+        mv(nc, n, w->Az, z1, w->dphidd, 0);
+        mv(nc, n, w->Azd, zd1, w->dphidd, 1);
+        for (int i = 0; i < n; i++) w->rhs[i] += w->Hap[(size_t)j * N + i];
+        for (int i = 0; i < nc; i++) w->dphidd[i] += w->Ap[(size_t)j * nc + i];
+        for (int i = 0; i < n; i++) w->rhs[i] = -w->rhs[i];
+        proj_apply(w, iterative, sa, zdd1, w->rhs, w->dphidd, zdd1);
+    }
+}
+
+size_t sens_ali_lin_thread_ws(const sens_ali_lin *w)
+{
+    return 8 * ((size_t)w->n + 1) + 4 * ((size_t)w->nc + 1);
+}
+
+void sens_ali_lin_thread(const sens_ali_lin *w, double *ws, sens_ali_lin *wt)
+{
+    const size_t N = (size_t)w->n + 1, C = (size_t)w->nc + 1;
+    *wt = *w;
+    double **vn[] = { &wt->zp, &wt->zdp, &wt->zddn, &wt->wv, &wt->v, &wt->rhs, &wt->x1, &wt->y };
+    for (size_t k = 0; k < sizeof vn / sizeof vn[0]; k++) { *vn[k] = ws; ws += N; }
+    double **vc[] = { &wt->dphi, &wt->dphid, &wt->dphidd, &wt->viol };
+    for (size_t k = 0; k < sizeof vc / sizeof vc[0]; k++) { *vc[k] = ws; ws += C; }
 }
 
 int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, const sens_ali_rec *st,
@@ -598,49 +721,16 @@ int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, c
 {
     int rc = sens_ali_lin_form(w, r, so, st, err);
     if (rc) return rc;
-    const int n = w->n, nc = w->nc, np = w->np, vel = w->vel, acc = w->acc, iterative = w->iterative;
-    const size_t N = (size_t)n;
-    const double h = w->h, sa = w->sa, kh = BETA * h * h, c1 = GAMMA / (BETA * h), d1 = 1 / kh;
-    /* every column (Yin_j, e_j) through the step's linear algebra */
-    for (int j = 0; j < np; j++) {
-        double *out = Yout + (size_t)j * 3 * N, *z1 = out, *zd1 = out + N, *zdd1 = out + 2 * N;
-        const double *y = Yin + (size_t)j * 3 * N, *yd = y + N, *ydd = y + 2 * N;
-        for (int i = 0; i < n; i++) {
-            w->zp[i] = y[i] + h * yd[i] + 0.5 * h * h * ydd[i];
-            w->zdp[i] = yd[i] + h * ydd[i];
-            w->zddn[i] = ydd[i];
+    /* the columns on the threads of r's team, each with its own scratch */
+#pragma omp parallel num_threads(sens_team_size(r)) if (sens_team_size(r) > 1)
+    {
+        const int th = omp_get_thread_num(), nth = omp_get_num_threads();
+        sens_ali_lin wt, *wc = w;
+        if (th > 0) {
+            sens_ali_lin_thread(w, sens_team_ws(r, th), &wt);
+            wc = &wt;
         }
-        /* w = F_z z_p' + F_zd zd_p' + M zdd_n' (+ F_rho), dPhi = Phi z_p' (+ Phi_rho) */
-        mv(n, n, w->Fz, w->zp, w->wv, 0);
-        mv(n, n, w->Fzd, w->zdp, w->wv, 1);
-        mv(n, n, w->M, w->zddn, w->wv, 1);
-        mbs_form_Pv(n, nc, w->Phi, w->zp, w->dphi);
-        for (int i = 0; i < n; i++) w->wv[i] += w->Fp[(size_t)j * N + i];
-        for (int i = 0; i < nc; i++) w->dphi[i] += w->Pp[(size_t)j * nc + i];
-        stage_solve(w, kh, w->wv, w->dphi, w->v);
-        for (int i = 0; i < n; i++) {
-            z1[i] = w->zp[i] + w->v[i];
-            zd1[i] = w->zdp[i] + c1 * w->v[i];
-            zdd1[i] = w->zddn[i] + d1 * w->v[i];
-        }
-        /* velocity projection: zd1 holds zd*' */
-        if (vel) {
-            mv(n, n, w->Hv, z1, w->rhs, 0);
-            mv(nc, n, w->Vz, z1, w->dphid, 0);
-            for (int i = 0; i < n; i++) w->rhs[i] += w->Hvp[(size_t)j * N + i];
-            for (int i = 0; i < nc; i++) w->dphid[i] += w->Vp[(size_t)j * nc + i];
-            for (int i = 0; i < n; i++) w->rhs[i] = -w->rhs[i];
-            proj_apply(w, iterative, sa, zd1, w->rhs, w->dphid, zd1);
-        }
-        if (acc) {
-            mv(n, n, w->Ha, z1, w->rhs, 0);
-            mv(nc, n, w->Az, z1, w->dphidd, 0);
-            mv(nc, n, w->Azd, zd1, w->dphidd, 1);
-            for (int i = 0; i < n; i++) w->rhs[i] += w->Hap[(size_t)j * N + i];
-            for (int i = 0; i < nc; i++) w->dphidd[i] += w->Ap[(size_t)j * nc + i];
-            for (int i = 0; i < n; i++) w->rhs[i] = -w->rhs[i];
-            proj_apply(w, iterative, sa, zdd1, w->rhs, w->dphidd, zdd1);
-        }
+        for (int j = th; j < w->np; j += nth) ali_column(wc, j, Yin, Yout);
     }
     return MBS_OK;
 }

@@ -57,13 +57,25 @@ void sens_ali_lin_free(sens_ali_lin *w);
 /* The step's linearization y_{n+1}' = A y_n' + B rho', y = (z, zd, zdd):
  * sens_ali_lin_form forms its matrices at the record (point Jacobians,
  * factors; the parameter columns of the parameters not skipped). Uses r->d
- * (time, kinematics). */
+ * (time, kinematics); with a team (r->team, the DDM) the parameter and
+ * state columns run on its threads. */
 int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, const sens_ali_rec *st,
                       mbs_error *err);
 /* The DDM: form, then Yout = A Yin + B (3n x np column-major, Yin the
- * sensitivities of y_n), each column through the step's linear algebra. */
+ * sensitivities of y_n), each column through the step's linear algebra,
+ * on the threads of r's team (sens_team; its column workspaces hold at
+ * least sens_ali_lin_thread_ws doubles). */
 int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, const sens_ali_rec *st,
                       const double *Yin, double *Yout, mbs_error *err);
+/* A thread's copy of w for the DDM's columns: the step's matrices shared
+ * (read only), the column scratch of its own in ws
+ * (sens_ali_lin_thread_ws doubles). */
+size_t sens_ali_lin_thread_ws(const sens_ali_lin *w);
+/* The scratch of a thread of r's team for sens_ali_lin_form's columns
+ * (the parameters' tangents and the state columns of the projected
+ * state): at least this many doubles in its column workspace. */
+size_t sens_ali_lin_form_ws(const sens_ali_lin *w, const mbs_model *m);
+void sens_ali_lin_thread(const sens_ali_lin *w, double *ws, sens_ali_lin *wt);
 /* The DAVM, after sens_ali_lin_form: the transposed step for the adjoint
  * abar of y_{n+1} (3n): abar_in = A^T abar (3n), gp[j] += (B^T abar)_j for
  * the parameters not skipped, and wbar (n) the adjoint of the index-3

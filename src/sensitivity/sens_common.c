@@ -10,8 +10,89 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cblas.h>
+#include <omp.h>
+
 #include "sens_common.h"
 #include "../formulations/form_impl.h"
+
+/* ---------------------------------------------------------------- threads */
+
+int sens_blas_single(int threads)
+{
+    if (threads <= 1) return 0;
+    int saved = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+    return saved;
+}
+
+void sens_blas_restore(int threads, int saved)
+{
+    if (threads > 1) openblas_set_num_threads(saved);
+}
+
+int sens_team_open(sens_team *T, sens_run *r, int max_cols, size_t per, mbs_error *err)
+{
+    memset(T, 0, sizeof *T);
+    int nt = r->o && r->o->threads > 1 && !omp_in_parallel() ? r->o->threads : 1;
+    if (nt > max_cols) nt = max_cols > 1 ? max_cols : 1;
+    T->nt = 1;
+    T->per = per > 0 ? per : 1;
+    T->ws = calloc((size_t)nt * T->per, sizeof(double));
+    T->run = nt > 1 ? calloc((size_t)nt - 1, sizeof *T->run) : NULL;
+    r->team = T;
+    if (!T->ws || (nt > 1 && !T->run)) return mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+    for (int t = 1; t < nt; t++) {
+        sens_run *c = &T->run[t - 1];
+        *c = *r;
+        c->psi = c->grad = NULL;
+        c->team = NULL;
+        c->d = mbs_data_create(r->m, err);
+        if (!c->d || sens_run_user_init(c)) {
+            sens_run_user_free(c);
+            mbs_data_free(c->d);
+            c->d = NULL;
+            return err && err->code ? err->code : mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+        }
+        mbs_data_set_ref(c->d, mbs_data_ref(r->d));
+        T->nt = t + 1;
+    }
+    T->blas = sens_blas_single(T->nt);
+    return MBS_OK;
+}
+
+void sens_team_close(sens_team *T, sens_run *r)
+{
+    if (T->blas > 0) sens_blas_restore(T->nt, T->blas);
+    for (int t = 1; t < T->nt; t++) {
+        sens_run *c = &T->run[t - 1];
+        if (c->ufail && !r->ufail) {
+            r->ufail = 1;
+            memcpy(r->umsg, c->umsg, sizeof r->umsg);
+        }
+        sens_run_user_free(c);
+        mbs_data_free(c->d);
+    }
+    free(T->run);
+    free(T->ws);
+    memset(T, 0, sizeof *T);
+    r->team = NULL;
+}
+
+sens_run *sens_team_run(sens_run *r, int t)
+{
+    return t > 0 && r->team ? &r->team->run[t - 1] : r;
+}
+
+double *sens_team_ws(sens_run *r, int t)
+{
+    return r->team->ws + (size_t)t * r->team->per;
+}
+
+int sens_team_size(const sens_run *r)
+{
+    return r->team ? r->team->nt : 1;
+}
 
 /* ---------------------------------------------------------------- objectives */
 
@@ -78,12 +159,17 @@ static double user_objective(sens_run *r, double t, const double *q, const doubl
     return g;
 }
 
+void sens_objectives_primal(sens_run *r, const double *q, const double *qd, const double *qdd, double t)
+{
+    mbs_data_set_time(r->d, t);
+    mbs_deriv_id_primal(r->m, r->d, q, qd, qdd, r->d->dbuf);
+}
+
 void sens_objectives(sens_run *r, const double *q, const double *qd, const double *qdd,
                      double t, int terminal, double *g)
 {
     const mbs_model *m = r->m;
-    mbs_data_set_time(r->d, t);
-    mbs_deriv_id_primal(m, r->d, q, qd, qdd, r->d->dbuf);
+    sens_objectives_primal(r, q, qd, qdd, t);
     for (int k = 0; k < m->nobj; k++)
         g[k] = mbs_objective_integrand(m, m->x, &r->d->ws, k, terminal, q, qd, qdd, t);
     if (r->o && r->o->objective) g[m->nobj] = terminal ? 0 : user_objective(r, t, q, qd, qdd, 0);
@@ -151,11 +237,22 @@ void sens_objectives_ddm(sens_run *r, const double *q, const double *qd, const d
 {
     const int no = r->nobj, np = r->np;
     sens_objectives(r, q, qd, qdd, t, terminal, g);
-    for (int j = 0; j < np; j++) {
-        const size_t o = (size_t)j * stride;
-        mbs_deriv_param_dx(r->m, j, dx);
-        sens_objectives_d(r, q, qd, qdd, Sz + o, Szd + o, Szdd + o, dx, j, t, terminal, dgj);
-        for (int k = 0; k < no; k++) dg[(size_t)k * np + j] = dgj[k];
+#pragma omp parallel num_threads(sens_team_size(r)) if (sens_team_size(r) > 1)
+    {
+        const int th = omp_get_thread_num(), nth = omp_get_num_threads();
+        sens_run *rt = sens_team_run(r, th);
+        double *gj = dgj, *xj = dx;
+        if (th > 0) {
+            gj = sens_team_ws(r, th);
+            xj = gj + no;
+            sens_objectives_primal(rt, q, qd, qdd, t);
+        }
+        for (int j = th; j < np; j += nth) {
+            const size_t o = (size_t)j * stride;
+            mbs_deriv_param_dx(r->m, j, xj);
+            sens_objectives_d(rt, q, qd, qdd, Sz + o, Szd + o, Szdd + o, xj, j, t, terminal, gj);
+            for (int k = 0; k < no; k++) dg[(size_t)k * np + j] = gj[k];
+        }
     }
 }
 

@@ -16,6 +16,8 @@
 #include "../base/error.h"
 #include "../integrators/integrator_impl.h"
 
+struct sens_team;
+
 /* Work shared by a run: sizes, the result arrays, scratch. */
 typedef struct sens_run {
     const mbs_model *m;
@@ -30,7 +32,49 @@ typedef struct sens_run {
     int ufail, uvalid;      /* uvalid: ubuf holds g and its gradient at (ut, the state stored there) */
     double ut, ug;
     char umsg[MBS_ERROR_MSG_LEN];
+    struct sens_team *team;   /* the DDM's parameter columns on threads (NULL: serially) */
 } sens_run;
+
+/* OpenBLAS on one thread while `threads` > 1 threads compute (the fd
+ * reference's runs, the DDM's columns): a threaded BLAS under each of them
+ * would oversubscribe the cores and add in another order than the serial
+ * one (mbsens/batch.h). Returns the setting to restore, then
+ * sens_blas_restore(threads, saved). Process-wide. */
+int sens_blas_single(int threads);
+void sens_blas_restore(int threads, int saved);
+
+/* The DDM's parameter columns on threads. Thread 0 is the run itself; each
+ * other thread has a copy of the run (options, its own mbs_data with the
+ * run's reference point, its own scratch for the program's objective) and
+ * every thread a column workspace of `per` doubles, all allocated at
+ * set-up. Thread t of nth computes the columns j = t, t + nth, ...: each
+ * column is computed as serially, from the same primal state, so the
+ * results are bit for bit those of one thread. In a parallel region (a
+ * batch) the team is one thread. */
+typedef struct sens_team {
+    int nt;                 /* threads (1: serially) */
+    sens_run *run;          /* nt - 1: the runs of threads 1 .. nt - 1 */
+    double *ws;             /* nt x per doubles */
+    size_t per;
+    int blas;               /* OpenBLAS's setting before (sens_blas_single; 0: not changed) */
+} sens_team;
+/* Open the team of r (r->o->threads, at most max_cols threads) and set
+ * r->team. MBS_OK, or MBS_ERR_NOMEM (err set; the team is then safe to
+ * close). */
+int sens_team_open(sens_team *T, sens_run *r, int max_cols, size_t per, mbs_error *err);
+/* The program's objective's first failure on a thread into r; frees;
+ * r->team = NULL. */
+void sens_team_close(sens_team *T, sens_run *r);
+/* Inside a parallel region of nt threads: the run and the column
+ * workspace of thread t (r itself for t = 0, or without a team). */
+sens_run *sens_team_run(sens_run *r, int t);
+double *sens_team_ws(sens_run *r, int t);
+/* The threads a team's region runs on (1 without a team). */
+int sens_team_size(const sens_run *r);
+/* The primal state of the objectives' tangents at (q, qd, qdd, t) on the
+ * data of r (what sens_objectives leaves): a thread's first step before
+ * its columns of sens_objectives_d. */
+void sens_objectives_primal(sens_run *r, const double *q, const double *qd, const double *qdd, double t);
 
 /* Objectives of a run: the model's, plus the program's own if any. */
 int sens_nobj(const mbs_model *m, const mbs_sens_options *o);
@@ -58,7 +102,9 @@ void sens_objectives_d(sens_run *r, const double *q, const double *qd, const dou
 /* The forward methods' objectives at (q, qd, qdd, t): values g[nobj] and
  * parameter gradients dg (nobj x np, row-major) from the state
  * sensitivities of parameter j at Sz, Szd, Szdd + j * stride. Scratch: dgj
- * (nobj), dx (nx). */
+ * (nobj), dx (nx); with a team, thread t > 0 takes them from its column
+ * workspace (SENS_OBJ_WS doubles at its start). */
+#define SENS_OBJ_WS(m, nobj) ((size_t)(nobj) + (size_t)(m)->nx + 1)
 void sens_objectives_ddm(sens_run *r, const double *q, const double *qd, const double *qdd, double t, int terminal,
                          const double *Sz, const double *Szd, const double *Szdd, size_t stride, double *g,
                          double *dg, double *dgj, double *dx);
