@@ -31,6 +31,12 @@ Markers, on the line before the fence (HTML comments, not rendered):
                                   the figures are round-off or last digits
                                   that any change of the arithmetic moves
                                   (WHY is required)
+  <!-- doctest: rtol R (WHY) -->  output compared with every number masked,
+                                  then each number with its shown value to
+                                  the relative tolerance R (|a - b| <= R
+                                  max(|a|, |b|)): figures a solver
+                                  tolerance leaves uncertain; WHY says
+                                  where R comes from
   <!-- doctest: run -->           commands run, output not compared (the
                                   figures are illustrative); a command
                                   must exit 0 unless its shown output has
@@ -178,7 +184,17 @@ class Runner:
         else:
             self.ko('line %d: sh block exits %d' % (b.start, rc), out)
 
-    def commands(self, b, compare, numbers=False):
+    @staticmethod
+    def within(want, got, rtol):
+        """The numbers of got's lines against want's, to rtol (same layout)."""
+        for w, g in zip(want, got):
+            for a, c in zip(NUMBER.findall(w), NUMBER.findall(g)):
+                a, c = float(a), float(c)
+                if abs(a - c) > rtol * max(abs(a), abs(c)):
+                    return False
+        return True
+
+    def commands(self, b, compare, numbers=False, rtol=None):
         cmds = []   # (line, command, shown output)
         for k, l in enumerate(b.lines):
             if l.startswith('$ '):
@@ -196,7 +212,10 @@ class Runner:
             if compare:
                 got = normalize(out, numbers)
                 want = normalize('\n'.join(shown), numbers)
-                if matches(want, got):
+                same = matches(want, got)
+                if same and rtol is not None:
+                    same = self.within(normalize('\n'.join(shown)), normalize(out), rtol)
+                if same:
                     self.ok(label)
                 else:
                     if '...' not in [l.strip() for l in shown]:
@@ -275,7 +294,14 @@ class Runner:
             elif b.lang in ('', 'console', 'text') and any(l.startswith('$ ') for l in b.lines):
                 if marker.startswith('numbers') and not re.match(r'numbers \(.+\)$', marker):
                     self.ko('line %d: "doctest: numbers" without its reason' % b.start)
-                self.commands(b, compare=marker != 'run', numbers=marker.startswith('numbers'))
+                rtol = None
+                if marker.startswith('rtol'):
+                    r = re.match(r'rtol (\S+) \(.+\)$', marker)
+                    if not r:
+                        self.ko('line %d: "doctest: rtol R (WHY)" without its tolerance or reason' % b.start)
+                    rtol = float(r.group(1)) if r else 0.0
+                self.commands(b, compare=marker != 'run', numbers=marker.startswith(('numbers', 'rtol')),
+                              rtol=rtol)
             elif b.lang == 'json':
                 njson += 1
                 self.json_block(b, njson)
