@@ -24,7 +24,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "mjbridge.h"
-#include "model_util.h"
+#include "model/model_util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -20,7 +20,7 @@
 #include <mujoco/mujoco.h>
 
 #include "mbsens/mbsens.h"
-#include "model_impl.h"
+#include "model/model_impl.h"
 
 /* ---------------------------------------------------------------- models */
 

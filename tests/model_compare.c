@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "model_compare.h"
-#include "model_impl.h"
+#include "model/model_impl.h"
 
 typedef struct cmp {
     const char *label;

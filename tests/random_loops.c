@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "builder.h"
-#include "model_impl.h"
+#include "builder/builder.h"
+#include "model/model_impl.h"
 #include "random_model.h"
 
 static void unit(mbs_rng *r, double *u)

@@ -1,8 +1,8 @@
 #include "random_model.h"
 #include <math.h>
 #include <stdio.h>
-#include "builder.h"
-#include "model_impl.h"
+#include "builder/builder.h"
+#include "model/model_impl.h"
 
 static void rand_unit(mbs_rng *r, double *u)
 {

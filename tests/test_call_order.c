@@ -42,7 +42,7 @@
 #include "testutil.h"
 #include "random_loops.h"
 #include "random_model.h"
-#include "scribble.h"
+#include "dynamics/scribble.h"
 #include "kernels/kernels.h"
 #include "forces/force.h"
 #include "constraints/constraint.h"

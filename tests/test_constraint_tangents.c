@@ -22,7 +22,7 @@
 #include "random_model.h"
 #include "kernels/kernels.h"
 #include "constraints/constraint.h"
-#include "model_impl.h"
+#include "model/model_impl.h"
 #include "formulations/form_tangent.h"   /* the double tangents, scalar-free interface */
 
 #define NMODELS 120

@@ -28,7 +28,7 @@
 #include "random_model.h"
 #include "kernels/kernels.h"
 #include "constraints/constraint.h"
-#include "model_impl.h"
+#include "model/model_impl.h"
 
 #define NMODELS 150
 static const double H = 1e-30;

@@ -32,13 +32,13 @@
 
 #include "testutil.h"
 #include "random_model.h"
-#include "builder.h"
-#include "model_util.h"
+#include "builder/builder.h"
+#include "model/model_util.h"
 #include "mbsens/forces.h"
 #include "kernels/kernels.h"
 #include "forces/force.h"
 #include "forces/force_contact_common.h"
-#include "algebra.h"
+#include "base/algebra.h"
 
 #define NTREES 300
 static const double H = 1e-20;

@@ -31,7 +31,7 @@
 #include "random_model.h"
 #include "kernels/kernels.h"
 #include "forces/force.h"
-#include "builder.h"
+#include "builder/builder.h"
 #include "mbsens/derivatives.h"
 
 #define NTREES 300

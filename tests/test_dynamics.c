@@ -20,7 +20,7 @@
 #include "testutil.h"
 #include "random_model.h"
 #include "kernels/kernels.h"
-#include "algebra.h"
+#include "base/algebra.h"
 
 #define NTREES 250
 static const double H = 1e-20;

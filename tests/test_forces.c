@@ -32,12 +32,12 @@
 
 #include "testutil.h"
 #include "random_model.h"
-#include "builder.h"
-#include "model_util.h"
+#include "builder/builder.h"
+#include "model/model_util.h"
 #include "mbsens/forces.h"
 #include "kernels/kernels.h"
 #include "forces/force.h"
-#include "algebra.h"
+#include "base/algebra.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846

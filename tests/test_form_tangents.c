@@ -27,9 +27,9 @@
 
 #include "testutil.h"
 #include "random_model.h"
-#include "model_impl.h"
-#include "data_impl.h"
-#include "derivatives_impl.h"
+#include "model/model_impl.h"
+#include "kernels/data.h"
+#include "dynamics/derivatives.h"
 #include "formulations/form_impl.h"
 
 static double g_worst;

@@ -25,7 +25,7 @@
 
 #include "testutil.h"
 #include "random_model.h"
-#include "model_impl.h"
+#include "model/model_impl.h"
 #include "mbsens/generate.h"
 
 /* The round-off bound of forward dynamics at q: the recursions' (MBS_ROUNDOFF) and solving with M,

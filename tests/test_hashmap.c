@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "hashmap.h"
+#include "base/hashmap.h"
 
 #define NKEYS 20000
 

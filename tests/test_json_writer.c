@@ -29,7 +29,7 @@
 #include "testutil.h"
 #include "random_loops.h"
 #include "random_model.h"
-#include "format_double.h"
+#include "base/format_double.h"
 
 static int ends_with(const char *s, const char *suffix)
 {

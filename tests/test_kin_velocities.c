@@ -19,8 +19,8 @@
 #include "testutil.h"
 #include "random_loops.h"
 #include "random_model.h"
-#include "data_impl.h"
-#include "model_impl.h"
+#include "kernels/data.h"
+#include "model/model_impl.h"
 #include "formulations/form_impl.h"
 
 #define NMODELS 60

@@ -19,7 +19,7 @@
 #include "testutil.h"
 #include "random_model.h"
 #include "kernels/kernels.h"
-#include "algebra.h"
+#include "base/algebra.h"
 
 #define NTREES 250
 #define NB_MAX 10   /* bodies of the random trees: 1 .. NB_MAX */

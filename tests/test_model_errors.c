@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "builder.h"
+#include "builder/builder.h"
 
 /* single quotes -> double quotes (static buffer) */
 static const char *q(const char *s)

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "model_impl.h"
-#include "model_util.h"
-#include "builder.h"
+#include "model/model_impl.h"
+#include "model/model_util.h"
+#include "builder/builder.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846

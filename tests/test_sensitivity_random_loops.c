@@ -92,7 +92,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "model_impl.h"
+#include "model/model_impl.h"
 #include "io/load_objectives.h"
 #include "random_loops.h"
 #include "sens_loops.h"

@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "model_impl.h"
-#include "forces/functions.h"
+#include "model/model_impl.h"
+#include "kernels/functions.h"
 
 static mbs_model *spline_model(int n, int clamped)
 {

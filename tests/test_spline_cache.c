@@ -21,9 +21,9 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "model_impl.h"
-#include "model_util.h"
-#include "forces/functions.h"
+#include "model/model_impl.h"
+#include "model/model_util.h"
+#include "kernels/functions.h"
 
 static double worst;
 

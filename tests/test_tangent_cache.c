@@ -28,7 +28,7 @@
 #include "random_model.h"
 #include "kernels/kernels.h"
 #include "constraints/constraint.h"
-#include "model_impl.h"
+#include "model/model_impl.h"
 #include "formulations/form_tangent.h"   /* the double tangents, scalar-free interface */
 
 /* form_impl.h (double kernel types, not visible here): the acceleration

@@ -30,7 +30,7 @@
 #include "kernels/kernels.h"
 #include "constraints/constraint.h"
 #include "forces/force.h"
-#include "model_impl.h"
+#include "model/model_impl.h"
 #include "formulations/form_tangent.h"   /* the double tangents, scalar-free interface */
 
 static const double H = 1e-30;

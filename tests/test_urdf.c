@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "model_impl.h"
+#include "model/model_impl.h"
 
 static const double PI = 3.14159265358979323846;
 

@@ -8,7 +8,7 @@
 #ifndef MBS_CONSTRAINT_COMMON_H
 #define MBS_CONSTRAINT_COMMON_H
 #include "constraint.h"
-#include "../algebra.h"
+#include "base/algebra.h"
 
 /* Rows r..r+2: e[b] - e[a]. */
 static inline void con_diff_eval(const mreal *const *e, const mreal *const *ed, const mreal *const *edd, int a,

@@ -56,8 +56,8 @@
 #include <string.h>
 
 #include "constraint.h"
-#include "../algebra.h"
-#include "../forces/functions.h"
+#include "base/algebra.h"
+#include "kernels/functions.h"
 #include "mbsens/constraints.h"
 
 static const double TWO_PI = 6.283185307179586476925286766559;

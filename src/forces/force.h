@@ -33,7 +33,7 @@
 #undef MBS_FORCE_BODY
 
 #include "../kernels/kernels.h"
-#include "functions.h"
+#include "kernels/functions.h"
 
 typedef struct MBS_K(mbs_force_ops) {
     const char *name;      /* as in the model file */

@@ -2,8 +2,8 @@
 #ifndef MBS_FORCE_COMMON_H
 #define MBS_FORCE_COMMON_H
 
-#include "../scalar.h"
-#include "../algebra.h"
+#include "base/scalar.h"
+#include "base/algebra.h"
 
 /* Position r and velocity v (may be NULL) of the point with local
  * coordinates pbar on body i, from the kinematics in the workspace arrays:

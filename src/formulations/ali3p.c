@@ -35,7 +35,7 @@
 #include <string.h>
 
 #include "form_impl.h"
-#include "../model_impl.h"
+#include "model/model_impl.h"
 #include "../constraints/constraint.h"
 
 #define BETA MBS_FORM_BETA

@@ -19,14 +19,14 @@
 #include <string.h>
 
 #include "form_impl.h"
-#include "../algebra.h"
-#include "../model_impl.h"
+#include "base/algebra.h"
+#include "model/model_impl.h"
 #include "../constraints/constraint.h"
 #include "../forces/force.h"
 #include "mbsens/constraints.h"
-#include "../kinematic_problems.h"
+#include "constraints/kinematic_problems.h"
 #include "../base/error.h"
-#include "../results.h"
+#include "kernels/results.h"
 
 /* ---------------------------------------------------------------- names */
 

@@ -28,7 +28,7 @@
 #include <lapacke.h>
 
 #include "mbsens/mbsens.h"
-#include "../data_impl.h"
+#include "kernels/data.h"
 #include "../base/error.h"
 #include "stepper.h"
 #include "form_tangent.h"

@@ -29,8 +29,8 @@
 #include <string.h>
 
 #include "form_impl.h"
-#include "../model_impl.h"
-#include "../derivatives_impl.h"
+#include "model/model_impl.h"
+#include "dynamics/derivatives.h"
 #include "../constraints/constraint.h"
 
 int mbs_form_index1_accel(mbs_form *f, double t, const double *q, const double *qd, double *qdd, char *msg,

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "form_impl.h"
-#include "../model_impl.h"
+#include "model/model_impl.h"
 
 #define BETA MBS_FORM_BETA
 #define GAMMA MBS_FORM_GAMMA

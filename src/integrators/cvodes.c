@@ -44,7 +44,7 @@
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
 #include "integrator_impl.h"
-#include "../model_impl.h"
+#include "model/model_impl.h"
 
 typedef struct {
     SUNContext ctx;

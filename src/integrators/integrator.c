@@ -17,8 +17,8 @@
 
 #include "integrator_impl.h"
 #include "../base/error.h"
-#include "../results.h"
-#include "../model_impl.h"
+#include "kernels/results.h"
+#include "model/model_impl.h"
 #include "../formulations/form_impl.h"
 
 /* ---------------------------------------------------------------- names */

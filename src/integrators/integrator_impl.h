@@ -10,7 +10,7 @@
 #define MBS_INTEGRATOR_IMPL_H
 
 #include "mbsens/mbsens.h"
-#include "../data_impl.h"
+#include "kernels/data.h"
 #include "../formulations/form_impl.h"
 
 typedef struct mbs_integ_method {

@@ -8,7 +8,7 @@
  * polynomial formula), like those of mbs_tangent_fd.
  */
 #include "integrator_impl.h"
-#include "../derivatives_impl.h"
+#include "dynamics/derivatives.h"
 
 int mbs_tangent_analytic(void *ctx, const mbs_model *m, mbs_data *d,
                          const double *q, const double *qd, const double *qdd,

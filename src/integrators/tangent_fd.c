@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "integrator_impl.h"
-#include "../model_impl.h"
-#include "../results.h"
+#include "model/model_impl.h"
+#include "kernels/results.h"
 
 #define FD_REL_STEP 6e-6
 

@@ -57,7 +57,7 @@
 #include <string.h>
 
 #include "integrator_impl.h"
-#include "../model_impl.h"
+#include "model/model_impl.h"
 
 #define BETA 0.25
 #define GAMMA 0.5

@@ -19,10 +19,10 @@
 
 #include "mbsens/model.h"
 #include "mbsens/forces.h"
-#include "builder.h"
-#include "model_util.h"
+#include "builder/builder.h"
+#include "model/model_util.h"
 #include "json_path.h"
-#include "force_model.h"
+#include "model/force_model.h"
 #include "load_objectives.h"
 
 #define PATH_LEN 512

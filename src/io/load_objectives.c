@@ -17,7 +17,7 @@
 
 #include "load_objectives.h"
 #include "base/error.h"
-#include "model_util.h"
+#include "model/model_util.h"
 #include "json_path.h"
 
 typedef struct {

@@ -4,7 +4,7 @@
 
 #include <jansson.h>
 
-#include "../objective_model.h"
+#include "model/objective_model.h"
 
 /* Parse the "objectives" array (may be NULL: none) of the document of
  * `file` into m->obj. Errors name the JSON path. */

@@ -44,10 +44,10 @@
 #include <libxml/tree.h>
 
 #include "mbsens/model.h"
-#include "builder.h"
-#include "hashmap.h"
-#include "model_impl.h"
-#include "model_util.h"
+#include "builder/builder.h"
+#include "base/hashmap.h"
+#include "model/model_impl.h"
+#include "model/model_util.h"
 
 enum { UJ_FIXED, UJ_REVOLUTE, UJ_CONTINUOUS, UJ_PRISMATIC, UJ_FLOATING, UJ_PLANAR, UJ_SPHERICAL };
 static const char *const UJ_NAMES[] = { "fixed", "revolute", "continuous", "prismatic", "floating", "planar",

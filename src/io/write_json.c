@@ -34,10 +34,10 @@
 #include "mbsens/model.h"
 #include "mbsens/constraints.h"
 #include "mbsens/simulate.h"
-#include "builder.h"
-#include "format_double.h"
-#include "model_impl.h"
-#include "model_util.h"
+#include "builder/builder.h"
+#include "base/format_double.h"
+#include "model/model_impl.h"
+#include "model/model_util.h"
 
 /* ---------------------------------------------------------------- text */
 

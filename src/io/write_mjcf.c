@@ -58,8 +58,8 @@
 #include "mbsens/kinematics.h"
 #include "mbsens/model.h"
 #include "base/error.h"
-#include "model_impl.h"
-#include "model_util.h"
+#include "model/model_impl.h"
+#include "model/model_util.h"
 
 #define MJCF_SEGMENT_DEPTH 48
 

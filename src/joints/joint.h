@@ -37,7 +37,7 @@
 #ifndef MBS_JOINT_H
 #define MBS_JOINT_H
 
-#include "../scalar.h"
+#include "base/scalar.h"
 
 #define MBS_JOINT_MAXQ 7
 

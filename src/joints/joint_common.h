@@ -2,8 +2,8 @@
 #ifndef MBS_JOINT_COMMON_H
 #define MBS_JOINT_COMMON_H
 
-#include "../scalar.h"
-#include "../algebra.h"
+#include "base/scalar.h"
+#include "base/algebra.h"
 
 static inline void jc_zero(mreal *a, int n) { for (int k = 0; k < n; k++) a[k] = 0; }
 static inline void jc_identity(mreal *R) { m3_identity(R); }

@@ -5,7 +5,7 @@
  *   S = [I, 0; 0, 2 E(p)],  dS/dt = [0, 0; 0, 2 E(pdot)]. */
 #include "joint.h"
 #include "joint_common.h"
-#include "../algebra.h"
+#include "base/algebra.h"
 
 static void motion(const mreal *q, mreal *R, mreal *t)
 {

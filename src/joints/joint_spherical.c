@@ -4,7 +4,7 @@
  * (E is linear in p). The relative angular velocity is w = 2 E(p) pdot. */
 #include "joint.h"
 #include "joint_common.h"
-#include "../algebra.h"
+#include "base/algebra.h"
 
 static void motion(const mreal *q, mreal *R, mreal *t)
 {

@@ -12,7 +12,7 @@
  * dynamics, the mass matrix and both forward-dynamics algorithms use it.
  */
 #include "kernels.h"
-#include "../algebra.h"
+#include "base/algebra.h"
 
 void MBS_K(mbs_body_terms)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w)
 {

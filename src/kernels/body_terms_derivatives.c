@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "kernels.h"
-#include "../algebra.h"
+#include "base/algebra.h"
 
 static const mreal zeros[9];
 

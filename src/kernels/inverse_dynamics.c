@@ -10,7 +10,7 @@
  * so that tau = M qdd - Q (docs/formulations.md §5).
  */
 #include "kernels.h"
-#include "../algebra.h"
+#include "base/algebra.h"
 
 void MBS_K(mbs_rnea)(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *tau)
 {

@@ -13,7 +13,7 @@
  * dtau is written in full (zeros elsewhere). dqfrc may be NULL.
  */
 #include "kernels.h"
-#include "../algebra.h"
+#include "base/algebra.h"
 
 void MBS_K(mbs_rnea_d)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws) *dw,
                        const mreal *dqfrc, mreal *dtau, int first, int last)

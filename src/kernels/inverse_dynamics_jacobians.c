@@ -42,7 +42,7 @@
  * left to the caller.
  */
 #include "kernels.h"
-#include "../algebra.h"
+#include "base/algebra.h"
 
 /* per-body and per-column record sizes in w->jac */
 enum { JB_V = 0, JB_A = 6, JB_P = 12, JB_PD = 22, JB_H = 32, JB_F = 38, JB_L = 44, JB_SIZE = 60 };

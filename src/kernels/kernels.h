@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../scalar.h"
-#include "../model_impl.h"
+#include "base/scalar.h"
+#include "model/model_impl.h"
 
 #define MBS_BSTRIDE 42   /* 6 x 7: largest joint map */
 

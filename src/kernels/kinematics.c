@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "kernels.h"
-#include "../algebra.h"
+#include "base/algebra.h"
 #include "../joints/joint.h"
 
 /* A workspace with njac numbers of Jacobian scratch (w->jac; NULL if 0). */

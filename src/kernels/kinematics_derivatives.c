@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "kernels.h"
-#include "../algebra.h"
+#include "base/algebra.h"
 #include "../joints/joint.h"
 
 /* dC = dA B + A dB (3x3) */

@@ -9,7 +9,7 @@
  * path to the root, one B^T per joint: O(n depth) in total.
  */
 #include "kernels.h"
-#include "../algebra.h"
+#include "base/algebra.h"
 
 void MBS_K(mbs_crba)(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *M)
 {

@@ -10,8 +10,8 @@
  * the tangent below, every sensitivity method.
  */
 #include "kernels.h"
-#include "../algebra.h"
-#include "../forces/functions.h"
+#include "base/algebra.h"
+#include "kernels/functions.h"
 
 static const mreal zeros[3];
 

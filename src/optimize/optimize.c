@@ -20,7 +20,7 @@
 #include "mbsens/optimize.h"
 #include "mbsens/constraints.h"
 #include "../sensitivity/sens_common.h"
-#include "../results.h"
+#include "kernels/results.h"
 
 /* ---------------------------------------------------------------- names */
 

@@ -30,7 +30,7 @@
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
 #include "sens_common.h"
-#include "../forces/functions.h"
+#include "kernels/functions.h"
 
 typedef struct {
     sens_run *r;

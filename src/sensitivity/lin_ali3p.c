@@ -53,7 +53,7 @@
 #include "lin_ali3p.h"
 #include "../formulations/form_impl.h"
 #include "../constraints/constraint.h"
-#include "../id_derivatives_local.h"
+#include "kernels/jacobians_1dof.h"
 
 #define BETA MBS_FORM_BETA
 #define GAMMA MBS_FORM_GAMMA

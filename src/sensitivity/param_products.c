@@ -30,9 +30,9 @@
 #include <string.h>
 
 #include "sens_common.h"
-#include "../algebra.h"
+#include "base/algebra.h"
 #include "../forces/force.h"
-#include "../forces/functions.h"
+#include "kernels/functions.h"
 
 /* 1 if every target of parameter j is a number of a force element or of a
  * time function used by no objective and no driving constraint */

@@ -11,8 +11,8 @@
 
 #include "mbsens/mbsens.h"
 #include "mbsens/sensitivity.h"
-#include "../data_impl.h"
-#include "../derivatives_impl.h"
+#include "kernels/data.h"
+#include "dynamics/derivatives.h"
 #include "../base/error.h"
 #include "../integrators/integrator_impl.h"
 

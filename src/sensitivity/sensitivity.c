@@ -11,7 +11,7 @@
 
 #include "sens_common.h"
 #include "mbsens/constraints.h"
-#include "../results.h"
+#include "kernels/results.h"
 
 /* ---------------------------------------------------------------- names */
 

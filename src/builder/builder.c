@@ -1,0 +1,2407 @@
+/*
+ * builder.c - assembling and validating an mbs_model (see builder.h).
+ *
+ * The builder records items by handle in input order; mbs_builder_finish()
+ * resolves the tree, orders the bodies (DFS preorder from the ground,
+ * children in the order the bodies were added), lays out the model vector,
+ * applies the design parameters and runs the physical checks.
+ *
+ * Model vector layout (m->x):
+ *   gravity (3)
+ *   per body, ground included, in final order: mass (1), com (3), inertia (6)
+ *   per point: 3; the named points grouped by body in final order (the
+ *     ground first), each body's in the order added; then the anonymous
+ *     points in the order of their first use by the tree joints (final
+ *     order), the cut joints, the force elements and the drivers (anonymous
+ *     points nothing uses are left out)
+ *   per vector: 3; grouped by body in final order, each body's in the order
+ *     added
+ *   per joint 1..nb in final order: X_p (9), X_c (9)
+ *   per cut joint (joints cut to open closed loops, in input order): X_p (9), X_c (9)
+ *   per driving constraint with a linear law (in the order added): value, rate
+ *   per time function (in the order added): its numbers (mbs_func_info)
+ *   per force element (in the order added): its numbers (mbs_force_info)
+ * The layout depends on the model, not on the order of the calls that
+ * described it (beyond the order within each kind), so a model written as
+ * JSON (mbs_model_to_json) and loaded again has the same model vector.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builder/builder.h"
+#include "base/hashmap.h"
+#include "model/model_impl.h"
+#include "model/model_util.h"
+#include "model/force_model.h"
+#include "model/constraint_model.h"
+
+typedef struct {
+    char *name, *where;
+    double mass, com[3], inertia[6];
+} b_body;
+
+typedef struct {
+    int body;
+    char *name;            /* NULL: anonymous placement point */
+    char *where;
+    double xyz[3];
+} b_point;
+
+typedef struct {
+    int body;
+    char *name, *where;
+    double xyz[3];         /* unit */
+} b_vector;
+
+typedef struct {
+    char *name, *where;
+    mbs_joint_type type;
+    int parent, child;     /* body handles */
+    int ppoint, cpoint;    /* point handles */
+    double Xp[9], Xc[9];
+    double q0[7], qd0[7];
+    int cut;               /* marked "cut": true */
+} b_joint;
+
+/* Driving constraints and the assembly section (mbsens/constraints.h). */
+typedef struct {
+    char *name, *where;
+    int type;              /* mbs_driver_type */
+    int joint, coord;      /* coordinate driver: joint handle, coordinate within the joint */
+    int point[2];          /* distance driver: point handles */
+    int func;              /* function handle, or -1: linear law value + rate t */
+    double value, rate;
+} b_driver;
+
+typedef struct {
+    int joint, coord;      /* coord -1: every coordinate of the joint */
+    char *where;
+} b_fixed;
+
+/* Time functions and force elements (src/force_model.c, src/forces/). */
+typedef struct {
+    char *name, *where;
+    mbs_func_type type;
+    int variant;
+    int n;                 /* numbers in x */
+    double *num;           /* n numbers, x order */
+    double *t;             /* spline knot times (n), else NULL */
+    double *coef;          /* spline factorization (6 n), else NULL */
+} b_func;
+
+typedef struct {
+    char *name, *where;
+    mbs_force_type type;
+    int body[2];           /* body handles (-1 unused) */
+    int point[2];          /* point handles; body_load: -1 = the CoM */
+    int joint, coord;      /* joint handle, coordinate within the joint */
+    int nnum;
+    double num[24];        /* the element's numbers, x order */
+    int shape;             /* contact_plane: 0 sphere, 1 circle */
+    int free_given;        /* spring_damper: length given */
+    int func;              /* function handle or -1 */
+    int body_axes;
+} b_force;
+
+enum { T_GRAVITY, T_MASS, T_COM, T_INERTIA, T_POINT, T_FORCE, T_FUNC };
+
+typedef struct {
+    int kind, handle, comp;  /* handle: body (mass, com, inertia) or point */
+    double scale, offset;
+    char *text, *where;
+} b_target;
+
+typedef struct {
+    char *name, *where;
+    double value, lower, upper;
+    int nt, capt;
+    b_target *t;
+} b_param;
+
+struct mbs_builder {
+    char *name, *source;
+    double g[3];
+    int lenient_inertia;   /* mbs_builder_set_inertia_policy */
+    void (*warn)(void *user, const char *msg);
+    void *warn_user;
+    int nb, capb;          /* body[0] is the ground */
+    b_body *body;
+    int np, capp;
+    b_point *point;
+    int nv, capv;
+    b_vector *vector;
+    int nj, capj;
+    b_joint *joint;
+    int npar, cappar;
+    b_param *param;
+    int nfunc, capfunc;
+    b_func *func;
+    int nforce, capforce;
+    b_force *force;
+    int ndrv, capdrv;
+    b_driver *drv;
+    int nfix, capfix;
+    b_fixed *fix;
+    double asm_tol;        /* 0: default */
+    int asm_maxit;
+    /* name -> handle (tag 0; points and vectors: tag = body handle) */
+    mbs_hashmap body_map, point_map, vector_map, joint_map, func_map, force_map, drv_map, param_map;
+    mbs_hashmap target_map;   /* parameter targets set: key target_key(), value the parameter */
+};
+
+static const char *TARGET_FORMS =
+    "valid forms: BODY.mass, BODY.com[k], BODY.inertia.xx|yy|zz|xy|xz|yz, BODY.POINT[k], gravity[k]; k = 0, 1, 2; "
+    "FORCE.stiffness|damping|length|position|value|force[k]|torque[k]; "
+    "FUNC.value|t0|v0|t1|v1|amplitude|frequency|phase|offset|values[k]";
+
+/* Make room for one more element; 0 on success. */
+static int grow(void **arr, int *cap, int n, size_t sz)
+{
+    if (n < *cap) return 0;
+    int nc = *cap ? 2 * *cap : 8;
+    void *p = realloc(*arr, (size_t)nc * sz);
+    if (!p) return -1;
+    *arr = p;
+    *cap = nc;
+    return 0;
+}
+
+/* *a = copy of sa and *b = copy of sb; on failure neither is kept (both
+ * NULL) and -1 is returned. */
+static int dup_pair(char **a, const char *sa, char **b, const char *sb)
+{
+    *a = mbs_strdup(sa);
+    *b = mbs_strdup(sb);
+    if (*a && *b) return 0;
+    free(*a);
+    free(*b);
+    *a = *b = NULL;
+    return -1;
+}
+
+static int finite_n(const double *v, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (!isfinite(v[k])) return 0;
+    return 1;
+}
+
+static const char *W(const char *where) { return where ? where : "model"; }
+
+static int oom(mbs_error *err)
+{
+    return mbs_error_set(err, MBS_ERR_NOMEM, "out of memory while building the model");
+}
+
+/* ---------------------------------------------------------------- lifetime */
+
+mbs_builder *mbs_builder_new(const char *model_name, const char *source)
+{
+    mbs_builder *b = calloc(1, sizeof *b);
+    if (!b) return NULL;
+    b->g[2] = -9.81;
+    b->name = mbs_strdup(model_name ? model_name : "model");
+    b->source = source ? mbs_strdup(source) : NULL;
+    b->body = calloc(8, sizeof *b->body);
+    b->capb = 8;
+    if (b->body) b->body[0].name = mbs_strdup("ground");
+    if (!b->name || (source && !b->source) || !b->body || !b->body[0].name ||
+        mbs_hashmap_put(&b->body_map, 0, b->body[0].name, 0) != -1) {
+        mbs_builder_free(b);
+        return NULL;
+    }
+    return b;
+}
+
+void mbs_builder_free(mbs_builder *b)
+{
+    if (!b) return;
+    if (b->body)
+        for (int i = 0; i <= b->nb; i++) { free(b->body[i].name); free(b->body[i].where); }
+    for (int k = 0; k < b->np; k++) { free(b->point[k].name); free(b->point[k].where); }
+    for (int k = 0; k < b->nv; k++) { free(b->vector[k].name); free(b->vector[k].where); }
+    for (int k = 0; k < b->nj; k++) { free(b->joint[k].name); free(b->joint[k].where); }
+    for (int k = 0; k < b->npar; k++) {
+        b_param *p = &b->param[k];
+        for (int t = 0; t < p->nt; t++) { free(p->t[t].text); free(p->t[t].where); }
+        free(p->t);
+        free(p->name);
+        free(p->where);
+    }
+    for (int k = 0; k < b->nfunc; k++) {
+        free(b->func[k].name);
+        free(b->func[k].where);
+        free(b->func[k].num);
+        free(b->func[k].t);
+        free(b->func[k].coef);
+    }
+    for (int k = 0; k < b->nforce; k++) { free(b->force[k].name); free(b->force[k].where); }
+    free(b->func);
+    free(b->force);
+    for (int k = 0; k < b->ndrv; k++) { free(b->drv[k].name); free(b->drv[k].where); }
+    for (int k = 0; k < b->nfix; k++) free(b->fix[k].where);
+    free(b->drv);
+    free(b->fix);
+    mbs_hashmap *maps[] = { &b->body_map, &b->point_map, &b->vector_map, &b->joint_map, &b->func_map,
+                            &b->force_map, &b->drv_map, &b->param_map, &b->target_map };
+    for (size_t k = 0; k < sizeof maps / sizeof maps[0]; k++) mbs_hashmap_free(maps[k]);
+    free(b->body);
+    free(b->point);
+    free(b->vector);
+    free(b->joint);
+    free(b->param);
+    free(b->name);
+    free(b->source);
+    free(b);
+}
+
+void mbs_builder_set_inertia_policy(mbs_builder *b, int lenient,
+                                    void (*warn)(void *user, const char *msg), void *user)
+{
+    if (!b) return;
+    b->lenient_inertia = lenient != 0;
+    b->warn = warn;
+    b->warn_user = user;
+}
+
+/* Lenient inertia policy: one warning per body whose inertia violates the
+ * triangle inequality (same test as mbs_model_check_physics). */
+static void warn_triangle(const mbs_builder *b, const mbs_model *m)
+{
+    if (!b->warn) return;
+    for (int i = 1; i <= m->nb; i++) {
+        const double *I = m->x + m->body[i].x_inertia;
+        double lam[3];
+        if (!(m->x[m->body[i].x_mass] > 0)) continue;
+        mbs_inertia_principal(I, lam);
+        if (lam[0] > 0 && lam[0] + lam[1] < lam[2] * (1 - 1e-9)) {
+            char msg[MBS_ERROR_MSG_LEN];
+            snprintf(msg, sizeof msg,
+                     "%s: body %s: inertia violates the triangle inequality: principal moments %g, %g, %g "
+                     "(%g + %g < %g); accepted (lenient inertia)",
+                     W(m->body[i].where), m->body[i].name, lam[0], lam[1], lam[2], lam[0], lam[1], lam[2]);
+            b->warn(b->warn_user, msg);
+        }
+    }
+}
+
+void mbs_builder_set_gravity(mbs_builder *b, const double g[3])
+{
+    if (b && g) memcpy(b->g, g, sizeof b->g);
+}
+
+/* ---------------------------------------------------------------- items */
+
+int mbs_builder_find_body(const mbs_builder *b, const char *name)
+{
+    return b ? mbs_hashmap_get(&b->body_map, 0, name) : -1;
+}
+
+int mbs_builder_find_point(const mbs_builder *b, int body, const char *name)
+{
+    return b && body >= 0 ? mbs_hashmap_get(&b->point_map, (uint64_t)body, name) : -1;
+}
+
+size_t mbs_builder_find_body_prefixes(const mbs_builder *b, const char *name, int *out, size_t max)
+{
+    return b ? mbs_hashmap_get_prefixes(&b->body_map, 0, name, '.', out, max) : 0;
+}
+
+const char *mbs_builder_body_name(const mbs_builder *b, int body)
+{
+    return b && body >= 0 && body <= b->nb ? b->body[body].name : NULL;
+}
+
+/* Record a new item's name in its map (the caller has checked that the name
+ * is new): 0, or -1 if memory runs out. */
+static int map_add(mbs_hashmap *map, uint64_t tag, const char *name, int handle)
+{
+    return mbs_hashmap_put(map, tag, name, handle) == -1 ? 0 : -1;
+}
+
+/* The norm to divide v by to make it a unit vector: |v|, or exactly 1 when
+ * |v|^2 is 1 to within round-off (8 ulp), so that a vector normalized here
+ * and read back (a model written and loaded again) keeps every bit. */
+static double unit_norm(const double v[3])
+{
+    double s = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    return fabs(s - 1) <= 8 * DBL_EPSILON ? 1 : sqrt(s);
+}
+
+int mbs_builder_add_body(mbs_builder *b, const char *name, double mass,
+                         const double com[3], const double inertia6[6],
+                         const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_body: builder is NULL");
+    if (!name || !*name)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: a body needs a non-empty name", W(where));
+    if (strcmp(name, "ground") == 0)
+        return mbs_error_set(err, MBS_ERR_MODEL,
+                             "%s: the name \"ground\" is reserved for the fixed ground body", W(where));
+    int other = mbs_builder_find_body(b, name);
+    if (other > 0)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: duplicate body name \"%s\" (also %s)", W(where), name,
+                             W(b->body[other].where));
+    double c[3] = { 0, 0, 0 }, I[6] = { 0, 0, 0, 0, 0, 0 };
+    if (com) memcpy(c, com, sizeof c);
+    if (inertia6) memcpy(I, inertia6, sizeof I);
+    if (!isfinite(mass))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: body %s: mass is not finite (%g)", W(where), name, mass);
+    if (!finite_n(c, 3))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: body %s: centre of mass is not finite", W(where), name);
+    if (!finite_n(I, 6))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: body %s: inertia is not finite", W(where), name);
+    /* body[0] is the ground: nb + 1 entries are in use */
+    if (grow((void **)&b->body, &b->capb, b->nb + 1, sizeof *b->body)) return oom(err);
+    b_body *bd = &b->body[b->nb + 1];
+    memset(bd, 0, sizeof *bd);
+    bd->name = mbs_strdup(name);
+    bd->where = mbs_strdup(W(where));
+    if (!bd->name || !bd->where || map_add(&b->body_map, 0, bd->name, b->nb + 1)) {
+        free(bd->name);
+        free(bd->where);
+        return oom(err);
+    }
+    bd->mass = mass;
+    memcpy(bd->com, c, sizeof c);
+    memcpy(bd->inertia, I, sizeof I);
+    return ++b->nb;
+}
+
+int mbs_builder_add_point(mbs_builder *b, int body, const char *name,
+                          const double xyz[3], const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_point: builder is NULL");
+    if (body < 0 || body > b->nb)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: invalid body handle %d", W(where), body);
+    if (name && !*name)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: a point name must not be empty", W(where));
+    if (name && mbs_builder_find_point(b, body, name) >= 0)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: duplicate point name \"%s\" on body %s", W(where), name,
+                             b->body[body].name);
+    double p[3] = { 0, 0, 0 };
+    if (xyz) memcpy(p, xyz, sizeof p);
+    if (!finite_n(p, 3))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: point coordinates are not finite", W(where));
+    if (grow((void **)&b->point, &b->capp, b->np, sizeof *b->point)) return oom(err);
+    b_point *pt = &b->point[b->np];
+    memset(pt, 0, sizeof *pt);
+    pt->body = body;
+    pt->name = name ? mbs_strdup(name) : NULL;
+    pt->where = mbs_strdup(W(where));
+    if ((name && !pt->name) || !pt->where || (name && map_add(&b->point_map, (uint64_t)body, pt->name, b->np))) {
+        free(pt->name);
+        free(pt->where);
+        return oom(err);
+    }
+    memcpy(pt->xyz, p, sizeof p);
+    return b->np++;
+}
+
+int mbs_builder_add_vector(mbs_builder *b, int body, const char *name,
+                           const double xyz[3], const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_vector: builder is NULL");
+    if (body < 0 || body > b->nb)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: invalid body handle %d", W(where), body);
+    if (!name || !*name)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: a vector needs a non-empty name", W(where));
+    if (mbs_hashmap_get(&b->vector_map, (uint64_t)body, name) >= 0)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: duplicate vector name \"%s\" on body %s", W(where), name,
+                             b->body[body].name);
+    if (!xyz || !finite_n(xyz, 3))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: vector components are not finite", W(where));
+    double n = unit_norm(xyz);
+    if (!(n > 1e-300) || !isfinite(n))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: vector %s is zero (it is normalized and needs a direction)",
+                             W(where), name);
+    if (grow((void **)&b->vector, &b->capv, b->nv, sizeof *b->vector)) return oom(err);
+    b_vector *v = &b->vector[b->nv];
+    memset(v, 0, sizeof *v);
+    v->body = body;
+    v->name = mbs_strdup(name);
+    v->where = mbs_strdup(W(where));
+    if (!v->name || !v->where || map_add(&b->vector_map, (uint64_t)body, v->name, b->nv)) {
+        free(v->name);
+        free(v->where);
+        return oom(err);
+    }
+    for (int k = 0; k < 3; k++) v->xyz[k] = xyz[k] / n;
+    return b->nv++;
+}
+
+/* Orthonormal triad X = [axis, ref, axis x ref] (row-major, columns). ref
+ * is made orthogonal to the axis by Gram-Schmidt, repeated (at most 3
+ * times) until their dot product is below 2 ulp of |ref|; an axis and a ref
+ * that are orthonormal to within round-off (8 ulp, unit_norm) are kept as
+ * they are, so that the columns of X give X again bit for bit. */
+static int joint_frame(const double axis[3], const double *ref, double X[9])
+{
+    double a[3], r[3], t[3];
+    if (!finite_n(axis, 3)) return -1;
+    double n = unit_norm(axis);
+    if (!(n > 1e-12) || !isfinite(n)) return -1;
+    for (int k = 0; k < 3; k++) a[k] = axis[k] / n;
+    int have = 0;
+    if (ref) {
+        double rn = sqrt(ref[0] * ref[0] + ref[1] * ref[1] + ref[2] * ref[2]);
+        if (isfinite(rn) && rn > 0) {
+            memcpy(r, ref, sizeof r);
+            double pn = rn;
+            for (int pass = 0; pass < 3; pass++) {
+                double d = r[0] * a[0] + r[1] * a[1] + r[2] * a[2];
+                if (fabs(d) <= (pass ? 2 : 8) * DBL_EPSILON * pn) break;
+                for (int k = 0; k < 3; k++) r[k] -= d * a[k];
+                pn = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+                if (!(pn > 1e-9 * rn)) break;
+            }
+            if (pn > 1e-9 * rn) {
+                pn = unit_norm(r);
+                for (int k = 0; k < 3; k++) r[k] /= pn;
+                have = 1;
+            }
+        }
+    }
+    if (!have) {
+        /* Deterministic perpendicular: the coordinate axis following the
+         * dominant component of the axis (x -> y, y -> z, z -> x),
+         * orthogonalized. For the coordinate axes this gives a cyclic
+         * permutation of the identity. */
+        int kmax = 0;
+        for (int k = 1; k < 3; k++)
+            if (fabs(a[k]) > fabs(a[kmax])) kmax = k;
+        int kr = (kmax + 1) % 3;
+        double e[3] = { 0, 0, 0 };
+        e[kr] = 1;
+        double d = a[kr];
+        for (int k = 0; k < 3; k++) r[k] = e[k] - d * a[k];
+        double pn = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+        for (int k = 0; k < 3; k++) r[k] /= pn;
+    }
+    t[0] = a[1] * r[2] - a[2] * r[1];
+    t[1] = a[2] * r[0] - a[0] * r[2];
+    t[2] = a[0] * r[1] - a[1] * r[0];
+    for (int k = 0; k < 3; k++) {
+        X[3 * k + 0] = a[k];
+        X[3 * k + 1] = r[k];
+        X[3 * k + 2] = t[k];
+    }
+    return 0;
+}
+
+static const char *joint_where(const char *where) { return W(where); }
+
+int mbs_builder_add_joint(mbs_builder *b, const char *name, mbs_joint_type type,
+                          int parent_body, int child_body,
+                          const mbs_joint_side *parent_side,
+                          const mbs_joint_side *child_side,
+                          const double *q0, int nq0, const double *qd0, int nqd0,
+                          const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_joint: builder is NULL");
+    const char *w = joint_where(where);
+    if (!name || !*name) return mbs_error_set(err, MBS_ERR_MODEL, "%s: a joint needs a non-empty name", w);
+    int other = mbs_builder_find_joint(b, name);
+    if (other >= 0)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: duplicate joint name \"%s\" (also %s)", w, name,
+                             b->joint[other].where);
+    int nq = mbs_joint_type_nq(type);
+    if (nq < 0) return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint %s: invalid joint type %d", w, name, (int)type);
+    if (parent_body < 0 || parent_body > b->nb)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: joint %s: invalid parent body handle %d", w, name, parent_body);
+    if (child_body < 0 || child_body > b->nb)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: joint %s: invalid child body handle %d", w, name, child_body);
+    if (child_body == 0)
+        return mbs_error_set(err, MBS_ERR_MODEL,
+                             "%s: joint %s: the child cannot be the ground (the ground does not move; "
+                             "swap parent and child)", w, name);
+    if (parent_body == child_body)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint %s: parent and child are the same body (%s)", w, name,
+                             b->body[child_body].name);
+
+    const mbs_joint_side *sides[2] = { parent_side, child_side };
+    const int bodies[2] = { parent_body, child_body };
+    const char *side_name[2] = { "parent", "child" };
+    double X[2][9];
+    int pt[2];
+    for (int s = 0; s < 2; s++) {
+        static const double zaxis[3] = { 0, 0, 1 };
+        const double *axis = sides[s] ? sides[s]->axis : zaxis;
+        const double *ref = sides[s] && sides[s]->has_ref ? sides[s]->ref : NULL;
+        if (!finite_n(axis, 3) || (ref && !finite_n(ref, 3)))
+            return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint %s: %s axis or ref is not finite", w, name,
+                                 side_name[s]);
+        if (joint_frame(axis, ref, X[s]))
+            return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint %s: the %s axis is zero (%g, %g, %g)", w, name,
+                                 side_name[s], axis[0], axis[1], axis[2]);
+        pt[s] = sides[s] ? sides[s]->point : -1;
+        if (pt[s] >= b->np || (pt[s] >= 0 && b->point[pt[s]].body != bodies[s]))
+            return mbs_error_set(err, MBS_ERR_ARG, "%s: joint %s: %s point handle %d is not a point of body %s", w,
+                                 name, side_name[s], pt[s], b->body[bodies[s]].name);
+    }
+
+    /* initial state */
+    double q[7] = { 0 }, qd[7] = { 0 };
+    int eu = mbs_joint_type_euler(type);
+    if (eu >= 0) q[eu] = 1;
+    if (q0) {
+        if (nq0 != nq)
+            return mbs_error_set(err, MBS_ERR_MODEL,
+                                 "%s: joint %s: q0 has %d values, a %s joint has %d coordinates", w, name, nq0,
+                                 mbs_joint_type_name(type), nq);
+        memcpy(q, q0, (size_t)nq * sizeof *q);
+    }
+    if (qd0) {
+        if (nqd0 != nq)
+            return mbs_error_set(err, MBS_ERR_MODEL,
+                                 "%s: joint %s: qd0 has %d values, a %s joint has %d coordinates", w, name, nqd0,
+                                 mbs_joint_type_name(type), nq);
+        memcpy(qd, qd0, (size_t)nq * sizeof *qd);
+    }
+    if (!finite_n(q, nq) || !finite_n(qd, nq))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint %s: q0 or qd0 is not finite", w, name);
+    if (eu >= 0) {
+        const double *p = q + eu, *pd = qd + eu;
+        double n = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
+        if (fabs(n - 1) > 1e-6)
+            return mbs_error_set(err, MBS_ERR_MODEL,
+                                 "%s: joint %s: q0: Euler parameters [%g, %g, %g, %g] are not normalized "
+                                 "(|p| = %.9g, must be 1 within 1e-6)", w, name, p[0], p[1], p[2], p[3], n);
+        double dot = p[0] * pd[0] + p[1] * pd[1] + p[2] * pd[2] + p[3] * pd[3];
+        if (fabs(dot) > 1e-6)
+            return mbs_error_set(err, MBS_ERR_MODEL,
+                                 "%s: joint %s: qd0: Euler parameter rates are not tangent (p.pdot = %g, "
+                                 "must be 0 within 1e-6)", w, name, dot);
+    }
+
+    /* anonymous points at the body origin for sides without a point */
+    for (int s = 0; s < 2; s++)
+        if (pt[s] < 0) {
+            int h = mbs_builder_add_point(b, bodies[s], NULL, NULL, w, err);
+            if (h < 0) return h;
+            pt[s] = h;
+        }
+
+    if (grow((void **)&b->joint, &b->capj, b->nj, sizeof *b->joint)) return oom(err);
+    b_joint *j = &b->joint[b->nj];
+    memset(j, 0, sizeof *j);
+    if (dup_pair(&j->name, name, &j->where, w)) return oom(err);
+    if (map_add(&b->joint_map, 0, j->name, b->nj)) {
+        free(j->name);
+        free(j->where);
+        return oom(err);
+    }
+    j->type = type;
+    j->parent = parent_body;
+    j->child = child_body;
+    j->ppoint = pt[0];
+    j->cpoint = pt[1];
+    memcpy(j->Xp, X[0], sizeof j->Xp);
+    memcpy(j->Xc, X[1], sizeof j->Xc);
+    memcpy(j->q0, q, sizeof q);
+    memcpy(j->qd0, qd, sizeof qd);
+    return b->nj++;
+}
+
+/* ---------------------------------------------------------------- functions, forces */
+
+int mbs_builder_find_joint(const mbs_builder *b, const char *name)
+{
+    return b ? mbs_hashmap_get(&b->joint_map, 0, name) : -1;
+}
+
+int mbs_builder_joint_type(const mbs_builder *b, int joint)
+{
+    return b && joint >= 0 && joint < b->nj ? (int)b->joint[joint].type : -1;
+}
+
+int mbs_builder_find_function(const mbs_builder *b, const char *name)
+{
+    return b ? mbs_hashmap_get(&b->func_map, 0, name) : -1;
+}
+
+int mbs_builder_add_function(mbs_builder *b, const char *name, mbs_func_type type, int variant,
+                             const double *numbers, int n, const double *times,
+                             const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_function: builder is NULL");
+    const char *w = W(where);
+    if (!name || !*name) return mbs_error_set(err, MBS_ERR_MODEL, "%s: a function needs a non-empty name", w);
+    int other = mbs_builder_find_function(b, name);
+    if (other >= 0)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: duplicate function name \"%s\" (also %s)", w, name,
+                             b->func[other].where);
+    int nx = mbs_func_type_nx(type, n);
+    if (nx < 0) return mbs_error_set(err, MBS_ERR_ARG, "%s: function %s: invalid type %d", w, name, (int)type);
+    if (type == MBS_FUNC_SPLINE && n < 2)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: spline %s: needs at least 2 knots, got %d", w, name, n);
+    if (type != MBS_FUNC_SPLINE && n != nx)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: function %s: a %s function has %d numbers, got %d", w, name,
+                             mbs_function_type_name(type), nx, n);
+    if ((type == MBS_FUNC_STEP || type == MBS_FUNC_SPLINE) && variant != 0 && variant != 1)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: function %s: invalid variant %d", w, name, variant);
+    if (!numbers || !finite_n(numbers, nx))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: function %s: values are not finite", w, name);
+    if (type == MBS_FUNC_STEP && !(numbers[2] > numbers[0]))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: step %s: t1 (%g) must be greater than t0 (%g)", w, name,
+                             numbers[2], numbers[0]);
+    if (grow((void **)&b->func, &b->capfunc, b->nfunc, sizeof *b->func)) return oom(err);
+    b_func *f = &b->func[b->nfunc];
+    memset(f, 0, sizeof *f);
+    f->type = type;
+    f->variant = (type == MBS_FUNC_STEP || type == MBS_FUNC_SPLINE) ? variant : 0;
+    f->n = nx;
+    f->name = mbs_strdup(name);
+    f->where = mbs_strdup(w);
+    f->num = malloc((size_t)nx * sizeof *f->num);
+    if (type == MBS_FUNC_SPLINE) {
+        f->t = malloc((size_t)n * sizeof *f->t);
+        f->coef = malloc(6 * (size_t)n * sizeof *f->coef);
+    }
+    if (!f->name || !f->where || !f->num || (type == MBS_FUNC_SPLINE && (!f->t || !f->coef)) ||
+        map_add(&b->func_map, 0, f->name, b->nfunc)) {
+        free(f->name); free(f->where); free(f->num); free(f->t); free(f->coef);
+        return oom(err);
+    }
+    memcpy(f->num, numbers, (size_t)nx * sizeof *f->num);
+    if (type == MBS_FUNC_SPLINE) {
+        if (!times || mbs_spline_setup(n, times, variant, f->coef) != 0) {
+            int bad = 0;
+            for (int k = 0; times && k < n; k++)
+                if (!isfinite(times[k]) || (k > 0 && !(times[k] > times[k - 1]))) { bad = k; break; }
+            free(f->name); free(f->where); free(f->num); free(f->t); free(f->coef);
+            if (!times) return mbs_error_set(err, MBS_ERR_ARG, "%s: spline %s: no knot times", w, name);
+            return mbs_error_set(err, MBS_ERR_MODEL,
+                                 "%s: spline %s: knot times must be finite and strictly increasing "
+                                 "(time %d is %g after %g)", w, name, bad, times[bad], bad ? times[bad - 1] : NAN);
+        }
+        memcpy(f->t, times, (size_t)n * sizeof *f->t);
+    }
+    return b->nfunc++;
+}
+
+/* Common part of the force constructors: name checks and a new record. */
+static b_force *new_force(mbs_builder *b, const char *name, mbs_force_type type, const char *w, mbs_error *err,
+                          int *rc)
+{
+    if (!name || !*name) {
+        *rc = mbs_error_set(err, MBS_ERR_MODEL, "%s: a force element needs a non-empty name", w);
+        return NULL;
+    }
+    int other = mbs_hashmap_get(&b->force_map, 0, name);
+    if (other >= 0) {
+        *rc = mbs_error_set(err, MBS_ERR_MODEL, "%s: duplicate force name \"%s\" (also %s)", w, name,
+                            b->force[other].where);
+        return NULL;
+    }
+    if (grow((void **)&b->force, &b->capforce, b->nforce, sizeof *b->force)) {
+        *rc = oom(err);
+        return NULL;
+    }
+    b_force *f = &b->force[b->nforce];
+    memset(f, 0, sizeof *f);
+    if (dup_pair(&f->name, name, &f->where, w)) {
+        *rc = oom(err);
+        return NULL;
+    }
+    if (map_add(&b->force_map, 0, f->name, b->nforce)) {   /* the callers keep the record once it is made */
+        free(f->name);
+        free(f->where);
+        *rc = oom(err);
+        return NULL;
+    }
+    f->type = type;
+    f->body[0] = f->body[1] = -1;
+    f->point[0] = f->point[1] = -1;
+    f->joint = f->coord = -1;
+    f->func = -1;
+    return f;
+}
+
+static int check_spring_numbers(const char *w, const char *tn, const char *name, double k, double c,
+                                mbs_error *err)
+{
+    if (!isfinite(k) || !isfinite(c))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: %s %s: stiffness and damping must be finite", w, tn, name);
+    if (c < 0)
+        return mbs_error_set(err, MBS_ERR_MODEL,
+                             "%s: %s %s: damping must be >= 0 (a negative damping feeds energy in), got %g", w, tn,
+                             name, c);
+    return MBS_OK;
+}
+
+int mbs_builder_add_spring_damper(mbs_builder *b, const char *name, int point1, int point2,
+                                  double stiffness, double damping, const double *length,
+                                  const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_spring_damper: builder is NULL");
+    const char *w = W(where);
+    int rc = check_spring_numbers(w, "spring_damper", name ? name : "", stiffness, damping, err);
+    if (rc) return rc;
+    if (point1 < 0 || point1 >= b->np || point2 < 0 || point2 >= b->np)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: spring_damper %s: invalid point handle", w, name ? name : "");
+    if (length && (!isfinite(*length) || *length < 0))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: spring_damper %s: free length must be finite and >= 0, got %g",
+                             w, name ? name : "", *length);
+    b_force *f = new_force(b, name, MBS_FORCE_SPRING_DAMPER, w, err, &rc);
+    if (!f) return rc;
+    f->point[0] = point1;
+    f->point[1] = point2;
+    f->body[0] = b->point[point1].body;
+    f->body[1] = b->point[point2].body;
+    f->nnum = 3;
+    f->num[0] = stiffness;
+    f->num[1] = damping;
+    f->num[2] = length ? *length : 0;
+    f->free_given = length != NULL;
+    return b->nforce++;
+}
+
+/* Joint handle and coordinate of a joint element. */
+static int check_joint_coord(const mbs_builder *b, const char *w, const char *tn, const char *name, int joint,
+                             int coord, mbs_error *err)
+{
+    if (joint < 0 || joint >= b->nj)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: %s %s: invalid joint handle %d", w, tn, name, joint);
+    const b_joint *j = &b->joint[joint];
+    int nq = mbs_joint_type_nq(j->type);
+    if (nq == 0)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: %s %s: joint %s is fixed and has no coordinate", w, tn, name,
+                             j->name);
+    if (coord < 0 || coord >= nq)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: %s %s: joint %s (%s) has coordinates 0..%d, not %d", w, tn,
+                             name, j->name, mbs_joint_type_name(j->type), nq - 1, coord);
+    int eu = mbs_joint_type_euler(j->type);
+    if (eu >= 0 && coord >= eu && coord < eu + 4)
+        return mbs_error_set(err, MBS_ERR_MODEL,
+                             "%s: %s %s: coordinate %s.%s of joint %s is an Euler parameter; elements on Euler "
+                             "parameters are not supported (use body loads or spring_damper elements)",
+                             w, tn, name, j->name, mbs_joint_coord_suffix(j->type, coord), j->name);
+    return MBS_OK;
+}
+
+int mbs_builder_add_joint_spring(mbs_builder *b, const char *name, int joint, int coord,
+                                 double stiffness, double damping, double position,
+                                 const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_joint_spring: builder is NULL");
+    const char *w = W(where);
+    const char *nm = name ? name : "";
+    int rc = check_spring_numbers(w, "joint_spring", nm, stiffness, damping, err);
+    if (rc) return rc;
+    if (!isfinite(position))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint_spring %s: position is not finite", w, nm);
+    if ((rc = check_joint_coord(b, w, "joint_spring", nm, joint, coord, err))) return rc;
+    b_force *f = new_force(b, name, MBS_FORCE_JOINT_SPRING, w, err, &rc);
+    if (!f) return rc;
+    f->joint = joint;
+    f->coord = coord;
+    f->nnum = 3;
+    f->num[0] = stiffness;
+    f->num[1] = damping;
+    f->num[2] = position;
+    return b->nforce++;
+}
+
+int mbs_builder_add_joint_force(mbs_builder *b, const char *name, int joint, int coord, double value,
+                                int func, const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_joint_force: builder is NULL");
+    const char *w = W(where);
+    const char *nm = name ? name : "";
+    if (!isfinite(value)) return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint_force %s: value is not finite", w, nm);
+    if (func < -1 || func >= b->nfunc)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: joint_force %s: invalid function handle %d", w, nm, func);
+    int rc = check_joint_coord(b, w, "joint_force", nm, joint, coord, err);
+    if (rc) return rc;
+    b_force *f = new_force(b, name, MBS_FORCE_JOINT_FORCE, w, err, &rc);
+    if (!f) return rc;
+    f->joint = joint;
+    f->coord = coord;
+    f->nnum = 1;
+    f->num[0] = value;
+    f->func = func;
+    return b->nforce++;
+}
+
+int mbs_builder_add_body_load(mbs_builder *b, const char *name, int body, int point,
+                              const double force[3], const double torque[3], int body_axes,
+                              int func, const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_body_load: builder is NULL");
+    const char *w = W(where);
+    const char *nm = name ? name : "";
+    if (body < 1 || body > b->nb)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: body_load %s: needs a moving body (handle %d)", w, nm, body);
+    if (point < -1 || point >= b->np || (point >= 0 && b->point[point].body != body))
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: body_load %s: point handle %d is not a point of body %s", w, nm,
+                             point, b->body[body].name);
+    if ((force && !finite_n(force, 3)) || (torque && !finite_n(torque, 3)))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: body_load %s: force or torque is not finite", w, nm);
+    if (func < -1 || func >= b->nfunc)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: body_load %s: invalid function handle %d", w, nm, func);
+    int rc;
+    b_force *f = new_force(b, name, MBS_FORCE_BODY_LOAD, w, err, &rc);
+    if (!f) return rc;
+    f->body[0] = body;
+    f->point[0] = point;
+    f->nnum = 6;
+    for (int k = 0; k < 3; k++) {
+        f->num[k] = force ? force[k] : 0;
+        f->num[3 + k] = torque ? torque[k] : 0;
+    }
+    f->body_axes = body_axes != 0;
+    f->func = func;
+    return b->nforce++;
+}
+
+int mbs_builder_add_contact(mbs_builder *b, const char *name, mbs_force_type type, int point,
+                            const mbs_builder_contact *c, const char *where, mbs_error *err)
+{
+    if (!b || !c) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_contact: NULL argument");
+    const char *w = W(where);
+    const char *nm = name ? name : "";
+    const char *tn = mbs_force_type_name(type);
+    if (type != MBS_FORCE_CONTACT_PLANE && type != MBS_FORCE_TIRE)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: %s: not a contact type", w, nm);
+    if (point < 0 || point >= b->np)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: %s %s: invalid point handle", w, tn, nm);
+    if (b->point[point].body < 1)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: %s %s: the centre must be a point of a moving body", w, tn,
+                             nm);
+    const int circle = type == MBS_FORCE_TIRE || c->shape == 1;
+    double n[3], a[3] = { 0, 0, 0 };
+    double nn = unit_norm(c->plane_normal);
+    if (!(nn > 0) || !isfinite(nn))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: %s %s: the plane normal must be a non-zero vector", w, tn, nm);
+    for (int k = 0; k < 3; k++) n[k] = c->plane_normal[k] / nn;
+    if (circle) {
+        double an = unit_norm(c->axis);
+        if (!(an > 0) || !isfinite(an))
+            return mbs_error_set(err, MBS_ERR_MODEL, "%s: %s %s: the circle axis must be a non-zero vector", w, tn,
+                                 nm);
+        for (int k = 0; k < 3; k++) a[k] = c->axis[k] / an;
+    }
+    if (!finite_n(c->plane_point, 3))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: %s %s: plane point is not finite", w, tn, nm);
+    int rc;
+    b_force *f = new_force(b, name, type, w, err, &rc);
+    if (!f) return rc;
+    f->body[0] = b->point[point].body;
+    f->point[0] = point;
+    f->shape = circle;
+    double *v = f->num;
+    v[0] = c->stiffness;
+    v[1] = c->exponent;
+    v[2] = c->hysteresis;
+    v[3] = c->radius;
+    v[4] = c->smoothing;
+    for (int k = 0; k < 3; k++) {
+        v[5 + k] = c->plane_point[k];
+        v[8 + k] = n[k];
+        v[11 + k] = a[k];
+    }
+    f->nnum = 14;
+    if (type == MBS_FORCE_TIRE) {
+        v[14] = c->kappa_c;
+        v[15] = c->alpha_c;
+        v[16] = c->mu_x;
+        v[17] = c->mu_y;
+        v[18] = c->v0;
+        f->nnum = 19;
+    }
+    return b->nforce++;
+}
+
+/* ---------------------------------------------------------------- parameters */
+
+int mbs_builder_add_param(mbs_builder *b, const char *name, double value,
+                          double lower, double upper, const char *where,
+                          mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_param: builder is NULL");
+    const char *w = W(where);
+    if (!name || !*name) return mbs_error_set(err, MBS_ERR_MODEL, "%s: a parameter needs a non-empty name", w);
+    int other = mbs_hashmap_get(&b->param_map, 0, name);
+    if (other >= 0)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: duplicate parameter name \"%s\" (also %s)", w, name,
+                             b->param[other].where);
+    if (!isfinite(value))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: parameter %s: value is not finite (%g)", w, name, value);
+    if (isnan(lower) || isnan(upper))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: parameter %s: bounds are NaN", w, name);
+    if (lower > upper)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: parameter %s: lower bound %g is above upper bound %g", w,
+                             name, lower, upper);
+    if (value < lower || value > upper)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: parameter %s: value %g is outside its bounds [%g, %g]", w,
+                             name, value, lower, upper);
+    if (grow((void **)&b->param, &b->cappar, b->npar, sizeof *b->param)) return oom(err);
+    b_param *p = &b->param[b->npar];
+    memset(p, 0, sizeof *p);
+    if (dup_pair(&p->name, name, &p->where, w)) return oom(err);
+    if (map_add(&b->param_map, 0, p->name, b->npar)) {
+        free(p->name);
+        free(p->where);
+        return oom(err);
+    }
+    p->value = value;
+    p->lower = lower;
+    p->upper = upper;
+    return b->npar++;
+}
+
+/* "[k]" with k in 0..2 and nothing after: k, else -1. */
+static int parse_index(const char *s)
+{
+    if (s[0] == '[' && s[1] >= '0' && s[1] <= '2' && s[2] == ']' && s[3] == '\0') return s[1] - '0';
+    return -1;
+}
+
+/* Resolve a target of body h from the text after "BODY.". 0 if found;
+ * otherwise -1 with a reason in why. */
+static int resolve_in_body(const mbs_builder *b, int h, const char *rest, b_target *t, char *why, size_t nwhy)
+{
+    const char *bn = b->body[h].name;
+    if (h > 0 && strcmp(rest, "mass") == 0) {
+        t->kind = T_MASS;
+        t->handle = h;
+        t->comp = 0;
+        return 0;
+    }
+    if (h > 0 && strncmp(rest, "com", 3) == 0 && (rest[3] == '[' || rest[3] == '\0')) {
+        int k = parse_index(rest + 3);
+        if (k < 0) {
+            snprintf(why, nwhy, "the index must be [0], [1] or [2]");
+            return -1;
+        }
+        t->kind = T_COM;
+        t->handle = h;
+        t->comp = k;
+        return 0;
+    }
+    if (h > 0 && strncmp(rest, "inertia", 7) == 0 && (rest[7] == '.' || rest[7] == '\0')) {
+        for (int k = 0; k < 6; k++)
+            if (rest[7] == '.' && strcmp(rest + 8, mbs_inertia_entry_names[k]) == 0) {
+                t->kind = T_INERTIA;
+                t->handle = h;
+                t->comp = k;
+                return 0;
+            }
+        snprintf(why, nwhy, "the inertia entry must be one of .xx .yy .zz .xy .xz .yz");
+        return -1;
+    }
+    const char *br = strrchr(rest, '[');
+    size_t len = br ? (size_t)(br - rest) : strlen(rest);
+    char pname[256];
+    if (len >= sizeof pname) len = sizeof pname - 1;
+    memcpy(pname, rest, len);
+    pname[len] = '\0';
+    int ph = mbs_builder_find_point(b, h, pname);
+    if (ph < 0) {
+        snprintf(why, nwhy, "body %s has no point named \"%s\"", bn, pname);
+        return -1;
+    }
+    int k = br ? parse_index(br) : -1;
+    if (k < 0) {
+        snprintf(why, nwhy, "a point coordinate needs an index [0], [1] or [2]");
+        return -1;
+    }
+    t->kind = T_POINT;
+    t->handle = ph;
+    t->comp = k;
+    return 0;
+}
+
+/* Parameter targets in force elements and functions: the member names of
+ * the model file; comp is the offset in the item's block of x. `count`:
+ * 1 for a scalar, 3 for [k] with k = 0..2, 0 for [k] with k = 0..n-1. */
+typedef struct {
+    const char *name;
+    int comp, count;
+} member_def;
+
+static const member_def *force_members(mbs_force_type t)
+{
+    static const member_def sd[] = { { "stiffness", 0, 1 }, { "damping", 1, 1 }, { "length", 2, 1 }, { NULL, 0, 0 } };
+    static const member_def js[] = { { "stiffness", 0, 1 }, { "damping", 1, 1 }, { "position", 2, 1 }, { NULL, 0, 0 } };
+    static const member_def jf[] = { { "value", 0, 1 }, { NULL, 0, 0 } };
+    static const member_def bl[] = { { "force", 0, 3 }, { "torque", 3, 3 }, { NULL, 0, 0 } };
+    static const member_def cp[] = { { "stiffness", 0, 1 }, { "exponent", 1, 1 }, { "hysteresis", 2, 1 },
+                                     { "radius", 3, 1 }, { NULL, 0, 0 } };
+    static const member_def ti[] = { { "stiffness", 0, 1 }, { "exponent", 1, 1 }, { "hysteresis", 2, 1 },
+                                     { "radius", 3, 1 }, { "kappa_c", 14, 1 }, { "alpha_c", 15, 1 },
+                                     { "mu_x", 16, 1 }, { "mu_y", 17, 1 }, { NULL, 0, 0 } };
+    switch (t) {
+    case MBS_FORCE_SPRING_DAMPER: return sd;
+    case MBS_FORCE_JOINT_SPRING: return js;
+    case MBS_FORCE_JOINT_FORCE: return jf;
+    case MBS_FORCE_CONTACT_PLANE: return cp;
+    case MBS_FORCE_TIRE: return ti;
+    default: return bl;
+    }
+}
+
+static const member_def *func_members(mbs_func_type t)
+{
+    static const member_def co[] = { { "value", 0, 1 }, { NULL, 0, 0 } };
+    static const member_def st[] = { { "t0", 0, 1 }, { "v0", 1, 1 }, { "t1", 2, 1 }, { "v1", 3, 1 }, { NULL, 0, 0 } };
+    static const member_def si[] = { { "amplitude", 0, 1 }, { "frequency", 1, 1 }, { "phase", 2, 1 },
+                                     { "offset", 3, 1 }, { NULL, 0, 0 } };
+    static const member_def sp[] = { { "values", 0, 0 }, { NULL, 0, 0 } };
+    switch (t) {
+    case MBS_FUNC_CONSTANT: return co;
+    case MBS_FUNC_STEP: return st;
+    case MBS_FUNC_SINE: return si;
+    default: return sp;
+    }
+}
+
+/* Resolve `rest` (after "NAME.") among the members; n: length of a [k]
+ * member with count 0. 0 and *comp, or -1 with a reason. */
+static int resolve_member(const member_def *defs, int n, const char *kind, const char *name, const char *rest,
+                          int *comp, char *why, size_t nwhy)
+{
+    char list[256] = "";
+    size_t len = 0;
+    for (const member_def *d = defs; d->name; d++) {
+        size_t l = strlen(d->name);
+        int k = snprintf(list + len, sizeof list - len, "%s%s%s", len ? ", " : "", d->name, d->count == 1 ? "" : "[k]");
+        if (k > 0 && (size_t)k < sizeof list - len) len += (size_t)k;
+        if (strncmp(rest, d->name, l) != 0 || (rest[l] != '\0' && rest[l] != '[')) continue;
+        if (d->count == 1) {
+            if (rest[l] != '\0') {
+                snprintf(why, nwhy, "%s %s: %s takes no index", kind, name, d->name);
+                return -1;
+            }
+            *comp = d->comp;
+            return 0;
+        }
+        int max = d->count ? d->count : n;
+        const char *p = rest + l;
+        char *end = NULL;
+        long idx = -1;
+        if (p[0] == '[' && p[1] >= '0' && p[1] <= '9') idx = strtol(p + 1, &end, 10);
+        if (idx < 0 || !end || end[0] != ']' || end[1] != '\0' || idx >= max) {
+            snprintf(why, nwhy, "%s %s: %s needs an index [0] .. [%d]", kind, name, d->name, max - 1);
+            return -1;
+        }
+        *comp = d->comp + (int)idx;
+        return 0;
+    }
+    snprintf(why, nwhy, "%s %s has no member \"%s\" (targets: %s)", kind, name, rest, list);
+    return -1;
+}
+
+static void member_text(const member_def *defs, int comp, char *buf, size_t n)
+{
+    const member_def *best = defs;
+    for (const member_def *d = defs; d->name; d++)
+        if (d->comp <= comp) best = d;
+    if (best->count == 1) snprintf(buf, n, "%s", best->name);
+    else snprintf(buf, n, "%s[%d]", best->name, comp - best->comp);
+}
+
+static void target_describe(const mbs_builder *b, const b_target *t, char *buf, size_t n)
+{
+    char mem[64];
+    if (t->kind == T_FORCE) {
+        member_text(force_members(b->force[t->handle].type), t->comp, mem, sizeof mem);
+        snprintf(buf, n, "%s.%s", b->force[t->handle].name, mem);
+        return;
+    }
+    if (t->kind == T_FUNC) {
+        member_text(func_members(b->func[t->handle].type), t->comp, mem, sizeof mem);
+        snprintf(buf, n, "%s.%s", b->func[t->handle].name, mem);
+        return;
+    }
+    switch (t->kind) {
+    case T_GRAVITY: snprintf(buf, n, "gravity[%d]", t->comp); break;
+    case T_MASS: snprintf(buf, n, "%s.mass", b->body[t->handle].name); break;
+    case T_COM: snprintf(buf, n, "%s.com[%d]", b->body[t->handle].name, t->comp); break;
+    case T_INERTIA:
+        snprintf(buf, n, "%s.inertia.%s", b->body[t->handle].name, mbs_inertia_entry_names[t->comp]);
+        break;
+    default:
+        snprintf(buf, n, "%s.%s[%d]", b->body[b->point[t->handle].body].name, b->point[t->handle].name, t->comp);
+        break;
+    }
+}
+
+/* The key of a target in target_map (with the empty string). */
+static uint64_t target_key(const b_target *t)
+{
+    return ((uint64_t)(t->kind + 1) << 60) ^ ((uint64_t)(unsigned)t->handle << 30) ^ (uint64_t)(unsigned)t->comp;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The bodies, forces and functions whose name followed by '.' begins the
+ * target: n[0] + n[1] + n[2] handles in a malloc'd *out (bodies, then forces,
+ * then functions, each ascending). 0, or -1 if memory runs out. */
+static int target_candidates(const mbs_builder *b, const char *target, int **out, int n[3])
+{
+    const mbs_hashmap *maps[3] = { &b->body_map, &b->force_map, &b->func_map };
+    size_t total = 0;
+    for (int k = 0; k < 3; k++) {
+        n[k] = (int)mbs_hashmap_get_prefixes(maps[k], 0, target, '.', NULL, 0);
+        total += (size_t)n[k];
+    }
+    *out = malloc((total + 1) * sizeof **out);
+    if (!*out) return -1;
+    for (int k = 0, at = 0; k < 3; at += n[k++]) {
+        mbs_hashmap_get_prefixes(maps[k], 0, target, '.', *out + at, (size_t)n[k]);
+        qsort(*out + at, (size_t)n[k], sizeof **out, cmp_int);
+    }
+    return 0;
+}
+
+int mbs_builder_add_param_target(mbs_builder *b, int param, const char *target,
+                                 double scale, double offset, const char *where,
+                                 mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_param_target: builder is NULL");
+    const char *w = W(where);
+    if (param < 0 || param >= b->npar)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: invalid parameter handle %d", w, param);
+    if (!target || !*target) return mbs_error_set(err, MBS_ERR_MODEL, "%s: empty parameter target", w);
+    b_param *p = &b->param[param];
+    if (!isfinite(scale) || !isfinite(offset))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: parameter %s: scale and offset must be finite", w, p->name);
+
+    b_target t = { .kind = -1 };
+    char why[512] = "";
+    int found = 0;
+    if (strncmp(target, "gravity", 7) == 0) {
+        int k = parse_index(target + 7);
+        if (k >= 0) {
+            t.kind = T_GRAVITY;
+            t.comp = k;
+            found = 1;
+        } else {
+            snprintf(why, sizeof why, "the gravity index must be [0], [1] or [2]");
+        }
+    }
+    int *cand = NULL;
+    if (!found) {
+        /* BODY.rest, FORCE.rest, FUNCTION.rest: every prefix of the target
+         * before a dot that names such an item (names may contain dots),
+         * each kind in handle order */
+        int ncand[3];
+        if (target_candidates(b, target, &cand, ncand) != 0) return oom(err);
+        const int *hb = cand, *hk[2] = { cand + ncand[0], cand + ncand[0] + ncand[1] };
+        int anybody = 0;
+        for (int c = 0; c < ncand[0] && !found; c++) {
+            int h = hb[c];
+            size_t n = strlen(b->body[h].name);
+            char why2[512];
+            if (resolve_in_body(b, h, target + n + 1, &t, why2, sizeof why2) == 0) found = 1;
+            else if (!anybody) memcpy(why, why2, sizeof why);
+            anybody = 1;
+        }
+        /* a name that also resolves as another item is ambiguous */
+        for (int kind = 0; kind < 2; kind++) {
+            for (int c = 0; c < ncand[1 + kind]; c++) {
+                int h = hk[kind][c];
+                const char *nm = kind ? b->func[h].name : b->force[h].name;
+                size_t n = strlen(nm);
+                char why2[512];
+                int comp;
+                int ok = kind ? resolve_member(func_members(b->func[h].type), b->func[h].n, "function", nm,
+                                               target + n + 1, &comp, why2, sizeof why2)
+                              : resolve_member(force_members(b->force[h].type), 0,
+                                               mbs_force_type_name(b->force[h].type), nm, target + n + 1, &comp,
+                                               why2, sizeof why2);
+                if (ok == 0 && found) {
+                    char d[300];
+                    target_describe(b, &t, d, sizeof d);
+                    free(cand);
+                    return mbs_error_set(err, MBS_ERR_MODEL,
+                                         "%s: ambiguous parameter target \"%s\": it names %s and %s %s (rename one)",
+                                         w, target, d, kind ? "function" : "force", nm);
+                }
+                if (ok == 0) {
+                    t.kind = kind ? T_FUNC : T_FORCE;
+                    t.handle = h;
+                    t.comp = comp;
+                    found = 1;
+                } else if (!anybody) {
+                    memcpy(why, why2, sizeof why);
+                }
+                anybody = 1;
+            }
+        }
+        if (!found && !anybody && !why[0]) {
+            const char *dot = strchr(target, '.');
+            int n = dot ? (int)(dot - target) : (int)strlen(target);
+            snprintf(why, sizeof why, "no body named \"%.*s\" (nor a force or function)", n, target);
+        }
+    }
+    free(cand);
+    if (!found)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: unknown parameter target \"%s\": %s (%s)", w, target, why,
+                             TARGET_FORMS);
+
+    /* one parameter per model entry */
+    const uint64_t key = target_key(&t);
+    int k = mbs_hashmap_get(&b->target_map, key, "");
+    for (int s = 0; k >= 0 && s < b->param[k].nt; s++) {
+        const b_target *o = &b->param[k].t[s];
+        if (o->kind == t.kind && o->handle == t.handle && o->comp == t.comp) {
+            char d[300];
+            target_describe(b, &t, d, sizeof d);
+            return mbs_error_set(err, MBS_ERR_MODEL, "%s: %s is already set by parameter %s (%s)", w, d,
+                                 b->param[k].name, o->where);
+        }
+    }
+
+    if (grow((void **)&p->t, &p->capt, p->nt, sizeof *p->t)) return oom(err);
+    t.scale = scale;
+    t.offset = offset;
+    if (dup_pair(&t.text, target, &t.where, w)) return oom(err);
+    if (map_add(&b->target_map, key, "", param)) {
+        free(t.text);
+        free(t.where);
+        return oom(err);
+    }
+    p->t[p->nt++] = t;
+    return MBS_OK;
+}
+
+/* ---------------------------------------------------------------- closed loops, drivers, assembly */
+
+int mbs_builder_set_joint_cut(mbs_builder *b, int joint, const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_set_joint_cut: builder is NULL");
+    if (joint < 0 || joint >= b->nj)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: invalid joint handle %d", W(where), joint);
+    b->joint[joint].cut = 1;
+    return MBS_OK;
+}
+
+/* Name, time law and a new record for a driver. */
+static b_driver *new_driver(mbs_builder *b, const char *name, int func, double value, double rate, const char *w,
+                            mbs_error *err, int *rc)
+{
+    if (!name || !*name) {
+        *rc = mbs_error_set(err, MBS_ERR_MODEL, "%s: a constraint needs a non-empty name", w);
+        return NULL;
+    }
+    int other = mbs_hashmap_get(&b->drv_map, 0, name);
+    if (other >= 0) {
+        *rc = mbs_error_set(err, MBS_ERR_MODEL, "%s: duplicate constraint name \"%s\" (also %s)", w, name,
+                            b->drv[other].where);
+        return NULL;
+    }
+    if (func >= b->nfunc) {
+        *rc = mbs_error_set(err, MBS_ERR_ARG, "%s: constraint %s: invalid function handle %d", w, name, func);
+        return NULL;
+    }
+    if (func >= 0 && b->func[func].type == MBS_FUNC_SPLINE) {
+        *rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
+                            "%s: constraint %s: function %s is a spline; drivers need the second time derivative, "
+                            "which splines do not provide yet (use a step, sine or constant function, or "
+                            "value and rate)", w, name, b->func[func].name);
+        return NULL;
+    }
+    if (!isfinite(value) || !isfinite(rate)) {
+        *rc = mbs_error_set(err, MBS_ERR_MODEL, "%s: constraint %s: value and rate must be finite", w, name);
+        return NULL;
+    }
+    if (grow((void **)&b->drv, &b->capdrv, b->ndrv, sizeof *b->drv)) {
+        *rc = oom(err);
+        return NULL;
+    }
+    b_driver *d = &b->drv[b->ndrv];
+    memset(d, 0, sizeof *d);
+    if (dup_pair(&d->name, name, &d->where, w)) {
+        *rc = oom(err);
+        return NULL;
+    }
+    if (map_add(&b->drv_map, 0, d->name, b->ndrv)) {   /* the callers keep the record once it is made */
+        free(d->name);
+        free(d->where);
+        *rc = oom(err);
+        return NULL;
+    }
+    d->func = func;
+    d->value = value;
+    d->rate = rate;
+    d->joint = d->coord = -1;
+    d->point[0] = d->point[1] = -1;
+    return d;
+}
+
+int mbs_builder_add_coordinate_driver(mbs_builder *b, const char *name, int joint, int coord, int func,
+                                      double value, double rate, const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_coordinate_driver: builder is NULL");
+    const char *w = W(where);
+    if (joint < 0 || joint >= b->nj)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: constraint %s: invalid joint handle %d", w, name ? name : "",
+                             joint);
+    const b_joint *j = &b->joint[joint];
+    int nq = mbs_joint_type_nq(j->type), eu = mbs_joint_type_euler(j->type);
+    if (coord < 0 || coord >= nq)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: constraint %s: joint %s (%s) has %d coordinate%s, not %d", w,
+                             name ? name : "", j->name, mbs_joint_type_name(j->type), nq, nq == 1 ? "" : "s",
+                             coord);
+    if (eu >= 0 && coord >= eu && coord < eu + 4)
+        return mbs_error_set(err, MBS_ERR_MODEL,
+                             "%s: constraint %s: coordinate %s.%s of joint %s is an Euler parameter and cannot be "
+                             "driven (drive an angle or a distance)", w, name ? name : "", j->name,
+                             mbs_joint_coord_suffix(j->type, coord), j->name);
+    int rc = MBS_OK;
+    b_driver *d = new_driver(b, name, func, value, rate, w, err, &rc);
+    if (!d) return rc;
+    d->type = MBS_DRIVER_COORDINATE;
+    d->joint = joint;
+    d->coord = coord;
+    return b->ndrv++;
+}
+
+int mbs_builder_add_distance_driver(mbs_builder *b, const char *name, int point1, int point2, int func,
+                                    double value, double rate, const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_distance_driver: builder is NULL");
+    const char *w = W(where);
+    if (point1 < 0 || point1 >= b->np || point2 < 0 || point2 >= b->np)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: constraint %s: invalid point handle", w, name ? name : "");
+    if (b->point[point1].body == b->point[point2].body)
+        return mbs_error_set(err, MBS_ERR_MODEL,
+                             "%s: constraint %s: both points are on body %s, their distance cannot change", w,
+                             name ? name : "", b->body[b->point[point1].body].name);
+    int rc = MBS_OK;
+    b_driver *d = new_driver(b, name, func, value, rate, w, err, &rc);
+    if (!d) return rc;
+    d->type = MBS_DRIVER_DISTANCE;
+    d->point[0] = point1;
+    d->point[1] = point2;
+    return b->ndrv++;
+}
+
+int mbs_builder_add_assembly_fixed(mbs_builder *b, int joint, int coord, const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_add_assembly_fixed: builder is NULL");
+    const char *w = W(where);
+    if (joint < 0 || joint >= b->nj) return mbs_error_set(err, MBS_ERR_ARG, "%s: invalid joint handle %d", w, joint);
+    int nq = mbs_joint_type_nq(b->joint[joint].type);
+    if (coord < -1 || coord >= nq)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint %s has no coordinate %d", w, b->joint[joint].name, coord);
+    if (nq == 0)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint %s is fixed: it has no coordinate to hold", w,
+                             b->joint[joint].name);
+    if (grow((void **)&b->fix, &b->capfix, b->nfix, sizeof *b->fix)) return oom(err);
+    b_fixed *f = &b->fix[b->nfix];
+    f->joint = joint;
+    f->coord = coord;
+    f->where = mbs_strdup(w);
+    if (!f->where) return oom(err);
+    b->nfix++;
+    return MBS_OK;
+}
+
+int mbs_builder_set_assembly(mbs_builder *b, double tol, int max_iter, const char *where, mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_set_assembly: builder is NULL");
+    if (!(tol > 0) || !isfinite(tol))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: the assembly tolerance must be finite and > 0, got %g",
+                             W(where), tol);
+    if (max_iter < 1)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: the assembly iteration limit must be >= 1, got %d", W(where),
+                             max_iter);
+    b->asm_tol = tol;
+    b->asm_maxit = max_iter;
+    return MBS_OK;
+}
+
+/* ---------------------------------------------------------------- finish */
+
+/* Cut priority (thesis §3.5, Ch. 6.1): joints are cut spherical first,
+ * then joints with more coordinates, ties broken by the later joint in the
+ * input. A key that sorts joints in that order, descending. */
+static uint64_t cut_key(const b_joint *j, int k)
+{
+    uint64_t sph = j->type == MBS_JOINT_SPHERICAL, nq = (uint64_t)mbs_joint_type_nq(j->type);
+    return sph << 40 | nq << 32 | (uint64_t)(unsigned)k;
+}
+
+static int cmp_key_desc(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x < y) - (x > y);
+}
+
+/* Bodies reachable from the ground through joints not cut (parent to
+ * child), into reached[] (nb + 1); returns how many moving bodies. The
+ * joints leaving body h are out[first[h] .. first[h + 1] - 1]. */
+static int reach(const mbs_builder *b, const int *cut, const int *first, const int *out, int *reached, int *stack)
+{
+    const int nb = b->nb;
+    for (int i = 0; i <= nb; i++) reached[i] = 0;
+    reached[0] = 1;
+    int sp = 0, n = 0;
+    stack[sp++] = 0;
+    while (sp > 0) {
+        int h = stack[--sp];
+        for (int e = first[h]; e < first[h + 1]; e++) {
+            const b_joint *j = &b->joint[out[e]];
+            if (cut[out[e]] || reached[j->child]) continue;
+            reached[j->child] = 1;
+            n++;
+            stack[sp++] = j->child;
+        }
+    }
+    return n;
+}
+
+/* Scratch of check_topology (nb + 2 entries per body, nj + 1 per joint). */
+typedef struct topo {
+    int *first, *out;      /* the joints leaving body h: out[first[h] .. first[h + 1] - 1] */
+    int *ifirst, *in;      /* the joints entering body h: in[ifirst[h] .. ifirst[h + 1] - 1] */
+    int *indeg;            /* joints not cut entering each body */
+    int *mark, *stack;     /* searches: mark holds the stamp of the last search that visited a body */
+    int *order;            /* the joints in cut priority order (cut first first) */
+    int *rank;             /* per joint: its position in order */
+    int *tjoint;           /* a spanning tree of the joints not cut: each body's tree joint (-1: ground) */
+    int *heap;             /* joints, the largest rank on top (tree_build) */
+} topo;
+
+static int topo_alloc(topo *t, int nb, int nj)
+{
+    size_t n2 = (size_t)nb + 2, nj1 = (size_t)nj + 1;
+    int **body[] = { &t->first, &t->ifirst, &t->indeg, &t->mark, &t->stack, &t->tjoint };
+    int **joint[] = { &t->out, &t->in, &t->order, &t->rank, &t->heap };
+    int fail = 0;
+    for (size_t k = 0; k < sizeof body / sizeof body[0]; k++) fail |= !(*body[k] = calloc(n2, sizeof(int)));
+    for (size_t k = 0; k < sizeof joint / sizeof joint[0]; k++) fail |= !(*joint[k] = calloc(nj1, sizeof(int)));
+    return fail ? -1 : 0;
+}
+
+static void topo_free(topo *t)
+{
+    int *all[] = { t->first, t->out, t->ifirst, t->in, t->indeg, t->mark, t->stack, t->order, t->rank, t->tjoint,
+                   t->heap };
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) free(all[k]);
+}
+
+/* Whether, with every body reachable from the ground through the joints
+ * not cut, body c = child of joint k stays reachable once k is cut too (then
+ * every body does): a search from c backwards along the joints not cut,
+ * other than k, that reaches the ground. stamp is new for each search. */
+static int reachable_without(const mbs_builder *b, const int *cut, int k, topo *t, int stamp)
+{
+    int sp = 0, c = b->joint[k].child;
+    t->mark[c] = stamp;
+    t->stack[sp++] = c;
+    while (sp > 0) {
+        int h = t->stack[--sp];
+        for (int e = t->ifirst[h]; e < t->ifirst[h + 1]; e++) {
+            int j = t->in[e];
+            if (j == k || cut[j]) continue;
+            int p = b->joint[j].parent;
+            if (p == 0) return 1;
+            if (t->mark[p] == stamp) continue;
+            t->mark[p] = stamp;
+            t->stack[sp++] = p;
+        }
+    }
+    return 0;
+}
+
+/* The heap of tree_build: joints ordered by rank, the largest on top. */
+static void heap_push(topo *t, int *n, int k)
+{
+    int i = (*n)++;
+    while (i > 0 && t->rank[t->heap[(i - 1) / 2]] < t->rank[k]) {
+        t->heap[i] = t->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    t->heap[i] = k;
+}
+
+static int heap_pop(topo *t, int *n)
+{
+    int top = t->heap[0], last = t->heap[--*n], i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && t->rank[t->heap[c + 1]] > t->rank[t->heap[c]]) c++;
+        if (t->rank[t->heap[c]] <= t->rank[last]) break;
+        t->heap[i] = t->heap[c];
+        i = c;
+    }
+    if (*n > 0) t->heap[i] = last;
+    return top;
+}
+
+/* A spanning tree of the joints not cut (t->tjoint), grown from the ground
+ * by taking each time, among the joints from the tree to a body not in it,
+ * the one last in the cut priority: the joints the cut choice tends to
+ * keep, so that most joints it cuts are not in the tree. Every body must
+ * be reachable. */
+static void tree_build(const mbs_builder *b, const int *cut, topo *t)
+{
+    int n = 0;
+    for (int i = 0; i <= b->nb; i++) t->tjoint[i] = -2;
+    t->tjoint[0] = -1;
+    for (int h = 0;;) {
+        for (int e = t->first[h]; e < t->first[h + 1]; e++)
+            if (!cut[t->out[e]]) heap_push(t, &n, t->out[e]);
+        h = -1;
+        while (n > 0 && h < 0) {
+            int k = heap_pop(t, &n);
+            if (t->tjoint[b->joint[k].child] != -2) continue;
+            h = b->joint[k].child;
+            t->tjoint[h] = k;
+        }
+        if (h < 0) break;
+    }
+}
+
+/* Joint lists by body: the joints of body h (as parent when by_parent, else
+ * as child) are list[first[h] .. first[h + 1] - 1], in input order. first
+ * has nb + 2 entries, list nj, fill nb + 1 (scratch). */
+static void joint_lists(const mbs_builder *b, int by_parent, int *first, int *list, int *fill)
+{
+    for (int h = 0; h <= b->nb + 1; h++) first[h] = 0;
+    for (int k = 0; k < b->nj; k++) first[(by_parent ? b->joint[k].parent : b->joint[k].child) + 1]++;
+    for (int h = 0; h <= b->nb; h++) first[h + 1] += first[h];
+    for (int h = 0; h <= b->nb; h++) fill[h] = 0;
+    for (int k = 0; k < b->nj; k++) {
+        int h = by_parent ? b->joint[k].parent : b->joint[k].child;
+        list[first[h] + fill[h]++] = k;
+    }
+}
+
+/* The message for the first body not reachable from the ground. */
+static int disconnected(const mbs_builder *b, const int *reached, const topo *t, mbs_error *err)
+{
+    for (int i = 1; i <= b->nb; i++) {
+        if (reached[i]) continue;
+        /* the user's cuts may be what separates it */
+        int via = -1;
+        for (int e = t->ifirst[i]; e < t->ifirst[i + 1] && via < 0; e++)
+            if (b->joint[t->in[e]].cut) via = t->in[e];
+        if (via >= 0)
+            return mbs_error_set(err, MBS_ERR_MODEL,
+                                 "%s: body %s is not connected to the ground once joint %s is cut (\"cut\": "
+                                 "true): cut another joint of the loop", b->body[i].where, b->body[i].name,
+                                 b->joint[via].name);
+        return mbs_error_set(err, MBS_ERR_MODEL,
+                             "%s: body %s is not connected to the ground (add a joint, e.g. floating)",
+                             b->body[i].where, b->body[i].name);
+    }
+    return MBS_OK;
+}
+
+/* The joints in cut priority order, and their ranks. 0, or -1 if memory
+ * runs out. */
+static int priority_order(const mbs_builder *b, topo *t)
+{
+    uint64_t *key = malloc(((size_t)b->nj + 1) * sizeof *key);
+    if (!key) return -1;
+    for (int k = 0; k < b->nj; k++) key[k] = cut_key(&b->joint[k], k);
+    qsort(key, (size_t)b->nj, sizeof *key, cmp_key_desc);
+    for (int s = 0; s < b->nj; s++) {
+        t->order[s] = (int)(key[s] & 0xffffffffu);
+        t->rank[t->order[s]] = s;
+    }
+    free(key);
+    return 0;
+}
+
+/* Topology: the spanning tree. Every body keeps one parent joint (pj, joint
+ * index per body handle, pj[0] = -1) among the joints whose child it is;
+ * every other joint is cut (cut[k] = 1): one per independent loop. Joints
+ * marked by the user are cut first; then, while some body is the child of
+ * several joints, the joint first in the cut priority among those whose
+ * cut leaves every body connected to the ground is cut.
+ *
+ * Cutting only removes joints, so a joint that cannot be cut (its child has
+ * a single joint left, or its cut would disconnect a body) never becomes
+ * cuttable later: the rule above is one pass over the joints in priority
+ * order, cutting each one that can be cut when its turn comes. A joint
+ * outside a spanning tree of the joints not cut can be cut (the tree still
+ * reaches every body); only a tree joint needs a search, and its cut a new
+ * tree. */
+static int check_topology(const mbs_builder *b, int *pj, int *cut, mbs_error *err)
+{
+    const int nb = b->nb, nj = b->nj;
+    for (int i = 0; i <= nb; i++) pj[i] = -1;
+    for (int k = 0; k < nj; k++) cut[k] = b->joint[k].cut ? 1 : 0;
+    topo t;
+    memset(&t, 0, sizeof t);
+    int rc = MBS_OK;
+    if (topo_alloc(&t, nb, nj) != 0 || priority_order(b, &t) != 0) {
+        rc = oom(err);
+        goto done;
+    }
+    joint_lists(b, 1, t.first, t.out, t.indeg);
+    joint_lists(b, 0, t.ifirst, t.in, t.indeg);
+    if (reach(b, cut, t.first, t.out, t.mark, t.stack) != nb) {
+        rc = disconnected(b, t.mark, &t, err);
+        goto done;
+    }
+    for (int i = 0; i <= nb; i++) {
+        t.indeg[i] = 0;
+        t.mark[i] = -1;
+    }
+    for (int k = 0; k < nj; k++)
+        if (!cut[k]) t.indeg[b->joint[k].child]++;
+    tree_build(b, cut, &t);
+    for (int s = 0; s < nj; s++) {
+        int k = t.order[s], c = b->joint[k].child;
+        if (cut[k] || t.indeg[c] < 2) continue;
+        int in_tree = t.tjoint[c] == k;
+        if (in_tree && !reachable_without(b, cut, k, &t, s)) continue;
+        cut[k] = 1;
+        t.indeg[c]--;
+        if (in_tree) tree_build(b, cut, &t);
+    }
+    for (int k = 0; k < nj; k++)
+        if (!cut[k]) pj[b->joint[k].child] = k;
+done:
+    topo_free(&t);
+    return rc;
+}
+
+/* m->con: cut joints (frames at x[x_cut0 ..], 18 each), their loops, the
+ * drivers (linear laws at x[x_drv0 ..], 2 each), the Euler rows, the
+ * assembly settings and the row names. Needs the tree and the joints of m. */
+static int build_constraints(const mbs_builder *b, mbs_model *m, const int *cut, const int *newidx,
+                             const int *point_x, int x_cut0, int x_drv0, mbs_error *err)
+{
+    mbs_model_con *con = &m->con;
+    int ncut = 0;
+    for (int k = 0; k < b->nj; k++) ncut += cut[k];
+    /* force elements cannot act on the coordinates of a cut joint */
+    for (int k = 0; k < b->nforce; k++) {
+        const b_force *f = &b->force[k];
+        if (f->joint >= 0 && cut[f->joint])
+            return mbs_error_set(err, MBS_ERR_MODEL,
+                                 "%s: force %s acts on joint %s, which is cut to open a closed loop and has no "
+                                 "coordinates (mark another joint of the loop \"cut\": true)",
+                                 f->where, f->name, b->joint[f->joint].name);
+    }
+    if (ncut > 0) {
+        con->cut = calloc((size_t)ncut, sizeof *con->cut);
+        if (!con->cut) return oom(err);
+    }
+    int rows = 0;
+    int *up = malloc(((size_t)m->max_depth + 2) * 2 * sizeof *up);
+    if (!up) return oom(err);
+    for (int k = 0; k < b->nj; k++) {
+        if (!cut[k]) continue;
+        const b_joint *bj = &b->joint[k];
+        mbs_cut_info *ci = &con->cut[con->ncut];
+        const int idx = con->ncut++;
+        ci->name = mbs_strdup(bj->name);
+        ci->where = mbs_strdup(bj->where);
+        if (!ci->name || !ci->where) {
+            free(up);
+            return oom(err);
+        }
+        ci->type = bj->type;
+        ci->body[0] = newidx[bj->parent];
+        ci->body[1] = newidx[bj->child];
+        ci->x_ppoint = point_x[bj->ppoint];
+        ci->x_cpoint = point_x[bj->cpoint];
+        ci->x_Xp = x_cut0 + 18 * idx;
+        ci->x_Xc = ci->x_Xp + 9;
+        memcpy(m->x + ci->x_Xp, bj->Xp, 9 * sizeof *m->x);
+        memcpy(m->x + ci->x_Xc, bj->Xc, 9 * sizeof *m->x);
+        ci->user = bj->cut;
+        ci->row = rows;
+        ci->nrows = mbs_cut_type_nrows(bj->type);
+        rows += ci->nrows;
+        /* the loop: side 0 up to the common ancestor, then down to side 1 */
+        int a = ci->body[0], c = ci->body[1], na = 0, nc = 0;
+        int *pa = up, *pc = up + m->max_depth + 2;
+        while (m->body[a].depth > m->body[c].depth) { pa[na++] = a; a = m->body[a].parent; }
+        while (m->body[c].depth > m->body[a].depth) { pc[nc++] = c; c = m->body[c].parent; }
+        while (a != c) {
+            pa[na++] = a;
+            a = m->body[a].parent;
+            pc[nc++] = c;
+            c = m->body[c].parent;
+        }
+        pa[na++] = a;
+        ci->nloop = na + nc;
+        ci->loop = malloc((size_t)ci->nloop * sizeof *ci->loop);
+        if (!ci->loop) {
+            free(up);
+            return oom(err);
+        }
+        for (int i = 0; i < na; i++) ci->loop[i] = pa[i];
+        for (int i = 0; i < nc; i++) ci->loop[na + i] = pc[nc - 1 - i];
+    }
+    free(up);
+    con->nloop_rows = rows;
+
+    /* drivers */
+    if (b->ndrv > 0) {
+        con->driver = calloc((size_t)b->ndrv, sizeof *con->driver);
+        if (!con->driver) return oom(err);
+    }
+    int nlin = 0;
+    for (int k = 0; k < b->ndrv; k++) {
+        const b_driver *bd = &b->drv[k];
+        mbs_driver_info *di = &con->driver[con->ndriver++];
+        di->name = mbs_strdup(bd->name);
+        di->where = mbs_strdup(bd->where);
+        if (!di->name || !di->where) return oom(err);
+        di->type = bd->type;
+        di->coord = -1;
+        di->body[0] = di->body[1] = -1;
+        di->x_point[0] = di->x_point[1] = -1;
+        di->func = bd->func;
+        di->x = -1;
+        di->row = rows++;
+        if (bd->func < 0) {
+            di->x = x_drv0 + 2 * nlin++;
+            m->x[di->x] = bd->value;
+            m->x[di->x + 1] = bd->rate;
+        }
+        if (bd->type == MBS_DRIVER_COORDINATE) {
+            if (cut[bd->joint])
+                return mbs_error_set(err, MBS_ERR_MODEL,
+                                     "%s: constraint %s drives joint %s, which is cut to open a closed loop and has "
+                                     "no coordinates (mark another joint of the loop \"cut\": true)",
+                                     bd->where, bd->name, b->joint[bd->joint].name);
+            di->coord = m->joint[newidx[b->joint[bd->joint].child]].qoff + bd->coord;
+        } else {
+            for (int s = 0; s < 2; s++) {
+                di->body[s] = newidx[b->point[bd->point[s]].body];
+                di->x_point[s] = point_x[bd->point[s]];
+            }
+        }
+    }
+
+    /* Euler-parameter normalization rows */
+    if (m->n_euler > 0) {
+        con->euler_joint = malloc((size_t)m->n_euler * sizeof *con->euler_joint);
+        if (!con->euler_joint) return oom(err);
+        for (int i = 1, e = 0; i <= m->nb; i++)
+            if (m->joint[i].euler >= 0) con->euler_joint[e++] = i;
+    }
+    rows += m->n_euler;
+
+    /* assembly: coordinates held fixed */
+    con->tol = b->asm_tol > 0 ? b->asm_tol : 1e-10;
+    con->max_iter = b->asm_maxit > 0 ? b->asm_maxit : 50;
+    int nfixed = 0;
+    for (int k = 0; k < b->nfix; k++) {
+        const b_fixed *f = &b->fix[k];
+        if (cut[f->joint])
+            return mbs_error_set(err, MBS_ERR_MODEL,
+                                 "%s: joint %s is cut to open a closed loop and has no coordinates to hold fixed "
+                                 "(mark another joint of the loop \"cut\": true)", f->where, b->joint[f->joint].name);
+        nfixed += f->coord < 0 ? mbs_joint_type_nq(b->joint[f->joint].type) : 1;
+    }
+    if (nfixed > 0) {
+        con->fixed = malloc((size_t)nfixed * sizeof *con->fixed);
+        if (!con->fixed) return oom(err);
+    }
+    char *held = nfixed > 0 ? calloc((size_t)m->nq + 1, 1) : NULL;
+    if (nfixed > 0 && !held) return oom(err);
+    for (int k = 0; k < b->nfix; k++) {
+        const b_fixed *f = &b->fix[k];
+        const mbs_joint_info *ji = &m->joint[newidx[b->joint[f->joint].child]];
+        for (int c = 0; c < ji->nq; c++) {
+            if (f->coord >= 0 && c != f->coord) continue;
+            int q = ji->qoff + c;
+            if (!held[q]) con->fixed[con->nfixed++] = q;
+            held[q] = 1;
+        }
+    }
+    free(held);
+
+    /* row names */
+    if (rows > 0) {
+        con->row_name = calloc((size_t)rows, sizeof *con->row_name);
+        if (!con->row_name) return oom(err);
+    }
+    char buf[512];
+    for (int k = 0; k < con->ncut; k++) {
+        const mbs_cut_info *ci = &con->cut[k];
+        for (int r = 0; r < ci->nrows; r++) {
+            snprintf(buf, sizeof buf, "loop %s: %s", ci->name, mbs_cut_row_suffix(ci->type, r));
+            if (!(con->row_name[ci->row + r] = mbs_strdup(buf))) return oom(err);
+        }
+    }
+    for (int k = 0; k < con->ndriver; k++) {
+        snprintf(buf, sizeof buf, "driver %s", con->driver[k].name);
+        if (!(con->row_name[con->driver[k].row] = mbs_strdup(buf))) return oom(err);
+    }
+    for (int e = 0; e < m->n_euler; e++) {
+        snprintf(buf, sizeof buf, "euler %s", m->joint[con->euler_joint[e]].name);
+        if (!(con->row_name[con->nloop_rows + con->ndriver + e] = mbs_strdup(buf))) return oom(err);
+    }
+    return MBS_OK;
+}
+
+/* The order of the points in the model vector: the named points grouped
+ * by body in the final body order (the ground first), each body's in the
+ * order they were added; then the anonymous points in the order of their
+ * first use by the tree joints (final order; parent side, then child side),
+ * the cut joints (input order), the force elements and the drivers.
+ * Anonymous points that nothing uses are left out. porder (np) gets the
+ * handles; returns how many, *nnamed of them named (the first ones), or -1
+ * if memory runs out. */
+static int point_order(const mbs_builder *b, const int *order, const int *newidx, const int *pj, const int *cut,
+                       int *porder, int *nnamed)
+{
+    int *first = calloc((size_t)b->nb + 2, sizeof *first);
+    char *placed = calloc((size_t)b->np + 1, 1);
+    if (!first || !placed) {
+        free(first);
+        free(placed);
+        return -1;
+    }
+    int n = 0;
+    for (int k = 0; k < b->np; k++)
+        if (b->point[k].name) first[newidx[b->point[k].body] + 1]++;
+    for (int i = 0; i <= b->nb; i++) first[i + 1] += first[i];
+    for (int k = 0; k < b->np; k++)
+        if (b->point[k].name) {
+            porder[first[newidx[b->point[k].body]]++] = k;
+            placed[k] = 1;
+            n++;
+        }
+    *nnamed = n;
+#define USE(h) do { int h_ = (h); if (h_ >= 0 && !placed[h_]) { placed[h_] = 1; porder[n++] = h_; } } while (0)
+    for (int i = 1; i <= b->nb; i++) {
+        USE(b->joint[pj[order[i]]].ppoint);
+        USE(b->joint[pj[order[i]]].cpoint);
+    }
+    for (int k = 0; k < b->nj; k++)
+        if (cut[k]) {
+            USE(b->joint[k].ppoint);
+            USE(b->joint[k].cpoint);
+        }
+    for (int k = 0; k < b->nforce; k++) {
+        USE(b->force[k].point[0]);
+        USE(b->force[k].point[1]);
+    }
+    for (int k = 0; k < b->ndrv; k++) {
+        USE(b->drv[k].point[0]);
+        USE(b->drv[k].point[1]);
+    }
+#undef USE
+    free(first);
+    free(placed);
+    return n;
+}
+
+/* The order of the vectors in the model vector: grouped by body in the
+ * final body order, each body's in the order added. 0, or -1 if memory runs
+ * out. */
+static int vector_order(const mbs_builder *b, const int *newidx, int *vorder)
+{
+    int *first = calloc((size_t)b->nb + 2, sizeof *first);
+    if (!first) return -1;
+    for (int k = 0; k < b->nv; k++) first[newidx[b->vector[k].body] + 1]++;
+    for (int i = 0; i <= b->nb; i++) first[i + 1] += first[i];
+    for (int k = 0; k < b->nv; k++) vorder[first[newidx[b->vector[k].body]]++] = k;
+    free(first);
+    return 0;
+}
+
+/* "BODY.NAME" (malloc'd) */
+static char *qualified(const char *body, const char *name)
+{
+    size_t len = strlen(body) + strlen(name) + 2;
+    char *s = malloc(len);
+    if (s) snprintf(s, len, "%s.%s", body, name);
+    return s;
+}
+
+/* m->point (porder[0 .. nnamed - 1]) and m->vector (vorder, at x[vec_x0 ..]). */
+static int make_points_vectors(const mbs_builder *b, mbs_model *m, const int *porder, int nnamed, const int *vorder,
+                               const int *point_x, int vec_x0, const int *newidx, mbs_error *err)
+{
+    if (nnamed > 0 && !(m->point = calloc((size_t)nnamed, sizeof *m->point))) return oom(err);
+    for (int i = 0; i < nnamed; i++) {
+        const b_point *bp = &b->point[porder[i]];
+        mbs_point_info *pi = &m->point[m->npoint++];
+        if (!(pi->name = qualified(b->body[bp->body].name, bp->name))) return oom(err);
+        pi->body = newidx[bp->body];
+        pi->x = point_x[porder[i]];
+    }
+    if (b->nv > 0 && !(m->vector = calloc((size_t)b->nv, sizeof *m->vector))) return oom(err);
+    for (int i = 0; i < b->nv; i++) {
+        const b_vector *bv = &b->vector[vorder[i]];
+        mbs_vector_info *vi = &m->vector[m->nvector++];
+        if (!(vi->name = qualified(b->body[bv->body].name, bv->name))) return oom(err);
+        vi->body = newidx[bv->body];
+        vi->x = vec_x0 + 3 * i;
+    }
+    return MBS_OK;
+}
+
+mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
+{
+    if (!b) {
+        mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_finish: builder is NULL");
+        return NULL;
+    }
+    const int nb = b->nb;
+    const char *src = b->source ? b->source : b->name;
+    if (!finite_n(b->g, 3)) {
+        mbs_error_set(err, MBS_ERR_MODEL, "%s: gravity is not finite (%g, %g, %g)", src, b->g[0], b->g[1], b->g[2]);
+        return NULL;
+    }
+    if (nb < 1) {
+        mbs_error_set(err, MBS_ERR_MODEL, "%s: the model has no moving body", src);
+        return NULL;
+    }
+
+    mbs_model *m = NULL;
+    int *pj = malloc(((size_t)nb + 1) * sizeof *pj);
+    int *order = malloc(((size_t)nb + 1) * sizeof *order);     /* final index -> handle */
+    int *newidx = malloc(((size_t)nb + 1) * sizeof *newidx);   /* handle -> final index */
+    int *kids = malloc(((size_t)nb + 1) * sizeof *kids);       /* children lists by handle */
+    int *kfirst = malloc(((size_t)nb + 1) * sizeof *kfirst);
+    int *kcount = calloc((size_t)nb + 1, sizeof *kcount);
+    int *stack = malloc(((size_t)nb + 1) * sizeof *stack);
+    int *point_x = malloc(((size_t)b->np + 1) * sizeof *point_x);   /* per point handle; -1: left out */
+    int *porder = malloc(((size_t)b->np + 1) * sizeof *porder);
+    int *vorder = malloc(((size_t)b->nv + 1) * sizeof *vorder);
+    int *free_given = NULL;    /* per force: free length given */
+    int *cutk = calloc((size_t)b->nj + 1, sizeof *cutk);   /* per joint: cut */
+    if (!cutk || !porder || !vorder ||
+        !pj || !order || !newidx || !kids || !kfirst || !kcount || !stack || !point_x) {
+        oom(err);
+        goto fail;
+    }
+    if (check_topology(b, pj, cutk, err) != MBS_OK) goto fail;
+
+    /* children of each handle, in handle (= input) order */
+    for (int h = 1; h <= nb; h++) kcount[b->joint[pj[h]].parent]++;
+    for (int h = 0, s = 0; h <= nb; h++) {
+        kfirst[h] = s;
+        s += kcount[h];
+    }
+    {
+        int *fill = calloc((size_t)nb + 1, sizeof *fill);
+        if (!fill) {
+            oom(err);
+            goto fail;
+        }
+        for (int h = 1; h <= nb; h++) {
+            int ph = b->joint[pj[h]].parent;
+            kids[kfirst[ph] + fill[ph]++] = h;
+        }
+        free(fill);
+    }
+    /* DFS preorder from the ground */
+    {
+        int sp = 0, n = 0;
+        stack[sp++] = 0;
+        while (sp > 0) {
+            int h = stack[--sp];
+            order[n] = h;
+            newidx[h] = n++;
+            for (int k = kcount[h] - 1; k >= 0; k--) stack[sp++] = kids[kfirst[h] + k];
+        }
+    }
+
+    m = calloc(1, sizeof *m);
+    if (!m) {
+        oom(err);
+        goto fail;
+    }
+    m->nb = nb;
+    m->name = mbs_strdup(b->name);
+    m->source = b->source ? mbs_strdup(b->source) : NULL;
+    m->body = calloc((size_t)nb + 1, sizeof *m->body);
+    m->joint = calloc((size_t)nb + 1, sizeof *m->joint);
+    if (!m->name || (b->source && !m->source) || !m->body || !m->joint) {
+        oom(err);
+        goto fail;
+    }
+
+    /* ---- model vector layout ---- */
+    int nnamed = 0, npt = point_order(b, order, newidx, pj, cutk, porder, &nnamed);
+    if (npt < 0 || vector_order(b, newidx, vorder) != 0) {
+        oom(err);
+        goto fail;
+    }
+    int nx = 3 + 10 * (nb + 1) + 3 * npt + 3 * b->nv + 18 * nb;
+    for (int k = 0; k < b->nforce; k++) nx += b->force[k].nnum;
+    for (int k = 0; k < b->nfunc; k++) nx += b->func[k].n;
+    int ncutk = 0, ndrvlin = 0;
+    for (int k = 0; k < b->nj; k++) ncutk += cutk[k];
+    for (int k = 0; k < b->ndrv; k++) ndrvlin += b->drv[k].func < 0;
+    nx += 18 * ncutk + 2 * ndrvlin;
+    m->nx = nx;
+    m->x = calloc((size_t)nx, sizeof *m->x);
+    if (!m->x) {
+        oom(err);
+        goto fail;
+    }
+    double *x = m->x;
+    int off = 0;
+    m->x_gravity = off;
+    memcpy(x + off, b->g, 3 * sizeof *x);
+    off += 3;
+    for (int i = 0; i <= nb; i++) {
+        const b_body *bb = &b->body[order[i]];
+        mbs_body_info *bi = &m->body[i];
+        bi->name = mbs_strdup(bb->name);
+        bi->where = mbs_strdup(bb->where ? bb->where : src);
+        if (!bi->name || !bi->where) {
+            oom(err);
+            goto fail;
+        }
+        bi->x_mass = off;
+        bi->x_com = off + 1;
+        bi->x_inertia = off + 4;
+        if (i > 0) {
+            x[off] = bb->mass;
+            memcpy(x + off + 1, bb->com, 3 * sizeof *x);
+            memcpy(x + off + 4, bb->inertia, 6 * sizeof *x);
+        }
+        off += 10;
+    }
+    for (int k = 0; k < b->np; k++) point_x[k] = -1;
+    for (int i = 0; i < npt; i++) {
+        point_x[porder[i]] = off;
+        memcpy(x + off, b->point[porder[i]].xyz, 3 * sizeof *x);
+        off += 3;
+    }
+    int vec_x0 = off;
+    for (int i = 0; i < b->nv; i++) {
+        memcpy(x + off, b->vector[vorder[i]].xyz, 3 * sizeof *x);
+        off += 3;
+    }
+    for (int i = 1; i <= nb; i++) {
+        const b_joint *bj = &b->joint[pj[order[i]]];
+        mbs_joint_info *ji = &m->joint[i];
+        ji->x_Xp = off;
+        memcpy(x + off, bj->Xp, 9 * sizeof *x);
+        off += 9;
+        ji->x_Xc = off;
+        memcpy(x + off, bj->Xc, 9 * sizeof *x);
+        off += 9;
+    }
+    const int x_cut0 = off;          /* cut joint frames (build_constraints) */
+    off += 18 * ncutk;
+    const int x_drv0 = off;          /* linear driver laws */
+    off += 2 * ndrvlin;
+
+    /* ---- tree ---- */
+    m->body[0].parent = -1;
+    m->body[0].branch = -1;
+    m->body[0].depth = 0;
+    for (int i = 0; i <= nb; i++) {
+        m->body[i].first_child = -1;
+        m->body[i].next_sibling = -1;
+    }
+    for (int i = 1; i <= nb; i++) {
+        int p = newidx[b->joint[pj[order[i]]].parent];
+        m->body[i].parent = p;
+        m->body[i].depth = m->body[p].depth + 1;
+        if (m->body[i].depth > m->max_depth) m->max_depth = m->body[i].depth;
+    }
+    for (int i = nb; i >= 1; i--) {   /* prepend in reverse: siblings in order */
+        int p = m->body[i].parent;
+        m->body[i].next_sibling = m->body[p].first_child;
+        m->body[p].first_child = i;
+        m->body[p].nchildren++;
+    }
+    for (int i = nb; i >= 0; i--) {
+        int e = i + 1;
+        for (int c = m->body[i].first_child; c >= 0; c = m->body[c].next_sibling)
+            if (m->body[c].subtree_end > e) e = m->body[c].subtree_end;
+        m->body[i].subtree_end = e;
+    }
+    m->branch_first = malloc((size_t)nb * sizeof(int));
+    m->branch_last = malloc((size_t)nb * sizeof(int));
+    if (!m->branch_first || !m->branch_last) {
+        oom(err);
+        goto fail;
+    }
+    for (int i = 1; i <= nb; i++) {
+        int p = m->body[i].parent;
+        if (p == 0 || m->body[p].nchildren != 1) {
+            m->branch_first[m->nbranch] = i;
+            m->body[i].branch = m->nbranch++;
+        } else {
+            m->body[i].branch = m->body[p].branch;
+        }
+        m->branch_last[m->body[i].branch] = i;
+    }
+
+    /* ---- joints and coordinates ---- */
+    m->joint[0].type = MBS_JOINT_FIXED;
+    m->joint[0].parent = -1;
+    m->joint[0].euler = -1;
+    m->joint[0].x_ppoint = m->joint[0].x_cpoint = m->joint[0].x_Xp = m->joint[0].x_Xc = -1;
+    int nq = 0, ndof = 0, neul = 0;
+    for (int i = 1; i <= nb; i++) {
+        const b_joint *bj = &b->joint[pj[order[i]]];
+        mbs_joint_info *ji = &m->joint[i];
+        ji->name = mbs_strdup(bj->name);
+        ji->where = mbs_strdup(bj->where);
+        if (!ji->name || !ji->where) {
+            oom(err);
+            goto fail;
+        }
+        ji->type = bj->type;
+        ji->parent = m->body[i].parent;
+        ji->child = i;
+        ji->qoff = nq;
+        ji->nq = mbs_joint_type_nq(bj->type);
+        ji->ndof = mbs_joint_type_ndof(bj->type);
+        ji->euler = mbs_joint_type_euler(bj->type);
+        ji->x_ppoint = point_x[bj->ppoint];
+        ji->x_cpoint = point_x[bj->cpoint];
+        memcpy(ji->q0, bj->q0, sizeof ji->q0);
+        memcpy(ji->qd0, bj->qd0, sizeof ji->qd0);
+        nq += ji->nq;
+        ndof += ji->ndof;
+        if (ji->euler >= 0) neul++;
+    }
+    m->n_euler = neul;
+    if (nq > 0) {
+        m->coord_name = calloc((size_t)nq, sizeof *m->coord_name);
+        if (!m->coord_name) {
+            oom(err);
+            goto fail;
+        }
+    }
+    m->nq = nq;
+    m->ndof = ndof;
+    for (int i = 1; i <= nb; i++) {
+        const mbs_joint_info *ji = &m->joint[i];
+        for (int k = 0; k < ji->nq; k++) {
+            const char *suf = mbs_joint_coord_suffix(ji->type, k);
+            size_t len = strlen(ji->name) + (suf ? strlen(suf) + 1 : 0) + 1;
+            char *s = malloc(len);
+            if (!s) {
+                oom(err);
+                goto fail;
+            }
+            if (suf) snprintf(s, len, "%s.%s", ji->name, suf);
+            else snprintf(s, len, "%s", ji->name);
+            m->coord_name[ji->qoff + k] = s;
+        }
+    }
+
+    /* ---- named points and vectors ---- */
+    if (make_points_vectors(b, m, porder, nnamed, vorder, point_x, vec_x0, newidx, err) != MBS_OK) goto fail;
+
+    /* ---- time functions and force elements (x: after the joint frames) ---- */
+    if (b->nfunc > 0) {
+        m->func = calloc((size_t)b->nfunc, sizeof *m->func);
+        if (!m->func) {
+            oom(err);
+            goto fail;
+        }
+    }
+    for (int k = 0; k < b->nfunc; k++) {
+        const b_func *bf = &b->func[k];
+        mbs_func_info *fi = &m->func[m->nfunc++];
+        fi->name = mbs_strdup(bf->name);
+        fi->where = mbs_strdup(bf->where);
+        if (!fi->name || !fi->where) {
+            oom(err);
+            goto fail;
+        }
+        fi->type = bf->type;
+        fi->variant = bf->variant;
+        fi->x = off;
+        fi->nx = bf->n;
+        memcpy(x + off, bf->num, (size_t)bf->n * sizeof *x);
+        off += bf->n;
+        if (bf->type == MBS_FUNC_SPLINE) {
+            fi->n = bf->n;
+            fi->t = malloc((size_t)bf->n * sizeof *fi->t);
+            fi->coef = malloc(6 * (size_t)bf->n * sizeof *fi->coef);
+            if (!fi->t || !fi->coef) {
+                oom(err);
+                goto fail;
+            }
+            memcpy(fi->t, bf->t, (size_t)bf->n * sizeof *fi->t);
+            memcpy(fi->coef, bf->coef, 6 * (size_t)bf->n * sizeof *fi->coef);
+        }
+    }
+    if (b->nforce > 0) {
+        m->force = calloc((size_t)b->nforce, sizeof *m->force);
+        free_given = calloc((size_t)b->nforce, sizeof *free_given);
+        if (!m->force || !free_given) {
+            oom(err);
+            goto fail;
+        }
+    }
+    for (int k = 0; k < b->nforce; k++) {
+        const b_force *bf = &b->force[k];
+        mbs_force_info *fi = &m->force[m->nforce++];
+        fi->name = mbs_strdup(bf->name);
+        fi->where = mbs_strdup(bf->where);
+        if (!fi->name || !fi->where) {
+            oom(err);
+            goto fail;
+        }
+        fi->type = bf->type;
+        fi->func = bf->func;
+        fi->body_axes = bf->body_axes;
+        fi->x = off;
+        fi->nx = bf->nnum;
+        memcpy(x + off, bf->num, (size_t)bf->nnum * sizeof *x);
+        fi->x_stiffness = fi->x_damping = fi->x_free = fi->x_value = fi->x_torque = -1;
+        fi->body[0] = fi->body[1] = -1;
+        fi->x_point[0] = fi->x_point[1] = -1;
+        fi->joint = fi->coord = -1;
+        for (int s = 0; s < 2; s++) {
+            if (bf->body[s] < 0) continue;
+            fi->body[s] = newidx[bf->body[s]];
+            fi->x_point[s] = bf->point[s] >= 0 ? point_x[bf->point[s]] : m->body[fi->body[s]].x_com;
+        }
+        if (bf->joint >= 0) {
+            fi->joint = newidx[b->joint[bf->joint].child];
+            fi->coord = m->joint[fi->joint].qoff + bf->coord;
+        }
+        switch (bf->type) {
+        case MBS_FORCE_SPRING_DAMPER:
+        case MBS_FORCE_JOINT_SPRING:
+            fi->x_stiffness = off;
+            fi->x_damping = off + 1;
+            fi->x_free = off + 2;
+            break;
+        case MBS_FORCE_JOINT_FORCE:
+            fi->x_value = off;
+            break;
+        case MBS_FORCE_CONTACT_PLANE:
+        case MBS_FORCE_TIRE:
+            fi->x_stiffness = off;
+            fi->x_damping = off + 2;   /* the hysteresis factor chi */
+            fi->shape = bf->shape;
+            break;
+        default:
+            fi->x_value = off;
+            fi->x_torque = off + 3;
+            break;
+        }
+        free_given[k] = bf->free_given;
+        off += bf->nnum;
+    }
+
+    /* ---- closed loops, drivers, assembly ---- */
+    if (build_constraints(b, m, cutk, newidx, point_x, x_cut0, x_drv0, err) != MBS_OK) goto fail;
+
+    /* ---- parameters ---- */
+    if (b->npar > 0) {
+        m->param = calloc((size_t)b->npar, sizeof *m->param);
+        if (!m->param) {
+            oom(err);
+            goto fail;
+        }
+    }
+    for (int k = 0; k < b->npar; k++) {
+        const b_param *bp = &b->param[k];
+        mbs_param_info *pi = &m->param[m->nparam++];
+        if (bp->nt == 0) {
+            mbs_error_set(err, MBS_ERR_MODEL, "%s: parameter %s sets nothing (give at least one target)", bp->where,
+                          bp->name);
+            goto fail;
+        }
+        pi->name = mbs_strdup(bp->name);
+        pi->value = bp->value;
+        pi->lower = bp->lower;
+        pi->upper = bp->upper;
+        pi->target = malloc((size_t)bp->nt * sizeof *pi->target);
+        pi->scale = malloc((size_t)bp->nt * sizeof *pi->scale);
+        pi->offset = malloc((size_t)bp->nt * sizeof *pi->offset);
+        pi->target_name = calloc((size_t)bp->nt, sizeof *pi->target_name);
+        if (!pi->name || !pi->target || !pi->scale || !pi->offset || !pi->target_name) {
+            oom(err);
+            goto fail;
+        }
+        pi->ntargets = bp->nt;
+        for (int t = 0; t < bp->nt; t++) {
+            const b_target *bt = &bp->t[t];
+            int idx = 0;
+            switch (bt->kind) {
+            case T_GRAVITY: idx = m->x_gravity + bt->comp; break;
+            case T_MASS: idx = m->body[newidx[bt->handle]].x_mass; break;
+            case T_COM: idx = m->body[newidx[bt->handle]].x_com + bt->comp; break;
+            case T_INERTIA: idx = m->body[newidx[bt->handle]].x_inertia + bt->comp; break;
+            case T_FORCE: idx = m->force[bt->handle].x + bt->comp; break;
+            case T_FUNC: idx = m->func[bt->handle].x + bt->comp; break;
+            default: idx = point_x[bt->handle] + bt->comp; break;
+            }
+            pi->target[t] = idx;
+            pi->scale[t] = bt->scale;
+            pi->offset[t] = bt->offset;
+            pi->target_name[t] = mbs_strdup(bt->text);
+            if (!pi->target_name[t]) {
+                oom(err);
+                goto fail;
+            }
+        }
+    }
+    mbs_model_apply_params(m);
+    for (int k = 0; k < b->npar; k++)
+        for (int t = 0; t < b->param[k].nt; t++) {
+            double v = m->x[m->param[k].target[t]];
+            if (!isfinite(v)) {
+                mbs_error_set(err, MBS_ERR_MODEL, "%s: parameter %s sets %s to %g", b->param[k].t[t].where,
+                              b->param[k].name, b->param[k].t[t].text, v);
+                goto fail;
+            }
+        }
+    /* initial spring lengths (default free lengths), then the parameters
+     * again so that a parameter setting a free length wins */
+    if (m->nforce > 0) {
+        if (mbs_forces_init(m, free_given, err) != MBS_OK) goto fail;
+        mbs_model_apply_params(m);
+    }
+    m->lenient_inertia = b->lenient_inertia;
+    if (mbs_forces_prepare(m, err) != MBS_OK) goto fail;   /* spline moments of the values set */
+    if (mbs_model_check_physics(m, err) != MBS_OK) goto fail;
+    if (mbs_model_index_names(m) != 0) {
+        oom(err);
+        goto fail;
+    }
+    if (b->lenient_inertia) warn_triangle(b, m);
+
+    free(pj);
+    free(order);
+    free(newidx);
+    free(kids);
+    free(kfirst);
+    free(kcount);
+    free(stack);
+    free(point_x);
+    free(porder);
+    free(vorder);
+    free(free_given);
+    free(cutk);
+    return m;
+
+fail:
+    free(pj);
+    free(order);
+    free(newidx);
+    free(kids);
+    free(kfirst);
+    free(kcount);
+    free(stack);
+    free(point_x);
+    free(porder);
+    free(vorder);
+    free(free_given);
+    free(cutk);
+    mbs_model_free(m);
+    return NULL;
+}

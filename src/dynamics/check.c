@@ -1,0 +1,221 @@
+/*
+ * check.c - mbs_check_derivatives: analytical derivatives against the
+ * complex-step derivatives of the complex build of the kernels.
+ *
+ * This file is compiled with mreal = double complex (it uses the *_cs
+ * kernels directly) and reaches the double pipeline through the public API.
+ */
+#define MBS_COMPLEX
+#include <complex.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mbsens/mbsens.h"
+#include "kernels/kernels.h"
+#include "forces/force.h"
+#include "base/error.h"
+#include "kernels/results.h"
+
+static const double H = 1e-30;
+
+static const char *const block_names[MBS_CHECK_NBLOCKS] = {
+    "dtau/dq", "dtau/dqd", "dtau/drho", "dqdd/dq", "dqdd/dqd", "dqdd/dtau", "dqdd/drho",
+    "fr vs semi"
+};
+
+const char *mbs_check_block_name(int block)
+{
+    return block >= 0 && block < MBS_CHECK_NBLOCKS ? block_names[block] : "?";
+}
+
+static double rel_err(const double *a, const double *b, int n)
+{
+    double scale = 1, e = 0;
+    for (int k = 0; k < n; k++) if (fabs(b[k]) > scale) scale = fabs(b[k]);
+    for (int k = 0; k < n; k++) {
+        double d = fabs(a[k] - b[k]);
+        if (!(d <= e)) e = isnan(d) ? INFINITY : d;
+    }
+    return e / scale;
+}
+
+/* xorshift64* */
+static double uniform(uint64_t *s, double lo, double hi)
+{
+    *s ^= *s >> 12; *s ^= *s << 25; *s ^= *s >> 27;
+    uint64_t v = *s * 2685821657736338717ULL;
+    return lo + (hi - lo) * ((double)(v >> 11) * (1.0 / 9007199254740992.0));
+}
+
+typedef struct {
+    const mbs_model *m;
+    mbs_ws_cs w;
+    mreal *x, *q, *qd, *qdd, *tau, *out;
+} cs_pipe;
+
+/* loads as mbs_data_prepare_loads applies them: no user loads, the force
+ * elements at time t */
+static void cs_prepare(cs_pipe *c, mreal t)
+{
+    for (int k = 0; k < 15 * (c->m->nb + 1); k++) c->w.xfrc[k] = 0;
+    for (int k = 0; k < c->m->nq; k++) c->w.qfrc[k] = 0;
+    mbs_forces_apply_cs(c->m, c->x, &c->w, c->q, c->qd, t);
+}
+
+static void cs_id(cs_pipe *c)
+{
+    mbs_kin_forward_cs(c->m, c->x, &c->w, c->q, c->qd, c->qdd, 2);
+    cs_prepare(c, 0);
+    mbs_body_terms_cs(c->m, c->x, &c->w);
+    mbs_rnea_cs(c->m, &c->w, c->out);
+}
+
+static int cs_fd(cs_pipe *c)
+{
+    mbs_kin_forward_cs(c->m, c->x, &c->w, c->q, c->qd, NULL, 1);
+    cs_prepare(c, 0);
+    mbs_body_terms_cs(c->m, c->x, &c->w);
+    return mbs_aba_cs(c->m, &c->w, c->q, c->qd, c->tau, c->out);
+}
+
+/* Perturb direction dir: 0..nq-1 q, nq..2nq-1 qd, then tau (if with_tau),
+ * then parameters. */
+static void cs_set(cs_pipe *c, const double *q, const double *qd, const double *qdd,
+                   const double *tau, int dir, int with_tau)
+{
+    const mbs_model *m = c->m;
+    const int nq = m->nq;
+    for (int k = 0; k < m->nx; k++) c->x[k] = m->x[k];
+    for (int k = 0; k < nq; k++) {
+        c->q[k] = q[k]; c->qd[k] = qd[k];
+        c->qdd[k] = qdd ? qdd[k] : 0; c->tau[k] = tau ? tau[k] : 0;
+    }
+    if (dir < nq) { c->q[dir] += I * H; return; }
+    dir -= nq;
+    if (dir < nq) { c->qd[dir] += I * H; return; }
+    dir -= nq;
+    if (with_tau) {
+        if (dir < nq) { c->tau[dir] += I * H; return; }
+        dir -= nq;
+    }
+    const mbs_param_info *p = &m->param[dir];
+    for (int t = 0; t < p->ntargets; t++) c->x[p->target[t]] += I * H * p->scale[t];
+}
+
+int mbs_check_derivatives(const mbs_model *m, int samples, unsigned long seed,
+                          mbs_ref_point ref, const double *q_in, const double *qd_in,
+                          mbs_check_report *rep, mbs_error *err)
+{
+    if (!m || !rep) return mbs_error_set(err, MBS_ERR_ARG, "check: NULL argument");
+    if (q_in) samples = 1;
+    if (samples < 1) return mbs_error_set(err, MBS_ERR_ARG, "check: samples must be >= 1 (got %d)", samples);
+    memset(rep, 0, sizeof *rep);
+    const int nq = m->nq, np = m->nparam;
+    const size_t n1 = (size_t)nq + 1, p1 = (size_t)np + 1;
+    int rc = MBS_OK;
+    mbs_data *d = mbs_data_create(m, err);
+    if (!d) return err ? err->code : MBS_ERR_NOMEM;
+    mbs_data_set_ref(d, ref);
+    cs_pipe c;
+    memset(&c, 0, sizeof c);
+    c.m = m;
+    double *buf = calloc(6 * n1 + 6 * n1 * n1 + 2 * n1 * p1, sizeof(double));
+    c.x = calloc((size_t)m->nx + 1, sizeof(mreal));
+    c.q = calloc(n1, sizeof(mreal)); c.qd = calloc(n1, sizeof(mreal));
+    c.qdd = calloc(n1, sizeof(mreal)); c.tau = calloc(n1, sizeof(mreal)); c.out = calloc(n1, sizeof(mreal));
+    if (!buf || !c.x || !c.q || !c.qd || !c.qdd || !c.tau || !c.out || mbs_ws_init_cs(&c.w, m) != 0) {
+        rc = mbs_error_set(err, MBS_ERR_NOMEM, "check: out of memory");
+        goto done;
+    }
+    c.w.ref = ref;
+    double *q = buf, *qd = q + n1, *qdd = qd + n1, *tau = qdd + n1;
+    double *A = tau + 2 * n1, *B = A + n1 * n1, *C = B + n1 * n1, *R = C + n1 * n1;
+    double *A2 = R + n1 * n1, *B2 = A2 + n1 * n1, *P = B2 + n1 * n1, *P2 = P + n1 * p1;
+    uint64_t s = seed * 2685821657736338717ULL + 1442695040888963407ULL;
+    for (int sample = 0; sample < samples; sample++) {
+        for (int k = 0; k < nq; k++) {
+            q[k] = q_in ? q_in[k] : uniform(&s, -1, 1);
+            qd[k] = q_in ? (qd_in ? qd_in[k] : 0) : uniform(&s, -1, 1);
+            qdd[k] = uniform(&s, -1, 1);
+            tau[k] = uniform(&s, -1, 1);
+        }
+        mbs_normalize_state(m, q, qd);
+        /* actuation orthogonal to the Euler parameters, as physical torques are */
+        for (int i = 1; i <= m->nb; i++) {
+            const mbs_joint_info *jt = &m->joint[i];
+            if (jt->euler < 0) continue;
+            double *p = q + jt->qoff + jt->euler, *f = tau + jt->qoff + jt->euler, pf = 0;
+            for (int k = 0; k < 4; k++) pf += p[k] * f[k];
+            for (int k = 0; k < 4; k++) f[k] -= pf * p[k];
+        }
+        /* ---- inverse dynamics ---- */
+        if ((rc = mbs_inverse_dynamics_derivatives(m, d, q, qd, qdd, NULL, A, B)) ||
+            (np && (rc = mbs_inverse_dynamics_param_derivatives(m, d, q, qd, qdd, P)))) {
+            mbs_error_set(err, rc, "check: %s", mbs_data_error(d));
+            goto done;
+        }
+        for (int dir = 0; dir < 2 * nq + np; dir++) {
+            cs_set(&c, q, qd, qdd, NULL, dir, 0);
+            cs_id(&c);
+            for (int r = 0; r < nq; r++) {
+                double v = cimag(c.out[r]) / H;
+                if (dir < nq) R[r * nq + dir] = v;
+                else if (dir < 2 * nq) C[r * nq + dir - nq] = v;
+                else P2[r * np + dir - 2 * nq] = v;
+            }
+        }
+        if ((rc = mbs_error_results(err, m, "check: complex step",
+                                    MBS_RESULTS({ "dtau/dq", R, nq, nq, MBS_IX_COORD, MBS_IX_COORD },
+                                                { "dtau/dqd", C, nq, nq, MBS_IX_COORD, MBS_IX_COORD },
+                                                { "dtau/drho", np ? P2 : NULL, nq, np, MBS_IX_COORD, MBS_IX_PARAM }))))
+            goto done;
+        double e;
+        e = rel_err(A, R, nq * nq); if (e > rep->worst[MBS_CHECK_DTAU_DQ]) rep->worst[MBS_CHECK_DTAU_DQ] = e;
+        e = rel_err(B, C, nq * nq); if (e > rep->worst[MBS_CHECK_DTAU_DQD]) rep->worst[MBS_CHECK_DTAU_DQD] = e;
+        if (np) { e = rel_err(P, P2, nq * np); if (e > rep->worst[MBS_CHECK_DTAU_DRHO]) rep->worst[MBS_CHECK_DTAU_DRHO] = e; }
+        /* ---- forward dynamics (both algorithms) ---- */
+        if ((rc = mbs_forward_dynamics_derivatives(m, d, MBS_FD_SEMI_RECURSIVE, q, qd, tau, NULL, A2, B2, NULL)) ||
+            (rc = mbs_forward_dynamics_derivatives(m, d, MBS_FD_RECURSIVE, q, qd, tau, NULL, A, B, C)) ||
+            (np && (rc = mbs_forward_dynamics_param_derivatives(m, d, MBS_FD_RECURSIVE, q, qd, tau, NULL, P)))) {
+            mbs_error_set(err, rc, "check: %s", mbs_data_error(d));
+            goto done;
+        }
+        e = fmax(rel_err(A, A2, nq * nq), rel_err(B, B2, nq * nq));
+        if (e > rep->worst[MBS_CHECK_FR_VS_SEMI]) rep->worst[MBS_CHECK_FR_VS_SEMI] = e;
+        for (int dir = 0; dir < 3 * nq + np; dir++) {
+            cs_set(&c, q, qd, NULL, tau, dir, 1);
+            if (cs_fd(&c) != 0) {
+                rc = mbs_error_set(err, MBS_ERR_NUMERIC, "check: forward dynamics failed at sample %d", sample);
+                goto done;
+            }
+            for (int r = 0; r < nq; r++) {
+                double v = cimag(c.out[r]) / H;
+                if (dir < nq) A2[r * nq + dir] = v;
+                else if (dir < 2 * nq) B2[r * nq + dir - nq] = v;
+                else if (dir < 3 * nq) R[r * nq + dir - 2 * nq] = v;
+                else P2[r * np + dir - 3 * nq] = v;
+            }
+        }
+        if ((rc = mbs_error_results(err, m, "check: complex step",
+                                    MBS_RESULTS({ "dqdd/dq", A2, nq, nq, MBS_IX_COORD, MBS_IX_COORD },
+                                                { "dqdd/dqd", B2, nq, nq, MBS_IX_COORD, MBS_IX_COORD },
+                                                { "dqdd/dtau", R, nq, nq, MBS_IX_COORD, MBS_IX_COORD },
+                                                { "dqdd/drho", np ? P2 : NULL, nq, np, MBS_IX_COORD, MBS_IX_PARAM }))))
+            goto done;
+        e = rel_err(A, A2, nq * nq); if (e > rep->worst[MBS_CHECK_DQDD_DQ]) rep->worst[MBS_CHECK_DQDD_DQ] = e;
+        e = rel_err(B, B2, nq * nq); if (e > rep->worst[MBS_CHECK_DQDD_DQD]) rep->worst[MBS_CHECK_DQDD_DQD] = e;
+        e = rel_err(C, R, nq * nq); if (e > rep->worst[MBS_CHECK_DQDD_DTAU]) rep->worst[MBS_CHECK_DQDD_DTAU] = e;
+        if (np) { e = rel_err(P, P2, nq * np); if (e > rep->worst[MBS_CHECK_DQDD_DRHO]) rep->worst[MBS_CHECK_DQDD_DRHO] = e; }
+        rep->samples++;
+    }
+    rc = mbs_error_results(err, m, "check", MBS_RESULTS({ "worst relative error", rep->worst, MBS_CHECK_NBLOCKS, 1,
+                                                          MBS_IX_NONE, 0 }));
+done:
+    mbs_ws_free_cs(&c.w);
+    free(c.x); free(c.q); free(c.qd); free(c.qdd); free(c.tau); free(c.out);
+    free(buf);
+    mbs_data_free(d);
+    return rc;
+}

@@ -1,0 +1,310 @@
+/*
+ * data.c - mbs_data: workspace, loads, and the public kinematics and
+ * dynamics entry points (thin wrappers over src/kernels).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mbsens/mbsens.h"
+#include "kernels/data.h"
+#include "base/algebra.h"
+#include "base/error.h"
+#include "forces/force.h"
+#include "constraints/kinematic_problems.h"
+#include "kernels/jacobians_1dof.h"
+#include "dynamics/scribble.h"
+#include "kernels/results.h"
+
+mbs_data *mbs_data_create(const mbs_model *m, mbs_error *err)
+{
+    if (!m) { mbs_error_set(err, MBS_ERR_ARG, "mbs_data_create: model is NULL"); return NULL; }
+    mbs_data *d = calloc(1, sizeof *d);
+    if (!d) { mbs_error_set(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
+    d->model = m;
+    d->nq = m->nq;
+    /* everything is allocated here, once; mbs_data_free copes with a
+     * partially built data */
+    const size_t nq = (size_t)(m->nq > 0 ? m->nq : 1);
+    int ok = mbs_ws_init(&d->ws, m) == 0;
+    ok = (mbs_ws_init(&d->dws, m) == 0) && ok;
+    d->scratch = calloc(nq * nq + 4 * nq, sizeof(double));
+    d->xload = calloc(15 * (size_t)(m->nb + 1), sizeof(double));
+    d->qload = calloc(nq, sizeof(double));
+    d->dx = calloc((size_t)m->nx + 1, sizeof(double));
+    d->dbuf = calloc(6 * nq, sizeof(double));
+    ok = ok && d->scratch && d->xload && d->qload && d->dx && d->dbuf && mbs_con_ws_create(d, m) == 0;
+    ok = ok && mbs_fdl_create(d, m) == 0;
+    ok = ok && mbs_idl_create(d, m) == 0;
+    d->x_moderate = 1;
+    for (int k = 0; k < m->nx; k++)
+        if (!(fabs(m->x[k]) <= 1e15)) d->x_moderate = 0;
+    if (!ok) {
+        mbs_data_free(d);
+        mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    return d;
+}
+
+void mbs_data_free(mbs_data *d)
+{
+    if (!d) return;
+    mbs_ws_free(&d->ws);
+    mbs_ws_free(&d->dws);
+    mbs_con_ws_free(d);
+    mbs_fdl_free(d);
+    mbs_idl_free(d);
+    free(d->dx);
+    free(d->dbuf);
+    free(d->scratch);
+    free(d->xload);
+    free(d->qload);
+    free(d);
+}
+
+void mbs_data_scribble(mbs_data *d, uint64_t seed)
+{
+    const mbs_model *m = d->model;
+    const size_t nq = (size_t)(m->nq > 0 ? m->nq : 1), z = sizeof(double);
+    uint64_t s = seed * 2685821657736338717ULL + 1442695040888963407ULL;
+    if (!s) s = 1;
+    mbs_ws_scribble(&d->ws, m, 0, &s);
+    mbs_ws_scribble(&d->dws, m, 1, &s);   /* a tangent's ground entries are never read */
+    mbs_scribble_bytes(d->dx, z * ((size_t)m->nx + 1), &s);
+    mbs_scribble_bytes(d->dbuf, z * 6 * nq, &s);
+    mbs_scribble_bytes(d->scratch, z * (nq * nq + 4 * nq), &s);
+    mbs_con_ws_scribble(d, &s);
+    mbs_fdl_scribble(d, &s);
+    mbs_idl_scribble(d, &s);
+    snprintf(d->err, sizeof d->err, "(scribbled)");
+}
+
+void mbs_data_set_time(mbs_data *d, double t) { d->time = t; }
+double mbs_data_time(const mbs_data *d) { return d->time; }
+
+void mbs_data_prepare_loads(const mbs_model *m, mbs_data *d, const double *q, const double *qd)
+{
+    memcpy(d->ws.xfrc, d->xload, sizeof(double) * 15 * (size_t)(m->nb + 1));
+    memcpy(d->ws.qfrc, d->qload, sizeof(double) * (size_t)m->nq);
+    mbs_forces_apply(m, m->x, &d->ws, q, qd, d->time);   /* force elements */
+}
+
+void mbs_data_set_ref(mbs_data *d, mbs_ref_point ref) { d->ws.ref = ref; d->dws.ref = ref; }
+mbs_ref_point mbs_data_ref(const mbs_data *d) { return d->ws.ref; }
+
+void mbs_data_set_fr_frames(mbs_data *d, mbs_fr_frames frames) { d->fr_global = frames == MBS_FR_GLOBAL; }
+mbs_fr_frames mbs_data_fr_frames(const mbs_data *d) { return d->fr_global ? MBS_FR_GLOBAL : MBS_FR_JOINT_FRAMES; }
+
+const char *mbs_ref_point_name(mbs_ref_point ref)
+{
+    switch (ref) {
+    case MBS_REF_COM: return "com";
+    case MBS_REF_ORIGIN: return "origin";
+    case MBS_REF_JOINT: return "joint";
+    }
+    return "?";
+}
+
+int mbs_ref_point_from_name(const char *name)
+{
+    if (!name) return -1;
+    if (!strcmp(name, "com")) return MBS_REF_COM;
+    if (!strcmp(name, "origin")) return MBS_REF_ORIGIN;
+    if (!strcmp(name, "joint")) return MBS_REF_JOINT;
+    return -1;
+}
+
+const char *mbs_data_error(const mbs_data *d) { return d->err; }
+
+void mbs_data_clear_loads(mbs_data *d)
+{
+    memset(d->xload, 0, sizeof(double) * 15 * (size_t)(d->ws.nb + 1));
+    memset(d->qload, 0, sizeof(double) * (size_t)d->ws.nq);
+    d->has_body_load = 0;
+}
+
+int mbs_data_add_body_load(mbs_data *d, int body, const double point[3],
+                           const double f[3], const double n[3])
+{
+    const mbs_model *m = d->model;
+    if (body < 1 || body > m->nb)
+        return mbs_data_fail(d, MBS_ERR_ARG, "body load: body index %d out of range 1..%d", body, m->nb);
+    double *L = d->xload + 15 * body;
+    const double *c = m->x + m->body[body].x_com;
+    d->has_body_load = 1;
+    for (int k = 0; k < 3; k++) {
+        if ((f && !isfinite(f[k])) || (n && !isfinite(n[k])) || (point && !isfinite(point[k])))
+            return mbs_data_fail(d, MBS_ERR_ARG, "body load on '%s': non-finite value", m->body[body].name);
+    }
+    if (f) {
+        const double *p = point ? point : c;
+        for (int k = 0; k < 3; k++) L[k] += f[k];
+        for (int r = 0; r < 3; r++)
+            for (int s = 0; s < 3; s++) L[6 + 3 * r + s] += p[r] * f[s];
+    }
+    if (n)
+        for (int k = 0; k < 3; k++) L[3 + k] += n[k];
+    return MBS_OK;
+}
+
+double *mbs_data_joint_load(mbs_data *d) { return d->qload; }
+
+/* ---- Euler parameters ---- */
+
+int mbs_euler_omega_from_rates(const double p[4], const double pdot[4], double w[3])
+{
+    double E[12];
+    ep_E(E, p);
+    for (int r = 0; r < 3; r++)
+        w[r] = 2 * (E[4 * r] * pdot[0] + E[4 * r + 1] * pdot[1] + E[4 * r + 2] * pdot[2] + E[4 * r + 3] * pdot[3]);
+    char msg[128];
+    return mbs_results_finite(NULL, "Euler rates", MBS_RESULTS({ "w", w, 3, 1, MBS_IX_NONE, 0 }), msg, sizeof msg);
+}
+
+int mbs_euler_rates_from_omega(const double p[4], const double w[3], double pdot[4])
+{
+    double E[12];
+    ep_E(E, p);
+    for (int c = 0; c < 4; c++)
+        pdot[c] = 0.5 * (E[c] * w[0] + E[4 + c] * w[1] + E[8 + c] * w[2]);
+    char msg[128];
+    return mbs_results_finite(NULL, "Euler rates", MBS_RESULTS({ "pdot", pdot, 4, 1, MBS_IX_NONE, 0 }), msg,
+                              sizeof msg);
+}
+
+/* ---- kinematics ---- */
+
+int mbs_kinematics(const mbs_model *m, mbs_data *d, const double *q,
+                   const double *qd, const double *qdd)
+{
+    int rc = mbs_data_check_state(d, q, qd, qdd);
+    if (rc) return rc;
+    mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
+    d->err[0] = 0;
+    return mbs_data_kinematics_results(d, q, qd, qdd);
+}
+
+static void ref_to_point(const mbs_data *d, int body, const double *rP,
+                         double *v, double *a)
+{
+    const double *V = d->ws.V + 6 * body, *Vd = d->ws.Vd + 6 * body, *ri = d->ws.r + 3 * body;
+    double s[3], t[3], u[3];
+    v3_sub(s, rP, ri);
+    if (v) {
+        v3_cross(t, V + 3, s);
+        v3_add(v, V, t);
+    }
+    if (a) {
+        v3_cross(t, Vd + 3, s);
+        v3_cross(u, V + 3, s);
+        v3_cross_add(t, V + 3, u);
+        v3_add(a, Vd, t);
+    }
+}
+
+void mbs_body_pose(const mbs_data *d, int body, double A[9], double origin[3])
+{
+    if (A) m3_copy(A, d->ws.A + 9 * body);
+    if (origin) v3_copy(origin, d->ws.o + 3 * body);
+}
+
+void mbs_body_com(const mbs_data *d, int body, double r[3]) { v3_copy(r, d->ws.rG + 3 * body); }
+
+void mbs_body_velocity(const mbs_data *d, int body, double v[3], double w[3])
+{
+    ref_to_point(d, body, d->ws.rG + 3 * body, v, NULL);
+    if (w) v3_copy(w, d->ws.V + 6 * body + 3);
+}
+
+void mbs_body_acceleration(const mbs_data *d, int body, double a[3], double alpha[3])
+{
+    ref_to_point(d, body, d->ws.rG + 3 * body, NULL, a);
+    if (alpha) v3_copy(alpha, d->ws.Vd + 6 * body + 3);
+}
+
+void mbs_body_point(const mbs_data *d, int body, const double local[3],
+                    double r[3], double v[3], double a[3])
+{
+    double rP[3];
+    m3_mv(rP, d->ws.A + 9 * body, local);
+    v3_add(rP, rP, d->ws.o + 3 * body);
+    if (r) v3_copy(r, rP);
+    ref_to_point(d, body, rP, v, a);
+}
+
+void mbs_point_kinematics(const mbs_model *m, const mbs_data *d, int point,
+                          double r[3], double v[3], double a[3])
+{
+    const mbs_point_info *p = &m->point[point];
+    mbs_body_point(d, p->body, m->x + p->x, r, v, a);
+}
+
+void mbs_vector_kinematics(const mbs_model *m, const mbs_data *d, int vec,
+                           double u[3], double ud[3], double udd[3])
+{
+    const mbs_vector_info *p = &m->vector[vec];
+    const double *V = d->ws.V + 6 * p->body, *Vd = d->ws.Vd + 6 * p->body;
+    double g[3], t[3];
+    m3_mv(g, d->ws.A + 9 * p->body, m->x + p->x);
+    if (u) v3_copy(u, g);
+    if (ud) v3_cross(ud, V + 3, g);
+    if (udd) {
+        v3_cross(t, V + 3, g);
+        v3_cross(udd, V + 3, t);
+        v3_cross_add(udd, Vd + 3, g);
+    }
+}
+
+double mbs_kinetic_energy(const mbs_model *m, const mbs_data *d)
+{
+    double T = 0;
+    for (int i = 1; i <= m->nb; i++) {
+        double v[3], w[3], Jw[3];
+        mbs_body_velocity(d, i, v, w);
+        m3_mv(Jw, d->ws.J + 9 * i, w);
+        T += 0.5 * (m->x[m->body[i].x_mass] * v3_dot(v, v) + v3_dot(w, Jw));
+    }
+    return T;
+}
+
+double mbs_potential_energy(const mbs_model *m, const mbs_data *d)
+{
+    double U = 0;
+    const double *g = m->x + m->x_gravity;
+    for (int i = 1; i <= m->nb; i++)
+        U -= m->x[m->body[i].x_mass] * v3_dot(g, d->ws.rG + 3 * i);
+    return U;
+}
+
+/* ---- dynamics ---- */
+
+int mbs_inverse_dynamics(const mbs_model *m, mbs_data *d, const double *q,
+                         const double *qd, const double *qdd, double *tau)
+{
+    int rc = mbs_data_check_state(d, q, qd, qdd);
+    if (rc) return rc;
+    mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
+    mbs_data_prepare_loads(m, d, q, qd);
+    mbs_body_terms(m, m->x, &d->ws);
+    mbs_rnea(m, &d->ws, tau);
+    rc = mbs_data_results(d, "inverse dynamics", MBS_RESULTS({ "tau", tau, m->nq, 1, MBS_IX_COORD, 0 }));
+    return rc ? rc : mbs_data_kinematics_results(d, q, qd, qdd);
+}
+
+int mbs_bias_forces(const mbs_model *m, mbs_data *d, const double *q,
+                    const double *qd, double *h)
+{
+    return mbs_inverse_dynamics(m, d, q, qd, NULL, h);
+}
+
+int mbs_mass_matrix(const mbs_model *m, mbs_data *d, const double *q, double *M)
+{
+    int rc = mbs_data_check_state(d, q, NULL, NULL);
+    if (rc) return rc;
+    mbs_kin_forward(m, m->x, &d->ws, q, NULL, NULL, 0);
+    mbs_mass_terms(m, m->x, &d->ws);
+    mbs_crba(m, &d->ws, M);
+    return mbs_data_results(d, "mass matrix", MBS_RESULTS({ "M", M, m->nq, m->nq, MBS_IX_COORD, MBS_IX_COORD }));
+}

@@ -1,0 +1,47 @@
+/*
+ * derivatives_impl.h - the building blocks of src/derivatives.c shared with
+ * the trajectory-sensitivity code (internal).
+ */
+#ifndef MBS_DERIVATIVES_IMPL_H
+#define MBS_DERIVATIVES_IMPL_H
+
+#include "kernels/data.h"
+
+/* dx = d x / d rho_k: the unit direction of parameter k in the model vector. */
+void mbs_deriv_param_dx(const mbs_model *m, int k, double *dx);
+
+/* 1 if the FD derivatives form M'^-1 densely (LAPACK: chain-like trees)
+ * rather than with the tree sparsity (src/derivatives.c) */
+int mbs_deriv_fd_inverse_dense(const mbs_model *m);
+
+/* Primal Newton-Euler at (q, qd, qdd) (loads at the data's time), leaving in
+ * d->ws everything the tangents need; tau = ID. No state checks. */
+void mbs_deriv_id_primal(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                         const double *qdd, double *tau);
+
+/* Tangent of ID along (dq, dqd, dqdd, dx) (any NULL = 0) at the primal left by
+ * mbs_deriv_id_primal; bodies first..last-1 and the path to the root (pass
+ * 1, nb + 1 for a general direction). Leaves the tangent kinematics in
+ * d->dws (used by the objective tangents). */
+void mbs_deriv_id_tangent(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                          const double *qdd, const double *dq, const double *dqd,
+                          const double *dqdd, const double *dx, double *dtau, int first, int last);
+
+/* mbs_inverse_dynamics_derivatives without the state checks (integrator
+ * states slightly off |p| = 1). */
+int mbs_deriv_id_derivatives(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                             const double *qdd, double *tau, double *dtau_dq, double *dtau_dqd);
+
+/* Forward dynamics qdd = FD(q, qd, tau) leaving the factors (articulated
+ * inertias, or the Cholesky factor of M' in d->scratch for the
+ * semi-recursive algorithm) and a completed Newton-Euler pass at (q, qd,
+ * qdd) in d->ws; tid = ID(q, qd, qdd). No state checks. */
+int mbs_deriv_fd_primal(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
+                        const double *qd, const double *tau, double *qdd, double *tid);
+/* dqdd from rhs = dE = (tangent of ID at fixed qdd) - dtau (overwritten), with
+ * the Euler-parameter completion terms along the state direction (dq, dqd). */
+void mbs_deriv_fd_solve(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
+                        const double *qd, const double *tau, const double *qdd, const double *tid,
+                        const double *dq, const double *dqd, double *rhs, double *dqdd);
+
+#endif

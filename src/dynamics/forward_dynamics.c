@@ -1,0 +1,119 @@
+/*
+ * forward_dynamics.c - public forward dynamics: the fully recursive kernel
+ * (src/kernels/forward_dynamics_recursive.c) and the semi-recursive method
+ * (thesis §2.4.1): M by composite inertias, Q by the Newton-Euler residual
+ * at qdd = 0, and a dense Cholesky factorization (LAPACKE).
+ *
+ * Euler-parameter completion (both methods): M' = M + sum_k P_k P_k^T and
+ * rhs' = rhs - sum_k P_k (P_k^T rhs + |pd_k|^2), where P_k places p_k in
+ * coordinate space. Since M P_k = 0, the solution satisfies the equations of
+ * motion on the complement of p_k and P_k^T qdd = -|pd_k|^2.
+ */
+#include <math.h>
+#include <string.h>
+#include <lapacke.h>
+
+#include "mbsens/mbsens.h"
+#include "kernels/data.h"
+#include "kernels/results.h"
+
+const char *mbs_fd_algorithm_name(mbs_fd_algorithm a)
+{
+    return a == MBS_FD_SEMI_RECURSIVE ? "semi" : "fr";
+}
+
+int mbs_fd_algorithm_from_name(const char *name)
+{
+    if (!name) return -1;
+    if (!strcmp(name, "fr")) return MBS_FD_RECURSIVE;
+    if (!strcmp(name, "semi")) return MBS_FD_SEMI_RECURSIVE;
+    return -1;
+}
+
+static int semi_recursive(const mbs_model *m, mbs_data *d, const double *q,
+                          const double *qd, const double *tau, double *qdd)
+{
+    const int nq = m->nq;
+    double *M = d->scratch, *rhs = d->scratch + (size_t)nq * nq;
+    mbs_ws *w = &d->ws;
+    mbs_kin_forward(m, m->x, w, q, qd, NULL, 2);
+    mbs_data_prepare_loads(m, d, q, qd);
+    mbs_body_terms(m, m->x, w);
+    mbs_rnea(m, w, rhs);                 /* rhs = M*0 - Q = -Q */
+    for (int k = 0; k < nq; k++) rhs[k] = (tau ? tau[k] : 0) - rhs[k];
+    mbs_crba(m, w, M);
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->euler < 0) continue;
+        const int e = jt->qoff + jt->euler;
+        const double *p = q + e;
+        double pr = 0, pdpd = 0;
+        for (int k = 0; k < 4; k++) { pr += p[k] * rhs[e + k]; pdpd += qd ? qd[e + k] * qd[e + k] : 0; }
+        for (int r = 0; r < 4; r++) {
+            rhs[e + r] -= p[r] * (pr + pdpd);
+            for (int c = 0; c < 4; c++) M[(e + r) * nq + e + c] += p[r] * p[c];
+        }
+    }
+    if (nq == 0) return MBS_OK;
+    /* M is symmetric: its row-major lower triangle is the column-major
+     * upper one, so the column-major _work routines apply without the
+     * transposed copy (and allocation) of the row-major LAPACKE layer */
+    lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', nq, M, nq);
+    if (info != 0)
+        return mbs_data_fail(d, MBS_ERR_NUMERIC,
+                             "forward dynamics (semi-recursive): mass matrix not positive definite "
+                             "at coordinate %d (%s)", (int)info - 1,
+                             info > 0 ? m->coord_name[info - 1] : "?");
+    LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', nq, 1, M, nq, rhs, nq);
+    memcpy(qdd, rhs, sizeof(double) * (size_t)nq);
+    mbs_kin_accelerations(m, w, qdd);
+    return MBS_OK;
+}
+
+/* The outcome of an articulated-body solve (bad < 0: joint -bad has a
+ * singular articulated inertia) or of a successful one (bad = 0): every
+ * acceleration finite, or MBS_ERR_NUMERIC naming the joint or coordinate. */
+static int fd_outcome(const mbs_model *m, mbs_data *d, int bad, const double *qdd)
+{
+    if (bad < 0)
+        return mbs_data_fail(d, MBS_ERR_NUMERIC,
+                             "forward dynamics (fully recursive): articulated inertia of joint "
+                             "'%s' is not positive definite (massless subtree?)", m->joint[-bad].name);
+    return mbs_data_results(d, "forward dynamics", MBS_RESULTS({ "qdd", qdd, m->nq, 1, MBS_IX_COORD, 0 }));
+}
+
+int mbs_forward_dynamics(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg,
+                         const double *q, const double *qd, const double *tau,
+                         double *qdd)
+{
+    int rc = mbs_data_check_state(d, q, qd, tau);
+    if (rc) return rc;
+    return mbs_fd_qdd(m, d, alg, q, qd, tau, qdd);
+}
+
+int mbs_fd_qdd(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q, const double *qd,
+               const double *tau, double *qdd)
+{
+    /* (its constants were computed for the model d was created for) */
+    if (alg == MBS_FD_RECURSIVE && !d->fr_global && d->model == m && mbs_fdl_usable(d)) {
+        /* joint-frame articulated bodies (forward_dynamics_local.c): the
+         * same accelerations at about half the cost; it leaves no
+         * kinematics or factors in d->ws, which only mbs_fd_unchecked's
+         * callers (derivatives, sensitivities) read */
+        return fd_outcome(m, d, mbs_fdl_forward_dynamics(m, d, q, qd, tau, qdd), qdd);
+    }
+    return mbs_fd_unchecked(m, d, alg, q, qd, tau, qdd);
+}
+
+int mbs_fd_unchecked(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
+                     const double *qd, const double *tau, double *qdd)
+{
+    if (alg == MBS_FD_SEMI_RECURSIVE) {
+        int rc = semi_recursive(m, d, q, qd, tau, qdd);
+        return rc ? rc : fd_outcome(m, d, 0, qdd);
+    }
+    mbs_kin_forward(m, m->x, &d->ws, q, qd, NULL, 1);
+    mbs_data_prepare_loads(m, d, q, qd);
+    mbs_body_terms(m, m->x, &d->ws);
+    return fd_outcome(m, d, mbs_aba(m, &d->ws, q, qd, tau, qdd), qdd);
+}

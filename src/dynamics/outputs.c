@@ -1,0 +1,59 @@
+/*
+ * outputs.c - the model's requested outputs ("outputs" section,
+ * docs/model-format.md): point positions, velocities, accelerations,
+ * energies and body poses, evaluated from the kinematics held in an
+ * mbs_data.
+ */
+#include <stdio.h>
+
+#include "mbsens/mbsens.h"
+#include "kernels/data.h"
+#include "model/model_impl.h"
+
+int mbs_model_noutputs(const mbs_model *m) { return m ? m->sim.noutput : 0; }
+
+mbs_output mbs_model_output(const mbs_model *m, int k)
+{
+    mbs_output o = { MBS_OUTPUT_ENERGY, -1, -1 };
+    if (m && k >= 0 && k < m->sim.noutput) o = m->sim.output[k];
+    return o;
+}
+
+int mbs_output_ncolumns(const mbs_output *o)
+{
+    return o->kind == MBS_OUTPUT_ENERGY ? 4 : o->kind == MBS_OUTPUT_POSE ? 7 : 3;
+}
+
+int mbs_output_column_name(const mbs_model *m, const mbs_output *o, int c, char *buf, size_t len)
+{
+    static const char *const xyz[3][3] = { { "x", "y", "z" }, { "vx", "vy", "vz" }, { "ax", "ay", "az" } };
+    static const char *const energy[4] = { "kinetic_energy", "potential_energy", "elastic_energy", "energy" };
+    if (c < 0 || c >= mbs_output_ncolumns(o)) return snprintf(buf, len, "?");
+    static const char *const pose[7] = { "x", "y", "z", "qw", "qx", "qy", "qz" };
+    if (o->kind == MBS_OUTPUT_ENERGY) return snprintf(buf, len, "%s", energy[c]);
+    if (o->kind == MBS_OUTPUT_POSE)
+        return snprintf(buf, len, "%s.%s", o->body >= 0 && o->body <= m->nb ? m->body[o->body].name : "?", pose[c]);
+    const char *name = (o->point >= 0 && o->point < m->npoint) ? m->point[o->point].name : "?";
+    return snprintf(buf, len, "%s.%s", name, xyz[o->kind][c]);
+}
+
+void mbs_output_eval(const mbs_model *m, const mbs_data *d, const double *q, const mbs_output *o, double *v)
+{
+    switch (o->kind) {
+    case MBS_OUTPUT_POSITION: mbs_point_kinematics(m, d, o->point, v, NULL, NULL); break;
+    case MBS_OUTPUT_VELOCITY: mbs_point_kinematics(m, d, o->point, NULL, v, NULL); break;
+    case MBS_OUTPUT_ACCELERATION: mbs_point_kinematics(m, d, o->point, NULL, NULL, v); break;
+    case MBS_OUTPUT_ENERGY:
+        v[0] = mbs_kinetic_energy(m, d);
+        v[1] = mbs_potential_energy(m, d);
+        v[2] = mbs_elastic_energy(m, d, q);
+        v[3] = v[0] + v[1] + v[2];
+        break;
+    case MBS_OUTPUT_POSE: {
+        double A[9];
+        mbs_body_pose(d, o->body, A, v);
+        mbs_rotation_quaternion(A, v + 3);
+        break;
+    }
+    }
+}

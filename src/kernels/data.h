@@ -1,0 +1,84 @@
+/* data_impl.h - the layout of mbs_data (internal). */
+#ifndef MBS_DATA_IMPL_H
+#define MBS_DATA_IMPL_H
+
+#include <stdint.h>
+
+#include "mbsens/data.h"
+#include "base/error.h"
+#include "kernels/kernels.h"
+#include "model/state.h"
+
+struct mbs_data {
+    const mbs_model *model;
+    int nq;
+    mbs_ws ws;             /* kernel workspace (double) */
+    mbs_ws dws;            /* tangents (derivatives), same layout */
+    /* Scratch: dx, dbuf, scratch, the workspaces ws and dws, and the
+     * per-call workspaces of con, fdl and idl. No call reads what an earlier public call left
+     * there (zeros included: a routine that needs them writes them), so
+     * that a result never depends on what was called before on the data
+     * (mbs_data_scribble, scribble.h; tests/test_call_order.c). The one
+     * exception is documented in the API: the queries of kinematics.h read
+     * the kinematics the last pass left in ws. Within one call the routines
+     * share blocks as their comments say (dbuf: src/derivatives.c). */
+    double *dx;            /* direction in the model vector, nx */
+    double *dbuf;          /* 6 nq doubles for directional work */
+    double *scratch;       /* nq*nq + 4 nq doubles for dense solves */
+    double *xload;         /* user body loads, 15 per body (layout of ws.xfrc) */
+    double *qload;         /* user joint loads, nq */
+    double time;           /* time at which force elements are evaluated */
+    struct mbs_con_ws *con; /* constraints and kinematic problems (kinematic_problems.c) */
+    struct mbs_fdl *fdl;   /* joint-frame forward dynamics: constants and workspace
+                            * (forward_dynamics_local.c) */
+    struct mbs_idl *idl;   /* fused ID Jacobians for 1-DOF trees (id_derivatives_local.c) */
+    int has_body_load;     /* a user body load was added since the last clear */
+    int fr_global;         /* mbs_data_set_fr_frames(MBS_FR_GLOBAL) */
+    int x_moderate;        /* every number of the model at most 1e15 in magnitude
+                            * (mbs_data_kinematics_results, src/results.c) */
+    char err[MBS_ERROR_MSG_LEN];
+};
+
+/* Set the data's error message: mbs_data_fail(d, code, fmt, ...) returns code. */
+#define mbs_data_fail(d, ...) mbs_fail((d)->err, __VA_ARGS__)
+/* Kernel loads for this evaluation: ws.xfrc/qfrc = user loads + force
+ * elements (src/forces/) at d->time. Needs velocity-level kinematics in
+ * d->ws at (q, qd), which joint elements also read (qd may be NULL). */
+void mbs_data_prepare_loads(const mbs_model *m, mbs_data *d, const double *q, const double *qd);
+
+/* mbs_forward_dynamics without the state checks (integrator stages and
+ * iterates are slightly off |p| = 1; the completed equations are defined
+ * there). Non-finite results are still reported. */
+int mbs_fd_unchecked(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
+                     const double *qd, const double *tau, double *qdd);
+
+/* The joint-frame articulated-body forward dynamics (forward_dynamics_local.c):
+ * set-up at data creation (constants from m->x), and the fast path of
+ * mbs_forward_dynamics(MBS_FD_RECURSIVE) when mbs_fdl_usable(d): joints
+ * fixed, revolute, prismatic, spherical or floating, no force elements, no
+ * user body loads. Leaves nothing in d->ws. Returns 0 or -i (joint i's
+ * articulated inertia not positive definite). */
+int mbs_fdl_create(mbs_data *d, const mbs_model *m);
+void mbs_fdl_free(mbs_data *d);
+/* Test hook (mbs_data_scribble): garbage in the per-call workspace. */
+void mbs_fdl_scribble(mbs_data *d, uint64_t *s);
+int mbs_fdl_usable(const mbs_data *d);
+int mbs_fdl_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                             const double *tau, double *qdd);
+
+/* qdd only, no state checks: the joint-frame path when it applies
+ * (alg = MBS_FD_RECURSIVE, mbs_fdl_usable), else mbs_fd_unchecked. For
+ * callers that read nothing else from d->ws afterwards (the public
+ * mbs_forward_dynamics). With Euler parameters off |p| = 1 the two paths
+ * differ at the order of ||p|^2 - 1|. */
+int mbs_fd_qdd(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q, const double *qd,
+               const double *tau, double *qdd);
+
+/* Finite values and normalized Euler parameters (NULL vectors skipped):
+ * mbs_state_check with the data's message. */
+static inline int mbs_data_check_state(mbs_data *d, const double *q, const double *qd, const double *qdd)
+{
+    return mbs_state_check(d->model, q, qd, qdd, d->err);
+}
+
+#endif
