@@ -486,6 +486,342 @@ int mbs_fdl_usable(const mbs_data *d) { return d->fdl && d->fdl->usable && !d->h
 
 /* ------------------------------------------------------------ the algorithm */
 
+#if defined(__GNUC__)
+#define FDL_INLINE static inline __attribute__((always_inline))
+#else
+#define FDL_INLINE static inline
+#endif
+
+/* ---- transform F_h -> F_i of body i at its coordinates qi ---- */
+FDL_INLINE void fdl_transform(const fdl_body *b, fdl_ws *w, const double *qi)
+{
+    const double *C = b->C;
+    double *E = w->E, *r = w->r;
+    switch (b->kind) {
+    case FDL_REV: {
+        const double cs = cos(qi[0]), sn = sin(qi[0]);
+        if (b->perm) {
+            w->cs = cs; w->sn = sn;
+            w->rG[0] = b->pG[0]; w->rG[1] = b->pG[1]; w->rG[2] = b->pG[2];
+            break;
+        }
+        for (int k = 0; k < 3; k++) {
+            const double c1 = C[3 * k + 1], c2 = C[3 * k + 2];
+            E[3 * k] = C[3 * k];
+            E[3 * k + 1] = cs * c1 + sn * c2;
+            E[3 * k + 2] = cs * c2 - sn * c1;
+        }
+        r[0] = b->p[0]; r[1] = b->p[1]; r[2] = b->p[2];
+        break;
+    }
+    case FDL_PRISM:
+        if (b->perm) {
+            w->rG[0] = b->pG[0] + qi[0]; w->rG[1] = b->pG[1]; w->rG[2] = b->pG[2];
+            break;
+        }
+        for (int k = 0; k < 9; k++) E[k] = C[k];
+        for (int k = 0; k < 3; k++) r[k] = b->p[k] + qi[0] * C[3 * k];
+        break;
+    case FDL_SPH:
+        ep_rot(w->R, qi);
+        mul(E, C, w->R);
+        r[0] = b->p[0]; r[1] = b->p[1]; r[2] = b->p[2];
+        break;
+    case FDL_FREE:
+        ep_rot(w->R, qi + 3);
+        mul(E, C, w->R);
+        m_v(r, C, qi);
+        for (int k = 0; k < 3; k++) r[k] += b->p[k];
+        break;
+    default:
+        if (b->perm) {
+            w->rG[0] = b->pG[0]; w->rG[1] = b->pG[1]; w->rG[2] = b->pG[2];
+            break;
+        }
+        for (int k = 0; k < 9; k++) E[k] = C[k];
+        r[0] = b->p[0]; r[1] = b->p[1]; r[2] = b->p[2];
+        break;
+    }
+}
+
+/* ---- the articulated inertia of body i starts as the body's ---- */
+FDL_INLINE void fdl_body_inertia(const fdl_body *b, fdl_ws *w)
+{
+    const double ms = b->m, mc0 = b->mc[0], mc1 = b->mc[1], mc2 = b->mc[2];
+    w->A[0] = ms; w->A[1] = 0; w->A[2] = 0;
+    w->A[3] = 0; w->A[4] = ms; w->A[5] = 0;
+    w->A[6] = 0; w->A[7] = 0; w->A[8] = ms;
+    w->B[0] = 0; w->B[1] = mc2; w->B[2] = -mc1;       /* -S(m c) */
+    w->B[3] = -mc2; w->B[4] = 0; w->B[5] = mc0;
+    w->B[6] = mc1; w->B[7] = -mc0; w->B[8] = 0;
+    for (int k = 0; k < 9; k++) w->K[k] = b->Io[k];
+}
+
+/* ---- velocity of body i: v_i = X v_h + S nu, and c = v x S nu ---- */
+FDL_INLINE void fdl_velocity(const fdl_body *b, fdl_ws *w, const fdl_ws *W, const double *qi, const double *qdi)
+{
+    double *v = w->v, *c = w->c, *nu = w->nu;
+    const int h = b->parent;
+    if (h > 0) {
+        motion_to_child(v, b, w, W[h].v);
+    } else {
+        for (int k = 0; k < 6; k++) v[k] = 0;
+    }
+    switch (b->kind) {
+    case FDL_REV: {
+        const double s = qdi[0];
+        v[3] += s;
+        /* c = v x [0; s e1] = s [0, v2, -v1, 0, w2, -w1] */
+        c[0] = 0; c[1] = s * v[2]; c[2] = -s * v[1];
+        c[3] = 0; c[4] = s * v[5]; c[5] = -s * v[4];
+        break;
+    }
+    case FDL_PRISM: {
+        const double s = qdi[0];
+        /* c = v x [s e1; 0] = s [0, w2, -w1, 0, 0, 0] (before adding the joint rate) */
+        c[0] = 0; c[1] = s * v[5]; c[2] = -s * v[4];
+        c[3] = c[4] = c[5] = 0;
+        v[0] += s;
+        break;
+    }
+    case FDL_SPH:
+        nu[0] = nu[1] = nu[2] = 0;
+        ep_G(nu + 3, qi, qdi, 2);
+        v[3] += nu[3]; v[4] += nu[4]; v[5] += nu[5];
+        cross(c, v, nu + 3);               /* [v_l x w'; w x w'] */
+        cross(c + 3, v + 3, nu + 3);
+        break;
+    case FDL_FREE:
+        mt_v(nu, w->R, qdi);               /* R^T td */
+        ep_G(nu + 3, qi + 3, qdi + 3, 2);
+        for (int k = 0; k < 6; k++) v[k] += nu[k];
+        /* c = v x nu = [w x nu_l + v_l x nu_w; w x nu_w] */
+        cross(c, v + 3, nu);
+        {
+            double t[3];
+            cross(t, v, nu + 3);
+            c[0] += t[0]; c[1] += t[1]; c[2] += t[2];
+        }
+        cross(c + 3, v + 3, nu + 3);
+        break;
+    default:
+        for (int k = 0; k < 6; k++) c[k] = 0;
+        break;
+    }
+}
+
+/* ---- bias force of body i: p = v x* (I v), I v = [m v_l - mc x w; mc x v_l + Io w] ---- */
+FDL_INLINE void fdl_bias(const fdl_body *b, fdl_ws *w)
+{
+    const double *K = b->Io, *v = w->v, ms = b->m;
+    double f[3], n[3], t[3];
+    cross(t, b->mc, v + 3);
+    f[0] = ms * v[0] - t[0]; f[1] = ms * v[1] - t[1]; f[2] = ms * v[2] - t[2];
+    cross(n, b->mc, v);
+    n[0] += K[0] * v[3] + K[1] * v[4] + K[2] * v[5];
+    n[1] += K[3] * v[3] + K[4] * v[4] + K[5] * v[5];
+    n[2] += K[6] * v[3] + K[7] * v[4] + K[8] * v[5];
+    cross(w->pA, v + 3, f);
+    cross(w->pA + 3, v + 3, n);
+    cross(t, v, f);
+    w->pA[3] += t[0]; w->pA[4] += t[1]; w->pA[5] += t[2];
+}
+
+/* Each downdate of the tip-to-base sweep (body i, joint force tau + ql at
+ * coordinate offset o) sets U = I^A S, u = tau - S^T pA and D^-1, and
+ * returns -1 when D is not positive definite, 0 at a root body (nothing
+ * to pass on), 1 when the parent receives Ia = [Ia Ib; Ib^T Ik] and pa. */
+
+/* revolute and prismatic: D = S^T I^A S a scalar. Ia = I - U U^T / D
+ * (upper triangles of the symmetric blocks: all that inertia_to_parent*
+ * read), and pa = pA + Ia c + U u / D = pA + I c + U (u - U.c) / D, with
+ * the zeros of c (revolute: c_0 = c_3 = 0; prismatic: only c_1, c_2) */
+FDL_INLINE int fdl_downdate_1dof(const fdl_body *b, fdl_ws *w, const double *tau, const double *ql, double *Ia,
+                                 double *Ib, double *Ik, double *pa)
+{
+    const int o = b->qoff;
+    const double *A = w->A, *Bm = w->B, *K = w->K, *pA = w->pA, *c = w->c;
+    double *U = w->U, *u = w->u;
+    if (b->kind == FDL_REV) {
+        U[0] = Bm[0]; U[1] = Bm[3]; U[2] = Bm[6]; U[3] = K[0]; U[4] = K[3]; U[5] = K[6];
+        u[0] = (tau ? tau[o] : 0) + ql[o] - pA[3];
+    } else {
+        U[0] = A[0]; U[1] = A[3]; U[2] = A[6]; U[3] = Bm[0]; U[4] = Bm[1]; U[5] = Bm[2];
+        u[0] = (tau ? tau[o] : 0) + ql[o] - pA[0];
+    }
+    const double D = b->kind == FDL_REV ? K[0] : A[0];
+    if (!(D > 0)) return -1;
+    const double Di = 1 / D;
+    w->Dinv[0] = Di;
+    if (b->parent == 0) return 0;
+    double V[6];
+    for (int k = 0; k < 6; k++) V[k] = U[k] * Di;
+    for (int s = 0; s < 3; s++) {
+        for (int t = s; t < 3; t++) {
+            Ia[3 * s + t] = A[3 * s + t] - V[s] * U[t];
+            Ik[3 * s + t] = K[3 * s + t] - V[3 + s] * U[3 + t];
+        }
+        for (int t = 0; t < 3; t++) Ib[3 * s + t] = Bm[3 * s + t] - V[s] * U[3 + t];
+    }
+    const double c1 = c[1], c2 = c[2], c4 = c[4], c5 = c[5];
+    double Ic[6], uc = u[0];
+    if (b->kind == FDL_REV) {
+        for (int s = 0; s < 3; s++) {
+            Ic[s] = A[3 * s + 1] * c1 + A[3 * s + 2] * c2 + Bm[3 * s + 1] * c4 + Bm[3 * s + 2] * c5;
+            Ic[3 + s] = Bm[3 + s] * c1 + Bm[6 + s] * c2 + K[3 * s + 1] * c4 + K[3 * s + 2] * c5;
+        }
+        uc -= U[1] * c1 + U[2] * c2 + U[4] * c4 + U[5] * c5;
+    } else {
+        for (int s = 0; s < 3; s++) {
+            Ic[s] = A[3 * s + 1] * c1 + A[3 * s + 2] * c2;
+            Ic[3 + s] = Bm[3 + s] * c1 + Bm[6 + s] * c2;
+        }
+        uc -= U[1] * c1 + U[2] * c2;
+    }
+    uc *= Di;
+    for (int k = 0; k < 6; k++) pa[k] = pA[k] + Ic[k] + U[k] * uc;
+    return 1;
+}
+
+/* spherical: U = columns 3..5 of I: [B; K]; D = K; the force on w' is
+ * (1/2) G(p) tau_p. Ia = I - V U^T, pa = pA + V u (V = U D^-1); Ia c is
+ * added by the caller. */
+FDL_INLINE int fdl_downdate_ball(const fdl_body *b, fdl_ws *w, const double *q, const double *tau, const double *ql,
+                                 double *Ia, double *Ib, double *Ik, double *pa)
+{
+    const int o = b->qoff;
+    const double *A = w->A, *Bm = w->B, *K = w->K, *pA = w->pA;
+    double *U = w->U, *u = w->u;
+    double tq[3], Dm[9];
+    for (int s = 0; s < 3; s++)
+        for (int t = 0; t < 3; t++) {
+            U[6 * t + s] = Bm[3 * s + t];
+            U[6 * t + 3 + s] = K[3 * s + t];
+            Dm[3 * s + t] = K[3 * s + t];
+        }
+    if (tau) ep_G(tq, q + o, tau + o, 0.5); else tq[0] = tq[1] = tq[2] = 0;
+    {
+        double tl[3];
+        ep_G(tl, q + o, ql + o, 0.5);
+        for (int k = 0; k < 3; k++) u[k] = tq[k] + tl[k] - pA[3 + k];
+    }
+    if (!spd_inv(3, Dm, w->Dinv)) return -1;
+    if (b->parent == 0) return 0;
+    /* V = U D^-1 (6 x 3, column-major) */
+    double V[18];
+    for (int t = 0; t < 3; t++)
+        for (int s = 0; s < 6; s++)
+            V[6 * t + s] = U[s] * w->Dinv[t] + U[6 + s] * w->Dinv[3 + t] + U[12 + s] * w->Dinv[6 + t];
+    for (int s = 0; s < 3; s++)
+        for (int t = 0; t < 3; t++) {
+            double sa = 0, sb = 0, sk = 0;
+            for (int k = 0; k < 3; k++) {
+                sa += V[6 * k + s] * U[6 * k + t];
+                sb += V[6 * k + s] * U[6 * k + 3 + t];
+                sk += V[6 * k + 3 + s] * U[6 * k + 3 + t];
+            }
+            Ia[3 * s + t] = A[3 * s + t] - sa;
+            Ib[3 * s + t] = Bm[3 * s + t] - sb;
+            Ik[3 * s + t] = K[3 * s + t] - sk;
+        }
+    for (int s = 0; s < 6; s++) pa[s] = pA[s] + V[s] * u[0] + V[6 + s] * u[1] + V[12 + s] * u[2];
+    return 1;
+}
+
+/* floating: S = I: D = I^A; the subtree passes only the joint force
+ * (Ia = 0: Ia c vanishes) */
+FDL_INLINE int fdl_downdate_free(const fdl_body *b, fdl_ws *w, const double *q, const double *tau, const double *ql,
+                                 double *Ia, double *Ib, double *Ik, double *pa)
+{
+    const int o = b->qoff;
+    const double *A = w->A, *Bm = w->B, *K = w->K, *pA = w->pA;
+    double *u = w->u;
+    double tl[6], tt[3];
+    double Dm[36];
+    for (int s = 0; s < 3; s++)
+        for (int t = 0; t < 3; t++) {
+            Dm[6 * s + t] = A[3 * s + t];
+            Dm[6 * s + 3 + t] = Bm[3 * s + t];
+            Dm[6 * (3 + t) + s] = Bm[3 * s + t];
+            Dm[6 * (3 + s) + 3 + t] = K[3 * s + t];
+        }
+    for (int k = 0; k < 3; k++) tt[k] = (tau ? tau[o + k] : 0) + ql[o + k];
+    mt_v(tl, w->R, tt);
+    {
+        double tp[4];
+        for (int k = 0; k < 4; k++) tp[k] = (tau ? tau[o + 3 + k] : 0) + ql[o + 3 + k];
+        ep_G(tl + 3, q + o + 3, tp, 0.5);
+    }
+    for (int k = 0; k < 6; k++) u[k] = tl[k] - pA[k];
+    if (!spd_inv(6, Dm, w->Dinv)) return -1;
+    if (b->parent == 0) return 0;
+    for (int k = 0; k < 9; k++) Ia[k] = Ib[k] = Ik[k] = 0;
+    for (int k = 0; k < 6; k++) pa[k] = tl[k];
+    return 1;
+}
+
+/* ---- accelerations of body i (ah: the parent's, or gravity as a base
+ * acceleration): a = X ah + c + S nud, and qdd of its joint ---- */
+FDL_INLINE void fdl_accelerations(const fdl_body *b, fdl_ws *w, const double *ah, const double *q,
+                                  const double *qd, double *qdd)
+{
+    const double *U = w->U, *u = w->u;
+    double *a = w->a;
+    const int o = b->qoff;
+    motion_to_child(a, b, w, ah);
+    for (int k = 0; k < 6; k++) a[k] += w->c[k];
+    switch (b->kind) {
+    case FDL_REV: {
+        const double s = (u[0] - (U[0] * a[0] + U[1] * a[1] + U[2] * a[2] + U[3] * a[3] + U[4] * a[4] + U[5] * a[5])) * w->Dinv[0];
+        qdd[o] = s;
+        a[3] += s;
+        break;
+    }
+    case FDL_PRISM: {
+        const double s = (u[0] - (U[0] * a[0] + U[1] * a[1] + U[2] * a[2] + U[3] * a[3] + U[4] * a[4] + U[5] * a[5])) * w->Dinv[0];
+        qdd[o] = s;
+        a[0] += s;
+        break;
+    }
+    case FDL_SPH: {
+        double rr[3], wd[3];
+        for (int k = 0; k < 3; k++) {
+            const double *Uk = U + 6 * k;
+            rr[k] = u[k] - (Uk[0] * a[0] + Uk[1] * a[1] + Uk[2] * a[2] + Uk[3] * a[3] + Uk[4] * a[4] + Uk[5] * a[5]);
+        }
+        m_v(wd, w->Dinv, rr);
+        a[3] += wd[0]; a[4] += wd[1]; a[5] += wd[2];
+        const double *pd = qd ? qd + o : 0;
+        const double pp = pd ? pd[0] * pd[0] + pd[1] * pd[1] + pd[2] * pd[2] + pd[3] * pd[3] : 0;
+        ep_Gt(qdd + o, q + o, wd, 0.5);
+        for (int k = 0; k < 4; k++) qdd[o + k] -= pp * q[o + k];
+        break;
+    }
+    case FDL_FREE: {
+        /* nud = D^-1 (u - I^A a') = D^-1 u - a' */
+        double nd[6];
+        for (int s = 0; s < 6; s++) {
+            double t = 0;
+            for (int k = 0; k < 6; k++) t += w->Dinv[6 * s + k] * u[k];
+            nd[s] = t - a[s];
+        }
+        for (int k = 0; k < 6; k++) a[k] += nd[k];
+        /* tdd = R (nud_l + w' x nu_l) */
+        double t[3];
+        cross(t, w->nu + 3, w->nu);
+        t[0] += nd[0]; t[1] += nd[1]; t[2] += nd[2];
+        m_v(qdd + o, w->R, t);
+        const double *pd = qd ? qd + o + 3 : 0;
+        const double pp = pd ? pd[0] * pd[0] + pd[1] * pd[1] + pd[2] * pd[2] + pd[3] * pd[3] : 0;
+        ep_Gt(qdd + o + 3, q + o + 3, nd + 3, 0.5);
+        for (int k = 0; k < 4; k++) qdd[o + 3 + k] -= pp * q[o + 3 + k];
+        break;
+    }
+    default:
+        break;
+    }
+}
+
 int mbs_fdl_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
                              const double *tau, double *qdd)
 {
@@ -498,263 +834,37 @@ int mbs_fdl_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, c
     for (int i = 1; i <= nb; i++) {
         const fdl_body *b = &B[i];
         fdl_ws *w = &W[i];
-        const double *qi = q + b->qoff;
-        const double *C = b->C;
-        double *E = w->E, *r = w->r;
-        switch (b->kind) {
-        case FDL_REV: {
-            const double cs = cos(qi[0]), sn = sin(qi[0]);
-            if (b->perm) {
-                w->cs = cs; w->sn = sn;
-                w->rG[0] = b->pG[0]; w->rG[1] = b->pG[1]; w->rG[2] = b->pG[2];
-                break;
-            }
-            for (int k = 0; k < 3; k++) {
-                const double c1 = C[3 * k + 1], c2 = C[3 * k + 2];
-                E[3 * k] = C[3 * k];
-                E[3 * k + 1] = cs * c1 + sn * c2;
-                E[3 * k + 2] = cs * c2 - sn * c1;
-            }
-            r[0] = b->p[0]; r[1] = b->p[1]; r[2] = b->p[2];
-            break;
-        }
-        case FDL_PRISM:
-            if (b->perm) {
-                w->rG[0] = b->pG[0] + qi[0]; w->rG[1] = b->pG[1]; w->rG[2] = b->pG[2];
-                break;
-            }
-            for (int k = 0; k < 9; k++) E[k] = C[k];
-            for (int k = 0; k < 3; k++) r[k] = b->p[k] + qi[0] * C[3 * k];
-            break;
-        case FDL_SPH:
-            ep_rot(w->R, qi);
-            mul(E, C, w->R);
-            r[0] = b->p[0]; r[1] = b->p[1]; r[2] = b->p[2];
-            break;
-        case FDL_FREE:
-            ep_rot(w->R, qi + 3);
-            mul(E, C, w->R);
-            m_v(r, C, qi);
-            for (int k = 0; k < 3; k++) r[k] += b->p[k];
-            break;
-        default:
-            if (b->perm) {
-                w->rG[0] = b->pG[0]; w->rG[1] = b->pG[1]; w->rG[2] = b->pG[2];
-                break;
-            }
-            for (int k = 0; k < 9; k++) E[k] = C[k];
-            r[0] = b->p[0]; r[1] = b->p[1]; r[2] = b->p[2];
-            break;
-        }
-        /* articulated inertia starts as the body's */
-        const double ms = b->m, mc0 = b->mc[0], mc1 = b->mc[1], mc2 = b->mc[2];
-        w->A[0] = ms; w->A[1] = 0; w->A[2] = 0;
-        w->A[3] = 0; w->A[4] = ms; w->A[5] = 0;
-        w->A[6] = 0; w->A[7] = 0; w->A[8] = ms;
-        w->B[0] = 0; w->B[1] = mc2; w->B[2] = -mc1;       /* -S(m c) */
-        w->B[3] = -mc2; w->B[4] = 0; w->B[5] = mc0;
-        w->B[6] = mc1; w->B[7] = -mc0; w->B[8] = 0;
-        for (int k = 0; k < 9; k++) w->K[k] = b->Io[k];
+        fdl_transform(b, w, q + b->qoff);
+        fdl_body_inertia(b, w);
         if (!qd) {
             for (int k = 0; k < 6; k++) w->v[k] = w->c[k] = w->nu[k] = w->pA[k] = 0;
             continue;
         }
-        /* velocity: v_i = X v_h + S nu */
-        double *v = w->v, *c = w->c, *nu = w->nu;
-        const int h = b->parent;
-        if (h > 0) {
-            motion_to_child(v, b, w, W[h].v);
-        } else {
-            for (int k = 0; k < 6; k++) v[k] = 0;
-        }
-        const double *qdi = qd + b->qoff;
-        switch (b->kind) {
-        case FDL_REV: {
-            const double s = qdi[0];
-            v[3] += s;
-            /* c = v x [0; s e1] = s [0, v2, -v1, 0, w2, -w1] */
-            c[0] = 0; c[1] = s * v[2]; c[2] = -s * v[1];
-            c[3] = 0; c[4] = s * v[5]; c[5] = -s * v[4];
-            break;
-        }
-        case FDL_PRISM: {
-            const double s = qdi[0];
-            /* c = v x [s e1; 0] = s [0, w2, -w1, 0, 0, 0] (before adding the joint rate) */
-            c[0] = 0; c[1] = s * v[5]; c[2] = -s * v[4];
-            c[3] = c[4] = c[5] = 0;
-            v[0] += s;
-            break;
-        }
-        case FDL_SPH:
-            nu[0] = nu[1] = nu[2] = 0;
-            ep_G(nu + 3, qi, qdi, 2);
-            v[3] += nu[3]; v[4] += nu[4]; v[5] += nu[5];
-            cross(c, v, nu + 3);               /* [v_l x w'; w x w'] */
-            cross(c + 3, v + 3, nu + 3);
-            break;
-        case FDL_FREE:
-            mt_v(nu, w->R, qdi);               /* R^T td */
-            ep_G(nu + 3, qi + 3, qdi + 3, 2);
-            for (int k = 0; k < 6; k++) v[k] += nu[k];
-            /* c = v x nu = [w x nu_l + v_l x nu_w; w x nu_w] */
-            cross(c, v + 3, nu);
-            {
-                double t[3];
-                cross(t, v, nu + 3);
-                c[0] += t[0]; c[1] += t[1]; c[2] += t[2];
-            }
-            cross(c + 3, v + 3, nu + 3);
-            break;
-        default:
-            for (int k = 0; k < 6; k++) c[k] = 0;
-            break;
-        }
-        /* bias force p = v x* (I v): I v = [m v_l - mc x w; mc x v_l + Io w] */
-        {
-            const double *K = b->Io;
-            double f[3], n[3], t[3];
-            cross(t, b->mc, v + 3);
-            f[0] = ms * v[0] - t[0]; f[1] = ms * v[1] - t[1]; f[2] = ms * v[2] - t[2];
-            cross(n, b->mc, v);
-            n[0] += K[0] * v[3] + K[1] * v[4] + K[2] * v[5];
-            n[1] += K[3] * v[3] + K[4] * v[4] + K[5] * v[5];
-            n[2] += K[6] * v[3] + K[7] * v[4] + K[8] * v[5];
-            cross(w->pA, v + 3, f);
-            cross(w->pA + 3, v + 3, n);
-            cross(t, v, f);
-            w->pA[3] += t[0]; w->pA[4] += t[1]; w->pA[5] += t[2];
-        }
+        fdl_velocity(b, w, W, q + b->qoff, qd + b->qoff);
+        fdl_bias(b, w);
     }
 
     /* ---- tip to base: articulated inertias and bias forces ---- */
     for (int i = nb; i >= 1; i--) {
         const fdl_body *b = &B[i];
         fdl_ws *w = &W[i];
-        const int h = b->parent, o = b->qoff;
-        double *A = w->A, *Bm = w->B, *K = w->K, *pA = w->pA, *U = w->U, *u = w->u, *c = w->c;
         double Ia[9], Ib[9], Ik[9], pa[6];
-        const double *PA = A, *PB = Bm, *PK = K;
+        const double *PA = Ia, *PB = Ib, *PK = Ik, *c = 0;
+        int pass;
         switch (b->kind) {
         case FDL_REV:
-        case FDL_PRISM: {
-            if (b->kind == FDL_REV) {
-                U[0] = Bm[0]; U[1] = Bm[3]; U[2] = Bm[6]; U[3] = K[0]; U[4] = K[3]; U[5] = K[6];
-                u[0] = (tau ? tau[o] : 0) + ql[o] - pA[3];
-            } else {
-                U[0] = A[0]; U[1] = A[3]; U[2] = A[6]; U[3] = Bm[0]; U[4] = Bm[1]; U[5] = Bm[2];
-                u[0] = (tau ? tau[o] : 0) + ql[o] - pA[0];
-            }
-            const double D = b->kind == FDL_REV ? K[0] : A[0];
-            if (!(D > 0)) return -i;
-            const double Di = 1 / D;
-            w->Dinv[0] = Di;
-            if (h == 0) continue;
-            /* Ia = I - U U^T / D (upper triangles of the symmetric blocks:
-             * all that inertia_to_parent* read), and
-             * pa = pA + Ia c + U u / D = pA + I c + U (u - U.c) / D, with
-             * the zeros of c (revolute: c_0 = c_3 = 0; prismatic: only c_1, c_2) */
-            double V[6];
-            for (int k = 0; k < 6; k++) V[k] = U[k] * Di;
-            for (int s = 0; s < 3; s++) {
-                for (int t = s; t < 3; t++) {
-                    Ia[3 * s + t] = A[3 * s + t] - V[s] * U[t];
-                    Ik[3 * s + t] = K[3 * s + t] - V[3 + s] * U[3 + t];
-                }
-                for (int t = 0; t < 3; t++) Ib[3 * s + t] = Bm[3 * s + t] - V[s] * U[3 + t];
-            }
-            const double c1 = c[1], c2 = c[2], c4 = c[4], c5 = c[5];
-            double Ic[6], uc = u[0];
-            if (b->kind == FDL_REV) {
-                for (int s = 0; s < 3; s++) {
-                    Ic[s] = A[3 * s + 1] * c1 + A[3 * s + 2] * c2 + Bm[3 * s + 1] * c4 + Bm[3 * s + 2] * c5;
-                    Ic[3 + s] = Bm[3 + s] * c1 + Bm[6 + s] * c2 + K[3 * s + 1] * c4 + K[3 * s + 2] * c5;
-                }
-                uc -= U[1] * c1 + U[2] * c2 + U[4] * c4 + U[5] * c5;
-            } else {
-                for (int s = 0; s < 3; s++) {
-                    Ic[s] = A[3 * s + 1] * c1 + A[3 * s + 2] * c2;
-                    Ic[3 + s] = Bm[3 + s] * c1 + Bm[6 + s] * c2;
-                }
-                uc -= U[1] * c1 + U[2] * c2;
-            }
-            uc *= Di;
-            for (int k = 0; k < 6; k++) pa[k] = pA[k] + Ic[k] + U[k] * uc;
-            PA = Ia; PB = Ib; PK = Ik;
-            c = 0;                              /* Ia c is in pa already */
-            break;
-        }
-        case FDL_SPH: {
-            /* U = columns 3..5 of I: [B; K]; D = K */
-            double tq[3], Dm[9];
-            for (int s = 0; s < 3; s++)
-                for (int t = 0; t < 3; t++) {
-                    U[6 * t + s] = Bm[3 * s + t];
-                    U[6 * t + 3 + s] = K[3 * s + t];
-                    Dm[3 * s + t] = K[3 * s + t];
-                }
-            if (tau) ep_G(tq, q + o, tau + o, 0.5); else tq[0] = tq[1] = tq[2] = 0;
-            {
-                double tl[3];
-                ep_G(tl, q + o, ql + o, 0.5);
-                for (int k = 0; k < 3; k++) u[k] = tq[k] + tl[k] - pA[3 + k];
-            }
-            if (!spd_inv(3, Dm, w->Dinv)) return -i;
-            if (h == 0) continue;
-            /* V = U D^-1 (6 x 3, column-major); Ia = I - V U^T; pa = pA + Ia c + V u */
-            double V[18];
-            for (int t = 0; t < 3; t++)
-                for (int s = 0; s < 6; s++)
-                    V[6 * t + s] = U[s] * w->Dinv[t] + U[6 + s] * w->Dinv[3 + t] + U[12 + s] * w->Dinv[6 + t];
-            for (int s = 0; s < 3; s++)
-                for (int t = 0; t < 3; t++) {
-                    double sa = 0, sb = 0, sk = 0;
-                    for (int k = 0; k < 3; k++) {
-                        sa += V[6 * k + s] * U[6 * k + t];
-                        sb += V[6 * k + s] * U[6 * k + 3 + t];
-                        sk += V[6 * k + 3 + s] * U[6 * k + 3 + t];
-                    }
-                    Ia[3 * s + t] = A[3 * s + t] - sa;
-                    Ib[3 * s + t] = Bm[3 * s + t] - sb;
-                    Ik[3 * s + t] = K[3 * s + t] - sk;
-                }
-            for (int s = 0; s < 6; s++) pa[s] = pA[s] + V[s] * u[0] + V[6 + s] * u[1] + V[12 + s] * u[2];
-            PA = Ia; PB = Ib; PK = Ik;
-            break;
-        }
-        case FDL_FREE: {
-            /* S = I: D = I^A; the subtree passes only the joint force */
-            double tl[6], tt[3];
-            double Dm[36];
-            for (int s = 0; s < 3; s++)
-                for (int t = 0; t < 3; t++) {
-                    Dm[6 * s + t] = A[3 * s + t];
-                    Dm[6 * s + 3 + t] = Bm[3 * s + t];
-                    Dm[6 * (3 + t) + s] = Bm[3 * s + t];
-                    Dm[6 * (3 + s) + 3 + t] = K[3 * s + t];
-                }
-            for (int k = 0; k < 3; k++) tt[k] = (tau ? tau[o + k] : 0) + ql[o + k];
-            mt_v(tl, w->R, tt);
-            {
-                double tp[4];
-                for (int k = 0; k < 4; k++) tp[k] = (tau ? tau[o + 3 + k] : 0) + ql[o + 3 + k];
-                ep_G(tl + 3, q + o + 3, tp, 0.5);
-            }
-            for (int k = 0; k < 6; k++) u[k] = tl[k] - pA[k];
-            if (!spd_inv(6, Dm, w->Dinv)) return -i;
-            if (h == 0) continue;
-            for (int k = 0; k < 9; k++) Ia[k] = Ib[k] = Ik[k] = 0;
-            for (int k = 0; k < 6; k++) pa[k] = tl[k];
-            PA = Ia; PB = Ib; PK = Ik;
-            /* Ia = 0: Ia c vanishes */
-            c = 0;
-            break;
-        }
+        case FDL_PRISM: pass = fdl_downdate_1dof(b, w, tau, ql, Ia, Ib, Ik, pa); break;   /* Ia c is in pa */
+        case FDL_SPH: pass = fdl_downdate_ball(b, w, q, tau, ql, Ia, Ib, Ik, pa); c = w->c; break;
+        case FDL_FREE: pass = fdl_downdate_free(b, w, q, tau, ql, Ia, Ib, Ik, pa); break;
         default:
-            if (h == 0) continue;
-            for (int k = 0; k < 6; k++) pa[k] = pA[k];
-            c = 0;                              /* c = 0 for a fixed joint */
+            /* a fixed joint: c = 0, the whole inertia passes */
+            pass = b->parent > 0;
+            for (int k = 0; k < 6 && pass; k++) pa[k] = w->pA[k];
+            PA = w->A; PB = w->B; PK = w->K;
             break;
         }
+        if (pass < 0) return -i;
+        if (pass == 0) continue;
         if (c) {
             /* pa += Ia c (Ia = [PA PB; PB^T PK]) */
             for (int s = 0; s < 3; s++) {
@@ -764,7 +874,7 @@ int mbs_fdl_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, c
                              PK[3 * s] * c[3] + PK[3 * s + 1] * c[4] + PK[3 * s + 2] * c[5];
             }
         }
-        fdl_ws *wh = &W[h];
+        fdl_ws *wh = &W[b->parent];
         if (b->perm) inertia_to_parent_perm(wh->A, wh->B, wh->K, b, w, PA, PB, PK);
         else inertia_to_parent(wh->A, wh->B, wh->K, w->E, w->r, PA, PB, PK, b->kind == FDL_REV);
         force_to_parent(wh->pA, b, w, pa);
@@ -773,65 +883,7 @@ int mbs_fdl_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, c
     /* ---- base to tip: accelerations ---- */
     const double *g = m->x + m->x_gravity;
     const double a0[6] = { -g[0], -g[1], -g[2], 0, 0, 0 };   /* gravity as a base acceleration */
-    for (int i = 1; i <= nb; i++) {
-        const fdl_body *b = &B[i];
-        fdl_ws *w = &W[i];
-        const double *ah = b->parent > 0 ? W[b->parent].a : a0;
-        const double *U = w->U, *u = w->u;
-        double *a = w->a;
-        const int o = b->qoff;
-        motion_to_child(a, b, w, ah);
-        for (int k = 0; k < 6; k++) a[k] += w->c[k];
-        switch (b->kind) {
-        case FDL_REV: {
-            const double s = (u[0] - (U[0] * a[0] + U[1] * a[1] + U[2] * a[2] + U[3] * a[3] + U[4] * a[4] + U[5] * a[5])) * w->Dinv[0];
-            qdd[o] = s;
-            a[3] += s;
-            break;
-        }
-        case FDL_PRISM: {
-            const double s = (u[0] - (U[0] * a[0] + U[1] * a[1] + U[2] * a[2] + U[3] * a[3] + U[4] * a[4] + U[5] * a[5])) * w->Dinv[0];
-            qdd[o] = s;
-            a[0] += s;
-            break;
-        }
-        case FDL_SPH: {
-            double rr[3], wd[3];
-            for (int k = 0; k < 3; k++) {
-                const double *Uk = U + 6 * k;
-                rr[k] = u[k] - (Uk[0] * a[0] + Uk[1] * a[1] + Uk[2] * a[2] + Uk[3] * a[3] + Uk[4] * a[4] + Uk[5] * a[5]);
-            }
-            m_v(wd, w->Dinv, rr);
-            a[3] += wd[0]; a[4] += wd[1]; a[5] += wd[2];
-            const double *pd = qd ? qd + o : 0;
-            const double pp = pd ? pd[0] * pd[0] + pd[1] * pd[1] + pd[2] * pd[2] + pd[3] * pd[3] : 0;
-            ep_Gt(qdd + o, q + o, wd, 0.5);
-            for (int k = 0; k < 4; k++) qdd[o + k] -= pp * q[o + k];
-            break;
-        }
-        case FDL_FREE: {
-            /* nud = D^-1 (u - I^A a') = D^-1 u - a' */
-            double nd[6];
-            for (int s = 0; s < 6; s++) {
-                double t = 0;
-                for (int k = 0; k < 6; k++) t += w->Dinv[6 * s + k] * u[k];
-                nd[s] = t - a[s];
-            }
-            for (int k = 0; k < 6; k++) a[k] += nd[k];
-            /* tdd = R (nud_l + w' x nu_l) */
-            double t[3];
-            cross(t, w->nu + 3, w->nu);
-            t[0] += nd[0]; t[1] += nd[1]; t[2] += nd[2];
-            m_v(qdd + o, w->R, t);
-            const double *pd = qd ? qd + o + 3 : 0;
-            const double pp = pd ? pd[0] * pd[0] + pd[1] * pd[1] + pd[2] * pd[2] + pd[3] * pd[3] : 0;
-            ep_Gt(qdd + o + 3, q + o + 3, nd + 3, 0.5);
-            for (int k = 0; k < 4; k++) qdd[o + 3 + k] -= pp * q[o + 3 + k];
-            break;
-        }
-        default:
-            break;
-        }
-    }
+    for (int i = 1; i <= nb; i++)
+        fdl_accelerations(&B[i], &W[i], B[i].parent > 0 ? W[B[i].parent].a : a0, q, qd, qdd);
     return 0;
 }

@@ -79,6 +79,381 @@ static inline mreal dot12(const mreal *a, const mreal *b)
     return e + o;
 }
 
+#if defined(__GNUC__)
+#define JAC_INLINE static inline __attribute__((always_inline))
+#else
+#define JAC_INLINE static inline
+#endif
+
+/* The common point of all spatial quantities: the mass centre of the
+ * model rather than the global origin, to keep lever arms (and the
+ * cancellations between m |c|^2 terms) as small as the model allows. */
+JAC_INLINE void jac_origin(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w, mreal *p0)
+{
+    mreal mtot = 0;
+    p0[0] = p0[1] = p0[2] = 0;
+    for (int i = 1; i <= m->nb; i++) {
+        const mreal mi = x[m->body[i].x_mass];
+        for (int c = 0; c < 3; c++) p0[c] += mi * w->rG[3 * i + c];
+        mtot += mi;
+    }
+    if (MRE(mtot) > 0) for (int c = 0; c < 3; c++) p0[c] /= mtot;
+}
+
+/* V and A of body i at the origin (r = its reference point - p0) */
+JAC_INLINE void jac_body_motion(mreal *B, const mreal *Vr, const mreal *Vdr, const mreal *r, const mreal *grav)
+{
+    mreal *V = B + JB_V, *A = B + JB_A;
+    /* V at the origin: v_O = v_r + r x w */
+    v3_copy(V + 3, Vr + 3);
+    v3_copy(V, Vr);
+    v3_cross_add(V, r, Vr + 3);
+    /* spatial acceleration at r, then at the origin, minus gravity */
+    v3_copy(A + 3, Vdr + 3);
+    v3_copy(A, Vdr);
+    v3_cross_add(A, Vr, Vr + 3);  /* - w x v = + v x w */
+    v3_cross_add(A, r, Vdr + 3);
+    for (int c = 0; c < 3; c++) A[c] -= grav[c];
+}
+
+/* A rigid column: carried by the frame VF, AF, which then moves on by
+ * the column's velocity qd_k and acceleration qdd_k. */
+JAC_INLINE void jac_column_rigid(mreal *C, mreal *VF, mreal *AF, mreal qdk, mreal qddk)
+{
+    const mreal *s = C + JC_S, *u = C + JC_U;
+    mreal *ut = C + JC_UT, *wk = C + JC_W, *uq = C + JC_UQ;
+    s6_copy(ut, u);
+    s6_copy(uq, u);
+    s6_mcross(wk, s, AF);
+    mreal t[6];
+    s6_mcross(t, VF, u);
+    for (int c = 0; c < 6; c++) wk[c] += t[c];
+    for (int c = 0; c < 6; c++) {
+        AF[c] += s[c] * qddk - u[c] * qdk;
+        VF[c] += s[c] * qdk;
+    }
+}
+
+/* Euler parameter p_a, column k = e0 + a, of body i (V, A its motion at
+ * the origin, p, pd, pdd its parameters and their rates). Velocities: the
+ * other columns of the joint depend on p (linearly). Positions: the
+ * tangent part t = e_a - p_a p of the unit direction rotates the child
+ * rigidly along sigma = s_k (|p| = 1); the joint's own columns change by
+ * dS[x] = [r_j x w; w], w = 2 A_hJ E(t) x, so that dV_i = dS[pd],
+ * dA_i = dS[pdd] + V_F x dS[pd] and u = s x V_i - dV_i,
+ * w = s x A_i - u x V_i - dA_i. */
+JAC_INLINE void jac_column_euler(mreal *C, const mreal *V, const mreal *A, const mreal *VF, const mreal *AhJ,
+                                 const mreal *rj, const mreal *p, const mreal *pd, const mreal *pdd, int a)
+{
+    const mreal *s = C + JC_S;
+    mreal *ut = C + JC_UT, *wk = C + JC_W, *uq = C + JC_UQ;
+    s6_mcross(ut, s, V);
+    mreal dV[6], dA[6], t[6];
+    for (int c = 0; c < 6; c++) dV[c] = dA[c] = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        const mreal *xv = pass ? pdd : pd;
+        if (!xv) continue;
+        mreal Ee[12], Ep[12], lw[3], ww[3];
+        mreal ea[4] = { 0, 0, 0, 0 };
+        ea[a] = 1;
+        ep_E(Ee, ea);
+        ep_E(Ep, p);
+        for (int r = 0; r < 3; r++) {
+            lw[r] = 0;
+            for (int c = 0; c < 4; c++) lw[r] += 2 * (Ee[4 * r + c] - p[a] * Ep[4 * r + c]) * xv[c];
+        }
+        m3_mv(ww, AhJ, lw);
+        mreal *out = pass ? dA : dV;
+        v3_copy(out + 3, ww);
+        v3_cross(out, rj, ww);
+    }
+    s6_mcross(t, VF, dV);
+    for (int c = 0; c < 6; c++) dA[c] += t[c];
+    s6_mcross(uq, s, V);
+    for (int c = 0; c < 6; c++) uq[c] -= dV[c];
+    s6_mcross(wk, s, A);
+    s6_mcross(t, uq, V);
+    for (int c = 0; c < 6; c++) wk[c] -= t[c] + dA[c];
+}
+
+/* The columns of joint i at the origin (r = its reference point - p0) */
+JAC_INLINE void jac_columns(const mbs_model *m, const MBS_K(mbs_ws) *w, mreal *JB, mreal *JC, const mreal *p0,
+                            const mreal *r, const mreal *q, const mreal *qd, const mreal *qdd, int i)
+{
+    const mbs_joint_info *jt = &m->joint[i];
+    const int ni = jt->nq;
+    const mreal *B = JB + (size_t)i * JB_SIZE, *Bh = JB + (size_t)jt->parent * JB_SIZE;
+    const mreal *bi = w->b + MBS_BSTRIDE * i;
+    mreal VF[6], AF[6];
+    s6_copy(VF, Bh + JB_V);
+    s6_copy(AF, Bh + JB_A);
+    const int e0 = jt->euler >= 0 ? jt->euler : ni;
+    for (int k = 0; k < ni; k++) {
+        mreal *C = JC + (size_t)(jt->qoff + k) * JC_SIZE;
+        mreal *s = C + JC_S, *u = C + JC_U;
+        v3_copy(s + 3, bi + 6 * k + 3);
+        v3_copy(s, bi + 6 * k);
+        v3_cross_add(s, r, s + 3);
+        s6_mcross(u, s, VF);
+        if (k < e0) {
+            const mreal qdk = qd ? qd[jt->qoff + k] : 0, qddk = qdd ? qdd[jt->qoff + k] : 0;
+            jac_column_rigid(C, VF, AF, qdk, qddk);
+        } else {
+            const mreal *p = q + jt->qoff + e0, *pd = qd ? qd + jt->qoff + e0 : 0;
+            const mreal *pdd = qdd ? qdd + jt->qoff + e0 : 0;
+            mreal rj[3];
+            v3_sub(rj, w->rj + 3 * i, p0);
+            jac_column_euler(C, B + JB_V, B + JB_A, VF, w->AhJ + 9 * i, rj, p, pd, pdd, k - e0);
+        }
+    }
+}
+
+/* body inertia (m, h, K) at the origin (cg = its mass centre - p0) and
+ * its rate (0, hd, Kd) */
+JAC_INLINE void jac_body_inertia(mreal *B, mreal mass, const mreal *J, const mreal *cg)
+{
+    mreal *P = B + JB_P, *Pd = B + JB_PD;
+    const mreal cc = v3_dot(cg, cg);
+    P[0] = mass;
+    for (int c = 0; c < 3; c++) P[1 + c] = mass * cg[c];
+    P[4] = J[0] + mass * (cc - cg[0] * cg[0]);
+    P[5] = J[4] + mass * (cc - cg[1] * cg[1]);
+    P[6] = J[8] + mass * (cc - cg[2] * cg[2]);
+    P[7] = J[1] - mass * cg[0] * cg[1];
+    P[8] = J[2] - mass * cg[0] * cg[2];
+    P[9] = J[5] - mass * cg[1] * cg[2];
+    /* momentum I V; its linear part is hd = m v + w x h */
+    mreal *H = B + JB_H;
+    inertia_mv(H, P, B + JB_V, 0);
+    Pd[0] = 0;
+    v3_copy(Pd + 1, H);
+    /* Kd = 2 (h.v) I - v h^T - h v^T + S(w) K - K S(w) */
+    const mreal *hh = P + 1, *v = B + JB_V, *om = B + JB_V + 3;
+    mreal K[9];
+    m3_sym(K, P + 4);
+    mreal SK[9];   /* S(w) K */
+    for (int c = 0; c < 3; c++) {
+        SK[0 + c] = om[1] * K[6 + c] - om[2] * K[3 + c];
+        SK[3 + c] = om[2] * K[0 + c] - om[0] * K[6 + c];
+        SK[6 + c] = om[0] * K[3 + c] - om[1] * K[0 + c];
+    }
+    /* S(w) K - K S(w) = SK + SK^T (K symmetric, S skew) */
+    const mreal hv = 2 * v3_dot(hh, v);
+    Pd[4] = hv - 2 * v[0] * hh[0] + 2 * SK[0];
+    Pd[5] = hv - 2 * v[1] * hh[1] + 2 * SK[4];
+    Pd[6] = hv - 2 * v[2] * hh[2] + 2 * SK[8];
+    Pd[7] = -v[0] * hh[1] - hh[0] * v[1] + SK[1] + SK[3];
+    Pd[8] = -v[0] * hh[2] - hh[0] * v[2] + SK[2] + SK[6];
+    Pd[9] = -v[1] * hh[2] - hh[1] * v[2] + SK[5] + SK[7];
+}
+
+/* subtree wrench at the origin (completed Newton-Euler in w->F) and the
+ * loads: f, n, R = sum r_k f_k^T = o f^T + A P */
+JAC_INLINE void jac_body_wrench(mreal *B, const MBS_K(mbs_ws) *w, const mreal *r, const mreal *p0, int loads,
+                                int i)
+{
+    const mreal *Fr = w->F + 6 * i;
+    mreal *F = B + JB_F;
+    v3_copy(F, Fr);
+    v3_copy(F + 3, Fr + 3);
+    v3_cross_add(F + 3, r, Fr);
+    mreal *L = B + JB_L;
+    if (loads) {
+        const mreal *fx = w->xfrc + 15 * i, *Ai = w->A + 9 * i;
+        mreal o[3];
+        v3_sub(o, w->o + 3 * i, p0);
+        for (int c = 0; c < 6; c++) L[c] = fx[c];
+        m3_mul(L + 6, Ai, fx + 6);
+        for (int a = 0; a < 3; a++)
+            for (int c = 0; c < 3; c++) L[6 + 3 * a + c] += o[a] * fx[c];
+    }
+}
+
+/* The column vectors of column C of a joint on body record B (the
+ * composite sums of its subtree): alpha, beta, psi' and lambda; psi too
+ * unless skipped (an Euler column with skip_euler). */
+JAC_INLINE void jac_column_vectors(mreal *C, const mreal *B, int loads, mreal trR, int with_psi)
+{
+    const mreal *P = B + JB_P, *Pd = B + JB_PD, *H = B + JB_H, *F = B + JB_F, *L = B + JB_L;
+    const mreal *s = C + JC_S, *u = C + JC_U, *ut = C + JC_UT, *wk = C + JC_W, *uq = C + JC_UQ;
+    mreal *al = C + JC_AL, *be = C + JC_BE, *ps = C + JC_PS, *psd = C + JC_PSD, *la = C + JC_LA;
+    mreal t[6];
+    inertia_mv(al, P, s, 0);
+    /* beta = s x* h - Id s */
+    inertia_mv(t, Pd, s, 0);
+    for (int c = 0; c < 6; c++) be[c] = -t[c];
+    s6_fcross_add(be, s, H);
+    /* psi' = Id s - I (u + ut) + s x* h */
+    mreal uu[6];
+    for (int c = 0; c < 6; c++) { uu[c] = u[c] + ut[c]; psd[c] = t[c]; }
+    inertia_mv(t, P, uu, 0);
+    for (int c = 0; c < 6; c++) psd[c] -= t[c];
+    s6_fcross_add(psd, s, H);
+    /* psi = s x* F - I w - Id u - u x* h + load term */
+    if (with_psi) {
+        inertia_mv(t, P, wk, 0);
+        for (int c = 0; c < 6; c++) ps[c] = -t[c];
+        inertia_mv(t, Pd, uq, 0);
+        for (int c = 0; c < 6; c++) ps[c] -= t[c];
+        s6_fcross_add(ps, s, F);
+        mreal mu[6];
+        for (int c = 0; c < 6; c++) mu[c] = -uq[c];
+        s6_fcross_add(ps, mu, H);
+    }
+    la[0] = la[1] = la[2] = 0;
+    if (loads) {
+        const mreal *sw = s + 3, *f = L, *n = L + 3, *R = L + 6;
+        /* lambda = f x s_lin + tr(R) s_ang - R s_ang + n x s_ang */
+        v3_cross(la, f, s);
+        v3_cross_add(la, n, sw);
+        for (int a = 0; a < 3; a++)
+            la[a] += trR * sw[a] - (R[3 * a] * sw[0] + R[3 * a + 1] * sw[1] + R[3 * a + 2] * sw[2]);
+        if (with_psi) {
+            /* + [w x f; w tr R - R^T w + w x n] */
+            v3_cross_add(ps, sw, f);
+            v3_cross_add(ps + 3, sw, n);
+            for (int a = 0; a < 3; a++)
+                ps[3 + a] += trR * sw[a] - (R[a] * sw[0] + R[3 + a] * sw[1] + R[6 + a] * sw[2]);
+        }
+    }
+}
+
+/* Entries of column ck in the rows at or below it, r in [below, qend).
+ * With the row vectors g_r = [alpha_r; beta_r] (contiguous) each entry is
+ * one 12-dot: dq = g . [-w; u] (+ lambda . s), dqd = g . [-(u + ut); -s]
+ * (dtau_dq NULL: not wanted for this column). */
+JAC_INLINE void jac_rows_below(const mreal *JC, int nq, int ck, int below, int qend, int loads,
+                               mreal *dtau_dq, mreal *dtau_dqd)
+{
+    const mreal *C = JC + (size_t)ck * JC_SIZE;
+    const mreal *s = C + JC_S, *u = C + JC_U, *ut = C + JC_UT, *wk = C + JC_W, *uq = C + JC_UQ;
+    mreal z1[12], z2[12];
+    for (int c = 0; c < 6; c++) {
+        z1[c] = -wk[c];
+        z1[6 + c] = uq[c];
+        z2[c] = -(u[c] + ut[c]);
+        z2[6 + c] = -s[c];
+    }
+    if (dtau_dq && dtau_dqd && !loads) {
+        /* both at once: each row vector read once */
+        mreal *o1 = dtau_dq + ck, *o2 = dtau_dqd + ck;
+        for (int r = below; r < qend; r++) {
+            const mreal *g = JC + (size_t)r * JC_SIZE + JC_AL;
+            o1[(size_t)r * nq] = dot12(g, z1);
+            o2[(size_t)r * nq] = dot12(g, z2);
+        }
+        return;
+    }
+    if (dtau_dq) {
+        mreal *out = dtau_dq + ck;
+        if (loads)
+            for (int r = below; r < qend; r++) {
+                const mreal *R = JC + (size_t)r * JC_SIZE;
+                out[(size_t)r * nq] = dot12(R + JC_AL, z1) +
+                    (R[JC_LA] * s[3] + R[JC_LA + 1] * s[4] + R[JC_LA + 2] * s[5]);
+            }
+        else
+            for (int r = below; r < qend; r++)
+                out[(size_t)r * nq] = dot12(JC + (size_t)r * JC_SIZE + JC_AL, z1);
+    }
+    if (dtau_dqd) {
+        mreal *out = dtau_dqd + ck;
+        for (int r = below; r < qend; r++)
+            out[(size_t)r * nq] = dot12(JC + (size_t)r * JC_SIZE + JC_AL, z2);
+    }
+}
+
+/* Euler rows c of the joint of Euler column ck = q0 + e0 + a (p its
+ * parameters, rj its joint point - p0, F the subtree wrench):
+ * + (dS_c[t] - s_k x s_c) . F */
+JAC_INLINE void jac_rows_euler(const mreal *JC, int nq, int ck, int q0e, int a, const mreal *p,
+                               const mreal *AhJ, const mreal *rj, const mreal *F, mreal *dtau_dq)
+{
+    const mreal *s = JC + (size_t)ck * JC_SIZE + JC_S;
+    mreal Ee[12], Ep[12];
+    mreal ea[4] = { 0, 0, 0, 0 };
+    ea[a] = 1;
+    ep_E(Ee, ea);
+    ep_E(Ep, p);
+    for (int c = 0; c < 4; c++) {
+        const int r = q0e + c;
+        mreal lw[3], ww[3], dsc[6], sxs[6];
+        for (int b = 0; b < 3; b++) lw[b] = 2 * (Ee[4 * b + c] - p[a] * Ep[4 * b + c]);
+        m3_mv(ww, AhJ, lw);
+        v3_copy(dsc + 3, ww);
+        v3_cross(dsc, rj, ww);
+        s6_mcross(sxs, s, JC + (size_t)r * JC_SIZE + JC_S);
+        for (int b = 0; b < 6; b++) dsc[b] -= sxs[b];
+        dtau_dq[r * nq + ck] += dot6(dsc, F);
+    }
+}
+
+/* Entries of column ck in the rows above, from top up the parent chain of
+ * coordinates (w->qpar), and its mass-matrix entries: M(r, ck) =
+ * s_r . I^C s_ck, r above or in the joint. */
+JAC_INLINE void jac_rows_above(const mreal *JC, const int *qpar, int nq, int ck, int top, mreal *dtau_dq,
+                               mreal *dtau_dqd, mreal *M)
+{
+    const mreal *C = JC + (size_t)ck * JC_SIZE, *ps = C + JC_PS, *psd = C + JC_PSD;
+    if (dtau_dq && dtau_dqd) {
+        for (int r = top; r >= 0; r = qpar[r]) {
+            const mreal *sr = JC + (size_t)r * JC_SIZE + JC_S;
+            dtau_dq[(size_t)r * nq + ck] = dot6(sr, ps);
+            dtau_dqd[(size_t)r * nq + ck] = dot6(sr, psd);
+        }
+    } else if (dtau_dq) {
+        for (int r = top; r >= 0; r = qpar[r])
+            dtau_dq[(size_t)r * nq + ck] = dot6(JC + (size_t)r * JC_SIZE + JC_S, ps);
+    } else if (dtau_dqd) {
+        for (int r = top; r >= 0; r = qpar[r])
+            dtau_dqd[(size_t)r * nq + ck] = dot6(JC + (size_t)r * JC_SIZE + JC_S, psd);
+    }
+    if (M) {
+        for (int r = ck; r >= 0; r = qpar[r])
+            M[(size_t)r * nq + ck] = M[(size_t)ck * nq + r] = dot6(JC + (size_t)r * JC_SIZE + JC_S, C + JC_AL);
+    }
+}
+
+/* ---- backward, body i: column vectors, Jacobian entries, composite sums ---- */
+JAC_INLINE void jac_backward_body(const mbs_model *m, const MBS_K(mbs_ws) *w, mreal *JB, mreal *JC,
+                                  const mreal *p0, const mreal *q, int loads, int skip_euler, int i,
+                                  mreal *dtau_dq, mreal *dtau_dqd, mreal *M)
+{
+    const int nb = m->nb, nq = m->nq;
+    const mbs_joint_info *jt = &m->joint[i];
+    const int h = jt->parent, ni = jt->nq, q0 = jt->qoff;
+    const int qend = m->body[i].subtree_end <= nb ? m->joint[m->body[i].subtree_end].qoff : nq;
+    mreal *B = JB + (size_t)i * JB_SIZE;
+    const int e0 = jt->euler >= 0 ? jt->euler : ni;
+    const mreal *L = B + JB_L;
+    mreal trR = loads ? L[6] + L[10] + L[14] : 0;
+    for (int k = 0; k < ni; k++)
+        jac_column_vectors(JC + (size_t)(q0 + k) * JC_SIZE, B, loads, trR, k < e0 || !skip_euler);
+    /* columns k of joint i */
+    for (int k = 0; k < ni; k++) {
+        const int ck = q0 + k;
+        const int euler = k >= e0;
+        const int dq = dtau_dq && (!euler || !skip_euler);
+        /* rows at or below k: this joint from k on (from its first Euler
+         * parameter for an Euler column), then the subtree */
+        jac_rows_below(JC, nq, ck, euler ? q0 + e0 : ck, qend, loads, dq ? dtau_dq : NULL, dtau_dqd);
+        if (dq && euler) {
+            mreal rj[3];
+            v3_sub(rj, w->rj + 3 * i, p0);
+            jac_rows_euler(JC, nq, ck, q0 + e0, k - e0, q + q0 + e0, w->AhJ + 9 * i, rj, B + JB_F, dtau_dq);
+        }
+        /* rows above: earlier columns of this joint, then the ancestors */
+        jac_rows_above(JC, w->qpar, nq, ck, euler ? w->qpar[q0 + e0] : w->qpar[ck], dq ? dtau_dq : NULL,
+                       dtau_dqd, M);
+    }
+    /* pass the composite sums to the parent */
+    if (h > 0) {
+        mreal *Bp = JB + (size_t)h * JB_SIZE;
+        for (int c = JB_P; c < JB_F; c++) Bp[c] += B[c];
+        if (loads) for (int c = JB_L; c < JB_SIZE; c++) Bp[c] += B[c];
+    }
+}
+
 void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w,
                                const mreal *q, const mreal *qd, const mreal *qdd, int skip_euler,
                                mreal *dtau_dq, mreal *dtau_dqd, mreal *M)
@@ -88,17 +463,8 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
     const mreal *grav = x + m->x_gravity;
     int loads = 0;
     for (int k = 15; k < 15 * (nb + 1) && !loads; k++) loads = MRE(w->xfrc[k]) != 0;
-
-    /* The common point of all spatial quantities: the mass centre of the
-     * model rather than the global origin, to keep lever arms (and the
-     * cancellations between m |c|^2 terms) as small as the model allows. */
-    mreal p0[3] = { 0, 0, 0 }, mtot = 0;
-    for (int i = 1; i <= nb; i++) {
-        const mreal mi = x[m->body[i].x_mass];
-        for (int c = 0; c < 3; c++) p0[c] += mi * w->rG[3 * i + c];
-        mtot += mi;
-    }
-    if (MRE(mtot) > 0) for (int c = 0; c < 3; c++) p0[c] /= mtot;
+    mreal p0[3];
+    jac_origin(m, x, w, p0);
     v3_copy(JB + JB_P, p0);   /* kept (ground record) for mbs_jac_body_tangent */
     /* ground: V = 0, A = -a_g */
     for (int c = 0; c < JB_SIZE; c++) if (c < JB_P || c >= JB_P + 3) JB[c] = 0;
@@ -106,150 +472,14 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
 
     /* ---- forward: origin quantities, columns, body inertias ---- */
     for (int i = 1; i <= nb; i++) {
-        const mbs_joint_info *jt = &m->joint[i];
-        const int h = jt->parent, ni = jt->nq;
         mreal *B = JB + (size_t)i * JB_SIZE;
-        const mreal *Bh = JB + (size_t)h * JB_SIZE;
-        const mreal *Vr = w->V + 6 * i, *Vdr = w->Vd + 6 * i;
-        mreal r[3];
+        mreal r[3], cg[3];
         v3_sub(r, w->r + 3 * i, p0);
-        mreal *V = B + JB_V, *A = B + JB_A;
-        /* V at the origin: v_O = v_r + r x w */
-        v3_copy(V + 3, Vr + 3);
-        v3_copy(V, Vr);
-        v3_cross_add(V, r, Vr + 3);
-        /* spatial acceleration at r, then at the origin, minus gravity */
-        v3_copy(A + 3, Vdr + 3);
-        v3_copy(A, Vdr);
-        v3_cross_add(A, Vr, Vr + 3);  /* - w x v = + v x w */
-        v3_cross_add(A, r, Vdr + 3);
-        for (int c = 0; c < 3; c++) A[c] -= grav[c];
-        /* columns */
-        const mreal *bi = w->b + MBS_BSTRIDE * i;
-        mreal VF[6], AF[6];
-        s6_copy(VF, Bh + JB_V);
-        s6_copy(AF, Bh + JB_A);
-        const int e0 = jt->euler >= 0 ? jt->euler : ni;
-        for (int k = 0; k < ni; k++) {
-            mreal *C = JC + (size_t)(jt->qoff + k) * JC_SIZE;
-            mreal *s = C + JC_S, *u = C + JC_U, *ut = C + JC_UT, *wk = C + JC_W, *uq = C + JC_UQ;
-            v3_copy(s + 3, bi + 6 * k + 3);
-            v3_copy(s, bi + 6 * k);
-            v3_cross_add(s, r, s + 3);
-            s6_mcross(u, s, VF);
-            if (k < e0) {
-                /* rigid column: carried by the frame VF, AF */
-                s6_copy(ut, u);
-                s6_copy(uq, u);
-                s6_mcross(wk, s, AF);
-                mreal t[6];
-                s6_mcross(t, VF, u);
-                for (int c = 0; c < 6; c++) wk[c] += t[c];
-                const mreal qdk = qd ? qd[jt->qoff + k] : 0, qddk = qdd ? qdd[jt->qoff + k] : 0;
-                for (int c = 0; c < 6; c++) {
-                    AF[c] += s[c] * qddk - u[c] * qdk;
-                    VF[c] += s[c] * qdk;
-                }
-            } else {
-                /* Euler parameter p_a, column k = e0 + a. Velocities: the
-                 * other columns of the joint depend on p (linearly). */
-                s6_mcross(ut, s, V);
-                /* Positions: the tangent part t = e_a - p_a p of the unit
-                 * direction rotates the child rigidly along sigma = s_k
-                 * (|p| = 1); the joint's own columns change by
-                 * dS[x] = [r_j x w; w], w = 2 A_hJ E(t) x, so that
-                 * dV_i = dS[pd], dA_i = dS[pdd] + V_F x dS[pd] and
-                 * u = s x V_i - dV_i, w = s x A_i - u x V_i - dA_i. */
-                const int a = k - e0;
-                const mreal *p = q + jt->qoff + e0, *pd = qd ? qd + jt->qoff + e0 : 0;
-                const mreal *pdd = qdd ? qdd + jt->qoff + e0 : 0;
-                const mreal *AhJ = w->AhJ + 9 * i;
-                mreal rj[3];
-                v3_sub(rj, w->rj + 3 * i, p0);
-                mreal dV[6], dA[6], t[6];
-                for (int c = 0; c < 6; c++) dV[c] = dA[c] = 0;
-                for (int pass = 0; pass < 2; pass++) {
-                    const mreal *xv = pass ? pdd : pd;
-                    if (!xv) continue;
-                    mreal Ee[12], Ep[12], lw[3], ww[3];
-                    mreal ea[4] = { 0, 0, 0, 0 };
-                    ea[a] = 1;
-                    ep_E(Ee, ea);
-                    ep_E(Ep, p);
-                    for (int r = 0; r < 3; r++) {
-                        lw[r] = 0;
-                        for (int c = 0; c < 4; c++) lw[r] += 2 * (Ee[4 * r + c] - p[a] * Ep[4 * r + c]) * xv[c];
-                    }
-                    m3_mv(ww, AhJ, lw);
-                    mreal *out = pass ? dA : dV;
-                    v3_copy(out + 3, ww);
-                    v3_cross(out, rj, ww);
-                }
-                s6_mcross(t, VF, dV);
-                for (int c = 0; c < 6; c++) dA[c] += t[c];
-                s6_mcross(uq, s, V);
-                for (int c = 0; c < 6; c++) uq[c] -= dV[c];
-                s6_mcross(wk, s, A);
-                s6_mcross(t, uq, V);
-                for (int c = 0; c < 6; c++) wk[c] -= t[c] + dA[c];
-            }
-        }
-        /* body inertia (m, h, K) at the origin and its rate (0, hd, Kd) */
-        const mreal mass = x[m->body[i].x_mass], *J = w->J + 9 * i;
-        mreal cg[3];
+        jac_body_motion(B, w->V + 6 * i, w->Vd + 6 * i, r, grav);
+        jac_columns(m, w, JB, JC, p0, r, q, qd, qdd, i);
         v3_sub(cg, w->rG + 3 * i, p0);
-        mreal *P = B + JB_P, *Pd = B + JB_PD;
-        const mreal cc = v3_dot(cg, cg);
-        P[0] = mass;
-        for (int c = 0; c < 3; c++) P[1 + c] = mass * cg[c];
-        P[4] = J[0] + mass * (cc - cg[0] * cg[0]);
-        P[5] = J[4] + mass * (cc - cg[1] * cg[1]);
-        P[6] = J[8] + mass * (cc - cg[2] * cg[2]);
-        P[7] = J[1] - mass * cg[0] * cg[1];
-        P[8] = J[2] - mass * cg[0] * cg[2];
-        P[9] = J[5] - mass * cg[1] * cg[2];
-        /* momentum I V; its linear part is hd = m v + w x h */
-        mreal *H = B + JB_H;
-        inertia_mv(H, P, V, 0);
-        Pd[0] = 0;
-        v3_copy(Pd + 1, H);
-        {
-            /* Kd = 2 (h.v) I - v h^T - h v^T + S(w) K - K S(w) */
-            const mreal *hh = P + 1, *v = V, *om = V + 3;
-            mreal K[9];
-            m3_sym(K, P + 4);
-            mreal SK[9];   /* S(w) K */
-            for (int c = 0; c < 3; c++) {
-                SK[0 + c] = om[1] * K[6 + c] - om[2] * K[3 + c];
-                SK[3 + c] = om[2] * K[0 + c] - om[0] * K[6 + c];
-                SK[6 + c] = om[0] * K[3 + c] - om[1] * K[0 + c];
-            }
-            /* S(w) K - K S(w) = SK + SK^T (K symmetric, S skew) */
-            const mreal hv = 2 * v3_dot(hh, v);
-            Pd[4] = hv - 2 * v[0] * hh[0] + 2 * SK[0];
-            Pd[5] = hv - 2 * v[1] * hh[1] + 2 * SK[4];
-            Pd[6] = hv - 2 * v[2] * hh[2] + 2 * SK[8];
-            Pd[7] = -v[0] * hh[1] - hh[0] * v[1] + SK[1] + SK[3];
-            Pd[8] = -v[0] * hh[2] - hh[0] * v[2] + SK[2] + SK[6];
-            Pd[9] = -v[1] * hh[2] - hh[1] * v[2] + SK[5] + SK[7];
-        }
-        /* subtree wrench at the origin (completed Newton-Euler in w->F) */
-        const mreal *Fr = w->F + 6 * i;
-        mreal *F = B + JB_F;
-        v3_copy(F, Fr);
-        v3_copy(F + 3, Fr + 3);
-        v3_cross_add(F + 3, r, Fr);
-        /* loads: f, n, R = sum r_k f_k^T = o f^T + A P */
-        mreal *L = B + JB_L;
-        if (loads) {
-            const mreal *fx = w->xfrc + 15 * i, *Ai = w->A + 9 * i;
-            mreal o[3];
-            v3_sub(o, w->o + 3 * i, p0);
-            for (int c = 0; c < 6; c++) L[c] = fx[c];
-            m3_mul(L + 6, Ai, fx + 6);
-            for (int a = 0; a < 3; a++)
-                for (int c = 0; c < 3; c++) L[6 + 3 * a + c] += o[a] * fx[c];
-        }
+        jac_body_inertia(B, x[m->body[i].x_mass], w->J + 9 * i, cg);
+        jac_body_wrench(B, w, r, p0, loads, i);
     }
 
     /* ---- backward: composite sums, column vectors, Jacobian entries ---- */
@@ -260,157 +490,8 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
         if (dtau_dqd) for (int k = 0; k < nq * nq; k++) dtau_dqd[k] = 0;
         if (M) for (int k = 0; k < nq * nq; k++) M[k] = 0;
     }
-    for (int i = nb; i >= 1; i--) {
-        const mbs_joint_info *jt = &m->joint[i];
-        const int h = jt->parent, ni = jt->nq, q0 = jt->qoff;
-        const int qend = m->body[i].subtree_end <= nb ? m->joint[m->body[i].subtree_end].qoff : nq;
-        mreal *B = JB + (size_t)i * JB_SIZE;
-        const mreal *P = B + JB_P, *Pd = B + JB_PD, *H = B + JB_H, *F = B + JB_F, *L = B + JB_L;
-        const int e0 = jt->euler >= 0 ? jt->euler : ni;
-        mreal trR = loads ? L[6] + L[10] + L[14] : 0;
-        for (int k = 0; k < ni; k++) {
-            mreal *C = JC + (size_t)(q0 + k) * JC_SIZE;
-            const mreal *s = C + JC_S, *u = C + JC_U, *ut = C + JC_UT, *wk = C + JC_W, *uq = C + JC_UQ;
-            mreal *al = C + JC_AL, *be = C + JC_BE, *ps = C + JC_PS, *psd = C + JC_PSD, *la = C + JC_LA;
-            mreal t[6];
-            inertia_mv(al, P, s, 0);
-            /* beta = s x* h - Id s */
-            inertia_mv(t, Pd, s, 0);
-            for (int c = 0; c < 6; c++) be[c] = -t[c];
-            s6_fcross_add(be, s, H);
-            /* psi' = Id s - I (u + ut) + s x* h */
-            mreal uu[6];
-            for (int c = 0; c < 6; c++) { uu[c] = u[c] + ut[c]; psd[c] = t[c]; }
-            inertia_mv(t, P, uu, 0);
-            for (int c = 0; c < 6; c++) psd[c] -= t[c];
-            s6_fcross_add(psd, s, H);
-            /* psi = s x* F - I w - Id u - u x* h + load term */
-            if (k < e0 || !skip_euler) {
-                inertia_mv(t, P, wk, 0);
-                for (int c = 0; c < 6; c++) ps[c] = -t[c];
-                inertia_mv(t, Pd, uq, 0);
-                for (int c = 0; c < 6; c++) ps[c] -= t[c];
-                s6_fcross_add(ps, s, F);
-                mreal mu[6];
-                for (int c = 0; c < 6; c++) mu[c] = -uq[c];
-                s6_fcross_add(ps, mu, H);
-            }
-            la[0] = la[1] = la[2] = 0;
-            if (loads) {
-                const mreal *sw = s + 3, *f = L, *n = L + 3, *R = L + 6;
-                /* lambda = f x s_lin + tr(R) s_ang - R s_ang + n x s_ang */
-                v3_cross(la, f, s);
-                v3_cross_add(la, n, sw);
-                for (int a = 0; a < 3; a++)
-                    la[a] += trR * sw[a] - (R[3 * a] * sw[0] + R[3 * a + 1] * sw[1] + R[3 * a + 2] * sw[2]);
-                if (k < e0 || !skip_euler) {
-                    /* + [w x f; w tr R - R^T w + w x n] */
-                    v3_cross_add(ps, sw, f);
-                    v3_cross_add(ps + 3, sw, n);
-                    for (int a = 0; a < 3; a++)
-                        ps[3 + a] += trR * sw[a] - (R[a] * sw[0] + R[3 + a] * sw[1] + R[6 + a] * sw[2]);
-                }
-            }
-        }
-        /* columns k of joint i */
-        for (int k = 0; k < ni; k++) {
-            const int ck = q0 + k;
-            const mreal *C = JC + (size_t)ck * JC_SIZE;
-            const mreal *s = C + JC_S, *u = C + JC_U, *ut = C + JC_UT, *wk = C + JC_W, *uq = C + JC_UQ;
-            const mreal *ps = C + JC_PS, *psd = C + JC_PSD;
-            const int euler = k >= e0;
-            const int dq = dtau_dq && (!euler || !skip_euler);
-            /* rows at or below k: this joint from k on (from its first Euler
-             * parameter for an Euler column), then the subtree. With the
-             * row vectors g_r = [alpha_r; beta_r] (contiguous) each entry is
-             * one 12-dot: dq = g . [-w; u] (+ lambda . s), dqd = g . [-(u + ut); -s] */
-            const int below = euler ? q0 + e0 : ck;
-            mreal z1[12], z2[12];
-            for (int c = 0; c < 6; c++) {
-                z1[c] = -wk[c];
-                z1[6 + c] = uq[c];
-                z2[c] = -(u[c] + ut[c]);
-                z2[6 + c] = -s[c];
-            }
-            if (dq && dtau_dqd && !loads) {
-                /* both at once: each row vector read once */
-                mreal *o1 = dtau_dq + ck, *o2 = dtau_dqd + ck;
-                for (int r = below; r < qend; r++) {
-                    const mreal *g = JC + (size_t)r * JC_SIZE + JC_AL;
-                    o1[(size_t)r * nq] = dot12(g, z1);
-                    o2[(size_t)r * nq] = dot12(g, z2);
-                }
-            } else {
-            if (dq) {
-                mreal *out = dtau_dq + ck;
-                if (loads)
-                    for (int r = below; r < qend; r++) {
-                        const mreal *R = JC + (size_t)r * JC_SIZE;
-                        out[(size_t)r * nq] = dot12(R + JC_AL, z1) +
-                            (R[JC_LA] * s[3] + R[JC_LA + 1] * s[4] + R[JC_LA + 2] * s[5]);
-                    }
-                else
-                    for (int r = below; r < qend; r++)
-                        out[(size_t)r * nq] = dot12(JC + (size_t)r * JC_SIZE + JC_AL, z1);
-            }
-            if (dtau_dqd) {
-                mreal *out = dtau_dqd + ck;
-                for (int r = below; r < qend; r++)
-                    out[(size_t)r * nq] = dot12(JC + (size_t)r * JC_SIZE + JC_AL, z2);
-            }
-            }
-            /* Euler rows c of the same joint: + (dS_c[t] - s_k x s_c) . F */
-            if (dq && euler) {
-                const int a = k - e0;
-                const mreal *p = q + q0 + e0, *AhJ = w->AhJ + 9 * i;
-                mreal rj[3], Ee[12], Ep[12];
-                v3_sub(rj, w->rj + 3 * i, p0);
-                mreal ea[4] = { 0, 0, 0, 0 };
-                ea[a] = 1;
-                ep_E(Ee, ea);
-                ep_E(Ep, p);
-                for (int c = 0; c < 4; c++) {
-                    const int r = q0 + e0 + c;
-                    mreal lw[3], ww[3], dsc[6], sxs[6];
-                    for (int b = 0; b < 3; b++) lw[b] = 2 * (Ee[4 * b + c] - p[a] * Ep[4 * b + c]);
-                    m3_mv(ww, AhJ, lw);
-                    v3_copy(dsc + 3, ww);
-                    v3_cross(dsc, rj, ww);
-                    s6_mcross(sxs, s, JC + (size_t)r * JC_SIZE + JC_S);
-                    for (int b = 0; b < 6; b++) dsc[b] -= sxs[b];
-                    dtau_dq[r * nq + ck] += dot6(dsc, F);
-                }
-            }
-            /* rows above: earlier columns of this joint, then the ancestors
-             * (the parent chain of coordinates, w->qpar) */
-            const int top = euler ? w->qpar[q0 + e0] : w->qpar[ck];
-            if (dq && dtau_dqd) {
-                for (int r = top; r >= 0; r = w->qpar[r]) {
-                    const mreal *sr = JC + (size_t)r * JC_SIZE + JC_S;
-                    dtau_dq[(size_t)r * nq + ck] = dot6(sr, ps);
-                    dtau_dqd[(size_t)r * nq + ck] = dot6(sr, psd);
-                }
-            } else if (dq) {
-                for (int r = top; r >= 0; r = w->qpar[r])
-                    dtau_dq[(size_t)r * nq + ck] = dot6(JC + (size_t)r * JC_SIZE + JC_S, ps);
-            } else if (dtau_dqd) {
-                for (int r = top; r >= 0; r = w->qpar[r])
-                    dtau_dqd[(size_t)r * nq + ck] = dot6(JC + (size_t)r * JC_SIZE + JC_S, psd);
-            }
-            /* mass matrix: M(r, ck) = s_r . I^C s_ck, r above or in the joint */
-            if (M) {
-                for (int r = ck; r >= 0; r = w->qpar[r])
-                    M[(size_t)r * nq + ck] = M[(size_t)ck * nq + r] =
-                        dot6(JC + (size_t)r * JC_SIZE + JC_S, C + JC_AL);
-            }
-        }
-        /* pass the composite sums to the parent */
-        if (h > 0) {
-            mreal *Bp = JB + (size_t)h * JB_SIZE;
-            for (int c = JB_P; c < JB_F; c++) Bp[c] += B[c];
-            if (loads) for (int c = JB_L; c < JB_SIZE; c++) Bp[c] += B[c];
-        }
-    }
+    for (int i = nb; i >= 1; i--)
+        jac_backward_body(m, w, JB, JC, p0, q, loads, skip_euler, i, dtau_dq, dtau_dqd, M);
 }
 
 void MBS_K(mbs_jac_body_tangent)(const mbs_model *m, const MBS_K(mbs_ws) *w, int k, int which, int b,

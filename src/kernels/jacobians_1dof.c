@@ -660,20 +660,16 @@ int mbs_idl_fd_solve(const mbs_model *m, mbs_data *d, const double *L, double *X
  *   idl_update   for a front run at qdd = 0: the column vectors that depend
  *                on the accelerations (w, psi) moved to the given qdd;
  *   idl_entries  the entries of dtau/dq and dtau/dqd from the column
- *                vectors; returns their sum. */
-IDL_INLINE double idl_front(const mbs_model *m, mbs_data *d, const double *q, const double *qd, const double *qdd,
-                            double *tau, double *M)
-{
-    const int nb = m->nb, nq = m->nq;
-    struct mbs_idl *f = d->idl;
-    const idl_body *Bd = f->b;
-    idl_ws *W = f->w;
-    double *CC = f->col;
-    const double *g = m->x + m->x_gravity, *ql = d->qload;
+ *                vectors; returns their sum.
+ * idl_front is put together from the IDL_INLINE pieces that precede it,
+ * one per phase. */
 
-    /* ---- positions, and the mass centre p0 ----
-     * The joint's own part first (E = C Rot(e1, q), t = p (+ q C e1)), off
-     * the chain of dependencies along the tree; then R = R_h E, o = o_h + R_h t. */
+/* ---- positions, and the mass centre p0 ----
+ * The joint's own part first (E = C Rot(e1, q), t = p (+ q C e1)), off
+ * the chain of dependencies along the tree; then R = R_h E, o = o_h + R_h t. */
+IDL_INLINE void idl_positions(const mbs_model *m, const idl_body *Bd, idl_ws *W, const double *q, double *p0)
+{
+    const int nb = m->nb;
     double mc[3] = { 0, 0, 0 }, mt = 0;
     /* sines and cosines first: independent of each other, they pipeline
      * here, where inside the tree loop each one would wait in line */
@@ -721,8 +717,146 @@ IDL_INLINE double idl_front(const mbs_model *m, mbs_data *d, const double *q, co
             mt += ms;
         }
     }
-    double p0[3] = { 0, 0, 0 };
+    p0[0] = p0[1] = p0[2] = 0;
     if (mt > 0) for (int r = 0; r < 3; r++) p0[r] = mc[r] / mt;
+}
+
+/* ---- velocity, acceleration and column of body i at p0 (r = o_i - p0) ---- */
+IDL_INLINE void idl_body_motion(const idl_body *b, idl_ws *w, double *CC, const double *Vh, const double *Ah,
+                                const double *r, const double *qd, const double *qdd)
+{
+    const double *R = w->R;
+    double *V = w->V, *A = w->A;
+    if (b->col < 0) {
+        for (int k = 0; k < 6; k++) { V[k] = Vh[k]; A[k] = Ah[k]; }
+        return;
+    }
+    const int c = b->col;
+    double *C = CC + (size_t)c * CC_SIZE, *s = C + CC_S, *u = C + CC_U, *wk = C + CC_W;
+    const double a[3] = { R[0], R[3], R[6] };
+    if (b->kind == IDL_REV) {
+        cross3(s, r, a);
+        s[3] = a[0]; s[4] = a[1]; s[5] = a[2];
+    } else {
+        s[0] = a[0]; s[1] = a[1]; s[2] = a[2];
+        s[3] = s[4] = s[5] = 0;
+    }
+    s6_mcross(u, s, Vh);
+    double t[6];
+    s6_mcross(wk, s, Ah);
+    s6_mcross(t, Vh, u);
+    for (int k = 0; k < 6; k++) wk[k] += t[k];
+    const double qdc = qd ? qd[c] : 0, qddc = qdd ? qdd[c] : 0;
+    for (int k = 0; k < 6; k++) {
+        V[k] = Vh[k] + s[k] * qdc;
+        A[k] = Ah[k] + s[k] * qddc - u[k] * qdc;
+    }
+}
+
+/* ---- body terms of a massive body i at p0 (r = o_i - p0): inertia,
+ * momentum, its rate terms, and the body's wrench I A + V x* I V ---- */
+IDL_INLINE void idl_body_terms(const idl_body *b, idl_ws *w, const double *r)
+{
+    const double *R = w->R, *V = w->V, *A = w->A;
+    double *P = w->sum + IDL_P, *Pd = w->sum + IDL_PD, *Hm = w->sum + IDL_H, *F = w->sum + IDL_F;
+    /* inertia at p0, world axes: K = R J R^T + m (|cg|^2 I - cg cg^T) */
+    const double ms = b->m, *J = b->J;
+    double cg[3];
+    for (int k = 0; k < 3; k++) cg[k] = r[k] + R[3 * k] * b->c[0] + R[3 * k + 1] * b->c[1] + R[3 * k + 2] * b->c[2];
+    double RJ[9];
+    for (int k = 0; k < 3; k++) {
+        const double r0 = R[3 * k], r1 = R[3 * k + 1], r2 = R[3 * k + 2];
+        RJ[3 * k] = r0 * J[0] + r1 * J[3] + r2 * J[4];
+        RJ[3 * k + 1] = r0 * J[3] + r1 * J[1] + r2 * J[5];
+        RJ[3 * k + 2] = r0 * J[4] + r1 * J[5] + r2 * J[2];
+    }
+    const double cc = cg[0] * cg[0] + cg[1] * cg[1] + cg[2] * cg[2];
+    P[0] = ms;
+    P[1] = ms * cg[0]; P[2] = ms * cg[1]; P[3] = ms * cg[2];
+#define RJRT(a, b) (RJ[3 * (a)] * R[3 * (b)] + RJ[3 * (a) + 1] * R[3 * (b) + 1] + RJ[3 * (a) + 2] * R[3 * (b) + 2])
+    P[4] = RJRT(0, 0) + ms * (cc - cg[0] * cg[0]);
+    P[5] = RJRT(1, 1) + ms * (cc - cg[1] * cg[1]);
+    P[6] = RJRT(2, 2) + ms * (cc - cg[2] * cg[2]);
+    P[7] = RJRT(0, 1) - ms * cg[0] * cg[1];
+    P[8] = RJRT(0, 2) - ms * cg[0] * cg[2];
+    P[9] = RJRT(1, 2) - ms * cg[1] * cg[2];
+#undef RJRT
+    s6_inertia_mv(Hm, P, V);
+    s6_inertia_mv(F, P, A);
+    s6_fcross_add(F, V, Hm);
+    /* Pd = (hd, Kd): hd = linear part of I V;
+     * Kd = 2 (h.v) I - v h^T - h v^T + S(w) K - K S(w) */
+    const double *hh = P + 1, *v = V, *om = V + 3, *K = P + 4;
+    Pd[0] = Hm[0]; Pd[1] = Hm[1]; Pd[2] = Hm[2];
+    /* K full: [K0 K3 K4; K3 K1 K5; K4 K5 K2]; SK = S(w) K */
+    const double k00 = K[0], k11 = K[1], k22 = K[2], k01 = K[3], k02 = K[4], k12 = K[5];
+    const double SK00 = om[1] * k02 - om[2] * k01, SK11 = om[2] * k01 - om[0] * k12;
+    const double SK22 = om[0] * k12 - om[1] * k02;
+    const double SK01 = om[1] * k12 - om[2] * k11, SK10 = om[2] * k00 - om[0] * k02;
+    const double SK02 = om[1] * k22 - om[2] * k12, SK20 = om[0] * k01 - om[1] * k00;
+    const double SK12 = om[2] * k02 - om[0] * k22, SK21 = om[0] * k11 - om[1] * k01;
+    const double hv = 2 * (hh[0] * v[0] + hh[1] * v[1] + hh[2] * v[2]);
+    Pd[3] = hv - 2 * v[0] * hh[0] + 2 * SK00;
+    Pd[4] = hv - 2 * v[1] * hh[1] + 2 * SK11;
+    Pd[5] = hv - 2 * v[2] * hh[2] + 2 * SK22;
+    Pd[6] = -v[0] * hh[1] - hh[0] * v[1] + SK01 + SK10;
+    Pd[7] = -v[0] * hh[2] - hh[0] * v[2] + SK02 + SK20;
+    Pd[8] = -v[1] * hh[2] - hh[1] * v[2] + SK12 + SK21;
+}
+
+/* ---- backward, the column c of body record w (its composite sums):
+ * tau_c (tau NULL: not wanted) and the column vectors g, psi, psid ---- */
+IDL_INLINE void idl_column_vectors(double *C, const idl_ws *w, int c, const double *ql, double *tau)
+{
+    const double *s = C + CC_S, *u = C + CC_U, *wk = C + CC_W;
+    const double *P = w->sum + IDL_P, *Pd = w->sum + IDL_PD, *Hm = w->sum + IDL_H, *F = w->sum + IDL_F;
+    if (tau) tau[c] = dot6(s, F) - ql[c];
+    double *al = C + CC_G, *be = C + CC_G + 6, *ps = C + CC_PS, *psd = C + CC_PSD;
+    double t[6], Iu[6], Iw[6];
+    s6_inertia_mv(al, P, s);
+    inertia_rate_mv(t, Pd, s);
+    s6_inertia_mv(Iu, P, u);
+    double sH[6] = { 0, 0, 0, 0, 0, 0 };
+    s6_fcross_add(sH, s, Hm);
+    for (int k = 0; k < 6; k++) { be[k] = sH[k] - t[k]; psd[k] = (t[k] - 2 * Iu[k]) + sH[k]; }
+    /* psi = s x* F - I w - Id u - u x* h */
+    s6_inertia_mv(Iw, P, wk);
+    inertia_rate_mv(t, Pd, u);
+    for (int k = 0; k < 6; k++) ps[k] = -Iw[k] - t[k];
+    s6_fcross_add(ps, s, F);
+    const double mu[6] = { -u[0], -u[1], -u[2], -u[3], -u[4], -u[5] };
+    s6_fcross_add(ps, mu, Hm);
+}
+
+/* ---- mass matrix: M(r, c) = s_r . alpha_c, r above or at c; returns
+ * the sum of its entries ---- */
+IDL_INLINE double idl_mass_matrix(const mbs_model *m, const double *CC, const int *cpar, double *M)
+{
+    const int nq = m->nq;
+    double fin = 0;
+    if (m->nbranch != 1) memset(M, 0, sizeof(double) * (size_t)nq * nq);
+    for (int c = 0; c < nq; c++) {
+        const double *gc = CC + (size_t)c * CC_SIZE + CC_G;
+        for (int r = c; r >= 0; r = cpar[r]) {
+            const double e = dot6(CC + (size_t)r * CC_SIZE + CC_S, gc);
+            M[(size_t)r * nq + c] = M[(size_t)c * nq + r] = e;
+            fin += e;
+        }
+    }
+    return fin;
+}
+
+IDL_INLINE double idl_front(const mbs_model *m, mbs_data *d, const double *q, const double *qd, const double *qdd,
+                            double *tau, double *M)
+{
+    const int nb = m->nb, nq = m->nq;
+    struct mbs_idl *f = d->idl;
+    const idl_body *Bd = f->b;
+    idl_ws *W = f->w;
+    double *CC = f->col;
+    const double *g = m->x + m->x_gravity, *ql = d->qload;
+    double p0[3];
+    idl_positions(m, Bd, W, q, p0);
 
     /* ---- velocities, accelerations, columns, body terms at p0 ---- */
     const double V0[6] = { 0, 0, 0, 0, 0, 0 }, A0[6] = { -g[0], -g[1], -g[2], 0, 0, 0 };
@@ -730,134 +864,25 @@ IDL_INLINE double idl_front(const mbs_model *m, mbs_data *d, const double *q, co
         const idl_body *b = &Bd[i];
         idl_ws *w = &W[i];
         const int h = b->parent;
-        const double *Vh = h > 0 ? W[h].V : V0, *Ah = h > 0 ? W[h].A : A0;
-        const double *R = w->R;
-        double r[3] = { w->o[0] - p0[0], w->o[1] - p0[1], w->o[2] - p0[2] };
-        double *V = w->V, *A = w->A;
-        if (b->col >= 0) {
-            const int c = b->col;
-            double *C = CC + (size_t)c * CC_SIZE, *s = C + CC_S, *u = C + CC_U, *wk = C + CC_W;
-            const double a[3] = { R[0], R[3], R[6] };
-            if (b->kind == IDL_REV) {
-                cross3(s, r, a);
-                s[3] = a[0]; s[4] = a[1]; s[5] = a[2];
-            } else {
-                s[0] = a[0]; s[1] = a[1]; s[2] = a[2];
-                s[3] = s[4] = s[5] = 0;
-            }
-            s6_mcross(u, s, Vh);
-            double t[6];
-            s6_mcross(wk, s, Ah);
-            s6_mcross(t, Vh, u);
-            for (int k = 0; k < 6; k++) wk[k] += t[k];
-            const double qdc = qd ? qd[c] : 0, qddc = qdd ? qdd[c] : 0;
-            for (int k = 0; k < 6; k++) {
-                V[k] = Vh[k] + s[k] * qdc;
-                A[k] = Ah[k] + s[k] * qddc - u[k] * qdc;
-            }
-        } else {
-            for (int k = 0; k < 6; k++) { V[k] = Vh[k]; A[k] = Ah[k]; }
-        }
-        double *P = w->sum + IDL_P, *Pd = w->sum + IDL_PD, *Hm = w->sum + IDL_H, *F = w->sum + IDL_F;
-        if (!b->massive) {
-            memset(w->sum, 0, sizeof w->sum);
-            continue;
-        }
-        /* inertia at p0, world axes: K = R J R^T + m (|cg|^2 I - cg cg^T) */
-        const double ms = b->m, *J = b->J;
-        double cg[3];
-        for (int k = 0; k < 3; k++) cg[k] = r[k] + R[3 * k] * b->c[0] + R[3 * k + 1] * b->c[1] + R[3 * k + 2] * b->c[2];
-        double RJ[9];
-        for (int k = 0; k < 3; k++) {
-            const double r0 = R[3 * k], r1 = R[3 * k + 1], r2 = R[3 * k + 2];
-            RJ[3 * k] = r0 * J[0] + r1 * J[3] + r2 * J[4];
-            RJ[3 * k + 1] = r0 * J[3] + r1 * J[1] + r2 * J[5];
-            RJ[3 * k + 2] = r0 * J[4] + r1 * J[5] + r2 * J[2];
-        }
-        const double cc = cg[0] * cg[0] + cg[1] * cg[1] + cg[2] * cg[2];
-        P[0] = ms;
-        P[1] = ms * cg[0]; P[2] = ms * cg[1]; P[3] = ms * cg[2];
-#define RJRT(a, b) (RJ[3 * (a)] * R[3 * (b)] + RJ[3 * (a) + 1] * R[3 * (b) + 1] + RJ[3 * (a) + 2] * R[3 * (b) + 2])
-        P[4] = RJRT(0, 0) + ms * (cc - cg[0] * cg[0]);
-        P[5] = RJRT(1, 1) + ms * (cc - cg[1] * cg[1]);
-        P[6] = RJRT(2, 2) + ms * (cc - cg[2] * cg[2]);
-        P[7] = RJRT(0, 1) - ms * cg[0] * cg[1];
-        P[8] = RJRT(0, 2) - ms * cg[0] * cg[2];
-        P[9] = RJRT(1, 2) - ms * cg[1] * cg[2];
-#undef RJRT
-        /* momentum, its rate terms, and the body's wrench I A + V x* I V */
-        s6_inertia_mv(Hm, P, V);
-        s6_inertia_mv(F, P, A);
-        s6_fcross_add(F, V, Hm);
-        {
-            /* Pd = (hd, Kd): hd = linear part of I V;
-             * Kd = 2 (h.v) I - v h^T - h v^T + S(w) K - K S(w) */
-            const double *hh = P + 1, *v = V, *om = V + 3, *K = P + 4;
-            Pd[0] = Hm[0]; Pd[1] = Hm[1]; Pd[2] = Hm[2];
-            /* K full: [K0 K3 K4; K3 K1 K5; K4 K5 K2]; SK = S(w) K */
-            const double k00 = K[0], k11 = K[1], k22 = K[2], k01 = K[3], k02 = K[4], k12 = K[5];
-            const double SK00 = om[1] * k02 - om[2] * k01, SK11 = om[2] * k01 - om[0] * k12;
-            const double SK22 = om[0] * k12 - om[1] * k02;
-            const double SK01 = om[1] * k12 - om[2] * k11, SK10 = om[2] * k00 - om[0] * k02;
-            const double SK02 = om[1] * k22 - om[2] * k12, SK20 = om[0] * k01 - om[1] * k00;
-            const double SK12 = om[2] * k02 - om[0] * k22, SK21 = om[0] * k11 - om[1] * k01;
-            const double hv = 2 * (hh[0] * v[0] + hh[1] * v[1] + hh[2] * v[2]);
-            Pd[3] = hv - 2 * v[0] * hh[0] + 2 * SK00;
-            Pd[4] = hv - 2 * v[1] * hh[1] + 2 * SK11;
-            Pd[5] = hv - 2 * v[2] * hh[2] + 2 * SK22;
-            Pd[6] = -v[0] * hh[1] - hh[0] * v[1] + SK01 + SK10;
-            Pd[7] = -v[0] * hh[2] - hh[0] * v[2] + SK02 + SK20;
-            Pd[8] = -v[1] * hh[2] - hh[1] * v[2] + SK12 + SK21;
-        }
+        const double r[3] = { w->o[0] - p0[0], w->o[1] - p0[1], w->o[2] - p0[2] };
+        idl_body_motion(b, w, CC, h > 0 ? W[h].V : V0, h > 0 ? W[h].A : A0, r, qd, qdd);
+        if (b->massive) idl_body_terms(b, w, r);
+        else memset(w->sum, 0, sizeof w->sum);
     }
 
     /* ---- backward: composite sums, tau, column vectors ---- */
-    const int *cpar = f->cpar;
     double fin = 0;   /* sum of the outputs: not finite if any entry is not (or on overflow) */
     for (int i = nb; i >= 1; i--) {
         const idl_body *b = &Bd[i];
         idl_ws *w = &W[i];
         const int h = b->parent;
-        if (b->col >= 0) {
-            const int c = b->col;
-            double *C = CC + (size_t)c * CC_SIZE;
-            const double *s = C + CC_S, *u = C + CC_U, *wk = C + CC_W;
-            const double *P = w->sum + IDL_P, *Pd = w->sum + IDL_PD, *Hm = w->sum + IDL_H, *F = w->sum + IDL_F;
-            if (tau) tau[c] = dot6(s, F) - ql[c];
-            double *al = C + CC_G, *be = C + CC_G + 6, *ps = C + CC_PS, *psd = C + CC_PSD;
-            double t[6], Iu[6], Iw[6];
-            s6_inertia_mv(al, P, s);
-            inertia_rate_mv(t, Pd, s);
-            s6_inertia_mv(Iu, P, u);
-            double sH[6] = { 0, 0, 0, 0, 0, 0 };
-            s6_fcross_add(sH, s, Hm);
-            for (int k = 0; k < 6; k++) { be[k] = sH[k] - t[k]; psd[k] = (t[k] - 2 * Iu[k]) + sH[k]; }
-            /* psi = s x* F - I w - Id u - u x* h */
-            s6_inertia_mv(Iw, P, wk);
-            inertia_rate_mv(t, Pd, u);
-            for (int k = 0; k < 6; k++) ps[k] = -Iw[k] - t[k];
-            s6_fcross_add(ps, s, F);
-            {
-                const double mu[6] = { -u[0], -u[1], -u[2], -u[3], -u[4], -u[5] };
-                s6_fcross_add(ps, mu, Hm);
-            }
-        }
+        if (b->col >= 0) idl_column_vectors(CC + (size_t)b->col * CC_SIZE, w, b->col, ql, tau);
         if (h > 0) {
             idl_ws *wh = &W[h];
             for (int k = 0; k < IDL_NSUM; k++) wh->sum[k] += w->sum[k];
         }
     }
-    if (M) {
-        if (m->nbranch != 1) memset(M, 0, sizeof(double) * (size_t)nq * nq);
-        for (int c = 0; c < nq; c++) {
-            const double *gc = CC + (size_t)c * CC_SIZE + CC_G;
-            for (int r = c; r >= 0; r = cpar[r]) {
-                const double e = dot6(CC + (size_t)r * CC_SIZE + CC_S, gc);
-                M[(size_t)r * nq + c] = M[(size_t)c * nq + r] = e;
-                fin += e;
-            }
-        }
-    }
+    if (M) fin = idl_mass_matrix(m, CC, f->cpar, M);
     if (tau) for (int k = 0; k < nq; k++) fin += tau[k];
     return fin;
 }

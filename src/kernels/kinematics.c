@@ -139,7 +139,7 @@ void MBS_K(mbs_ws_free)(MBS_K(mbs_ws) *w)
  * over its positions, joint map b_i and rho = r_i - r_j already in w: one
  * code for mbs_kin_forward and mbs_kin_velocities (thesis eq. 2.121). */
 #if defined(__GNUC__)
-__attribute__((always_inline))   /* in the loop of mbs_kin_forward as before the split */
+__attribute__((always_inline))   /* in the loop of mbs_kin_forward */
 #endif
 static inline void kin_body_rates(const mbs_model *m, MBS_K(mbs_ws) *w, int i, const mreal *q, const mreal *qd,
                                   const mreal *qdd, const mreal rho[3], int level)
@@ -221,17 +221,65 @@ static inline void kin_body_rates(const mbs_model *m, MBS_K(mbs_ws) *w, int i, c
     }
 }
 
+/* The joint map b_i of body i at r_i (rho = r_i - r_j; kind 1 revolute,
+ * 2 prismatic, 0 other), over A_hJ already in w. */
+#if defined(__GNUC__)
+__attribute__((always_inline))   /* in the loop of mbs_kin_forward */
+#endif
+static inline void kin_joint_map(MBS_K(mbs_ws) *w, const mbs_joint_info *jt, int i, int kind, const mreal *qi,
+                                 const mreal rho[3])
+{
+    const mreal *AhJ = w->AhJ + 9 * i;
+    mreal *bi = w->b + MBS_BSTRIDE * i;
+    if (kind == 1) {
+        /* [A_hJ e1 x rho; A_hJ e1] */
+        bi[3] = AhJ[0]; bi[4] = AhJ[3]; bi[5] = AhJ[6];
+        v3_cross(bi, bi + 3, rho);
+    } else if (kind == 2) {
+        bi[0] = AhJ[0]; bi[1] = AhJ[3]; bi[2] = AhJ[6];
+        bi[3] = bi[4] = bi[5] = 0;
+    } else {
+        mreal S[MBS_BSTRIDE];
+        const mbs_joint_ops *ops = MBS_K(mbs_joint_ops_of)(jt->type);
+        ops->subspace(qi, S);
+        for (int k = 0; k < jt->nq; k++) {
+            mreal *col = bi + 6 * k;
+            m3_mv(col, AhJ, S + 6 * k);
+            m3_mv(col + 3, AhJ, S + 6 * k + 3);
+            v3_cross_add(col, col + 3, rho);
+        }
+    }
+}
+
+/* The inertia of body i about its CoM in global axes: J = A Jbar A^T
+ * (symmetric: the upper triangle is computed and mirrored). */
+#if defined(__GNUC__)
+__attribute__((always_inline))   /* in the loop of mbs_kin_forward */
+#endif
+static inline void kin_body_inertia(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w, int i)
+{
+    /* local copies: no stores through w while the products run */
+    mreal Jb[9], AJ[9], A[9], Jl[9];
+    m3_copy(A, w->A + 9 * i);
+    m3_sym(Jb, x + m->body[i].x_inertia);
+    m3_mul(AJ, A, Jb);
+    for (int r = 0; r < 3; r++)
+        for (int c = r; c < 3; c++)
+            Jl[3 * r + c] = Jl[3 * c + r] =
+                AJ[3 * r] * A[3 * c] + AJ[3 * r + 1] * A[3 * c + 1] + AJ[3 * r + 2] * A[3 * c + 2];
+    m3_copy(w->J + 9 * i, Jl);
+}
+
 void MBS_K(mbs_kin_forward)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w,
                             const mreal *q, const mreal *qd, const mreal *qdd, int level)
 {
-    mreal S[MBS_BSTRIDE];
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         /* revolute and prismatic joints (S a unit column, dS/dt = 0) take a
          * fast path with the same arithmetic, minus the products by the
          * structural zeros and ones of R, t, S */
         const int kind = jt->type == MBS_JOINT_REVOLUTE ? 1 : jt->type == MBS_JOINT_PRISMATIC ? 2 : 0;
-        const int h = jt->parent, nq = jt->nq;
+        const int h = jt->parent;
         const mreal *qi = q + jt->qoff;
         const mreal *Ah = w->A + 9 * h, *oh = w->o + 3 * h;
         mreal *Ai = w->A + 9 * i, *AhJ = w->AhJ + 9 * i;
@@ -288,41 +336,10 @@ void MBS_K(mbs_kin_forward)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w
         }
         v3_sub(w->a + 3 * i, w->r + 3 * h, ri);
 
-        /* joint map b_i at r_i */
         mreal rho[3];
         v3_sub(rho, ri, rj);
-        mreal *bi = w->b + MBS_BSTRIDE * i;
-        if (kind == 1) {
-            /* [A_hJ e1 x rho; A_hJ e1] */
-            bi[3] = AhJ[0]; bi[4] = AhJ[3]; bi[5] = AhJ[6];
-            v3_cross(bi, bi + 3, rho);
-        } else if (kind == 2) {
-            bi[0] = AhJ[0]; bi[1] = AhJ[3]; bi[2] = AhJ[6];
-            bi[3] = bi[4] = bi[5] = 0;
-        } else {
-            const mbs_joint_ops *ops = MBS_K(mbs_joint_ops_of)(jt->type);
-            ops->subspace(qi, S);
-            for (int k = 0; k < nq; k++) {
-                mreal *col = bi + 6 * k;
-                m3_mv(col, AhJ, S + 6 * k);
-                m3_mv(col + 3, AhJ, S + 6 * k + 3);
-                v3_cross_add(col, col + 3, rho);
-            }
-        }
-        /* inertia about the CoM in global axes: J = A Jbar A^T (symmetric:
-         * the upper triangle is computed and mirrored) */
-        {
-            /* local copies: no stores through w while the products run */
-            mreal Jb[9], AJ[9], A[9], Jl[9];
-            m3_copy(A, Ai);
-            m3_sym(Jb, x + m->body[i].x_inertia);
-            m3_mul(AJ, A, Jb);
-            for (int r = 0; r < 3; r++)
-                for (int c = r; c < 3; c++)
-                    Jl[3 * r + c] = Jl[3 * c + r] =
-                        AJ[3 * r] * A[3 * c] + AJ[3 * r + 1] * A[3 * c + 1] + AJ[3 * r + 2] * A[3 * c + 2];
-            m3_copy(w->J + 9 * i, Jl);
-        }
+        kin_joint_map(w, jt, i, kind, qi, rho);
+        kin_body_inertia(m, x, w, i);
         if (level < 1) continue;
         kin_body_rates(m, w, i, q, qd, qdd, rho, level);
     }
