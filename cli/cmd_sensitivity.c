@@ -80,7 +80,8 @@ static double seconds_since(const struct timespec *a)
 static void progress(hist *h, double t)
 {
     const double el = seconds_since(&h->start);
-    if (!h->progress || el < h->delay || seconds_since(&h->last) <= 0.2) return;
+    /* once the delay has passed: at once, then every 0.2 s */
+    if (!h->progress || el < h->delay || (h->shown && seconds_since(&h->last) <= 0.2)) return;
     clock_gettime(CLOCK_MONOTONIC, &h->last);
     const double span = h->tf - h->t0, frac = span > 0 ? (t - h->t0) / span : 1;
     fprintf(stderr, "\rmbsens sensitivity: t = %-10.6g of %g (%3.0f%%)%s", t, h->tf, 100 * frac, h->pass);

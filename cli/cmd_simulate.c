@@ -284,10 +284,11 @@ static void header(sink *s)
     emit_str(s, s->json ? "],\n \"rows\": [\n" : "\n");
 }
 
-/* On a terminal, after cli_progress_delay(): the time reached, every 0.2 s. */
+/* On a terminal, once cli_progress_delay() has passed: the time reached,
+ * at once and then every 0.2 s. */
 static int progress(sink *s, double t)
 {
-    if (s->progress && seconds_since(&s->start) >= s->delay && seconds_since(&s->last) > 0.2) {
+    if (s->progress && seconds_since(&s->start) >= s->delay && (!s->shown || seconds_since(&s->last) > 0.2)) {
         clock_gettime(CLOCK_MONOTONIC, &s->last);
         double span = s->tf - s->t0, frac = span > 0 ? (t - s->t0) / span : 1;
         fprintf(stderr, "\rmbsens simulate: t = %-12.6g of %g (%3.0f%%)  ", t, s->tf, 100 * frac);

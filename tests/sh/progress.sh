@@ -1,10 +1,11 @@
 #!/bin/sh
 # Progress on a terminal (docs/cli.md, "sensitivity" and "simulate"): the
 # time reached and, for sensitivity, the time left, on standard error when
-# it is a terminal (here the pseudo-terminal of script(1)), after
-# $MBS_PROGRESS_DELAY seconds (0 here; 2 by default) and then every 0.2 s
-# (so the runs here last longer than that); never with -q, never
-# when standard error is not a terminal; the line is erased at the end.
+# it is a terminal (here the pseudo-terminal of script(1)), once
+# $MBS_PROGRESS_DELAY seconds have passed (0 here: at the first step; 2 by
+# default) and then every 0.2 s; never with -q, never when standard error
+# is not a terminal; the line is erased at the end. The time left needs a
+# second line: that run lasts over 2 s here, 10 times the interval.
 #
 # Environment (set by CTest): MBS_CLI, MBS_SOURCE_DIR.
 SUITE=progress
@@ -17,9 +18,9 @@ on_tty() {   # on_tty ARGS...: mbsens ARGS on a pseudo-terminal, its output in $
     rc=$?
 }
 
-on_tty sensitivity "$TREE" --method ddm --tf 4
+on_tty sensitivity "$TREE" --method ddm --tf 20
 expect 0 "sensitivity on a terminal"
-if grep -a -q 'mbsens sensitivity: t = [0-9.e-]* *of 4 ( *[0-9]*%), [0-9.]* s left' "$OUT"; then ok "time reached and time left"; else
+if grep -a -q 'mbsens sensitivity: t = [0-9.e-]* *of 20 ( *[0-9]*%), [0-9.]* s left' "$OUT"; then ok "time reached and time left"; else
     ko "no progress line"; tr '\r' '\n' <"$OUT" | head -n 5; fi
 if grep -a -q "$(printf '\033\\[K')model spring_tree" "$OUT"; then ok "progress line erased before the table"; else ko "progress line not erased"; fi
 on_tty sensitivity "$TREE" --method davm --tf 4
