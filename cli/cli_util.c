@@ -751,3 +751,15 @@ int cli_spool_emit(FILE *spool, FILE *out, const char *cmd)
     fclose(spool);
     return rc;
 }
+
+int cli_parse_long(const char *cmd, void (*usage)(FILE *), const char *opt, const char *text, long lo, long hi,
+                   long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end || errno || v < lo || v > hi)
+        return cli_usage_error(cmd, usage, "%s: expected an integer from %ld to %ld, got '%s'", opt, lo, hi, text);
+    *out = v;
+    return CLI_EXIT_OK;
+}

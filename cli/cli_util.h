@@ -147,6 +147,12 @@ int cli_spool_emit(FILE *spool, FILE *out, const char *cmd);
  * CMD --help'." to stderr; returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, void (*usage)(FILE *), const char *fmt, ...)
     CLI_PRINTF(3, 4);
+
+/* TEXT, the value of option OPT, as an integer in [lo, hi] into *out;
+ * else the usage error "OPT: expected an integer from LO to HI, got
+ * 'TEXT'" (CLI_EXIT_USAGE). */
+int cli_parse_long(const char *cmd, void (*usage)(FILE *), const char *opt, const char *text, long lo, long hi,
+                   long *out);
 /* The last two lines of cli_usage_error alone (after a message of several
  * lines printed by the caller). usage may be NULL. */
 void cli_usage_hint(const char *cmd, void (*usage)(FILE *));

@@ -237,10 +237,8 @@ int cmd_sensitivity(int argc, char **argv)
     int rc = cli_parse(&cli_sensitivity_command, argc, argv, &a, pos, &npos);
     if (rc != CLI_EXIT_OK) return rc == CLI_PARSE_HELP ? CLI_EXIT_OK : rc;
     long threads = 1;
-    char *end;
-    if (a.threads && ((threads = strtol(a.threads, &end, 10)), end == a.threads || *end || threads < 0 ||
-                      threads > 4096))
-        return cli_usage_error(cmd, usage, "--threads: expected an integer from 0 to 4096, got '%s'", a.threads);
+    if (a.threads && (rc = cli_parse_long(cmd, usage, "--threads", a.threads, 0, 4096, &threads)) != CLI_EXIT_OK)
+        return rc;
 
     cli_session ses;
     if (cli_session_open(&ses, cmd, pos[0], -1) != CLI_EXIT_OK) return CLI_EXIT_FAIL;

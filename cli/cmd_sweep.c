@@ -141,13 +141,10 @@ int sweep_mpi_main(const char *cmd, const sweep_opts *o)
 
 static int parse_count(const char *cmd, const char *opt, const char *text, int *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (end == text || *end || errno || v < 1 || v > 4096)
-        return cli_usage_error(cmd, usage, "%s: expected an integer from 1 to 4096, got '%s'", opt, text);
-    *out = (int)v;
-    return CLI_EXIT_OK;
+    long v;
+    int rc = cli_parse_long(cmd, usage, opt, text, 1, 4096, &v);
+    if (rc == CLI_EXIT_OK) *out = (int)v;
+    return rc;
 }
 
 /* The sweep in this process. */

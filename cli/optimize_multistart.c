@@ -107,23 +107,11 @@ static void ms_run_cases(sweep_ledger *L, const long *idx, long n, int threads)
 
 /* ---- the options ---- */
 
-static int ms_count(const char *cmd, void (*usage)(FILE *), const char *opt, const char *text, long lo, long hi,
-                    long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (end == text || *end || errno || v < lo || v > hi)
-        return cli_usage_error(cmd, usage, "%s: expected an integer from %ld to %ld, got '%s'", opt, lo, hi, text);
-    *out = v;
-    return CLI_EXIT_OK;
-}
-
 int cli_multistart_options(const char *cmd, void (*usage)(FILE *), const char *starts, const char *seed,
                            const char *threads, int files, int json, cli_multistart *ms)
 {
     long v = 0;
-    if (threads && ms_count(cmd, usage, "--threads", threads, 0, 4096, &v)) return CLI_EXIT_USAGE;
+    if (threads && cli_parse_long(cmd, usage, "--threads", threads, 0, 4096, &v)) return CLI_EXIT_USAGE;
     ms->threads = (int)v;
     if (!starts) {
         if (seed || json)
@@ -133,7 +121,7 @@ int cli_multistart_options(const char *cmd, void (*usage)(FILE *), const char *s
     if (files)
         return cli_usage_error(cmd, usage, "--multistart reports every start (and --out FILE writes them as "
                                "JSON): --model-out, --history and --plot are for a single run");
-    if (ms_count(cmd, usage, "--multistart", starts, 1, 1000000, &ms->starts)) return CLI_EXIT_USAGE;
+    if (cli_parse_long(cmd, usage, "--multistart", starts, 1, 1000000, &ms->starts)) return CLI_EXIT_USAGE;
     if (seed) {
         char *end;
         errno = 0;
