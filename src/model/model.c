@@ -1,6 +1,6 @@
 /*
  * model.c - accessors, copy, printing and re-parameterization of mbs_model.
- * (Loading is in io/load_json.c, assembling and validation in builder.c.)
+ * (Loading is in src/io/, assembling and validation in src/builder/.)
  */
 #include <math.h>
 #include <stdlib.h>
@@ -553,6 +553,34 @@ int mbs_joint_nq(const mbs_model *m, int joint)
 int mbs_joint_coord_offset(const mbs_model *m, int joint)
 {
     return joint_ok(m, joint) ? m->joint[joint].qoff : -1;
+}
+
+int mbs_joint_limit(const mbs_model *m, int joint, double lim[4])
+{
+    if (lim) lim[0] = lim[1] = lim[2] = lim[3] = NAN;
+    if (!m || joint < 1 || joint > m->nb) return -1;
+    const mbs_joint_info *j = &m->joint[joint];
+    if (!j->has_limit) return 0;
+    if (lim) {
+        lim[0] = j->lower;
+        lim[1] = j->upper;
+        lim[2] = j->effort;
+        lim[3] = j->velocity;
+    }
+    return 1;
+}
+
+int mbs_joint_dynamics(const mbs_model *m, int joint, double dyn[2])
+{
+    if (dyn) dyn[0] = dyn[1] = NAN;
+    if (!m || joint < 1 || joint > m->nb) return -1;
+    const mbs_joint_info *j = &m->joint[joint];
+    if (!j->has_dynamics) return 0;
+    if (dyn) {
+        dyn[0] = j->damping;
+        dyn[1] = j->friction;
+    }
+    return 1;
 }
 
 const char *mbs_coord_name(const mbs_model *m, int k)
