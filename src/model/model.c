@@ -656,6 +656,26 @@ int mbs_param_find(const mbs_model *m, const char *name)
     return m ? mbs_hashmap_get(&m->names.param, 0, name) : -1;
 }
 
+double mbs_param_acts_from(const mbs_model *m, int k)
+{
+    if (!m || k < 0 || k >= m->nparam) return NAN;
+    const mbs_param_info *p = &m->param[k];
+    double t = HUGE_VAL;
+    for (int j = 0; j < p->ntargets; j++) {
+        const int x = p->target[j];
+        double tj = -HUGE_VAL;
+        for (int f = 0; f < m->nfunc; f++) {
+            const mbs_func_info *fi = &m->func[f];
+            if (fi->type == MBS_FUNC_SPLINE && x >= fi->x && x < fi->x + fi->nx) {
+                const int i = x - fi->x;
+                tj = fi->t[i > 0 ? i - 1 : 0];
+            }
+        }
+        if (tj < t) t = tj;
+    }
+    return t;
+}
+
 /* ---------------------------------------------------------------- printing */
 
 static void print_vec(FILE *out, const double *v, int n)
