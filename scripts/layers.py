@@ -39,10 +39,16 @@ Comments. A report, not a judge: comments of the `comments` paths that
 match history, issue talk, benchmark figures, dates, or name a file that
 is not in the repository.
 
+Folder notes. Each folder of a layer has a README.md saying what it
+holds and, on a paragraph that starts with "May include:", the paths of
+the layers below it in the order of the config ("no other folder" for the
+lowest); the report lists those that are missing or differ.
+
 --check exits 1 when more than --max-spanning circles span two folders
 (default 0), more than --max-back arrows run back up (default 8), a
 function exceeds --max-lines (default 150), more than --max-tests test
-sources include src/ (when given), or a measured file has no layer; the
+sources include src/ (when given), a measured file has no layer, or a
+folder note is missing or differs from the config; the
 defaults are the targets of docs/architecture.md; limits set to the
 figures of the day and lowered commit by commit make a ratchet;
 exit 2 means the measurement could not be made (e.g. missing or stale
@@ -754,6 +760,38 @@ def report_comments(t):
     return hits
 
 
+def report_notes(t):
+    """Each folder of a layer says in its README.md, on a paragraph that
+    starts with "May include:", the paths of the layers below it, in the
+    order of the config ("no other folder" for the lowest). Returns the
+    folders whose note is missing or differs."""
+    cfg = t.cfg
+    bad = []
+    t.p('== folder notes (README.md, "May include:")')
+    for p, k in cfg.paths:
+        if not p.endswith('/'):
+            continue
+        want = [q for q, i in cfg.paths if i < k]
+        f = os.path.join(p, 'README.md')
+        if f not in t.fset and not os.path.isfile(os.path.join(t.root, f)):
+            bad.append(p)
+            t.p('  %-22s no README.md' % p)
+            continue
+        got = None
+        for para in read(t.root, f).split('\n\n'):
+            words = para.split()
+            if words[:2] == ['May', 'include:']:
+                got = [w for w in words[2:] if w.startswith('src/')]
+        if got != want:
+            bad.append(p)
+            t.p('  %-22s says %s; layers.conf: %s' % (p, 'nothing' if got is None else ' '.join(got) or '-',
+                                                       ' '.join(want) or '-'))
+    t.p('  %d folders, %d notes differ from layers.conf' % (sum(1 for p, _ in cfg.paths if p.endswith('/')),
+                                                            len(bad)))
+    t.p()
+    return bad
+
+
 def parse_args():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
@@ -786,6 +824,7 @@ def main():
     funcs, over = report_functions(t, a.soft_lines, a.max_lines)
     tsrc, reach = report_outside(t)
     hits = report_comments(t)
+    notes = report_notes(t)
     fails = []
     if len(spanning) > a.max_spanning:
         fails.append('%d circle(s) span two folders (at most %d)' % (len(spanning), a.max_spanning))
@@ -797,6 +836,8 @@ def main():
         fails.append('%d test sources include src/ (at most %d)' % (len(reach), a.max_tests))
     if unassigned:
         fails.append('%d file(s) without a layer' % len(unassigned))
+    if notes:
+        fails.append('%d folder note(s) (README.md) missing or not as layers.conf' % len(notes))
     t.p('== summary: %d arrows, %d back up; %d circles (%d span folders); '
         '%d functions > %d lines, %d > %d; %d of %d tests include src/; %d comment lines flagged'
         % (len(t.arrows), len(back), len(comps), len(spanning), len(over), a.max_lines,

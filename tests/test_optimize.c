@@ -18,7 +18,8 @@
  *  4. A failing trial point (a mass parameter whose lower bound admits
  *     non-physical values) is reported and backtracked from, never fatal.
  *  5. Horizon continuation on a small optimal-control problem (pendulum,
- *     spline torque): one stage per second, psi reduced, warm starts.
+ *     spline torque): the time each knot value acts from
+ *     (mbs_param_acts_from), one stage per second, psi reduced, warm starts.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -379,6 +380,12 @@ static void test_continuation(void)
     mbs_model *m = mbs_model_load_string(pendulum_ocp, "pend_ocp", &err);
     CHECK(m != NULL, "load: %s", err.msg);
     if (!m) return;
+    /* knot value u_j shapes the curve from knot j - 1 on (times 0, 0.5, ...):
+     * stored times, compared exactly */
+    for (int j = 0; j < 7; j++)
+        CHECK(mbs_param_acts_from(m, j) == 0.5 * (j > 0 ? j - 1 : 0), "u%d acts from %g", j,
+              mbs_param_acts_from(m, j));
+    CHECK(isnan(mbs_param_acts_from(m, 7)) && isnan(mbs_param_acts_from(NULL, 0)), "invalid parameter: NAN");
     mbs_opt_options o = mbs_opt_options_default(m);
     o.sens.sim.formulation = MBS_FD_SEMI_RECURSIVE;
     o.continuation = 1;

@@ -202,6 +202,13 @@ double mbs_param_value(const mbs_model *m, int k);
 double mbs_param_lower(const mbs_model *m, int k);
 double mbs_param_upper(const mbs_model *m, int k);
 int mbs_param_find(const mbs_model *m, const char *name);
+/* The time from which parameter k can act on a run: a spline knot value y_j
+ * (j > 0) shapes the curve from knot j - 1 on, so a parameter that sets
+ * only knot values gets the smallest t_{j-1} of its targets (t_0 for y_0);
+ * one that sets anything else acts from the start, -HUGE_VAL. NAN for an
+ * invalid k. (The cubic spline is not local: y_j still moves the curve a
+ * little before t_{j-1}; this is where its own interval begins.) */
+double mbs_param_acts_from(const mbs_model *m, int k);
 /* A copy of the model with parameter values replaced (length nparams).
  * Used by optimizers and finite-difference checks. */
 mbs_model *mbs_model_with_params(const mbs_model *m, const double *values, mbs_error *err);

@@ -5,7 +5,9 @@
  *                         input order, each checked as it is added;
  *   finish.c              mbs_builder_finish: the stages that make the model;
  *   finish_topology.c     the spanning tree and the cut joints;
- *   finish_constraints.c  the closed loops, drivers and assembly of the model.
+ *   finish_constraints.c  the closed loops, drivers and assembly of the model;
+ *   finish_initial.c      the initial configuration (spring lengths, with the
+ *                         kernels), the spline moments and the checks.
  */
 #ifndef MBS_BUILDER_IMPL_H
 #define MBS_BUILDER_IMPL_H
@@ -176,5 +178,11 @@ typedef struct finish_ctx {
  * assembly settings and the row names (finish_constraints.c). Needs the
  * tree and the joints of the model. */
 int mbs_builder_finish_constraints(finish_ctx *c);
+
+/* The last stage (finish_initial.c): the spring lengths of the initial
+ * configuration (default free lengths), the parameters applied again so
+ * that a parameter setting a free length wins, the spline moments, the
+ * physical checks, the name index and the inertia warnings. */
+int mbs_builder_finish_initial(finish_ctx *c);
 
 #endif

@@ -31,28 +31,6 @@
 #include <string.h>
 
 #include "builder/builder_impl.h"
-#include "model/force_model.h"
-
-/* Lenient inertia policy: one warning per body whose inertia violates the
- * triangle inequality (same test as mbs_model_check_physics). */
-static void warn_triangle(const mbs_builder *b, const mbs_model *m)
-{
-    if (!b->warn) return;
-    for (int i = 1; i <= m->nb; i++) {
-        const double *I = m->x + m->body[i].x_inertia;
-        double lam[3];
-        if (!(m->x[m->body[i].x_mass] > 0)) continue;
-        mbs_inertia_principal(I, lam);
-        if (lam[0] > 0 && lam[0] + lam[1] < lam[2] * (1 - 1e-9)) {
-            char msg[MBS_ERROR_MSG_LEN];
-            snprintf(msg, sizeof msg,
-                     "%s: body %s: inertia violates the triangle inequality: principal moments %g, %g, %g "
-                     "(%g + %g < %g); accepted (lenient inertia)",
-                     W(m->body[i].where), m->body[i].name, lam[0], lam[1], lam[2], lam[0], lam[1], lam[2]);
-            b->warn(b->warn_user, msg);
-        }
-    }
-}
 
 /* The order of the points in the model vector: the named points grouped
  * by body in the final body order (the ground first), each body's in the
@@ -590,26 +568,6 @@ static int model_params(finish_ctx *c)
     return MBS_OK;
 }
 
-/* The initial configuration's spring lengths (default free lengths), then
- * the parameters again so that a parameter setting a free length wins; the
- * spline moments of the values set; the physical checks and the name
- * index. */
-static int model_initial(finish_ctx *c)
-{
-    const mbs_builder *b = c->b;
-    mbs_model *m = c->m;
-    int rc = m->nforce > 0 ? mbs_forces_init(m, c->free_given, c->err) : MBS_OK;
-    if (rc != MBS_OK) return rc;
-    if (m->nforce > 0) mbs_model_apply_params(m);
-    m->lenient_inertia = b->lenient_inertia;
-    rc = mbs_forces_prepare(m, c->err);
-    if (rc == MBS_OK) rc = mbs_model_check_physics(m, c->err);
-    if (rc != MBS_OK) return rc;
-    if (mbs_model_index_names(m) != 0) return oom(c->err);
-    if (b->lenient_inertia) warn_triangle(b, m);
-    return MBS_OK;
-}
-
 mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
 {
     if (!b) {
@@ -642,7 +600,7 @@ mbs_model *mbs_builder_finish(mbs_builder *b, mbs_error *err)
     if (rc == MBS_OK) rc = model_forces(&c);
     if (rc == MBS_OK) rc = mbs_builder_finish_constraints(&c);
     if (rc == MBS_OK) rc = model_params(&c);
-    if (rc == MBS_OK) rc = model_initial(&c);
+    if (rc == MBS_OK) rc = mbs_builder_finish_initial(&c);
     ctx_free(&c);
     if (rc == MBS_OK) return c.m;
     mbs_model_free(c.m);

@@ -81,7 +81,8 @@ void MBS_K(mbs_forces_apply_d)(const mbs_model *m, const mreal *x, const MBS_K(m
                                const mreal *dx, MBS_K(mbs_ws) *dw, const mreal *q, const mreal *qd,
                                const mreal *dq, const mreal *dqd, mreal *dqfrc, mreal t);
 
-/* Time factor of element fe and its tangent along dx (0 without a function). */
+/* Tangent of the time factor of element fe along dx (0 without a function;
+ * force_time.c). */
 mreal MBS_K(mbs_force_time_factor_d)(const mbs_model *m, const mbs_force_info *fe,
                                      const mreal *x, const mreal *dx, mreal t);
 
@@ -89,7 +90,8 @@ mreal MBS_K(mbs_force_time_factor_d)(const mbs_model *m, const mbs_force_info *f
 mreal MBS_K(mbs_forces_energy)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
                                const mreal *q);
 
-/* Time factor of element fe: its function at t, or 1 without one. */
+/* Time factor of element fe: its function at t, or 1 without one
+ * (force_time.c). */
 mreal MBS_K(mbs_force_time_factor)(const mbs_model *m, const mbs_force_info *fe,
                                    const mreal *x, mreal t);
 

@@ -67,7 +67,7 @@
 #include "force.h"
 #include "force_common.h"
 
-#include "force_contact_layout.h"
+#include "model/force_contact_layout.h"
 
 #define CT_UEPS2 1e-12   /* regularization of |u|^2 (circle axis along the normal) */
 #define CT_H_W 0.1       /* width of the positive part of the damping factor */

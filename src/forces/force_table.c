@@ -15,20 +15,6 @@ const MBS_K(mbs_force_ops) *MBS_K(mbs_force_ops_of)(int type)
     }
 }
 
-mreal MBS_K(mbs_force_time_factor)(const mbs_model *m, const mbs_force_info *fe,
-                                   const mreal *x, mreal t)
-{
-    if (fe->func < 0) return 1;
-    return MBS_K(mbs_func_eval)(&m->func[fe->func], x, t, 0);
-}
-
-mreal MBS_K(mbs_force_time_factor_d)(const mbs_model *m, const mbs_force_info *fe,
-                                     const mreal *x, const mreal *dx, mreal t)
-{
-    if (fe->func < 0) return 0;
-    return MBS_K(mbs_func_eval_d)(&m->func[fe->func], x, dx, t);
-}
-
 void MBS_K(mbs_forces_apply_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
                                const mreal *dx, MBS_K(mbs_ws) *dw, const mreal *q, const mreal *qd,
                                const mreal *dq, const mreal *dqd, mreal *dqfrc, mreal t)

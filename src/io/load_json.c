@@ -6,14 +6,12 @@
  * JSON path of the offending item: "model.json: bodies[1].inertia: ...".
  * The model itself is assembled and validated by the builder.
  */
-#define _POSIX_C_SOURCE 200809L   /* fileno, fstat */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -24,6 +22,7 @@
 #include "json_path.h"
 #include "model/force_model.h"
 #include "load_objectives.h"
+#include "io/load.h"
 
 #define PATH_LEN 512
 
@@ -1549,57 +1548,7 @@ static mbs_model *load_document(json_t *root, const char *file, mbs_warning_fn w
 
 static const int JSON_FLAGS = JSON_REJECT_DUPLICATES;
 
-/* "*.urdf", any case */
-static int is_urdf(const char *path)
-{
-    static const char ext[] = ".urdf";
-    size_t n = strlen(path);
-    if (n < 5) return 0;
-    for (size_t k = 0; k < 5; k++) {
-        char ch = path[n - 5 + k];
-        if (ch >= 'A' && ch <= 'Z') ch = (char)(ch - 'A' + 'a');
-        if (ch != ext[k]) return 0;
-    }
-    return 1;
-}
-
-static mbs_model *load_json_file(const char *path, mbs_warning_fn warn, void *warn_user, mbs_error *err);
-
-mbs_model *mbs_model_load(const char *path, mbs_error *err)
-{
-    return mbs_model_load_warn(path, NULL, NULL, err);
-}
-
-mbs_model *mbs_model_load_warn(const char *path, mbs_warning_fn warn, void *warn_user, mbs_error *err)
-{
-    if (!path) {
-        mbs_error_set(err, MBS_ERR_ARG, "mbs_model_load: path is NULL");
-        return NULL;
-    }
-    if (is_urdf(path)) {
-        mbs_urdf_options o = { 0, 0, warn, warn_user, 0 };
-        return mbs_model_load_urdf(path, &o, err);
-    }
-    return load_json_file(path, warn, warn_user, err);
-}
-
-FILE *mbs_model_file_open(const char *path, mbs_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    struct stat st;
-    int e = f ? (fstat(fileno(f), &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0) : errno;
-    if (e) {
-        if (f) fclose(f);
-        if (e == EISDIR)
-            mbs_error_set(err, MBS_ERR_IO, "%s: is a directory, not a model file", path);
-        else
-            mbs_error_set(err, MBS_ERR_IO, "%s: cannot read the file (%s)", path, strerror(e));
-        return NULL;
-    }
-    return f;
-}
-
-static mbs_model *load_json_file(const char *path, mbs_warning_fn warn, void *warn_user, mbs_error *err)
+mbs_model *mbs_model_load_json_file(const char *path, mbs_warning_fn warn, void *warn_user, mbs_error *err)
 {
     FILE *f = mbs_model_file_open(path, err);
     if (!f) return NULL;

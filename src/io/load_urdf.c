@@ -48,6 +48,7 @@
 #include "base/hashmap.h"
 #include "model/model_impl.h"
 #include "model/model_util.h"
+#include "io/load.h"
 
 enum { UJ_FIXED, UJ_REVOLUTE, UJ_CONTINUOUS, UJ_PRISMATIC, UJ_FLOATING, UJ_PLANAR, UJ_SPHERICAL };
 static const char *const UJ_NAMES[] = { "fixed", "revolute", "continuous", "prismatic", "floating", "planar",
@@ -1069,34 +1070,4 @@ mbs_model *mbs_model_load_urdf_string(const char *xml, const char *name, const m
         return NULL;
     }
     return load_urdf(name ? name : "<string>", xml, opts, err);
-}
-
-/* ---------------------------------------------------------------- accessors (model.h) */
-
-int mbs_joint_limit(const mbs_model *m, int joint, double lim[4])
-{
-    if (lim) lim[0] = lim[1] = lim[2] = lim[3] = NAN;
-    if (!m || joint < 1 || joint > m->nb) return -1;
-    const mbs_joint_info *j = &m->joint[joint];
-    if (!j->has_limit) return 0;
-    if (lim) {
-        lim[0] = j->lower;
-        lim[1] = j->upper;
-        lim[2] = j->effort;
-        lim[3] = j->velocity;
-    }
-    return 1;
-}
-
-int mbs_joint_dynamics(const mbs_model *m, int joint, double dyn[2])
-{
-    if (dyn) dyn[0] = dyn[1] = NAN;
-    if (!m || joint < 1 || joint > m->nb) return -1;
-    const mbs_joint_info *j = &m->joint[joint];
-    if (!j->has_dynamics) return 0;
-    if (dyn) {
-        dyn[0] = j->damping;
-        dyn[1] = j->friction;
-    }
-    return 1;
 }

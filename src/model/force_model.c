@@ -1,8 +1,9 @@
 /*
  * force_model.c - force elements and time functions on the model side:
- * names, the spline set-up, load-time initialization and checks, copy and
- * release, and the public accessors of mbsens/forces.h. The kernels are
- * in src/forces/ (compiled for double and complex like every kernel).
+ * names, the spline set-up, checks, spline moments, copy and release, and
+ * the public accessors of mbsens/forces.h that read the model alone. The
+ * kernels are in src/forces/ (compiled for double and complex like every
+ * kernel); the evaluations at a state in src/dynamics/forces.c.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -12,10 +13,7 @@
 #include "model/force_model.h"
 #include "model/model_util.h"
 #include "base/error.h"
-#include "kernels/data.h"
-#include "forces/force.h"
-#include "forces/force_common.h"
-#include "forces/force_contact_layout.h"
+#include "model/force_contact_layout.h"
 
 static const char *const force_type_names[MBS_FORCE_TYPE_COUNT] = {
     [MBS_FORCE_SPRING_DAMPER] = "spring_damper",
@@ -107,54 +105,11 @@ int mbs_spline_setup(int n, const double *t, int clamped, double *coef)
     return 0;
 }
 
-/* ---------------------------------------------------------------- init, checks */
+/* ---------------------------------------------------------------- checks */
 
 static const char *W(const mbs_model *m, const char *where)
 {
     return where ? where : (m->source ? m->source : (m->name ? m->name : "model"));
-}
-
-int mbs_forces_init(mbs_model *m, const int *free_given, mbs_error *err)
-{
-    int nspring = 0;
-    for (int k = 0; k < m->nforce; k++)
-        if (m->force[k].type == MBS_FORCE_SPRING_DAMPER) nspring++;
-    if (nspring == 0) return MBS_OK;
-    size_t n1 = (size_t)m->nq + 1;
-    double *q = calloc(n1, sizeof *q);
-    mbs_ws w;
-    memset(&w, 0, sizeof w);
-    if (!q || mbs_ws_init_kinematics(&w, m) != 0) {
-        free(q);
-        return mbs_error_set(err, MBS_ERR_NOMEM, "out of memory while building the model");
-    }
-    mbs_model_initial_state(m, q, NULL);
-    mbs_kin_forward(m, m->x, &w, q, NULL, NULL, 0);
-    int rc = MBS_OK;
-    for (int k = 0; k < m->nforce && rc == MBS_OK; k++) {
-        mbs_force_info *fe = &m->force[k];
-        if (fe->type != MBS_FORCE_SPRING_DAMPER) continue;
-        double r1[3], r2[3], d[3];
-        fc_point(w.A, w.o, w.V, w.r, fe->body[0], m->x + fe->x_point[0], r1, NULL);
-        fc_point(w.A, w.o, w.V, w.r, fe->body[1], m->x + fe->x_point[1], r2, NULL);
-        v3_sub(d, r2, r1);
-        double l = sqrt(v3_dot(d, d));
-        double scale = sqrt(v3_dot(r1, r1)) + sqrt(v3_dot(r2, r2));
-        if (!(l > 1e-9 * scale) || !(l > 0) || !isfinite(l)) {
-            rc = mbs_error_set(err, MBS_ERR_MODEL,
-                               "%s: spring_damper %s: its two points coincide in the initial configuration "
-                               "(distance %g at q0), so the direction of its force is undefined; "
-                               "move a point or change the joints' q0",
-                               W(m, fe->where), fe->name, l);
-            break;
-        }
-        fe->l_init = l;
-        fe->eps = 1e-8 * l;
-        if (!free_given[k]) m->x[fe->x_free] = l;
-    }
-    mbs_ws_free(&w);
-    free(q);
-    return rc;
 }
 
 static int all_finite(const double *v, int n)
@@ -430,48 +385,6 @@ int mbs_function_find(const mbs_model *m, const char *name)
     if (!m || !name) return -1;
     for (int k = 0; k < m->nfunc; k++)
         if (strcmp(m->func[k].name, name) == 0) return k;
-    return -1;
-}
-
-double mbs_function_eval(const mbs_model *m, int k, double t, double *dfdt)
-{
-    if (!func_ok(m, k)) {
-        if (dfdt) *dfdt = NAN;
-        return NAN;
-    }
-    return mbs_func_eval(&m->func[k], m->x, t, dfdt);
-}
-
-double mbs_elastic_energy(const mbs_model *m, const mbs_data *d, const double *q)
-{
-    if (!m || !d || (!q && m->nq > 0)) return NAN;
-    return mbs_forces_energy(m, m->x, &d->ws, q);
-}
-
-static double spring_length(const mbs_model *m, const mbs_data *d, const mbs_force_info *fe)
-{
-    double r1[3], r2[3], dd[3];
-    const mbs_ws *w = &d->ws;
-    fc_point(w->A, w->o, w->V, w->r, fe->body[0], m->x + fe->x_point[0], r1, NULL);
-    fc_point(w->A, w->o, w->V, w->r, fe->body[1], m->x + fe->x_point[1], r2, NULL);
-    v3_sub(dd, r2, r1);
-    return sqrt(v3_dot(dd, dd));
-}
-
-double mbs_force_length(const mbs_model *m, const mbs_data *d, int k)
-{
-    if (!force_ok(m, k) || !d || m->force[k].type != MBS_FORCE_SPRING_DAMPER) return NAN;
-    return spring_length(m, d, &m->force[k]);
-}
-
-int mbs_forces_degenerate(const mbs_model *m, const mbs_data *d)
-{
-    if (!m || !d) return -1;
-    for (int k = 0; k < m->nforce; k++) {
-        const mbs_force_info *fe = &m->force[k];
-        if (fe->type != MBS_FORCE_SPRING_DAMPER) continue;
-        if (!(spring_length(m, d, fe) >= 1e-6 * fe->l_init)) return k;
-    }
     return -1;
 }
 

@@ -1,8 +1,9 @@
 /*
  * force_model.h - force elements and time functions on the model side
- * (internal; force_model.c): type names, the spline set-up, the load-time
- * initialization and checks, deep copy and release. The kernels are in
- * src/forces/.
+ * (internal; force_model.c): type names, the spline set-up, the checks,
+ * the spline moments, deep copy and release. The kernels are in
+ * src/forces/; the spring lengths of the initial configuration are set by
+ * the builder's last stage (src/builder/finish_initial.c).
  */
 #ifndef MBS_FORCE_MODEL_H
 #define MBS_FORCE_MODEL_H
@@ -17,13 +18,6 @@ int mbs_func_type_nx(mbs_func_type t, int n);
  * increasing times t (see src/kernels/functions.c); coef gets 6 n numbers.
  * 0, or -1 if the times are not strictly increasing and finite. */
 int mbs_spline_setup(int n, const double *t, int clamped, double *coef);
-
-/* After the model vector is laid out and the parameters applied: for every
- * spring_damper, the length in the initial configuration (joint q0),
- * the regularization eps and, where free[k] == 0 (no length given), the
- * free length = initial length. Fails (MBS_ERR_MODEL) if the two points of
- * an element coincide in the initial configuration. */
-int mbs_forces_init(mbs_model *m, const int *free_given, mbs_error *err);
 
 /* Checks on the numbers as they stand (parameters applied): all finite,
  * damping >= 0, step t1 > t0, sine frequency finite... MBS_OK or

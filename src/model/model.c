@@ -1,6 +1,6 @@
 /*
  * model.c - accessors, copy, printing and re-parameterization of mbs_model.
- * (Loading is in io/load_json.c, assembling and validation in builder.c.)
+ * (Loading is in src/io/, assembling and validation in src/builder/.)
  */
 #include <math.h>
 #include <stdlib.h>
@@ -555,6 +555,34 @@ int mbs_joint_coord_offset(const mbs_model *m, int joint)
     return joint_ok(m, joint) ? m->joint[joint].qoff : -1;
 }
 
+int mbs_joint_limit(const mbs_model *m, int joint, double lim[4])
+{
+    if (lim) lim[0] = lim[1] = lim[2] = lim[3] = NAN;
+    if (!m || joint < 1 || joint > m->nb) return -1;
+    const mbs_joint_info *j = &m->joint[joint];
+    if (!j->has_limit) return 0;
+    if (lim) {
+        lim[0] = j->lower;
+        lim[1] = j->upper;
+        lim[2] = j->effort;
+        lim[3] = j->velocity;
+    }
+    return 1;
+}
+
+int mbs_joint_dynamics(const mbs_model *m, int joint, double dyn[2])
+{
+    if (dyn) dyn[0] = dyn[1] = NAN;
+    if (!m || joint < 1 || joint > m->nb) return -1;
+    const mbs_joint_info *j = &m->joint[joint];
+    if (!j->has_dynamics) return 0;
+    if (dyn) {
+        dyn[0] = j->damping;
+        dyn[1] = j->friction;
+    }
+    return 1;
+}
+
 const char *mbs_coord_name(const mbs_model *m, int k)
 {
     return m && k >= 0 && k < m->nq ? m->coord_name[k] : NULL;
@@ -626,6 +654,26 @@ double mbs_param_upper(const mbs_model *m, int k)
 int mbs_param_find(const mbs_model *m, const char *name)
 {
     return m ? mbs_hashmap_get(&m->names.param, 0, name) : -1;
+}
+
+double mbs_param_acts_from(const mbs_model *m, int k)
+{
+    if (!m || k < 0 || k >= m->nparam) return NAN;
+    const mbs_param_info *p = &m->param[k];
+    double t = HUGE_VAL;
+    for (int j = 0; j < p->ntargets; j++) {
+        const int x = p->target[j];
+        double tj = -HUGE_VAL;
+        for (int f = 0; f < m->nfunc; f++) {
+            const mbs_func_info *fi = &m->func[f];
+            if (fi->type == MBS_FUNC_SPLINE && x >= fi->x && x < fi->x + fi->nx) {
+                const int i = x - fi->x;
+                tj = fi->t[i > 0 ? i - 1 : 0];
+            }
+        }
+        if (tj < t) t = tj;
+    }
+    return t;
 }
 
 /* ---------------------------------------------------------------- printing */

@@ -21,11 +21,6 @@ int mbs_joint_type_euler(mbs_joint_type t);
  * one-coordinate joints (the coordinate is then named like the joint). */
 const char *mbs_joint_coord_suffix(mbs_joint_type t, int k);
 
-/* A model file open for reading (src/io/load_json.c), or NULL with
- * MBS_ERR_IO in err: "PATH: is a directory, not a model file", or the
- * system's reason. */
-FILE *mbs_model_file_open(const char *path, mbs_error *err);
-
 /* malloc'd copy of s (NULL if s is NULL or memory runs out). */
 char *mbs_strdup(const char *s);
 

@@ -19,7 +19,9 @@
 
 #include "mbsens/optimize.h"
 #include "mbsens/constraints.h"
-#include "../sensitivity/sens_common.h"
+#include "mbsens/sensitivity.h"
+#include "mbsens/simulate.h"
+#include "base/error.h"
 #include "kernels/results.h"
 
 /* ---------------------------------------------------------------- names */
@@ -197,32 +199,6 @@ static double pg_scaled(const opt_ctx *c, const double *x, const double *g)
         s = fmax(s, fabs(t - u));
     }
     return s;
-}
-
-/* Continuation: the time from which parameter j can act. A spline knot
- * value y_k (k > 0) bounds the interval [t_{k-1}, t_k]; it is a design
- * variable of a stage whose horizon passes t_{k-1}. Everything else acts
- * from the start. (The cubic spline is not local: a knot far beyond the
- * horizon still changes the curve inside it a little, and left free it
- * becomes a lever of little effect that the optimizer pushes to a bound,
- * a poor start for the next stage.) */
-static double activation_time(const mbs_model *m, int j)
-{
-    const mbs_param_info *p = &m->param[j];
-    double t = HUGE_VAL;
-    for (int k = 0; k < p->ntargets; k++) {
-        const int x = p->target[k];
-        double tk = -HUGE_VAL;
-        for (int f = 0; f < m->nfunc; f++) {
-            const mbs_func_info *fi = &m->func[f];
-            if (fi->type == MBS_FUNC_SPLINE && x >= fi->x && x < fi->x + fi->nx) {
-                const int i = x - fi->x;
-                tk = fi->t[i > 0 ? i - 1 : 0];
-            }
-        }
-        if (tk < t) t = tk;
-    }
-    return t;
 }
 
 static void full_x(opt_ctx *c, const double *u)
@@ -531,7 +507,12 @@ static int opt_params(opt_ctx *c, mbs_opt_result *res, mbs_error *err)
         }
         c->s[j] = s;
         if (!(o->fixed && o->fixed[j]) && c->hi[j] > c->lo[j]) c->all_idx[c->nall++] = j;
-        c->t_act[j] = o->continuation ? activation_time(m, j) : -HUGE_VAL;
+        /* Continuation: a spline knot value is a design variable of a stage
+         * whose horizon passes the start of its interval; left free before
+         * (the spline is not local), it would be a lever of little effect
+         * that the optimizer pushes to a bound, a poor start for the next
+         * stage. */
+        c->t_act[j] = o->continuation ? mbs_param_acts_from(m, j) : -HUGE_VAL;
     }
     if (c->nall == 0)
         return mbs_error_set(err, MBS_ERR_ARG, "optimize: no free design parameter (all fixed or with equal bounds)");
@@ -691,6 +672,16 @@ static int trace_finite(const mbs_model *m, double g, double psi, mbs_error *err
                              MBS_RESULTS({ "g", &g, 1, 1, MBS_IX_NONE, 0 }, { "psi", &psi, 1, 1, MBS_IX_NONE, 0 }));
 }
 
+/* The model's objectives (integrands, or terminal parts) at the state of
+ * the integrator into g[nobjectives]. */
+static void objectives_at(const mbs_model *m, mbs_data *d, const mbs_integrator *it, double t, int terminal,
+                          double *g)
+{
+    const double *q = mbs_integrator_q(it), *qd = mbs_integrator_qd(it), *qdd = mbs_integrator_qdd(it);
+    for (int k = 0; k < mbs_model_nobjectives(m); k++)
+        mbs_objective_integrand_at(m, d, k, terminal, t, q, qd, qdd, g + k);
+}
+
 int mbs_objective_trace(const mbs_model *m, const mbs_sens_options *o, int objective, const double *weights,
                         mbs_opt_trace_fn fn, void *user, mbs_error *err)
 {
@@ -698,7 +689,7 @@ int mbs_objective_trace(const mbs_model *m, const mbs_sens_options *o, int objec
     if (o->objective)
         return mbs_error_set(err, MBS_ERR_UNSUPPORTED, "objective trace: traces the model's objectives, not a "
                              "program's own (mbs_sens_options.objective)");
-    const int nobj = m->nobj;
+    const int nobj = mbs_model_nobjectives(m);
     if (nobj < 1) return mbs_error_set(err, MBS_ERR_ARG, "objective trace: the model declares no objectives");
     if (!weights && (objective < 0 || objective >= nobj))
         return mbs_error_set(err, MBS_ERR_ARG, "objective trace: objective index %d out of range", objective);
@@ -712,13 +703,6 @@ int mbs_objective_trace(const mbs_model *m, const mbs_sens_options *o, int objec
     mbs_data_set_ref(d, so.ref);
     mbs_integrator *it = mbs_integrator_create(m, d, &so, err);
     double *g = calloc((size_t)nobj, sizeof *g);
-    sens_run r;
-    memset(&r, 0, sizeof r);
-    r.m = m;
-    r.o = o;
-    r.d = d;
-    r.nq = m->nq;
-    r.nobj = nobj;
     if (!it || !g) {
         rc = err && err->code ? err->code : mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
         goto done;
@@ -731,7 +715,7 @@ int mbs_objective_trace(const mbs_model *m, const mbs_sens_options *o, int objec
             out += (weights ? weights[k_] : (k_ == objective ? 1.0 : 0.0)) * g[k_];  \
     } while (0)
     double t = so.t0, psi = 0, gw, gprev;
-    sens_objectives(&r, mbs_integrator_q(it), mbs_integrator_qd(it), mbs_integrator_qdd(it), t, 0, g);
+    objectives_at(m, d, it, t, 0, g);
     WSUM(gw);
     if ((rc = trace_finite(m, gw, psi, err)) || fn(user, t, gw, psi)) goto done;
     while (t < so.tf - 1e-12 * fmax(1, fabs(so.tf))) {
@@ -739,12 +723,12 @@ int mbs_objective_trace(const mbs_model *m, const mbs_sens_options *o, int objec
         gprev = gw;
         if ((rc = mbs_integrator_step(it, h, err))) goto done;
         t = mbs_integrator_time(it);
-        sens_objectives(&r, mbs_integrator_q(it), mbs_integrator_qd(it), mbs_integrator_qdd(it), t, 0, g);
+        objectives_at(m, d, it, t, 0, g);
         WSUM(gw);
         psi += 0.5 * h * (gprev + gw);
         if (t >= so.tf - 1e-12 * fmax(1, fabs(so.tf))) {
             double gi = gw;
-            sens_objectives(&r, mbs_integrator_q(it), mbs_integrator_qd(it), mbs_integrator_qdd(it), t, 1, g);
+            objectives_at(m, d, it, t, 1, g);
             double G;
             WSUM(G);
             psi += G;

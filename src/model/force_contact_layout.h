@@ -1,7 +1,8 @@
 /*
  * force_contact_layout.h - where the numbers of a contact_plane or tire
- * element sit in its block of the model vector (force_contact_common.h
- * describes them; src/model/force_model.c reads the geometry for viewers).
+ * element sit in its block of the model vector: model knowledge, read by
+ * the contact laws (src/forces/force_contact_common.h describes the
+ * numbers) and by the geometry accessor of src/model/force_model.c.
  */
 #ifndef MBS_FORCE_CONTACT_LAYOUT_H
 #define MBS_FORCE_CONTACT_LAYOUT_H
