@@ -506,7 +506,7 @@ static int fd_dense_inverse(const mbs_model *m, mbs_data *d)
  * branched trees); when that is not much below n^3/3 (mbs_deriv_fd_inverse_dense),
  * fd_factor formed M'^-1 with LAPACK instead (dpotrf, dpotri). Then X_q = M'^-1 R_q and X_qd = M'^-1 R_qd (dgemm), and
  * for the right-hand sides Pi of dqdd/dtau (identity minus the Euler
- * projections) M'^-1 Pi = M'^-1 - sum_J (M'^-1 P_J) P_J^T. Measured faster
+ * projections) M'^-1 Pi = M'^-1 - sum_J (M'^-1 P_J) P_J^T. Cheaper
  * than triangular solves with all columns (by rows with the tree sparsity,
  * or dtrsm) and than one articulated-body solve per column, on the models
  * of bench/bench_derivatives.c. */

@@ -10,7 +10,7 @@
  *     body_terms.c turns them into the moment about the CoM at the pose;
  *   - generalized forces on coordinates to w->qfrc.
  * Loads on the ground (body 0) are dropped. q and qd are the joint
- * coordinates and velocities the kinematics was run with (joint elements
+ * coordinates and velocities of the kinematics in w (joint elements
  * read them). Elements never allocate and never fail: degenerate states
  * are regularized (see force_spring_damper.c).
  *
