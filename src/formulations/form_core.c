@@ -497,6 +497,116 @@ static double *take(arena *a, size_t n)
     return p;
 }
 
+/* The doubles of the arena of a formulation of n coordinates, nc
+ * constraints, nr of them not Euler, nd independent coordinates at most. */
+static size_t arena_size(size_t n, size_t nc, size_t nr, size_t nd)
+{
+    size_t total = 0;
+    total += n + 5 * nc + nc * n + n * n;          /* r, phi.., Phi, M */
+    total += 2 * n * n + 5 * n + 2 * nc;           /* S, P, v1..v4, e, w1, w2 */
+    total += 2 * n;                                /* e is 3n */
+    total += 10 * n + nc;                          /* trapezoidal, lam */
+    total += n * nr + nr * nr + 2 * nr + 2 * n;    /* index1 */
+    total += nd * n + n * n + n * nd + nd * nd + 14 * nd;   /* matrixr */
+    total += nc * n + nd * n + n + nc + nd;        /* matrixr chain */
+    total += n * n;                                /* CK */
+    total += 2 * n + 3 * nc;                       /* step record */
+    total += (n + nc) * (n + nc + 1);              /* K: (n + nc)^2 and a column */
+    return total;
+}
+
+/* The arrays of f carved from the arena a (sizes n, nc, nr, nd: the counts
+ * plus one, as in arena_size). */
+static void arena_carve(mbs_form *f, arena *a, size_t n, size_t nc, size_t nr, size_t nd)
+{
+    f->r = take(a, n);
+    f->phi = take(a, nc);
+    f->phid = take(a, nc);
+    f->phidd = take(a, nc);
+    f->b = take(a, nc);
+    f->c = take(a, nc);
+    f->Phi = take(a, nc * n);
+    f->M = take(a, n * n);
+    f->S = take(a, n * n);
+    f->P = take(a, n * n);
+    f->v1 = take(a, n);
+    f->v2 = take(a, n);
+    f->v3 = take(a, n);
+    f->v4 = take(a, n);
+    f->e = take(a, 3 * n);
+    f->w1 = take(a, nc);
+    f->w2 = take(a, nc);
+    double **vec[] = { &f->zn, &f->zdn, &f->zddn, &f->zp, &f->zdp, &f->D, &f->z, &f->zd, &f->zdd, &f->dz };
+    for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++) *vec[k] = take(a, n);
+    f->lam = take(a, nc);
+    f->Y = take(a, n * nr);
+    f->A = take(a, nr * nr);
+    f->gam = take(a, nr);
+    f->sv = take(a, nr);
+    f->tid = take(a, n);
+    f->qdd0 = take(a, n);
+    f->Bm = take(a, nd * n);
+    f->N = take(a, n * n);
+    f->T = take(a, n * nd);
+    f->J = take(a, nd * nd);
+    double **dv[] = { &f->fi, &f->fdi, &f->fddi, &f->zi, &f->zdi, &f->zddi, &f->zin, &f->zdin, &f->zddin,
+                      &f->zip, &f->zdip, &f->Di, &f->dDi, &f->yd };
+    for (size_t k = 0; k < sizeof dv / sizeof dv[0]; k++) *dv[k] = take(a, nd);
+    f->CK = take(a, n * n);
+    f->dPhi = take(a, nc * n);
+    f->dB = take(a, nd * n);
+    f->ty = take(a, n);
+    f->tP = take(a, nc);
+    f->tB = take(a, nd);
+    f->step.zd_star = take(a, n);
+    f->step.zdd_star = take(a, n);
+    f->step.lambda = take(a, nc);
+    f->step.sigma = take(a, nc);
+    f->step.kappa = take(a, nc);
+    f->K = take(a, (n + nc) * (n + nc + 1));
+    f->step.zi = f->zi;
+    f->step.zdi = f->zdi;
+    f->step.zddi = f->zddi;
+}
+
+/* index1: LAPACK least-squares work for the nr x nr multiplier system;
+ * -1 when memory runs out. */
+static int index1_setup(mbs_form *f)
+{
+    double wq = 0, aa = 0, bb = 0, ss = 0;
+    lapack_int iwq = 0, rank = 0;
+    LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, f->nr, f->nr, 1, &aa, f->nr, &bb, f->nr, &ss, 1e-12, &rank, &wq, -1,
+                        &iwq);
+    f->lwork = (int)wq + 64;
+    f->lswork = calloc((size_t)f->lwork, sizeof(double));
+    f->iwork = calloc((size_t)iwq + 64, sizeof *f->iwork);
+    return f->lswork && f->iwork ? 0 : -1;
+}
+
+/* Matrix R: the independent coordinates of o (validated at the initial
+ * state), or automatic ones. */
+static int matrixr_setup(mbs_form *f, const mbs_model *m, const mbs_sim_options *o, mbs_error *err)
+{
+    if (o->ndofs > 0 && o->dofs) {
+        if (o->ndofs > f->n)
+            return mbs_error_set(err, MBS_ERR_ARG, "matrixr: %d independent coordinates for %d coordinates",
+                                 o->ndofs, f->n);
+        for (int k = 0; k < o->ndofs; k++) {
+            const mbs_dof *g = &o->dofs[k];
+            if (g->point < 0 ? (g->coord < 0 || g->coord >= f->n)
+                             : (g->point >= m->npoint || g->component < 0 || g->component > 2))
+                return mbs_error_set(err, MBS_ERR_ARG, "matrixr: independent coordinate %d is invalid "
+                                     "(point %d, coordinate %d, component %d)", k, g->point, g->coord,
+                                     g->component);
+            f->dof[k] = *g;
+        }
+        f->nd = o->ndofs;
+    } else {
+        f->nd = -1;   /* automatic */
+    }
+    return MBS_OK;
+}
+
 mbs_form *mbs_form_create(const mbs_model *m, mbs_data *d, const mbs_sim_options *o, mbs_error *err)
 {
     mbs_form *f = calloc(1, sizeof *f);
@@ -514,17 +624,7 @@ mbs_form *mbs_form_create(const mbs_model *m, mbs_data *d, const mbs_sim_options
     const size_t n = (size_t)f->n + 1, nc = (size_t)f->nc + 1, nr = (size_t)f->nr + 1;
     /* Matrix R: at most n independent coordinates */
     const size_t nd = n;
-    size_t total = 0;
-    total += n + 5 * nc + nc * n + n * n;          /* r, phi.., Phi, M */
-    total += 2 * n * n + 5 * n + 2 * nc;           /* S, P, v1..v4, e, w1, w2 */
-    total += 2 * n;                                /* e is 3n */
-    total += 10 * n + nc;                          /* trapezoidal, lam */
-    total += n * nr + nr * nr + 2 * nr + 2 * n;    /* index1 */
-    total += nd * n + n * n + n * nd + nd * nd + 14 * nd;   /* matrixr */
-    total += nc * n + nd * n + n + nc + nd;        /* matrixr chain */
-    total += n * n;                                /* CK */
-    total += 2 * n + 3 * nc;                       /* step record */
-    total += (n + nc) * (n + nc + 1);              /* K: (n + nc)^2 and a column */
+    const size_t total = arena_size(n, nc, nr, nd);
     arena a = { calloc(total, sizeof(double)), 0, total };
     f->ipiv = calloc(n + nc, sizeof *f->ipiv);
     f->ipivd = calloc(nd, sizeof *f->ipivd);
@@ -535,94 +635,16 @@ mbs_form *mbs_form_create(const mbs_model *m, mbs_data *d, const mbs_sim_options
         mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    f->r = take(&a, n);
-    f->phi = take(&a, nc);
-    f->phid = take(&a, nc);
-    f->phidd = take(&a, nc);
-    f->b = take(&a, nc);
-    f->c = take(&a, nc);
-    f->Phi = take(&a, nc * n);
-    f->M = take(&a, n * n);
-    f->S = take(&a, n * n);
-    f->P = take(&a, n * n);
-    f->v1 = take(&a, n);
-    f->v2 = take(&a, n);
-    f->v3 = take(&a, n);
-    f->v4 = take(&a, n);
-    f->e = take(&a, 3 * n);
-    f->w1 = take(&a, nc);
-    f->w2 = take(&a, nc);
-    double **vec[] = { &f->zn, &f->zdn, &f->zddn, &f->zp, &f->zdp, &f->D, &f->z, &f->zd, &f->zdd, &f->dz };
-    for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++) *vec[k] = take(&a, n);
-    f->lam = take(&a, nc);
-    f->Y = take(&a, n * nr);
-    f->A = take(&a, nr * nr);
-    f->gam = take(&a, nr);
-    f->sv = take(&a, nr);
-    f->tid = take(&a, n);
-    f->qdd0 = take(&a, n);
-    f->Bm = take(&a, nd * n);
-    f->N = take(&a, n * n);
-    f->T = take(&a, n * nd);
-    f->J = take(&a, nd * nd);
-    double **dv[] = { &f->fi, &f->fdi, &f->fddi, &f->zi, &f->zdi, &f->zddi, &f->zin, &f->zdin, &f->zddin,
-                      &f->zip, &f->zdip, &f->Di, &f->dDi, &f->yd };
-    for (size_t k = 0; k < sizeof dv / sizeof dv[0]; k++) *dv[k] = take(&a, nd);
-    f->CK = take(&a, n * n);
-    f->dPhi = take(&a, nc * n);
-    f->dB = take(&a, nd * n);
-    f->ty = take(&a, n);
-    f->tP = take(&a, nc);
-    f->tB = take(&a, nd);
-    f->step.zd_star = take(&a, n);
-    f->step.zdd_star = take(&a, n);
-    f->step.lambda = take(&a, nc);
-    f->step.sigma = take(&a, nc);
-    f->step.kappa = take(&a, nc);
-    f->K = take(&a, (n + nc) * (n + nc + 1));
-    f->step.zi = f->zi;
-    f->step.zdi = f->zdi;
-    f->step.zddi = f->zddi;
-    if (a.used > a.size) abort();   /* sizes above are wrong */
-    /* index1: LAPACK least-squares work for the nr x nr multiplier system */
-    if (o->loop == MBS_LOOP_INDEX1 && f->nr > 0) {
-        double wq = 0, aa = 0, bb = 0, ss = 0;
-        lapack_int iwq = 0, rank = 0;
-        LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, f->nr, f->nr, 1, &aa, f->nr, &bb, f->nr, &ss, 1e-12, &rank, &wq, -1,
-                            &iwq);
-        f->lwork = (int)wq + 64;
-        f->lswork = calloc((size_t)f->lwork, sizeof(double));
-        f->iwork = calloc((size_t)iwq + 64, sizeof *f->iwork);
-        if (!f->lswork || !f->iwork) {
-            mbs_form_free(f);
-            mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
-            return NULL;
-        }
+    arena_carve(f, &a, n, nc, nr, nd);
+    if (a.used > a.size) abort();   /* arena_size is wrong */
+    if (o->loop == MBS_LOOP_INDEX1 && f->nr > 0 && index1_setup(f) != 0) {
+        mbs_form_free(f);
+        mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+        return NULL;
     }
-    /* Matrix R: the independent coordinates (validated at the initial state) */
-    if (o->loop == MBS_LOOP_MATRIXR) {
-        if (o->ndofs > 0 && o->dofs) {
-            if (o->ndofs > f->n) {
-                mbs_form_free(f);
-                mbs_error_set(err, MBS_ERR_ARG, "matrixr: %d independent coordinates for %d coordinates",
-                              o->ndofs, f->n);
-                return NULL;
-            }
-            for (int k = 0; k < o->ndofs; k++) {
-                const mbs_dof *g = &o->dofs[k];
-                if (g->point < 0 ? (g->coord < 0 || g->coord >= f->n)
-                                 : (g->point >= m->npoint || g->component < 0 || g->component > 2)) {
-                    mbs_form_free(f);
-                    mbs_error_set(err, MBS_ERR_ARG, "matrixr: independent coordinate %d is invalid "
-                                  "(point %d, coordinate %d, component %d)", k, g->point, g->coord, g->component);
-                    return NULL;
-                }
-                f->dof[k] = *g;
-            }
-            f->nd = o->ndofs;
-        } else {
-            f->nd = -1;   /* automatic */
-        }
+    if (o->loop == MBS_LOOP_MATRIXR && matrixr_setup(f, m, o, err) != MBS_OK) {
+        mbs_form_free(f);
+        return NULL;
     }
     return f;
 }

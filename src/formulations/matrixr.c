@@ -464,6 +464,8 @@ void mbs_form_matrixr_chain(mbs_form *f, double t, const double *z, const double
 /* ---------------------------------------------------------------- stepper */
 
 
+/* long-function: one Matrix-R step: predictor, Newton iteration, then the
+ * kinematic problems at the converged point, in the order they run. */
 static int mr_step(mbs_form *f, mbs_step_io *io, double h)
 {
     const mbs_model *m = f->m;

@@ -276,6 +276,8 @@ static void entries_pair_avx2(const double *CC, int c, int end, const int *cpar,
 
 /* ------------------------------------------------------------ set-up */
 
+/* long-function: one straight set-up of the tables of the fused pass,
+ * in the order the pass reads them. */
 int mbs_idl_create(mbs_data *d, const mbs_model *m)
 {
     struct mbs_idl *f = calloc(1, sizeof *f);

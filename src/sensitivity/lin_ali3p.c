@@ -549,6 +549,8 @@ size_t sens_ali_lin_form_ws(const sens_ali_lin *w, const mbs_model *m)
     return ali_tws_size(w, m);
 }
 
+/* long-function: the blocks of one step's linearization in the order
+ * they are stored (mass and projection, constraints, parameter columns). */
 int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, const sens_ali_rec *st,
                       mbs_error *err)
 {
