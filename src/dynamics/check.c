@@ -105,7 +105,7 @@ static void cs_set(cs_pipe *c, const double *q, const double *qd, const double *
 }
 
 /* The complex pipeline's arrays and workspace for m (reference point ref);
- * -1 when memory runs out (what was allocated is freed by the caller). */
+ * -1 when memory runs out (the caller frees what it holds). */
 static int cs_pipe_init(cs_pipe *c, const mbs_model *m, mbs_ref_point ref)
 {
     const size_t n1 = (size_t)m->nq + 1;
