@@ -2,7 +2,7 @@
  * form_core.c - the core shared by the closed-loop formulations
  * (form_impl.h): names, the mbs_form object, the consistent initial state,
  * the evaluation of the residual and the constraints and their tangents,
- * small dense helpers, constraint violations.
+ * the penalty factorization, constraint violations.
  *
  * Evaluation (docs/formulations.md, "Closed-loop formulations"): one
  * kinematics pass at (q, qd, qdd) serves the O(n) Newton-Euler residual
@@ -26,6 +26,7 @@
 #include "mbsens/constraints.h"
 #include "constraints/kinematic_problems.h"
 #include "../base/error.h"
+#include "base/dense.h"
 #include "kernels/results.h"
 
 /* ---------------------------------------------------------------- names */
@@ -57,210 +58,6 @@ int mbs_projection_from_name(const char *name)
     return -1;
 }
 
-/* ---------------------------------------------------------------- dense helpers */
-
-/* The closed-loop systems of the models here are small (n = 4 for the
- * five-bar and the slider-crank), where loop control and index arithmetic
- * cost more than the flops. Each helper is written once as an inline body
- * over n and instantiated for the sizes 1..8 (constant n: the compiler
- * unrolls), the general body otherwise. The arithmetic, and its order, is
- * the same in every instance: the results are identical. */
-#if defined(__GNUC__)
-#define FORM_INLINE static inline __attribute__((always_inline))
-#else
-#define FORM_INLINE static inline
-#endif
-#define FORM_BY_SIZE(n, call)                                                                                    \
-    switch (n) {                                                                                                 \
-    case 1: { enum { N_ = 1 }; call; } break;                                                                   \
-    case 2: { enum { N_ = 2 }; call; } break;                                                                   \
-    case 3: { enum { N_ = 3 }; call; } break;                                                                   \
-    case 4: { enum { N_ = 4 }; call; } break;                                                                   \
-    case 5: { enum { N_ = 5 }; call; } break;                                                                   \
-    case 6: { enum { N_ = 6 }; call; } break;                                                                   \
-    case 7: { enum { N_ = 7 }; call; } break;                                                                   \
-    case 8: { enum { N_ = 8 }; call; } break;                                                                   \
-    default: { const int N_ = (n); call; } break;                                                                \
-    }
-
-FORM_INLINE void add_PtP_n(int n, int rows, const double *Phi, double s, double *A)
-{
-    for (int r = 0; r < rows; r++) {
-        const double *p = Phi + (size_t)r * n;
-        for (int j = 0; j < n; j++) {
-            const double pj = s * p[j];
-            if (pj == 0) continue;
-            double *col = A + (size_t)j * n;
-            for (int i = 0; i < n; i++) col[i] += p[i] * pj;
-        }
-    }
-}
-
-void mbs_form_add_PtP(int n, int rows, const double *Phi, double s, double *A)
-{
-    FORM_BY_SIZE(n, add_PtP_n(N_, rows, Phi, s, A))
-}
-
-FORM_INLINE void Ptv_n(int n, int rows, const double *Phi, const double *v, double *y, int add)
-{
-    if (!add)
-        for (int i = 0; i < n; i++) y[i] = 0;
-    for (int r = 0; r < rows; r++) {
-        const double *p = Phi + (size_t)r * n;
-        const double vr = v[r];
-        if (vr == 0) continue;
-        for (int i = 0; i < n; i++) y[i] += p[i] * vr;
-    }
-}
-
-void mbs_form_Ptv(int n, int rows, const double *Phi, const double *v, double *y, int add)
-{
-    FORM_BY_SIZE(n, Ptv_n(N_, rows, Phi, v, y, add))
-}
-
-FORM_INLINE void Pv_n(int n, int rows, const double *Phi, const double *x, double *y)
-{
-    for (int r = 0; r < rows; r++) {
-        const double *p = Phi + (size_t)r * n;
-        double s = 0;
-        for (int i = 0; i < n; i++) s += p[i] * x[i];
-        y[r] = s;
-    }
-}
-
-void mbs_form_Pv(int n, int rows, const double *Phi, const double *x, double *y)
-{
-    FORM_BY_SIZE(n, Pv_n(N_, rows, Phi, x, y))
-}
-
-double mbs_form_norm(const double *v, int n)
-{
-    double s = 0;
-    for (int k = 0; k < n; k++) s += v[k] * v[k];
-    return sqrt(s);
-}
-
-/* Small dense factorizations (column-major). The models of this library
- * have tens of coordinates at most per loop system, where LAPACK's call
- * overhead dominates; above SMALL the LAPACK routines are used. Pivots are
- * 1-based, as LAPACK's. */
-#define SMALL 24
-
-FORM_INLINE int lu_n(int n, double *A, lapack_int *piv)
-{
-    for (int k = 0; k < n; k++) {
-        int p = k;
-        double big = fabs(A[(size_t)k * n + k]);
-        for (int i = k + 1; i < n; i++)
-            if (fabs(A[(size_t)k * n + i]) > big) { big = fabs(A[(size_t)k * n + i]); p = i; }
-        piv[k] = p + 1;
-        if (!(big > 0)) return k + 1;
-        if (p != k)
-            for (int j = 0; j < n; j++) {
-                double t = A[(size_t)j * n + k];
-                A[(size_t)j * n + k] = A[(size_t)j * n + p];
-                A[(size_t)j * n + p] = t;
-            }
-        const double inv = 1 / A[(size_t)k * n + k];
-        for (int i = k + 1; i < n; i++) A[(size_t)k * n + i] *= inv;
-        for (int j = k + 1; j < n; j++) {
-            const double a = A[(size_t)j * n + k];
-            if (a == 0) continue;
-            double *cj = A + (size_t)j * n;
-            const double *ck = A + (size_t)k * n;
-            for (int i = k + 1; i < n; i++) cj[i] -= ck[i] * a;
-        }
-    }
-    return 0;
-}
-
-int mbs_form_lu(int n, double *A, lapack_int *piv)
-{
-    if (n > SMALL) return (int)LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, A, n, piv);
-    int rc = 0;
-    FORM_BY_SIZE(n, rc = lu_n(N_, A, piv))
-    return rc;
-}
-
-FORM_INLINE void lu_solve_n(int n, const double *A, const lapack_int *piv, double *b)
-{
-    for (int k = 0; k < n; k++) {
-        const int p = (int)piv[k] - 1;
-        if (p != k) { double t = b[k]; b[k] = b[p]; b[p] = t; }
-    }
-    for (int k = 0; k < n; k++) {
-        const double bk = b[k];
-        const double *ck = A + (size_t)k * n;
-        for (int i = k + 1; i < n; i++) b[i] -= ck[i] * bk;
-    }
-    for (int k = n - 1; k >= 0; k--) {
-        b[k] /= A[(size_t)k * n + k];
-        const double bk = b[k];
-        const double *ck = A + (size_t)k * n;
-        for (int i = 0; i < k; i++) b[i] -= ck[i] * bk;
-    }
-}
-
-void mbs_form_lu_solve(int n, const double *A, const lapack_int *piv, double *b)
-{
-    if (n > SMALL) {
-        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, A, n, piv, b, n);
-        return;
-    }
-    FORM_BY_SIZE(n, lu_solve_n(N_, A, piv, b))
-}
-
-FORM_INLINE int chol_n(int n, double *A)
-{
-    for (int j = 0; j < n; j++) {
-        double *cj = A + (size_t)j * n;
-        double d = cj[j];
-        for (int k = 0; k < j; k++) d -= A[(size_t)k * n + j] * A[(size_t)k * n + j];
-        if (!(d > 0)) return j + 1;
-        d = sqrt(d);
-        cj[j] = d;
-        for (int i = j + 1; i < n; i++) {
-            double s = cj[i];
-            for (int k = 0; k < j; k++) s -= A[(size_t)k * n + i] * A[(size_t)k * n + j];
-            cj[i] = s / d;
-        }
-    }
-    return 0;
-}
-
-int mbs_form_chol(int n, double *A)
-{
-    if (n > SMALL) return (int)LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, n);
-    int rc = 0;
-    FORM_BY_SIZE(n, rc = chol_n(N_, A))
-    return rc;
-}
-
-FORM_INLINE void chol_solve_n(int n, const double *A, double *b)
-{
-    for (int j = 0; j < n; j++) {   /* L y = b */
-        const double *cj = A + (size_t)j * n;
-        b[j] /= cj[j];
-        const double bj = b[j];
-        for (int i = j + 1; i < n; i++) b[i] -= cj[i] * bj;
-    }
-    for (int j = n - 1; j >= 0; j--) {   /* L^T x = y */
-        const double *cj = A + (size_t)j * n;
-        double s = b[j];
-        for (int i = j + 1; i < n; i++) s -= cj[i] * b[i];
-        b[j] = s / cj[j];
-    }
-}
-
-void mbs_form_chol_solve(int n, const double *A, double *b)
-{
-    if (n > SMALL) {
-        LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, A, n, b, n);
-        return;
-    }
-    FORM_BY_SIZE(n, chol_solve_n(N_, A, b))
-}
-
 int mbs_form_penalty_factor(int n, int nc, const double *M, const double *Phi, double al, double *K, lapack_int *piv)
 {
     const size_t ld = (size_t)(n + nc);
@@ -273,7 +70,7 @@ int mbs_form_penalty_factor(int n, int nc, const double *M, const double *Phi, d
         memcpy(col, Phi + (size_t)r * n, sizeof(double) * (size_t)n);
         for (int i = 0; i < nc; i++) col[n + i] = i == r ? -1 / al : 0;
     }
-    return mbs_form_lu(n + nc, K, piv);
+    return mbs_dense_lu(n + nc, K, piv);
 }
 
 void mbs_form_affine(mbs_form *f, double h)
@@ -471,13 +268,13 @@ int mbs_constraint_violation(const mbs_model *m, mbs_data *d, double t, const do
     double *phi = cw->phi, *v = cw->vec;
     mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
     mbs_con_kernel(m, m->x, &d->ws, q, qd, qdd, t, phi, NULL, NULL, NULL, NULL, NULL);
-    viol[0] = mbs_form_norm(phi, nc);
+    viol[0] = mbs_dense_norm(phi, nc);
     if (qd) {
         mbs_con_kernel(m, m->x, &d->ws, q, qd, qdd, t, NULL, NULL, v, NULL, NULL, NULL);
-        viol[1] = mbs_form_norm(v, nc);
+        viol[1] = mbs_dense_norm(v, nc);
         if (qdd) {
             mbs_con_kernel(m, m->x, &d->ws, q, qd, qdd, t, NULL, NULL, NULL, NULL, NULL, v);
-            viol[2] = mbs_form_norm(v, nc);
+            viol[2] = mbs_dense_norm(v, nc);
         }
     }
     return mbs_data_results(d, "constraint violation", MBS_RESULTS({ "viol", viol, 3, 1, MBS_IX_NONE, 0 }));

@@ -265,7 +265,7 @@ void sens_accumulate(sens_run *r, double w, const double *g, const double *dg)
     }
 }
 
-/* b <- A^-T b for the LU factor of mbs_form_lu (col-major, 1-based pivots
+/* b <- A^-T b for the LU factor of mbs_dense_lu (col-major, 1-based pivots
  * as LAPACK's: P A = L U, so A^T = U^T L^T P) */
 void sens_lu_solve_t(int n, const double *A, const lapack_int *piv, double *b)
 {
