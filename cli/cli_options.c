@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,7 @@ static void clear_fields(const cli_command *c, char *args)
         case CLI_POSITIVE:
         case CLI_NONNEG: *(double *)f = NAN; break;
         case CLI_COUNT: *(long *)f = 0; break;
+        case CLI_UNSIGNED: *(cli_ulong *)f = (cli_ulong){ 0, 0 }; break;
         case CLI_NAME: *(int *)f = -1; break;
         }
     }
@@ -135,13 +137,35 @@ static int read_count(const cli_command *c, const cli_opt *o, const char *s, lon
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || errno == ERANGE || v < 1 || v > o->max) {
+    if (c->words == CLI_WORDS_RANGE && !o->expected) {
+        if (end == s || *end != '\0' || errno == ERANGE || v < INT_MIN || v > INT_MAX)
+            return cli_usage_error(c->name, c->usage, "%s: invalid integer '%s'", o->name, s);
+        if (v < o->min || v > o->max)
+            return cli_usage_error(c->name, c->usage, "%s: %ld out of range [%ld, %ld]", o->name, v, o->min,
+                                   o->max);
+    } else if (end == s || *end != '\0' || errno == ERANGE || v < o->min || v > o->max) {
+        if (o->expected)
+            return cli_usage_error(c->name, c->usage, "%s: expected %s, got '%s'", o->name, o->expected, s);
         if (c->words == CLI_WORDS_VALUE)
             return cli_usage_error(c->name, c->usage, "%s: expected an integer between 1 and %ld, got '%s'",
                                    o->name, o->max, s);
         return cli_usage_error(c->name, c->usage, "%s: expected a positive integer, got '%s'", o->name, s);
     }
     *out = v;
+    return CLI_EXIT_OK;
+}
+
+/* An unsigned long written as digits alone (strtoul would take a sign and
+ * wrap a negative number round). */
+static int read_unsigned(const cli_command *c, const cli_opt *o, const char *s, cli_ulong *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (*end || !s[0] || errno == ERANGE || strchr(s, '-'))
+        return cli_usage_error(c->name, c->usage, "%s: expected %s, got '%s'", o->name,
+                               o->expected ? o->expected : "a non-negative integer", s);
+    *out = (cli_ulong){ 1, v };
     return CLI_EXIT_OK;
 }
 
@@ -155,6 +179,7 @@ static int read_value(const cli_command *c, const cli_opt *o, const char *s, cha
     case CLI_POSITIVE:
     case CLI_NONNEG: return read_number(c, o, s, f);
     case CLI_COUNT: return read_count(c, o, s, f);
+    case CLI_UNSIGNED: return read_unsigned(c, o, s, f);
     case CLI_NAME: {
         int k = o->from_name(s);
         if (k >= 0) {
@@ -164,6 +189,8 @@ static int read_value(const cli_command *c, const cli_opt *o, const char *s, cha
         if (c->words == CLI_WORDS_VALUE)
             return cli_usage_error(c->name, c->usage, "%s: unknown value '%s' (expected %s)", o->name, s,
                                    o->expected);
+        if (c->words == CLI_WORDS_RANGE)
+            return cli_usage_error(c->name, c->usage, "%s: '%s' is not supported (%s)", o->name, s, o->expected);
         return cli_usage_error(c->name, c->usage, "%s: expected %s, got '%s'", o->name, o->expected, s);
     }
     }

@@ -23,9 +23,17 @@ typedef enum cli_kind {
     CLI_NUMBER,     /* double: any finite number */
     CLI_POSITIVE,   /* double > 0 */
     CLI_NONNEG,     /* double >= 0 */
-    CLI_COUNT,      /* long: an integer in [1, max] */
+    CLI_COUNT,      /* long: an integer in [min, max] */
+    CLI_UNSIGNED,   /* cli_ulong: an unsigned long, written without a sign */
     CLI_NAME        /* int: from_name(text), which is >= 0 for a known name */
 } cli_kind;
+
+/* The field of a CLI_UNSIGNED option (every value is valid, so `given`
+ * tells an absent one apart). */
+typedef struct cli_ulong {
+    int given;
+    unsigned long value;
+} cli_ulong;
 
 typedef struct cli_opt {
     const char *name;                  /* "--dt" */
@@ -33,15 +41,21 @@ typedef struct cli_opt {
     cli_kind kind;
     size_t offset;                     /* of the field in the command's options struct */
     int (*from_name)(const char *);    /* CLI_NAME */
-    const char *expected;              /* CLI_NAME: the known names for the message, "com, origin or joint" */
+    const char *expected;              /* CLI_NAME: the known names for the message, "com, origin or joint";
+                                        * CLI_COUNT, CLI_UNSIGNED: what a value must be, "an integer in
+                                        * 1..100000" (NULL: the words of the command) */
     long max;                          /* CLI_COUNT: the largest value */
+    long min;                          /* CLI_COUNT: the smallest value */
 } cli_opt;
 
 /* Rows. T is the command's options struct, F a field of it (nested
  * fields allowed: sim.dt). */
-#define CLI_ROW(T, NAME, SHORT, KIND, F) { NAME, SHORT, KIND, offsetof(T, F), NULL, NULL, 0 }
-#define CLI_ROW_NAME(T, NAME, F, FROM_NAME, EXPECTED) { NAME, NULL, CLI_NAME, offsetof(T, F), FROM_NAME, EXPECTED, 0 }
-#define CLI_ROW_COUNT(T, NAME, F, MAX) { NAME, NULL, CLI_COUNT, offsetof(T, F), NULL, NULL, MAX }
+#define CLI_ROW(T, NAME, SHORT, KIND, F) { NAME, SHORT, KIND, offsetof(T, F), NULL, NULL, 0, 0 }
+#define CLI_ROW_NAME(T, NAME, F, FROM_NAME, EXPECTED) { NAME, NULL, CLI_NAME, offsetof(T, F), FROM_NAME, EXPECTED, 0, 0 }
+#define CLI_ROW_COUNT(T, NAME, F, MAX) { NAME, NULL, CLI_COUNT, offsetof(T, F), NULL, NULL, MAX, 1 }
+/* an integer in [MIN, MAX]; EXPECTED: the words of its message, or NULL */
+#define CLI_ROW_RANGE(T, NAME, F, MIN, MAX, EXPECTED) { NAME, NULL, CLI_COUNT, offsetof(T, F), NULL, EXPECTED, MAX, MIN }
+#define CLI_ROW_UNSIGNED(T, NAME, F, EXPECTED) { NAME, NULL, CLI_UNSIGNED, offsetof(T, F), NULL, EXPECTED, 0, 0 }
 
 /* Two options that exclude each other, and the message when both are
  * given: "--every and --output-dt: give one of them". */
@@ -58,8 +72,13 @@ typedef struct cli_pair {
  *                       "--ref: unknown value 'x' (expected com, origin or joint)",
  *                       "--every: expected an integer between 1 and N, got 'x'";
  *                       a number may be followed by blanks, and one out of
- *                       the range of a double is invalid. */
-typedef enum cli_words { CLI_WORDS_EXPECTED, CLI_WORDS_VALUE } cli_words;
+ *                       the range of a double is invalid.
+ *   CLI_WORDS_RANGE     "--n: invalid integer 'x'" (not an int),
+ *                       "--n: 300 out of range [2, 256]",
+ *                       "--joint: 'x' is not supported (revolute, cardan or spherical)".
+ * A row's own `expected` words replace those of a count or unsigned
+ * value: "--samples: expected an integer in 1..100000, got 'x'". */
+typedef enum cli_words { CLI_WORDS_EXPECTED, CLI_WORDS_VALUE, CLI_WORDS_RANGE } cli_words;
 
 typedef struct cli_command {
     const char *name;              /* "simulate" */

@@ -3,7 +3,6 @@
  * [--q LIST --qd LIST] [--tol T] [--json]`: compare every analytical
  * derivative block with complex-step derivatives (mbs_check_derivatives).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,57 +33,40 @@ static void usage(FILE *out)
 }
 
 typedef struct {
-    const char *samples, *seed, *ref, *tol, *q, *qd;
+    long samples;
+    cli_ulong seed;
+    double tol;
+    int ref;
+    const char *q, *qd;
     int json;
 } check_args;
 
 static const cli_opt check_opts[] = {
-    CLI_ROW(check_args, "--samples", NULL, CLI_STRING, samples),
-    CLI_ROW(check_args, "--seed", NULL, CLI_STRING, seed),
-    CLI_ROW(check_args, "--ref", NULL, CLI_STRING, ref),
-    CLI_ROW(check_args, "--tol", NULL, CLI_STRING, tol),
+    CLI_ROW_RANGE(check_args, "--samples", samples, 1, 100000, "an integer in 1..100000"),
+    CLI_ROW_UNSIGNED(check_args, "--seed", seed, NULL),
+    CLI_ROW(check_args, "--tol", NULL, CLI_POSITIVE, tol),
+    CLI_ROW_NAME(check_args, "--ref", ref, mbs_ref_point_from_name, "com, origin or joint"),
     CLI_ROW(check_args, "--q", NULL, CLI_STRING, q),
     CLI_ROW(check_args, "--qd", NULL, CLI_STRING, qd),
     CLI_ROW(check_args, "--json", NULL, CLI_FLAG, json),
 };
 
 const cli_command cli_check_command = {
-    "check", usage, check_opts, CLI_NELEM(check_opts), NULL, 0, 1, 1, "missing MODEL argument", CLI_WORDS_VALUE,
+    "check", usage, check_opts, CLI_NELEM(check_opts), NULL, 0, 1, 1, "missing MODEL argument", CLI_WORDS_EXPECTED,
 };
 
 int cmd_check(int argc, char **argv)
 {
     const char *cmd = "check";
     const char *pos[1];
-    check_args a = {0};
+    check_args a;
     int npos = 0;
     int rc = cli_parse(&cli_check_command, argc, argv, &a, pos, &npos);
     if (rc != CLI_EXIT_OK) return rc == CLI_PARSE_HELP ? CLI_EXIT_OK : rc;
-    int samples = 10;
-    unsigned long seed = 1;
-    double tol = 1e-10;
-    char *end;
-    if (a.samples) {
-        long v = strtol(a.samples, &end, 10);
-        if (*end || v < 1 || v > 100000)
-            return cli_usage_error(cmd, usage, "--samples: expected an integer in 1..100000, got '%s'", a.samples);
-        samples = (int)v;
-    }
-    if (a.seed) {
-        errno = 0;
-        unsigned long v = strtoul(a.seed, &end, 10);   /* (strtoul would wrap a '-' round) */
-        if (*end || !a.seed[0] || errno == ERANGE || strchr(a.seed, '-'))
-            return cli_usage_error(cmd, usage, "--seed: expected a non-negative integer, got '%s'", a.seed);
-        seed = v;
-    }
-    if (a.tol) {
-        double v = strtod(a.tol, &end);
-        if (*end || !(v > 0)) return cli_usage_error(cmd, usage, "--tol: expected a positive number, got '%s'", a.tol);
-        tol = v;
-    }
-    int ref = MBS_REF_COM;
-    if (a.ref && (ref = mbs_ref_point_from_name(a.ref)) < 0)
-        return cli_usage_error(cmd, usage, "--ref: expected com, origin or joint, got '%s'", a.ref);
+    const int samples = a.samples ? (int)a.samples : 10;
+    const unsigned long seed = a.seed.given ? a.seed.value : 1;
+    const double tol = cli_given(a.tol) ? a.tol : 1e-10;
+    const int ref = a.ref >= 0 ? a.ref : MBS_REF_COM;
     if (a.qd && !a.q) return cli_usage_error(cmd, usage, "--qd needs --q");
 
     mbs_model *m = cli_load_model(cmd, pos[0]);

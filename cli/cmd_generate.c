@@ -7,8 +7,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,39 +36,37 @@ static void usage(FILE *out)
           "  -h, --help         show this help and exit\n", out);
 }
 
-static int parse_int(const char *s, int *out)
+/* The joint types of a generated chain: the type, or -1. */
+static int chain_joint_from_name(const char *name)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || errno == ERANGE || v < INT_MIN || v > INT_MAX)
-        return -1;
-    *out = (int)v;
-    return 0;
+    const int jt = mbs_joint_type_from_name(name);
+    return jt == MBS_JOINT_REVOLUTE || jt == MBS_JOINT_CARDAN || jt == MBS_JOINT_SPHERICAL ? jt : -1;
 }
 
 typedef struct {
-    const char *n, *joint, *out;
+    long n;
+    int joint;
+    const char *out;
     int floating;
 } gen_args;
 
 static const cli_opt generate_opts[] = {
-    CLI_ROW(gen_args, "--n", NULL, CLI_STRING, n),
-    CLI_ROW(gen_args, "--joint", NULL, CLI_STRING, joint),
+    CLI_ROW_RANGE(gen_args, "--n", n, MBS_GENERATE_CHAIN_MIN_LINKS, MBS_GENERATE_CHAIN_MAX_LINKS, NULL),
+    CLI_ROW_NAME(gen_args, "--joint", joint, chain_joint_from_name, "revolute, cardan or spherical"),
     CLI_ROW(gen_args, "--floating", NULL, CLI_FLAG, floating),
     CLI_ROW(gen_args, "--output", "-o", CLI_STRING, out),
 };
 
 const cli_command cli_generate_command = {
     "generate", usage, generate_opts, CLI_NELEM(generate_opts),
-    NULL, 0, 1, 1, "missing model kind (chain)", CLI_WORDS_VALUE,
+    NULL, 0, 1, 1, "missing model kind (chain)", CLI_WORDS_RANGE,
 };
 
 int cmd_generate(int argc, char **argv)
 {
     const char *cmd = "generate";
     const char *pos[1];
-    gen_args a = {0};
+    gen_args a;
     int npos = 0;
     int rc = cli_parse(&cli_generate_command, argc, argv, &a, pos, &npos);
     if (rc != CLI_EXIT_OK) return rc == CLI_PARSE_HELP ? CLI_EXIT_OK : rc;
@@ -78,19 +74,9 @@ int cmd_generate(int argc, char **argv)
         return cli_usage_error(cmd, usage, "unknown model kind '%s' (expected chain)", pos[0]);
     if (!a.n)
         return cli_usage_error(cmd, usage, "missing option --n");
-    if (!a.joint)
+    if (a.joint < 0)
         return cli_usage_error(cmd, usage, "missing option --joint");
-    int n;
-    if (parse_int(a.n, &n) != 0)
-        return cli_usage_error(cmd, usage, "--n: invalid integer '%s'", a.n);
-    if (n < MBS_GENERATE_CHAIN_MIN_LINKS || n > MBS_GENERATE_CHAIN_MAX_LINKS)
-        return cli_usage_error(cmd, usage, "--n: %d out of range [%d, %d]", n,
-                               MBS_GENERATE_CHAIN_MIN_LINKS, MBS_GENERATE_CHAIN_MAX_LINKS);
-    int jt = mbs_joint_type_from_name(a.joint);
-    if (jt != MBS_JOINT_REVOLUTE && jt != MBS_JOINT_CARDAN && jt != MBS_JOINT_SPHERICAL)
-        return cli_usage_error(cmd, usage,
-                               "--joint: '%s' is not supported (revolute, cardan or spherical)",
-                               a.joint);
+    const int n = (int)a.n, jt = a.joint;
 
     mbs_error err;
     memset(&err, 0, sizeof err);

@@ -187,7 +187,8 @@ static void emit_str(sink *s, const char *str)
 }
 
 /* an npy field: ('NAME', '<f8') as a Python literal, a repeated name
- * given a suffix #2, #3, ... (numpy refuses a field twice) */
+ * gets '#' and its occurrence count appended (numpy refuses a field
+ * twice) */
 static void npy_field(sink *s, const char *name)
 {
     char uniq[640];

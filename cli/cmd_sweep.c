@@ -139,14 +139,6 @@ int sweep_mpi_main(const char *cmd, const sweep_opts *o)
     return rc;
 }
 
-static int parse_count(const char *cmd, const char *opt, const char *text, int *out)
-{
-    long v;
-    int rc = cli_parse_long(cmd, usage, opt, text, 1, 4096, &v);
-    if (rc == CLI_EXIT_OK) *out = (int)v;
-    return rc;
-}
-
 /* The sweep in this process. */
 static int sweep_local(const char *cmd, const sweep_opts *o)
 {
@@ -188,15 +180,15 @@ static int sweep_local(const char *cmd, const sweep_opts *o)
 
 typedef struct {
     sweep_opts o;
-    const char *threads, *chunk;
+    long threads, chunk;
 } sweep_args;
 
 static const cli_opt sweep_rows[] = {
-    CLI_ROW(sweep_args, "--threads", NULL, CLI_STRING, threads),
+    CLI_ROW_RANGE(sweep_args, "--threads", threads, 1, 4096, "an integer from 1 to 4096"),
     CLI_ROW(sweep_args, "--csv", NULL, CLI_STRING, o.csv),
     CLI_ROW(sweep_args, "--json", NULL, CLI_STRING, o.json),
     CLI_ROW(sweep_args, "--checkpoint", NULL, CLI_STRING, o.ckpt),
-    CLI_ROW(sweep_args, "--chunk", NULL, CLI_STRING, chunk),
+    CLI_ROW_RANGE(sweep_args, "--chunk", chunk, 1, 4096, "an integer from 1 to 4096"),
     CLI_ROW(sweep_args, "--resume", NULL, CLI_FLAG, o.resume),
     CLI_ROW(sweep_args, "--serve-only", NULL, CLI_FLAG, o.serve_only),
     CLI_ROW(sweep_args, "--stats", NULL, CLI_FLAG, o.stats),
@@ -216,10 +208,8 @@ int cmd_sweep(int argc, char **argv)
     int rc = cli_parse(&cli_sweep_command, argc, argv, &a, pos, &npos);
     if (rc != CLI_EXIT_OK) return rc == CLI_PARSE_HELP ? CLI_EXIT_OK : rc;
     a.o.spec = pos[0];
-    if (a.threads && parse_count(cmd, "--threads", a.threads, &a.o.threads) != CLI_EXIT_OK)
-        return CLI_EXIT_USAGE;
-    if (a.chunk && parse_count(cmd, "--chunk", a.chunk, &a.o.chunk) != CLI_EXIT_OK)
-        return CLI_EXIT_USAGE;
+    a.o.threads = (int)a.threads;   /* 0: not given */
+    a.o.chunk = (int)a.chunk;
     if (a.o.resume && !a.o.ckpt)
         return cli_usage_error(cmd, usage, "--resume needs --checkpoint FILE");
     if (a.o.csv && a.o.json && strcmp(a.o.csv, a.o.json) == 0)

@@ -21,7 +21,7 @@ typedef struct cli_multistart {
 
 /* The options --multistart N (1 to 10^6), --seed S (default 1), --threads
  * T (0 to 4096; 0: OpenMP's default) and --json (NULL or 0: not given)
- * into ms; files: --model-out, --history or --plot was given (refused with
+ * into ms; files: --model-out, --history or --plot given (refused with
  * --multistart). --seed and --json need --multistart. CLI_EXIT_OK or
  * CLI_EXIT_USAGE after a message. */
 int cli_multistart_options(const char *cmd, void (*usage)(FILE *), const char *starts, const char *seed,

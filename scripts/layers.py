@@ -4,7 +4,7 @@ functions, tests that reach into src/, and comments that tell history.
 
     /usr/bin/python3 scripts/layers.py [--source DIR] [--build DIR] [--config FILE]
         [--explain] [--check] [--max-back N] [--max-spanning N] [--max-lines N]
-        [--soft-lines N] [--max-tests N]
+        [--soft-lines N] [--max-tests N] [--max-unexplained N] [--max-comments N]
 
 Arrows. An arrow A -> B between two files of the measured tree (the
 `arrows` paths of the config) is one of:
@@ -35,9 +35,9 @@ resolves to a file under src/ (directly, or through a header of tests/)
 other than the documented internal test header (`test-header` in the
 config, once it exists).
 
-Comments. A report, not a judge: comments of the `comments` paths that
-match history, issue talk, benchmark figures, dates, or name a file that
-is not in the repository.
+Comments. Comment lines of the `comments` paths that match history,
+issue talk, benchmark figures, dates, or name a file that is not in the
+repository are listed; --max-comments bounds their number.
 
 Folder notes. Each folder of a layer has a README.md saying what it
 holds and, on a paragraph that starts with "May include:", the paths of
@@ -46,9 +46,11 @@ lowest); the report lists those that are missing or differ.
 
 --check exits 1 when more than --max-spanning circles span two folders
 (default 0), more than --max-back arrows run back up (default 8), a
-function exceeds --max-lines (default 150), more than --max-tests test
-sources include src/ (when given), a measured file has no layer, or a
-folder note is missing or differs from the config; the
+function exceeds --max-lines (default 150), more than --max-unexplained
+functions exceed --soft-lines without a reason, more than --max-tests test
+sources include src/, more than --max-comments comment lines are flagged
+(these three when given), a measured file has no layer, or a folder note
+is missing or differs from the config; the
 defaults are the targets of docs/architecture.md; limits set to the
 figures of the day and lowered commit by commit make a ratchet;
 exit 2 means the measurement could not be made (e.g. missing or stale
@@ -805,6 +807,10 @@ def parse_args():
                     help='circles allowed to span two folders (default 0)')
     ap.add_argument('--max-tests', type=int, default=None,
                     help='test sources allowed to include src/ (default: not checked)')
+    ap.add_argument('--max-unexplained', type=int, default=None,
+                    help='functions over --soft-lines allowed without a reason (default: not checked)')
+    ap.add_argument('--max-comments', type=int, default=None,
+                    help='flagged comment lines allowed (default: not checked)')
     ap.add_argument('--explain', action='store_true', help='list every arrow with the includes and symbols carrying it')
     ap.add_argument('--check', action='store_true', help='exit 1 when a limit is exceeded')
     return ap.parse_args()
@@ -834,6 +840,12 @@ def main():
         fails.append('%d function(s) over %d lines' % (len(over), a.max_lines))
     if a.max_tests is not None and len(reach) > a.max_tests:
         fails.append('%d test sources include src/ (at most %d)' % (len(reach), a.max_tests))
+    unexplained = sum(1 for x in funcs if not x[4])
+    if a.max_unexplained is not None and unexplained > a.max_unexplained:
+        fails.append('%d function(s) over %d lines without a reason (at most %d)'
+                     % (unexplained, a.soft_lines, a.max_unexplained))
+    if a.max_comments is not None and len(hits) > a.max_comments:
+        fails.append('%d comment lines flagged (at most %d)' % (len(hits), a.max_comments))
     if unassigned:
         fails.append('%d file(s) without a layer' % len(unassigned))
     if notes:

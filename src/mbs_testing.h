@@ -37,7 +37,7 @@
 #include "formulations/form_tangent.h"
 
 /* Scribbling over the scratch of an mbs_data (tests/test_call_order.c:
- * a result never depends on what was called before). */
+ * a result never depends on the calls made before it). */
 #include "dynamics/scribble.h"
 
 /* Small helpers of the loaders and writers, tested on their own. */

@@ -3,7 +3,9 @@
  * usage texts: every option of a table (long and short name) appears in
  * the usage text of its command, and every --option the usage text shows
  * is in the table (or is --help, or an option of another program that the
- * text names: `others` below).
+ * text names: `others` below). An option whose metavariable in the usage
+ * text is one capital letter (--samples N, --tol T) takes a number, which
+ * its row checks (a numeric kind, not a string the command reads by hand).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -35,6 +37,27 @@ static const struct {
     { "view", "--json", "mbsens sensitivity's (the file it reads)" },
 };
 
+/* Options with a one-letter metavariable whose row reads a string: P of
+ * --plot-point is a point's name; the others are numbers their commands
+ * still read by hand (cli_parse_long, strtod), to become numeric rows. */
+static const struct {
+    const char *command, *option;
+} string_rows[] = {
+    { "optimize", "--plot-point" },
+    { "assemble", "--t" },
+    { "sensitivity", "--threads" },
+    { "optimize", "--threads" },
+    { "optimize", "--multistart" },
+    { "optimize", "--seed" },
+};
+
+static int string_row_known(const cli_command *c, const char *name)
+{
+    for (size_t k = 0; k < sizeof string_rows / sizeof string_rows[0]; k++)
+        if (!strcmp(string_rows[k].command, c->name) && !strcmp(string_rows[k].option, name)) return 1;
+    return 0;
+}
+
 static int in_table(const cli_command *c, const char *name, size_t len)
 {
     if (len == 6 && strncmp(name, "--help", 6) == 0) return 1;
@@ -44,6 +67,19 @@ static int in_table(const cli_command *c, const char *name, size_t len)
             return 1;
     for (int k = 0; k < c->nopts; k++)
         if (strlen(c->opts[k].name) == len && strncmp(c->opts[k].name, name, len) == 0) return 1;
+    return 0;
+}
+
+/* The metavariable after name in text is one capital letter: "--n N". */
+static int number_metavar(const char *text, const char *name)
+{
+    const size_t n = strlen(name);
+    for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
+        const char *v = p + n;
+        if ((p == text || p[-1] == ' ' || p[-1] == '[') && (*v == ' ' || *v == '=') && v[1] >= 'A' &&
+            v[1] <= 'Z' && (v[2] == ' ' || v[2] == ']' || v[2] == '\n'))
+            return 1;
+    }
     return 0;
 }
 
@@ -65,6 +101,10 @@ static void check_command(const cli_command *c)
         if (!has_word(text, o->name) || (o->short_name && !has_word(text, o->short_name))) {
             printf("FAIL %s: %s%s%s is not in the usage text\n", c->name, o->name, o->short_name ? ", " : "",
                    o->short_name ? o->short_name : "");
+            failures++;
+        }
+        if (o->kind == CLI_STRING && number_metavar(text, o->name) && !string_row_known(c, o->name)) {
+            printf("FAIL %s: %s takes a number (usage text) but its row reads a string\n", c->name, o->name);
             failures++;
         }
     }

@@ -1,6 +1,6 @@
 /*
  * test_fd_derivatives_local.c - the forward-dynamics derivatives on trees of
- * revolute, prismatic and fixed joints (src/dynamics/derivatives.c,
+ * revolute, prismatic and fixed joints (src/dynamics/fd_derivatives.c,
  * fd_derivatives_local; src/kernels/jacobians_1dof.c): the fully recursive
  * algorithm (qdd from the articulated bodies, then the fused pass) and the
  * semi-recursive one (no forward-dynamics pass: the pass at qdd = 0 for M
@@ -21,7 +21,7 @@
  *   - one output at a time gives the same entries (to the same bound: the
  *     products may be blocked otherwise);
  *   - both kinds of solve are exercised (the dense criterion of
- *     derivatives.c, recomputed here);
+ *     fd_derivatives.c, recomputed here);
  *   - overflow reported as MBS_ERR_NUMERIC, for both algorithms.
  */
 #define MBS_COMPLEX

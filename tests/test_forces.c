@@ -502,7 +502,7 @@ static void test_random_trees(void)
             free(dxv); free(xr); free(dqv); free(dqdv); free(dqf);
         }
 
-        /* ---- the public ID derivatives (src/dynamics/derivatives.c, through
+        /* ---- the public ID derivatives (src/dynamics/id_derivatives.c, through
          * mbs_forces_apply_d) against complex step of the kernels ---- */
         if (tree % 4 == 0) {
             double *J = calloc(n1 * n1, 8), *Jd = calloc(n1 * n1, 8), scale = 1, err = 0;

@@ -58,10 +58,11 @@ static double now(void)
 }
 
 /* Between polls: a yield of the processor for the first 20 polls after
- * traffic (a reply often comes within microseconds), then sleeps from
- * 20 us doubling to 200 us while idle: a report then waits at most about
- * 200 us for rank 0, and an idle rank wakes 5 000 times a second for a
- * probe of a few microseconds. *ns: the state, 0 after traffic. */
+ * traffic (a reply often comes within microseconds), then sleeps that
+ * start at 20 microseconds and double up to 200 while idle: a report
+ * waits at most one such sleep for rank 0, and an idle rank wakes at most
+ * 5 000 times a second for a short probe. *ns: the state, 0 after
+ * traffic. */
 static void nap(long *ns, int traffic)
 {
     if (traffic || *ns < 20) {
@@ -141,7 +142,8 @@ static int unpack(sweep_ledger *L, const char *b, size_t len, double *row, char 
 /* ---- worker ranks ---- */
 
 /* Wait for rank 0's last word: 1 if every rank reported back (finalize),
- * 0 if one was taken for dead (MPI_Finalize would wait for it forever). */
+ * 0 if rank 0 gave one up for dead (MPI_Finalize would wait for it
+ * forever). */
 static int wait_end(void)
 {
     int flag = 0, all = 0;
@@ -204,8 +206,8 @@ typedef struct server {
     int chunk, threads, size;
     _Atomic int local_done;   /* rank 0's own computing has ended */
     int *stopped;             /* per rank: told to stop */
-    double *since;            /* per rank: when its chunk was handed out (< 0: none) */
-    double longest;           /* the longest time a chunk was out */
+    double *since;            /* per rank: when its chunk went out (< 0: none) */
+    double longest;           /* the longest time a chunk has been out */
     int active;               /* ranks not yet stopped */
     long handouts;
     double bytes;
@@ -235,8 +237,8 @@ static int all_done(server *sv)
     return d && sv->local_done;
 }
 
-/* Receive one report, answer it with a chunk or a stop: 1 if there was
- * one, 0 if not, -1 on failure. */
+/* Receive one report, answer it with a chunk or a stop: 1 if a report
+ * came, 0 if none, -1 on failure. */
 static int serve_one(server *sv, const char *cmd, double *row, char *msg)
 {
     MPI_Status st;

@@ -126,7 +126,7 @@ int mbs_model_npoints(const mbs_model *m);
 int mbs_model_nvectors(const mbs_model *m);
 int mbs_model_nparams(const mbs_model *m);
 const char *mbs_model_name(const mbs_model *m);
-const char *mbs_model_source(const mbs_model *m);   /* file it was loaded from, or NULL */
+const char *mbs_model_source(const mbs_model *m);   /* the file loaded, or NULL */
 
 /* ---- bodies, joints, coordinates ---- */
 const char *mbs_body_name(const mbs_model *m, int body);     /* body 0: "ground" */

@@ -88,7 +88,8 @@ typedef struct mbs_opt_iter {
 /* Called at the start of every stage (iteration 0) and at every accepted
  * point. Return non-zero to stop (stop reason "callback"). */
 typedef int (*mbs_opt_callback)(void *user, const mbs_opt_iter *it);
-/* Receives one line about a failed evaluation (and what was done). */
+/* Receives one line about a failed evaluation (and what the driver does
+ * about it). */
 typedef void (*mbs_opt_message_fn)(void *user, const char *msg);
 
 typedef struct mbs_opt_options {

@@ -262,8 +262,8 @@ static inline void m6_mv_add(mreal *r, const mreal *M, const mreal *V)
  * g = c - r:  [ m I, -m S(g); m S(g), J - m S(g) S(g) ]. */
 static inline void m6_body_inertia(mreal *M, mreal m, const mreal *g, const mreal *J)
 {
-    /* every entry written once (no zero fill first: it was the largest
-     * cost of the body terms) */
+    /* every entry written once (no zero fill first: in the body terms that
+     * fill costs more than the products) */
     M[0] = m; M[1] = 0; M[2] = 0;
     M[6] = 0; M[7] = m; M[8] = 0;
     M[12] = 0; M[13] = 0; M[14] = m;

@@ -4,7 +4,7 @@
  * 17 significant digits always read back exactly (IEEE 754 binary64), so
  * the search is over 15, 16 and 17 digits, each checked with strtod. The
  * formats are fixed strings: a '*' precision sends glibc's printf down a
- * much slower path.
+ * general path that costs several times as much.
  */
 #include <stdio.h>
 #include <stdlib.h>

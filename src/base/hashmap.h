@@ -49,8 +49,8 @@ size_t mbs_hashmap_get_prefixes(const mbs_hashmap *m, uint64_t tag, const char *
                                 size_t max);
 
 /* Insert (tag, key) -> value unless the key is present. Returns the value
- * already stored for the key (>= 0, the map unchanged), -1 if the key was
- * inserted, or -2 if memory ran out (the map unchanged). */
+ * already stored for the key (>= 0, the map unchanged), -1 after
+ * inserting the key, or -2 if memory ran out (the map unchanged). */
 int mbs_hashmap_put(mbs_hashmap *m, uint64_t tag, const char *key, int value);
 
 #endif

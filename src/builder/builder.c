@@ -322,6 +322,46 @@ static int joint_frame(const double axis[3], const double *ref, double X[9])
     return 0;
 }
 
+/* The initial state of a joint of the given type (nq coordinates) into q,
+ * qd (7 each): q0 (nq0 values) and qd0 (nqd0) when given, else zero with
+ * Euler parameters (1, 0, 0, 0); checked finite, |p| = 1 and p . pd = 0. */
+static int joint_initial_state(const char *w, const char *name, mbs_joint_type type, int nq, const double *q0,
+                               int nq0, const double *qd0, int nqd0, double *q, double *qd, mbs_error *err)
+{
+    int eu = mbs_joint_type_euler(type);
+    if (eu >= 0) q[eu] = 1;
+    if (q0) {
+        if (nq0 != nq)
+            return mbs_error_set(err, MBS_ERR_MODEL,
+                                 "%s: joint %s: q0 has %d values, a %s joint has %d coordinates", w, name, nq0,
+                                 mbs_joint_type_name(type), nq);
+        memcpy(q, q0, (size_t)nq * sizeof *q);
+    }
+    if (qd0) {
+        if (nqd0 != nq)
+            return mbs_error_set(err, MBS_ERR_MODEL,
+                                 "%s: joint %s: qd0 has %d values, a %s joint has %d coordinates", w, name, nqd0,
+                                 mbs_joint_type_name(type), nq);
+        memcpy(qd, qd0, (size_t)nq * sizeof *qd);
+    }
+    if (!finite_n(q, nq) || !finite_n(qd, nq))
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint %s: q0 or qd0 is not finite", w, name);
+    if (eu >= 0) {
+        const double *p = q + eu, *pd = qd + eu;
+        double n = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
+        if (fabs(n - 1) > 1e-6)
+            return mbs_error_set(err, MBS_ERR_MODEL,
+                                 "%s: joint %s: q0: Euler parameters [%g, %g, %g, %g] are not normalized "
+                                 "(|p| = %.9g, must be 1 within 1e-6)", w, name, p[0], p[1], p[2], p[3], n);
+        double dot = p[0] * pd[0] + p[1] * pd[1] + p[2] * pd[2] + p[3] * pd[3];
+        if (fabs(dot) > 1e-6)
+            return mbs_error_set(err, MBS_ERR_MODEL,
+                                 "%s: joint %s: qd0: Euler parameter rates are not tangent (p.pdot = %g, "
+                                 "must be 0 within 1e-6)", w, name, dot);
+    }
+    return MBS_OK;
+}
+
 static const char *joint_where(const char *where) { return W(where); }
 
 int mbs_builder_add_joint(mbs_builder *b, const char *name, mbs_joint_type type,
@@ -373,39 +413,9 @@ int mbs_builder_add_joint(mbs_builder *b, const char *name, mbs_joint_type type,
                                  name, side_name[s], pt[s], b->body[bodies[s]].name);
     }
 
-    /* initial state */
     double q[7] = { 0 }, qd[7] = { 0 };
-    int eu = mbs_joint_type_euler(type);
-    if (eu >= 0) q[eu] = 1;
-    if (q0) {
-        if (nq0 != nq)
-            return mbs_error_set(err, MBS_ERR_MODEL,
-                                 "%s: joint %s: q0 has %d values, a %s joint has %d coordinates", w, name, nq0,
-                                 mbs_joint_type_name(type), nq);
-        memcpy(q, q0, (size_t)nq * sizeof *q);
-    }
-    if (qd0) {
-        if (nqd0 != nq)
-            return mbs_error_set(err, MBS_ERR_MODEL,
-                                 "%s: joint %s: qd0 has %d values, a %s joint has %d coordinates", w, name, nqd0,
-                                 mbs_joint_type_name(type), nq);
-        memcpy(qd, qd0, (size_t)nq * sizeof *qd);
-    }
-    if (!finite_n(q, nq) || !finite_n(qd, nq))
-        return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint %s: q0 or qd0 is not finite", w, name);
-    if (eu >= 0) {
-        const double *p = q + eu, *pd = qd + eu;
-        double n = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
-        if (fabs(n - 1) > 1e-6)
-            return mbs_error_set(err, MBS_ERR_MODEL,
-                                 "%s: joint %s: q0: Euler parameters [%g, %g, %g, %g] are not normalized "
-                                 "(|p| = %.9g, must be 1 within 1e-6)", w, name, p[0], p[1], p[2], p[3], n);
-        double dot = p[0] * pd[0] + p[1] * pd[1] + p[2] * pd[2] + p[3] * pd[3];
-        if (fabs(dot) > 1e-6)
-            return mbs_error_set(err, MBS_ERR_MODEL,
-                                 "%s: joint %s: qd0: Euler parameter rates are not tangent (p.pdot = %g, "
-                                 "must be 0 within 1e-6)", w, name, dot);
-    }
+    int rc = joint_initial_state(w, name, type, nq, q0, nq0, qd0, nqd0, q, qd, err);
+    if (rc) return rc;
 
     /* anonymous points at the body origin for sides without a point */
     for (int s = 0; s < 2; s++)
@@ -993,6 +1003,71 @@ static int target_candidates(const mbs_builder *b, const char *target, int **out
     return 0;
 }
 
+#define WHY_LEN 512
+
+/* A target BODY.rest, FORCE.rest or FUNCTION.rest into t (*found = 1), or
+ * why it names nothing into why (WHY_LEN); an error when it names two
+ * items or memory runs out. */
+static int resolve_named_target(mbs_builder *b, const char *target, const char *w, b_target *t, char *why,
+                                int *found, mbs_error *err)
+{
+    int *cand = NULL;
+    /* BODY.rest, FORCE.rest, FUNCTION.rest: every prefix of the target
+     * before a dot that names such an item (names may contain dots),
+     * each kind in handle order */
+    int ncand[3];
+    if (target_candidates(b, target, &cand, ncand) != 0) return oom(err);
+    const int *hb = cand, *hk[2] = { cand + ncand[0], cand + ncand[0] + ncand[1] };
+    int anybody = 0;
+    for (int c = 0; c < ncand[0] && !*found; c++) {
+        int h = hb[c];
+        size_t n = strlen(b->body[h].name);
+        char why2[WHY_LEN];
+        if (resolve_in_body(b, h, target + n + 1, t, why2, sizeof why2) == 0) *found = 1;
+        else if (!anybody) memcpy(why, why2, WHY_LEN);
+        anybody = 1;
+    }
+    /* a name that also resolves as another item is ambiguous */
+    for (int kind = 0; kind < 2; kind++) {
+        for (int c = 0; c < ncand[1 + kind]; c++) {
+            int h = hk[kind][c];
+            const char *nm = kind ? b->func[h].name : b->force[h].name;
+            size_t n = strlen(nm);
+            char why2[WHY_LEN];
+            int comp;
+            int ok = kind ? resolve_member(func_members(b->func[h].type), b->func[h].n, "function", nm,
+                                           target + n + 1, &comp, why2, sizeof why2)
+                          : resolve_member(force_members(b->force[h].type), 0,
+                                           mbs_force_type_name(b->force[h].type), nm, target + n + 1, &comp,
+                                           why2, sizeof why2);
+            if (ok == 0 && *found) {
+                char d[300];
+                target_describe(b, t, d, sizeof d);
+                free(cand);
+                return mbs_error_set(err, MBS_ERR_MODEL,
+                                     "%s: ambiguous parameter target \"%s\": it names %s and %s %s (rename one)",
+                                     w, target, d, kind ? "function" : "force", nm);
+            }
+            if (ok == 0) {
+                t->kind = kind ? T_FUNC : T_FORCE;
+                t->handle = h;
+                t->comp = comp;
+                *found = 1;
+            } else if (!anybody) {
+                memcpy(why, why2, WHY_LEN);
+            }
+            anybody = 1;
+        }
+    }
+    if (!*found && !anybody && !why[0]) {
+        const char *dot = strchr(target, '.');
+        int n = dot ? (int)(dot - target) : (int)strlen(target);
+        snprintf(why, WHY_LEN, "no body named \"%.*s\" (nor a force or function)", n, target);
+    }
+    free(cand);
+    return MBS_OK;
+}
+
 int mbs_builder_add_param_target(mbs_builder *b, int param, const char *target,
                                  double scale, double offset, const char *where,
                                  mbs_error *err)
@@ -1007,7 +1082,7 @@ int mbs_builder_add_param_target(mbs_builder *b, int param, const char *target,
         return mbs_error_set(err, MBS_ERR_MODEL, "%s: parameter %s: scale and offset must be finite", w, p->name);
 
     b_target t = { .kind = -1 };
-    char why[512] = "";
+    char why[WHY_LEN] = "";
     int found = 0;
     if (strncmp(target, "gravity", 7) == 0) {
         int k = parse_index(target + 7);
@@ -1019,62 +1094,10 @@ int mbs_builder_add_param_target(mbs_builder *b, int param, const char *target,
             snprintf(why, sizeof why, "the gravity index must be [0], [1] or [2]");
         }
     }
-    int *cand = NULL;
     if (!found) {
-        /* BODY.rest, FORCE.rest, FUNCTION.rest: every prefix of the target
-         * before a dot that names such an item (names may contain dots),
-         * each kind in handle order */
-        int ncand[3];
-        if (target_candidates(b, target, &cand, ncand) != 0) return oom(err);
-        const int *hb = cand, *hk[2] = { cand + ncand[0], cand + ncand[0] + ncand[1] };
-        int anybody = 0;
-        for (int c = 0; c < ncand[0] && !found; c++) {
-            int h = hb[c];
-            size_t n = strlen(b->body[h].name);
-            char why2[512];
-            if (resolve_in_body(b, h, target + n + 1, &t, why2, sizeof why2) == 0) found = 1;
-            else if (!anybody) memcpy(why, why2, sizeof why);
-            anybody = 1;
-        }
-        /* a name that also resolves as another item is ambiguous */
-        for (int kind = 0; kind < 2; kind++) {
-            for (int c = 0; c < ncand[1 + kind]; c++) {
-                int h = hk[kind][c];
-                const char *nm = kind ? b->func[h].name : b->force[h].name;
-                size_t n = strlen(nm);
-                char why2[512];
-                int comp;
-                int ok = kind ? resolve_member(func_members(b->func[h].type), b->func[h].n, "function", nm,
-                                               target + n + 1, &comp, why2, sizeof why2)
-                              : resolve_member(force_members(b->force[h].type), 0,
-                                               mbs_force_type_name(b->force[h].type), nm, target + n + 1, &comp,
-                                               why2, sizeof why2);
-                if (ok == 0 && found) {
-                    char d[300];
-                    target_describe(b, &t, d, sizeof d);
-                    free(cand);
-                    return mbs_error_set(err, MBS_ERR_MODEL,
-                                         "%s: ambiguous parameter target \"%s\": it names %s and %s %s (rename one)",
-                                         w, target, d, kind ? "function" : "force", nm);
-                }
-                if (ok == 0) {
-                    t.kind = kind ? T_FUNC : T_FORCE;
-                    t.handle = h;
-                    t.comp = comp;
-                    found = 1;
-                } else if (!anybody) {
-                    memcpy(why, why2, sizeof why);
-                }
-                anybody = 1;
-            }
-        }
-        if (!found && !anybody && !why[0]) {
-            const char *dot = strchr(target, '.');
-            int n = dot ? (int)(dot - target) : (int)strlen(target);
-            snprintf(why, sizeof why, "no body named \"%.*s\" (nor a force or function)", n, target);
-        }
+        int rc = resolve_named_target(b, target, w, &t, why, &found, err);
+        if (rc) return rc;
     }
-    free(cand);
     if (!found)
         return mbs_error_set(err, MBS_ERR_MODEL, "%s: unknown parameter target \"%s\": %s (%s)", w, target, why,
                              TARGET_FORMS);

@@ -1,8 +1,8 @@
 /*
  * finish.c - mbs_builder_finish: the model from a builder's records, in
  * stages over a finish_ctx (builder_impl.h): the topology, the body order
- * (DFS preorder from the ground, children in the order the bodies were
- * added), the model vector, the tree, the joints, points and vectors, the
+ * (DFS preorder from the ground, children in the order of the bodies'
+ * records), the model vector, the tree, the joints, points and vectors, the
  * time functions and force elements, the constraints, the design
  * parameters, then the initial configuration and the physical checks.
  *
@@ -34,7 +34,7 @@
 
 /* The order of the points in the model vector: the named points grouped
  * by body in the final body order (the ground first), each body's in the
- * order they were added; then the anonymous points in the order of their
+ * order of their records; then the anonymous points in the order of their
  * first use by the tree joints (final order; parent side, then child side),
  * the cut joints (input order), the force elements and the drivers.
  * Anonymous points that nothing uses are left out. porder (np) gets the

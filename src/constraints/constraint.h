@@ -110,7 +110,7 @@ void MBS_K(mbs_con_kernel)(const mbs_model *m, const mreal *x, const MBS_K(mbs_w
  * The per-state part of every cut (entities, G blocks) is kept in w's cut
  * cache (w->ccache, written although w is const: one workspace must not be
  * used by two calls at once) and reused only when the bits of its inputs
- * in w and x equal those it was computed from, so any sequence of primal
+ * in w and x equal those it holds, so any sequence of primal
  * evaluations in w is safe (constraint_kernel_d.c). */
 void MBS_K(mbs_con_kernel_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w, const mreal *dx,
                              const MBS_K(mbs_ws) *dw, const mreal *q, const mreal *qd, const mreal *qdd,

@@ -162,6 +162,8 @@ static int total_rows(const mbs_model *m)
     return m->con.nloop_rows + m->con.ndriver + m->n_euler;
 }
 
+/* long-function: hot kernel: one pass over the cuts, drivers and Euler
+ * rows whose blocks share the row counter and scratch. */
 void MBS_K(mbs_con_kernel)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w, const mreal *q,
                            const mreal *qd, const mreal *qdd, mreal t, mreal *phi, mreal *Phi_q, mreal *phid,
                            mreal *b, mreal *c, mreal *phidd)

@@ -257,12 +257,13 @@ void MBS_K(mbs_driver_law_d)(const mbs_model *m, const mbs_driver_info *dr, cons
  * computed once and reused by every direction.
  *
  * Staleness is impossible by construction: an entry stores the bits of
- * every input it was computed from (the pose, velocities and accelerations
+ * every input of its computation (the pose, velocities and accelerations
  * of the cut's two bodies in w: A, o, r, V, Vd; the cut's points and triads
  * in x) and is reused only when those bits equal the present ones
  * (memcmp), so a reused entry is exactly what the computation would give
  * now. No counter to keep in step with the writers of w; a workspace whose
- * kinematics was redone at the same state (same bits) keeps its entries.
+ * kinematics is run again at the same state (same bits) keeps its
+ * entries.
  * The entry is always filled to level 2 (accelerations); quantities a call
  * does not need are not read. */
 #define CC_BODYKEY (9 + 3 + 3 + 6 + 6)
@@ -506,8 +507,8 @@ static int total_rows(const mbs_model *m)
     return m->con.nloop_rows + m->con.ndriver + m->n_euler;
 }
 
-/* The pieces of mbs_con_kernel_d, inlined into it (the code it compiles to
- * is one function, as the loops were written in it). */
+/* The pieces of mbs_con_kernel_d, inlined into it: the code it compiles
+ * to is one function. */
 #define MBS_CON_INLINE static inline __attribute__((always_inline))
 
 /* One cut's rows of the tangents (loop closure): the per-state part from

@@ -104,6 +104,43 @@ static void cs_set(cs_pipe *c, const double *q, const double *qd, const double *
     for (int t = 0; t < p->ntargets; t++) c->x[p->target[t]] += I * H * p->scale[t];
 }
 
+/* The complex pipeline's arrays and workspace for m (reference point ref);
+ * -1 when memory runs out (the caller frees what it holds). */
+static int cs_pipe_init(cs_pipe *c, const mbs_model *m, mbs_ref_point ref)
+{
+    const size_t n1 = (size_t)m->nq + 1;
+    memset(c, 0, sizeof *c);
+    c->m = m;
+    c->x = calloc((size_t)m->nx + 1, sizeof(mreal));
+    c->q = calloc(n1, sizeof(mreal)); c->qd = calloc(n1, sizeof(mreal));
+    c->qdd = calloc(n1, sizeof(mreal)); c->tau = calloc(n1, sizeof(mreal)); c->out = calloc(n1, sizeof(mreal));
+    if (!c->x || !c->q || !c->qd || !c->qdd || !c->tau || !c->out || mbs_ws_init_cs(&c->w, m) != 0) return -1;
+    c->w.ref = ref;
+    return 0;
+}
+
+/* One sample: (q, qd) given (q_in; qd_in NULL: zero) or random in [-1, 1]
+ * then normalized, qdd and tau random; tau orthogonal to the Euler
+ * parameters, as physical torques are. */
+static void sample_state(const mbs_model *m, uint64_t *s, const double *q_in, const double *qd_in, double *q,
+                         double *qd, double *qdd, double *tau)
+{
+    for (int k = 0; k < m->nq; k++) {
+        q[k] = q_in ? q_in[k] : uniform(s, -1, 1);
+        qd[k] = q_in ? (qd_in ? qd_in[k] : 0) : uniform(s, -1, 1);
+        qdd[k] = uniform(s, -1, 1);
+        tau[k] = uniform(s, -1, 1);
+    }
+    mbs_normalize_state(m, q, qd);
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->euler < 0) continue;
+        double *p = q + jt->qoff + jt->euler, *f = tau + jt->qoff + jt->euler, pf = 0;
+        for (int k = 0; k < 4; k++) pf += p[k] * f[k];
+        for (int k = 0; k < 4; k++) f[k] -= pf * p[k];
+    }
+}
+
 int mbs_check_derivatives(const mbs_model *m, int samples, unsigned long seed,
                           mbs_ref_point ref, const double *q_in, const double *qd_in,
                           mbs_check_report *rep, mbs_error *err)
@@ -119,37 +156,17 @@ int mbs_check_derivatives(const mbs_model *m, int samples, unsigned long seed,
     if (!d) return err ? err->code : MBS_ERR_NOMEM;
     mbs_data_set_ref(d, ref);
     cs_pipe c;
-    memset(&c, 0, sizeof c);
-    c.m = m;
     double *buf = calloc(6 * n1 + 6 * n1 * n1 + 2 * n1 * p1, sizeof(double));
-    c.x = calloc((size_t)m->nx + 1, sizeof(mreal));
-    c.q = calloc(n1, sizeof(mreal)); c.qd = calloc(n1, sizeof(mreal));
-    c.qdd = calloc(n1, sizeof(mreal)); c.tau = calloc(n1, sizeof(mreal)); c.out = calloc(n1, sizeof(mreal));
-    if (!buf || !c.x || !c.q || !c.qd || !c.qdd || !c.tau || !c.out || mbs_ws_init_cs(&c.w, m) != 0) {
+    if (cs_pipe_init(&c, m, ref) != 0 || !buf) {
         rc = mbs_error_set(err, MBS_ERR_NOMEM, "check: out of memory");
         goto done;
     }
-    c.w.ref = ref;
     double *q = buf, *qd = q + n1, *qdd = qd + n1, *tau = qdd + n1;
     double *A = tau + 2 * n1, *B = A + n1 * n1, *C = B + n1 * n1, *R = C + n1 * n1;
     double *A2 = R + n1 * n1, *B2 = A2 + n1 * n1, *P = B2 + n1 * n1, *P2 = P + n1 * p1;
     uint64_t s = seed * 2685821657736338717ULL + 1442695040888963407ULL;
     for (int sample = 0; sample < samples; sample++) {
-        for (int k = 0; k < nq; k++) {
-            q[k] = q_in ? q_in[k] : uniform(&s, -1, 1);
-            qd[k] = q_in ? (qd_in ? qd_in[k] : 0) : uniform(&s, -1, 1);
-            qdd[k] = uniform(&s, -1, 1);
-            tau[k] = uniform(&s, -1, 1);
-        }
-        mbs_normalize_state(m, q, qd);
-        /* actuation orthogonal to the Euler parameters, as physical torques are */
-        for (int i = 1; i <= m->nb; i++) {
-            const mbs_joint_info *jt = &m->joint[i];
-            if (jt->euler < 0) continue;
-            double *p = q + jt->qoff + jt->euler, *f = tau + jt->qoff + jt->euler, pf = 0;
-            for (int k = 0; k < 4; k++) pf += p[k] * f[k];
-            for (int k = 0; k < 4; k++) f[k] -= pf * p[k];
-        }
+        sample_state(m, &s, q_in, qd_in, q, qd, qdd, tau);
         /* ---- inverse dynamics ---- */
         if ((rc = mbs_inverse_dynamics_derivatives(m, d, q, qd, qdd, NULL, A, B)) ||
             (np && (rc = mbs_inverse_dynamics_param_derivatives(m, d, q, qd, qdd, P)))) {

@@ -1,17 +1,34 @@
 /*
- * derivatives.h - the building blocks of src/dynamics/derivatives.c shared with
- * the trajectory-sensitivity code (internal).
+ * derivatives.h - the building blocks of the derivatives (id_derivatives.c,
+ * fd_derivatives.c, param_dx.c) shared with each other and with the
+ * trajectory-sensitivity code (internal).
  */
 #ifndef MBS_DERIVATIVES_IMPL_H
 #define MBS_DERIVATIVES_IMPL_H
 
+#include <string.h>
+
 #include "kernels/data.h"
+#include "kernels/results.h"
 
 /* dx = d x / d rho_k: the unit direction of parameter k in the model vector. */
 void mbs_deriv_param_dx(const mbs_model *m, int k, double *dx);
+/* dx = sum_k drho_k d x / d rho_k (drho NULL: zero) */
+void mbs_deriv_param_direction(const mbs_model *m, const double *drho, double *dx);
+
+/* The results check of a derivative (n values, what names them): 0 or the
+ * error left in d. */
+static inline int mbs_deriv_check_finite(mbs_data *d, const double *v, int n, const char *what)
+{
+    /* the results check of every public call (src/kernels/results.c): nq rows of
+     * coordinates, columns of coordinates or (d.../drho) of parameters */
+    const int nq = d->model->nq > 0 ? d->model->nq : 1, cols = n / nq;
+    const mbs_index_kind ck = strstr(what, "drho") ? MBS_IX_PARAM : cols == nq ? MBS_IX_COORD : MBS_IX_NONE;
+    return mbs_data_results(d, "derivatives", MBS_RESULTS({ what, v, nq, cols, MBS_IX_COORD, ck }));
+}
 
 /* 1 if the FD derivatives form M'^-1 densely (LAPACK: chain-like trees)
- * rather than with the tree sparsity (src/dynamics/derivatives.c) */
+ * rather than with the tree sparsity (src/dynamics/fd_derivatives.c) */
 int mbs_deriv_fd_inverse_dense(const mbs_model *m);
 
 /* Primal Newton-Euler at (q, qd, qdd) (loads at the data's time), leaving in
@@ -26,6 +43,12 @@ void mbs_deriv_id_primal(const mbs_model *m, mbs_data *d, const double *q, const
 void mbs_deriv_id_tangent(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
                           const double *qdd, const double *dq, const double *dqd,
                           const double *dqdd, const double *dx, double *dtau, int first, int last);
+
+/* dtau/dq and dtau/dqd (either may be NULL; M: the mass matrix, or NULL) at
+ * the completed Newton-Euler primal left in d->ws at (q, qd, qdd)
+ * (id_derivatives.c). */
+void mbs_deriv_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                            const double *qdd, double *dtau_dq, double *dtau_dqd, double *M);
 
 /* mbs_inverse_dynamics_derivatives without the state checks (integrator
  * states slightly off |p| = 1). */

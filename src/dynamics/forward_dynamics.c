@@ -94,7 +94,7 @@ int mbs_forward_dynamics(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg,
 int mbs_fd_qdd(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q, const double *qd,
                const double *tau, double *qdd)
 {
-    /* (its constants were computed for the model d was created for) */
+    /* (its constants belong to the model d is created for) */
     if (alg == MBS_FD_RECURSIVE && !d->fr_global && d->model == m && mbs_fdl_usable(d)) {
         /* joint-frame articulated bodies (aba_joint_frames.c): the
          * same accelerations at about half the cost; it leaves no

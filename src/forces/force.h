@@ -10,7 +10,7 @@
  *     body_terms.c turns them into the moment about the CoM at the pose;
  *   - generalized forces on coordinates to w->qfrc.
  * Loads on the ground (body 0) are dropped. q and qd are the joint
- * coordinates and velocities the kinematics was run with (joint elements
+ * coordinates and velocities of the kinematics in w (joint elements
  * read them). Elements never allocate and never fail: degenerate states
  * are regularized (see force_spring_damper.c).
  *
@@ -69,7 +69,7 @@ void MBS_K(mbs_forces_apply)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *
 /* Tangent (directional derivative) of mbs_forces_apply along a direction
  * (dq, dqd) in the state and dx in the model vector (element numbers,
  * function numbers, points; any may be NULL for zero), for the derivative
- * work (src/dynamics/derivatives.c, docs/formulations.md): ADDS the tangents of the
+ * work (src/dynamics/id_derivatives.c, docs/formulations.md): ADDS the tangents of the
  * element loads to dw->xfrc (same layout as w->xfrc) and to dqfrc (nq; NULL:
  * dw->qfrc). Needs the primal velocity-level kinematics at (q, qd) in w and
  * the kinematic tangents along the same direction in dw (A, o, r, V; from

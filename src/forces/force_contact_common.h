@@ -146,7 +146,9 @@ static inline void MBS_K(ct_cross_d)(mreal *out, const mreal *a, const mreal *da
  * their tangent: f (global force at the centre point), tq (global torque),
  * df, dtq along the kinematic tangents of dw and the model-vector direction
  * dx (dw NULL: a zero direction, dx NULL: zero). Returns 0 when the body
- * is out of contact (every output zero). */
+ * is out of contact (every output zero).
+ * long-function: one contact law (penetration, normal force, tire slip
+ * forces, each with its tangent) that reads best as one sequence. */
 static inline int MBS_K(ct_eval)(const mbs_force_info *fe, const mreal *x, const mreal *dx,
                                  const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int tire,
                                  mreal *f, mreal *tq, mreal *df, mreal *dtq)

@@ -53,19 +53,19 @@ void mbs_form_proj_solve(int n, int nc, const double *M, const double *Phi, doub
 {
     memcpy(x, v, sizeof(double) * (size_t)n);
     if (n == 0) return;
-    mbs_form_chol_solve(n, P, x);
+    mbs_dense_chol_solve(n, P, x);
     for (int i = 0; i < n; i++) {
         double a = 0;
         for (int j = 0; j < n; j++) a += M[(size_t)i * n + j] * x[j];
         res[i] = v[i] - a;
     }
-    mbs_form_Pv(n, nc, Phi, x, tmp);
+    mbs_dense_Pv(n, nc, Phi, x, tmp);
     for (int i = 0; i < nc; i++) tmp[i] *= s;
     for (int r = 0; r < nc; r++) {
         const double *p = Phi + (size_t)r * n;
         for (int i = 0; i < n; i++) res[i] -= p[i] * tmp[r];
     }
-    mbs_form_chol_solve(n, P, res);
+    mbs_dense_chol_solve(n, P, res);
     for (int i = 0; i < n; i++) x[i] += res[i];
 }
 
@@ -90,17 +90,17 @@ static int project(mbs_step_io *io, mbs_form *f, const double *xs, const double 
     const int iterative = f->o.projection == MBS_PROJ_ITERATIVE;
     for (int k = 0; k <= (iterative ? f->o.max_iterations : 0); k++) {
         for (int i = 0; i < nc; i++) e[i] = -(mu[i] + s * e0[i]);
-        mbs_form_Ptv(n, nc, f->Phi, e, f->v2, 0);
+        mbs_dense_Ptv(n, nc, f->Phi, e, f->v2, 0);
         memcpy(f->v1, f->v2, sizeof(double) * (size_t)n);
-        if (n > 0) mbs_form_chol_solve(n, f->P, f->v1);
+        if (n > 0) mbs_dense_chol_solve(n, f->P, f->v1);
         for (int i = 0; i < n; i++) x[i] = xs[i] + f->v1[i];
         if (!iterative) return MBS_OK;
-        mbs_form_Pv(n, nc, f->Phi, x, e);
+        mbs_dense_Pv(n, nc, f->Phi, x, e);
         for (int i = 0; i < nc; i++) {
             e[i] -= g[i];
             mu[i] += s * e[i];
         }
-        if (mbs_form_norm(e, nc) < f->o.tolerance) return MBS_OK;
+        if (mbs_dense_norm(e, nc) < f->o.tolerance) return MBS_OK;
     }
     return mbs_fail(io->msg, MBS_ERR_NUMERIC, "ali3p: iterative projection did not converge at t = %.9g",
                           io->t);
@@ -110,8 +110,8 @@ static int factor_projection(mbs_step_io *io, mbs_form *f)
 {
     const int n = f->n;
     memcpy(f->P, f->M, sizeof(double) * (size_t)n * (size_t)n);
-    mbs_form_add_PtP(n, f->nc, f->Phi, f->o.proj_scale * f->o.penalty, f->P);
-    lapack_int info = n > 0 ? mbs_form_chol(n, f->P) : 0;
+    mbs_dense_add_PtP(n, f->nc, f->Phi, f->o.proj_scale * f->o.penalty, f->P);
+    lapack_int info = n > 0 ? mbs_dense_chol(n, f->P) : 0;
     if (info != 0)
         return mbs_fail(io->msg, MBS_ERR_NUMERIC, "ali3p: projection matrix M + varsigma Phi^T alpha Phi not "
                               "positive definite (coordinate %s)", info > 0 ? f->m->coord_name[info - 1] : "?");
@@ -135,19 +135,19 @@ static int ali_stage(mbs_step_io *io, mbs_form *f, double h, double t1, int *ite
         if (k > 1)
             for (int i = 0; i < nc; i++) f->lam[i] += al * f->phi[i];
         for (int i = 0; i < nc; i++) f->w1[i] = f->lam[i] + al * f->phi[i];
-        mbs_form_Ptv(n, nc, f->Phi, f->w1, f->v1, 0);
+        mbs_dense_Ptv(n, nc, f->Phi, f->w1, f->v1, 0);
         for (int i = 0; i < n; i++) f->dz[i] = -kh * (f->r[i] + f->v1[i]);
         mbs_form_newton_tangent(f, io->st, k, t1, f->z, f->zd, f->zdd, h, f->S);
-        mbs_form_add_PtP(n, nc, f->Phi, kh * al, f->S);
+        mbs_dense_add_PtP(n, nc, f->Phi, kh * al, f->S);
         io->st->factorizations++;
-        lapack_int info = n > 0 ? mbs_form_lu(n, f->S, f->ipiv) : 0;
+        lapack_int info = n > 0 ? mbs_dense_lu(n, f->S, f->ipiv) : 0;
         if (info != 0)
             return mbs_fail(io->msg, MBS_ERR_NUMERIC, "ali3p: tangent matrix singular at t = %.9g (%s)", t1,
                                   info > 0 ? m->coord_name[info - 1] : "bad argument");
-        if (n > 0) mbs_form_lu_solve(n, f->S, f->ipiv, f->dz);
+        if (n > 0) mbs_dense_lu_solve(n, f->S, f->ipiv, f->dz);
         for (int i = 0; i < n; i++) f->D[i] += f->dz[i];
         mbs_form_affine(f, h);
-        *ndz = mbs_form_norm(f->dz, n);
+        *ndz = mbs_dense_norm(f->dz, n);
         if (!isfinite(*ndz))
             return mbs_fail(io->msg, MBS_ERR_NUMERIC, "ali3p: iteration diverged at t = %.9g (step from %.9g)", t1,
                                   io->t);
@@ -191,7 +191,7 @@ static int ali_step(mbs_form *f, mbs_step_io *io, double h)
     }
     if (rc < 0) return rc;
     if (rc > 0) {
-        double nphi = mbs_form_norm(f->phi, nc);
+        double nphi = mbs_dense_norm(f->phi, nc);
         return mbs_fail(io->msg, MBS_ERR_NUMERIC,
                               "ali3p (trapezoidal rule): no convergence at t = %.9g (step from t = %.9g, h = %g) "
                               "after %d iterations: |dz| = %.3e > tolerance %.3e, |Phi| = %.3e", t1, io->t, h,
@@ -205,14 +205,14 @@ static int ali_step(mbs_form *f, mbs_step_io *io, double h)
     mbs_mass_terms(m, m->x, &d->ws);
     mbs_crba(m, &d->ws, f->M);
     /* Phid at zd* = Phi_q zd* - b */
-    mbs_form_Pv(n, nc, f->Phi, f->zd, f->phid);
+    mbs_dense_Pv(n, nc, f->Phi, f->zd, f->phid);
     for (int i = 0; i < nc; i++) f->phid[i] -= f->b[i];
     for (int i = 0; i < nc; i++) f->lam[i] += al * f->phi[i];
     memcpy(f->step.zd_star, f->zd, bytes);
     memcpy(f->step.zdd_star, f->zdd, bytes);
     memcpy(f->step.lambda, f->lam, sizeof(double) * (size_t)nc);
     const double tolp = f->o.proj_tol;
-    int vel = !(tolp > 0) || mbs_form_norm(f->phid, nc) > tolp, factored = 0;
+    int vel = !(tolp > 0) || mbs_dense_norm(f->phid, nc) > tolp, factored = 0;
     if (vel) {
         if ((rc = factor_projection(io, f))) return rc;
         factored = 1;
@@ -224,9 +224,9 @@ static int ali_step(mbs_form *f, mbs_step_io *io, double h)
     /* c at (z, zd) with the projected zd (the positions of z are in d); phidd at zdd* */
     mbs_kin_velocities(m, &d->ws, f->z, f->zd, NULL);
     mbs_con_kernel(m, m->x, &d->ws, f->z, f->zd, NULL, t1, NULL, NULL, NULL, NULL, f->c, NULL);
-    mbs_form_Pv(n, nc, f->Phi, f->zdd, f->phidd);
+    mbs_dense_Pv(n, nc, f->Phi, f->zdd, f->phidd);
     for (int i = 0; i < nc; i++) f->phidd[i] -= f->c[i];
-    int acc = !(tolp > 0) || mbs_form_norm(f->phidd, nc) > tolp;
+    int acc = !(tolp > 0) || mbs_dense_norm(f->phidd, nc) > tolp;
     if (acc) {
         if (!factored && (rc = factor_projection(io, f))) return rc;
         if ((rc = project(io, f, f->step.zdd_star, f->c, f->phidd, f->zdd, f->step.kappa))) return rc;
@@ -236,15 +236,15 @@ static int ali_step(mbs_form *f, mbs_step_io *io, double h)
     }
 
     /* violations of the returned state: Phi at z, Phi_q zd - b, Phi_q zdd - c */
-    f->viol[0] = mbs_form_norm(f->phi, nc);
-    mbs_form_Pv(n, nc, f->Phi, f->zd, f->w1);
-    mbs_form_Pv(n, nc, f->Phi, f->zdd, f->w2);
+    f->viol[0] = mbs_dense_norm(f->phi, nc);
+    mbs_dense_Pv(n, nc, f->Phi, f->zd, f->w1);
+    mbs_dense_Pv(n, nc, f->Phi, f->zdd, f->w2);
     for (int i = 0; i < nc; i++) {
         f->w1[i] -= f->b[i];
         f->w2[i] -= f->c[i];
     }
-    f->viol[1] = mbs_form_norm(f->w1, nc);
-    f->viol[2] = mbs_form_norm(f->w2, nc);
+    f->viol[1] = mbs_dense_norm(f->w1, nc);
+    f->viol[2] = mbs_dense_norm(f->w2, nc);
     f->viol_ready = 1;
     /* d holds the kinematics of (z, zd) at zdd = 0 (the pass for c): with the acceleration pass at
      * the returned zdd they are those of the new state, which the bookkeeping then reuses */

@@ -2,7 +2,7 @@
  * form_core.c - the core shared by the closed-loop formulations
  * (form_impl.h): names, the mbs_form object, the consistent initial state,
  * the evaluation of the residual and the constraints and their tangents,
- * small dense helpers, constraint violations.
+ * the penalty factorization, constraint violations.
  *
  * Evaluation (docs/formulations.md, "Closed-loop formulations"): one
  * kinematics pass at (q, qd, qdd) serves the O(n) Newton-Euler residual
@@ -26,6 +26,7 @@
 #include "mbsens/constraints.h"
 #include "constraints/kinematic_problems.h"
 #include "../base/error.h"
+#include "base/dense.h"
 #include "kernels/results.h"
 
 /* ---------------------------------------------------------------- names */
@@ -57,210 +58,6 @@ int mbs_projection_from_name(const char *name)
     return -1;
 }
 
-/* ---------------------------------------------------------------- dense helpers */
-
-/* The closed-loop systems of the models here are small (n = 4 for the
- * five-bar and the slider-crank), where loop control and index arithmetic
- * cost more than the flops. Each helper is written once as an inline body
- * over n and instantiated for the sizes 1..8 (constant n: the compiler
- * unrolls), the general body otherwise. The arithmetic, and its order, is
- * the same in every instance: the results are identical. */
-#if defined(__GNUC__)
-#define FORM_INLINE static inline __attribute__((always_inline))
-#else
-#define FORM_INLINE static inline
-#endif
-#define FORM_BY_SIZE(n, call)                                                                                    \
-    switch (n) {                                                                                                 \
-    case 1: { enum { N_ = 1 }; call; } break;                                                                   \
-    case 2: { enum { N_ = 2 }; call; } break;                                                                   \
-    case 3: { enum { N_ = 3 }; call; } break;                                                                   \
-    case 4: { enum { N_ = 4 }; call; } break;                                                                   \
-    case 5: { enum { N_ = 5 }; call; } break;                                                                   \
-    case 6: { enum { N_ = 6 }; call; } break;                                                                   \
-    case 7: { enum { N_ = 7 }; call; } break;                                                                   \
-    case 8: { enum { N_ = 8 }; call; } break;                                                                   \
-    default: { const int N_ = (n); call; } break;                                                                \
-    }
-
-FORM_INLINE void add_PtP_n(int n, int rows, const double *Phi, double s, double *A)
-{
-    for (int r = 0; r < rows; r++) {
-        const double *p = Phi + (size_t)r * n;
-        for (int j = 0; j < n; j++) {
-            const double pj = s * p[j];
-            if (pj == 0) continue;
-            double *col = A + (size_t)j * n;
-            for (int i = 0; i < n; i++) col[i] += p[i] * pj;
-        }
-    }
-}
-
-void mbs_form_add_PtP(int n, int rows, const double *Phi, double s, double *A)
-{
-    FORM_BY_SIZE(n, add_PtP_n(N_, rows, Phi, s, A))
-}
-
-FORM_INLINE void Ptv_n(int n, int rows, const double *Phi, const double *v, double *y, int add)
-{
-    if (!add)
-        for (int i = 0; i < n; i++) y[i] = 0;
-    for (int r = 0; r < rows; r++) {
-        const double *p = Phi + (size_t)r * n;
-        const double vr = v[r];
-        if (vr == 0) continue;
-        for (int i = 0; i < n; i++) y[i] += p[i] * vr;
-    }
-}
-
-void mbs_form_Ptv(int n, int rows, const double *Phi, const double *v, double *y, int add)
-{
-    FORM_BY_SIZE(n, Ptv_n(N_, rows, Phi, v, y, add))
-}
-
-FORM_INLINE void Pv_n(int n, int rows, const double *Phi, const double *x, double *y)
-{
-    for (int r = 0; r < rows; r++) {
-        const double *p = Phi + (size_t)r * n;
-        double s = 0;
-        for (int i = 0; i < n; i++) s += p[i] * x[i];
-        y[r] = s;
-    }
-}
-
-void mbs_form_Pv(int n, int rows, const double *Phi, const double *x, double *y)
-{
-    FORM_BY_SIZE(n, Pv_n(N_, rows, Phi, x, y))
-}
-
-double mbs_form_norm(const double *v, int n)
-{
-    double s = 0;
-    for (int k = 0; k < n; k++) s += v[k] * v[k];
-    return sqrt(s);
-}
-
-/* Small dense factorizations (column-major). The models of this library
- * have tens of coordinates at most per loop system, where LAPACK's call
- * overhead dominates; above SMALL the LAPACK routines are used. Pivots are
- * 1-based, as LAPACK's. */
-#define SMALL 24
-
-FORM_INLINE int lu_n(int n, double *A, lapack_int *piv)
-{
-    for (int k = 0; k < n; k++) {
-        int p = k;
-        double big = fabs(A[(size_t)k * n + k]);
-        for (int i = k + 1; i < n; i++)
-            if (fabs(A[(size_t)k * n + i]) > big) { big = fabs(A[(size_t)k * n + i]); p = i; }
-        piv[k] = p + 1;
-        if (!(big > 0)) return k + 1;
-        if (p != k)
-            for (int j = 0; j < n; j++) {
-                double t = A[(size_t)j * n + k];
-                A[(size_t)j * n + k] = A[(size_t)j * n + p];
-                A[(size_t)j * n + p] = t;
-            }
-        const double inv = 1 / A[(size_t)k * n + k];
-        for (int i = k + 1; i < n; i++) A[(size_t)k * n + i] *= inv;
-        for (int j = k + 1; j < n; j++) {
-            const double a = A[(size_t)j * n + k];
-            if (a == 0) continue;
-            double *cj = A + (size_t)j * n;
-            const double *ck = A + (size_t)k * n;
-            for (int i = k + 1; i < n; i++) cj[i] -= ck[i] * a;
-        }
-    }
-    return 0;
-}
-
-int mbs_form_lu(int n, double *A, lapack_int *piv)
-{
-    if (n > SMALL) return (int)LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, A, n, piv);
-    int rc = 0;
-    FORM_BY_SIZE(n, rc = lu_n(N_, A, piv))
-    return rc;
-}
-
-FORM_INLINE void lu_solve_n(int n, const double *A, const lapack_int *piv, double *b)
-{
-    for (int k = 0; k < n; k++) {
-        const int p = (int)piv[k] - 1;
-        if (p != k) { double t = b[k]; b[k] = b[p]; b[p] = t; }
-    }
-    for (int k = 0; k < n; k++) {
-        const double bk = b[k];
-        const double *ck = A + (size_t)k * n;
-        for (int i = k + 1; i < n; i++) b[i] -= ck[i] * bk;
-    }
-    for (int k = n - 1; k >= 0; k--) {
-        b[k] /= A[(size_t)k * n + k];
-        const double bk = b[k];
-        const double *ck = A + (size_t)k * n;
-        for (int i = 0; i < k; i++) b[i] -= ck[i] * bk;
-    }
-}
-
-void mbs_form_lu_solve(int n, const double *A, const lapack_int *piv, double *b)
-{
-    if (n > SMALL) {
-        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, 1, A, n, piv, b, n);
-        return;
-    }
-    FORM_BY_SIZE(n, lu_solve_n(N_, A, piv, b))
-}
-
-FORM_INLINE int chol_n(int n, double *A)
-{
-    for (int j = 0; j < n; j++) {
-        double *cj = A + (size_t)j * n;
-        double d = cj[j];
-        for (int k = 0; k < j; k++) d -= A[(size_t)k * n + j] * A[(size_t)k * n + j];
-        if (!(d > 0)) return j + 1;
-        d = sqrt(d);
-        cj[j] = d;
-        for (int i = j + 1; i < n; i++) {
-            double s = cj[i];
-            for (int k = 0; k < j; k++) s -= A[(size_t)k * n + i] * A[(size_t)k * n + j];
-            cj[i] = s / d;
-        }
-    }
-    return 0;
-}
-
-int mbs_form_chol(int n, double *A)
-{
-    if (n > SMALL) return (int)LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, n);
-    int rc = 0;
-    FORM_BY_SIZE(n, rc = chol_n(N_, A))
-    return rc;
-}
-
-FORM_INLINE void chol_solve_n(int n, const double *A, double *b)
-{
-    for (int j = 0; j < n; j++) {   /* L y = b */
-        const double *cj = A + (size_t)j * n;
-        b[j] /= cj[j];
-        const double bj = b[j];
-        for (int i = j + 1; i < n; i++) b[i] -= cj[i] * bj;
-    }
-    for (int j = n - 1; j >= 0; j--) {   /* L^T x = y */
-        const double *cj = A + (size_t)j * n;
-        double s = b[j];
-        for (int i = j + 1; i < n; i++) s -= cj[i] * b[i];
-        b[j] = s / cj[j];
-    }
-}
-
-void mbs_form_chol_solve(int n, const double *A, double *b)
-{
-    if (n > SMALL) {
-        LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, A, n, b, n);
-        return;
-    }
-    FORM_BY_SIZE(n, chol_solve_n(N_, A, b))
-}
-
 int mbs_form_penalty_factor(int n, int nc, const double *M, const double *Phi, double al, double *K, lapack_int *piv)
 {
     const size_t ld = (size_t)(n + nc);
@@ -273,7 +70,7 @@ int mbs_form_penalty_factor(int n, int nc, const double *M, const double *Phi, d
         memcpy(col, Phi + (size_t)r * n, sizeof(double) * (size_t)n);
         for (int i = 0; i < nc; i++) col[n + i] = i == r ? -1 / al : 0;
     }
-    return mbs_form_lu(n + nc, K, piv);
+    return mbs_dense_lu(n + nc, K, piv);
 }
 
 void mbs_form_affine(mbs_form *f, double h)
@@ -471,13 +268,13 @@ int mbs_constraint_violation(const mbs_model *m, mbs_data *d, double t, const do
     double *phi = cw->phi, *v = cw->vec;
     mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
     mbs_con_kernel(m, m->x, &d->ws, q, qd, qdd, t, phi, NULL, NULL, NULL, NULL, NULL);
-    viol[0] = mbs_form_norm(phi, nc);
+    viol[0] = mbs_dense_norm(phi, nc);
     if (qd) {
         mbs_con_kernel(m, m->x, &d->ws, q, qd, qdd, t, NULL, NULL, v, NULL, NULL, NULL);
-        viol[1] = mbs_form_norm(v, nc);
+        viol[1] = mbs_dense_norm(v, nc);
         if (qdd) {
             mbs_con_kernel(m, m->x, &d->ws, q, qd, qdd, t, NULL, NULL, NULL, NULL, NULL, v);
-            viol[2] = mbs_form_norm(v, nc);
+            viol[2] = mbs_dense_norm(v, nc);
         }
     }
     return mbs_data_results(d, "constraint violation", MBS_RESULTS({ "viol", viol, 3, 1, MBS_IX_NONE, 0 }));
@@ -497,6 +294,116 @@ static double *take(arena *a, size_t n)
     return p;
 }
 
+/* The doubles of the arena of a formulation of n coordinates, nc
+ * constraints, nr of them not Euler, nd independent coordinates at most. */
+static size_t arena_size(size_t n, size_t nc, size_t nr, size_t nd)
+{
+    size_t total = 0;
+    total += n + 5 * nc + nc * n + n * n;          /* r, phi.., Phi, M */
+    total += 2 * n * n + 5 * n + 2 * nc;           /* S, P, v1..v4, e, w1, w2 */
+    total += 2 * n;                                /* e is 3n */
+    total += 10 * n + nc;                          /* trapezoidal, lam */
+    total += n * nr + nr * nr + 2 * nr + 2 * n;    /* index1 */
+    total += nd * n + n * n + n * nd + nd * nd + 14 * nd;   /* matrixr */
+    total += nc * n + nd * n + n + nc + nd;        /* matrixr chain */
+    total += n * n;                                /* CK */
+    total += 2 * n + 3 * nc;                       /* step record */
+    total += (n + nc) * (n + nc + 1);              /* K: (n + nc)^2 and a column */
+    return total;
+}
+
+/* The arrays of f carved from the arena a (sizes n, nc, nr, nd: the counts
+ * plus one, as in arena_size). */
+static void arena_carve(mbs_form *f, arena *a, size_t n, size_t nc, size_t nr, size_t nd)
+{
+    f->r = take(a, n);
+    f->phi = take(a, nc);
+    f->phid = take(a, nc);
+    f->phidd = take(a, nc);
+    f->b = take(a, nc);
+    f->c = take(a, nc);
+    f->Phi = take(a, nc * n);
+    f->M = take(a, n * n);
+    f->S = take(a, n * n);
+    f->P = take(a, n * n);
+    f->v1 = take(a, n);
+    f->v2 = take(a, n);
+    f->v3 = take(a, n);
+    f->v4 = take(a, n);
+    f->e = take(a, 3 * n);
+    f->w1 = take(a, nc);
+    f->w2 = take(a, nc);
+    double **vec[] = { &f->zn, &f->zdn, &f->zddn, &f->zp, &f->zdp, &f->D, &f->z, &f->zd, &f->zdd, &f->dz };
+    for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++) *vec[k] = take(a, n);
+    f->lam = take(a, nc);
+    f->Y = take(a, n * nr);
+    f->A = take(a, nr * nr);
+    f->gam = take(a, nr);
+    f->sv = take(a, nr);
+    f->tid = take(a, n);
+    f->qdd0 = take(a, n);
+    f->Bm = take(a, nd * n);
+    f->N = take(a, n * n);
+    f->T = take(a, n * nd);
+    f->J = take(a, nd * nd);
+    double **dv[] = { &f->fi, &f->fdi, &f->fddi, &f->zi, &f->zdi, &f->zddi, &f->zin, &f->zdin, &f->zddin,
+                      &f->zip, &f->zdip, &f->Di, &f->dDi, &f->yd };
+    for (size_t k = 0; k < sizeof dv / sizeof dv[0]; k++) *dv[k] = take(a, nd);
+    f->CK = take(a, n * n);
+    f->dPhi = take(a, nc * n);
+    f->dB = take(a, nd * n);
+    f->ty = take(a, n);
+    f->tP = take(a, nc);
+    f->tB = take(a, nd);
+    f->step.zd_star = take(a, n);
+    f->step.zdd_star = take(a, n);
+    f->step.lambda = take(a, nc);
+    f->step.sigma = take(a, nc);
+    f->step.kappa = take(a, nc);
+    f->K = take(a, (n + nc) * (n + nc + 1));
+    f->step.zi = f->zi;
+    f->step.zdi = f->zdi;
+    f->step.zddi = f->zddi;
+}
+
+/* index1: LAPACK least-squares work for the nr x nr multiplier system;
+ * -1 when memory runs out. */
+static int index1_setup(mbs_form *f)
+{
+    double wq = 0, aa = 0, bb = 0, ss = 0;
+    lapack_int iwq = 0, rank = 0;
+    LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, f->nr, f->nr, 1, &aa, f->nr, &bb, f->nr, &ss, 1e-12, &rank, &wq, -1,
+                        &iwq);
+    f->lwork = (int)wq + 64;
+    f->lswork = calloc((size_t)f->lwork, sizeof(double));
+    f->iwork = calloc((size_t)iwq + 64, sizeof *f->iwork);
+    return f->lswork && f->iwork ? 0 : -1;
+}
+
+/* Matrix R: the independent coordinates of o (validated at the initial
+ * state), or automatic ones. */
+static int matrixr_setup(mbs_form *f, const mbs_model *m, const mbs_sim_options *o, mbs_error *err)
+{
+    if (o->ndofs > 0 && o->dofs) {
+        if (o->ndofs > f->n)
+            return mbs_error_set(err, MBS_ERR_ARG, "matrixr: %d independent coordinates for %d coordinates",
+                                 o->ndofs, f->n);
+        for (int k = 0; k < o->ndofs; k++) {
+            const mbs_dof *g = &o->dofs[k];
+            if (g->point < 0 ? (g->coord < 0 || g->coord >= f->n)
+                             : (g->point >= m->npoint || g->component < 0 || g->component > 2))
+                return mbs_error_set(err, MBS_ERR_ARG, "matrixr: independent coordinate %d is invalid "
+                                     "(point %d, coordinate %d, component %d)", k, g->point, g->coord,
+                                     g->component);
+            f->dof[k] = *g;
+        }
+        f->nd = o->ndofs;
+    } else {
+        f->nd = -1;   /* automatic */
+    }
+    return MBS_OK;
+}
+
 mbs_form *mbs_form_create(const mbs_model *m, mbs_data *d, const mbs_sim_options *o, mbs_error *err)
 {
     mbs_form *f = calloc(1, sizeof *f);
@@ -514,17 +421,7 @@ mbs_form *mbs_form_create(const mbs_model *m, mbs_data *d, const mbs_sim_options
     const size_t n = (size_t)f->n + 1, nc = (size_t)f->nc + 1, nr = (size_t)f->nr + 1;
     /* Matrix R: at most n independent coordinates */
     const size_t nd = n;
-    size_t total = 0;
-    total += n + 5 * nc + nc * n + n * n;          /* r, phi.., Phi, M */
-    total += 2 * n * n + 5 * n + 2 * nc;           /* S, P, v1..v4, e, w1, w2 */
-    total += 2 * n;                                /* e is 3n */
-    total += 10 * n + nc;                          /* trapezoidal, lam */
-    total += n * nr + nr * nr + 2 * nr + 2 * n;    /* index1 */
-    total += nd * n + n * n + n * nd + nd * nd + 14 * nd;   /* matrixr */
-    total += nc * n + nd * n + n + nc + nd;        /* matrixr chain */
-    total += n * n;                                /* CK */
-    total += 2 * n + 3 * nc;                       /* step record */
-    total += (n + nc) * (n + nc + 1);              /* K: (n + nc)^2 and a column */
+    const size_t total = arena_size(n, nc, nr, nd);
     arena a = { calloc(total, sizeof(double)), 0, total };
     f->ipiv = calloc(n + nc, sizeof *f->ipiv);
     f->ipivd = calloc(nd, sizeof *f->ipivd);
@@ -535,94 +432,16 @@ mbs_form *mbs_form_create(const mbs_model *m, mbs_data *d, const mbs_sim_options
         mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    f->r = take(&a, n);
-    f->phi = take(&a, nc);
-    f->phid = take(&a, nc);
-    f->phidd = take(&a, nc);
-    f->b = take(&a, nc);
-    f->c = take(&a, nc);
-    f->Phi = take(&a, nc * n);
-    f->M = take(&a, n * n);
-    f->S = take(&a, n * n);
-    f->P = take(&a, n * n);
-    f->v1 = take(&a, n);
-    f->v2 = take(&a, n);
-    f->v3 = take(&a, n);
-    f->v4 = take(&a, n);
-    f->e = take(&a, 3 * n);
-    f->w1 = take(&a, nc);
-    f->w2 = take(&a, nc);
-    double **vec[] = { &f->zn, &f->zdn, &f->zddn, &f->zp, &f->zdp, &f->D, &f->z, &f->zd, &f->zdd, &f->dz };
-    for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++) *vec[k] = take(&a, n);
-    f->lam = take(&a, nc);
-    f->Y = take(&a, n * nr);
-    f->A = take(&a, nr * nr);
-    f->gam = take(&a, nr);
-    f->sv = take(&a, nr);
-    f->tid = take(&a, n);
-    f->qdd0 = take(&a, n);
-    f->Bm = take(&a, nd * n);
-    f->N = take(&a, n * n);
-    f->T = take(&a, n * nd);
-    f->J = take(&a, nd * nd);
-    double **dv[] = { &f->fi, &f->fdi, &f->fddi, &f->zi, &f->zdi, &f->zddi, &f->zin, &f->zdin, &f->zddin,
-                      &f->zip, &f->zdip, &f->Di, &f->dDi, &f->yd };
-    for (size_t k = 0; k < sizeof dv / sizeof dv[0]; k++) *dv[k] = take(&a, nd);
-    f->CK = take(&a, n * n);
-    f->dPhi = take(&a, nc * n);
-    f->dB = take(&a, nd * n);
-    f->ty = take(&a, n);
-    f->tP = take(&a, nc);
-    f->tB = take(&a, nd);
-    f->step.zd_star = take(&a, n);
-    f->step.zdd_star = take(&a, n);
-    f->step.lambda = take(&a, nc);
-    f->step.sigma = take(&a, nc);
-    f->step.kappa = take(&a, nc);
-    f->K = take(&a, (n + nc) * (n + nc + 1));
-    f->step.zi = f->zi;
-    f->step.zdi = f->zdi;
-    f->step.zddi = f->zddi;
-    if (a.used > a.size) abort();   /* sizes above are wrong */
-    /* index1: LAPACK least-squares work for the nr x nr multiplier system */
-    if (o->loop == MBS_LOOP_INDEX1 && f->nr > 0) {
-        double wq = 0, aa = 0, bb = 0, ss = 0;
-        lapack_int iwq = 0, rank = 0;
-        LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, f->nr, f->nr, 1, &aa, f->nr, &bb, f->nr, &ss, 1e-12, &rank, &wq, -1,
-                            &iwq);
-        f->lwork = (int)wq + 64;
-        f->lswork = calloc((size_t)f->lwork, sizeof(double));
-        f->iwork = calloc((size_t)iwq + 64, sizeof *f->iwork);
-        if (!f->lswork || !f->iwork) {
-            mbs_form_free(f);
-            mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
-            return NULL;
-        }
+    arena_carve(f, &a, n, nc, nr, nd);
+    if (a.used > a.size) abort();   /* arena_size is wrong */
+    if (o->loop == MBS_LOOP_INDEX1 && f->nr > 0 && index1_setup(f) != 0) {
+        mbs_form_free(f);
+        mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
+        return NULL;
     }
-    /* Matrix R: the independent coordinates (validated at the initial state) */
-    if (o->loop == MBS_LOOP_MATRIXR) {
-        if (o->ndofs > 0 && o->dofs) {
-            if (o->ndofs > f->n) {
-                mbs_form_free(f);
-                mbs_error_set(err, MBS_ERR_ARG, "matrixr: %d independent coordinates for %d coordinates",
-                              o->ndofs, f->n);
-                return NULL;
-            }
-            for (int k = 0; k < o->ndofs; k++) {
-                const mbs_dof *g = &o->dofs[k];
-                if (g->point < 0 ? (g->coord < 0 || g->coord >= f->n)
-                                 : (g->point >= m->npoint || g->component < 0 || g->component > 2)) {
-                    mbs_form_free(f);
-                    mbs_error_set(err, MBS_ERR_ARG, "matrixr: independent coordinate %d is invalid "
-                                  "(point %d, coordinate %d, component %d)", k, g->point, g->coord, g->component);
-                    return NULL;
-                }
-                f->dof[k] = *g;
-            }
-            f->nd = o->ndofs;
-        } else {
-            f->nd = -1;   /* automatic */
-        }
+    if (o->loop == MBS_LOOP_MATRIXR && matrixr_setup(f, m, o, err) != MBS_OK) {
+        mbs_form_free(f);
+        return NULL;
     }
     return f;
 }

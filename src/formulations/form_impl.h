@@ -30,6 +30,7 @@
 #include "mbsens/mbsens.h"
 #include "kernels/data.h"
 #include "../base/error.h"
+#include "base/dense.h"
 #include "stepper.h"
 #include "form_tangent.h"
 
@@ -200,26 +201,11 @@ void mbs_form_affine(mbs_form *f, double h);
  * record's t, h, iterations (the formulation sets the rest); the new state
  * is (z, zd, zdd), which the owner of the stepper takes. */
 void mbs_form_step_done(mbs_form *f, double t1, double h, int iters);
-/* A += s Phi^T Phi (A col-major n x n, Phi row-major, rows 0..rows-1). */
-void mbs_form_add_PtP(int n, int rows, const double *Phi, double s, double *A);
-/* y = Phi^T v (rows 0..rows-1); y += ... with add. */
-void mbs_form_Ptv(int n, int rows, const double *Phi, const double *v, double *y, int add);
-/* y = Phi x */
-void mbs_form_Pv(int n, int rows, const double *Phi, const double *x, double *y);
-double mbs_form_norm(const double *v, int n);
-/* Small dense LU (partial pivoting, 1-based pivots) and Cholesky (lower),
- * column-major, n x n, one right-hand side; LAPACK above 24 unknowns.
- * Factorizations return 0 or (column + 1) of a zero pivot / non-positive
- * diagonal. */
-int mbs_form_lu(int n, double *A, lapack_int *piv);
-void mbs_form_lu_solve(int n, const double *A, const lapack_int *piv, double *b);
-int mbs_form_chol(int n, double *A);
-void mbs_form_chol_solve(int n, const double *A, double *b);
 /* The penalty equations  M x + Phi^T lam = v,  lam = al (Phi x - g)  (M n x n,
  * symmetric; Phi nc x n row-major) as one saddle-point system
  *     [M  Phi^T; Phi  -I/al] [x; lam] = [v; g]:
  * K ((n + nc)^2, col-major) is that matrix LU-factored (piv: n + nc); then
- * mbs_form_lu_solve(n + nc, K, piv, b) turns b = [v; g] into [x; lam].
+ * mbs_dense_lu_solve(n + nc, K, piv, b) turns b = [v; g] into [x; lam].
  * Their usual form (M + al Phi^T Phi) x = v + al Phi^T g forms al Phi^T g
  * and al Phi^T Phi x, of size al |g|, and loses eps al |Phi|^2 / |M| of
  * relative accuracy in the directions the constraints leave free; with lam

@@ -79,9 +79,9 @@ static int factor_N(mbs_form *f)
 {
     const int n = f->n;
     memset(f->N, 0, sizeof(double) * (size_t)n * (size_t)n);
-    mbs_form_add_PtP(n, f->nc, f->Phi, 1, f->N);
-    mbs_form_add_PtP(n, f->nd, f->Bm, 1, f->N);
-    return n > 0 ? (int)mbs_form_chol(n, f->N) : 0;
+    mbs_dense_add_PtP(n, f->nc, f->Phi, 1, f->N);
+    mbs_dense_add_PtP(n, f->nd, f->Bm, 1, f->N);
+    return n > 0 ? (int)mbs_dense_chol(n, f->N) : 0;
 }
 
 /* x = N^-1 (Phi^T a + B^T u) (a or u may be NULL). */
@@ -89,9 +89,9 @@ static void solve_N(mbs_form *f, const double *a, const double *u, double *x)
 {
     const int n = f->n;
     for (int i = 0; i < n; i++) x[i] = 0;
-    if (a) mbs_form_Ptv(n, f->nc, f->Phi, a, x, 1);
-    if (u) mbs_form_Ptv(n, f->nd, f->Bm, u, x, 1);
-    if (n > 0) mbs_form_chol_solve(n, f->N, x);
+    if (a) mbs_dense_Ptv(n, f->nc, f->Phi, a, x, 1);
+    if (u) mbs_dense_Ptv(n, f->nd, f->Bm, u, x, 1);
+    if (n > 0) mbs_dense_chol_solve(n, f->N, x);
 }
 
 int mbs_form_matrixr_kinematics(mbs_form *f, double t, const double *zi, const double *zdi, const double *zddi,
@@ -199,7 +199,7 @@ static void form_R(mbs_form *f)
     for (int k = 0; k < f->nd; k++) {
         double *col = f->T + (size_t)k * n;
         memcpy(col, f->Bm + (size_t)k * n, sizeof(double) * (size_t)n);
-        if (n > 0) mbs_form_chol_solve(n, f->N, col);
+        if (n > 0) mbs_dense_chol_solve(n, f->N, col);
     }
 }
 
@@ -367,11 +367,11 @@ int mbs_form_matrixr_accel(mbs_form *f, double t, const double *q, const double 
         f->zddi[k] = -s;
     }
     if (nd > 0) {
-        if (mbs_form_lu(nd, f->J, f->ipivd) != 0) {
+        if (mbs_dense_lu(nd, f->J, f->ipivd) != 0) {
             snprintf(msg, len, "matrixr: the reduced mass matrix R^T M R is singular at t = %.9g", t);
             return MBS_ERR_NUMERIC;
         }
-        mbs_form_lu_solve(nd, f->J, f->ipivd, f->zddi);
+        mbs_dense_lu_solve(nd, f->J, f->ipivd, f->zddi);
     }
     for (int i = 0; i < n; i++) {
         double s = f->zdd[i];
@@ -395,9 +395,9 @@ int mbs_form_matrixr_prepare(mbs_form *f, double t, const double *z, const doubl
     if (factor_N(f) != 0) return -1;
     form_R(f);
     memcpy(f->ty, f->r, sizeof(double) * (size_t)n);
-    if (n > 0) mbs_form_chol_solve(n, f->N, f->ty);
-    mbs_form_Pv(n, f->nc, f->Phi, f->ty, f->tP);
-    mbs_form_Pv(n, f->nd, f->Bm, f->ty, f->tB);
+    if (n > 0) mbs_dense_chol_solve(n, f->N, f->ty);
+    mbs_dense_Pv(n, f->nc, f->Phi, f->ty, f->tP);
+    mbs_dense_Pv(n, f->nd, f->Bm, f->ty, f->tB);
     return 0;
 }
 
@@ -442,7 +442,7 @@ void mbs_form_matrixr_chain(mbs_form *f, double t, const double *z, const double
     solve_N(f, f->w1, f->yd, dzdd);
     /* dF = R^T (dr - dPhi_q^T Phi y - dB^T B y),  y = N^-1 r */
     mbs_form_tangent_from(m, d, t, z, zd, zdd, dz, dzd, dzdd, dx, 2, f->v4, NULL, f->dPhi, NULL, NULL);
-    mbs_form_Ptv(n, nc, f->dPhi, f->tP, f->v3, 0);
+    mbs_dense_Ptv(n, nc, f->dPhi, f->tP, f->v3, 0);
     for (int i = 0; i < n; i++) f->v4[i] -= f->v3[i];
     for (int k = 0; k < nd; k++) {
         const mbs_dof *g = &f->dof[k];
@@ -464,6 +464,8 @@ void mbs_form_matrixr_chain(mbs_form *f, double t, const double *z, const double
 /* ---------------------------------------------------------------- stepper */
 
 
+/* long-function: one Matrix-R step: predictor, Newton iteration, then the
+ * kinematic problems at the converged point, in the order they run. */
 static int mr_step(mbs_form *f, mbs_step_io *io, double h)
 {
     const mbs_model *m = f->m;
@@ -502,7 +504,7 @@ static int mr_step(mbs_form *f, mbs_step_io *io, double h)
         io->st->fevals++;
         /* F = R^T r = B N^-1 r */
         memcpy(f->v2, f->r, bytes);
-        if (n > 0) mbs_form_chol_solve(n, f->N, f->v2);
+        if (n > 0) mbs_dense_chol_solve(n, f->N, f->v2);
         for (int j = 0; j < nd; j++) {
             const double *row = f->Bm + (size_t)j * n;
             double s = 0;
@@ -514,12 +516,12 @@ static int mr_step(mbs_form *f, mbs_step_io *io, double h)
         reduce(f, f->S, 1);
         io->st->factorizations++;
         if (nd > 0) {
-            if (mbs_form_lu(nd, f->J, f->ipivd) != 0)
+            if (mbs_dense_lu(nd, f->J, f->ipivd) != 0)
                 return mbs_fail(io->msg, MBS_ERR_NUMERIC, "matrixr: reduced tangent singular at t = %.9g", t1);
-            mbs_form_lu_solve(nd, f->J, f->ipivd, f->dDi);
+            mbs_dense_lu_solve(nd, f->J, f->ipivd, f->dDi);
         }
         for (int j = 0; j < nd; j++) f->Di[j] += f->dDi[j];
-        ndz = mbs_form_norm(f->dDi, nd);
+        ndz = mbs_dense_norm(f->dDi, nd);
         if (!isfinite(ndz))
             return mbs_fail(io->msg, MBS_ERR_NUMERIC, "matrixr: iteration diverged at t = %.9g", t1);
         if (ndz < f->o.tolerance) {
@@ -546,15 +548,15 @@ static int mr_step(mbs_form *f, mbs_step_io *io, double h)
     mbs_form_tangent_done(f, iters);
     /* violations: Phi at z; the velocity and acceleration problems are solved in the least-squares
      * sense, their residuals Phi_q zd - b and Phi_q zdd - c */
-    f->viol[0] = mbs_form_norm(f->phi, f->nc);
-    mbs_form_Pv(n, f->nc, f->Phi, f->zd, f->w1);
-    mbs_form_Pv(n, f->nc, f->Phi, f->zdd, f->w2);
+    f->viol[0] = mbs_dense_norm(f->phi, f->nc);
+    mbs_dense_Pv(n, f->nc, f->Phi, f->zd, f->w1);
+    mbs_dense_Pv(n, f->nc, f->Phi, f->zdd, f->w2);
     for (int i = 0; i < f->nc; i++) {
         f->w1[i] -= f->b[i];
         f->w2[i] -= f->c[i];
     }
-    f->viol[1] = mbs_form_norm(f->w1, f->nc);
-    f->viol[2] = mbs_form_norm(f->w2, f->nc);
+    f->viol[1] = mbs_dense_norm(f->w1, f->nc);
+    f->viol[2] = mbs_dense_norm(f->w2, f->nc);
     f->viol_ready = 1;
     /* the kinematic problems left the kinematics of (z, zd) at zdd = 0 in d: the acceleration pass
      * makes them those of the new state (reused by the bookkeeping) */

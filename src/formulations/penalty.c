@@ -51,7 +51,7 @@ int mbs_form_penalty_accel(mbs_form *f, double t, const double *q, const double 
     double *b = f->K + (size_t)(n + nc) * (size_t)(n + nc);
     for (int k = 0; k < n; k++) b[k] = -f->r[k];
     for (int i = 0; i < nc; i++) b[n + i] = -(f->phidd[i] + 2 * om * xi * f->phid[i] + om * om * f->phi[i]);
-    mbs_form_lu_solve(n + nc, f->K, f->ipiv, b);
+    mbs_dense_lu_solve(n + nc, f->K, f->ipiv, b);
     memcpy(qdd, b, sizeof(double) * (size_t)n);
     if (lambda) memcpy(lambda, b + n, sizeof(double) * (size_t)nc);
     for (int k = 0; k < n; k++)
@@ -94,19 +94,19 @@ static int pen_step(mbs_form *f, mbs_step_io *io, double h)
         io->st->fevals++;
         for (int i = 0; i < nc; i++)
             f->w1[i] = al * (f->phidd[i] + 2 * om * xi * f->phid[i] + om * om * f->phi[i]);
-        mbs_form_Ptv(n, nc, f->Phi, f->w1, f->v1, 0);
+        mbs_dense_Ptv(n, nc, f->Phi, f->w1, f->v1, 0);
         for (int i = 0; i < n; i++) f->dz[i] = -kh * (f->r[i] + f->v1[i]);
         mbs_form_newton_tangent(f, io->st, k, t1, f->z, f->zd, f->zdd, h, f->S);
-        mbs_form_add_PtP(n, nc, f->Phi, sc * al, f->S);
+        mbs_dense_add_PtP(n, nc, f->Phi, sc * al, f->S);
         io->st->factorizations++;
-        lapack_int info = n > 0 ? mbs_form_lu(n, f->S, f->ipiv) : 0;
+        lapack_int info = n > 0 ? mbs_dense_lu(n, f->S, f->ipiv) : 0;
         if (info != 0)
             return mbs_fail(io->msg, MBS_ERR_NUMERIC, "penalty formulation: tangent matrix singular at t = %.9g",
                                   t1);
-        if (n > 0) mbs_form_lu_solve(n, f->S, f->ipiv, f->dz);
+        if (n > 0) mbs_dense_lu_solve(n, f->S, f->ipiv, f->dz);
         for (int i = 0; i < n; i++) f->D[i] += f->dz[i];
         mbs_form_affine(f, h);
-        ndz = mbs_form_norm(f->dz, n);
+        ndz = mbs_dense_norm(f->dz, n);
         if (!isfinite(ndz))
             return mbs_fail(io->msg, MBS_ERR_NUMERIC, "penalty formulation: iteration diverged at t = %.9g", t1);
         if (ndz < f->o.tolerance) {
@@ -123,9 +123,9 @@ static int pen_step(mbs_form *f, mbs_step_io *io, double h)
     mbs_form_constraints(m, d, t1, f->z, f->zd, f->zdd, f->phi, NULL, f->phid, f->phidd);
     for (int i = 0; i < nc; i++)
         f->step.lambda[i] = al * (f->phidd[i] + 2 * om * xi * f->phid[i] + om * om * f->phi[i]);
-    f->viol[0] = mbs_form_norm(f->phi, nc);
-    f->viol[1] = mbs_form_norm(f->phid, nc);
-    f->viol[2] = mbs_form_norm(f->phidd, nc);
+    f->viol[0] = mbs_dense_norm(f->phi, nc);
+    f->viol[1] = mbs_dense_norm(f->phid, nc);
+    f->viol[2] = mbs_dense_norm(f->phidd, nc);
     f->viol_ready = 1;
     io->kin_ready = 1;   /* mbs_form_constraints left the kinematics of the new state in d */
     mbs_form_step_done(f, t1, h, iters);

@@ -17,14 +17,14 @@ typedef struct mbs_integ_method {
     const char *name;
     /* allocate it->impl (called once by create; NULL: nothing to allocate) */
     int (*init)(mbs_integrator *it);
-    /* after the state (t, q, qd, qdd) was set by reset */
+    /* called by reset after it sets the state (t, q, qd, qdd) */
     int (*reset)(mbs_integrator *it);
     /* advance it->t by h: write it->q, it->qd (unprojected), it->qdd and
      * it->t; on failure leave them untouched and fill it->msg */
     int (*step)(mbs_integrator *it, double h);
     /* recompute qdd after the projection (explicit methods), or not */
     int recompute_qdd;
-    /* the state was projected by the common code; e.g. cvodes re-initializes */
+    /* called after the common code projects the state; e.g. cvodes re-initializes */
     int (*projected)(mbs_integrator *it);
     void (*free)(mbs_integrator *it);   /* NULL: nothing to free */
 } mbs_integ_method;

@@ -1,7 +1,7 @@
 /*
  * tangent_analytic.c - the tangent of the trapezoidal rule's Newton
  * iteration from the analytical inverse-dynamics derivatives
- * (src/dynamics/derivatives.c): K = dtau/dq, C = dtau/dqd, exact (force elements
+ * (src/dynamics/id_derivatives.c): K = dtau/dq, C = dtau/dqd, exact (force elements
  * included) and cheaper than central differences. The unchecked entry
  * point is used: Newton iterates are slightly off |p| = 1, where the
  * derivatives are those of the residual as evaluated (A(p) by its

@@ -185,7 +185,8 @@ static void assemble_tangent(const mbs_model *m, trap_ws *w, double h)
 }
 
 /* Evaluate, complete and factorize the tangent at the current iterate (the
- * body terms of the iterate are in d: the residual was just evaluated). */
+ * body terms of the iterate are in d: the caller has just evaluated the
+ * residual). */
 static int factorize_tangent(mbs_integrator *it, trap_ws *w, double h)
 {
     const mbs_model *m = it->m;

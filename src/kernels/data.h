@@ -21,7 +21,7 @@ struct mbs_data {
      * (mbs_data_scribble, scribble.h; tests/test_call_order.c). The one
      * exception is documented in the API: the queries of kinematics.h read
      * the kinematics the last pass left in ws. Within one call the routines
-     * share blocks as their comments say (dbuf: src/dynamics/derivatives.c). */
+     * share blocks as their comments say (dbuf: src/dynamics/id_derivatives.c, fd_derivatives.c). */
     double *dx;            /* direction in the model vector, nx */
     double *dbuf;          /* 6 nq doubles for directional work */
     double *scratch;       /* nq*nq + 4 nq doubles for dense solves */

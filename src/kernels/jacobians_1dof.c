@@ -276,6 +276,8 @@ static void entries_pair_avx2(const double *CC, int c, int end, const int *cpar,
 
 /* ------------------------------------------------------------ set-up */
 
+/* long-function: one straight set-up of the tables of the fused pass,
+ * in the order the pass reads them. */
 int mbs_idl_create(mbs_data *d, const mbs_model *m)
 {
     struct mbs_idl *f = calloc(1, sizeof *f);
@@ -537,7 +539,7 @@ static void combine_avx2(double *y, const double *x, double alpha, const double 
 }
 #endif
 
-/* x = M^-1 x with the tree-sparse factor M = L^T L (src/dynamics/derivatives.c,
+/* x = M^-1 x with the tree-sparse factor M = L^T L (src/dynamics/fd_derivatives.c,
  * fd_factor): L^T y = x from the leaves up, then L x = y from the root
  * down, by the lists of ancestors */
 void mbs_idl_fd_factor_solve(const mbs_model *m, mbs_data *d, const double *H, double *x)
@@ -559,7 +561,7 @@ void mbs_idl_fd_factor_solve(const mbs_model *m, mbs_data *d, const double *H, d
 }
 
 /* With the tree-sparse factor M = L^T L (row k of L on k and its ancestor
- * coordinates; src/dynamics/derivatives.c, fd_factor), row by row:
+ * coordinates; src/dynamics/fd_derivatives.c, fd_factor), row by row:
  *   Y = -L^-T J:  Y_i = (-J_i - sum_{k in (i, e_i)} L_ki Y_k) / L_ii, from the
  *                 last row up (k: the subtree of i below i, contiguous);
  *   Z = L^-T:     row i on the columns (i, e_i) only (with Z_i[i] = 1/L_ii);

@@ -50,7 +50,7 @@ int mbs_idl_fd_begin(const mbs_model *m, mbs_data *d, const double *q, const dou
 void mbs_idl_fd_move(const mbs_model *m, mbs_data *d, const double *dqdd, double *tau);
 const double *mbs_idl_fd_jacobians(const mbs_model *m, mbs_data *d, int *bad, int *ld);
 /* x = M^-1 x with the tree-sparse factor M = L^T L (row-major; row k of L
- * on k and its ancestor coordinates; src/dynamics/derivatives.c, fd_factor). */
+ * on k and its ancestor coordinates; src/dynamics/fd_derivatives.c, fd_factor). */
 void mbs_idl_fd_factor_solve(const mbs_model *m, mbs_data *d, const double *H, double *x);
 /* After mbs_idl_fd_jacobians, with the tree-sparse factor M = L^T L (row k
  * of L on k and its ancestor coordinates; row-major nq x nq):

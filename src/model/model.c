@@ -131,6 +131,8 @@ static char *dup_str(const char *s, int *fail)
     return r;
 }
 
+/* long-function: one deep copy per pointer field of struct mbs_model, in
+ * the order of the struct. */
 mbs_model *mbs_model_copy(const mbs_model *m)
 {
     if (!m) return NULL;

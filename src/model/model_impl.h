@@ -176,7 +176,7 @@ typedef struct mbs_param_info {
  * have none: mbs_model_sim_options() then gives the built-in defaults. */
 #include "mbsens/simulate.h"
 typedef struct mbs_model_sim {
-    int present;               /* a "simulation" section was given */
+    int present;               /* the file has a "simulation" section */
     mbs_sim_options options;   /* built-in defaults overridden by the section */
     int noutput;
     mbs_output *output;        /* the "outputs" section, in file order */
@@ -243,7 +243,7 @@ typedef struct mbs_visual_info {
 
 struct mbs_model {
     char *name;
-    char *source;          /* file it was loaded from */
+    char *source;          /* the file loaded, or NULL */
     int nb;                /* moving bodies; arrays below have nb+1 entries, 0 = ground */
     int nq, ndof;
     int nx;

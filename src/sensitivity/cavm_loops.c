@@ -188,12 +188,12 @@ static int accelerations(cl_ws *w, double t, const double *zi, const double *zdi
     /* zdd^i = -Mb^-1 R^T r(z, zd, zdd_0); zdd = zdd_0 + R zdd^i */
     mbs_crba(m, &w->df->ws, f->M);
     reduced_mass(w);
-    if (nd > 0 && mbs_form_lu(nd, w->Mb, w->piv) != 0) {
+    if (nd > 0 && mbs_dense_lu(nd, w->Mb, w->piv) != 0) {
         snprintf(w->msg, sizeof w->msg, "cavm at t = %.9g: reduced mass matrix R^T M R singular", t);
         return MBS_ERR_NUMERIC;
     }
     for (int k = 0; k < nd; k++) w->F0[k] = -f->tB[k];
-    if (nd > 0) mbs_form_lu_solve(nd, w->Mb, w->piv, w->F0);
+    if (nd > 0) mbs_dense_lu_solve(nd, w->Mb, w->piv, w->F0);
     for (int i = 0; i < n; i++) {
         double s = w->zdd0[i];
         for (int k = 0; k < nd; k++) s += f->T[(size_t)k * n + i] * w->F0[k];
@@ -258,7 +258,7 @@ static int evaluate(cl_ws *w, double t, const double *zi, const double *zdi, int
         mbs_form_matrixr_chain(f, t, w->z, w->zd, w->zdd, dzi, dzdi, NULL, dx, w->tz, w->tzd, w->tzdd, w->dF);
         double *da = E->Fy + (size_t)c * nd;
         for (int k = 0; k < nd; k++) da[k] = -w->dF[k];
-        if (nd > 0) mbs_form_lu_solve(nd, w->Mb, w->piv, da);
+        if (nd > 0) mbs_dense_lu_solve(nd, w->Mb, w->piv, da);
         for (int i = 0; i < n; i++) {
             double s = 0;
             for (int k = 0; k < nd; k++) s += f->T[(size_t)k * n + i] * da[k];
@@ -304,7 +304,7 @@ static void snap_take(cl_ws *w, const cl_eval *E, const double *L, cl_snap *S)
         const double *l2 = L ? L + (size_t)k * blk + nd : w->l0, *gz = E->gzR + (size_t)k * nd;
         double *y = w->da;
         for (int i = 0; i < nd; i++) y[i] = -(l2[i] + gz[i]);
-        if (nd > 0) mbs_form_lu_solve(nd, E->Mb, E->piv, y);
+        if (nd > 0) mbs_dense_lu_solve(nd, E->Mb, E->piv, y);
         for (int i = 0; i < n; i++) {
             double v = 0;
             for (int l = 0; l < nd; l++) v += E->R[(size_t)l * n + i] * y[l];
@@ -707,13 +707,13 @@ static int cl_backward_am(cl_ws *w, int a, mbs_error *err)
             w->Jm[(size_t)(nd + k) * d2 + nd + i] -= c * E0->Fy[(size_t)(nd + i) * nd + k];
         }
     }
-    if (d2 > 0 && mbs_form_lu(d2, w->Jm, w->jp) != 0)
+    if (d2 > 0 && mbs_dense_lu(d2, w->Jm, w->jp) != 0)
         return mbs_error_set(err, MBS_ERR_NUMERIC, "cavm: backward step matrix singular at t = %.9g", t0);
     for (int k = 0; k < no; k++) {
         double *Lk = w->L + (size_t)k * blk;
         const double *gy = E0->gy + (size_t)k * w->ncol;
         for (int i = 0; i < d2; i++) Lk[i] += c * gy[i];
-        if (d2 > 0) mbs_form_lu_solve(d2, w->Jm, w->jp, Lk);
+        if (d2 > 0) mbs_dense_lu_solve(d2, w->Jm, w->jp, Lk);
         for (int j = 0; j < np; j++) {
             const double *col = E0->Fy + (size_t)(d2 + j) * nd;
             double sI = gy[d2 + j];

@@ -65,6 +65,9 @@ static void objective_jacobian(sens_run *r, const double *q, const double *qd, c
     }
 }
 
+/* long-function: the forward run and the backward sweep share the step
+ * records, the adjoint buffers and the parameter lists; apart, each piece
+ * would take a dozen of them as arguments. */
 int sens_davm_ali3p(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
 {
     const mbs_model *m = r->m;

@@ -83,6 +83,85 @@ static void objective_param_terms(sens_run *r, sens_pprod *pp, const double *X, 
     }
 }
 
+/* The forward run over the grid of N steps: the states (q, qd, qdd) into
+ * X (3n each) and the times into T (N + 1 of each), psi into r->psi. */
+static int forward_run(sens_run *r, mbs_integrator *it, const mbs_sim_options *so, long N, double *X, double *T,
+                       double *g, mbs_error *err)
+{
+    const int nq = r->nq, np = r->np, no = r->nobj;
+    const size_t n = (size_t)(nq > 0 ? nq : 1);
+    int rc;
+    if ((rc = mbs_integrator_reset(it, so->t0, NULL, NULL, err))) return rc;
+    for (int k = 0; k < no; k++) r->psi[k] = 0;
+    T[0] = so->t0;
+    memcpy(X, mbs_integrator_q(it), 8 * (size_t)nq);
+    memcpy(X + n, mbs_integrator_qd(it), 8 * (size_t)nq);
+    memcpy(X + 2 * n, mbs_integrator_qdd(it), 8 * (size_t)nq);
+    sens_objectives(r, X, X + n, X + 2 * n, T[0], 0, g);
+    for (long s = 0; s < N; s++) {
+        const double h = fmin(so->dt, so->tf - T[s]);
+        for (int k = 0; k < no; k++) r->psi[k] += 0.5 * h * g[k];
+        if ((rc = mbs_integrator_step(it, h, err))) return rc;
+        double *Xs = X + 3 * n * (size_t)(s + 1);
+        T[s + 1] = mbs_integrator_time(it);
+        memcpy(Xs, mbs_integrator_q(it), 8 * (size_t)nq);
+        memcpy(Xs + n, mbs_integrator_qd(it), 8 * (size_t)nq);
+        memcpy(Xs + 2 * n, mbs_integrator_qdd(it), 8 * (size_t)nq);
+        sens_objectives(r, Xs, Xs + n, Xs + 2 * n, T[s + 1], 0, g);
+        for (int k = 0; k < no; k++) r->psi[k] += 0.5 * h * g[k];
+        if (r->o->history) r->o->history(r->o->history_user, T[s + 1], no, np, r->psi, NULL);
+    }
+    {
+        double *XN = X + 3 * n * (size_t)N;
+        sens_objectives(r, XN, XN + n, XN + 2 * n, T[N], 1, g);
+        for (int k = 0; k < no; k++) r->psi[k] += g[k];
+    }
+    return MBS_OK;
+}
+
+/* b = a - beta h^2 R^T nu (kh = beta h^2; R_z, R_zd, R_zdd = K, C, M, nq x nq
+ * row-major; a, b: 3 blocks of n) */
+static void adjoint_b(int nq, size_t n, double kh, const double *K, const double *C, const double *M,
+                      const double *nu, const double *a, double *b)
+{
+    for (int c = 0; c < nq; c++) {
+        double sz = 0, szd = 0, szdd = 0;
+        for (int rr = 0; rr < nq; rr++) {
+            sz += K[rr * nq + c] * nu[rr];
+            szd += C[rr * nq + c] * nu[rr];
+            szdd += M[rr * nq + c] * nu[rr];
+        }
+        b[c] = a[c] - kh * sz;
+        b[n + c] = a[n + c] - kh * szd;
+        b[2 * n + c] = a[2 * n + c] - kh * szdd;
+    }
+}
+
+/* a at X_s: b through the transpose of the step's map from X_s (the
+ * predictor of z, zd over h) */
+static void adjoint_back(int nq, size_t n, double h, const double *b, double *a)
+{
+    for (int c = 0; c < nq; c++) {
+        a[c] = b[c];
+        a[n + c] = h * b[c] + b[n + c];
+        a[2 * n + c] = 0.5 * h * h * b[c] + h * b[n + c] + b[2 * n + c];
+    }
+}
+
+/* The adjoint of objective k at the last state XN (time tN, last step hN):
+ * its integrand's share 0.5 hN and its terminal part, into a and grad. */
+static void end_terms(sens_run *r, sens_pprod *pp, int k, const double *XN, double tN, double hN, double *a,
+                      double *g, double *e, double *dgall, double *grad)
+{
+    const size_t n = (size_t)(r->nq > 0 ? r->nq : 1);
+    sens_objectives(r, XN, XN + n, XN + 2 * n, tN, 0, g);
+    sens_objective_state_gradient(r, k, XN, XN + n, XN + 2 * n, tN, 0, 0.5 * hN, a, a + n, a + 2 * n, e, dgall);
+    objective_param_terms(r, pp, XN, tN, 0, 0.5 * hN, k, dgall, grad);
+    sens_objectives(r, XN, XN + n, XN + 2 * n, tN, 1, g);
+    sens_objective_state_gradient(r, k, XN, XN + n, XN + 2 * n, tN, 1, 1.0, a, a + n, a + 2 * n, e, dgall);
+    objective_param_terms(r, pp, XN, tN, 1, 1.0, k, dgall, grad);
+}
+
 int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
 {
     const mbs_model *m = r->m;
@@ -120,31 +199,7 @@ int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         goto done;
     }
     /* ---- forward: trajectory and psi ---- */
-    if ((rc = mbs_integrator_reset(it, so.t0, NULL, NULL, err))) goto done;
-    for (int k = 0; k < no; k++) r->psi[k] = 0;
-    T[0] = so.t0;
-    memcpy(X, mbs_integrator_q(it), 8 * (size_t)nq);
-    memcpy(X + n, mbs_integrator_qd(it), 8 * (size_t)nq);
-    memcpy(X + 2 * n, mbs_integrator_qdd(it), 8 * (size_t)nq);
-    sens_objectives(r, X, X + n, X + 2 * n, T[0], 0, g);
-    for (long s = 0; s < N; s++) {
-        const double h = fmin(so.dt, so.tf - T[s]);
-        for (int k = 0; k < no; k++) r->psi[k] += 0.5 * h * g[k];
-        if ((rc = mbs_integrator_step(it, h, err))) goto done;
-        double *Xs = X + 3 * n * (size_t)(s + 1);
-        T[s + 1] = mbs_integrator_time(it);
-        memcpy(Xs, mbs_integrator_q(it), 8 * (size_t)nq);
-        memcpy(Xs + n, mbs_integrator_qd(it), 8 * (size_t)nq);
-        memcpy(Xs + 2 * n, mbs_integrator_qdd(it), 8 * (size_t)nq);
-        sens_objectives(r, Xs, Xs + n, Xs + 2 * n, T[s + 1], 0, g);
-        for (int k = 0; k < no; k++) r->psi[k] += 0.5 * h * g[k];
-        if (r->o->history) r->o->history(r->o->history_user, T[s + 1], no, np, r->psi, NULL);
-    }
-    {
-        double *XN = X + 3 * n * (size_t)N;
-        sens_objectives(r, XN, XN + n, XN + 2 * n, T[N], 1, g);
-        for (int k = 0; k < no; k++) r->psi[k] += g[k];
-    }
+    if ((rc = forward_run(r, it, &so, N, X, T, g, err))) goto done;
     if (stats) mbs_integrator_stats(it, stats);
 
     /* ---- backward, one sweep per objective ---- */
@@ -152,16 +207,7 @@ int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
         double *grad = r->grad + (size_t)k * np;
         for (int j = 0; j < np; j++) grad[j] = 0;
         memset(a, 0, sizeof(double) * 3 * n);
-        {
-            double *XN = X + 3 * n * (size_t)N;
-            const double hN = T[N] - T[N - 1];
-            sens_objectives(r, XN, XN + n, XN + 2 * n, T[N], 0, g);
-            sens_objective_state_gradient(r, k, XN, XN + n, XN + 2 * n, T[N], 0, 0.5 * hN, a, a + n, a + 2 * n, e, dgall);
-            objective_param_terms(r, &pp, XN, T[N], 0, 0.5 * hN, k, dgall, grad);
-            sens_objectives(r, XN, XN + n, XN + 2 * n, T[N], 1, g);
-            sens_objective_state_gradient(r, k, XN, XN + n, XN + 2 * n, T[N], 1, 1.0, a, a + n, a + 2 * n, e, dgall);
-            objective_param_terms(r, &pp, XN, T[N], 1, 1.0, k, dgall, grad);
-        }
+        end_terms(r, &pp, k, X + 3 * n * (size_t)N, T[N], T[N] - T[N - 1], a, g, e, dgall, grad);
         for (long s = N - 1; s >= 0; s--) {
             const double h = T[s + 1] - T[s], kh = BETA * h * h;
             const double c1 = GAMMA / (BETA * h), d1 = 1 / (BETA * h * h);
@@ -183,30 +229,14 @@ int sens_davm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
                 }
                 LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', nq, 1, S, nq, ipiv, nu, nq);
             }
-            /* b = a - beta h^2 R^T nu */
-            for (int c = 0; c < nq; c++) {
-                double sz = 0, szd = 0, szdd = 0;
-                for (int rr = 0; rr < nq; rr++) {
-                    sz += K[rr * nq + c] * nu[rr];
-                    szd += C[rr * nq + c] * nu[rr];
-                    szdd += M[rr * nq + c] * nu[rr];
-                }
-                b[c] = a[c] - kh * sz;
-                b[n + c] = a[n + c] - kh * szd;
-                b[2 * n + c] = a[2 * n + c] - kh * szdd;
-            }
+            adjoint_b(nq, n, kh, K, C, M, nu, a, b);
             /* parameters: - beta h^2 nu . R_rho, with R_rho = Pi(r_rho) along the
              * Euler blocks: nu . Pi(v) = (nu - p (p . nu)) . v */
             for (int c = 0; c < nq; c++) nup[c] = nu[c];
             project_euler(m, z, nup);
             sens_pprod_eval(r, &pp, z, zd, zdd, nup, 3);
             sens_pprod_add(r, &pp, T[s + 1], -kh, grad);
-            /* back to X_s */
-            for (int c = 0; c < nq; c++) {
-                a[c] = b[c];
-                a[n + c] = h * b[c] + b[n + c];
-                a[2 * n + c] = 0.5 * h * h * b[c] + h * b[n + c] + b[2 * n + c];
-            }
+            adjoint_back(nq, n, h, b, a);
             /* direct objective terms at X_s */
             const double *X0 = X + 3 * n * (size_t)s;
             const double w = 0.5 * h + (s > 0 ? 0.5 * (T[s] - T[s - 1]) : 0);

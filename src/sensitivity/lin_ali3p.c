@@ -214,12 +214,12 @@ static int proj_basis(sens_ali_lin *w, double sa, int iterative)
     if (!iterative) {
         memcpy(w->K, w->UMU, sizeof(double) * N * N);
         for (int i = 0; i < mn; i++) w->K[(size_t)i * n + i] += sa * w->sv[i] * w->sv[i];
-        return mbs_form_chol(n, w->K) ? MBS_ERR_NUMERIC : MBS_OK;
+        return mbs_dense_chol(n, w->K) ? MBS_ERR_NUMERIC : MBS_OK;
     }
     const int r = w->rank, q = n - r;
     for (int a = 0; a < q; a++)
         for (int b = 0; b < q; b++) w->K[(size_t)a * q + b] = w->UMU[(size_t)(r + a) * n + r + b];
-    return q > 0 && mbs_form_chol(q, w->K) ? MBS_ERR_NUMERIC : MBS_OK;
+    return q > 0 && mbs_dense_chol(q, w->K) ? MBS_ERR_NUMERIC : MBS_OK;
 }
 
 /* The index-3 stage's linearization, solved exactly in the singular basis
@@ -245,7 +245,7 @@ static int stage_factor(sens_ali_lin *w)
             else w->KN[(size_t)(a - r) * q + b] = s;
         }
     }
-    return q > 0 && mbs_form_lu(q, w->KN, w->ipiv) != 0 ? MBS_ERR_NUMERIC : MBS_OK;
+    return q > 0 && mbs_dense_lu(q, w->KN, w->ipiv) != 0 ? MBS_ERR_NUMERIC : MBS_OK;
 }
 
 static void stage_solve(sens_ali_lin *w, double kh, const double *wv, const double *dphi, double *v)
@@ -265,7 +265,7 @@ static void stage_solve(sens_ali_lin *w, double kh, const double *wv, const doub
         for (int a = 0; a < r; a++) s -= w->KB[(size_t)a * q + b] * y[a];
         y[r + b] = s;
     }
-    if (q > 0) mbs_form_lu_solve(q, w->KN, w->ipiv, y + r);
+    if (q > 0) mbs_dense_lu_solve(q, w->KN, w->ipiv, y + r);
     for (int i = 0; i < n; i++) {
         double s = 0;
         for (int a = 0; a < n; a++) s += w->U[(size_t)a * n + i] * y[a];
@@ -297,7 +297,7 @@ static void proj_apply(sens_ali_lin *w, int iterative, double sa, const double *
             }
             y[a] = s;
         }
-        mbs_form_chol_solve(n, w->K, y);
+        mbs_dense_chol_solve(n, w->K, y);
         for (int i = 0; i < n; i++) {
             double s = 0;
             for (int a = 0; a < n; a++) s += w->U[(size_t)a * n + i] * y[a];
@@ -306,7 +306,7 @@ static void proj_apply(sens_ali_lin *w, int iterative, double sa, const double *
         return;
     }
     /* viol = Phi x* + g; range part y_R = -Sigma^-1 V^T viol; null part from U_N^T M U y = U_N^T rhs */
-    mbs_form_Pv(n, nc, w->Phi, xs, w->viol);
+    mbs_dense_Pv(n, nc, w->Phi, xs, w->viol);
     for (int k = 0; k < nc; k++) w->viol[k] += g[k];
     for (int a = 0; a < r; a++) {
         double vg = 0;
@@ -320,7 +320,7 @@ static void proj_apply(sens_ali_lin *w, int iterative, double sa, const double *
         for (int b = 0; b < r; b++) s -= w->UMU[(size_t)b * n + a] * y[b];
         y[a] = s;
     }
-    if (n - r > 0) mbs_form_chol_solve(n - r, w->K, y + r);
+    if (n - r > 0) mbs_dense_chol_solve(n - r, w->K, y + r);
     for (int i = 0; i < n; i++) {
         double s = 0;
         for (int a = 0; a < n; a++) s += w->U[(size_t)a * n + i] * y[a];
@@ -452,7 +452,7 @@ static void ali_p1_column(sens_ali_lin *w, const mbs_model *m, const ali_tws *s,
         return;
     }
     mbs_form_tangent(m, s->d, t, z, zds, zdds, NULL, NULL, NULL, s->dx, fp, pp, s->dPhi, NULL, NULL);
-    mbs_form_Ptv(n, nc, s->dPhi, lam, fp, 1);
+    mbs_dense_Ptv(n, nc, s->dPhi, lam, fp, 1);
 }
 
 /* P2: the state column k (tangent along z_k at the projected state). */
@@ -465,15 +465,15 @@ static void ali_p2_state_column(sens_ali_lin *w, const mbs_model *m, const ali_t
     mbs_form_tangent(m, s->d, t, z, zd, zdd, s->e, NULL, NULL, NULL, NULL, NULL, s->dPhi, s->dphid, s->dphidd);
     s->e[k] = 0;   /* e stays zero: the velocity columns after these set one entry at a time */
     /* F_z += d(Phi_z^T lambda)/dz (row-major: column k) */
-    mbs_form_Ptv(n, nc, s->dPhi, lam, s->tmp, 0);
+    mbs_dense_Ptv(n, nc, s->dPhi, lam, s->tmp, 0);
     for (int i = 0; i < n; i++) w->Fz[(size_t)i * n + k] += s->tmp[i];
     if (w->vel) {
-        mbs_form_Ptv(n, nc, s->dPhi, w->sig, s->tmp, 0);
+        mbs_dense_Ptv(n, nc, s->dPhi, w->sig, s->tmp, 0);
         for (int i = 0; i < n; i++) w->Hv[(size_t)i * n + k] += s->tmp[i];
     }
     for (int i = 0; i < nc; i++) w->Vz[(size_t)i * n + k] = s->dphid[i];
     if (w->acc) {
-        mbs_form_Ptv(n, nc, s->dPhi, w->kap, s->tmp, 0);
+        mbs_dense_Ptv(n, nc, s->dPhi, w->kap, s->tmp, 0);
         for (int i = 0; i < n; i++) w->Ha[(size_t)i * n + k] += s->tmp[i];
         for (int i = 0; i < nc; i++) w->Az[(size_t)i * n + k] = s->dphidd[i];
     }
@@ -501,8 +501,8 @@ static void ali_p2_param_column(sens_ali_lin *w, const mbs_model *m, const ali_t
     mbs_deriv_param_dx(m, j, s->dx);
     mbs_form_tangent(m, s->d, t, z, zd, zdd, NULL, NULL, NULL, s->dx, w->DR2 + (size_t)j * N, NULL, s->dPhi,
                      w->Vp + (size_t)j * nc, w->Ap + (size_t)j * nc);
-    if (w->vel) mbs_form_Ptv(n, nc, s->dPhi, w->sig, w->Hvp + (size_t)j * N, 0);
-    if (w->acc) mbs_form_Ptv(n, nc, s->dPhi, w->kap, w->Hap + (size_t)j * N, 0);
+    if (w->vel) mbs_dense_Ptv(n, nc, s->dPhi, w->sig, w->Hvp + (size_t)j * N, 0);
+    if (w->acc) mbs_dense_Ptv(n, nc, s->dPhi, w->kap, w->Hap + (size_t)j * N, 0);
 }
 
 /* The difference pass at (z, zd, a): parameter j's dr/drho(z, zd, zdd) -
@@ -549,6 +549,8 @@ size_t sens_ali_lin_form_ws(const sens_ali_lin *w, const mbs_model *m)
     return ali_tws_size(w, m);
 }
 
+/* long-function: the blocks of one step's linearization in the order
+ * they are stored (mass and projection, constraints, parameter columns). */
 int sens_ali_lin_form(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, const sens_ali_rec *st,
                       mbs_error *err)
 {
@@ -672,7 +674,7 @@ static void ali_column(sens_ali_lin *w, int j, const double *Yin, double *Yout)
     mv(n, n, w->Fz, w->zp, w->wv, 0);
     mv(n, n, w->Fzd, w->zdp, w->wv, 1);
     mv(n, n, w->M, w->zddn, w->wv, 1);
-    mbs_form_Pv(n, nc, w->Phi, w->zp, w->dphi);
+    mbs_dense_Pv(n, nc, w->Phi, w->zp, w->dphi);
     for (int i = 0; i < n; i++) w->wv[i] += w->Fp[(size_t)j * N + i];
     for (int i = 0; i < nc; i++) w->dphi[i] += w->Pp[(size_t)j * nc + i];
     stage_solve(w, kh, w->wv, w->dphi, w->v);
@@ -758,7 +760,7 @@ static void proj_apply_t(sens_ali_lin *w, const double *xb, double *xsb, double 
     to_basis(w, xb, y);
     if (!w->iterative) {
         /* x = U K^-1 (U^T (M x* + rhs) - sa Sigma V^T g), K symmetric */
-        mbs_form_chol_solve(n, w->K, y);
+        mbs_dense_chol_solve(n, w->K, y);
         for (int i = 0; i < n; i++) {
             double s = 0;
             for (int a = 0; a < n; a++) s += w->U[(size_t)a * n + i] * y[a];
@@ -769,14 +771,14 @@ static void proj_apply_t(sens_ali_lin *w, const double *xb, double *xsb, double 
             for (int a = 0; a < mn; a++) s += w->sv[a] * y[a] * w->VT[(size_t)k * nc + a];
             gb[k] = -w->sa * s;
         }
-        mbs_form_Ptv(n, n, w->M, rhsb, xsb, 0);
+        mbs_dense_Ptv(n, n, w->M, rhsb, xsb, 0);
         return;
     }
     /* x = x* + U y: y_R = -Sigma_R^-1 V_R^T (Phi x* + g),
      * y_N = K^-1 (U_N^T rhs - (U^T M U)_NR y_R) */
     memcpy(xsb, xb, sizeof(double) * (size_t)n);
     const int q = n - r;
-    if (q > 0) mbs_form_chol_solve(q, w->K, y + r);
+    if (q > 0) mbs_dense_chol_solve(q, w->K, y + r);
     for (int i = 0; i < n; i++) {
         double s = 0;
         for (int a = r; a < n; a++) s += w->U[(size_t)a * n + i] * y[a];
@@ -792,7 +794,7 @@ static void proj_apply_t(sens_ali_lin *w, const double *xb, double *xsb, double 
         for (int a = 0; a < r; a++) s += y[a] * w->VT[(size_t)k * nc + a] / w->sv[a];
         gb[k] = -s;
     }
-    mbs_form_Ptv(n, nc, w->Phi, gb, xsb, 1);
+    mbs_dense_Ptv(n, nc, w->Phi, gb, xsb, 1);
 }
 
 /* The transpose of stage_solve: from vb the adjoints of w (wvb) and of dPhi (dphib), set. */
@@ -840,9 +842,9 @@ void sens_ali_lin_reverse(sens_ali_lin *w, const double *abar, double *abar_in, 
         proj_apply_t(w, zdd1b, w->xsb, w->rhsb, w->gab);
         memcpy(zdd1b, w->xsb, sizeof(double) * N);
         for (int i = 0; i < n; i++) w->rhsb[i] = -w->rhsb[i];
-        mbs_form_Ptv(n, n, w->Ha, w->rhsb, z1b, 1);
-        mbs_form_Ptv(n, nc, w->Az, w->gab, z1b, 1);
-        mbs_form_Ptv(n, nc, w->Azd, w->gab, zd1b, 1);
+        mbs_dense_Ptv(n, n, w->Ha, w->rhsb, z1b, 1);
+        mbs_dense_Ptv(n, nc, w->Az, w->gab, z1b, 1);
+        mbs_dense_Ptv(n, nc, w->Azd, w->gab, zd1b, 1);
         for (int i = 0; i < w->npc; i++) {
             const int j = w->pc[i];
             gp[j] += dotn(n, w->Hap + (size_t)j * N, w->rhsb) + dotn(nc, w->Ap + (size_t)j * nc, w->gab);
@@ -853,8 +855,8 @@ void sens_ali_lin_reverse(sens_ali_lin *w, const double *abar, double *abar_in, 
         proj_apply_t(w, zd1b, w->xsb, w->rhsb, w->gvb);
         memcpy(zd1b, w->xsb, sizeof(double) * N);
         for (int i = 0; i < n; i++) w->rhsb[i] = -w->rhsb[i];
-        mbs_form_Ptv(n, n, w->Hv, w->rhsb, z1b, 1);
-        mbs_form_Ptv(n, nc, w->Vz, w->gvb, z1b, 1);
+        mbs_dense_Ptv(n, n, w->Hv, w->rhsb, z1b, 1);
+        mbs_dense_Ptv(n, nc, w->Vz, w->gvb, z1b, 1);
         for (int i = 0; i < w->npc; i++) {
             const int j = w->pc[i];
             gp[j] += dotn(n, w->Hvp + (size_t)j * N, w->rhsb) + dotn(nc, w->Vp + (size_t)j * nc, w->gvb);
@@ -868,10 +870,10 @@ void sens_ali_lin_reverse(sens_ali_lin *w, const double *abar, double *abar_in, 
     memcpy(zpb, z1b, sizeof(double) * N);
     memcpy(zdpb, zd1b, sizeof(double) * N);
     memcpy(zddnb, zdd1b, sizeof(double) * N);
-    mbs_form_Ptv(n, n, w->Fz, w->wvb, zpb, 1);
-    mbs_form_Ptv(n, n, w->Fzd, w->wvb, zdpb, 1);
-    mbs_form_Ptv(n, n, w->M, w->wvb, zddnb, 1);
-    mbs_form_Ptv(n, nc, w->Phi, w->dphib, zpb, 1);
+    mbs_dense_Ptv(n, n, w->Fz, w->wvb, zpb, 1);
+    mbs_dense_Ptv(n, n, w->Fzd, w->wvb, zdpb, 1);
+    mbs_dense_Ptv(n, n, w->M, w->wvb, zddnb, 1);
+    mbs_dense_Ptv(n, nc, w->Phi, w->dphib, zpb, 1);
     for (int i = 0; i < w->npc; i++) {
         const int j = w->pc[i];
         gp[j] += dotn(n, w->Fp + (size_t)j * N, w->wvb) + dotn(nc, w->Pp + (size_t)j * nc, w->dphib);
@@ -913,9 +915,9 @@ int sens_ali_lin_init(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, d
         for (int k = 0; k < n; k++) s += w->M[(size_t)i * N + k] * zdd[k];
         b[i] = s - w->r[i];
     }
-    mbs_form_Pv(n, nc, w->Phi, zdd, b + n);
+    mbs_dense_Pv(n, nc, w->Phi, zdd, b + n);
     for (int i = 0; i < nc; i++) b[n + i] -= w->phidd[i] + 2 * om * xi * w->phid[i] + om * om * w->phi[i];
-    if (nk > 0) mbs_form_lu_solve(nk, w->Kp, w->ipiv, b);
+    if (nk > 0) mbs_dense_lu_solve(nk, w->Kp, w->ipiv, b);
     memcpy(lam, b + n, sizeof(double) * (size_t)nc);
     for (int j = 0; j < np; j++) {
         double *y = Y0 + (size_t)j * 3 * N, *zj = y, *zdj = y + N, *zddj = y + 2 * N;
@@ -924,10 +926,10 @@ int sens_ali_lin_init(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, d
         mbs_deriv_param_dx(m, j, w->dx);
         mbs_form_tangent(m, d, t, z, zd, zdd, zj, zdj, NULL, w->dx, w->dr, w->dphi, w->dPhi, w->dphid, w->dphidd);
         /* M zddj + Phi^T lamj = -(dr + dPhi^T lam), Phi zddj - lamj / al = -(dphidd + ...) */
-        mbs_form_Ptv(n, nc, w->dPhi, lam, b, 0);
+        mbs_dense_Ptv(n, nc, w->dPhi, lam, b, 0);
         for (int i = 0; i < n; i++) b[i] = -(w->dr[i] + b[i]);
         for (int i = 0; i < nc; i++) b[n + i] = -(w->dphidd[i] + 2 * om * xi * w->dphid[i] + om * om * w->dphi[i]);
-        if (nk > 0) mbs_form_lu_solve(nk, w->Kp, w->ipiv, b);
+        if (nk > 0) mbs_dense_lu_solve(nk, w->Kp, w->ipiv, b);
         memcpy(zddj, b, sizeof(double) * N);
     }
     return MBS_OK;

@@ -75,7 +75,7 @@ int sens_mr_lin_factor(sens_mr_lin *w, mbs_form *g, double t, const double *q, c
         double *b = w->Bz + (size_t)k * 3 * N;
         mbs_form_matrixr_chain(g, t, q, qd, qdd, a, a + ND, a + 2 * ND, NULL, b, b + N, b + 2 * N, w->J + (size_t)k * nd);
     }
-    if (nd > 0 && mbs_form_lu(nd, w->J, w->ipiv) != 0)
+    if (nd > 0 && mbs_dense_lu(nd, w->J, w->ipiv) != 0)
         return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: step Jacobian singular", t);
     return MBS_OK;
 }
@@ -98,7 +98,7 @@ void sens_mr_lin_apply(sens_mr_lin *w, mbs_form *g, double t, const double *q, c
     mbs_form_matrixr_chain(g, t, q, qd, qdd, a, a + ND, a + 2 * ND, param >= 0 ? w->dx : NULL, pz, pz + N, pz + 2 * N,
                            w->pF);
     for (int k = 0; k < nd; k++) e[k] = -w->pF[k];
-    if (nd > 0) mbs_form_lu_solve(nd, w->J, w->ipiv, e);
+    if (nd > 0) mbs_dense_lu_solve(nd, w->J, w->ipiv, e);
     for (int k = 0; k < nd; k++) {
         yi1[k] = a[k] + e[k];
         yi1[ND + k] = a[ND + k] + c1 * e[k];
@@ -136,7 +136,7 @@ int sens_mr_lin_init(sens_mr_lin *w, sens_run *r, mbs_form *g, double t, const d
         mbs_form_matrixr_chain(g, t, q, qd, qdd, NULL, NULL, w->e, NULL, w->pz, w->pz + N, w->pz + 2 * N,
                                w->J + (size_t)k * nd);
     }
-    if (nd > 0 && mbs_form_lu(nd, w->J, w->ipiv) != 0) {
+    if (nd > 0 && mbs_dense_lu(nd, w->J, w->ipiv) != 0) {
         rc = mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: reduced mass matrix singular", t);
         goto done;
     }
@@ -162,7 +162,7 @@ int sens_mr_lin_init(sens_mr_lin *w, sens_run *r, mbs_form *g, double t, const d
         }
         mbs_form_matrixr_chain(g, t, q, qd, qdd, zi, zdi, NULL, w->dx, w->pz, w->pz + N, w->pz + 2 * N, w->pF);
         for (int k = 0; k < nd; k++) zddi[k] = -w->pF[k];
-        if (nd > 0) mbs_form_lu_solve(nd, w->J, w->ipiv, zddi);
+        if (nd > 0) mbs_dense_lu_solve(nd, w->J, w->ipiv, zddi);
         /* the full state sensitivities at t0 from the chain at the solved zdd^i' */
         double *y = Y0 + (size_t)j * N3;
         mbs_form_matrixr_chain(g, t, q, qd, qdd, zi, zdi, zddi, w->dx, y, y + N, y + 2 * N, w->pF);

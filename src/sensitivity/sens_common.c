@@ -104,7 +104,7 @@ int sens_run_user_init(sens_run *r)
     r->ufail = r->uvalid = 0;
     r->umsg[0] = 0;
     if (!r->o || !r->o->objective) return MBS_OK;
-    /* rho, the gradient (g_q, g_qd, g_qdd, g_rho), the state it was taken at */
+    /* rho, the gradient (g_q, g_qd, g_qdd, g_rho), the state of the gradient */
     r->ubuf = calloc(2 * (size_t)r->m->nparam + 6 * (size_t)r->m->nq + 1, sizeof(double));
     return r->ubuf ? MBS_OK : MBS_ERR_NOMEM;
 }
@@ -265,7 +265,7 @@ void sens_accumulate(sens_run *r, double w, const double *g, const double *dg)
     }
 }
 
-/* b <- A^-T b for the LU factor of mbs_form_lu (col-major, 1-based pivots
+/* b <- A^-T b for the LU factor of mbs_dense_lu (col-major, 1-based pivots
  * as LAPACK's: P A = L U, so A^T = U^T L^T P) */
 void sens_lu_solve_t(int n, const double *A, const lapack_int *piv, double *b)
 {

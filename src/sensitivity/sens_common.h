@@ -117,7 +117,7 @@ void sens_accumulate(sens_run *r, double w, const double *g, const double *dg);
  * memory (the arrays stay valid and keep their contents). */
 int sens_grow2(void **a, size_t a_size, void **b, size_t b_size, size_t n, size_t *cap, size_t first);
 
-/* b <- A^-T b for an LU factor of mbs_form_lu (col-major n x n, 1-based
+/* b <- A^-T b for an LU factor of mbs_dense_lu (col-major n x n, 1-based
  * pivots as LAPACK's): the transposed solves of the discrete adjoints. */
 void sens_lu_solve_t(int n, const double *A, const lapack_int *piv, double *b);
 

@@ -50,6 +50,70 @@ void mbs_sens_result_free(mbs_sens_result *res)
 
 /* ---------------------------------------------------------------- api */
 
+/* The method for the options o (checked by the caller): its run into r, its
+ * statistics into stats. */
+static int dispatch(sens_run *r, const mbs_sens_options *o, mbs_sim_stats *stats, mbs_error *err)
+{
+    const mbs_model *m = r->m;
+    int rc = MBS_OK;
+    /* Closed loops: the open-tree methods below differentiate the tree's
+     * equations and would ignore the constraints. Only the finite
+     * differences (which re-simulate with the closed-loop formulation) and
+     * the closed-loop methods dispatched here apply. */
+    const int closed = mbs_model_nloop_constraints(m) + mbs_model_ndriver_constraints(m) > 0;
+    if (o->method == MBS_SENS_DDM && o->sim.loop == MBS_LOOP_ALI3P) {
+        /* closed-loop formulations: direct differentiation of their discrete steps */
+        return sens_ddm_ali3p(r, stats, err);
+    }
+    if (o->method == MBS_SENS_DDM && o->sim.loop == MBS_LOOP_MATRIXR) return sens_ddm_matrixr(r, stats, err);
+    if (o->method == MBS_SENS_DAVM && (o->sim.loop == MBS_LOOP_ALI3P || o->sim.loop == MBS_LOOP_MATRIXR)) {
+        /* the transpose of the closed-loop DDM's recursion (davm_ali3p.c, _matrixr.c) */
+        return o->sim.loop == MBS_LOOP_ALI3P ? sens_davm_ali3p(r, stats, err)
+                                             : sens_davm_matrixr(r, stats, err);
+    }
+    if (o->method == MBS_SENS_CAVM && (o->sim.loop == MBS_LOOP_ALI3P || o->sim.loop == MBS_LOOP_MATRIXR))
+        return sens_cavm_loops(r, stats, err);
+    if ((closed || o->sim.loop != MBS_LOOP_NONE) && o->method != MBS_SENS_FD) {
+        if (o->method == MBS_SENS_DDM && o->sim.loop == MBS_LOOP_NONE)
+            rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
+                               "sensitivity: %s has closed loops: choose a closed-loop formulation "
+                               "(--formulation ali3p|matrixr with --method ddm or cavm; or --method fd)", m->name);
+        else if (o->method == MBS_SENS_DDM)
+            rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
+                               "sensitivity: method ddm is implemented for the closed-loop formulations ali3p "
+                               "and matrixr, not %s (or use --method fd)", mbs_loop_formulation_name(o->sim.loop));
+        else
+            rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
+                               "sensitivity: %s has closed loops; method %s is not available for them "
+                               "(closed-loop sensitivities: --method ddm|davm|cavm with --formulation "
+                               "ali3p|matrixr, or --method fd)", m->name, mbs_sens_method_name(o->method));
+        return rc;
+    }
+    switch (o->method) {
+    case MBS_SENS_DDM:
+        rc = o->sim.formulation == MBS_FD_RECURSIVE ? sens_ddm_rk4(r, stats, err)
+                                                    : sens_ddm_trapezoidal(r, stats, err);
+        break;
+    case MBS_SENS_DAVM:
+        rc = o->sim.formulation == MBS_FD_RECURSIVE
+                 ? mbs_error_set(err, MBS_ERR_UNSUPPORTED, "sensitivity: the discrete adjoint (davm) is "
+                                 "implemented for the trapezoidal rule of the semi-recursive formulation; "
+                                 "use --formulation semi, or ddm/cavm with fr")
+                 : sens_davm_trapezoidal(r, stats, err);
+        break;
+    case MBS_SENS_CAVM: rc = sens_cavm(r, stats, err); break;
+    case MBS_SENS_FD: rc = sens_fd(r, stats, err); break;
+    case MBS_SENS_CS:
+        rc = o->sim.formulation == MBS_FD_RECURSIVE
+                 ? mbs_sens_complex_step_rk4(m, &o->sim, r->psi, r->grad, err)
+                 : mbs_error_set(err, MBS_ERR_UNSUPPORTED, "sensitivity: the complex-step reference runs the "
+                                 "RK4 scheme of the fully recursive formulation: use --formulation fr");
+        break;
+    default: rc = mbs_error_set(err, MBS_ERR_ARG, "sensitivity: unknown method %d", (int)o->method);
+    }
+    return rc;
+}
+
 int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_result *res,
                     mbs_error *err)
 {
@@ -92,69 +156,7 @@ int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_resu
         return err && err->code ? err->code : mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
     }
     mbs_data_set_ref(r.d, o->sim.ref);
-    /* Closed loops: the open-tree methods below differentiate the tree's
-     * equations and would ignore the constraints. Only the finite
-     * differences (which re-simulate with the closed-loop formulation) and
-     * the closed-loop methods dispatched here apply. */
-    const int closed = mbs_model_nloop_constraints(m) + mbs_model_ndriver_constraints(m) > 0;
-    if (o->method == MBS_SENS_DDM && o->sim.loop == MBS_LOOP_ALI3P) {
-        /* closed-loop formulations: direct differentiation of their discrete steps */
-        rc = sens_ddm_ali3p(&r, &res->stats, err);
-        goto finish;
-    }
-    if (o->method == MBS_SENS_DDM && o->sim.loop == MBS_LOOP_MATRIXR) {
-        rc = sens_ddm_matrixr(&r, &res->stats, err);
-        goto finish;
-    }
-    if (o->method == MBS_SENS_DAVM && (o->sim.loop == MBS_LOOP_ALI3P || o->sim.loop == MBS_LOOP_MATRIXR)) {
-        /* the transpose of the closed-loop DDM's recursion (davm_ali3p.c, _matrixr.c) */
-        rc = o->sim.loop == MBS_LOOP_ALI3P ? sens_davm_ali3p(&r, &res->stats, err)
-                                           : sens_davm_matrixr(&r, &res->stats, err);
-        goto finish;
-    }
-    if (o->method == MBS_SENS_CAVM && (o->sim.loop == MBS_LOOP_ALI3P || o->sim.loop == MBS_LOOP_MATRIXR)) {
-        rc = sens_cavm_loops(&r, &res->stats, err);
-        goto finish;
-    }
-    if ((closed || o->sim.loop != MBS_LOOP_NONE) && o->method != MBS_SENS_FD) {
-        if (o->method == MBS_SENS_DDM && o->sim.loop == MBS_LOOP_NONE)
-            rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
-                               "sensitivity: %s has closed loops: choose a closed-loop formulation "
-                               "(--formulation ali3p|matrixr with --method ddm or cavm; or --method fd)", m->name);
-        else if (o->method == MBS_SENS_DDM)
-            rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
-                               "sensitivity: method ddm is implemented for the closed-loop formulations ali3p "
-                               "and matrixr, not %s (or use --method fd)", mbs_loop_formulation_name(o->sim.loop));
-        else
-            rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
-                               "sensitivity: %s has closed loops; method %s is not available for them "
-                               "(closed-loop sensitivities: --method ddm|davm|cavm with --formulation "
-                               "ali3p|matrixr, or --method fd)", m->name, mbs_sens_method_name(o->method));
-        goto finish;
-    }
-    switch (o->method) {
-    case MBS_SENS_DDM:
-        rc = o->sim.formulation == MBS_FD_RECURSIVE ? sens_ddm_rk4(&r, &res->stats, err)
-                                                    : sens_ddm_trapezoidal(&r, &res->stats, err);
-        break;
-    case MBS_SENS_DAVM:
-        rc = o->sim.formulation == MBS_FD_RECURSIVE
-                 ? mbs_error_set(err, MBS_ERR_UNSUPPORTED, "sensitivity: the discrete adjoint (davm) is "
-                                 "implemented for the trapezoidal rule of the semi-recursive formulation; "
-                                 "use --formulation semi, or ddm/cavm with fr")
-                 : sens_davm_trapezoidal(&r, &res->stats, err);
-        break;
-    case MBS_SENS_CAVM: rc = sens_cavm(&r, &res->stats, err); break;
-    case MBS_SENS_FD: rc = sens_fd(&r, &res->stats, err); break;
-    case MBS_SENS_CS:
-        rc = o->sim.formulation == MBS_FD_RECURSIVE
-                 ? mbs_sens_complex_step_rk4(m, &o->sim, r.psi, r.grad, err)
-                 : mbs_error_set(err, MBS_ERR_UNSUPPORTED, "sensitivity: the complex-step reference runs the "
-                                 "RK4 scheme of the fully recursive formulation: use --formulation fr");
-        break;
-    default: rc = mbs_error_set(err, MBS_ERR_ARG, "sensitivity: unknown method %d", (int)o->method);
-    }
-finish:
+    rc = dispatch(&r, o, &res->stats, err);
     if (!rc) rc = sens_run_user_check(&r, err);
     if (!rc)
         rc = mbs_error_results(err, m, "sensitivity",

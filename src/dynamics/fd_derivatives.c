@@ -1,11 +1,8 @@
 /*
- * derivatives.c - public derivative API (include/mbsens/derivatives.h):
- * Jacobians and directional derivatives of inverse and forward dynamics,
- * assembled from the tangent kernels (src/kernels/ *_derivatives.c).
- *
- * Inverse dynamics: one tangent sweep per direction. A unit direction in a
- * coordinate of joint i only moves the subtree of i, so the sweep visits that
- * subtree and the path to the root: the full dtau/dq costs O(n depth).
+ * fd_derivatives.c - the derivatives of forward dynamics
+ * (include/mbsens/derivatives.h: mbs_forward_dynamics_derivatives,
+ * _param_derivatives, _directional) and their building blocks
+ * (mbs_deriv_fd_primal, _solve), from the inverse-dynamics tangents.
  *
  * Forward dynamics: differentiating the completed equations of motion
  *     M' qdd = Pi(r) - sum_k P_k |pd_k|^2,   r = tau - ID(q, qd, 0)
@@ -28,286 +25,6 @@
 #include "kernels/jacobians_1dof.h"
 #include "kernels/results.h"
 #include "forces/force.h"
-
-/* dx = sum_k drho_k d x / d rho_k */
-static void param_direction(const mbs_model *m, const double *drho, double *dx)
-{
-    memset(dx, 0, sizeof(double) * (size_t)m->nx);
-    for (int k = 0; k < m->nparam; k++) {
-        if (!drho || drho[k] == 0) continue;
-        const mbs_param_info *p = &m->param[k];
-        for (int t = 0; t < p->ntargets; t++) dx[p->target[t]] += p->scale[t] * drho[k];
-    }
-}
-
-void mbs_deriv_param_dx(const mbs_model *m, int k, double *dx)
-{
-    memset(dx, 0, sizeof(double) * (size_t)m->nx);
-    const mbs_param_info *p = &m->param[k];
-    for (int t = 0; t < p->ntargets; t++) dx[p->target[t]] += p->scale[t];
-}
-
-/* Primal inverse dynamics leaving everything the tangents need in d->ws. */
-void mbs_deriv_id_primal(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
-                      const double *qdd, double *tau)
-{
-    mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
-    mbs_data_prepare_loads(m, d, q, qd);
-    mbs_body_terms(m, m->x, &d->ws);
-    mbs_rnea(m, &d->ws, tau);
-}
-
-/* Tangent of ID along a direction, bodies first..last-1 (+ root path). */
-void mbs_deriv_id_tangent(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
-                       const double *qdd, const double *dq, const double *dqd,
-                       const double *dqdd, const double *dx, double *dtau, int first, int last)
-{
-    if (first < 1) first = 1;
-    if (last > m->nb + 1) last = m->nb + 1;
-    /* a force element may connect a body of the range to one outside it:
-     * sweep everything when there are elements */
-    if (m->nforce > 0) { first = 1; last = m->nb + 1; }
-    mbs_kin_forward_d(m, m->x, &d->ws, dx, &d->dws, q, qd, qdd, dq, dqd, dqdd, 2, first, last);
-    /* user loads are constant along any direction; force elements supply
-     * their own tangents */
-    memset(d->dws.xfrc + 15 * first, 0, sizeof(double) * 15 * (size_t)(last - first));
-    memset(d->dws.qfrc, 0, sizeof(double) * (size_t)m->nq);
-    if (m->nforce > 0)
-        mbs_forces_apply_d(m, m->x, &d->ws, dx, &d->dws, q, qd, dq, dqd, d->dws.qfrc, d->time);
-    mbs_body_terms_d(m, m->x, &d->ws, dx, &d->dws, first, last);
-    mbs_rnea_d(m, &d->ws, &d->dws, d->dws.qfrc, dtau, first, last);
-}
-
-static int check_finite(mbs_data *d, const double *v, int n, const char *what)
-{
-    /* the results check of every public call (src/kernels/results.c): nq rows of
-     * coordinates, columns of coordinates or (d.../drho) of parameters */
-    const int nq = d->model->nq > 0 ? d->model->nq : 1, cols = n / nq;
-    const mbs_index_kind ck = strstr(what, "drho") ? MBS_IX_PARAM : cols == nq ? MBS_IX_COORD : MBS_IX_NONE;
-    return mbs_data_results(d, "derivatives", MBS_RESULTS({ what, v, nq, cols, MBS_IX_COORD, ck }));
-}
-
-/* ------------------------------------------------------------------ */
-/* inverse dynamics                                                    */
-
-/* The fast all-columns kernel (src/kernels/inverse_dynamics_jacobians.c)
- * rests on rigid-body identities that the rotation formula of Euler
- * parameters satisfies only on |p| = 1: states off |p| = 1 beyond round-off
- * (the state check accepts 1e-6) take the generic path (one tangent sweep
- * per column). The kernel treats all applied loads as user loads (global
- * forces at body points, global torques, joint forces, whose values do not
- * change along a state direction); force elements add the change of their
- * values (element_columns). */
-static int fast_jacobians(const mbs_model *m, const double *q)
-{
-    for (int i = 1; i <= m->nb; i++) {
-        const mbs_joint_info *jt = &m->joint[i];
-        if (jt->euler < 0) continue;
-        const double *p = q + jt->qoff + jt->euler;
-        if (fabs(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3] - 1) > 1e-14) return 0;
-    }
-    return 1;
-}
-
-/* The force elements' part of dtau/dq (which = 0) or dtau/dqd (which = 1):
- * the kernel moved their loads with the bodies but kept their values; for
- * each column k, the tangents of the element loads (mbs_forces_apply_d,
- * with the rigid-motion kinematic tangents of the bodies they touch from
- * mbs_jac_body_tangent) give dW_b = [df; dn + o x df + eps(A dP)] at the
- * origin and dQ^q, and dtau_c -= s_c . sum_{b below c} dW_b + dQ^q_c. Cost
- * O(nq (elements + touched bodies x depth)). */
-static void element_columns(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
-                            int which, double *J)
-{
-    const int nq = m->nq, nb = m->nb;
-    double *e = d->dbuf + 4 * nq, *dqf = d->dbuf + 5 * nq;
-    mbs_ws *w = &d->ws, *dw = &d->dws;
-    memset(e, 0, sizeof(double) * (size_t)nq);   /* the unit direction e_k, one entry set at a time */
-    for (int i = 1; i <= nb; i++) {
-        const mbs_joint_info *jt = &m->joint[i];
-        const int end = m->body[i].subtree_end;
-        for (int k = jt->qoff; k < jt->qoff + jt->nq; k++) {
-            /* kinematic tangents of the touched bodies, zero load tangents */
-            for (int f = 0; f < m->nforce; f++)
-                for (int s = 0; s < 2; s++) {
-                    const int b = m->force[f].body[s];
-                    if (b <= 0) continue;
-                    if (b >= i && b < end) {
-                        mbs_jac_body_tangent(m, w, k, which, b, dw);
-                    } else {
-                        memset(dw->A + 9 * b, 0, 9 * sizeof(double));
-                        memset(dw->o + 3 * b, 0, 3 * sizeof(double));
-                        memset(dw->r + 3 * b, 0, 3 * sizeof(double));
-                        memset(dw->V + 6 * b, 0, 6 * sizeof(double));
-                    }
-                    memset(dw->xfrc + 15 * b, 0, 15 * sizeof(double));
-                }
-            memset(dqf, 0, sizeof(double) * (size_t)nq);
-            e[k] = 1;
-            mbs_forces_apply_d(m, m->x, w, NULL, dw, q, qd, which == 0 ? e : NULL, which == 1 ? e : NULL,
-                               dqf, d->time);
-            e[k] = 0;
-            for (int r = 0; r < nq; r++) J[(size_t)r * nq + k] -= dqf[r];
-            /* each touched body once: its load tangent goes up its path */
-            for (int f = 0; f < m->nforce; f++)
-                for (int s = 0; s < 2; s++) {
-                    const int b = m->force[f].body[s];
-                    if (b <= 0) continue;
-                    double *L = dw->xfrc + 15 * b;
-                    if (L[0] == 0 && L[1] == 0 && L[2] == 0 && L[3] == 0 && L[4] == 0 && L[5] == 0) {
-                        int zero = 1;
-                        for (int c = 6; c < 15; c++) zero &= L[c] == 0;
-                        if (zero) continue;
-                    }
-                    const double *A = w->A + 9 * b, *o = w->o + 3 * b;
-                    double AP[9], W[6];
-                    for (int a = 0; a < 3; a++)
-                        for (int c = 0; c < 3; c++)
-                            AP[3 * a + c] = A[3 * a] * L[6 + c] + A[3 * a + 1] * L[9 + c] + A[3 * a + 2] * L[12 + c];
-                    W[0] = L[0]; W[1] = L[1]; W[2] = L[2];
-                    W[3] = L[3] + AP[5] - AP[7] + o[1] * L[2] - o[2] * L[1];
-                    W[4] = L[4] + AP[6] - AP[2] + o[2] * L[0] - o[0] * L[2];
-                    W[5] = L[5] + AP[1] - AP[3] + o[0] * L[1] - o[1] * L[0];
-                    for (int j = b; j > 0; j = m->joint[j].parent) {
-                        const mbs_joint_info *jj = &m->joint[j];
-                        const double *bj = w->b + MBS_BSTRIDE * j, *rj = w->r + 3 * j;
-                        for (int c = 0; c < jj->nq; c++) {
-                            const double *col = bj + 6 * c;
-                            /* column at the origin: [b_lin + r x b_ang; b_ang] */
-                            const double sl0 = col[0] + rj[1] * col[5] - rj[2] * col[4];
-                            const double sl1 = col[1] + rj[2] * col[3] - rj[0] * col[5];
-                            const double sl2 = col[2] + rj[0] * col[4] - rj[1] * col[3];
-                            J[(size_t)(jj->qoff + c) * nq + k] -=
-                                sl0 * W[0] + sl1 * W[1] + sl2 * W[2] + col[3] * W[3] + col[4] * W[4] + col[5] * W[5];
-                        }
-                    }
-                    memset(L, 0, 15 * sizeof(double));   /* counted once */
-                }
-        }
-    }
-}
-
-/* dtau/dq and dtau/dqd (either may be NULL) at the completed Newton-Euler
- * primal left in d->ws at (q, qd, qdd). Fast path: every column in
- * O(n depth) (src/kernels/inverse_dynamics_jacobians.c), except that the
- * Euler-parameter columns of dtau/dq get there only their part along the
- * tangent directions e_a - p_a p; the radial part p_a (dtau/dq) p takes one
- * tangent sweep along p per Euler joint, over its subtree and root path.
- * Generic path: one tangent sweep per column. */
-static void id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
-                         const double *qdd, double *dtau_dq, double *dtau_dqd, double *M)
-{
-    const int nq = m->nq;
-    double *e = d->dbuf + 4 * nq, *col = d->dbuf + 5 * nq;   /* callers use dbuf[0, 2 nq) */
-    const int fast = fast_jacobians(m, q);
-    if (fast) {
-        mbs_rnea_jacobians(m, m->x, &d->ws, q, qd, qdd, 0, dtau_dq, dtau_dqd, M);
-        if (m->nforce > 0) {
-            if (dtau_dq) element_columns(m, d, q, qd, 0, dtau_dq);
-            if (dtau_dqd) element_columns(m, d, q, qd, 1, dtau_dqd);
-        }
-    } else if (M) {
-        mbs_crba(m, &d->ws, M);
-    }
-    memset(e, 0, sizeof(double) * (size_t)nq);
-    for (int i = 1; i <= m->nb; i++) {
-        const mbs_joint_info *jt = &m->joint[i];
-        const int end = m->body[i].subtree_end;
-        if (fast) {
-            if (!dtau_dq || jt->euler < 0) continue;
-            const int e0 = jt->qoff + jt->euler;
-            const double *p = q + e0;
-            for (int a = 0; a < 4; a++) e[e0 + a] = p[a];
-            mbs_deriv_id_tangent(m, d, q, qd, qdd, e, NULL, NULL, NULL, col, i, end);
-            for (int a = 0; a < 4; a++) e[e0 + a] = 0;
-            for (int r = 0; r < nq; r++)
-                for (int a = 0; a < 4; a++) dtau_dq[r * nq + e0 + a] += p[a] * col[r];
-            continue;
-        }
-        for (int k = jt->qoff; k < jt->qoff + jt->nq; k++) {
-            e[k] = 1;
-            if (dtau_dq) {
-                mbs_deriv_id_tangent(m, d, q, qd, qdd, e, NULL, NULL, NULL, col, i, end);
-                for (int r = 0; r < nq; r++) dtau_dq[r * nq + k] = col[r];
-            }
-            if (dtau_dqd) {
-                mbs_deriv_id_tangent(m, d, q, qd, qdd, NULL, e, NULL, NULL, col, i, end);
-                for (int r = 0; r < nq; r++) dtau_dqd[r * nq + k] = col[r];
-            }
-            e[k] = 0;
-        }
-    }
-}
-
-int mbs_inverse_dynamics_derivatives(const mbs_model *m, mbs_data *d,
-                                     const double *q, const double *qd, const double *qdd,
-                                     double *tau, double *dtau_dq, double *dtau_dqd)
-{
-    int rc = mbs_data_check_state(d, q, qd, qdd);
-    if (rc) return rc;
-    return mbs_deriv_id_derivatives(m, d, q, qd, qdd, tau, dtau_dq, dtau_dqd);
-}
-
-int mbs_deriv_id_derivatives(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
-                             const double *qdd, double *tau, double *dtau_dq, double *dtau_dqd)
-{
-    int rc;
-    const int nq = m->nq;
-    double *t = d->dbuf;
-    if (mbs_idl_usable(m, d)) {
-        /* trees of revolute, prismatic and fixed joints: one fused pass
-         * (src/kernels/jacobians_1dof.c); the entry search only on failure */
-        if (mbs_idl_id_jacobians(m, d, q, qd, qdd, tau, dtau_dq, dtau_dqd, NULL)) {
-            if (tau && (rc = check_finite(d, tau, nq, "tau"))) return rc;
-            if (dtau_dq && (rc = check_finite(d, dtau_dq, nq * nq, "dtau/dq"))) return rc;
-            if (dtau_dqd && (rc = check_finite(d, dtau_dqd, nq * nq, "dtau/dqd"))) return rc;
-        }
-        d->err[0] = 0;
-        return MBS_OK;
-    }
-    mbs_deriv_id_primal(m, d, q, qd, qdd, t);
-    if (tau) memcpy(tau, t, sizeof(double) * (size_t)nq);
-    id_jacobians(m, d, q, qd, qdd, dtau_dq, dtau_dqd, NULL);
-    if (tau && (rc = check_finite(d, tau, nq, "tau"))) return rc;
-    if (dtau_dq && (rc = check_finite(d, dtau_dq, nq * nq, "dtau/dq"))) return rc;
-    if (dtau_dqd && (rc = check_finite(d, dtau_dqd, nq * nq, "dtau/dqd"))) return rc;
-    d->err[0] = 0;
-    return MBS_OK;
-}
-
-int mbs_inverse_dynamics_param_derivatives(const mbs_model *m, mbs_data *d,
-                                           const double *q, const double *qd,
-                                           const double *qdd, double *dtau_drho)
-{
-    int rc = mbs_data_check_state(d, q, qd, qdd);
-    if (rc) return rc;
-    const int nq = m->nq, np = m->nparam;
-    double *col = d->dbuf + 2 * nq;
-    mbs_deriv_id_primal(m, d, q, qd, qdd, d->dbuf);
-    for (int k = 0; k < np; k++) {
-        mbs_deriv_param_dx(m, k, d->dx);
-        mbs_deriv_id_tangent(m, d, q, qd, qdd, NULL, NULL, NULL, d->dx, col, 1, m->nb + 1);
-        for (int r = 0; r < nq; r++) dtau_drho[r * np + k] = col[r];
-    }
-    if (np && (rc = check_finite(d, dtau_drho, nq * np, "dtau/drho"))) return rc;
-    d->err[0] = 0;
-    return MBS_OK;
-}
-
-int mbs_inverse_dynamics_directional(const mbs_model *m, mbs_data *d,
-                                     const double *q, const double *qd, const double *qdd,
-                                     const double *dq, const double *dqd, const double *dqdd,
-                                     const double *drho, double *dtau)
-{
-    int rc = mbs_data_check_state(d, q, qd, qdd);
-    if (rc) return rc;
-    mbs_deriv_id_primal(m, d, q, qd, qdd, d->dbuf);
-    param_direction(m, drho, d->dx);
-    mbs_deriv_id_tangent(m, d, q, qd, qdd, dq, dqd, dqdd, drho ? d->dx : NULL, dtau, 1, m->nb + 1);
-    if ((rc = check_finite(d, dtau, m->nq, "directional dtau"))) return rc;
-    d->err[0] = 0;
-    return MBS_OK;
-}
 
 /* ------------------------------------------------------------------ */
 /* forward dynamics                                                    */
@@ -506,7 +223,7 @@ static int fd_dense_inverse(const mbs_model *m, mbs_data *d)
  * branched trees); when that is not much below n^3/3 (mbs_deriv_fd_inverse_dense),
  * fd_factor formed M'^-1 with LAPACK instead (dpotrf, dpotri). Then X_q = M'^-1 R_q and X_qd = M'^-1 R_qd (dgemm), and
  * for the right-hand sides Pi of dqdd/dtau (identity minus the Euler
- * projections) M'^-1 Pi = M'^-1 - sum_J (M'^-1 P_J) P_J^T. Measured faster
+ * projections) M'^-1 Pi = M'^-1 - sum_J (M'^-1 P_J) P_J^T. Cheaper
  * than triangular solves with all columns (by rows with the tree sparsity,
  * or dtrsm) and than one articulated-body solve per column, on the models
  * of bench/bench_derivatives.c. */
@@ -638,7 +355,7 @@ static int fd_derivatives_local(const mbs_model *m, mbs_data *d, mbs_fd_algorith
     if (dqdd_dq || dqdd_dqd) {
         int bad;
         J = mbs_idl_fd_jacobians(m, d, &bad, &ld);
-        if (bad && (rc = check_finite(d, J, nq * ld, "dtau/dq, dtau/dqd"))) return rc;
+        if (bad && (rc = mbs_deriv_check_finite(d, J, nq * ld, "dtau/dq, dtau/dqd"))) return rc;
     }
     if (dense) {
         if ((rc = fd_dense_inverse(m, d))) return rc;
@@ -647,9 +364,9 @@ static int fd_derivatives_local(const mbs_model *m, mbs_data *d, mbs_fd_algorith
         d->err[0] = 0;   /* the sum of the results is finite: so are they */
         return MBS_OK;
     }
-    if (dqdd_dq && (rc = check_finite(d, dqdd_dq, nq * nq, "dqdd/dq"))) return rc;
-    if (dqdd_dqd && (rc = check_finite(d, dqdd_dqd, nq * nq, "dqdd/dqd"))) return rc;
-    if (dqdd_dtau && (rc = check_finite(d, dqdd_dtau, nq * nq, "dqdd/dtau"))) return rc;
+    if (dqdd_dq && (rc = mbs_deriv_check_finite(d, dqdd_dq, nq * nq, "dqdd/dq"))) return rc;
+    if (dqdd_dqd && (rc = mbs_deriv_check_finite(d, dqdd_dqd, nq * nq, "dqdd/dqd"))) return rc;
+    if (dqdd_dtau && (rc = mbs_deriv_check_finite(d, dqdd_dtau, nq * nq, "dqdd/dtau"))) return rc;
     d->err[0] = 0;
     return MBS_OK;
 }
@@ -679,7 +396,7 @@ int mbs_forward_dynamics_derivatives(const mbs_model *m, mbs_data *d, mbs_fd_alg
         d->err[0] = 0;
         return MBS_OK;
     }
-    id_jacobians(m, d, q, qd, a, dqdd_dq, dqdd_dqd, d->scratch);
+    mbs_deriv_id_jacobians(m, d, q, qd, a, dqdd_dq, dqdd_dqd, d->scratch);
     const int dense = mbs_deriv_fd_inverse_dense(m);
     if ((rc = fd_factor(m, d, q, dense)) || (dense && (rc = fd_dense_inverse(m, d)))) return rc;
     if (dqdd_dq) fd_rhs_columns(m, q, qd, tau, a, tid, 0, dqdd_dq);
@@ -687,9 +404,9 @@ int mbs_forward_dynamics_derivatives(const mbs_model *m, mbs_data *d, mbs_fd_alg
     /* dqdd/dtau: the right-hand sides -(-e_k) completed are the columns of
      * Pi (identity minus the Euler projections), applied in fd_apply_inverse */
     fd_apply_inverse(m, d, q, dqdd_dq, dqdd_dqd, dqdd_dtau, 1.0, dense, NULL, 0);
-    if (dqdd_dq && (rc = check_finite(d, dqdd_dq, nq * nq, "dqdd/dq"))) return rc;
-    if (dqdd_dqd && (rc = check_finite(d, dqdd_dqd, nq * nq, "dqdd/dqd"))) return rc;
-    if (dqdd_dtau && (rc = check_finite(d, dqdd_dtau, nq * nq, "dqdd/dtau"))) return rc;
+    if (dqdd_dq && (rc = mbs_deriv_check_finite(d, dqdd_dq, nq * nq, "dqdd/dq"))) return rc;
+    if (dqdd_dqd && (rc = mbs_deriv_check_finite(d, dqdd_dqd, nq * nq, "dqdd/dqd"))) return rc;
+    if (dqdd_dtau && (rc = mbs_deriv_check_finite(d, dqdd_dtau, nq * nq, "dqdd/dtau"))) return rc;
     d->err[0] = 0;
     return MBS_OK;
 }
@@ -709,7 +426,7 @@ int mbs_forward_dynamics_param_derivatives(const mbs_model *m, mbs_data *d, mbs_
         mbs_deriv_fd_solve(m, d, alg, q, qd, tau, a, tid, NULL, NULL, rhs, col);
         for (int r = 0; r < nq; r++) dqdd_drho[r * np + k] = col[r];
     }
-    if (np && (rc = check_finite(d, dqdd_drho, nq * np, "dqdd/drho"))) return rc;
+    if (np && (rc = mbs_deriv_check_finite(d, dqdd_drho, nq * np, "dqdd/drho"))) return rc;
     d->err[0] = 0;
     return MBS_OK;
 }
@@ -724,12 +441,12 @@ int mbs_forward_dynamics_directional(const mbs_model *m, mbs_data *d, mbs_fd_alg
     int rc = mbs_deriv_fd_primal(m, d, alg, q, qd, tau, a, tid);
     if (rc) return rc;
     if (qdd) memcpy(qdd, a, sizeof(double) * (size_t)nq);
-    param_direction(m, drho, d->dx);
+    mbs_deriv_param_direction(m, drho, d->dx);
     mbs_deriv_id_tangent(m, d, q, qd, a, dq, dqd, NULL, drho ? d->dx : NULL, rhs, 1, m->nb + 1);
     if (dtau)
         for (int k = 0; k < nq; k++) rhs[k] -= dtau[k];
     mbs_deriv_fd_solve(m, d, alg, q, qd, tau, a, tid, dq, dqd, rhs, dqdd);
-    if ((rc = check_finite(d, dqdd, nq, "directional dqdd"))) return rc;
+    if ((rc = mbs_deriv_check_finite(d, dqdd, nq, "directional dqdd"))) return rc;
     d->err[0] = 0;
     return MBS_OK;
 }
