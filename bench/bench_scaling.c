@@ -25,7 +25,7 @@
  *      states (mbs_batch_evaluate): 1 vs 2 threads, with the ratio of CPU
  *      times; and the same computation with each thread's results written
  *      over a few rows of its own (in cache), which tells the cost of
- *      streaming the 465 MB of results to memory from that of computing;
+ *      streaming the 468 MB of results to memory from that of computing;
  *   6. the sweeps 1 and 5 through `mbsens sweep` under mpirun -np 1 vs
  *      -np 2 (one thread per rank; the time rank 0 measures from the first
  *      hand-out to the last result, without MPI's start-up);
