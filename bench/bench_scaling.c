@@ -4,21 +4,32 @@
  *
  *   build/bench/bench_scaling [--reps N] [--quick]
  *
- * Side by side in one run, each figure the median of N repetitions
- * (default 3) taken alternately after an untimed run of each:
+ * Side by side in one run, every ratio of issue 18's targets and what
+ * explains them. Each comparison is N repetitions (default 3; the talos
+ * batch, 0.3 s a repetition, 5 N up to 31), each a run of one side right
+ * after the other's, after an untimed run of each (the OpenMP team
+ * started, the output arrays touched); the speed-up is the median of the
+ * per-repetition ratios (with their range), the times the medians:
  *   1. 64 five-bar discrete-adjoint gradients (mbs_batch_sensitivity, 64
  *      parameter vectors): 1 thread vs 2 threads;
- *   2. 10^4 forward-dynamics derivatives of talos_full_v2 at random
- *      states (mbs_batch_evaluate): 1 vs 2 threads;
- *   2b. one five-bar DDM gradient (5 parameters, tf 1 s, dt 1 ms), its
+ *   2. one five-bar DDM gradient (5 parameters, tf 1 s, dt 1 ms), its
  *      parameter columns on 1 vs 2 threads (mbs_sens_options.threads),
- *      ALI3-P and Matrix R;
- *   2c. `mbsens optimize --multistart 8` on the three-link arm,
+ *      ALI3-P and Matrix R, with the time per step;
+ *   3. what a meeting of a team of 2 costs: 20 000 (--quick: 2 000)
+ *      fork-and-joins of a parallel region with 0, 4 and 25 us of serial
+ *      work between them, and as many barriers of one team, against one
+ *      thread doing the same;
+ *   4. `mbsens optimize --multistart 8` on the three-link arm,
  *      --threads 1 vs 2 (whole processes);
- *   3. the sweeps 1 and 2 through `mbsens sweep` under mpirun -np 1 vs
+ *   5. 10^4 forward-dynamics derivatives of talos_full_v2 at random
+ *      states (mbs_batch_evaluate): 1 vs 2 threads, with the ratio of CPU
+ *      times; and the same computation with each thread's results written
+ *      over a few rows of its own (in cache), which tells the cost of
+ *      streaming the 468 MB of results to memory from that of computing;
+ *   6. the sweeps 1 and 5 through `mbsens sweep` under mpirun -np 1 vs
  *      -np 2 (one thread per rank; the time rank 0 measures from the first
  *      hand-out to the last result, without MPI's start-up);
- *   4. rank 0's hand-out rate: no-op cases, chunks of one, rank 0 serving
+ *   7. rank 0's hand-out rate: no-op cases, chunks of one, rank 0 serving
  *      only, with 1 and 2 workers.
  * Each line gives wall and CPU seconds and the 1-minute load average when
  * it was measured: on a machine shared with other work the ratios are
@@ -31,6 +42,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <omp.h>
 
 #include "bench_common.h"
 
@@ -63,38 +76,75 @@ static int by_wall(const void *a, const void *b)
 
 typedef int (*job_fn)(void *ctx, int threads);
 
-/* Median (by wall time) of reps alternating runs of job with t[0] and t[1]
- * threads, into s[0], s[1]. */
-static void compare(job_fn job, void *ctx, const int t[2], int reps, span s[2])
+/* A side-by-side comparison: the medians (by wall time) of each side, and
+ * the median of the per-repetition ratios (the two runs of a repetition
+ * follow each other, so they see the same machine), with its range. */
+typedef struct pair {
+    span s[2];
+    double ratio, lo, hi;     /* wall[0] / wall[1]: median, smallest, largest */
+    double cpu;               /* median of cpu[1] / cpu[0]: above 1, the same work cost more CPU */
+    int reps;
+} pair;
+
+static int by_value(const void *a, const void *b)
 {
-    span r[2][BENCH_MAX_REPS];
-    for (int j = 0; j < 2; j++)   /* warm-up, untimed: the first touch of the output arrays */
-        if (job(ctx, t[j]) != 0) {
-            fprintf(stderr, "bench_scaling: a job failed\n");
-            exit(2);
-        }
-    for (int k = 0; k < reps; k++)
-        for (int j = 0; j < 2; j++) {
-            double w = clock_s(CLOCK_MONOTONIC), c = clock_s(CLOCK_PROCESS_CPUTIME_ID);
-            if (job(ctx, t[j]) != 0) {
-                fprintf(stderr, "bench_scaling: a job failed\n");
-                exit(2);
-            }
-            r[j][k] = (span){clock_s(CLOCK_MONOTONIC) - w, clock_s(CLOCK_PROCESS_CPUTIME_ID) - c, load1()};
-        }
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void pair_finish(pair *p, span r[2][BENCH_MAX_REPS], int reps)
+{
+    double q[BENCH_MAX_REPS], c[BENCH_MAX_REPS];
+    for (int k = 0; k < reps; k++) {
+        q[k] = r[0][k].wall / r[1][k].wall;
+        c[k] = r[0][k].cpu > 0 ? r[1][k].cpu / r[0][k].cpu : 0;
+    }
+    qsort(q, (size_t)reps, sizeof *q, by_value);
+    qsort(c, (size_t)reps, sizeof *c, by_value);
+    p->ratio = q[reps / 2], p->lo = q[0], p->hi = q[reps - 1], p->cpu = c[reps / 2], p->reps = reps;
     for (int j = 0; j < 2; j++) {
         qsort(r[j], (size_t)reps, sizeof(span), by_wall);
-        s[j] = r[j][reps / 2];
+        p->s[j] = r[j][reps / 2];
     }
 }
 
-static void report(const char *what, const char *a, const char *b, const span s[2], double target)
+static void run_job(job_fn job, void *ctx, int threads)
 {
-    double ratio = s[0].wall / s[1].wall;
-    printf("%s\n  %-12s wall %8.3f s  cpu %8.3f s  load %5.2f\n  %-12s wall %8.3f s  cpu %8.3f s  load %5.2f\n"
-           "  speed-up %.2fx (target >= %.1fx: %s)\n",
-           what, a, s[0].wall, s[0].cpu, s[0].load, b, s[1].wall, s[1].cpu, s[1].load, ratio, target,
-           ratio >= target ? "met" : s[1].load > 2.5 ? "not met at this load" : "not met");
+    if (job(ctx, threads) != 0) {
+        fprintf(stderr, "bench_scaling: a job failed\n");
+        exit(2);
+    }
+}
+
+/* reps alternating runs of job with t[0] and t[1] threads, after an
+ * untimed run of each (the team started, the output arrays touched). */
+static pair compare(job_fn job, void *ctx, const int t[2], int reps)
+{
+    span r[2][BENCH_MAX_REPS];
+    for (int j = 0; j < 2; j++)
+        run_job(job, ctx, t[j]);
+    for (int k = 0; k < reps; k++)
+        for (int j = 0; j < 2; j++) {
+            double w = clock_s(CLOCK_MONOTONIC), c = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+            run_job(job, ctx, t[j]);
+            r[j][k] = (span){clock_s(CLOCK_MONOTONIC) - w, clock_s(CLOCK_PROCESS_CPUTIME_ID) - c, load1()};
+        }
+    pair p;
+    pair_finish(&p, r, reps);
+    return p;
+}
+
+static void report(const char *what, const char *a, const char *b, const pair *p, double target)
+{
+    const span *s = p->s;
+    printf("%s\n  %-12s wall %8.3f s  cpu %8.3f s  load %5.2f\n  %-12s wall %8.3f s  cpu %8.3f s  load %5.2f\n",
+           what, a, s[0].wall, s[0].cpu, s[0].load, b, s[1].wall, s[1].cpu, s[1].load);
+    printf("  speed-up %.2fx (median of %d paired ratios, %.2f to %.2f; cpu %s / %s %.2f)", p->ratio, p->reps, p->lo,
+           p->hi, b, a, p->cpu);
+    if (target > 0)
+        printf(" (target >= %.1fx: %s)", target,
+               p->ratio >= target ? "met" : s[1].load > 2.5 ? "not met at this load" : "not met");
+    printf("\n");
 }
 
 /* ---- 1. five-bar davm batch ---- */
@@ -206,7 +256,7 @@ static void write_spec(const char *path, const char *text)
 
 static void mpi_compare(const char *what, const char *spec, const char *extra, int reps, double target)
 {
-    span s[2][BENCH_MAX_REPS];
+    span r[2][BENCH_MAX_REPS];
     for (int k = 0; k < reps; k++)
         for (int j = 0; j < 2; j++) {
             double c = clock_s(CLOCK_MONOTONIC);
@@ -215,18 +265,16 @@ static void mpi_compare(const char *what, const char *spec, const char *extra, i
                 printf("%s\n  mpirun failed (is OpenMPI installed and mbsens built with it?)\n", what);
                 return;
             }
-            s[j][k] = (span){w, clock_s(CLOCK_MONOTONIC) - c, load1()};
+            r[j][k] = (span){w, clock_s(CLOCK_MONOTONIC) - c, load1()};
         }
-    span m[2];
-    for (int j = 0; j < 2; j++) {
-        qsort(s[j], (size_t)reps, sizeof(span), by_wall);
-        m[j] = s[j][reps / 2];
-    }
-    double ratio = m[0].wall / m[1].wall;
+    pair p;
+    pair_finish(&p, r, reps);
+    const span *m = p.s;
     printf("%s\n  -np 1  sweep %8.3f s (mpirun in all %6.3f s)  load %5.2f\n"
-           "  -np 2  sweep %8.3f s (mpirun in all %6.3f s)  load %5.2f\n  speed-up %.2fx (target >= %.1fx: %s)\n",
-           what, m[0].wall, m[0].cpu, m[0].load, m[1].wall, m[1].cpu, m[1].load, ratio, target,
-           ratio >= target ? "met" : m[1].load > 2.5 ? "not met at this load" : "not met");
+           "  -np 2  sweep %8.3f s (mpirun in all %6.3f s)  load %5.2f\n"
+           "  speed-up %.2fx (median of %d paired ratios, %.2f to %.2f) (target >= %.1fx: %s)\n",
+           what, m[0].wall, m[0].cpu, m[0].load, m[1].wall, m[1].cpu, m[1].load, p.ratio, reps, p.lo, p.hi, target,
+           p.ratio >= target ? "met" : m[1].load > 2.5 ? "not met at this load" : "not met");
 }
 
 /* The example robots: $MBS_URDF_DIR, else shared/data/example-robot-data
@@ -256,11 +304,9 @@ static mbs_model *load_talos(void)
     return m;
 }
 
-static void bench_threads(int reps, long ntalos)
+static void bench_fivebar(const mbs_model *fb, int reps)
 {
     const int t[2] = {1, 2};
-    span s[2];
-    mbs_model *fb = bench_load_model(bench_model_path(NULL, "fivebar.json"));
     fivebar_job fj = {fb, mbs_sens_options_default(fb), 64, NULL, NULL, NULL};
     fj.o.method = MBS_SENS_DAVM;
     int np = mbs_model_nparams(fb), no = mbs_model_nobjectives(fb);
@@ -271,27 +317,126 @@ static void bench_threads(int reps, long ntalos)
     bench_rng_seed(&r, 18);
     for (int i = 0; i < 64 * np; i++)
         fj.rho[i] = mbs_param_value(fb, i % np) * bench_rng_range(&r, 0.95, 1.05);
-    compare(fivebar_batch, &fj, t, reps, s);
+    pair p = compare(fivebar_batch, &fj, t, reps);
     report("five-bar: 64 davm gradients (tf 1 s, dt 1 ms, 5 parameters), mbs_batch_sensitivity", "1 thread",
-           "2 threads", s, 1.8);
-    printf("  per case: %.1f ms (1 thread)\n", 1e3 * s[0].wall / 64);
+           "2 threads", &p, 1.8);
+    printf("  per case: %.1f ms (1 thread)\n", 1e3 * p.s[0].wall / 64);
     free(fj.rho), free(fj.psi), free(fj.grad);
+}
+
+static void bench_ddm(const mbs_model *fb, int reps)
+{
+    const int t[2] = {1, 2};
     for (int k = 0; k < 2; k++) {
         ddm_job dj = {fb, mbs_sens_options_default(fb)};
         dj.o.method = MBS_SENS_DDM;
         dj.o.sim.loop = k ? MBS_LOOP_MATRIXR : MBS_LOOP_ALI3P;
-        compare(ddm_columns, &dj, t, reps, s);
+        pair p = compare(ddm_columns, &dj, t, reps);
         char what[200];
         snprintf(what, sizeof what, "five-bar: one ddm gradient (%s, tf 1 s, dt 1 ms, 5 parameters), its columns on "
                  "mbs_sens_options.threads", k ? "matrixr" : "ali3p");
-        report(what, "1 thread", "2 threads", s, 1.6);
+        report(what, "1 thread", "2 threads", &p, 1.6);
+        double steps = floor(dj.o.sim.tf / dj.o.sim.dt + 0.5);
+        printf("  per step: %.1f us (1 thread), %.1f us (2 threads)\n", 1e6 * p.s[0].wall / steps,
+               1e6 * p.s[1].wall / steps);
     }
-    mbs_model_free(fb);
-    compare(multistart_cmd, NULL, t, reps, s);
-    report("three-link arm: mbsens optimize --multistart 8 (20 iterations each, tf 1 s), whole process", "--threads 1",
-           "--threads 2", s, 1.8);
-    printf("  (cpu: of this process only; the optimizations run in the child)\n");
+}
 
+/* ---- 2d. what a meeting of a team of two costs ---- */
+
+static volatile double spin_sink;
+
+/* n steps of a dependent chain of multiply-adds on this thread (a few
+ * cycles each; bench_meetings measures them). */
+static void spin_work(long n)
+{
+    double x = spin_sink;
+    for (long k = 0; k < n; k++)
+        x = x * 0.999999 + 1e-9;
+    spin_sink = x;
+}
+
+typedef struct meeting_job {
+    int n;                    /* meetings */
+    long gap, inside;         /* spin_work steps between meetings (thread 0) and inside (each thread) */
+    int barrier;              /* 1: one team, n barriers; 0: n parallel regions (fork and join) */
+} meeting_job;
+
+static int meetings(void *ctx, int threads)
+{
+    const meeting_job *j = ctx;
+    if (j->barrier) {
+#pragma omp parallel num_threads(threads)
+        for (int k = 0; k < j->n; k++) {
+            spin_work(j->inside);
+#pragma omp barrier
+        }
+        return 0;
+    }
+    for (int k = 0; k < j->n; k++) {
+        spin_work(j->gap);
+#pragma omp parallel num_threads(threads) if (threads > 1)
+        spin_work(j->inside);
+    }
+    return 0;
+}
+
+/* A team of 2 against 1 thread doing the same (each thread of the team does
+ * what the one thread does): the difference per meeting is what the
+ * meeting costs. With the gap of serial work the DDM leaves between its
+ * team's meetings (a few us), and without. */
+static void bench_meetings(int reps, int n)
+{
+    const int t[2] = {1, 2};
+    meeting_job cal = {1, 0, 1000000, 0};
+    double w = clock_s(CLOCK_THREAD_CPUTIME_ID);
+    spin_work(cal.inside);
+    double unit = (clock_s(CLOCK_THREAD_CPUTIME_ID) - w) / 1e6;   /* s per work_ns unit */
+    printf("OpenMP: what a meeting of a team of 2 costs (libgomp; OMP_WAIT_POLICY %s)\n",
+           getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "unset");
+    const long gaps_us[3] = {0, 4, 25};
+    for (int g = 0; g < 4; g++) {
+        meeting_job j = {n, g < 3 ? (long)(gaps_us[g] * 1e-6 / unit) : 0, (long)(1e-6 / unit), g == 3};
+        pair p = compare(meetings, &j, t, reps);
+        double per = (p.s[1].wall - p.s[0].wall) / j.n;
+        if (g < 3)
+            printf("  fork and join, %2ld us of serial work between meetings, 1 us inside: %6.2f us per meeting"
+                   "  load %5.2f\n", gaps_us[g], 1e6 * per, p.s[1].load);
+        else
+            printf("  a barrier of one team, 1 us of work between barriers:              %6.2f us per barrier"
+                   "  load %5.2f\n", 1e6 * per, p.s[1].load);
+    }
+}
+
+/* ---- 2e. the talos batch with its results kept in cache ---- */
+
+typedef struct ring_job {
+    const talos_job *tj;
+    size_t nq, row;           /* row: doubles of one case's results */
+    double *ring;             /* per thread, 4 rows, reused */
+} ring_job;
+
+static int ring_case(void *user, const mbs_model *m, mbs_data *d, long i, mbs_error *err)
+{
+    (void)err;
+    const ring_job *c = user;
+    const mbs_batch_eval *e = &c->tj->e;
+    size_t nq = c->nq, k = (size_t)i;
+    double *o = c->ring + ((size_t)omp_get_thread_num() * 4 + k % 4) * c->row;
+    mbs_data_set_ref(d, e->ref);
+    return mbs_forward_dynamics_derivatives(m, d, e->alg, e->q + k * nq, e->qd + k * nq, e->u + k * nq, o, o + nq,
+                                            o + nq + nq * nq, o + nq + 2 * nq * nq);
+}
+
+static int ring_batch(void *ctx, int threads)
+{
+    ring_job *j = ctx;
+    return mbs_batch_run(j->tj->m, j->tj->n, threads, ring_case, j, NULL, NULL);
+}
+
+static void bench_talos(int reps, long ntalos)
+{
+    const int t[2] = {1, 2};
     mbs_model *ta = load_talos();
     if (!ta)
         return;
@@ -301,19 +446,46 @@ static void bench_threads(int reps, long ntalos)
     double *u = calloc((size_t)ntalos * nq, sizeof *q);
     for (int k = 0; k < 4; k++)
         tj.e.out[k] = malloc((size_t)ntalos * nq * (k ? nq : 1) * sizeof(double));
+    bench_rng r;
+    bench_rng_seed(&r, 18);
     for (long i = 0; i < ntalos; i++)
         bench_random_state(ta, &r, 1.0, 1.0, q + i * nq, qd + i * nq, NULL);
     tj.e.q = q, tj.e.qd = qd, tj.e.u = u;
-    compare(talos_batch, &tj, t, reps, s);
+    int treps = 5 * reps < BENCH_MAX_REPS ? 5 * reps : BENCH_MAX_REPS;   /* 0.3 s a repetition */
+    pair p = compare(talos_batch, &tj, t, treps);
     char what[200];
-    snprintf(what, sizeof what, "talos_full_v2 (nq %zu): %ld forward-dynamics derivatives, mbs_batch_evaluate", nq,
-             ntalos);
-    report(what, "1 thread", "2 threads", s, 1.8);
-    printf("  per evaluation: %.1f us (1 thread)\n", 1e6 * s[0].wall / (double)ntalos);
+    double mb = (double)ntalos * (double)(nq + 3 * nq * nq) * sizeof(double) / 1e6;
+    snprintf(what, sizeof what, "talos_full_v2 (nq %zu): %ld forward-dynamics derivatives, mbs_batch_evaluate "
+             "(%.0f MB of results)", nq, ntalos, mb);
+    report(what, "1 thread", "2 threads", &p, 1.8);
+    printf("  per evaluation: %.1f us (1 thread); results written at %.1f GB/s (2 threads)\n",
+           1e6 * p.s[0].wall / (double)ntalos, mb / 1e3 / p.s[1].wall);
+    ring_job rj = {&tj, nq, nq + 3 * nq * nq, malloc(2 * 4 * (nq + 3 * nq * nq) * sizeof(double))};
+    if (rj.ring) {
+        p = compare(ring_batch, &rj, t, treps);
+        report("  the same, each thread writing its results over 4 rows of its own (kept in cache), mbs_batch_run",
+               "1 thread", "2 threads", &p, 0);
+    }
+    free(rj.ring);
     for (int k = 0; k < 4; k++)
         free(tj.e.out[k]);
     free(q), free(qd), free(u);
     mbs_model_free(ta);
+}
+
+static void bench_threads(int reps, long ntalos)
+{
+    const int t[2] = {1, 2};
+    mbs_model *fb = bench_load_model(bench_model_path(NULL, "fivebar.json"));
+    bench_fivebar(fb, reps);
+    bench_ddm(fb, reps);
+    mbs_model_free(fb);
+    bench_meetings(reps, bench_cfg.quick ? 2000 : 20000);
+    pair p = compare(multistart_cmd, NULL, t, reps);
+    report("three-link arm: mbsens optimize --multistart 8 (20 iterations each, tf 1 s), whole process", "--threads 1",
+           "--threads 2", &p, 0);
+    printf("  (cpu: of this process only; the optimizations run in the child)\n");
+    bench_talos(reps, ntalos);
 }
 
 static void bench_mpi(int reps, long ntalos)
@@ -366,6 +538,7 @@ static void bench_mpi(int reps, long ntalos)
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0);   /* each figure as soon as it is measured */
     bench_cfg.reps = 3;
     bench_parse_args(argc, argv, "");
     int reps = bench_cfg.reps < 1 ? 1 : bench_cfg.reps > BENCH_MAX_REPS ? BENCH_MAX_REPS : bench_cfg.reps;

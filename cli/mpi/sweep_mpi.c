@@ -6,25 +6,31 @@
  * Rank 0 holds the ledger (and the checkpoint) and hands out chunks of
  * case indices: its main thread serves the other ranks' requests, one more
  * thread computes chunks of its own (unless --serve-only). A worker rank
- * sends the result rows of its last chunk with its request for the next
- * one, and computes each chunk on its threads. Only the main thread of a
- * rank calls MPI (MPI_THREAD_FUNNELED). Waiting ranks poll and sleep
- * rather than spin, so that a rank's threads keep the cores.
+ * keeps two chunks coming: it asks twice at the start, then sends the
+ * result rows of each chunk as a request for one more, so that its next
+ * chunk is there when it finishes one. It computes each chunk on its
+ * threads. Only the main thread of a rank calls MPI (MPI_THREAD_FUNNELED).
+ * Waiting ranks poll and sleep rather than spin, so that a rank's threads
+ * keep the cores.
  *
- * Once every case is handed out, a request is answered with a chunk still
- * in flight elsewhere (its result is kept from whichever rank reports
- * first), so a rank that died (mpirun --enable-recovery keeps the others
- * running) loses only its chunk. When every case is finished, rank 0
- * writes the tables, then tells each rank to stop as it reports; a rank
- * silent for longer than a grace time (2 s plus 5 times the longest chunk
- * seen) is taken for dead. Its last word to the others says whether all
- * reported back: only then do the ranks call MPI_Finalize, which would
- * wait for a dead rank forever (without it, a process ends as mpirun
- * --enable-recovery allows).
+ * Rank 0 answers a request with new cases; when there are none, a rank
+ * holding no chunk gets cases still in flight elsewhere (their results
+ * are kept from whichever rank reports first), so a rank that died (mpirun
+ * --enable-recovery keeps the others running) loses only the chunks it
+ * held, at most two; any other request gets an empty answer, which ends
+ * that request for good. A rank has two requests to spend: after its
+ * second empty answer it holds and asks for nothing, and stops. When every
+ * case is finished, rank 0 writes the tables, then answers the ranks still
+ * out as they report; a rank silent for longer than a grace time (2 s plus
+ * 5 times the longest a chunk was out) is taken for dead. Its last word to
+ * the others says whether all stopped: only then do the ranks call
+ * MPI_Finalize, which would wait for a dead rank forever (without it, a
+ * process ends as mpirun --enable-recovery allows).
  *
- * Messages: a chunk is an array of int64 case indices (none: stop); a
- * report is a byte string of records "int64 index, int32 status, int32
- * message length, the row's doubles (status 0), the message".
+ * Messages: a chunk is an array of int64 case indices (none: an empty
+ * answer); a report is a byte string of records "int64 index, int32
+ * status, int32 message length, the row's doubles (status 0), the
+ * message" (none: one of the two requests at the start).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -39,6 +45,7 @@
 #include "../sweep.h"
 
 enum { TAG_REPORT = 1, TAG_CHUNK = 2, TAG_END = 3 };
+enum { AHEAD = 2 };   /* chunks a worker rank holds or has asked for */
 
 int sweep_mpi_launched(void)
 {
@@ -154,66 +161,97 @@ static int wait_end(void)
     return all;
 }
 
+typedef struct chunk_buf {
+    int64_t *ids;
+    long *idx;
+    int cap;
+} chunk_buf;
+
+/* Wait for rank 0's next answer and receive it into c->idx: its count of
+ * cases (0: an empty answer), -1 out of memory. */
+static int next_chunk(chunk_buf *c)
+{
+    MPI_Status st;
+    int flag = 0, n = 0;
+    long ns = 0;
+    while (MPI_Iprobe(0, TAG_CHUNK, MPI_COMM_WORLD, &flag, &st) == MPI_SUCCESS && !flag)
+        nap(&ns, 0);
+    MPI_Get_count(&st, MPI_INT64_T, &n);
+    if (n > c->cap) {
+        int64_t *a = realloc(c->ids, (size_t)n * sizeof *a);
+        c->ids = a ? a : c->ids;
+        long *x = realloc(c->idx, (size_t)n * sizeof *x);
+        c->idx = x ? x : c->idx;
+        if (!a || !x)
+            return -1;
+        c->cap = n;
+    }
+    MPI_Recv(c->ids, n, MPI_INT64_T, 0, TAG_CHUNK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (int k = 0; k < n; k++)
+        c->idx[k] = (long)c->ids[k];
+    return n;
+}
+
+/* AHEAD requests at the start, then one with the report of every chunk:
+ * while the worker computes one chunk, its next one is on its way. Each
+ * empty answer ends a request for good; the rank stops when none is
+ * left, after exactly AHEAD empty answers. */
 static int worker(sweep_ledger *L, int threads, int *finalize)
 {
     report r = {0};
-    int64_t *chunk = NULL;
-    long *idx = NULL;
-    int cap = 0, rc = CLI_EXIT_OK;
-    for (;;) {
-        MPI_Send(r.b, (int)r.len, MPI_BYTE, 0, TAG_REPORT, MPI_COMM_WORLD);
-        r.len = 0;
-        MPI_Status st;
-        int flag = 0, n = 0;
-        long ns = 0;
-        while (MPI_Iprobe(0, TAG_CHUNK, MPI_COMM_WORLD, &flag, &st) == MPI_SUCCESS && !flag)
-            nap(&ns, 0);
-        MPI_Get_count(&st, MPI_INT64_T, &n);
-        if (n > cap) {
-            cap = n;
-            int64_t *c = realloc(chunk, (size_t)cap * sizeof *chunk);
-            long *x = realloc(idx, (size_t)cap * sizeof *idx);
-            chunk = c ? c : chunk;
-            idx = x ? x : idx;
-            if (!c || !x) {
-                rc = CLI_EXIT_FAIL;
-                break;
-            }
-        }
-        MPI_Recv(chunk, n, MPI_INT64_T, 0, TAG_CHUNK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (n == 0) {
-            *finalize = wait_end();
-            break;
-        }
-        for (int k = 0; k < n; k++)
-            idx[k] = (long)chunk[k];
-        L->run(L, idx, n, threads);
-        if (pack(&r, L, idx, n) != 0) {
+    chunk_buf c = {0};
+    int rc = CLI_EXIT_OK, asked = AHEAD;
+    for (int k = 0; k < AHEAD; k++)
+        MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_REPORT, MPI_COMM_WORLD);
+    while (asked > 0) {
+        int n = next_chunk(&c);
+        asked--;
+        if (n < 0) {
             rc = CLI_EXIT_FAIL;
             break;
         }
+        if (n == 0)
+            continue;
+        L->run(L, c.idx, n, threads);
+        r.len = 0;
+        if (pack(&r, L, c.idx, n) != 0) {
+            rc = CLI_EXIT_FAIL;
+            break;
+        }
+        MPI_Send(r.b, (int)r.len, MPI_BYTE, 0, TAG_REPORT, MPI_COMM_WORLD);
+        asked++;
     }
+    if (rc == CLI_EXIT_OK)
+        *finalize = wait_end();
     free(r.b);
-    free(chunk);
-    free(idx);
+    free(c.ids);
+    free(c.idx);
     return rc;
 }
 
 /* ---- rank 0 ---- */
 
+/* Per worker rank: the chunks handed out and not yet reported, oldest
+ * first (a worker computes them in the order received). */
+typedef struct flight {
+    int n, head;              /* chunks out; the oldest in slot head */
+    int64_t *ids;             /* AHEAD slots of `chunk` indices: the sends' buffers */
+    MPI_Request req[AHEAD];
+    double since[AHEAD];      /* when each slot was handed out */
+    int empties;              /* empty answers sent: AHEAD of them stop the rank */
+} flight;
+
 typedef struct server {
     sweep_ledger *L;
     int chunk, threads, size;
     _Atomic int local_done;   /* rank 0's own computing has ended */
-    int *stopped;             /* per rank: told to stop */
-    double *since;            /* per rank: when its chunk went out (< 0: none) */
-    double longest;           /* the longest time a chunk has been out */
-    int active;               /* ranks not yet stopped */
+    flight *fl;               /* per rank */
+    double longest;           /* the longest time a chunk was out */
+    int active;               /* worker ranks not yet stopped */
     long handouts;
     double bytes;
     char *buf;
     size_t bufcap;
-    int64_t *out;
     long *idx;
 } server;
 
@@ -237,40 +275,62 @@ static int all_done(server *sv)
     return d && sv->local_done;
 }
 
-/* Receive one report, answer it with a chunk or a stop: 1 if a report
- * came, 0 if none, -1 on failure. */
-static int serve_one(server *sv, const char *cmd, double *row, char *msg)
+/* Receive a report from any rank, if one is there, and record it: its
+ * rank, -1 if none, -2 on failure. A non-empty report is the oldest chunk
+ * of its rank's flight (the send of which is therefore complete). */
+static int take_report(server *sv, const char *cmd, double *row, char *msg)
 {
     MPI_Status st;
     int flag = 0, bytes = 0;
     if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_REPORT, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS || !flag)
-        return 0;
+        return -1;
     MPI_Get_count(&st, MPI_BYTE, &bytes);
     if ((size_t)bytes > sv->bufcap) {
         char *b = realloc(sv->buf, (size_t)bytes);
         if (!b)
-            return -1;
+            return -2;
         sv->buf = b;
         sv->bufcap = (size_t)bytes;
     }
     int w = st.MPI_SOURCE;
     MPI_Recv(sv->buf, bytes, MPI_BYTE, w, TAG_REPORT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     sv->bytes += bytes;
-    if (sv->since[w] >= 0 && now() - sv->since[w] > sv->longest)
-        sv->longest = now() - sv->since[w];
+    flight *f = &sv->fl[w];
+    if (bytes > 0 && f->n > 0) {
+        MPI_Wait(&f->req[f->head], MPI_STATUS_IGNORE);
+        if (now() - f->since[f->head] > sv->longest)
+            sv->longest = now() - f->since[f->head];
+        f->head = (f->head + 1) % AHEAD;
+        f->n--;
+    }
     if (unpack(sv->L, sv->buf, (size_t)bytes, row, msg, MBS_ERROR_MSG_LEN) != 0)
         cli_error(cmd, "rank %d: malformed report (ignored)", w);
-    int n = sv->stopped[w] ? 0 : sweep_ledger_take(sv->L, sv->idx, sv->chunk, 1);
-    for (int k = 0; k < n; k++)
-        sv->out[k] = sv->idx[k];
-    MPI_Send(sv->out, n, MPI_INT64_T, w, TAG_CHUNK, MPI_COMM_WORLD);
-    sv->since[w] = n ? now() : -1;
-    sv->handouts += n > 0;
-    if (n == 0 && !sv->stopped[w]) {
-        sv->stopped[w] = 1;
-        sv->active--;
+    return w;
+}
+
+/* Answer a request of rank w: new cases; else, if w holds none, cases
+ * in flight elsewhere (a dead rank's are computed again), never its own;
+ * else (or once every case is finished) an empty answer. */
+static void answer(server *sv, int w)
+{
+    flight *f = &sv->fl[w];
+    int n = sweep_ledger_take(sv->L, sv->idx, sv->chunk, 0);
+    if (n == 0 && f->n == 0)
+        n = sweep_ledger_take(sv->L, sv->idx, sv->chunk, 1);
+    if (n == 0) {
+        MPI_Send(NULL, 0, MPI_INT64_T, w, TAG_CHUNK, MPI_COMM_WORLD);
+        if (++f->empties == AHEAD)
+            sv->active--;
+        return;
     }
-    return 1;
+    int s = (f->head + f->n) % AHEAD;
+    int64_t *ids = f->ids + (size_t)s * (size_t)sv->chunk;
+    for (int k = 0; k < n; k++)
+        ids[k] = sv->idx[k];
+    MPI_Isend(ids, n, MPI_INT64_T, w, TAG_CHUNK, MPI_COMM_WORLD, &f->req[s]);
+    f->since[s] = now();
+    f->n++;
+    sv->handouts++;
 }
 
 /* Serve until every case is finished (drain = 0), or until every rank is
@@ -283,10 +343,11 @@ static int serve(server *sv, const char *cmd, int drain)
     long ns = 0;
     int rc = row && msg ? 0 : -1;
     while (rc == 0) {
-        int got = serve_one(sv, cmd, row, msg);
-        if (got < 0)
+        int w = take_report(sv, cmd, row, msg);
+        if (w == -2)
             rc = -1;
-        if (got) {
+        if (w >= 0) {
+            answer(sv, w);
             ns = 0;   /* traffic: the next report may follow at once */
             continue;
         }
@@ -305,26 +366,57 @@ static int serve(server *sv, const char *cmd, int drain)
     return rc;
 }
 
+/* Tell every rank that stopped whether all did (finalize); say how many
+ * did not, and how many chunks they held. */
+static void end_ranks(server *sv, const char *cmd, int *finalize)
+{
+    int held = 0;
+    for (int w = 1; w < sv->size; w++)
+        held += sv->fl[w].empties < AHEAD ? sv->fl[w].n : 0;
+    if (sv->active)
+        fprintf(stderr, "mbsens %s: %d rank(s) did not report back (taken for dead; the %d chunk(s) they held "
+                "were computed by others)\n", cmd, sv->active, held);
+    *finalize = sv->active == 0;
+    for (int w = 1; w < sv->size; w++)
+        if (sv->fl[w].empties == AHEAD)
+            MPI_Send(finalize, 1, MPI_INT, w, TAG_END, MPI_COMM_WORLD);
+}
+
+static int server_open(server *sv, sweep_ledger *L, const cases_job *job, int size)
+{
+    *sv = (server){.L = L, .chunk = job->chunk, .threads = job->threads, .size = size, .active = size - 1};
+    sv->fl = calloc((size_t)size, sizeof *sv->fl);
+    sv->idx = malloc((size_t)job->chunk * sizeof *sv->idx);
+    if (!sv->fl || !sv->idx)
+        return -1;
+    sv->fl[0].empties = AHEAD;   /* rank 0 asks for nothing */
+    for (int w = 1; w < size; w++)
+        if (!(sv->fl[w].ids = malloc((size_t)AHEAD * (size_t)job->chunk * sizeof *sv->fl[w].ids)))
+            return -1;
+    return 0;
+}
+
+static void server_close(server *sv)
+{
+    for (int w = 0; sv->fl && w < sv->size; w++)
+        free(sv->fl[w].ids);
+    free(sv->fl), free(sv->idx), free(sv->buf);
+}
+
 static int rank0(sweep_ledger *L, const char *cmd, const cases_job *job, int size, int *finalize)
 {
-    const int threads = job->threads;
-    server sv = {.L = L, .chunk = job->chunk, .threads = threads, .size = size, .active = size - 1};
-    sv.stopped = calloc((size_t)size, sizeof *sv.stopped);
-    sv.since = malloc((size_t)size * sizeof *sv.since);
-    sv.idx = malloc((size_t)job->chunk * sizeof *sv.idx);
-    sv.out = malloc((size_t)job->chunk * sizeof *sv.out);
-    if (!sv.stopped || !sv.since || !sv.idx || !sv.out) {
+    server sv;
+    if (server_open(&sv, L, job, size) != 0) {
+        server_close(&sv);
         cli_error(cmd, "out of memory");
         return CLI_EXIT_FAIL;
     }
-    for (int w = 0; w < size; w++)
-        sv.since[w] = -1;
-    sv.stopped[0] = 1;
     double t0 = now(), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
     pthread_t th;
     int serve_only = job->serve_only && size > 1;
     sv.local_done = serve_only;
     if (!serve_only && pthread_create(&th, NULL, local_compute, &sv) != 0) {
+        server_close(&sv);
         cli_error(cmd, "cannot start the computing thread of rank 0");
         return CLI_EXIT_FAIL;
     }
@@ -336,19 +428,13 @@ static int rank0(sweep_ledger *L, const char *cmd, const cases_job *job, int siz
         rc = job->finish(job->user, cmd, L);
     if (serve(&sv, cmd, 1) != 0)
         rc = CLI_EXIT_FAIL;
-    if (sv.active)
-        fprintf(stderr, "mbsens %s: %d rank(s) did not report back (taken for dead; their cases were recomputed)\n",
-                cmd, sv.active);
-    *finalize = sv.active == 0;
-    for (int w = 1; w < size; w++)
-        if (sv.stopped[w])
-            MPI_Send(finalize, 1, MPI_INT, w, TAG_END, MPI_COMM_WORLD);
+    end_ranks(&sv, cmd, finalize);
     if (job->stats)
         fprintf(stderr, "mbsens %s: %ld cases on %d ranks x %d threads, chunk %d%s: %.3f s, %ld chunks handed out "
                 "(%.0f per s), %.0f bytes of reports; serving thread %.3f s CPU\n", cmd, L->ncases, size,
-                threads, job->chunk, serve_only ? " (rank 0 serving only)" : "", wall, sv.handouts, sv.handouts / wall,
-                sv.bytes, cpu);
-    free(sv.stopped), free(sv.since), free(sv.idx), free(sv.out), free(sv.buf);
+                job->threads, job->chunk, serve_only ? " (rank 0 serving only)" : "", wall, sv.handouts,
+                sv.handouts / wall, sv.bytes, cpu);
+    server_close(&sv);
     return rc;
 }
 

@@ -4,10 +4,13 @@
 #
 # A five-bar grid with a failing case: mpirun -np 2 and -np 3 (one thread
 # per rank, and chunks of 2 cases on 2 threads) give the serial run's CSV
-# and JSON bytes. A rank killed (SIGKILL) in the middle of the sweep under
+# and JSON bytes; so do two cases on three ranks (more requests than
+# chunks). A rank killed (SIGKILL) in the middle of the sweep under
 # --enable-recovery: the sweep finishes with the serial table and says the
-# rank did not report back. mpirun stopped by SIGTERM: no table, a
-# checkpoint, and --resume under mpirun finishes with the serial table.
+# rank did not report back, with the chunks it held (its next one was
+# already on its way: two, unless it was killed just as it reported).
+# mpirun stopped by SIGTERM: no table, a checkpoint, and --resume under
+# mpirun finishes with the serial table.
 # Skipped (77) where mpirun or the MPI part of mbsens is missing.
 #
 # Environment (set by CTest): MBS_CLI, MBS_SOURCE_DIR, MBS_SANITIZE.
@@ -57,6 +60,23 @@ rc=$?
 expect 0 "mpirun -np 3 --serve-only"
 cmp -s "$TMP/ref.csv" "$TMP/so.csv" && ok "... the serial table" || ko "... the table differs"
 
+# fewer chunks than requests: every worker asks for two chunks at the start,
+# so most requests get an empty answer, some at once; the ranks still stop
+# and the table is the serial one
+cat >"$TMP/two.json" <<EOF
+{ "model": "$FB",
+  "grid": { "L_s1": [2.1, 2.3] },
+  "compute": { "what": "sensitivity", "method": "davm", "tf": 0.05 } }
+EOF
+run sweep "$TMP/two.json" --threads 1 --csv "$TMP/two.csv"
+expect 0 "serial reference of a two-case sweep"
+for extra in "" --serve-only; do
+    $MPIRUN -np 3 "$CLI" sweep "$TMP/two.json" --threads 1 --chunk 1 $extra --csv "$TMP/two3.csv" >"$OUT" 2>"$ERR"
+    rc=$?
+    expect 0 "mpirun -np 3 ${extra:+$extra }on two cases"
+    cmp -s "$TMP/two.csv" "$TMP/two3.csv" && ok "... the serial table" || ko "... the table differs"
+done
+
 # longer cases for the faults: 48 cases of about 0.1 s (mpirun takes about a second to
 # stop its ranks after a SIGTERM)
 cat >"$TMP/long.json" <<EOF
@@ -91,7 +111,7 @@ victim=$(rank_pid $mp 1)
 wait $mp
 rc=$?
 expect 0 "a rank killed during the sweep (mpirun --enable-recovery)"
-stderr_has "1 rank\\(s\\) did not report back" "... is reported"
+stderr_has "1 rank\\(s\\) did not report back \\(taken for dead; the [12] chunk\\(s\\) they held" "... is reported"
 cmp -s "$TMP/long.csv" "$TMP/kill.csv" && ok "... and the table is the serial one" || ko "killed rank: table differs"
 
 $MPIRUN -np 2 "$CLI" sweep "$TMP/long.json" --threads 1 --csv "$TMP/term.csv" --checkpoint "$TMP/term.ck" \
