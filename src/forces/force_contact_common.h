@@ -154,7 +154,7 @@ static inline void MBS_K(ct_friction)(const mreal *e, const mreal *de, const mre
                                       const mreal *vP, const mreal *dvP, mreal Fn, mreal dFn, mreal *f, mreal *df)
 {
     const mreal mu = e[CT_MU], dmu = de ? de[CT_MU] : 0;
-    if (MRE(mu) == 0 && MRE(dmu) == 0 && MIM(mu) == 0) return;
+    if (MRE(mu) == 0 && MIM(mu) == 0 && MRE(dmu) == 0 && MIM(dmu) == 0) return;
     const mreal vs = e[CT_VS], dvs = de ? de[CT_VS] : 0;
     const mreal vn = v3_dot(n, vP), dvn = MBS_K(ct_dot_d)(n, dn, vP, dvP);
     mreal vt[3], dvt[3];
