@@ -112,6 +112,18 @@ END {
 }' "$OUT/ddm_ali3p_com" "$OUT/ddm_matrixr_origin" "$OUT/davm_ali3p_origin" "$OUT/cavm_ali3p_com" \
    "$OUT/cavm_matrixr_origin" "$OUT/fd_ali3p_com"
 
+# The ship-anchor lift (thesis 7.5, docs/models.md): the first second of the
+# 20 s lift, 20 000 steps of 0.05 ms with the fully recursive index-1
+# formulation (a few seconds); the whole lift is the same command with
+# --tf 20 (docs/benchmarks.md, "Anchor lift").
+ANCHOR="$SRC/models/anchor_lift.json"
+step "The ship-anchor lift (thesis 7.5): 64 bodies, 130 coordinates, 67 hull contacts with friction;
+      the first second of the lift, fully recursive index-1, 0.05 ms steps" \
+     "mbsens simulate models/anchor_lift.json --tf 1 --output-dt 0.1 -o anchor.csv"
+"$MBS" simulate "$ANCHOR" --tf 1 --output-dt 0.1 -o "$OUT/anchor.csv"
+awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; printf "%6s %14s %16s %12s\n", "t", "hoist z (m)", "anchor crown z", "kinetic (J)"; next }
+         { printf "%6.2f %14.6f %16.6f %12.4f\n", $1, $c["C01.top.z"], $c["anchor.crown.z"], $c["kinetic_energy"] }' "$OUT/anchor.csv"
+
 # The Python package (docs/python.md): the same five-bar gradient from numpy
 # arrays, direct differentiation and the discrete adjoint of ALI3-P.
 PY=${PYTHON:-/usr/bin/python3}

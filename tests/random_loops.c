@@ -350,7 +350,14 @@ mbs_model *mbs_test_random_loops_ex(mbs_rng *r, int nb, int ncut, const int *cut
             const int c = k % 1000;
             double A = mbs_rng_uniform(r, 0.1, 0.5), fr = mbs_rng_uniform(r, 0.2, 2), ph = mbs_rng_uniform(r, -3, 3);
             double num[4] = { A, fr, ph, q[ji->qoff + c] - A * sin(ph) };
-            int f = mbs_builder_add_function(b, "drive", MBS_FUNC_SINE, 0, num, 4, NULL, "drive", &err);
+            /* a third of them (ph < -1): the spline through that sine at knots
+             * around [0, 1], natural or clamped (ends far out, so that a run
+             * sees no jump of f'' at the last knot) */
+            static const double tk[6] = { -0.3, 0, 0.35, 0.6, 0.8, 3 };
+            double vk[6];
+            for (int l = 0; l < 6; l++) vk[l] = num[3] + A * sin(6.283185307179586 * fr * tk[l] + ph);
+            int f = ph < -1 ? mbs_builder_add_function(b, "drive", MBS_FUNC_SPLINE, fr > 1.1, vk, 6, tk, "drive", &err)
+                            : mbs_builder_add_function(b, "drive", MBS_FUNC_SINE, 0, num, 4, NULL, "drive", &err);
             if (f < 0) goto fail;
             if (mbs_builder_add_coordinate_driver(b, "dq", mbs_builder_find_joint(b, ji->name), c, f, 0, 0, "dq",
                                                   &err) < 0)

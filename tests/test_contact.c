@@ -3,7 +3,8 @@
  * (src/forces/force_contact_plane.c, force_tire.c, force_contact_common.h).
  *
  *  1. Tangents: random trees (every joint type) carrying random sphere,
- *     circle and tire elements, in random states placed in every regime (out
+ *     circle (both with and without Coulomb friction) and tire elements,
+ *     in random states placed in every regime (out
  *     of contact, inside the C2 onset, full contact, the damping factor in its
  *     positive-part zone, tire slips linear, in the saturation corner and
  *     saturated): the element tangents (apply_d, along a random direction in
@@ -12,6 +13,8 @@
  *     the other elements; the public inverse-dynamics Jacobians through them
  *     too.
  *  2. Values: a ball on a slider (F_n = K delta^n (1 + chi deltadot) in ID),
+ *     a ball sliding on a tilted plane (regularized Coulomb friction,
+ *     -mu F_n v_t / sqrt(|v_t|^2 + v_s^2), at the contact point),
  *     a wheel rolling without slip (no friction force), in linear slip
  *     (F_x = mu_x F_n kappa / kappa_c, F_y = -mu_y F_n tan(alpha) / alpha_c)
  *     and saturated (mu F_n).
@@ -112,6 +115,8 @@ static mbs_model *random_contact_model(mbs_rng *r, int nb)
         ct.mu_x = mbs_rng_uniform(r, 0.3, 1.2);
         ct.mu_y = mbs_rng_uniform(r, 0.3, 1.2);
         ct.v0 = mbs_rng_uniform(r, 0.05, 1);
+        ct.mu = mbs_rng_int(r, 4) == 0 ? 0 : mbs_rng_uniform(r, 0.1, 1.2);   /* contact_plane friction */
+        ct.vs = mbs_rng_uniform(r, 0.01, 0.5);
         if (mbs_builder_add_contact(b, name, type, pt, &ct, name, &err) < 0) goto fail;
     }
     mbs_model *m = mbs_builder_finish(b, &err);
@@ -164,7 +169,7 @@ static void test_tangents(void)
     mbs_rng rng;
     mbs_rng_seed(&rng, 2024);
     double w_tan = 0, w_jac = 0;
-    int regimes[5] = { 0 }, types[3] = { 0 }, active = 0, nel = 0;
+    int regimes[5] = { 0 }, types[3] = { 0 }, active = 0, nel = 0, friction = 0;
     for (int tree = 0; tree < NTREES; tree++) {
         int nb = 1 + mbs_rng_int(&rng, 6);
         mbs_model *m = random_contact_model(&rng, nb);
@@ -199,6 +204,7 @@ static void test_tangents(void)
             regimes[rg]++;
             types[fe->type == MBS_FORCE_TIRE ? 2 : fe->shape]++;
             active += target > 0;
+            friction += target > 0 && fe->type == MBS_FORCE_CONTACT_PLANE && x[CT_MU] > 0;
             nel++;
             /* p0 = P + target n: delta = n.(p0 - P) (n unit) */
             for (int k = 0; k < 3; k++) x[CT_P0 + k] = P[k] + target * x[CT_NRM + k];
@@ -282,11 +288,12 @@ static void test_tangents(void)
         mbs_model_free(m);
     }
     printf("random trees: %d elements (%d sphere, %d circle, %d tire), %d in contact; regimes %d out, %d onset, "
-           "%d above onset, %d deep\n", nel, types[0], types[1], types[2], active, regimes[0], regimes[1],
-           regimes[2], regimes[3] + regimes[4]);
+           "%d above onset, %d deep; %d with friction in contact\n", nel, types[0], types[1], types[2], active,
+           regimes[0], regimes[1], regimes[2], regimes[3] + regimes[4], friction);
     printf("worst relative errors: load tangents %.2e, public ID Jacobians %.2e\n", w_tan, w_jac);
     CHECK(types[0] > 50 && types[1] > 50 && types[2] > 50, "every kind exercised");
     CHECK(regimes[1] > 50, "onset exercised");
+    CHECK(friction > 100, "contact_plane friction exercised: %d", friction);
     /* identities: round-off of trees of at most 6 bodies */
     CHECK(w_tan < MBS_ROUNDOFF(6), "load tangents: %g", w_tan);
     CHECK(w_jac < MBS_ROUNDOFF(6), "public ID Jacobians: %g", w_jac);
@@ -355,6 +362,56 @@ static void element_loads(const mbs_model *m, const double *q, const double *qd,
     mbs_ws_free_cs(&w);
 }
 
+/* A ball (radius 0.1) on a floating joint against the plane through the
+ * origin with normal n = (0, sin 0.3, cos 0.3), with friction: at a
+ * penetration delta and a velocity and spin, the loads are the closed form
+ * F_n n - mu F_n v_t / sqrt(|v_t|^2 + v_s^2) at P = c - R n, v_t the
+ * tangential velocity of the ball's point at P. */
+static void test_sliding(void)
+{
+    static const char *json =
+        "{ \"name\": \"slide\", \"bodies\": [ { \"name\": \"b\", \"mass\": 1, \"inertia\": [0.004, 0.004, 0.004, 0, 0, 0] } ],"
+        "  \"joints\": [ { \"name\": \"f\", \"type\": \"floating\", \"parent\": \"ground\", \"child\": \"b\" } ],"
+        "  \"forces\": [ { \"name\": \"hull\", \"type\": \"contact_plane\", \"body\": \"b\", \"shape\": \"sphere\","
+        "                 \"radius\": 0.1, \"stiffness\": 1e6, \"exponent\": 1.5, \"hysteresis\": 0.2,"
+        "                 \"plane_normal\": [0, 0.29552020666133955, 0.955336489125606], \"smoothing\": 1e-6,"
+        "                 \"friction\": 0.4, \"slip_speed\": 0.05 } ] }";
+    mbs_error err;
+    mbs_model *m = mbs_model_load_string(json, "slide", &err);
+    CHECK(m != NULL, "slide: %s", err.msg);
+    if (!m) return;
+    const double s3 = sin(0.3), c3 = cos(0.3), n[3] = { 0, s3, c3 }, R = 0.1, K = 1e6, chi = 0.2, mu = 0.4, vs = 0.05;
+    const double delta = 2e-3;
+    /* centre at (R - delta) n + 0.3 e_x; cases: (v, w) */
+    const double cases[3][6] = { { 0.02, 0, 0, 0, 0, 0 }, { 0.5, -0.1, 0.05, 1, 2, -3 }, { 0, 0, 0.01, 0, 0, 0 } };
+    for (int c = 0; c < 3; c++) {
+        double q[7] = { 0.3, (R - delta) * s3, (R - delta) * c3, 1, 0, 0, 0 }, qd[7] = { 0 }, f[3], tq[3];
+        const double *v = cases[c], *w = cases[c] + 3;
+        for (int k = 0; k < 3; k++) qd[k] = v[k];
+        for (int k = 0; k < 3; k++) qd[4 + k] = 0.5 * w[k];   /* pd = 1/2 (0, w) at identity (body = global axes) */
+        element_loads(m, q, qd, f, tq);
+        /* P - c = -R n; v_P = v + w x (-R n) */
+        double vP[3] = { v[0] - R * (w[1] * n[2] - w[2] * n[1]), v[1] - R * (w[2] * n[0] - w[0] * n[2]),
+                         v[2] - R * (w[0] * n[1] - w[1] * n[0]) };
+        const double vn = ddot3(vP, n), rate = -vn;
+        const double Fn = K * pow(delta, 1.5) * (1 + chi * rate);
+        double vt[3], fe[3];
+        for (int k = 0; k < 3; k++) vt[k] = vP[k] - vn * n[k];
+        const double sl = sqrt(ddot3(vt, vt) + vs * vs);
+        for (int k = 0; k < 3; k++) fe[k] = Fn * n[k] - mu * Fn * vt[k] / sl;
+        /* torque about the centre: (-R n) x f */
+        const double te[3] = { -R * (n[1] * fe[2] - n[2] * fe[1]), -R * (n[2] * fe[0] - n[0] * fe[2]),
+                               -R * (n[0] * fe[1] - n[1] * fe[0]) };
+        double e = 0;
+        for (int k = 0; k < 3; k++) e = fmax(e, fmax(fabs(f[k] - fe[k]), fabs(tq[k] - te[k]) / R));
+        printf("sliding case %d: F = [%.6f %.6f %.6f], |F_t|/F_n = %.4f, deviation %.1e\n", c, f[0], f[1], f[2],
+               mu * sqrt(ddot3(vt, vt)) / sl, e);
+        /* a handful of operations on numbers of size F_n: round-off of a one-body model */
+        CHECK(e < MBS_ROUNDOFF(1) * Fn, "sliding case %d: deviation %g", c, e);
+    }
+    mbs_model_free(m);
+}
+
 static void test_values(void)
 {
     mbs_error err;
@@ -382,6 +439,7 @@ static void test_values(void)
         mbs_data_free(d);
         mbs_model_free(m);
     }
+    test_sliding();
     m = mbs_model_load_string(wheel_json, "wheel", &err);
     CHECK(m != NULL, "wheel: %s", err.msg);
     if (!m) return;
@@ -542,6 +600,15 @@ static void test_loader(void)
           " \"radius\": 0.1, \"stiffness\": 10 }", "moving body" },
         { "{ \"name\": \"c\", \"type\": \"contact_plane\", \"body\": \"ball\", \"shape\": \"sphere\", \"radius\": 0.1,"
           " \"stiffness\": 10, \"plane_normal\": [0,0,0] }", "non-zero" },
+        { "{ \"name\": \"c\", \"type\": \"contact_plane\", \"body\": \"ball\", \"shape\": \"sphere\", \"radius\": 0.1,"
+          " \"stiffness\": 10, \"friction\": -0.1 }", "forces[0]: contact_plane c: friction must be >= 0" },
+        { "{ \"name\": \"c\", \"type\": \"contact_plane\", \"body\": \"ball\", \"shape\": \"sphere\", \"radius\": 0.1,"
+          " \"stiffness\": 10, \"friction\": 0.3, \"slip_speed\": 0 }", "forces[0]: contact_plane c: slip_speed must be > 0" },
+        { "{ \"name\": \"c\", \"type\": \"contact_plane\", \"body\": \"ball\", \"shape\": \"sphere\", \"radius\": 0.1,"
+          " \"stiffness\": 10, \"friction\": \"high\" }", "forces[0].friction" },
+        { "{ \"name\": \"t\", \"type\": \"tire\", \"body\": \"ball\", \"axis\": [0,1,0], \"radius\": 0.3,"
+          " \"stiffness\": 10, \"kappa_c\": 0.1, \"alpha_c\": 0.1, \"mu_x\": 1, \"mu_y\": 1, \"friction\": 1 }",
+          "unknown member \"friction\"" },
         { "{ \"name\": \"t\", \"type\": \"tire\", \"body\": \"ball\", \"axis\": [0,1,0], \"radius\": 0.3,"
           " \"stiffness\": 10, \"kappa_c\": 0.1, \"alpha_c\": 0.1, \"mu_x\": 1 }", "missing required member \"mu_y\"" },
         { "{ \"name\": \"t\", \"type\": \"tire\", \"body\": \"ball\", \"axis\": [0,1,0], \"radius\": 0.3,"
@@ -591,6 +658,29 @@ static void test_loader(void)
     }
     m = ball_with("{ \"name\": \"c\", \"type\": \"contact_plane\", \"body\": \"ball\", \"shape\": \"sphere\","
                   " \"radius\": 0.1, \"stiffness\": 10 }", &err);
+    CHECK(m && m->force[0].nx == CT_NX && m->x[m->force[0].x + CT_MU] == 0 && m->x[m->force[0].x + CT_VS] == 0.01,
+          "contact_plane friction defaults: none, slip speed 0.01");
+    {   /* friction and slip speed as parameter targets */
+        char buf[2048];
+        snprintf(buf, sizeof buf,
+                 "{ \"name\": \"b\", \"bodies\": [ { \"name\": \"ball\", \"mass\": 1, \"inertia\": [0.01, 0.01, 0.01, 0, 0, 0] } ],"
+                 " \"joints\": [ { \"name\": \"z\", \"type\": \"prismatic\", \"parent\": \"ground\", \"child\": \"ball\","
+                 " \"axis\": [0,0,1] } ], \"forces\": [ { \"name\": \"c\", \"type\": \"contact_plane\", \"body\": \"ball\","
+                 " \"shape\": \"sphere\", \"radius\": 0.1, \"stiffness\": 10, \"friction\": 0.2 } ],"
+                 " \"parameters\": [ { \"name\": \"mu\", \"value\": 0.3, \"sets\": [\"c.friction\"] },"
+                 " { \"name\": \"vs\", \"value\": 0.02, \"sets\": [\"c.slip_speed\"] } ] }");
+        mbs_model *mp = mbs_model_load_string(buf, "b.json", &err);
+        CHECK(mp && mp->x[mp->force[0].x + CT_MU] == 0.3 && mp->x[mp->force[0].x + CT_VS] == 0.02,
+              "friction targets: %s", mp ? "" : err.msg);
+        if (mp) {
+            double v[2] = { -0.1, 0.02 };
+            mbs_model *m2 = mbs_model_with_params(mp, v, &err);
+            CHECK(m2 == NULL && strstr(err.msg, "friction must be >= 0"), "negative friction parameter: %s",
+                  err.msg);
+            mbs_model_free(m2);
+        }
+        mbs_model_free(mp);
+    }
     if (m) {
         /* an unknown member of the type */
         mbs_model_free(m);

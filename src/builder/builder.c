@@ -744,7 +744,9 @@ int mbs_builder_add_contact(mbs_builder *b, const char *name, mbs_force_type typ
         v[8 + k] = n[k];
         v[11 + k] = a[k];
     }
-    f->nnum = 14;
+    v[14] = c->mu;
+    v[15] = c->vs;
+    f->nnum = 16;
     if (type == MBS_FORCE_TIRE) {
         v[14] = c->kappa_c;
         v[15] = c->alpha_c;
@@ -871,7 +873,8 @@ static const member_def *force_members(mbs_force_type t)
     static const member_def jf[] = { { "value", 0, 1 }, { NULL, 0, 0 } };
     static const member_def bl[] = { { "force", 0, 3 }, { "torque", 3, 3 }, { NULL, 0, 0 } };
     static const member_def cp[] = { { "stiffness", 0, 1 }, { "exponent", 1, 1 }, { "hysteresis", 2, 1 },
-                                     { "radius", 3, 1 }, { NULL, 0, 0 } };
+                                     { "radius", 3, 1 }, { "friction", 14, 1 }, { "slip_speed", 15, 1 },
+                                     { NULL, 0, 0 } };
     static const member_def ti[] = { { "stiffness", 0, 1 }, { "exponent", 1, 1 }, { "hysteresis", 2, 1 },
                                      { "radius", 3, 1 }, { "kappa_c", 14, 1 }, { "alpha_c", 15, 1 },
                                      { "mu_x", 16, 1 }, { "mu_y", 17, 1 }, { NULL, 0, 0 } };
@@ -1155,13 +1158,6 @@ static b_driver *new_driver(mbs_builder *b, const char *name, int func, double v
     }
     if (func >= b->nfunc) {
         *rc = mbs_error_set(err, MBS_ERR_ARG, "%s: constraint %s: invalid function handle %d", w, name, func);
-        return NULL;
-    }
-    if (func >= 0 && b->func[func].type == MBS_FUNC_SPLINE) {
-        *rc = mbs_error_set(err, MBS_ERR_UNSUPPORTED,
-                            "%s: constraint %s: function %s is a spline; drivers need the second time derivative, "
-                            "which splines do not provide yet (use a step, sine or constant function, or "
-                            "value and rate)", w, name, b->func[func].name);
         return NULL;
     }
     if (!isfinite(value) || !isfinite(rate)) {

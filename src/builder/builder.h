@@ -125,6 +125,7 @@ typedef struct mbs_builder_contact {
     double stiffness, exponent, hysteresis, radius, smoothing;
     double plane_point[3], plane_normal[3], axis[3];
     double kappa_c, alpha_c, mu_x, mu_y, v0;   /* tire */
+    double mu, vs;                     /* contact_plane: friction coefficient, slip speed (m/s) */
 } mbs_builder_contact;
 int mbs_builder_add_contact(mbs_builder *b, const char *name, mbs_force_type type, int point,
                             const mbs_builder_contact *c, const char *where, mbs_error *err);
@@ -136,7 +137,7 @@ int mbs_builder_add_contact(mbs_builder *b, const char *name, mbs_force_type typ
 int mbs_builder_set_joint_cut(mbs_builder *b, int joint, const char *where, mbs_error *err);
 /* Driver q - f(t) = 0 on coordinate `coord` of joint `joint` (not an Euler
  * parameter), or |r(point2) - r(point1)| - f(t) = 0. f is function `func`
- * (not a spline), or with func = -1 the linear law value + rate t. Returns a
+ * (any kind), or with func = -1 the linear law value + rate t. Returns a
  * driver handle >= 0. */
 int mbs_builder_add_coordinate_driver(mbs_builder *b, const char *name, int joint, int coord, int func,
                                       double value, double rate, const char *where, mbs_error *err);

@@ -86,6 +86,10 @@ void MBS_K(mbs_con_entities)(const mbs_model *m, const mreal *x, const MBS_K(mbs
                              const mbs_cut_info *c, mreal e[MBS_CON_NENT][3], mreal ed[MBS_CON_NENT][3],
                              mreal edd[MBS_CON_NENT][3]);
 
+/* Second time derivative of spline f with values y (y[k], k < f->n) at t
+ * (driver_spline.c; linear in y). */
+mreal MBS_K(mbs_spline_dd)(const mbs_func_info *f, const mreal *y, mreal t);
+
 /* Time function of driver dr at t: f, f', f''. */
 void MBS_K(mbs_driver_law)(const mbs_model *m, const mbs_driver_info *dr, const mreal *x, mreal t, mreal *f,
                            mreal *fd, mreal *fdd);

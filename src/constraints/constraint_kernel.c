@@ -152,7 +152,10 @@ void MBS_K(mbs_driver_law)(const mbs_model *m, const mbs_driver_info *dr, const 
         *fdd = -p[0] * om * om * MSIN(om * t + p[2]);
         break;
     }
-    default:   /* constant: 0; splines are refused for drivers by the builder */
+    case MBS_FUNC_SPLINE:
+        *fdd = MBS_K(mbs_spline_dd)(fi, p, t);
+        break;
+    default:   /* constant */
         break;
     }
 }

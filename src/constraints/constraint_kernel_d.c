@@ -242,7 +242,11 @@ void MBS_K(mbs_driver_law_d)(const mbs_model *m, const mbs_driver_info *dr, cons
         *dfdd = -dA * om * om * s - 2 * A * om * dom * s - A * om * om * co * dph;
         break;
     }
-    default:   /* splines are refused for drivers by the builder */
+    case MBS_FUNC_SPLINE:   /* linear in its values: the spline of the direction */
+        *df = MBS_K(mbs_func_eval)(fi, dx, t, dfd);
+        *dfdd = MBS_K(mbs_spline_dd)(fi, dp, t);
+        break;
+    default:
         *df = MBS_K(mbs_func_eval_d)(fi, x, dx, t);
         break;
     }

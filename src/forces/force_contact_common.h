@@ -10,6 +10,7 @@
  *   CT_CHI  hysteresis chi (s/m)         CT_R    radius R (m)
  *   CT_EPS  onset smoothing eps (m)      CT_P0   plane point (global, 3)
  *   CT_NRM  plane normal (global, 3)     CT_AX   circle axis (body axes, 3)
+ *   contact_plane only: CT_MU friction coefficient mu, CT_VS slip speed v_s (m/s)
  *   tire only: TR_KC kappa_c, TR_AC alpha_c, TR_MUX mu_x, TR_MUY mu_y,
  *   TR_V0 speed regularization v0 (m/s).
  * The element's body is fe->body[0]; its centre point (sphere or circle
@@ -40,8 +41,13 @@
  * sat: the identity up to 0.9, 1 from 1.1 on (odd), C2 in between (a C2
  * smoothing of |z| over |z| < 0.1 at the corners). So the slip stiffnesses
  * are mu_x F_n / kappa_c and mu_y F_n / alpha_c, saturating at mu F_n.
- * The loads: f = F_n n (+ F_x e_x + F_y e_y) at the centre point and the
- * torque rho x f (the force acts at P).
+ * Contact_plane friction (regularized Coulomb; zero when mu = 0): with the
+ * slip velocity v_t = v_P - (n.v_P) n of the body point at P,
+ *   F_t = -mu F_n v_t / sqrt(v_t.v_t + v_s^2)
+ * (smooth; viscous with coefficient mu F_n / v_s near standstill, mu F_n
+ * against the slip once |v_t| >> v_s).
+ * The loads: f = F_n n (+ F_x e_x + F_y e_y, or + F_t) at the centre point
+ * and the torque rho x f (the force acts at P).
  *
  * Allocation-free; every decision is taken on real parts (complex step).
  */
@@ -142,6 +148,28 @@ static inline void MBS_K(ct_cross_d)(mreal *out, const mreal *a, const mreal *da
     v3_cross_add(out, a, db);
 }
 
+/* Regularized Coulomb friction of a contact_plane (header comment), added
+ * to f and its tangent to df; de NULL: a zero direction of the numbers. */
+static inline void MBS_K(ct_friction)(const mreal *e, const mreal *de, const mreal *n, const mreal *dn,
+                                      const mreal *vP, const mreal *dvP, mreal Fn, mreal dFn, mreal *f, mreal *df)
+{
+    const mreal mu = e[CT_MU], dmu = de ? de[CT_MU] : 0;
+    if (MRE(mu) == 0 && MIM(mu) == 0 && MRE(dmu) == 0 && MIM(dmu) == 0) return;
+    const mreal vs = e[CT_VS], dvs = de ? de[CT_VS] : 0;
+    const mreal vn = v3_dot(n, vP), dvn = MBS_K(ct_dot_d)(n, dn, vP, dvP);
+    mreal vt[3], dvt[3];
+    for (int k = 0; k < 3; k++) {
+        vt[k] = vP[k] - vn * n[k];
+        dvt[k] = dvP[k] - dvn * n[k] - vn * dn[k];
+    }
+    const mreal s = MSQRT(v3_dot(vt, vt) + vs * vs), ds = (v3_dot(vt, dvt) + vs * dvs) / s;
+    const mreal g = mu * Fn / s, dg = (dmu * Fn + mu * dFn) / s - mu * Fn * ds / (s * s);
+    for (int k = 0; k < 3; k++) {
+        f[k] -= g * vt[k];
+        df[k] -= dg * vt[k] + g * dvt[k];
+    }
+}
+
 /* The loads of a contact_plane (tire = 0) or tire (tire = 1) element and
  * their tangent: f (global force at the centre point), tq (global torque),
  * df, dtq along the kinematic tangents of dw and the model-vector direction
@@ -236,6 +264,7 @@ static inline int MBS_K(ct_eval)(const mbs_force_info *fe, const mreal *x, const
         f[k] = Fn * n[k];
         df[k] = dFn * n[k] + Fn * dn[k];
     }
+    if (!tire) MBS_K(ct_friction)(e, de, n, dn, vP, dvP, Fn, dFn, f, df);
     if (tire) {
         mreal ex[3], dex[3], ey[3], dey[3];
         v3_cross(ex, a, ut);

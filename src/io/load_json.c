@@ -853,7 +853,7 @@ static int load_contact(lctx *c, json_t *jf, const char *path, const char *name,
                         const char *where)
 {
     static const char *const shapes[] = { "sphere", "circle", NULL };
-    static const double one = 1, zero = 0, deps = 1e-4, dv0 = 0.1;
+    static const double one = 1, zero = 0, deps = 1e-4, dv0 = 0.1, dvs = 0.01;
     char p[PATH_LEN + 32];
     mbs_builder_contact ct;
     memset(&ct, 0, sizeof ct);
@@ -911,6 +911,10 @@ static int load_contact(lctx *c, json_t *jf, const char *path, const char *name,
         }
         ct.hysteresis = 3 * (1 - e * e) / (4 * vi);
     }
+    if (type == MBS_FORCE_CONTACT_PLANE &&
+        ((rc = member_number(c, jf, path, "friction", &zero, &ct.mu)) ||
+         (rc = member_number(c, jf, path, "slip_speed", &dvs, &ct.vs))))
+        return rc;
     if (type == MBS_FORCE_TIRE) {
         if ((rc = member_number(c, jf, path, "kappa_c", NULL, &ct.kappa_c)) ||
             (rc = member_number(c, jf, path, "alpha_c", NULL, &ct.alpha_c)) ||
@@ -934,7 +938,7 @@ static int load_force(lctx *c, json_t *jf, size_t idx)
                                         NULL };
     static const char *const a_cp[] = { "name", "type", "body", "point", "shape", "radius", "axis", "plane_point",
                                         "plane_normal", "stiffness", "exponent", "hysteresis", "restitution",
-                                        "impact_velocity", "smoothing", NULL };
+                                        "impact_velocity", "smoothing", "friction", "slip_speed", NULL };
     static const char *const a_ti[] = { "name", "type", "body", "point", "radius", "axis", "plane_point",
                                         "plane_normal", "stiffness", "exponent", "hysteresis", "restitution",
                                         "impact_velocity", "smoothing", "kappa_c", "alpha_c", "mu_x", "mu_y",

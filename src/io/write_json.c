@@ -433,6 +433,10 @@ static void write_contact(jw *w, const mbs_model *m, const lookup *ix, const mbs
     num(w, "exponent", v[1]);
     num(w, "hysteresis", v[2]);
     num(w, "smoothing", v[4]);
+    if (f->type == MBS_FORCE_CONTACT_PLANE && (v[14] != 0 || v[15] != 0.01)) {   /* else the defaults */
+        num(w, "friction", v[14]);
+        num(w, "slip_speed", v[15]);
+    }
     if (f->type == MBS_FORCE_TIRE) {
         static const char *const tire[5] = { "kappa_c", "alpha_c", "mu_x", "mu_y", "speed_regularization" };
         for (int c = 0; c < 5; c++) num(w, tire[c], v[14 + c]);

@@ -157,6 +157,8 @@ int mbs_forces_check(const mbs_model *m, mbs_error *err)
                               : !(e[1] >= 1) ? "exponent must be >= 1"
                               : !(e[3] > 0) ? "radius must be > 0"
                               : !(e[4] > 0) ? "smoothing must be > 0"
+                              : fe->type == MBS_FORCE_CONTACT_PLANE && !(e[14] >= 0) ? "friction must be >= 0"
+                              : fe->type == MBS_FORCE_CONTACT_PLANE && !(e[15] > 0) ? "slip_speed must be > 0"
                               : fe->type == MBS_FORCE_TIRE && !(e[14] > 0) ? "kappa_c must be > 0"
                               : fe->type == MBS_FORCE_TIRE && !(e[15] > 0) ? "alpha_c must be > 0"
                               : fe->type == MBS_FORCE_TIRE && !(e[16] >= 0 && e[17] >= 0) ? "mu_x and mu_y must be >= 0"
@@ -333,6 +335,8 @@ void mbs_forces_print(const mbs_model *m, FILE *out)
                 fprintf(out, "%s radius %g at ", fe->shape ? "circle" : "sphere", e[3]);
                 print_end(m, fe->body[0], fe->x_point[0], out);
                 fprintf(out, ": K %g, n %g, chi %g", e[0], e[1], e[2]);
+                if (fe->type == MBS_FORCE_CONTACT_PLANE && e[14] != 0)
+                    fprintf(out, ", friction %g, slip_speed %g", e[14], e[15]);
                 if (fe->type == MBS_FORCE_TIRE)
                     fprintf(out, ", kappa_c %g, alpha_c %g, mu_x %g, mu_y %g", e[14], e[15], e[16], e[17]);
                 break;
