@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "builder/builder_impl.h"
+#include "joints/joint.h"
 #include "model/force_model.h"
 
 /* Lenient inertia policy: one warning per body whose inertia violates the
@@ -414,6 +415,7 @@ static int model_joints(finish_ctx *c)
         ji->nq = mbs_joint_type_nq(bj->type);
         ji->ndof = mbs_joint_type_ndof(bj->type);
         ji->euler = mbs_joint_type_euler(bj->type);
+        ji->frame_kind = (int)mbs_joint_ops_of(bj->type)->frame_kind;
         ji->x_ppoint = c->point_x[bj->ppoint];
         ji->x_cpoint = c->point_x[bj->cpoint];
         memcpy(ji->q0, bj->q0, sizeof ji->q0);
