@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "builder/builder_impl.h"
+#include "joints/joint.h"
 
 /* The order of the points in the model vector: the named points grouped
  * by body in the final body order (the ground first), each body's in the
@@ -392,6 +393,7 @@ static int model_joints(finish_ctx *c)
         ji->nq = mbs_joint_type_nq(bj->type);
         ji->ndof = mbs_joint_type_ndof(bj->type);
         ji->euler = mbs_joint_type_euler(bj->type);
+        ji->frame_kind = (int)mbs_joint_ops_of(bj->type)->frame_kind;
         ji->x_ppoint = c->point_x[bj->ppoint];
         ji->x_cpoint = c->point_x[bj->cpoint];
         memcpy(ji->q0, bj->q0, sizeof ji->q0);

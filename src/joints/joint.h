@@ -41,11 +41,34 @@
 
 #define MBS_JOINT_MAXQ 7
 
+/* The form a joint takes in its own frames, for the passes that work in
+ * joint frames (joints/joint_frames.h; kernels/aba_joint_frames.c,
+ * kernels/jacobians_1dof.c). With the parent joint frame X_p and the
+ * constant rotation C between the parent's child frame and X_p:
+ *   FIXED     R = I, t = 0, no column
+ *   ROT_E1    R = Rot(e1, q), t = 0, S = [0; e1]
+ *   SLIDE_E1  R = I, t = q e1, S = [e1; 0]
+ *   BALL      R = A(p) (Euler parameters), t = 0, three rotational
+ *             columns w' = 2 G(p) pd in the child's axes
+ *   FREE      t = (x, y, z) in the parent joint frame, then as BALL
+ * A kind of its own (a joint type with another velocity convention) is
+ * added as a new value with its operations in joint_frames.h; GENERAL
+ * (negative) has no joint-frame form, and the passes refuse the model. */
+typedef enum mbs_frame_kind {
+    MBS_FRAME_GENERAL = -1,
+    MBS_FRAME_FIXED = 0,
+    MBS_FRAME_ROT_E1,
+    MBS_FRAME_SLIDE_E1,
+    MBS_FRAME_BALL,
+    MBS_FRAME_FREE
+} mbs_frame_kind;
+
 typedef struct mbs_joint_ops {
     const char *name;  /* as in the model file */
     int nq;            /* coordinates */
     int ndof;          /* degrees of freedom */
     int euler;         /* offset of the Euler parameters in q, or -1 */
+    mbs_frame_kind frame_kind;   /* the form in joint frames (above) */
     /* R (3x3 row-major) and t (3) in the parent joint frame */
     void (*motion)(const mreal *q, mreal *R, mreal *t);
     /* S: 6 x nq, column-major ([v_k; w_k] per column) */
@@ -75,7 +98,7 @@ MBS_JOINT_DECLARE(spherical);
 MBS_JOINT_DECLARE(planar);
 MBS_JOINT_DECLARE(floating);
 
-/* Look-up by type (kinematics.c). */
+/* Look-up by type (kinematics.c; the joint-frame passes at set-up). */
 const mbs_joint_ops *MBS_K(mbs_joint_ops_of)(int type);
 
 #endif

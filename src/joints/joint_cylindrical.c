@@ -29,5 +29,5 @@ static void subspace_d(const mreal *q, const mreal *dq, mreal *dS) { (void)q; (v
 static void subspace_dot_d(const mreal *q, const mreal *qd, const mreal *dq, const mreal *dqd, mreal *dSd)
 { (void)q; (void)qd; (void)dq; (void)dqd; jc_zero(dSd, 12); }
 
-const mbs_joint_ops MBS_K(mbs_joint_cylindrical) = { "cylindrical", 2, 2, -1, motion, subspace, subspace_dot,
-    motion_d, subspace_d, subspace_dot_d };
+const mbs_joint_ops MBS_K(mbs_joint_cylindrical) = { "cylindrical", 2, 2, -1, MBS_FRAME_GENERAL,
+    motion, subspace, subspace_dot, motion_d, subspace_d, subspace_dot_d };

@@ -44,5 +44,5 @@ static void subspace_dot_d(const mreal *q, const mreal *qd, const mreal *dq, con
     jc_euler_columns(dSd + 18, dqd + 3);
 }
 
-const mbs_joint_ops MBS_K(mbs_joint_floating) = { "floating", 7, 6, 3, motion, subspace, subspace_dot,
-    motion_d, subspace_d, subspace_dot_d };
+const mbs_joint_ops MBS_K(mbs_joint_floating) = { "floating", 7, 6, 3, MBS_FRAME_FREE,
+    motion, subspace, subspace_dot, motion_d, subspace_d, subspace_dot_d };

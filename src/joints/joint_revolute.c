@@ -27,5 +27,5 @@ static void subspace_d(const mreal *q, const mreal *dq, mreal *dS) { (void)q; (v
 static void subspace_dot_d(const mreal *q, const mreal *qd, const mreal *dq, const mreal *dqd, mreal *dSd)
 { (void)q; (void)qd; (void)dq; (void)dqd; jc_zero(dSd, 6); }
 
-const mbs_joint_ops MBS_K(mbs_joint_revolute) = { "revolute", 1, 1, -1, motion, subspace, subspace_dot,
-    motion_d, subspace_d, subspace_dot_d };
+const mbs_joint_ops MBS_K(mbs_joint_revolute) = { "revolute", 1, 1, -1, MBS_FRAME_ROT_E1,
+    motion, subspace, subspace_dot, motion_d, subspace_d, subspace_dot_d };

@@ -42,5 +42,5 @@ static void subspace_dot_d(const mreal *q, const mreal *qd, const mreal *dq, con
     jc_euler_columns(dSd, dqd);
 }
 
-const mbs_joint_ops MBS_K(mbs_joint_spherical) = { "spherical", 4, 3, 0, motion, subspace, subspace_dot,
-    motion_d, subspace_d, subspace_dot_d };
+const mbs_joint_ops MBS_K(mbs_joint_spherical) = { "spherical", 4, 3, 0, MBS_FRAME_BALL,
+    motion, subspace, subspace_dot, motion_d, subspace_d, subspace_dot_d };

@@ -48,7 +48,9 @@ void mbs_data_prepare_loads(const mbs_model *m, mbs_data *d, const double *q, co
 
 /* mbs_forward_dynamics without the state checks (integrator stages and
  * iterates are slightly off |p| = 1; the completed equations are defined
- * there). Non-finite results are still reported. */
+ * there), always by the global-axes kernels: leaves in d->ws the
+ * kinematics, body terms and factors that the derivatives and the
+ * formulations read afterwards. Non-finite results are still reported. */
 int mbs_fd_unchecked(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
                      const double *qd, const double *tau, double *qdd);
 
@@ -67,10 +69,11 @@ int mbs_fdl_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, c
                              const double *tau, double *qdd);
 
 /* qdd only, no state checks: the joint-frame path when it applies
- * (alg = MBS_FD_RECURSIVE, mbs_fdl_usable), else mbs_fd_unchecked. For
- * callers that read nothing else from d->ws afterwards (the public
- * mbs_forward_dynamics). With Euler parameters off |p| = 1 the two paths
- * differ at the order of ||p|^2 - 1|. */
+ * (alg = MBS_FD_RECURSIVE, mbs_fdl_usable), else mbs_fd_unchecked; then
+ * d->ws holds nothing the caller may read. For callers that want the
+ * accelerations alone (the public mbs_forward_dynamics, the ODE
+ * integrators). With Euler parameters off |p| = 1 the two paths differ at
+ * the order of ||p|^2 - 1|. */
 int mbs_fd_qdd(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q, const double *qd,
                const double *tau, double *qdd);
 

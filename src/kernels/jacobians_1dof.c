@@ -10,7 +10,8 @@
  * every spatial quantity at one point p0, the model's mass centre at this
  * pose), but the kinematics and the Newton-Euler pass are done here rather
  * than read from the global-axes kernels, with constants prepared once per
- * data as in aba_joint_frames.c:
+ * data as in aba_joint_frames.c (the joint's part of each step, by its
+ * frame kind, is joints/joint_frames.h):
  *   - each body i carries the frame F_i of its child joint, whose world
  *     rotation is R_i = R_h C_i Rot(e1, q_i) (revolute) or R_h C_i, and whose
  *     origin is o_i = o_h + R_h (p_i + q_i C_i e1) (prismatic) or
@@ -60,17 +61,14 @@
 #endif
 
 #include "base/algebra.h"
+#include "joints/joint_frames.h"
 #include "kernels/data.h"
 #include "model/model_impl.h"
 #include "kernels/jacobians_1dof.h"
 
-enum { IDL_FIXED = 0, IDL_REV, IDL_PRISM };
-
 typedef struct idl_body {
-    int kind, parent, col;        /* col: coordinate of the joint, -1 for fixed */
-    int perm, pi[3];              /* C a signed permutation: C[r][pi[r]] = sg[r] */
-    double sg[3];
-    double C[9], p[3];            /* F_h -> F_i constants */
+    jf_joint j;                   /* the joint's kind (fixed, revolute, prismatic), F_h -> F_i constants */
+    int parent, col;              /* col: coordinate of the joint, -1 for fixed */
     int massive;                  /* mass or inertia nonzero */
     double m, c[3], J[6];         /* mass, CoM in F_i, inertia about the CoM in F_i axes (xx yy zz xy xz yz) */
 } idl_body;
@@ -111,11 +109,6 @@ struct mbs_idl {
 
 /* ------------------------------------------------------------ helpers */
 
-static inline void cross3(double *y, const double *a, const double *b)
-{
-    const double x = a[1] * b[2] - a[2] * b[1], yy = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
-    y[0] = x; y[1] = yy; y[2] = z;
-}
 /* r = Id(Pd) v for the rate Pd = (hd, Kd) of an inertia (its mass rate is 0) */
 static inline void inertia_rate_mv(double *r, const double *Pd, const double *v)
 {
@@ -301,32 +294,16 @@ int mbs_idl_create(mbs_data *d, const mbs_model *m)
     for (int i = 1; i <= nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         idl_body *b = &f->b[i];
-        switch (jt->type) {
-        case MBS_JOINT_FIXED: b->kind = IDL_FIXED; break;
-        case MBS_JOINT_REVOLUTE: b->kind = IDL_REV; break;
-        case MBS_JOINT_PRISMATIC: b->kind = IDL_PRISM; break;
-        default: b->kind = -1; f->rigid = 0; break;
+        const int kind = MBS_K(mbs_joint_ops_of)(jt->type)->frame_kind;
+        if (kind != MBS_FRAME_FIXED && kind != MBS_FRAME_ROT_E1 && kind != MBS_FRAME_SLIDE_E1) {
+            f->rigid = 0;
+            continue;
         }
-        if (b->kind < 0) continue;
-        if ((b->kind == IDL_FIXED) != (jt->nq == 0)) { f->rigid = 0; continue; }
+        if ((kind == MBS_FRAME_FIXED) != (jt->nq == 0)) { f->rigid = 0; continue; }
         b->parent = jt->parent;
         b->col = jt->nq ? jt->qoff : -1;
-        const double *Xp = x + jt->x_Xp, *Pp = x + jt->x_ppoint;
-        if (jt->parent > 0) {
-            const mbs_joint_info *jh = &m->joint[jt->parent];
-            const double *Xch = x + jh->x_Xc, *Pch = x + jh->x_cpoint;
-            const double dp[3] = { Pp[0] - Pch[0], Pp[1] - Pch[1], Pp[2] - Pch[2] };
-            for (int r = 0; r < 3; r++) {
-                for (int c = 0; c < 3; c++)
-                    b->C[3 * r + c] = Xch[r] * Xp[c] + Xch[3 + r] * Xp[3 + c] + Xch[6 + r] * Xp[6 + c];
-                b->p[r] = Xch[r] * dp[0] + Xch[3 + r] * dp[1] + Xch[6 + r] * dp[2];
-            }
-        } else {
-            for (int k = 0; k < 9; k++) b->C[k] = Xp[k];
-            for (int k = 0; k < 3; k++) b->p[k] = Pp[k];
-        }
-        /* C a signed permutation? Then exactly that permutation from here on */
-        b->perm = m3_signed_permutation(b->C, b->pi, b->sg);
+        const mbs_joint_info *jh = jt->parent > 0 ? &m->joint[jt->parent] : 0;
+        jf_joint_init(&b->j, kind, x + jt->x_Xp, x + jt->x_ppoint, jh ? x + jh->x_Xc : 0, jh ? x + jh->x_cpoint : 0);
         /* inertia in F_i: c' = X_c^T (c - P_c), J' = X_c^T J X_c */
         const double *Xc = x + jt->x_Xc, *Pc = x + jt->x_cpoint, *cb = x + m->body[i].x_com;
         const double *I6 = x + m->body[i].x_inertia;
@@ -676,28 +653,13 @@ IDL_INLINE void idl_positions(const mbs_model *m, const idl_body *Bd, idl_ws *W,
     /* sines and cosines first: independent of each other, they pipeline
      * here, where inside the tree loop each one would wait in line */
     for (int i = 1; i <= nb; i++)
-        if (Bd[i].kind == IDL_REV) fast_sincos(q[Bd[i].col], &W[i].sn, &W[i].cs);
+        if (Bd[i].j.kind == MBS_FRAME_ROT_E1) fast_sincos(q[Bd[i].col], &W[i].sn, &W[i].cs);
     for (int i = 1; i <= nb; i++) {
         const idl_body *b = &Bd[i];
         idl_ws *w = &W[i];
         const int h = b->parent;
-        const double *C = b->C;
-        double E[9], t[3] = { b->p[0], b->p[1], b->p[2] };
-        if (b->kind == IDL_REV) {
-            const double cs = w->cs, sn = w->sn;
-            for (int r = 0; r < 3; r++) {
-                const double c1 = C[3 * r + 1], c2 = C[3 * r + 2];
-                E[3 * r] = C[3 * r];
-                E[3 * r + 1] = cs * c1 + sn * c2;
-                E[3 * r + 2] = cs * c2 - sn * c1;
-            }
-        } else {
-            for (int k = 0; k < 9; k++) E[k] = C[k];
-            if (b->kind == IDL_PRISM) {
-                const double qi = q[b->col];
-                t[0] += qi * C[0]; t[1] += qi * C[3]; t[2] += qi * C[6];
-            }
-        }
+        double E[9], t[3];
+        jf_local_1dof(&b->j, w->cs, w->sn, q, b->col, E, t);
         double *R = w->R, *o = w->o;
         if (h > 0) {
             const double *Rh = W[h].R, *oh = W[h].o;
@@ -736,13 +698,7 @@ IDL_INLINE void idl_body_motion(const idl_body *b, idl_ws *w, double *CC, const 
     const int c = b->col;
     double *C = CC + (size_t)c * CC_SIZE, *s = C + CC_S, *u = C + CC_U, *wk = C + CC_W;
     const double a[3] = { R[0], R[3], R[6] };
-    if (b->kind == IDL_REV) {
-        cross3(s, r, a);
-        s[3] = a[0]; s[4] = a[1]; s[5] = a[2];
-    } else {
-        s[0] = a[0]; s[1] = a[1]; s[2] = a[2];
-        s[3] = s[4] = s[5] = 0;
-    }
+    jf_column_1dof(&b->j, a, r, s);
     s6_mcross(u, s, Vh);
     double t[6];
     s6_mcross(wk, s, Ah);

@@ -145,7 +145,7 @@ static inline void kin_body_rates(const mbs_model *m, MBS_K(mbs_ws) *w, int i, c
                                   const mreal *qdd, const mreal rho[3], int level)
 {
     const mbs_joint_info *jt = &m->joint[i];
-    const int kind = jt->type == MBS_JOINT_REVOLUTE ? 1 : jt->type == MBS_JOINT_PRISMATIC ? 2 : 0;
+    const int kind = jt->frame_kind == MBS_FRAME_ROT_E1 ? 1 : jt->frame_kind == MBS_FRAME_SLIDE_E1 ? 2 : 0;
     const int h = jt->parent, nq = jt->nq;
     const mreal *qi = q + jt->qoff;
     const mreal *AhJ = w->AhJ + 9 * i;
@@ -278,7 +278,7 @@ void MBS_K(mbs_kin_forward)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w
         /* revolute and prismatic joints (S a unit column, dS/dt = 0) take a
          * fast path with the same arithmetic, minus the products by the
          * structural zeros and ones of R, t, S */
-        const int kind = jt->type == MBS_JOINT_REVOLUTE ? 1 : jt->type == MBS_JOINT_PRISMATIC ? 2 : 0;
+        const int kind = jt->frame_kind == MBS_FRAME_ROT_E1 ? 1 : jt->frame_kind == MBS_FRAME_SLIDE_E1 ? 2 : 0;
         const int h = jt->parent;
         const mreal *qi = q + jt->qoff;
         const mreal *Ah = w->A + 9 * h, *oh = w->o + 3 * h;

@@ -141,7 +141,7 @@ KD_INLINE void kd_body_init(kd_body *c, const mbs_model *m, const MBS_K(mbs_ws) 
     c->jt = jt;
     /* revolute and prismatic joints: S a constant unit column (axis e1),
      * dS/dt = 0, as in the fast path of the primal (kinematics.c) */
-    c->kind = jt->type == MBS_JOINT_REVOLUTE ? 1 : jt->type == MBS_JOINT_PRISMATIC ? 2 : 0;
+    c->kind = jt->frame_kind == MBS_FRAME_ROT_E1 ? 1 : jt->frame_kind == MBS_FRAME_SLIDE_E1 ? 2 : 0;
     c->ops = c->kind ? NULL : MBS_K(mbs_joint_ops_of)(jt->type);
     c->h = jt->parent;
     c->nq = jt->nq;

@@ -39,6 +39,7 @@ typedef struct mbs_joint_info {
     int qoff;              /* first coordinate */
     int nq, ndof;
     int euler;             /* offset of Euler parameters within the joint's q, -1 if none */
+    int frame_kind;        /* mbs_frame_kind of the type's ops (joints/joint.h) */
     int x_ppoint;          /* parent joint point, parent-local coordinates (3) */
     int x_cpoint;          /* child joint point, child-local coordinates (3) */
     int x_Xp;              /* parent joint frame, 3x3 row-major: columns axis, ref, axis x ref */
