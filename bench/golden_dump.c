@@ -25,7 +25,7 @@
 #include "random_model.h"
 
 /* the switch of the fused 1-DOF pass's AVX2 version (internal) */
-int mbs_idl_set_avx2(mbs_data *d, int on);
+int mbs_jac1_set_avx2(mbs_data *d, int on);
 
 static void put(const char *what, const double *v, size_t n)
 {
@@ -114,7 +114,7 @@ static void dump_derivatives(const mbs_model *m, mbs_data *d, const buf *b)
 {
     const size_t nq = (size_t)mbs_model_nq(m), np = (size_t)mbs_model_nparams(m);
     for (int avx = 1; avx >= 0; avx--) {
-        mbs_idl_set_avx2(d, avx);
+        mbs_jac1_set_avx2(d, avx);
         put_rc("did", mbs_inverse_dynamics_derivatives(m, d, b->q, b->qd, b->qdd, b->out, b->A, b->B), d);
         put("tau", b->out, nq);
         put("dtau_dq", b->A, nq * nq);
@@ -128,7 +128,7 @@ static void dump_derivatives(const mbs_model *m, mbs_data *d, const buf *b)
             put("dqdd_dtau", b->C, nq * nq);
         }
     }
-    mbs_idl_set_avx2(d, 1);
+    mbs_jac1_set_avx2(d, 1);
     if (np > 0) {
         put_rc("didp", mbs_inverse_dynamics_param_derivatives(m, d, b->q, b->qd, b->qdd, b->P), d);
         put("dtau_drho", b->P, nq * np);

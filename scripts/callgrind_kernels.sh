@@ -22,7 +22,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 FUNCS='mbs_kinematics mbs_inverse_dynamics mbs_mass_matrix mbs_forward_dynamics
 mbs_inverse_dynamics_derivatives mbs_forward_dynamics_derivatives mbs_kin_forward mbs_kin_forward_d_from
-mbs_rnea mbs_rnea_jacobians mbs_crba mbs_aba mbs_fdl_forward_dynamics mbs_idl_id_jacobians idl_front
+mbs_rnea mbs_rnea_jacobians mbs_crba mbs_aba mbs_abajf_forward_dynamics mbs_jac1_id_jacobians idl_front
 mbs_con_kernel mbs_con_kernel_d mbs_form_tangent mbs_integrator_step'
 
 "$BUILD/mbsens" generate chain --n 30 --joint revolute -o "$TMP/rev30.json"

@@ -61,9 +61,9 @@
  * kernels' types): whether the fused 1-DOF pass applies, forcing its
  * SSE2 loops, the pass itself, and the FD derivatives' choice of the
  * dense M'^-1. */
-int mbs_idl_usable(const mbs_model *m, const mbs_data *d);
-int mbs_idl_set_avx2(mbs_data *d, int on);
-int mbs_idl_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+int mbs_jac1_usable(const mbs_model *m, const mbs_data *d);
+int mbs_jac1_set_avx2(mbs_data *d, int on);
+int mbs_jac1_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
                          const double *qdd, double *tau, double *dtau_dq, double *dtau_dqd, double *M);
 int mbs_deriv_fd_inverse_dense(const mbs_model *m);
 

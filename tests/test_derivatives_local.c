@@ -15,7 +15,7 @@
  *     one Jacobian at a time gives the same entries (the paired loops may
  *     run with fused multiply-adds);
  *   - exact zeros between independent branches;
- *   - the path is really taken (mbs_idl_usable), and not taken with a body
+ *   - the path is really taken (mbs_jac1_usable), and not taken with a body
  *     load, a spherical joint or another model's data;
  *   - a chain far from the global origin, and the human model;
  *   - the forward-dynamics derivatives on the same path (FD primal, then
@@ -130,12 +130,12 @@ static void compare(mbs_model *m, mbs_rng *rng, double *worst, long *zeros_bad, 
     for (int k = 0; k < nq; k++) ft[k] = mbs_rng_uniform(rng, -2, 2);
     for (int k = 0; k < nq; k++) { qd[k] = mbs_rng_uniform(rng, -2, 2); qdd[k] = mbs_rng_uniform(rng, -2, 2); }
     mbs_data *d = mbs_data_create(m, NULL);
-    if (no_avx2) mbs_idl_set_avx2(d, 0);
+    if (no_avx2) mbs_jac1_set_avx2(d, 0);
     if (mbs_rng_int(rng, 4)) {
         double *jl = mbs_data_joint_load(d);
         for (int k = 0; k < nq; k++) jl[k] = qload[k] = mbs_rng_uniform(rng, -1, 1);
     }
-    CHECK(mbs_idl_usable(m, d), "fused path usable on %s", m->name);
+    CHECK(mbs_jac1_usable(m, d), "fused path usable on %s", m->name);
     /* every error below as a fraction of its round-off bound: the recursions' (MBS_ROUNDOFF), plus
      * solving with M (2 n eps kappa(M)) for the forward-dynamics blocks */
     CHECK(mbs_mass_matrix(m, d, q, M0) == MBS_OK, "M");
@@ -168,7 +168,7 @@ static void compare(mbs_model *m, mbs_rng *rng, double *worst, long *zeros_bad, 
     {
         const double z3[3] = { 0, 0, 0 };
         mbs_data_add_body_load(d, 1, z3, z3, z3);
-        CHECK(!mbs_idl_usable(m, d), "body load: world-frame path");
+        CHECK(!mbs_jac1_usable(m, d), "body load: world-frame path");
         CHECK(mbs_inverse_dynamics_derivatives(m, d, q, qd, qdd, NULL, R, S) == MBS_OK, "%s", mbs_data_error(d));
         for (int alg = 0; alg < 2; alg++) {
             const mbs_fd_algorithm fa = alg ? MBS_FD_SEMI_RECURSIVE : MBS_FD_RECURSIVE;
@@ -188,11 +188,11 @@ static void compare(mbs_model *m, mbs_rng *rng, double *worst, long *zeros_bad, 
         for (int k = 0; k < nq; k++) jl[k] = qload[k];
     }
     worst[4] = fmax(worst[4], fmax(mbs_rel_err(A, R, nq * nq), mbs_rel_err(B, S, nq * nq)) / ro_id);
-    CHECK(mbs_idl_id_jacobians(m, d, q, qd, qdd, NULL, NULL, NULL, M) == 0, "M only");
+    CHECK(mbs_jac1_id_jacobians(m, d, q, qd, qdd, NULL, NULL, NULL, M) == 0, "M only");
     worst[5] = fmax(worst[5], mbs_rel_err(M, M0, nq * nq) / ro_id);
     /* one Jacobian at a time: the same entries */
-    CHECK(mbs_idl_id_jacobians(m, d, q, qd, qdd, NULL, R, NULL, NULL) == 0, "dq only");
-    CHECK(mbs_idl_id_jacobians(m, d, q, qd, qdd, NULL, NULL, S, NULL) == 0, "dqd only");
+    CHECK(mbs_jac1_id_jacobians(m, d, q, qd, qdd, NULL, R, NULL, NULL) == 0, "dq only");
+    CHECK(mbs_jac1_id_jacobians(m, d, q, qd, qdd, NULL, NULL, S, NULL) == 0, "dqd only");
     /* (the paired loops may run with fused multiply-adds: equal to round-off) */
     CHECK(mbs_rel_err(R, A, nq * nq) <= ro_id && mbs_rel_err(S, B, nq * nq) <= ro_id, "single-Jacobian calls differ");
     for (int r = 0; r < nq; r++)
@@ -300,11 +300,11 @@ int main(void)
             mbs_data *d = mbs_data_create(hm, NULL);
             const double pt[3] = { 0, 0, 0 }, f[3] = { 1, 0, 0 }, n[3] = { 0, 0, 0 };
             mbs_data_add_body_load(d, 5, pt, f, n);
-            CHECK(!mbs_idl_usable(hm, d), "body load: generic path");
+            CHECK(!mbs_jac1_usable(hm, d), "body load: generic path");
             mbs_data_clear_loads(d);
-            CHECK(mbs_idl_usable(hm, d), "loads cleared: fused path");
+            CHECK(mbs_jac1_usable(hm, d), "loads cleared: fused path");
             mbs_model *other = mbs_test_random_tree(&rng, 3, types);
-            CHECK(other && !mbs_idl_usable(other, d), "another model's data");
+            CHECK(other && !mbs_jac1_usable(other, d), "another model's data");
             mbs_model_free(other);
             /* overflow: reported, never a silent non-finite value */
             const int nq = hm->nq;
@@ -321,7 +321,7 @@ int main(void)
         mbs_model *sm = mbs_test_random_tree(&rng, 4, 1u << MBS_JOINT_SPHERICAL);
         if (sm) {
             mbs_data *d = mbs_data_create(sm, NULL);
-            CHECK(!mbs_idl_usable(sm, d), "spherical: generic path");
+            CHECK(!mbs_jac1_usable(sm, d), "spherical: generic path");
             mbs_data_free(d);
             mbs_model_free(sm);
         }

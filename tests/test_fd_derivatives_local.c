@@ -111,12 +111,12 @@ int main(void)
         mbs_test_random_state(&rng, m, q, qd, NULL);
         for (int k = 0; k < nq; k++) { qd[k] = mbs_rng_uniform(&rng, -2, 2); tau[k] = mbs_rng_uniform(&rng, -2, 2); }
         mbs_data *d = mbs_data_create(m, NULL);
-        if (tree % 2) mbs_idl_set_avx2(d, 0);
+        if (tree % 2) mbs_jac1_set_avx2(d, 0);
         if (mbs_rng_int(&rng, 4)) {
             double *jl = mbs_data_joint_load(d);
             for (int k = 0; k < nq; k++) jl[k] = qload[k] = mbs_rng_uniform(&rng, -1, 1);
         }
-        CHECK(mbs_idl_usable(m, d), "fused path usable on %s", m->name);
+        CHECK(mbs_jac1_usable(m, d), "fused path usable on %s", m->name);
         /* the round-off bound: the recursions' (MBS_ROUNDOFF) and solving with M, n eps kappa(M)
          * (the textbook forward error of a backward-stable solve), twice (both sides of a comparison) */
         CHECK(mbs_mass_matrix(m, d, q, A) == MBS_OK, "M");
@@ -149,7 +149,7 @@ int main(void)
         {
             const double z3[3] = { 0, 0, 0 };
             mbs_data_add_body_load(d, 1, z3, z3, z3);
-            CHECK(!mbs_idl_usable(m, d), "body load: world-frame path");
+            CHECK(!mbs_jac1_usable(m, d), "body load: world-frame path");
             CHECK(mbs_forward_dynamics_derivatives(m, d, MBS_FD_RECURSIVE, q, qd, tau, a4, A4, B4, C4) == MBS_OK,
                   "%s", mbs_data_error(d));
             const double g_fr = worst3(A4, B4, C4, A3, B3, C3, nq * nq);

@@ -35,8 +35,8 @@ mbs_data *mbs_data_create(const mbs_model *m, mbs_error *err)
     d->dx = calloc((size_t)m->nx + 1, sizeof(double));
     d->dbuf = calloc(6 * nq, sizeof(double));
     ok = ok && d->scratch && d->xload && d->qload && d->dx && d->dbuf && mbs_con_ws_create(d, m) == 0;
-    ok = ok && mbs_fdl_create(d, m) == 0;
-    ok = ok && mbs_idl_create(d, m) == 0;
+    ok = ok && mbs_abajf_create(d, m) == 0;
+    ok = ok && mbs_jac1_create(d, m) == 0;
     d->x_moderate = 1;
     for (int k = 0; k < m->nx; k++)
         if (!(fabs(m->x[k]) <= 1e15)) d->x_moderate = 0;
@@ -54,8 +54,8 @@ void mbs_data_free(mbs_data *d)
     mbs_ws_free(&d->ws);
     mbs_ws_free(&d->dws);
     mbs_con_ws_free(d);
-    mbs_fdl_free(d);
-    mbs_idl_free(d);
+    mbs_abajf_free(d);
+    mbs_jac1_free(d);
     free(d->dx);
     free(d->dbuf);
     free(d->scratch);
@@ -76,8 +76,8 @@ void mbs_data_scribble(mbs_data *d, uint64_t seed)
     mbs_scribble_bytes(d->dbuf, z * 6 * nq, &s);
     mbs_scribble_bytes(d->scratch, z * (nq * nq + 4 * nq), &s);
     mbs_con_ws_scribble(d, &s);
-    mbs_fdl_scribble(d, &s);
-    mbs_idl_scribble(d, &s);
+    mbs_abajf_scribble(d, &s);
+    mbs_jac1_scribble(d, &s);
     snprintf(d->err, sizeof d->err, "(scribbled)");
 }
 

@@ -38,7 +38,7 @@ int mbs_deriv_fd_primal(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, c
     const int nq = m->nq;
     int rc;
     if (alg == MBS_FD_SEMI_RECURSIVE) {
-        rc = mbs_fd_unchecked(m, d, MBS_FD_SEMI_RECURSIVE, q, qd, tau, qdd);
+        rc = mbs_fd_in_workspace(m, d, MBS_FD_SEMI_RECURSIVE, q, qd, tau, qdd);
         if (rc) return rc;
         /* factor M' (the forward solve left it factored in scratch only if
          * nq > 0; recompute explicitly to keep this independent) */
@@ -54,7 +54,7 @@ int mbs_deriv_fd_primal(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, c
         if (nq > 0 && LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', nq, M, nq) != 0)
             return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics derivatives: mass matrix not positive definite");
     } else {
-        rc = mbs_fd_unchecked(m, d, MBS_FD_RECURSIVE, q, qd, tau, qdd);
+        rc = mbs_fd_in_workspace(m, d, MBS_FD_RECURSIVE, q, qd, tau, qdd);
         if (rc) return rc;
     }
     /* Newton-Euler at the solution (keeps the ABA factors MS, U, Ninv):
@@ -297,7 +297,7 @@ apply:;
     }
 }
 
-/* Trees of revolute, prismatic and fixed joints (mbs_idl_usable; no Euler
+/* Trees of revolute, prismatic and fixed joints (mbs_jac1_usable; no Euler
  * completion). The accelerations as the chosen algorithm computes them
  * (the derivatives are those of that function; where M is ill-conditioned,
  * as with the human model's massless frames near gimbal lock, the two
@@ -311,7 +311,7 @@ apply:;
  * The Jacobians land in the pass's own workspace (its zeros kept from call
  * to call). Then dqdd/dx = -M^-1 dtau/dx and dqdd/dtau = M^-1: on branched
  * trees by triangular solves with the tree-sparse factor M = L^T L
- * (mbs_idl_fd_solve; n^2/2 multiply-adds per column on a chain, far fewer
+ * (mbs_jac1_fd_solve; n^2/2 multiply-adds per column on a chain, far fewer
  * on the human); where that saves little (chain-like trees,
  * mbs_deriv_fd_inverse_dense) by LAPACK's Cholesky factor and inverse and dgemm. */
 static int fd_derivatives_local(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
@@ -324,21 +324,21 @@ static int fd_derivatives_local(const mbs_model *m, mbs_data *d, mbs_fd_algorith
     const int semi = alg == MBS_FD_SEMI_RECURSIVE;
     int rc;
     if (!semi) {
-        if ((rc = mbs_fd_qdd(m, d, alg, q, qd, tau, a))) return rc;
+        if ((rc = mbs_fd_accelerations(m, d, alg, q, qd, tau, a))) return rc;
         if (qdd) memcpy(qdd, a, sizeof(double) * (size_t)nq);
         if (!want) {
             d->err[0] = 0;
             return MBS_OK;
         }
     }
-    if (mbs_idl_fd_begin(m, d, q, qd, semi ? NULL : a, semi ? b : NULL, H))
+    if (mbs_jac1_fd_begin(m, d, q, qd, semi ? NULL : a, semi ? b : NULL, H))
         return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics derivatives: mass matrix%s not finite",
                              semi ? " or bias forces" : "");
     if ((rc = fd_factor(m, d, q, dense))) return rc;
     if (semi) {
         for (int k = 0; k < nq; k++) a[k] = (tau ? tau[k] : 0) - b[k];
         if (dense) fd_dense_solve(m, d, a);
-        else mbs_idl_fd_factor_solve(m, d, H, a);
+        else mbs_jac1_fd_factor_solve(m, d, H, a);
         for (int k = 0; k < nq; k++)
             if (!isfinite(a[k]))
                 return mbs_data_fail(d, MBS_ERR_NUMERIC, "forward dynamics: acceleration of %s is not finite",
@@ -348,19 +348,19 @@ static int fd_derivatives_local(const mbs_model *m, mbs_data *d, mbs_fd_algorith
             d->err[0] = 0;
             return MBS_OK;
         }
-        if (dqdd_dq || dqdd_dqd) mbs_idl_fd_move(m, d, a, NULL);
+        if (dqdd_dq || dqdd_dqd) mbs_jac1_fd_move(m, d, a, NULL);
     }
     const double *J = NULL;
     int ld = 0;
     if (dqdd_dq || dqdd_dqd) {
         int bad;
-        J = mbs_idl_fd_jacobians(m, d, &bad, &ld);
+        J = mbs_jac1_fd_jacobians(m, d, &bad, &ld);
         if (bad && (rc = mbs_deriv_check_finite(d, J, nq * ld, "dtau/dq, dtau/dqd"))) return rc;
     }
     if (dense) {
         if ((rc = fd_dense_inverse(m, d))) return rc;
         fd_apply_inverse(m, d, q, dqdd_dq, dqdd_dqd, dqdd_dtau, -1.0, 1, J, ld);
-    } else if (!mbs_idl_fd_solve(m, d, H, dqdd_dq, dqdd_dqd, dqdd_dtau)) {
+    } else if (!mbs_jac1_fd_solve(m, d, H, dqdd_dq, dqdd_dqd, dqdd_dtau)) {
         d->err[0] = 0;   /* the sum of the results is finite: so are they */
         return MBS_OK;
     }
@@ -379,11 +379,11 @@ int mbs_forward_dynamics_derivatives(const mbs_model *m, mbs_data *d, mbs_fd_alg
     const int nq = m->nq;
     double *a = d->dbuf, *tid = d->dbuf + nq;
     int rc;
-    if (mbs_idl_usable(m, d))
+    if (mbs_jac1_usable(m, d))
         return fd_derivatives_local(m, d, alg, q, qd, tau, qdd, dqdd_dq, dqdd_dqd, dqdd_dtau);
     /* the primal of mbs_deriv_fd_primal without its factorization of M'
      * for the semi-recursive algorithm (fd_factor below replaces it) */
-    rc = mbs_fd_unchecked(m, d, alg, q, qd, tau, a);
+    rc = mbs_fd_in_workspace(m, d, alg, q, qd, tau, a);
     if (rc) return rc;
     mbs_kin_accelerations(m, &d->ws, a);
     mbs_rnea(m, &d->ws, tid);

@@ -88,24 +88,24 @@ int mbs_forward_dynamics(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg,
 {
     int rc = mbs_data_check_state(d, q, qd, tau);
     if (rc) return rc;
-    return mbs_fd_qdd(m, d, alg, q, qd, tau, qdd);
+    return mbs_fd_accelerations(m, d, alg, q, qd, tau, qdd);
 }
 
-int mbs_fd_qdd(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q, const double *qd,
+int mbs_fd_accelerations(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q, const double *qd,
                const double *tau, double *qdd)
 {
     /* (its constants belong to the model d is created for) */
-    if (alg == MBS_FD_RECURSIVE && !d->fr_global && d->model == m && mbs_fdl_usable(d)) {
+    if (alg == MBS_FD_RECURSIVE && !d->fr_global && d->model == m && mbs_abajf_usable(d)) {
         /* joint-frame articulated bodies (aba_joint_frames.c): the
          * same accelerations at about half the cost; it leaves no
-         * kinematics or factors in d->ws, which only mbs_fd_unchecked's
+         * kinematics or factors in d->ws, which only mbs_fd_in_workspace's
          * callers (derivatives, sensitivities) read */
-        return fd_outcome(m, d, mbs_fdl_forward_dynamics(m, d, q, qd, tau, qdd), qdd);
+        return fd_outcome(m, d, mbs_abajf_forward_dynamics(m, d, q, qd, tau, qdd), qdd);
     }
-    return mbs_fd_unchecked(m, d, alg, q, qd, tau, qdd);
+    return mbs_fd_in_workspace(m, d, alg, q, qd, tau, qdd);
 }
 
-int mbs_fd_unchecked(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
+int mbs_fd_in_workspace(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
                      const double *qd, const double *tau, double *qdd)
 {
     if (alg == MBS_FD_SEMI_RECURSIVE) {

@@ -220,10 +220,10 @@ int mbs_deriv_id_derivatives(const mbs_model *m, mbs_data *d, const double *q, c
     int rc;
     const int nq = m->nq;
     double *t = d->dbuf;
-    if (mbs_idl_usable(m, d)) {
+    if (mbs_jac1_usable(m, d)) {
         /* trees of revolute, prismatic and fixed joints: one fused pass
          * (src/kernels/jacobians_1dof.c); the entry search only on failure */
-        if (mbs_idl_id_jacobians(m, d, q, qd, qdd, tau, dtau_dq, dtau_dqd, NULL)) {
+        if (mbs_jac1_id_jacobians(m, d, q, qd, qdd, tau, dtau_dq, dtau_dqd, NULL)) {
             if (tau && (rc = mbs_deriv_check_finite(d, tau, nq, "tau"))) return rc;
             if (dtau_dq && (rc = mbs_deriv_check_finite(d, dtau_dq, nq * nq, "dtau/dq"))) return rc;
             if (dtau_dqd && (rc = mbs_deriv_check_finite(d, dtau_dqd, nq * nq, "dtau/dqd"))) return rc;

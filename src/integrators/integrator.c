@@ -268,7 +268,7 @@ int mbs_integ_fd(mbs_integrator *it, double t, const double *q, const double *qd
     int rc = MBS_OK;
     if (it->form) {
         rc = mbs_form_fd(it->form, t, q, qd, qdd, it->msg);   /* closed loops: src/formulations/ */
-    } else if ((rc = mbs_fd_qdd(m, d, it->o.formulation, q, qd, NULL, qdd)) != MBS_OK) {
+    } else if ((rc = mbs_fd_accelerations(m, d, it->o.formulation, q, qd, NULL, qdd)) != MBS_OK) {
         /* both open-tree algorithms (src/dynamics/forward_dynamics.c; fr in joint frames where it applies), no
          * state checks; nothing here reads the kinematics it leaves (the bookkeeping recomputes them) */
         rc = mbs_integ_fail(it, rc, "%s", mbs_data_error(d));

@@ -23,7 +23,7 @@
  * kind (fixed, revolute, prismatic, spherical, floating), without force
  * elements and without user body loads (joint loads are fine). Everything
  * else goes through the global-axes kernels, which also leave the factors
- * and kinematics that the derivative code reads (mbs_fd_unchecked).
+ * and kinematics that the derivative code reads (mbs_fd_in_workspace).
  */
 #include <stdlib.h>
 
@@ -44,7 +44,7 @@ typedef struct fdl_ws {
     double a[6];
 } fdl_ws;
 
-struct mbs_fdl {
+struct mbs_abajf {
     int usable;
     fdl_body *b;
     fdl_ws *w;
@@ -52,9 +52,9 @@ struct mbs_fdl {
 
 /* ------------------------------------------------------------ set-up */
 
-int mbs_fdl_create(mbs_data *d, const mbs_model *m)
+int mbs_abajf_create(mbs_data *d, const mbs_model *m)
 {
-    struct mbs_fdl *f = calloc(1, sizeof *f);
+    struct mbs_abajf *f = calloc(1, sizeof *f);
     if (!f) return -1;
     d->fdl = f;
     f->b = calloc((size_t)m->nb + 1, sizeof *f->b);
@@ -95,7 +95,7 @@ int mbs_fdl_create(mbs_data *d, const mbs_model *m)
     return 0;
 }
 
-void mbs_fdl_free(mbs_data *d)
+void mbs_abajf_free(mbs_data *d)
 {
     if (!d->fdl) return;
     free(d->fdl->b);
@@ -104,12 +104,12 @@ void mbs_fdl_free(mbs_data *d)
     d->fdl = 0;
 }
 
-void mbs_fdl_scribble(mbs_data *d, uint64_t *s)
+void mbs_abajf_scribble(mbs_data *d, uint64_t *s)
 {
     mbs_scribble_bytes(d->fdl->w, sizeof(fdl_ws) * ((size_t)d->model->nb + 1), s);
 }
 
-int mbs_fdl_usable(const mbs_data *d) { return d->fdl && d->fdl->usable && !d->has_body_load; }
+int mbs_abajf_usable(const mbs_data *d) { return d->fdl && d->fdl->usable && !d->has_body_load; }
 
 /* ------------------------------------------------------------ the algorithm */
 
@@ -217,7 +217,7 @@ FDL_INLINE void fdl_accelerations(const fdl_body *b, fdl_ws *w, const double *ah
     jf_acceleration(&b->j, &w->f, &w->ar, w->nu, a, b->qoff, q, qd, qdd);
 }
 
-int mbs_fdl_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+int mbs_abajf_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
                              const double *tau, double *qdd)
 {
     const int nb = m->nb;

@@ -29,9 +29,9 @@ struct mbs_data {
     double *qload;         /* user joint loads, nq */
     double time;           /* time at which force elements are evaluated */
     struct mbs_con_ws *con; /* constraints and kinematic problems (kinematic_problems.c) */
-    struct mbs_fdl *fdl;   /* joint-frame forward dynamics: constants and workspace
+    struct mbs_abajf *fdl;   /* joint-frame forward dynamics: constants and workspace
                             * (aba_joint_frames.c) */
-    struct mbs_idl *idl;   /* fused ID Jacobians for 1-DOF trees (jacobians_1dof.c) */
+    struct mbs_jac1 *idl;   /* fused ID Jacobians for 1-DOF trees (jacobians_1dof.c) */
     int has_body_load;     /* a user body load was added since the last clear */
     int fr_global;         /* mbs_data_set_fr_frames(MBS_FR_GLOBAL) */
     int x_moderate;        /* every number of the model at most 1e15 in magnitude
@@ -51,30 +51,30 @@ void mbs_data_prepare_loads(const mbs_model *m, mbs_data *d, const double *q, co
  * there), always by the global-axes kernels: leaves in d->ws the
  * kinematics, body terms and factors that the derivatives and the
  * formulations read afterwards. Non-finite results are still reported. */
-int mbs_fd_unchecked(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
+int mbs_fd_in_workspace(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
                      const double *qd, const double *tau, double *qdd);
 
 /* The joint-frame articulated-body forward dynamics (aba_joint_frames.c):
  * set-up at data creation (constants from m->x), and the fast path of
- * mbs_forward_dynamics(MBS_FD_RECURSIVE) when mbs_fdl_usable(d): joints
+ * mbs_forward_dynamics(MBS_FD_RECURSIVE) when mbs_abajf_usable(d): joints
  * fixed, revolute, prismatic, spherical or floating, no force elements, no
  * user body loads. Leaves nothing in d->ws. Returns 0 or -i (joint i's
  * articulated inertia not positive definite). */
-int mbs_fdl_create(mbs_data *d, const mbs_model *m);
-void mbs_fdl_free(mbs_data *d);
+int mbs_abajf_create(mbs_data *d, const mbs_model *m);
+void mbs_abajf_free(mbs_data *d);
 /* Test hook (mbs_data_scribble): garbage in the per-call workspace. */
-void mbs_fdl_scribble(mbs_data *d, uint64_t *s);
-int mbs_fdl_usable(const mbs_data *d);
-int mbs_fdl_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+void mbs_abajf_scribble(mbs_data *d, uint64_t *s);
+int mbs_abajf_usable(const mbs_data *d);
+int mbs_abajf_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
                              const double *tau, double *qdd);
 
 /* qdd only, no state checks: the joint-frame path when it applies
- * (alg = MBS_FD_RECURSIVE, mbs_fdl_usable), else mbs_fd_unchecked; then
+ * (alg = MBS_FD_RECURSIVE, mbs_abajf_usable), else mbs_fd_in_workspace; then
  * d->ws holds nothing the caller may read. For callers that want the
  * accelerations alone (the public mbs_forward_dynamics, the ODE
  * integrators). With Euler parameters off |p| = 1 the two paths differ at
  * the order of ||p|^2 - 1|. */
-int mbs_fd_qdd(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q, const double *qd,
+int mbs_fd_accelerations(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q, const double *qd,
                const double *tau, double *qdd);
 
 /* Finite values and normalized Euler parameters (NULL vectors skipped):

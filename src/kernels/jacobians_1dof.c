@@ -41,7 +41,7 @@
  * Double precision only. Usable when every joint is fixed, revolute or
  * prismatic, without force elements and without user body loads (joint
  * loads are constants along any state direction); the data must have been
- * created for this model. With force elements (mbs_idl_rigid_usable) the
+ * created for this model. With force elements (mbs_jac1_rigid_usable) the
  * pass leaves their loads out: for differences in which they cancel (the
  * ALI3-P linearization's d(Mv)/dz). Leaves nothing in d->ws.
  */
@@ -88,7 +88,7 @@ typedef struct idl_ws {           /* per body, per call */
 /* per column c (= coordinate; only 1-DOF joints): contiguous records */
 enum { CC_G = 0, CC_S = 12, CC_U = 18, CC_W = 24, CC_PS = 30, CC_PSD = 36, CC_SIZE = 42 };
 
-struct mbs_idl {
+struct mbs_jac1 {
     int usable, nq, avx2;
     int rigid;                    /* the joints qualify (force elements aside) */
     idl_body *b;
@@ -271,9 +271,9 @@ static void entries_pair_avx2(const double *CC, int c, int end, const int *cpar,
 
 /* long-function: one straight set-up of the tables of the fused pass,
  * in the order the pass reads them. */
-int mbs_idl_create(mbs_data *d, const mbs_model *m)
+int mbs_jac1_create(mbs_data *d, const mbs_model *m)
 {
-    struct mbs_idl *f = calloc(1, sizeof *f);
+    struct mbs_jac1 *f = calloc(1, sizeof *f);
     if (!f) return -1;
     d->idl = f;
     const int nb = m->nb, nq = m->nq;
@@ -367,9 +367,9 @@ int mbs_idl_create(mbs_data *d, const mbs_model *m)
     return 0;
 }
 
-void mbs_idl_scribble(mbs_data *d, uint64_t *s)
+void mbs_jac1_scribble(mbs_data *d, uint64_t *s)
 {
-    struct mbs_idl *f = d->idl;
+    struct mbs_jac1 *f = d->idl;
     const int nq = f->nq, ldp = f->ldp;
     const size_t z = sizeof(double);
     mbs_scribble_bytes(f->w, sizeof(idl_ws) * ((size_t)d->model->nb + 1), s);
@@ -391,7 +391,7 @@ void mbs_idl_scribble(mbs_data *d, uint64_t *s)
     mbs_scribble_bytes(f->vbuf, z * ((size_t)nq + 1), s);
 }
 
-void mbs_idl_free(mbs_data *d)
+void mbs_jac1_free(mbs_data *d)
 {
     if (!d->idl) return;
     free(d->idl->b);
@@ -413,7 +413,7 @@ void mbs_idl_free(mbs_data *d)
     d->idl = 0;
 }
 
-int mbs_idl_set_avx2(mbs_data *d, int on)
+int mbs_jac1_set_avx2(mbs_data *d, int on)
 {
     const int prev = d->idl->avx2;
 #if defined(IDL_AVX2)
@@ -424,12 +424,12 @@ int mbs_idl_set_avx2(mbs_data *d, int on)
     return prev;
 }
 
-int mbs_idl_usable(const mbs_model *m, const mbs_data *d)
+int mbs_jac1_usable(const mbs_model *m, const mbs_data *d)
 {
     return d->idl && d->idl->usable && d->model == m && !d->has_body_load;
 }
 
-int mbs_idl_rigid_usable(const mbs_model *m, const mbs_data *d)
+int mbs_jac1_rigid_usable(const mbs_model *m, const mbs_data *d)
 {
     return d->idl && d->idl->rigid && d->model == m && !d->has_body_load;
 }
@@ -519,9 +519,9 @@ static void combine_avx2(double *y, const double *x, double alpha, const double 
 /* x = M^-1 x with the tree-sparse factor M = L^T L (src/dynamics/fd_derivatives.c,
  * fd_factor): L^T y = x from the leaves up, then L x = y from the root
  * down, by the lists of ancestors */
-void mbs_idl_fd_factor_solve(const mbs_model *m, mbs_data *d, const double *H, double *x)
+void mbs_jac1_fd_factor_solve(const mbs_model *m, mbs_data *d, const double *H, double *x)
 {
-    const struct mbs_idl *f = d->idl;
+    const struct mbs_jac1 *f = d->idl;
     const int n = m->nq, *aptr = f->anc_ptr, *aidx = f->anc_idx;
     for (int k = n - 1; k >= 0; k--) {
         const double *Hk = H + (size_t)k * n;
@@ -549,9 +549,9 @@ void mbs_idl_fd_factor_solve(const mbs_model *m, mbs_data *d, const double *H, d
  * blocks are independent chains of multiply-adds, the rows mostly wait on
  * the previous ones: the three matrices side by side in one row (ldp
  * columns each, zeros beyond nq) give each row enough independent work. */
-int mbs_idl_fd_solve(const mbs_model *m, mbs_data *d, const double *L, double *Xq, double *Xqd, double *Xtau)
+int mbs_jac1_fd_solve(const mbs_model *m, mbs_data *d, const double *L, double *Xq, double *Xqd, double *Xtau)
 {
-    struct mbs_idl *f = d->idl;
+    struct mbs_jac1 *f = d->idl;
     const int n = m->nq, *end = f->cend, ldp = f->ldp, ldx = 3 * ldp;
     const int *sidx = f->sub_idx, *sptr = f->sub_ptr, *aidx = f->anc_idx, *aptr = f->anc_ptr;
     double *sval = f->sub_val, *aval = f->anc_val, *inv = f->vbuf, *X = f->xw;
@@ -808,7 +808,7 @@ IDL_INLINE double idl_front(const mbs_model *m, mbs_data *d, const double *q, co
                             double *tau, double *M)
 {
     const int nb = m->nb, nq = m->nq;
-    struct mbs_idl *f = d->idl;
+    struct mbs_jac1 *f = d->idl;
     const idl_body *Bd = f->b;
     idl_ws *W = f->w;
     double *CC = f->col;
@@ -857,7 +857,7 @@ IDL_INLINE double idl_front(const mbs_model *m, mbs_data *d, const double *q, co
 IDL_INLINE void idl_update(const mbs_model *m, mbs_data *d, const double *qdd, double *tau)
 {
     const int nb = m->nb;
-    struct mbs_idl *f = d->idl;
+    struct mbs_jac1 *f = d->idl;
     const idl_body *Bd = f->b;
     idl_ws *W = f->w;
     double *CC = f->col;
@@ -912,7 +912,7 @@ IDL_INLINE double idl_entries(const mbs_model *m, mbs_data *d, double *dtau_dq, 
                               int zero, int avx2)
 {
     const int nq = m->nq;
-    struct mbs_idl *f = d->idl;
+    struct mbs_jac1 *f = d->idl;
     const double *CC = f->col;
     const int *cpar = f->cpar, *cend = f->cend;
     double fin = 0;
@@ -961,7 +961,7 @@ IDL_INLINE int idl_pass(const mbs_model *m, mbs_data *d, const double *q, const 
     return isfinite(fin) ? 0 : -1;
 }
 
-/* The forward-dynamics variant (mbs_idl_fd_begin / mbs_idl_fd_jacobians) */
+/* The forward-dynamics variant (mbs_jac1_fd_begin / mbs_jac1_fd_jacobians) */
 IDL_INLINE int idl_fd_begin(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
                             const double *qdd, double *b, double *M)
 {
@@ -970,7 +970,7 @@ IDL_INLINE int idl_fd_begin(const mbs_model *m, mbs_data *d, const double *q, co
 
 IDL_INLINE int idl_fd_jacobians(const mbs_model *m, mbs_data *d, int avx2)
 {
-    struct mbs_idl *f = d->idl;
+    struct mbs_jac1 *f = d->idl;
     /* the workspace keeps its zeros between independent branches from
      * call to call (the same entries are written every time) */
     const double fin = idl_entries(m, d, f->jw, f->jw + f->ldp, 2 * f->ldp, 0, avx2);
@@ -1002,7 +1002,7 @@ static int idl_fd_jacobians_avx2(const mbs_model *m, mbs_data *d)
 }
 #endif
 
-int mbs_idl_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+int mbs_jac1_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
                          const double *qdd, double *tau, double *dtau_dq, double *dtau_dqd, double *M)
 {
 #if defined(IDL_AVX2)
@@ -1011,7 +1011,7 @@ int mbs_idl_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const
     return idl_pass(m, d, q, qd, qdd, tau, dtau_dq, dtau_dqd, M, 0);
 }
 
-int mbs_idl_fd_begin(const mbs_model *m, mbs_data *d, const double *q, const double *qd, const double *qdd,
+int mbs_jac1_fd_begin(const mbs_model *m, mbs_data *d, const double *q, const double *qd, const double *qdd,
                      double *tau, double *M)
 {
 #if defined(IDL_AVX2)
@@ -1020,7 +1020,7 @@ int mbs_idl_fd_begin(const mbs_model *m, mbs_data *d, const double *q, const dou
     return idl_fd_begin(m, d, q, qd, qdd, tau, M);
 }
 
-void mbs_idl_fd_move(const mbs_model *m, mbs_data *d, const double *dqdd, double *tau)
+void mbs_jac1_fd_move(const mbs_model *m, mbs_data *d, const double *dqdd, double *tau)
 {
 #if defined(IDL_AVX2)
     if (d->idl->avx2) { idl_update_avx2(m, d, dqdd, tau); return; }
@@ -1028,7 +1028,7 @@ void mbs_idl_fd_move(const mbs_model *m, mbs_data *d, const double *dqdd, double
     idl_update(m, d, dqdd, tau);
 }
 
-const double *mbs_idl_fd_jacobians(const mbs_model *m, mbs_data *d, int *bad, int *ld)
+const double *mbs_jac1_fd_jacobians(const mbs_model *m, mbs_data *d, int *bad, int *ld)
 {
     *ld = 2 * d->idl->ldp;
 #if defined(IDL_AVX2)

@@ -50,7 +50,7 @@ static int fd_and_jacobians(cav *c, double t, const double *q, const double *qd,
     const mbs_fd_algorithm alg = r->o->sim.formulation;
     mbs_data_set_time(r->d, t);
     if (!need_jac) {
-        int rc = mbs_fd_unchecked(m, r->d, alg, q, qd, NULL, c->a);
+        int rc = mbs_fd_in_workspace(m, r->d, alg, q, qd, NULL, c->a);
         if (rc) snprintf(c->msg, sizeof c->msg, "t = %.9g: %s", t, mbs_data_error(r->d));
         return rc;
     }

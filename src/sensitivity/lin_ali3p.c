@@ -377,8 +377,8 @@ static int id_jac_acc(sens_run *r, const double *z, const double *zd, const doub
     if (m->n_euler > 0) return id_jac(r, z, zd, zdd, Rz, NULL);
     /* trees of 1-DOF joints: the fused pass (the element loads, which it
      * leaves out, cancel in the differences); it does not touch d->ws */
-    if (mbs_idl_rigid_usable(m, r->d))
-        return mbs_idl_id_jacobians(m, r->d, z, zd, zdd, NULL, Rz, NULL, NULL) ? MBS_ERR_NUMERIC : MBS_OK;
+    if (mbs_jac1_rigid_usable(m, r->d))
+        return mbs_jac1_id_jacobians(m, r->d, z, zd, zdd, NULL, Rz, NULL, NULL) ? MBS_ERR_NUMERIC : MBS_OK;
     primal_rates(m, r->d, r->d->time, z, zd, zdd, NULL, NULL, NULL);
     mbs_rnea_jacobians(m, m->x, &r->d->ws, z, zd, zdd, 0, Rz, NULL, NULL);
     for (int k = 0; k < m->nq * m->nq; k++)

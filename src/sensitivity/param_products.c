@@ -297,6 +297,6 @@ void sens_solve_mprime(sens_run *r, const double *q, const double *qd, const dou
 {
     /* the articulated-body factors at (q, qd) (fully recursive forward
      * dynamics, O(n)), whatever formulation r runs: M' is the same matrix */
-    mbs_fd_unchecked(r->m, r->d, MBS_FD_RECURSIVE, q, qd, NULL, scratch);
+    mbs_fd_in_workspace(r->m, r->d, MBS_FD_RECURSIVE, q, qd, NULL, scratch);
     mbs_aba_solve(r->m, &r->d->ws, &r->d->dws, x, y);
 }
