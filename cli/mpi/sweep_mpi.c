@@ -22,7 +22,7 @@
  * second empty answer it holds and asks for nothing, and stops. When every
  * case is finished, rank 0 writes the tables, then answers the ranks still
  * out as they report; a rank silent for longer than a grace time (2 s plus
- * 5 times the longest a chunk was out) is taken for dead. Its last word to
+ * 5 times the longest time a chunk has been out) is taken for dead. Its last word to
  * the others says whether all stopped: only then do the ranks call
  * MPI_Finalize, which would wait for a dead rank forever (without it, a
  * process ends as mpirun --enable-recovery allows).
@@ -237,7 +237,7 @@ typedef struct flight {
     int n, head;              /* chunks out; the oldest in slot head */
     int64_t *ids;             /* AHEAD slots of `chunk` indices: the sends' buffers */
     MPI_Request req[AHEAD];
-    double since[AHEAD];      /* when each slot was handed out */
+    double since[AHEAD];      /* when each slot went out */
     int empties;              /* empty answers sent: AHEAD of them stop the rank */
 } flight;
 
@@ -246,7 +246,7 @@ typedef struct server {
     int chunk, threads, size;
     _Atomic int local_done;   /* rank 0's own computing has ended */
     flight *fl;               /* per rank */
-    double longest;           /* the longest time a chunk was out */
+    double longest;           /* the longest time any chunk has been out */
     int active;               /* worker ranks not yet stopped */
     long handouts;
     double bytes;

@@ -927,6 +927,56 @@ static int load_contact(lctx *c, json_t *jf, const char *path, const char *name,
     return rc < 0 ? rc : MBS_OK;
 }
 
+/* forces[k] of type spring_damper */
+static int load_spring_damper(lctx *c, json_t *jf, const char *path, const char *name, const char *where)
+{
+    char p[PATH_LEN + 32];
+    int p1, p2, rc;
+    double k, d, len;
+    if ((rc = force_end(c, jf, path, "body1", "point1", &p1)) ||
+        (rc = force_end(c, jf, path, "body2", "point2", &p2)) ||
+        (rc = spring_numbers(c, jf, path, &k, &d)))
+        return rc;
+    int has_len = json_object_get(jf, "length") != NULL;
+    if (has_len) {
+        if ((rc = member_number(c, jf, path, "length", NULL, &len))) return rc;
+        if (len < 0) {
+            join3(p, sizeof p, path, ".length", "");
+            return fail(c, MBS_ERR_MODEL, p, "free length must be >= 0, got %g", len);
+        }
+    }
+    return mbs_builder_add_spring_damper(c->b, name, p1, p2, k, d, has_len ? &len : NULL, where, c->err);
+}
+
+/* forces[k] of type body_load */
+static int load_body_load(lctx *c, json_t *jf, const char *path, const char *name, const char *where)
+{
+    static const char *const axes[] = { "global", "body", NULL };
+    char p[PATH_LEN + 32];
+    int body, point = -1, frame, func, rc;
+    double f[3] = { 0, 0, 0 }, n[3] = { 0, 0, 0 };
+    if ((rc = body_ref(c, jf, path, "body", &body))) return rc;
+    const char *bname = json_string_value(json_object_get(jf, "body"));
+    if (body == 0) {
+        join3(p, sizeof p, path, ".body", "");
+        return fail(c, MBS_ERR_MODEL, p, "a body_load needs a moving body (a load on the ground does nothing)");
+    }
+    if (json_object_get(jf, "point") && (rc = side_point(c, jf, path, "point", body, bname, &point))) return rc;
+    json_t *jfv = json_object_get(jf, "force"), *jtv = json_object_get(jf, "torque");
+    if (!jfv && !jtv) return fail(c, MBS_ERR_MODEL, path, "a body_load needs \"force\" or \"torque\" (or both)");
+    if (jfv) {
+        join3(p, sizeof p, path, ".force", "");
+        if ((rc = get_numbers(c, jfv, p, 3, f))) return rc;
+    }
+    if (jtv) {
+        join3(p, sizeof p, path, ".torque", "");
+        if ((rc = get_numbers(c, jtv, p, 3, n))) return rc;
+    }
+    if ((rc = member_choice(c, jf, path, "axes", axes, 0, &frame)) || (rc = force_function(c, jf, path, &func)))
+        return rc;
+    return mbs_builder_add_body_load(c->b, name, body, point, f, n, frame, func, where, c->err);
+}
+
 static int load_force(lctx *c, json_t *jf, size_t idx)
 {
     static const char *const a_sd[] = { "name", "type", "body1", "point1", "body2", "point2", "stiffness", "damping",
@@ -943,7 +993,6 @@ static int load_force(lctx *c, json_t *jf, size_t idx)
                                         "plane_normal", "stiffness", "exponent", "hysteresis", "restitution",
                                         "impact_velocity", "smoothing", "kappa_c", "alpha_c", "mu_x", "mu_y",
                                         "speed_regularization", NULL };
-    static const char *const axes[] = { "global", "body", NULL };
     char path[PATH_LEN], p[PATH_LEN + 32], where[PATH_LEN + 64];
     index_path(path, sizeof path, "forces", idx);
     join3(where, sizeof where, c->file, ": ", path);
@@ -969,24 +1018,9 @@ static int load_force(lctx *c, json_t *jf, size_t idx)
     double k, d, val;
     int joint, coord, func;
     switch (type) {
-    case MBS_FORCE_SPRING_DAMPER: {
-        int p1, p2;
-        if ((rc = force_end(c, jf, path, "body1", "point1", &p1)) ||
-            (rc = force_end(c, jf, path, "body2", "point2", &p2)) ||
-            (rc = spring_numbers(c, jf, path, &k, &d)))
-            return rc;
-        double len;
-        int has_len = json_object_get(jf, "length") != NULL;
-        if (has_len) {
-            if ((rc = member_number(c, jf, path, "length", NULL, &len))) return rc;
-            if (len < 0) {
-                join3(p, sizeof p, path, ".length", "");
-                return fail(c, MBS_ERR_MODEL, p, "free length must be >= 0, got %g", len);
-            }
-        }
-        rc = mbs_builder_add_spring_damper(c->b, name, p1, p2, k, d, has_len ? &len : NULL, where, c->err);
+    case MBS_FORCE_SPRING_DAMPER:
+        rc = load_spring_damper(c, jf, path, name, where);
         break;
-    }
     case MBS_FORCE_JOINT_SPRING:
         if ((rc = joint_coord(c, jf, path, &joint, &coord)) || (rc = spring_numbers(c, jf, path, &k, &d)) ||
             (rc = member_number(c, jf, path, "position", &zero, &val)))
@@ -1003,31 +1037,9 @@ static int load_force(lctx *c, json_t *jf, size_t idx)
     case MBS_FORCE_TIRE:
         if ((rc = load_contact(c, jf, path, name, (mbs_force_type)type, where))) return rc;
         break;
-    default: {
-        int body, point = -1, frame;
-        double f[3] = { 0, 0, 0 }, n[3] = { 0, 0, 0 };
-        if ((rc = body_ref(c, jf, path, "body", &body))) return rc;
-        const char *bname = json_string_value(json_object_get(jf, "body"));
-        if (body == 0) {
-            join3(p, sizeof p, path, ".body", "");
-            return fail(c, MBS_ERR_MODEL, p, "a body_load needs a moving body (a load on the ground does nothing)");
-        }
-        if (json_object_get(jf, "point") && (rc = side_point(c, jf, path, "point", body, bname, &point))) return rc;
-        json_t *jfv = json_object_get(jf, "force"), *jtv = json_object_get(jf, "torque");
-        if (!jfv && !jtv) return fail(c, MBS_ERR_MODEL, path, "a body_load needs \"force\" or \"torque\" (or both)");
-        if (jfv) {
-            join3(p, sizeof p, path, ".force", "");
-            if ((rc = get_numbers(c, jfv, p, 3, f))) return rc;
-        }
-        if (jtv) {
-            join3(p, sizeof p, path, ".torque", "");
-            if ((rc = get_numbers(c, jtv, p, 3, n))) return rc;
-        }
-        if ((rc = member_choice(c, jf, path, "axes", axes, 0, &frame)) || (rc = force_function(c, jf, path, &func)))
-            return rc;
-        rc = mbs_builder_add_body_load(c->b, name, body, point, f, n, frame, func, where, c->err);
+    default:
+        rc = load_body_load(c, jf, path, name, where);
         break;
-    }
     }
     return rc < 0 ? rc : MBS_OK;
 }

@@ -92,18 +92,11 @@ static int ref_component(octx *c, json_t *v, const char *path, double *val, int 
     return ofail(c, path, "expected a number or the name of a function");
 }
 
-static int load_term(octx *c, json_t *t, const char *path, mbs_objective_term *tm)
+/* What a term measures: exactly one of point, coordinate, body or energy,
+ * with its quantity; *n: the size of the quantity (1 or 3). */
+static int term_subject(octx *c, json_t *t, const char *path, mbs_objective_term *tm, int *n)
 {
-    static const char *const allowed[] = { "point", "coordinate", "body", "energy", "quantity", "component",
-                                           "vector", "reference", "weight", "squared", NULL };
     char p[640];
-    if (!json_is_object(t)) return ofail(c, path, "expected an object");
-    if (check_members(c, t, path, allowed)) return c->err ? c->err->code : MBS_ERR_MODEL;
-    memset(tm, 0, sizeof *tm);
-    tm->point = tm->coord = tm->body = tm->vector = tm->component = -1;
-    tm->func[0] = tm->func[1] = tm->func[2] = -1;
-    tm->weight = 1;
-    tm->squared = 1;
     json_t *jp = json_object_get(t, "point"), *jc = json_object_get(t, "coordinate");
     json_t *jb = json_object_get(t, "body"), *jq = json_object_get(t, "quantity");
     json_t *je = json_object_get(t, "energy");
@@ -117,7 +110,7 @@ static int load_term(octx *c, json_t *t, const char *path, mbs_objective_term *t
         }
         qty = json_string_value(jq);
     }
-    int n = 3;
+    *n = 3;
     if (je) {
         join3(p, sizeof p, path, ".energy", "");
         if (!json_is_string(je) || strcmp(json_string_value(je), "kinetic"))
@@ -127,7 +120,7 @@ static int load_term(octx *c, json_t *t, const char *path, mbs_objective_term *t
             return ofail(c, p, "an energy term has no quantity");
         }
         tm->quantity = MBS_OBJQ_KINETIC_ENERGY;
-        n = 1;
+        *n = 1;
     } else if (jp) {
         join3(p, sizeof p, path, ".point", "");
         if (!json_is_string(jp)) return ofail(c, p, "expected a point name \"body.point\"");
@@ -145,7 +138,7 @@ static int load_term(octx *c, json_t *t, const char *path, mbs_objective_term *t
         if (!json_is_string(jc)) return ofail(c, p, "expected a coordinate name");
         tm->coord = mbs_model_find_coord(c->m, json_string_value(jc));
         if (tm->coord < 0) return ofail(c, p, "unknown coordinate \"%s\"", json_string_value(jc));
-        n = 1;
+        *n = 1;
         if (!qty || !strcmp(qty, "value")) tm->quantity = MBS_OBJQ_COORDINATE;
         else if (!strcmp(qty, "velocity")) tm->quantity = MBS_OBJQ_COORDINATE_VELOCITY;
         else if (!strcmp(qty, "acceleration")) tm->quantity = MBS_OBJQ_COORDINATE_ACCELERATION;
@@ -170,9 +163,53 @@ static int load_term(octx *c, json_t *t, const char *path, mbs_objective_term *t
             tm->vector = find_vector(c->m, tm->body, json_string_value(jv));
             if (tm->vector == -2) return mbs_error_set(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
             if (tm->vector < 0) return ofail(c, p, "body \"%s\" has no vector \"%s\"", c->m->body[tm->body].name, json_string_value(jv));
-            n = 1;
+            *n = 1;
         }
     }
+    return MBS_OK;
+}
+
+/* The term's reference: one number or function name for a scalar
+ * quantity, three for a vector one (default 0). */
+static int term_reference(octx *c, json_t *t, const char *path, mbs_objective_term *tm, int scalar)
+{
+    char p[640];
+    json_t *v;
+    tm->nref = 1;
+    if ((v = json_object_get(t, "reference"))) {
+        join3(p, sizeof p, path, ".reference", "");
+        if (json_is_array(v)) {
+            if (scalar) return ofail(c, p, "the quantity is a scalar: expected one number or function name");
+            if (json_array_size(v) != 3) return ofail(c, p, "expected 3 components, got %zu", json_array_size(v));
+            tm->nref = 3;
+            for (int k = 0; k < 3; k++) {
+                char pk[700];
+                snprintf(pk, sizeof pk, "%s[%d]", p, k);
+                if (ref_component(c, json_array_get(v, (size_t)k), pk, &tm->ref[k], &tm->func[k])) return c->err ? c->err->code : MBS_ERR_MODEL;
+            }
+        } else {
+            if (!scalar) return ofail(c, p, "a vector quantity needs a reference of 3 components");
+            if (ref_component(c, v, p, &tm->ref[0], &tm->func[0])) return c->err ? c->err->code : MBS_ERR_MODEL;
+        }
+    }
+    return MBS_OK;
+}
+
+static int load_term(octx *c, json_t *t, const char *path, mbs_objective_term *tm)
+{
+    static const char *const allowed[] = { "point", "coordinate", "body", "energy", "quantity", "component",
+                                           "vector", "reference", "weight", "squared", NULL };
+    char p[640];
+    if (!json_is_object(t)) return ofail(c, path, "expected an object");
+    if (check_members(c, t, path, allowed)) return c->err ? c->err->code : MBS_ERR_MODEL;
+    memset(tm, 0, sizeof *tm);
+    tm->point = tm->coord = tm->body = tm->vector = tm->component = -1;
+    tm->func[0] = tm->func[1] = tm->func[2] = -1;
+    tm->weight = 1;
+    tm->squared = 1;
+    int n = 3;
+    int rc = term_subject(c, t, path, tm, &n);
+    if (rc) return rc;
     if (json_object_get(t, "vector") && tm->quantity != MBS_OBJQ_ANGULAR_VELOCITY) {
         join3(p, sizeof p, path, ".vector", "");
         return ofail(c, p, "\"vector\" applies to body angular velocities only");
@@ -201,24 +238,7 @@ static int load_term(octx *c, json_t *t, const char *path, mbs_objective_term *t
     int scalar = n == 1 || tm->component >= 0;
     if (!tm->squared && !scalar)
         return ofail(c, path, "a linear (\"squared\": false) term needs a scalar quantity: give a \"component\"");
-    tm->nref = 1;
-    if ((v = json_object_get(t, "reference"))) {
-        join3(p, sizeof p, path, ".reference", "");
-        if (json_is_array(v)) {
-            if (scalar) return ofail(c, p, "the quantity is a scalar: expected one number or function name");
-            if (json_array_size(v) != 3) return ofail(c, p, "expected 3 components, got %zu", json_array_size(v));
-            tm->nref = 3;
-            for (int k = 0; k < 3; k++) {
-                char pk[700];
-                snprintf(pk, sizeof pk, "%s[%d]", p, k);
-                if (ref_component(c, json_array_get(v, (size_t)k), pk, &tm->ref[k], &tm->func[k])) return c->err ? c->err->code : MBS_ERR_MODEL;
-            }
-        } else {
-            if (!scalar) return ofail(c, p, "a vector quantity needs a reference of 3 components");
-            if (ref_component(c, v, p, &tm->ref[0], &tm->func[0])) return c->err ? c->err->code : MBS_ERR_MODEL;
-        }
-    }
-    return MBS_OK;
+    return term_reference(c, t, path, tm, scalar);
 }
 
 /* objectives[k] into m->obj[k]; names: the objective names so far */

@@ -926,18 +926,10 @@ static int check_attributes(uctx *c, const xmlNode *n)
 static once_flag xml_once = ONCE_FLAG_INIT;
 static void xml_init(void) { xmlInitParser(); }
 
-/* The URDF document in the file `path` (text NULL) or in text (path: its
- * name in messages). */
-static mbs_model *load_urdf(const char *path, const char *text, const mbs_urdf_options *opts, mbs_error *err)
+/* The XML document of the file `path` (text NULL) or of text, or NULL
+ * with the first error in err. */
+static xmlDocPtr read_xml(const char *path, const char *text, mbs_error *err)
 {
-    static const mbs_urdf_options defaults = { 0, 0, NULL, NULL, 0 };
-    call_once(&xml_once, xml_init);
-    uctx c;
-    memset(&c, 0, sizeof c);
-    c.file = path;
-    c.err = err;
-    c.o = opts ? opts : &defaults;
-
     FILE *f = NULL;
     size_t len = 0;
     if (text) {
@@ -990,6 +982,61 @@ static mbs_model *load_urdf(const char *path, const char *text, const mbs_urdf_o
         return NULL;
     }
     xmlFreeParserCtxt(ctxt);
+    return doc;
+}
+
+/* The <link> and <joint> elements of <robot> into c->link and c->joint,
+ * with the link names in c->link_map: 0, or -1 with the error set. */
+static int read_links_joints(uctx *c, xmlNode *root)
+{
+    for (xmlNode *k = root->children; k; k = k->next) {
+        if (is_elem(k, "link")) c->nl++;
+        if (is_elem(k, "joint")) c->nj++;
+    }
+    if (c->nl == 0) {
+        ufail(c, line_of(root), "<robot> has no <link>");
+        return -1;
+    }
+    c->link = calloc((size_t)c->nl, sizeof *c->link);
+    c->joint = calloc((size_t)c->nj + 1, sizeof *c->joint);
+    if (!c->link || !c->joint) {
+        mbs_error_set(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
+        return -1;
+    }
+    int il = 0, ij = 0;
+    for (xmlNode *k = root->children; k; k = k->next)
+        if (is_elem(k, "link")) {
+            if (parse_link(c, k, &c->link[il])) return -1;
+            int i = mbs_hashmap_put(&c->link_map, 0, c->link[il].name, il);
+            if (i == -2) {
+                mbs_error_set(c->err, MBS_ERR_NOMEM, "%s: out of memory", c->file);
+                return -1;
+            }
+            if (i >= 0) {
+                ufail(c, c->link[il].line, "duplicate link name \"%s\" (also line %d)", c->link[il].name,
+                      c->link[i].line);
+                return -1;
+            }
+            il++;
+        }
+    for (xmlNode *k = root->children; k; k = k->next)
+        if (is_elem(k, "joint") && parse_joint(c, k, &c->joint[ij++])) return -1;
+    return 0;
+}
+
+/* The URDF document in the file `path` (text NULL) or in text (path: its
+ * name in messages). */
+static mbs_model *load_urdf(const char *path, const char *text, const mbs_urdf_options *opts, mbs_error *err)
+{
+    static const mbs_urdf_options defaults = { 0, 0, NULL, NULL, 0 };
+    call_once(&xml_once, xml_init);
+    uctx c;
+    memset(&c, 0, sizeof c);
+    c.file = path;
+    c.err = err;
+    c.o = opts ? opts : &defaults;
+    xmlDocPtr doc = read_xml(path, text, err);
+    if (!doc) return NULL;
 
     mbs_model *m = NULL;
     xmlNode *root = xmlDocGetRootElement(doc);
@@ -1000,38 +1047,7 @@ static mbs_model *load_urdf(const char *path, const char *text, const mbs_urdf_o
     }
     c.robot = root;
     if (check_attributes(&c, root)) goto out;
-    for (xmlNode *k = root->children; k; k = k->next) {
-        if (is_elem(k, "link")) c.nl++;
-        if (is_elem(k, "joint")) c.nj++;
-    }
-    if (c.nl == 0) {
-        ufail(&c, line_of(root), "<robot> has no <link>");
-        goto out;
-    }
-    c.link = calloc((size_t)c.nl, sizeof *c.link);
-    c.joint = calloc((size_t)c.nj + 1, sizeof *c.joint);
-    if (!c.link || !c.joint) {
-        mbs_error_set(err, MBS_ERR_NOMEM, "%s: out of memory", path);
-        goto out;
-    }
-    int il = 0, ij = 0;
-    for (xmlNode *k = root->children; k; k = k->next)
-        if (is_elem(k, "link")) {
-            if (parse_link(&c, k, &c.link[il])) goto out;
-            int i = mbs_hashmap_put(&c.link_map, 0, c.link[il].name, il);
-            if (i == -2) {
-                mbs_error_set(err, MBS_ERR_NOMEM, "%s: out of memory", path);
-                goto out;
-            }
-            if (i >= 0) {
-                ufail(&c, c.link[il].line, "duplicate link name \"%s\" (also line %d)", c.link[il].name,
-                      c.link[i].line);
-                goto out;
-            }
-            il++;
-        }
-    for (xmlNode *k = root->children; k; k = k->next)
-        if (is_elem(k, "joint") && parse_joint(&c, k, &c.joint[ij++])) goto out;
+    if (read_links_joints(&c, root)) goto out;
     {
         const char *rname = attr(root, "name");
         char defname[256];

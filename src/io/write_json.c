@@ -603,7 +603,7 @@ static void write_outputs(jw *w, const mbs_model *m)
             k++;
             continue;
         }
-        if (o->kind == MBS_OUTPUT_POSE) {   /* "poses" was loaded as one of these per body */
+        if (o->kind == MBS_OUTPUT_POSE) {   /* written back as the "poses" member: one per body */
             jopen(w, NULL, "{");
             str(w, "body", m->body[o->body].name);
             jclose(w, "}");

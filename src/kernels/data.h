@@ -17,7 +17,7 @@ struct mbs_data {
     /* Scratch: dx, dbuf, scratch, the workspaces ws and dws, and the
      * per-call workspaces of con, fdl and idl. No call reads what an earlier public call left
      * there (zeros included: a routine that needs them writes them), so
-     * that a result never depends on what was called before on the data
+     * that a result never depends on the calls made before on the data
      * (mbs_data_scribble, scribble.h; tests/test_call_order.c). The one
      * exception is documented in the API: the queries of kinematics.h read
      * the kinematics the last pass left in ws. Within one call the routines
@@ -32,7 +32,7 @@ struct mbs_data {
     struct mbs_abajf *fdl;   /* joint-frame forward dynamics: constants and workspace
                             * (aba_joint_frames.c) */
     struct mbs_jac1 *idl;   /* fused ID Jacobians for 1-DOF trees (jacobians_1dof.c) */
-    int has_body_load;     /* a user body load was added since the last clear */
+    int has_body_load;     /* a user body load is set (cleared by the next clear) */
     int fr_global;         /* mbs_data_set_fr_frames(MBS_FR_GLOBAL) */
     int x_moderate;        /* every number of the model at most 1e15 in magnitude
                             * (mbs_data_kinematics_results, src/kernels/results.c) */

@@ -108,8 +108,8 @@ static mreal spline_eval(const mbs_func_info *f, const mreal *y, mreal t, mreal 
          * r_j = 0, hence d'_j = 0: they only carry the products ci, ci1.
          * Rows j >= k1 + 2 have r_j = 0: d'_j = -a_j piv_j d'_{j-1}, and the
          * terms ci d'_j shrink by the factor c'_{j-1} a_j piv_j < 1/3 from
-         * row to row (T diagonally dominant); once a term no longer changes
-         * Mi nor Mi1 (negligible()), none after it does. The result is the
+         * row to row (T diagonally dominant); from the first term that
+         * changes neither Mi nor Mi1 (negligible()) on, none does. The result is the
          * full sweep's, bit for bit. */
         int k0 = 0, k1 = n - 1;
 #ifndef MBS_COMPLEX

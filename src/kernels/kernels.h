@@ -79,7 +79,7 @@ typedef struct MBS_K(mbs_ws) {
     /* Per-state quantities of the constraint tangents (one entry per cut:
      * the entities, G(e), G(0), G(ed) and their non-zero entries), shared
      * by every tangent direction at the same primal state. Each entry holds
-     * the bits of the inputs it was computed from and is reused only when
+     * the bits of the inputs it comes from and is reused only when
      * they equal the present ones (constraint_kernel_d.c): it cannot be
      * stale. Written through the const workspace of mbs_con_kernel_d;
      * NULL: computed per call. Attached by the constraint workspace

@@ -577,7 +577,7 @@ static int opt_stages(opt_ctx *c, mbs_opt_result *res, int nstage, int *have_ini
 }
 
 /* The result: the best point, psi and the gradient over the full horizon
- * TF (evaluated again when the last stage was shorter), the norms, the
+ * TF (evaluated again when the last stage is shorter), the norms, the
  * counters; its numbers checked finite. */
 static int opt_finish(opt_ctx *c, mbs_opt_result *res, double TF, int have_initial, double ran_tf, mbs_error *err)
 {
