@@ -146,6 +146,27 @@ static int unpack(sweep_ledger *L, const char *b, size_t len, double *row, char 
     return 0;
 }
 
+/* ---- --stats: where a rank's time goes ---- */
+
+/* Seconds of wall time per phase of a rank (CPU seconds for computing). */
+typedef struct phases {
+    double compute, compute_cpu;  /* the chunks' cases: wall, process CPU */
+    double pack, send, wait;      /* worker: packing and sending reports, waiting for chunks */
+    double recv, answer, idle;    /* rank 0's serving: receiving and recording reports, answering, napping */
+    long chunks;
+} phases;
+
+static void phases_print(const char *cmd, int rank, const phases *p)
+{
+    fprintf(stderr, "mbsens %s: rank %d: computing %.3f s (CPU %.3f s) in %ld chunks", cmd, rank, p->compute,
+            p->compute_cpu, p->chunks);
+    if (rank > 0)
+        fprintf(stderr, "; packing %.3f s, sending %.3f s, waiting for chunks %.3f s\n", p->pack, p->send, p->wait);
+    else
+        fprintf(stderr, "; serving: receiving and recording %.3f s, answering %.3f s, napping %.3f s\n", p->recv,
+                p->answer, p->idle);
+}
+
 /* ---- worker ranks ---- */
 
 /* Wait for rank 0's last word: 1 if every rank reported back (finalize),
@@ -193,37 +214,58 @@ static int next_chunk(chunk_buf *c)
 }
 
 /* AHEAD requests at the start, then one with the report of every chunk:
- * while the worker computes one chunk, its next one is on its way. Each
- * empty answer ends a request for good; the rank stops when none is
- * left, after exactly AHEAD empty answers. */
-static int worker(sweep_ledger *L, int threads, int *finalize)
+ * while the worker computes one chunk, its next one is on its way. A
+ * report is sent without waiting for rank 0 to take it (MPI_Isend, from
+ * one of AHEAD buffers, reused once its send is complete), so the worker
+ * goes on with the chunk it holds while rank 0 gets round to it. Each
+ * empty answer ends a request for good; the rank stops when none is left,
+ * after exactly AHEAD empty answers. */
+static int worker(sweep_ledger *L, int threads, phases *ph, int *finalize)
 {
-    report r = {0};
+    report r[AHEAD] = {{0}};
+    MPI_Request sent[AHEAD];
     chunk_buf c = {0};
-    int rc = CLI_EXIT_OK, asked = AHEAD;
-    for (int k = 0; k < AHEAD; k++)
+    int rc = CLI_EXIT_OK, asked = AHEAD, slot = 0;
+    for (int k = 0; k < AHEAD; k++) {
+        sent[k] = MPI_REQUEST_NULL;
         MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_REPORT, MPI_COMM_WORLD);
+    }
     while (asked > 0) {
+        double t = now();
         int n = next_chunk(&c);
         asked--;
+        ph->wait += now() - t;
         if (n < 0) {
             rc = CLI_EXIT_FAIL;
             break;
         }
         if (n == 0)
             continue;
+        double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+        t = now();
         L->run(L, c.idx, n, threads);
-        r.len = 0;
-        if (pack(&r, L, c.idx, n) != 0) {
+        ph->compute_cpu += clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+        ph->compute += now() - t;
+        ph->chunks++;
+        t = now();
+        MPI_Wait(&sent[slot], MPI_STATUS_IGNORE);   /* the buffer's last report, AHEAD chunks ago */
+        r[slot].len = 0;
+        if (pack(&r[slot], L, c.idx, n) != 0) {
             rc = CLI_EXIT_FAIL;
             break;
         }
-        MPI_Send(r.b, (int)r.len, MPI_BYTE, 0, TAG_REPORT, MPI_COMM_WORLD);
+        ph->pack += now() - t;
+        t = now();
+        MPI_Isend(r[slot].b, (int)r[slot].len, MPI_BYTE, 0, TAG_REPORT, MPI_COMM_WORLD, &sent[slot]);
+        slot = (slot + 1) % AHEAD;
+        ph->send += now() - t;
         asked++;
     }
+    MPI_Waitall(AHEAD, sent, MPI_STATUSES_IGNORE);
     if (rc == CLI_EXIT_OK)
         *finalize = wait_end();
-    free(r.b);
+    for (int k = 0; k < AHEAD; k++)
+        free(r[k].b);
     free(c.ids);
     free(c.idx);
     return rc;
@@ -239,6 +281,7 @@ typedef struct flight {
     MPI_Request req[AHEAD];
     double since[AHEAD];      /* when each slot went out */
     int empties;              /* empty answers sent: AHEAD of them stop the rank */
+    double first, last;       /* --stats: its first request and its last report (0: none yet) */
 } flight;
 
 typedef struct server {
@@ -253,6 +296,8 @@ typedef struct server {
     char *buf;
     size_t bufcap;
     long *idx;
+    double t0;                /* when serving began */
+    phases ph;                /* rank 0: the serving thread's and (compute) its computing thread's */
 } server;
 
 static void *local_compute(void *p)
@@ -260,8 +305,12 @@ static void *local_compute(void *p)
     server *sv = p;
     long *idx = malloc((size_t)sv->chunk * sizeof *idx);
     int n;
-    while (idx && (n = sweep_ledger_take(sv->L, idx, sv->chunk, 1)) > 0)
+    while (idx && (n = sweep_ledger_take(sv->L, idx, sv->chunk, 1)) > 0) {
+        double t = now();
         sv->L->run(sv->L, idx, n, sv->threads);
+        sv->ph.compute += now() - t;
+        sv->ph.chunks++;
+    }
     free(idx);
     sv->local_done = 1;
     return NULL;
@@ -296,6 +345,9 @@ static int take_report(server *sv, const char *cmd, double *row, char *msg)
     MPI_Recv(sv->buf, bytes, MPI_BYTE, w, TAG_REPORT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     sv->bytes += bytes;
     flight *f = &sv->fl[w];
+    f->last = now() - sv->t0;
+    if (f->first == 0)
+        f->first = f->last;
     if (bytes > 0 && f->n > 0) {
         MPI_Wait(&f->req[f->head], MPI_STATUS_IGNORE);
         if (now() - f->since[f->head] > sv->longest)
@@ -343,11 +395,14 @@ static int serve(server *sv, const char *cmd, int drain)
     long ns = 0;
     int rc = row && msg ? 0 : -1;
     while (rc == 0) {
+        double t = now();
         int w = take_report(sv, cmd, row, msg);
         if (w == -2)
             rc = -1;
         if (w >= 0) {
+            double t1 = now();
             answer(sv, w);
+            sv->ph.recv += t1 - t, sv->ph.answer += now() - t1;
             ns = 0;   /* traffic: the next report may follow at once */
             continue;
         }
@@ -359,7 +414,9 @@ static int serve(server *sv, const char *cmd, int drain)
             quiet = now();
         if (drain && now() - quiet > 2 + 5 * sv->longest)
             break;   /* the ranks still out are taken for dead */
+        t = now();
         nap(&ns, 0);
+        sv->ph.idle += now() - t;
     }
     free(row);
     free(msg);
@@ -403,6 +460,23 @@ static void server_close(server *sv)
     free(sv->fl), free(sv->idx), free(sv->buf);
 }
 
+/* --stats on rank 0: the span, the hand-outs, where rank 0's time went
+ * and when each rank first asked and last reported. */
+static void rank0_stats(const server *sv, const char *cmd, const cases_job *job, int serve_only, const double t[4])
+{
+    double wall = t[0];
+    fprintf(stderr, "mbsens %s: %ld cases on %d ranks x %d threads, chunk %d%s: %.3f s, %ld chunks handed out "
+            "(%.0f per s), %.0f bytes of reports; serving thread %.3f s CPU; tables written in %.3f s\n", cmd,
+            sv->L->ncases, sv->size, job->threads, job->chunk, serve_only ? " (rank 0 serving only)" : "", wall,
+            sv->handouts, sv->handouts / wall, sv->bytes, t[1], t[3]);
+    phases p = sv->ph;
+    p.compute_cpu = t[2] - t[1];
+    phases_print(cmd, 0, &p);
+    for (int w = 1; w < sv->size; w++)
+        fprintf(stderr, "mbsens %s: rank %d: first request at %.3f s, last report at %.3f s\n", cmd, w,
+                sv->fl[w].first, sv->fl[w].last);
+}
+
 static int rank0(sweep_ledger *L, const char *cmd, const cases_job *job, int size, int *finalize)
 {
     server sv;
@@ -411,7 +485,8 @@ static int rank0(sweep_ledger *L, const char *cmd, const cases_job *job, int siz
         cli_error(cmd, "out of memory");
         return CLI_EXIT_FAIL;
     }
-    double t0 = now(), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+    double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID), p0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+    sv.t0 = now();
     pthread_t th;
     int serve_only = job->serve_only && size > 1;
     sv.local_done = serve_only;
@@ -423,17 +498,16 @@ static int rank0(sweep_ledger *L, const char *cmd, const cases_job *job, int siz
     int rc = serve(&sv, cmd, 0) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
     if (!serve_only)
         pthread_join(th, NULL);
-    double wall = now() - t0, cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+    /* the span, the serving thread's CPU, the process's CPU, the tables' writing */
+    double t[4] = {now() - sv.t0, clock_s(CLOCK_THREAD_CPUTIME_ID) - c0, clock_s(CLOCK_PROCESS_CPUTIME_ID) - p0, 0};
     if (rc == CLI_EXIT_OK)
         rc = job->finish(job->user, cmd, L);
+    t[3] = now() - sv.t0 - t[0];
     if (serve(&sv, cmd, 1) != 0)
         rc = CLI_EXIT_FAIL;
     end_ranks(&sv, cmd, finalize);
     if (job->stats)
-        fprintf(stderr, "mbsens %s: %ld cases on %d ranks x %d threads, chunk %d%s: %.3f s, %ld chunks handed out "
-                "(%.0f per s), %.0f bytes of reports; serving thread %.3f s CPU\n", cmd, L->ncases, size,
-                job->threads, job->chunk, serve_only ? " (rank 0 serving only)" : "", wall, sv.handouts,
-                sv.handouts / wall, sv.bytes, cpu);
+        rank0_stats(&sv, cmd, job, serve_only, t);
     server_close(&sv);
     return rc;
 }
@@ -460,8 +534,11 @@ int cases_mpi_main(const char *cmd, const cases_job *job)
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rank != 0 && rc == CLI_EXIT_OK) {
         rc = j.open(j.user, cmd, rank, &L);
+        phases ph = {0};
         if (rc == CLI_EXIT_OK)
-            rc = worker(&L, j.threads, &finalize);
+            rc = worker(&L, j.threads, &ph, &finalize);
+        if (rc == CLI_EXIT_OK && j.stats)
+            phases_print(cmd, rank, &ph);
     } else if (rc == CLI_EXIT_OK) {
         rc = rank0(&L, cmd, &j, size, &finalize);
     }
