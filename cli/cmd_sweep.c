@@ -108,7 +108,8 @@ static int sweep_job_open(void *user, const char *cmd, int rank, sweep_ledger *L
                                            || (o->json && cli_output_check(cmd, o->json, o->spec))))
         rc = CLI_EXIT_FAIL;
     if (rc == CLI_EXIT_OK)
-        rc = sweep_ledger_open(L, &j->s, cmd, rank == 0 ? o->ckpt : NULL, rank == 0 ? o->resume : 0);
+        rc = sweep_ledger_open(L, &j->s, cmd, rank == 0 ? o->ckpt : NULL, rank == 0 ? o->resume : 0,
+                               sweep_tables(o->csv, o->json));
     return rc;
 }
 
@@ -150,7 +151,7 @@ static int sweep_local(const char *cmd, const sweep_opts *o)
                               || (o->json && cli_output_check(cmd, o->json, o->spec))))
         rc = CLI_EXIT_FAIL;
     if (rc == CLI_EXIT_OK)
-        rc = sweep_ledger_open(&L, &s, cmd, o->ckpt, o->resume);
+        rc = sweep_ledger_open(&L, &s, cmd, o->ckpt, o->resume, sweep_tables(o->csv, o->json));
     long *idx = rc == CLI_EXIT_OK ? malloc(((size_t)s.ncases + 1) * sizeof *idx) : NULL;
     if (rc == CLI_EXIT_OK && !idx) {
         cli_error(cmd, "out of memory");

@@ -19,6 +19,9 @@
  * a power of two is half as wide. Scaled by 10^k 2^s this is
  * 2 |D 10^k 2^s - X| < 5^k. Zero, subnormals, non-finite numbers and
  * |x| >= 1e16 (k < 0) take the printf path.
+ *
+ * "%.17g" (cli_g17, the sweep's CSV) is the same path at n = 17 without
+ * the check: N + f rounded to 17 digits.
  */
 #include "shortest.h"
 
@@ -34,6 +37,11 @@ __extension__ typedef unsigned __int128 u128;
 #else
 #define HAVE_U128 0
 #endif
+
+int cli_g17_printf(double x, char *buf)
+{
+    return snprintf(buf, CLI_SHORTEST_LEN, "%.17g", x);
+}
 
 int cli_shortest_printf(double x, char *buf)
 {
@@ -173,12 +181,15 @@ static int format_g(char *buf, int neg, uint64_t M, int n, int E)
     return (int)(p - buf);
 }
 
-int cli_shortest(double x, char *buf)
+/* The text of the first of "%.ng", n = nmin .. 17, that reads back to x;
+ * with nmin = 17 that of "%.17g", unchecked. */
+static int shortest_from(double x, char *buf, int nmin)
 {
+    int (*slow)(double, char *) = nmin == 17 ? cli_g17_printf : cli_shortest_printf;
     uint64_t bits;
     memcpy(&bits, &x, sizeof bits);
     const int neg = (int)(bits >> 63), bexp = (int)((bits >> 52) & 0x7ff);
-    if (bexp == 0 || bexp == 0x7ff) return cli_shortest_printf(x, buf);   /* zero, subnormal, inf, nan */
+    if (bexp == 0 || bexp == 0x7ff) return slow(x, buf);   /* zero, subnormal, inf, nan */
     const uint64_t m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
     const int e = bexp - 1075;
     /* k with x 10^k in [1e16, 1e17): from the binary exponent times
@@ -188,9 +199,9 @@ int cli_shortest(double x, char *buf)
     uint64_t N = 0;
     int s = 0;
     for (int tries = 0; tries < 3; tries++) {
-        if (k < 0 || k > POW5_MAX_K) return cli_shortest_printf(x, buf);
+        if (k < 0 || k > POW5_MAX_K) return slow(x, buf);
         s = -(e + k);
-        if (s < 1) return cli_shortest_printf(x, buf);
+        if (s < 1) return slow(x, buf);
         const int lo = pow5_offset[k], n5 = pow5_offset[k + 1] - lo;
         uint64_t carry = 0;
         for (int q = 0; q < n5; q++) {
@@ -206,7 +217,7 @@ int cli_shortest(double x, char *buf)
         else if (N < pow10_u64[16]) k++;
         else break;
     }
-    if (N < pow10_u64[16] || N >= pow10_u64[17]) return cli_shortest_printf(x, buf);
+    if (N < pow10_u64[16] || N >= pow10_u64[17]) return slow(x, buf);
     /* the fraction f = (bits [0, s) of X) / 2^s against 1/2 */
     const int f_zero = big_low_zero(&X, s);
     const int f_half_bit = (int)big_bits(&X, s - 1, 1);
@@ -214,7 +225,7 @@ int cli_shortest(double x, char *buf)
     const int pow2 = m == (1ull << 52) && bexp > 1;
     /* f in double, to 53 bits (truncated) */
     const double f = s >= 53 ? (double)big_bits(&X, s - 53, 53) * 0x1p-53 : ldexp((double)big_bits(&X, 0, s), -s);
-    for (int n = 15; n <= 17; n++) {
+    for (int n = nmin; n <= 17; n++) {
         const uint64_t p = pow10_u64[17 - n];
         uint64_t M = N / p;
         const uint64_t r = N % p;
@@ -231,18 +242,14 @@ int cli_shortest(double x, char *buf)
         const int64_t delta = (int64_t)(M * p) - (int64_t)N;
         const int below = delta < 0 || (delta == 0 && !f_zero);
         const double dist = fabs((double)delta - f), gap = ((double)N + f) / (double)(below && pow2 ? 4 * m : 2 * m);
-        int ok;
-        if (dist < gap * (1 - 1e-12)) {
-            ok = 1;
-        } else if (dist > gap * (1 + 1e-12)) {
-            ok = 0;
-        } else {
+        int ok = n == 17 || dist < gap * (1 - 1e-12);   /* 17 digits always read back */
+        if (!ok && dist <= gap * (1 + 1e-12)) {
             big c;
             distance(&X, s, delta, below && pow2 ? 2 : 1, &c);
             const int cmp = big_cmp_pow5(&c, k);
             ok = cmp < 0 || (cmp == 0 && !(m & 1));
         }
-        if (ok || n == 17) {
+        if (ok) {
             int E = 16 - k;
             if (M == pow10_u64[n]) {   /* rounded up to 10^n */
                 M = pow10_u64[n - 1];
@@ -251,11 +258,26 @@ int cli_shortest(double x, char *buf)
             return format_g(buf, neg, M, n, E);
         }
     }
-    return cli_shortest_printf(x, buf);   /* not reached: 17 digits always read back */
+    return slow(x, buf);   /* not reached: n = 17 returns */
+}
+
+int cli_shortest(double x, char *buf)
+{
+    return shortest_from(x, buf, 15);
+}
+
+int cli_g17(double x, char *buf)
+{
+    return shortest_from(x, buf, 17);
 }
 #else
 int cli_shortest(double x, char *buf)
 {
     return cli_shortest_printf(x, buf);
+}
+
+int cli_g17(double x, char *buf)
+{
+    return cli_g17_printf(x, buf);
 }
 #endif

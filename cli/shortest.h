@@ -15,5 +15,10 @@
 int cli_shortest(double x, char *buf);
 /* The same by printf and strtod (the reference; the slow path). */
 int cli_shortest_printf(double x, char *buf);
+/* x with 17 significant digits: the text of "%.17g" (the same rounding,
+ * half to even on the exact binary value), by the same integer path. */
+int cli_g17(double x, char *buf);
+/* The same by printf (the reference; the slow path). */
+int cli_g17_printf(double x, char *buf);
 
 #endif

@@ -85,6 +85,9 @@ typedef struct sweep_ledger {
     int *status;
     char **msg;               /* failures: the message (malloc'd) */
     unsigned char *done;
+    char **text[2];           /* sweeps: per case, its CSV row (text[0]) and JSON object (text[1]) as
+                                 formatted where the case was computed (NULL: table not wanted, or not
+                                 yet formatted: the table's writer formats it) */
     long ndone;
     long next;                /* hand-out: the next case index to look at */
     FILE *ckpt;               /* checkpoint, appended to (NULL: none) */
@@ -97,10 +100,21 @@ typedef struct sweep_ledger {
 int cases_ledger_open(sweep_ledger *L, const char *cmd, long ncases, int ncols, cases_run_fn run, void *user);
 /* Allocate for a sweep; with a checkpoint path, read its finished cases (resume = 1,
  * the file must be this sweep's) or create it (resume = 0: it must not
- * exist). CLI_EXIT_OK or CLI_EXIT_FAIL with a message. */
-int sweep_ledger_open(sweep_ledger *L, const sweep *s, const char *cmd, const char *ckpt, int resume);
-/* Record case i (thread-safe; a case recorded twice keeps the first). */
+ * exist). tables: the tables whose rows are formatted as cases are
+ * recorded (bit 0: CSV, bit 1: JSON). CLI_EXIT_OK or CLI_EXIT_FAIL with a
+ * message. */
+int sweep_ledger_open(sweep_ledger *L, const sweep *s, const char *cmd, const char *ckpt, int resume,
+                      unsigned tables);
+/* The tables of sweep_ledger_write(csv, json) (bit 0: CSV, bit 1: JSON). */
+unsigned sweep_tables(const char *csv, const char *json);
+/* Record case i (thread-safe; a case recorded twice keeps the first). A
+ * sweep's rows of the tables are formatted here, on the calling thread,
+ * so that the threads and ranks that compute the cases format them too. */
 void sweep_ledger_record(sweep_ledger *L, long i, int status, const double *row, const char *msg);
+/* Record case i with its rows of the tables as formatted elsewhere (by
+ * the rank that computed it): text[k] of len[k] bytes (len 0: none). */
+void sweep_ledger_record_text(sweep_ledger *L, long i, int status, const double *row, const char *msg,
+                              const char *const text[2], const size_t len[2]);
 /* Up to n case indices not yet finished nor handed out, into idx; with
  * again = 1 and none left, cases handed out but not finished (another
  * worker's, which may have died). The count taken. Thread-safe. */

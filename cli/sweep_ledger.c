@@ -17,9 +17,15 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "shortest.h"
 #include "sweep.h"
 
 enum { CASE_PENDING = 0, CASE_DONE, CASE_OUT };
+
+static const char *case_msg(int status, const char *msg)
+{
+    return msg && msg[0] ? msg : mbs_status_string(status);
+}
 
 static void store(sweep_ledger *L, long i, int status, const double *row, const char *msg)
 {
@@ -28,7 +34,7 @@ static void store(sweep_ledger *L, long i, int status, const double *row, const 
     if (status == MBS_OK)
         memcpy(L->rows + (size_t)i * nc, row, nc * sizeof *row);
     else
-        L->msg[i] = strdup(msg && msg[0] ? msg : mbs_status_string(status));
+        L->msg[i] = strdup(case_msg(status, msg));
     L->done[i] = CASE_DONE;
     L->ndone++;
 }
@@ -157,35 +163,146 @@ int cases_ledger_open(sweep_ledger *L, const char *cmd, long ncases, int ncols, 
     return CLI_EXIT_OK;
 }
 
-int sweep_ledger_open(sweep_ledger *L, const sweep *s, const char *cmd, const char *ckpt, int resume)
+unsigned sweep_tables(const char *csv, const char *json)
+{
+    return (csv || !json ? 1u : 0u) | (json ? 2u : 0u);
+}
+
+int sweep_ledger_open(sweep_ledger *L, const sweep *s, const char *cmd, const char *ckpt, int resume,
+                      unsigned tables)
 {
     int rc = cases_ledger_open(L, cmd, s->ncases, s->ncols, sweep_run_cases, NULL);
     L->s = s;
+    for (int k = 0; k < 2 && rc == CLI_EXIT_OK; k++)
+        if (tables >> k & 1 && !(L->text[k] = calloc((size_t)s->ncases + 1, sizeof *L->text[k]))) {
+            cli_error(cmd, "out of memory for %ld cases", s->ncases);
+            rc = CLI_EXIT_FAIL;
+        }
     if (rc == CLI_EXIT_OK && ckpt)
         rc = open_checkpoint(L, cmd, ckpt, resume);
     return rc;
 }
 
-void sweep_ledger_record(sweep_ledger *L, long i, int status, const double *row, const char *msg)
+/* ---- a case's rows of the tables ---- */
+
+static void csv_field(cli_buf *b, const char *s)
+{
+    cli_buf_puts(b, "\"");
+    for (; *s; s++)
+        if (*s == '"')
+            cli_buf_puts(b, "\"\"");
+        else
+            cli_buf_printf(b, "%c", *s == '\n' ? ' ' : *s);
+    cli_buf_puts(b, "\"");
+}
+
+/* ",x" with x as "%.17g" writes it (cli_g17: the same text, without printf). */
+static void csv_num(cli_buf *b, double x)
+{
+    char num[CLI_SHORTEST_LEN + 1];
+    num[0] = ',';
+    cli_g17(x, num + 1);
+    cli_buf_puts(b, num);
+}
+
+/* Case i's row of the CSV table (with its newline) into csv and its object
+ * of the JSON table into json (either NULL: not wanted); x: nvar scratch. */
+static void row_text(const sweep *s, long i, int status, const double *row, const char *msg, cli_buf *csv,
+                     cli_buf *json, double *x)
+{
+    sweep_case_values(s, i, x);
+    if (csv) {
+        cli_buf_printf(csv, "%ld,", i);
+        if (status == MBS_OK)
+            cli_buf_puts(csv, "ok");
+        else
+            csv_field(csv, msg ? msg : "");
+        for (int k = 0; k < s->nvar; k++)
+            csv_num(csv, x[k]);
+        for (int k = 0; k < s->ncols; k++)
+            if (status == MBS_OK)
+                csv_num(csv, row[k]);
+            else
+                cli_buf_puts(csv, ",");
+        cli_buf_puts(csv, "\n");
+    }
+    if (json) {
+        cli_buf_printf(json, "{\"case\": %ld, \"x\": ", i);
+        cli_json_vec(json, x, s->nvar);
+        if (status == MBS_OK) {
+            cli_buf_puts(json, ", \"values\": ");
+            cli_json_vec(json, row, s->ncols);
+        } else {
+            cli_buf_puts(json, ", \"error\": ");
+            cli_json_str(json, msg ? msg : "");
+        }
+        cli_buf_puts(json, "}");
+    }
+}
+
+/* Append case i to the checkpoint (under the lock). */
+static void checkpoint_line(sweep_ledger *L, long i, int status, const double *row)
+{
+    FILE *f = L->ckpt;
+    fprintf(f, "%ld %d", i, status);
+    if (status == MBS_OK)
+        for (int k = 0; k < L->ncols; k++)
+            fprintf(f, " %a", row[k]);
+    else
+        fputc('\t', f);
+    for (const char *p = status != MBS_OK && L->msg[i] ? L->msg[i] : ""; *p; p++)
+        fputc(*p == '\n' || *p == '\r' ? ' ' : *p, f);
+    fputc('\n', f);
+    L->ckpt_failed |= fflush(f) != 0;
+}
+
+/* Record case i with the texts (malloc'd, or NULL), which the ledger
+ * takes (or frees, for a case already recorded). */
+static void record_owned(sweep_ledger *L, long i, int status, const double *row, const char *msg, char *text[2])
 {
     pthread_mutex_lock(&L->lock);
-    if (L->done[i] != CASE_DONE) {
+    int fresh = L->done[i] != CASE_DONE;
+    if (fresh) {
         store(L, i, status, row, msg);
-        if (L->ckpt) {
-            FILE *f = L->ckpt;
-            fprintf(f, "%ld %d", i, status);
-            if (status == MBS_OK)
-                for (int k = 0; k < L->ncols; k++)
-                    fprintf(f, " %a", row[k]);
-            else
-                fputc('\t', f);
-            for (const char *p = status != MBS_OK && L->msg[i] ? L->msg[i] : ""; *p; p++)
-                fputc(*p == '\n' || *p == '\r' ? ' ' : *p, f);
-            fputc('\n', f);
-            L->ckpt_failed |= fflush(f) != 0;
-        }
+        for (int k = 0; k < 2; k++)
+            if (L->text[k]) {
+                L->text[k][i] = text[k];
+                text[k] = NULL;
+            }
+        if (L->ckpt)
+            checkpoint_line(L, i, status, row);
     }
     pthread_mutex_unlock(&L->lock);
+    free(text[0]);
+    free(text[1]);
+}
+
+void sweep_ledger_record(sweep_ledger *L, long i, int status, const double *row, const char *msg)
+{
+    cli_buf b[2] = {{0}};
+    char *text[2] = {NULL, NULL};
+    double *x = L->s && (L->text[0] || L->text[1]) ? malloc(((size_t)L->s->nvar + 1) * sizeof *x) : NULL;
+    if (x) {
+        row_text(L->s, i, status, row, status == MBS_OK ? NULL : case_msg(status, msg), L->text[0] ? &b[0] : NULL,
+                 L->text[1] ? &b[1] : NULL, x);
+        for (int k = 0; k < 2; k++)
+            if (b[k].oom)
+                cli_buf_free(&b[k]);   /* the writer formats it */
+            else
+                text[k] = b[k].s;
+    }
+    free(x);
+    record_owned(L, i, status, row, msg, text);
+}
+
+void sweep_ledger_record_text(sweep_ledger *L, long i, int status, const double *row, const char *msg,
+                              const char *const text[2], const size_t len[2])
+{
+    char *own[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++)
+        if (L->text[k] && len[k] > 0)
+            own[k] = strndup(text[k], len[k]);
+    record_owned(L, i, status, row, msg, own);
 }
 
 int sweep_ledger_take(sweep_ledger *L, long *idx, int n, int again)
@@ -229,6 +346,11 @@ void sweep_ledger_close(sweep_ledger *L)
         fclose(L->ckpt);
     for (long i = 0; L->msg && i < L->ncases; i++)
         free(L->msg[i]);
+    for (int k = 0; k < 2; k++)
+        for (long i = 0; L->text[k] && i < L->ncases; i++)
+            free(L->text[k][i]);
+    free(L->text[0]);
+    free(L->text[1]);
     free(L->rows);
     free(L->status);
     free(L->msg);
@@ -239,15 +361,17 @@ void sweep_ledger_close(sweep_ledger *L)
 
 /* ---- the result tables ---- */
 
-static void csv_field(cli_buf *b, const char *s)
+/* Case i's text in table k (0: CSV, 1: JSON) into b: as recorded, or
+ * formatted now (cases read from a checkpoint, or not formatted when
+ * recorded). */
+static void put_row(const sweep_ledger *L, int k, long i, cli_buf *b, double *x)
 {
-    cli_buf_puts(b, "\"");
-    for (; *s; s++)
-        if (*s == '"')
-            cli_buf_puts(b, "\"\"");
-        else
-            cli_buf_printf(b, "%c", *s == '\n' ? ' ' : *s);
-    cli_buf_puts(b, "\"");
+    const char *text = L->text[k] ? L->text[k][i] : NULL;
+    if (text)
+        cli_buf_puts(b, text);
+    else
+        row_text(L->s, i, L->status[i], L->rows + (size_t)i * (size_t)L->ncols, L->msg[i], k ? NULL : b,
+                 k ? b : NULL, x);
 }
 
 static void write_csv(const sweep_ledger *L, cli_buf *b, double *x)
@@ -259,22 +383,8 @@ static void write_csv(const sweep_ledger *L, cli_buf *b, double *x)
     for (int k = 0; k < s->ncols; k++)
         cli_buf_printf(b, ",%s", s->cols[k]);
     cli_buf_puts(b, "\n");
-    for (long i = 0; i < s->ncases; i++) {
-        cli_buf_printf(b, "%ld,", i);
-        if (L->status[i] == MBS_OK)
-            cli_buf_puts(b, "ok");
-        else
-            csv_field(b, L->msg[i] ? L->msg[i] : "");
-        sweep_case_values(s, i, x);
-        for (int k = 0; k < s->nvar; k++)
-            cli_buf_printf(b, ",%.17g", x[k]);
-        for (int k = 0; k < s->ncols; k++)
-            if (L->status[i] == MBS_OK)
-                cli_buf_printf(b, ",%.17g", L->rows[(size_t)i * s->ncols + k]);
-            else
-                cli_buf_puts(b, ",");
-        cli_buf_puts(b, "\n");
-    }
+    for (long i = 0; i < s->ncases; i++)
+        put_row(L, 0, i, b, x);
 }
 
 static void write_json(const sweep_ledger *L, cli_buf *b, const char *spec, double *x)
@@ -296,17 +406,8 @@ static void write_json(const sweep_ledger *L, cli_buf *b, const char *spec, doub
     }
     cli_buf_puts(b, "],\n  \"cases\": [");
     for (long i = 0; i < s->ncases; i++) {
-        cli_buf_printf(b, "%s\n    {\"case\": %ld, \"x\": ", i ? "," : "", i);
-        sweep_case_values(s, i, x);
-        cli_json_vec(b, x, s->nvar);
-        if (L->status[i] == MBS_OK) {
-            cli_buf_puts(b, ", \"values\": ");
-            cli_json_vec(b, L->rows + (size_t)i * s->ncols, s->ncols);
-        } else {
-            cli_buf_puts(b, ", \"error\": ");
-            cli_json_str(b, L->msg[i] ? L->msg[i] : "");
-        }
-        cli_buf_puts(b, "}");
+        cli_buf_puts(b, i ? ",\n    " : "\n    ");
+        put_row(L, 1, i, b, x);
     }
     cli_buf_puts(b, "\n  ]\n}\n");
 }

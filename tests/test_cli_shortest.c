@@ -2,8 +2,9 @@
  * test_cli_shortest.c - the number formatter of the mbsens command
  * (cli/shortest.c): its integer fast path writes exactly the text of the
  * printf reference (the first of %.15g, %.16g, %.17g that strtod reads back)
- * for doubles of every kind, and that text reads back to the same double.
- * Text equality is the assertion: no tolerance.
+ * for doubles of every kind, and that text reads back to the same double;
+ * and cli_g17 writes exactly the text of printf's "%.17g" for the same
+ * doubles. Text equality is the assertion: no tolerance.
  */
 #include <float.h>
 #include <math.h>
@@ -23,6 +24,11 @@ static void check(double x, const char *what)
     checks++;
     if (nf != nr || strcmp(fast, ref) != 0 || (isfinite(x) && strtod(fast, NULL) != x)) {
         if (failures++ < 20) printf("FAILED: %s: %a: '%s' (%d), reference '%s' (%d)\n", what, x, fast, nf, ref, nr);
+    }
+    nf = cli_g17(x, fast), nr = cli_g17_printf(x, ref);
+    checks++;
+    if (nf != nr || strcmp(fast, ref) != 0) {
+        if (failures++ < 20) printf("FAILED: %s: %a: %%.17g '%s' (%d), printf '%s' (%d)\n", what, x, fast, nf, ref, nr);
     }
 }
 
@@ -44,6 +50,9 @@ int main(void)
                              1e15, 1e16, 1e17, 1e22, 1e23, 9007199254740992.0, 9007199254740993.0,
                              1e-11, 1e-12, 9.999999999999999e-12, 1e-5, 1e-4, 9.9999999999999e-5,
                              0.0001, 0.00010000000000000002, 99999.99999999999, 999999999999999.9,
+                             /* ties of the 17th digit (exact 18-digit values ending in 5) */
+                             1234567890123456.25, 1234567890123456.75, 1234567890123457.25,
+                             1234567890123457.75, -1234567890123456.25, 0.123456789012345625,
                              INFINITY, -INFINITY, NAN };
     for (size_t k = 0; k < sizeof edges / sizeof edges[0]; k++) check(edges[k], "edge");
     for (int e = -1074; e <= 1023; e++) {

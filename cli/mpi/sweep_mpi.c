@@ -29,8 +29,11 @@
  *
  * Messages: a chunk is an array of int64 case indices (none: an empty
  * answer); a report is a byte string of records "int64 index, int32
- * status, int32 message length, the row's doubles (status 0), the
- * message" (none: one of the two requests at the start).
+ * status, int32 lengths of the message and of the case's CSV and JSON
+ * rows, the row's doubles (status 0), the message, the CSV row, the JSON
+ * row" (none: one of the two requests at the start). A sweep's rows of
+ * the tables are formatted by the rank that computed the case (when it
+ * records it), so rank 0 only copies their bytes into the tables.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -46,6 +49,7 @@
 
 enum { TAG_REPORT = 1, TAG_CHUNK = 2, TAG_END = 3 };
 enum { AHEAD = 2 };   /* chunks a worker rank holds or has asked for */
+enum { RECORD_HEAD = 24 };   /* bytes of a report's record before its row: index, status, 3 lengths */
 
 int sweep_mpi_launched(void)
 {
@@ -111,11 +115,16 @@ static int pack(report *r, const sweep_ledger *L, const long *idx, int n)
         int64_t i = idx[k];
         int32_t st = L->status[i];
         const char *msg = st == MBS_OK ? "" : (L->msg[i] ? L->msg[i] : "");
-        int32_t ml = (int32_t)strlen(msg);
-        bad |= put(r, &i, sizeof i) | put(r, &st, sizeof st) | put(r, &ml, sizeof ml);
+        const char *text[2];
+        int32_t len[3] = {(int32_t)strlen(msg)};
+        for (int t = 0; t < 2; t++) {
+            text[t] = L->text[t] && L->text[t][i] ? L->text[t][i] : "";
+            len[t + 1] = (int32_t)strlen(text[t]);
+        }
+        bad |= put(r, &i, sizeof i) | put(r, &st, sizeof st) | put(r, len, sizeof len);
         if (st == MBS_OK)
             bad |= put(r, L->rows + (size_t)i * (size_t)L->ncols, (size_t)L->ncols * sizeof(double));
-        bad |= put(r, msg, (size_t)ml);
+        bad |= put(r, msg, (size_t)len[0]) | put(r, text[0], (size_t)len[1]) | put(r, text[1], (size_t)len[2]);
     }
     return bad;
 }
@@ -126,22 +135,26 @@ static int unpack(sweep_ledger *L, const char *b, size_t len, double *row, char 
     size_t p = 0, rowb = (size_t)L->ncols * sizeof(double);
     while (p < len) {
         int64_t i;
-        int32_t st, ml;
-        if (len - p < 16)
+        int32_t st, ml[3];
+        if (len - p < RECORD_HEAD)
             return -1;
-        memcpy(&i, b + p, 8), memcpy(&st, b + p + 8, 4), memcpy(&ml, b + p + 12, 4);
-        p += 16;
-        if (i < 0 || i >= L->ncases || ml < 0 || len - p < (st == MBS_OK ? rowb : 0) + (size_t)ml)
+        memcpy(&i, b + p, 8), memcpy(&st, b + p + 8, 4), memcpy(ml, b + p + 12, sizeof ml);
+        p += RECORD_HEAD;
+        if (i < 0 || i >= L->ncases || ml[0] < 0 || ml[1] < 0 || ml[2] < 0
+            || len - p < (st == MBS_OK ? rowb : 0) + (size_t)ml[0] + (size_t)ml[1] + (size_t)ml[2])
             return -1;
         if (st == MBS_OK) {
             memcpy(row, b + p, rowb);
             p += rowb;
         }
-        size_t n = (size_t)ml < msgcap - 1 ? (size_t)ml : msgcap - 1;
+        size_t n = (size_t)ml[0] < msgcap - 1 ? (size_t)ml[0] : msgcap - 1;
         memcpy(msg, b + p, n);
         msg[n] = 0;
-        p += (size_t)ml;
-        sweep_ledger_record(L, (long)i, st, row, msg);
+        p += (size_t)ml[0];
+        const char *text[2] = {b + p, b + p + ml[1]};
+        const size_t tl[2] = {(size_t)ml[1], (size_t)ml[2]};
+        p += tl[0] + tl[1];
+        sweep_ledger_record_text(L, (long)i, st, row, msg, text, tl);
     }
     return 0;
 }

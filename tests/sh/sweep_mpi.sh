@@ -6,11 +6,12 @@
 # per rank, and chunks of 2 cases on 2 threads) give the serial run's CSV
 # and JSON bytes; so do two cases on three ranks (more requests than
 # chunks). A rank killed (SIGKILL) in the middle of the sweep under
-# --enable-recovery: the sweep finishes with the serial table and says the
+# --enable-recovery: the sweep finishes with the serial tables and says the
 # rank did not report back, with the chunks it held (its next one was
 # already on its way: two, unless it was killed just as it reported).
 # mpirun stopped by SIGTERM: no table, a checkpoint, and --resume under
-# mpirun finishes with the serial table.
+# mpirun finishes with the serial tables (rows formatted by the ranks
+# that computed them and, for the resumed cases, by rank 0).
 # Skipped (77) where mpirun or the MPI part of mbsens is missing.
 #
 # Environment (set by CTest): MBS_CLI, MBS_SOURCE_DIR, MBS_SANITIZE.
@@ -50,6 +51,7 @@ for np in 2 3; do
         ok "mpirun -np $np: the serial CSV and JSON, bit for bit"
     else ko "mpirun -np $np: the table differs from the serial one"; fi
     stderr_has "12 cases on $np ranks x 1 threads" "mpirun -np $np: --stats"
+    stderr_has "rank $((np - 1)): computing .* waiting for chunks" "mpirun -np $np: --stats, a worker's phases"
 done
 $MPIRUN -np 2 "$CLI" sweep "$TMP/grid.json" --threads 2 --chunk 2 --csv "$TMP/c2.csv" >"$OUT" 2>"$ERR"
 rc=$?
@@ -84,7 +86,7 @@ cat >"$TMP/long.json" <<EOF
   "grid": { "L_s1": { "from": 2.0, "to": 2.4, "count": 48 } },
   "compute": { "what": "sensitivity", "method": "davm", "tf": 1.5 } }
 EOF
-run sweep "$TMP/long.json" --csv "$TMP/long.csv"
+run sweep "$TMP/long.json" --csv "$TMP/long.csv" --json "$TMP/long.json.out"
 expect 0 "serial reference of the long sweep"
 
 # the pid of rank R among the children of mpirun $1
@@ -103,7 +105,7 @@ wait_lines() {
 }
 
 $MPIRUN --enable-recovery -np 3 "$CLI" sweep "$TMP/long.json" --threads 1 --csv "$TMP/kill.csv" \
-    --checkpoint "$TMP/kill.ck" >"$OUT" 2>"$ERR" &
+    --json "$TMP/kill.json" --checkpoint "$TMP/kill.ck" >"$OUT" 2>"$ERR" &
 mp=$!
 wait_lines "$TMP/kill.ck" 3
 victim=$(rank_pid $mp 1)
@@ -112,7 +114,8 @@ wait $mp
 rc=$?
 expect 0 "a rank killed during the sweep (mpirun --enable-recovery)"
 stderr_has "1 rank\\(s\\) did not report back \\(taken for dead; the [12] chunk\\(s\\) they held" "... is reported"
-cmp -s "$TMP/long.csv" "$TMP/kill.csv" && ok "... and the table is the serial one" || ko "killed rank: table differs"
+cmp -s "$TMP/long.csv" "$TMP/kill.csv" && cmp -s "$TMP/long.json.out" "$TMP/kill.json" \
+    && ok "... and the tables are the serial ones" || ko "killed rank: a table differs"
 
 $MPIRUN -np 2 "$CLI" sweep "$TMP/long.json" --threads 1 --csv "$TMP/term.csv" --checkpoint "$TMP/term.ck" \
     >"$OUT" 2>"$ERR" &
@@ -124,9 +127,12 @@ lines=$(wc -l <"$TMP/term.ck")
 if [ ! -e "$TMP/term.csv" ] && [ "$lines" -ge 2 ] && [ "$lines" -lt 49 ]; then
     ok "mpirun stopped by SIGTERM: no table, $((lines - 1)) cases in the checkpoint"
 else ko "SIGTERM under mpirun: table exists or checkpoint has $lines lines"; fi
-$MPIRUN -np 2 "$CLI" sweep "$TMP/long.json" --threads 1 --csv "$TMP/term.csv" --checkpoint "$TMP/term.ck" \
-    --resume >"$OUT" 2>"$ERR"
+# the resumed cases' rows are formatted by rank 0, the others by the rank
+# that computed them: the tables are still the serial bytes
+$MPIRUN -np 2 "$CLI" sweep "$TMP/long.json" --threads 1 --csv "$TMP/term.csv" --json "$TMP/term.json" \
+    --checkpoint "$TMP/term.ck" --resume >"$OUT" 2>"$ERR"
 rc=$?
 expect 0 "--resume under mpirun -np 2"
-cmp -s "$TMP/long.csv" "$TMP/term.csv" && ok "... gives the serial table" || ko "resume under mpirun: table differs"
+cmp -s "$TMP/long.csv" "$TMP/term.csv" && cmp -s "$TMP/long.json.out" "$TMP/term.json" \
+    && ok "... gives the serial tables" || ko "resume under mpirun: a table differs"
 finish
