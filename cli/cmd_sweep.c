@@ -64,6 +64,8 @@ static int run_one(void *user, const mbs_model *m, mbs_data *d, long k, mbs_erro
     (void)m, (void)err;
     const run_ctx *c = user;
     long i = c->idx[k];
+    if (sweep_ledger_done(c->L, i))
+        return MBS_OK;   /* recorded meanwhile (by another rank: this was a second hand-out) */
     double *row = malloc(((size_t)c->L->s->ncols + 1) * sizeof *row);
     mbs_error e = {0};
     int rc = row ? sweep_case_run(c->L->s, d, i, row, &e) : MBS_ERR_NOMEM;
@@ -159,7 +161,7 @@ static int sweep_local(const char *cmd, const sweep_opts *o)
     }
     if (rc == CLI_EXIT_OK) {
         long n = 0;
-        while (n < s.ncases && sweep_ledger_take(&L, idx + n, 1, 0) == 1)
+        while (n < s.ncases && sweep_ledger_take(&L, idx + n, 1, 0, 0) == 1)
             n++;
         double t0 = omp_get_wtime();
         sweep_run_cases(&L, idx, n, o->threads);

@@ -89,6 +89,8 @@ static int ms_one(void *user, const mbs_model *m, mbs_data *d, long k, mbs_error
     (void)m, (void)d, (void)err;
     const ms_chunk *c = user;
     long i = c->idx[k];
+    if (sweep_ledger_done(c->L, i))
+        return MBS_OK;   /* recorded meanwhile (by another rank: this was a second hand-out) */
     double *row = malloc(((size_t)c->L->ncols + 1) * sizeof *row);
     mbs_error e = {0};
     int rc = row ? ms_run_start(c->L->user, i, row, &e) : MBS_ERR_NOMEM;

@@ -89,6 +89,7 @@ typedef struct sweep_ledger {
                                  formatted where the case was computed (NULL: table not wanted, or not
                                  yet formatted: the table's writer formats it) */
     long ndone;
+    long npending;            /* cases neither finished nor handed out */
     long next;                /* hand-out: the next case index to look at */
     FILE *ckpt;               /* checkpoint, appended to (NULL: none) */
     int ckpt_failed;
@@ -115,10 +116,17 @@ void sweep_ledger_record(sweep_ledger *L, long i, int status, const double *row,
  * the rank that computed it): text[k] of len[k] bytes (len 0: none). */
 void sweep_ledger_record_text(sweep_ledger *L, long i, int status, const double *row, const char *msg,
                               const char *const text[2], const size_t len[2]);
-/* Up to n case indices not yet finished nor handed out, into idx; with
- * again = 1 and none left, cases handed out but not finished (another
- * worker's, which may have died). The count taken. Thread-safe. */
-int sweep_ledger_take(sweep_ledger *L, long *idx, int n, int again);
+/* 1 if case i is recorded (thread-safe): a case handed out twice (the
+ * chunks of a rank that may have died) need not be computed once the
+ * other's result is in. */
+int sweep_ledger_done(sweep_ledger *L, long i);
+/* Up to n case indices not yet finished nor handed out, into idx, and
+ * with share > 0 at most 1/share of those left (rounded up): toward the
+ * end of a sweep the hand-outs shrink, so that share takers holding their
+ * last cases finish at about the same time. With again = 1 and none left,
+ * a case handed out but not finished (another worker's, which may have
+ * died). The count taken. Thread-safe. */
+int sweep_ledger_take(sweep_ledger *L, long *idx, int n, int again, int share);
 /* On stderr: how many cases failed, and a checkpoint write failure. */
 void sweep_ledger_report(const sweep_ledger *L, const char *cmd);
 void sweep_ledger_close(sweep_ledger *L);

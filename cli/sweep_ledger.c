@@ -30,6 +30,8 @@ static const char *case_msg(int status, const char *msg)
 static void store(sweep_ledger *L, long i, int status, const double *row, const char *msg)
 {
     size_t nc = (size_t)L->ncols;
+    if (L->done[i] == CASE_PENDING)
+        L->npending--;
     L->status[i] = status;
     if (status == MBS_OK)
         memcpy(L->rows + (size_t)i * nc, row, nc * sizeof *row);
@@ -146,6 +148,7 @@ int cases_ledger_open(sweep_ledger *L, const char *cmd, long ncases, int ncols, 
 {
     memset(L, 0, sizeof *L);
     L->ncases = ncases;
+    L->npending = ncases;
     L->ncols = ncols;
     L->run = run;
     L->user = user;
@@ -305,15 +308,26 @@ void sweep_ledger_record_text(sweep_ledger *L, long i, int status, const double 
     record_owned(L, i, status, row, msg, own);
 }
 
-int sweep_ledger_take(sweep_ledger *L, long *idx, int n, int again)
+int sweep_ledger_done(sweep_ledger *L, long i)
+{
+    pthread_mutex_lock(&L->lock);
+    int d = L->done[i] == CASE_DONE;
+    pthread_mutex_unlock(&L->lock);
+    return d;
+}
+
+int sweep_ledger_take(sweep_ledger *L, long *idx, int n, int again, int share)
 {
     int got = 0;
     long nc = L->ncases;
     pthread_mutex_lock(&L->lock);
-    for (long k = 0; k < nc && got < n && L->ndone < nc; k++) {
+    if (share > 0 && n > (L->npending + share - 1) / share)
+        n = (int)((L->npending + share - 1) / share);
+    for (long k = 0; k < nc && got < n && L->npending > 0; k++) {
         long i = (L->next + k) % nc;
         if (L->done[i] == CASE_PENDING) {
             L->done[i] = CASE_OUT;
+            L->npending--;
             idx[got++] = i;
         }
     }

@@ -9,7 +9,10 @@
  * keeps two chunks coming: it asks twice at the start, then sends the
  * result rows of each chunk as a request for one more, so that its next
  * chunk is there when it finishes one. It computes each chunk on its
- * threads. Only the main thread of a rank calls MPI (MPI_THREAD_FUNNELED).
+ * threads. Near the end the chunks shrink (at most a share of the cases
+ * left each, sweep_ledger_take), so that a rank holding two chunks does
+ * not finish long after the others. Only the main thread of a rank calls
+ * MPI (MPI_THREAD_FUNNELED).
  * Waiting ranks poll and sleep rather than spin, so that a rank's threads
  * keep the cores.
  *
@@ -166,7 +169,7 @@ typedef struct phases {
     double compute, compute_cpu;  /* the chunks' cases: wall, process CPU */
     double pack, send, wait;      /* worker: packing and sending reports, waiting for chunks */
     double recv, answer, idle;    /* rank 0's serving: receiving and recording reports, answering, napping */
-    long chunks;
+    long chunks, naps;
 } phases;
 
 static void phases_print(const char *cmd, int rank, const phases *p)
@@ -176,8 +179,8 @@ static void phases_print(const char *cmd, int rank, const phases *p)
     if (rank > 0)
         fprintf(stderr, "; packing %.3f s, sending %.3f s, waiting for chunks %.3f s\n", p->pack, p->send, p->wait);
     else
-        fprintf(stderr, "; serving: receiving and recording %.3f s, answering %.3f s, napping %.3f s\n", p->recv,
-                p->answer, p->idle);
+        fprintf(stderr, "; serving: receiving and recording %.3f s, answering %.3f s, napping %.3f s (%ld naps)\n",
+                p->recv, p->answer, p->idle, p->naps);
 }
 
 /* ---- worker ranks ---- */
@@ -300,6 +303,7 @@ typedef struct flight {
 typedef struct server {
     sweep_ledger *L;
     int chunk, threads, size;
+    int share;                /* chunks out at once at most: AHEAD per worker rank, one for rank 0's own */
     _Atomic int local_done;   /* rank 0's own computing has ended */
     flight *fl;               /* per rank */
     double longest;           /* the longest time any chunk has been out */
@@ -318,7 +322,7 @@ static void *local_compute(void *p)
     server *sv = p;
     long *idx = malloc((size_t)sv->chunk * sizeof *idx);
     int n;
-    while (idx && (n = sweep_ledger_take(sv->L, idx, sv->chunk, 1)) > 0) {
+    while (idx && (n = sweep_ledger_take(sv->L, idx, sv->chunk, 1, sv->share)) > 0) {
         double t = now();
         sv->L->run(sv->L, idx, n, sv->threads);
         sv->ph.compute += now() - t;
@@ -379,9 +383,9 @@ static int take_report(server *sv, const char *cmd, double *row, char *msg)
 static void answer(server *sv, int w)
 {
     flight *f = &sv->fl[w];
-    int n = sweep_ledger_take(sv->L, sv->idx, sv->chunk, 0);
+    int n = sweep_ledger_take(sv->L, sv->idx, sv->chunk, 0, sv->share);
     if (n == 0 && f->n == 0)
-        n = sweep_ledger_take(sv->L, sv->idx, sv->chunk, 1);
+        n = sweep_ledger_take(sv->L, sv->idx, sv->chunk, 1, sv->share);
     if (n == 0) {
         MPI_Send(NULL, 0, MPI_INT64_T, w, TAG_CHUNK, MPI_COMM_WORLD);
         if (++f->empties == AHEAD)
@@ -430,6 +434,7 @@ static int serve(server *sv, const char *cmd, int drain)
         t = now();
         nap(&ns, 0);
         sv->ph.idle += now() - t;
+        sv->ph.naps++;
     }
     free(row);
     free(msg);
@@ -503,6 +508,7 @@ static int rank0(sweep_ledger *L, const char *cmd, const cases_job *job, int siz
     pthread_t th;
     int serve_only = job->serve_only && size > 1;
     sv.local_done = serve_only;
+    sv.share = AHEAD * (size - 1) + !serve_only;
     if (!serve_only && pthread_create(&th, NULL, local_compute, &sv) != 0) {
         server_close(&sv);
         cli_error(cmd, "cannot start the computing thread of rank 0");
