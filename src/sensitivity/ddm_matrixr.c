@@ -28,7 +28,6 @@
  */
 #include <lapacke.h>
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,30 +66,41 @@ static void mr_thread(const sens_mr_lin *w, double *ws, sens_mr_lin *wt)
     wt->dx = wt->a + 3 * ND;
 }
 
+typedef struct mr_cols {
+    const mr_ddm *c;
+    double t;
+    const double *q, *qd, *qdd;
+} mr_cols;
+
+/* Thread th's parameters: thread th > 0 prepares its own form at the
+ * step's state (the same bits as g's) and applies the shared factors. */
+static void mr_cols_thread(void *ctx, int th, int nth)
+{
+    const mr_cols *a = ctx;
+    const mr_ddm *c = a->c;
+    sens_mr_lin wt, *wc = c->w;
+    mbs_form *g = c->g;
+    if (th > 0) {
+        mr_thread(c->w, sens_team_ws(c->r, th), &wt);
+        wc = &wt;
+        g = c->gt[th - 1];
+        (void)mbs_form_matrixr_prepare(g, a->t, a->q, a->qd, a->qdd);   /* succeeded on c->g at this state */
+    }
+    for (int j = th; j < c->np; j += nth)
+        sens_mr_lin_apply(wc, g, a->t, a->q, a->qd, a->qdd, c->Yi + (size_t)j * c->NI, j, c->Yin + (size_t)j * c->NI,
+                          c->Y + (size_t)j * c->N3);
+}
+
 /* The chain at the step's end state, then each parameter's sensitivities
- * on the threads of the run's team: thread t > 0 prepares its own form at
- * the same state (the same bits as g's) and applies the shared factors. */
+ * on the threads of the run's team (mr_cols_thread). */
 static int mr_advance(void *ctx, double t, double h, const double *q, const double *qd, const double *qdd,
                       mbs_error *err)
 {
     mr_ddm *c = ctx;
     int rc = sens_mr_lin_factor(c->w, c->g, t, q, qd, qdd, h, err);
     if (rc) return rc;
-#pragma omp parallel num_threads(sens_team_size(c->r)) if (sens_team_size(c->r) > 1)
-    {
-        const int th = omp_get_thread_num(), nth = omp_get_num_threads();
-        sens_mr_lin wt, *wc = c->w;
-        mbs_form *g = c->g;
-        if (th > 0) {
-            mr_thread(c->w, sens_team_ws(c->r, th), &wt);
-            wc = &wt;
-            g = c->gt[th - 1];
-            (void)mbs_form_matrixr_prepare(g, t, q, qd, qdd);   /* succeeded on c->g at this state */
-        }
-        for (int j = th; j < c->np; j += nth)
-            sens_mr_lin_apply(wc, g, t, q, qd, qdd, c->Yi + (size_t)j * c->NI, j, c->Yin + (size_t)j * c->NI,
-                              c->Y + (size_t)j * c->N3);
-    }
+    mr_cols a = {c, t, q, qd, qdd};
+    sens_team_do(c->r, mr_cols_thread, &a);
     memcpy(c->Yi, c->Yin, sizeof(double) * c->NI * (size_t)c->np);
     return MBS_OK;
 }

@@ -16,7 +16,6 @@
  * With r->np == 0 only psi is computed (the fd reference for fr).
  */
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,35 +32,48 @@ typedef struct {
  * into dg[k np + j] (k < nobj). The other threads of r's team redo the two
  * primal passes on their data first (their columns are then the same bits
  * as on r). */
-static void rk4_columns(sens_run *r, double t, int terminal, const double *q, const double *qd, const double *qdd,
-                        const double *tid, const double *sq, const double *sqd, double *dqdd, double *dg)
+typedef struct rk4_cols {
+    sens_run *r;
+    double t;
+    int terminal;
+    const double *q, *qd, *qdd, *tid, *sq, *sqd;
+    double *dqdd, *dg;
+} rk4_cols;
+
+/* Thread th's columns of rk4_columns. */
+static void rk4_cols_thread(void *ctx, int th, int nth)
 {
+    const rk4_cols *c = ctx;
+    sens_run *r = c->r, *rt = sens_team_run(r, th);
     const mbs_model *m = r->m;
     const int nq = r->nq, np = r->np, no = r->nobj;
     const size_t n = (size_t)(nq > 0 ? nq : 1), P = (size_t)(np > 0 ? np : 1);
-#pragma omp parallel num_threads(sens_team_size(r)) if (sens_team_size(r) > 1)
-    {
-        const int th = omp_get_thread_num(), nth = omp_get_num_threads();
-        sens_run *rt = sens_team_run(r, th);
-        double *rhs = sens_team_ws(r, th), *dgj = rhs + n, *dx = dgj + no + 1, *tt = dx + m->nx + 1;
-        const double *tidt = tid;
-        if (th > 0) {
-            double *qddt = tt + n;
-            mbs_data_set_time(rt->d, t);
-            mbs_deriv_fd_primal(m, rt->d, MBS_FD_RECURSIVE, q, qd, NULL, qddt, tt);
-            sens_objectives_primal(rt, q, qd, qdd, t);
-            tidt = tt;
-        }
-        for (int j = th; j < np; j += nth) {
-            const double *dq = sq + (size_t)j * n, *dqd = sqd + (size_t)j * n;
-            double *dqddj = dqdd + (size_t)j * n;
-            mbs_deriv_param_dx(m, j, dx);
-            mbs_deriv_id_tangent(m, rt->d, q, qd, qdd, dq, dqd, NULL, dx, rhs, 1, m->nb + 1);
-            mbs_deriv_fd_solve(m, rt->d, MBS_FD_RECURSIVE, q, qd, NULL, qdd, tidt, dq, dqd, rhs, dqddj);
-            sens_objectives_d(rt, q, qd, qdd, dq, dqd, dqddj, dx, j, t, terminal, dgj);
-            for (int k = 0; k < no; k++) dg[(size_t)k * P + j] = dgj[k];
-        }
+    const double t = c->t, *q = c->q, *qd = c->qd, *qdd = c->qdd;
+    double *rhs = sens_team_ws(r, th), *dgj = rhs + n, *dx = dgj + no + 1, *tt = dx + m->nx + 1;
+    const double *tidt = c->tid;
+    if (th > 0) {
+        double *qddt = tt + n;
+        mbs_data_set_time(rt->d, t);
+        mbs_deriv_fd_primal(m, rt->d, MBS_FD_RECURSIVE, q, qd, NULL, qddt, tt);
+        sens_objectives_primal(rt, q, qd, qdd, t);
+        tidt = tt;
     }
+    for (int j = th; j < np; j += nth) {
+        const double *dq = c->sq + (size_t)j * n, *dqd = c->sqd + (size_t)j * n;
+        double *dqddj = c->dqdd + (size_t)j * n;
+        mbs_deriv_param_dx(m, j, dx);
+        mbs_deriv_id_tangent(m, rt->d, q, qd, qdd, dq, dqd, NULL, dx, rhs, 1, m->nb + 1);
+        mbs_deriv_fd_solve(m, rt->d, MBS_FD_RECURSIVE, q, qd, NULL, qdd, tidt, dq, dqd, rhs, dqddj);
+        sens_objectives_d(rt, q, qd, qdd, dq, dqd, dqddj, dx, j, t, c->terminal, dgj);
+        for (int k = 0; k < no; k++) c->dg[(size_t)k * P + j] = dgj[k];
+    }
+}
+
+static void rk4_columns(sens_run *r, double t, int terminal, const double *q, const double *qd, const double *qdd,
+                        const double *tid, const double *sq, const double *sqd, double *dqdd, double *dg)
+{
+    rk4_cols c = {r, t, terminal, q, qd, qdd, tid, sq, sqd, dqdd, dg};
+    sens_team_do(r, rk4_cols_thread, &c);
 }
 
 /* Column workspace of a thread: rhs, dgj, dx, tid and qdd (rk4_columns). */

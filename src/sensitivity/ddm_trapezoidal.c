@@ -18,7 +18,6 @@
  */
 #include <lapacke.h>
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +61,29 @@ static void trap_column(const trap_ddm *c, sens_run *rt, int j, double h, const 
     }
 }
 
+typedef struct trap_cols {
+    const trap_ddm *c;
+    double t, h;
+    const double *q, *qd, *qdd;
+} trap_cols;
+
+/* Thread th's columns at the step's end state (threads > 0 redo the
+ * primal pass on their data first). */
+static void trap_cols_thread(void *ctx, int th, int nth)
+{
+    const trap_cols *a = ctx;
+    const trap_ddm *c = a->c;
+    const mbs_model *m = c->r->m;
+    sens_run *rt = sens_team_run(c->r, th);
+    const size_t n = c->n;
+    double *dzp = sens_team_ws(c->r, th), *dzdp = dzp + n, *dr = dzdp + n, *dx = dr + n, *r0 = dx + m->nx + 1;
+    if (th > 0) {
+        mbs_data_set_time(rt->d, a->t);
+        mbs_deriv_id_primal(m, rt->d, a->q, a->qd, a->qdd, r0);
+    }
+    for (int j = th; j < c->np; j += nth) trap_column(c, rt, j, a->h, a->q, a->qd, a->qdd, dzp, dzdp, dr, dx);
+}
+
 /* the Newton tangent at the converged state, factored once, then the
  * columns on the threads of the run's team */
 static int trap_advance(void *ctx, double t, double h, const double *q, const double *qd, const double *qdd,
@@ -71,7 +93,6 @@ static int trap_advance(void *ctx, double t, double h, const double *q, const do
     sens_run *r = c->r;
     const mbs_model *m = r->m;
     const int nq = r->nq;
-    const size_t n = c->n;
     int rc;
     mbs_data_set_time(r->d, t);
     if ((rc = mbs_deriv_id_derivatives(m, r->d, q, qd, qdd, c->r0, c->K, c->C)) ||
@@ -81,17 +102,8 @@ static int trap_advance(void *ctx, double t, double h, const double *q, const do
     lapack_int info = nq > 0 ? LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nq, nq, c->S, nq, c->ipiv) : 0;
     if (info != 0) return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: step tangent singular", t);
     mbs_deriv_id_primal(m, r->d, q, qd, qdd, c->r0);
-#pragma omp parallel num_threads(sens_team_size(r)) if (sens_team_size(r) > 1)
-    {
-        const int th = omp_get_thread_num(), nth = omp_get_num_threads();
-        sens_run *rt = sens_team_run(r, th);
-        double *dzp = sens_team_ws(r, th), *dzdp = dzp + n, *dr = dzdp + n, *dx = dr + n, *r0 = dx + m->nx + 1;
-        if (th > 0) {
-            mbs_data_set_time(rt->d, t);
-            mbs_deriv_id_primal(m, rt->d, q, qd, qdd, r0);
-        }
-        for (int j = th; j < c->np; j += nth) trap_column(c, rt, j, h, q, qd, qdd, dzp, dzdp, dr, dx);
-    }
+    trap_cols a = {c, t, h, q, qd, qdd};
+    sens_team_do(r, trap_cols_thread, &a);
     return MBS_OK;
 }
 

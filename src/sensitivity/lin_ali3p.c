@@ -45,7 +45,6 @@
  */
 #include <lapacke.h>
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -524,24 +523,39 @@ static void ali_pass_column(sens_ali_lin *w, const mbs_model *m, const ali_tws *
  * and (with a projection) the parameters' at the projected state (a =
  * zdd); ALI_PASS the difference pass at (z, zd, a) into H. */
 enum { ALI_P1, ALI_P2, ALI_PASS };
+typedef struct ali_cols {
+    sens_ali_lin *w;
+    sens_run *r;
+    const sens_ali_rec *st;
+    int what;
+    const double *a;
+    double *H;
+} ali_cols;
+
+/* Thread th's columns of ali_form_columns. */
+static void ali_cols_thread(void *ctx, int th, int nth)
+{
+    const ali_cols *c = ctx;
+    sens_ali_lin *w = c->w;
+    const mbs_model *m = c->r->m;
+    const sens_ali_rec *st = c->st;
+    const double t = st->t, *z = st->z, *zd = st->zd, *a = c->a;
+    const int what = c->what;
+    ali_tws s;
+    ali_tws_at(w, c->r, th, st, what == ALI_P1 ? NULL : a, what == ALI_P2, &s);
+    for (int k = th; what == ALI_P2 && k < w->n; k += nth) ali_p2_state_column(w, m, &s, k, t, z, zd, a, st->lam);
+    for (int i = th; i < w->npc; i += nth) {
+        if (what == ALI_P1) ali_p1_column(w, m, &s, w->pc[i], t, z, st->zds, st->zdds, st->lam);
+        else if (what == ALI_PASS) ali_pass_column(w, m, &s, w->pc[i], t, z, zd, a, c->H);
+        else if (w->vel || w->acc) ali_p2_param_column(w, m, &s, w->pc[i], t, z, zd, a);
+    }
+}
+
 static void ali_form_columns(sens_ali_lin *w, sens_run *r, const sens_ali_rec *st, int what, const double *a,
                              double *H)
 {
-    const mbs_model *m = r->m;
-    const int nt = sens_team_size(r);
-    const double t = st->t, *z = st->z, *zd = st->zd;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        const int th = omp_get_thread_num(), nth = omp_get_num_threads();
-        ali_tws s;
-        ali_tws_at(w, r, th, st, what == ALI_P1 ? NULL : a, what == ALI_P2, &s);
-        for (int k = th; what == ALI_P2 && k < w->n; k += nth) ali_p2_state_column(w, m, &s, k, t, z, zd, a, st->lam);
-        for (int i = th; i < w->npc; i += nth) {
-            if (what == ALI_P1) ali_p1_column(w, m, &s, w->pc[i], t, z, st->zds, st->zdds, st->lam);
-            else if (what == ALI_PASS) ali_pass_column(w, m, &s, w->pc[i], t, z, zd, a, H);
-            else if (w->vel || w->acc) ali_p2_param_column(w, m, &s, w->pc[i], t, z, zd, a);
-        }
-    }
+    ali_cols c = {w, r, st, what, a, H};
+    sens_team_do(r, ali_cols_thread, &c);
 }
 
 size_t sens_ali_lin_form_ws(const sens_ali_lin *w, const mbs_model *m)
@@ -718,22 +732,33 @@ void sens_ali_lin_thread(const sens_ali_lin *w, double *ws, sens_ali_lin *wt)
     for (size_t k = 0; k < sizeof vc / sizeof vc[0]; k++) { *vc[k] = ws; ws += C; }
 }
 
+typedef struct ali_step_cols {
+    sens_ali_lin *w;
+    sens_run *r;
+    const double *Yin;
+    double *Yout;
+} ali_step_cols;
+
+/* Thread th's columns of sens_ali_lin_step, with its own scratch. */
+static void ali_step_thread(void *ctx, int th, int nth)
+{
+    const ali_step_cols *c = ctx;
+    sens_ali_lin wt, *wc = c->w;
+    if (th > 0) {
+        sens_ali_lin_thread(c->w, sens_team_ws(c->r, th), &wt);
+        wc = &wt;
+    }
+    for (int j = th; j < c->w->np; j += nth) ali_column(wc, j, c->Yin, c->Yout);
+}
+
 int sens_ali_lin_step(sens_ali_lin *w, sens_run *r, const mbs_sim_options *so, const sens_ali_rec *st,
                       const double *Yin, double *Yout, mbs_error *err)
 {
     int rc = sens_ali_lin_form(w, r, so, st, err);
     if (rc) return rc;
     /* the columns on the threads of r's team, each with its own scratch */
-#pragma omp parallel num_threads(sens_team_size(r)) if (sens_team_size(r) > 1)
-    {
-        const int th = omp_get_thread_num(), nth = omp_get_num_threads();
-        sens_ali_lin wt, *wc = w;
-        if (th > 0) {
-            sens_ali_lin_thread(w, sens_team_ws(r, th), &wt);
-            wc = &wt;
-        }
-        for (int j = th; j < w->np; j += nth) ali_column(wc, j, Yin, Yout);
-    }
+    ali_step_cols c = {w, r, Yin, Yout};
+    sens_team_do(r, ali_step_thread, &c);
     return MBS_OK;
 }
 

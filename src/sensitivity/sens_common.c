@@ -94,6 +94,17 @@ int sens_team_size(const sens_run *r)
     return r->team ? r->team->nt : 1;
 }
 
+void sens_team_do(sens_run *r, sens_team_fn body, void *ctx)
+{
+    const int nt = sens_team_size(r);
+    if (nt <= 1) {
+        body(ctx, 0, 1);
+        return;
+    }
+#pragma omp parallel num_threads(nt)
+    body(ctx, omp_get_thread_num(), omp_get_num_threads());
+}
+
 /* ---------------------------------------------------------------- objectives */
 
 int sens_nobj(const mbs_model *m, const mbs_sens_options *o) { return m->nobj + (o && o->objective ? 1 : 0); }
@@ -231,29 +242,42 @@ void sens_objectives_d(sens_run *r, const double *q, const double *qd, const dou
     }
 }
 
+typedef struct obj_cols {
+    sens_run *r;
+    const double *q, *qd, *qdd, *Sz, *Szd, *Szdd;
+    double t;
+    int terminal;
+    size_t stride;
+    double *dg, *dgj, *dx;
+} obj_cols;
+
+/* Thread th's columns of sens_objectives_ddm. */
+static void obj_cols_thread(void *ctx, int th, int nth)
+{
+    const obj_cols *c = ctx;
+    sens_run *r = c->r, *rt = sens_team_run(r, th);
+    const int no = r->nobj, np = r->np;
+    double *gj = c->dgj, *xj = c->dx;
+    if (th > 0) {
+        gj = sens_team_ws(r, th);
+        xj = gj + no;
+        sens_objectives_primal(rt, c->q, c->qd, c->qdd, c->t);
+    }
+    for (int j = th; j < np; j += nth) {
+        const size_t o = (size_t)j * c->stride;
+        mbs_deriv_param_dx(r->m, j, xj);
+        sens_objectives_d(rt, c->q, c->qd, c->qdd, c->Sz + o, c->Szd + o, c->Szdd + o, xj, j, c->t, c->terminal, gj);
+        for (int k = 0; k < no; k++) c->dg[(size_t)k * np + j] = gj[k];
+    }
+}
+
 void sens_objectives_ddm(sens_run *r, const double *q, const double *qd, const double *qdd, double t, int terminal,
                          const double *Sz, const double *Szd, const double *Szdd, size_t stride, double *g,
                          double *dg, double *dgj, double *dx)
 {
-    const int no = r->nobj, np = r->np;
     sens_objectives(r, q, qd, qdd, t, terminal, g);
-#pragma omp parallel num_threads(sens_team_size(r)) if (sens_team_size(r) > 1)
-    {
-        const int th = omp_get_thread_num(), nth = omp_get_num_threads();
-        sens_run *rt = sens_team_run(r, th);
-        double *gj = dgj, *xj = dx;
-        if (th > 0) {
-            gj = sens_team_ws(r, th);
-            xj = gj + no;
-            sens_objectives_primal(rt, q, qd, qdd, t);
-        }
-        for (int j = th; j < np; j += nth) {
-            const size_t o = (size_t)j * stride;
-            mbs_deriv_param_dx(r->m, j, xj);
-            sens_objectives_d(rt, q, qd, qdd, Sz + o, Szd + o, Szdd + o, xj, j, t, terminal, gj);
-            for (int k = 0; k < no; k++) dg[(size_t)k * np + j] = gj[k];
-        }
-    }
+    obj_cols c = {r, q, qd, qdd, Sz, Szd, Szdd, t, terminal, stride, dg, dgj, dx};
+    sens_team_do(r, obj_cols_thread, &c);
 }
 
 void sens_accumulate(sens_run *r, double w, const double *g, const double *dg)

@@ -71,6 +71,14 @@ sens_run *sens_team_run(sens_run *r, int t);
 double *sens_team_ws(sens_run *r, int t);
 /* The threads a team's region runs on (1 without a team). */
 int sens_team_size(const sens_run *r);
+/* The work of thread th of a team of nth in one of its regions. */
+typedef void (*sens_team_fn)(void *ctx, int th, int nth);
+/* body(ctx, th, nth) on every thread of r's team, in a parallel region;
+ * a team of one (no team, or inside another parallel region) calls
+ * body(ctx, 0, 1) directly: libgomp enters and leaves even a region of
+ * one thread with a system call (a futex wake), which at a few regions a
+ * step costs more than the step's own work on some machines. */
+void sens_team_do(sens_run *r, sens_team_fn body, void *ctx);
 /* The primal state of the objectives' tangents at (q, qd, qdd, t) on the
  * data of r (what sens_objectives leaves): a thread's first step before
  * its columns of sens_objectives_d. */
