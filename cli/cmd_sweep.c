@@ -45,9 +45,11 @@ static void usage(FILE *out)
           "  --checkpoint FILE  append every finished case to FILE (must not exist)\n"
           "  --resume           continue the sweep of --checkpoint FILE: its cases\n"
           "                     are not recomputed\n"
-          "  --chunk N          MPI: cases per hand-out (default: the threads)\n"
+          "  --chunk N          MPI: cases per hand-out (default: the threads; fewer\n"
+          "                     near the end)\n"
           "  --serve-only       MPI: rank 0 hands out cases and computes none\n"
-          "  --stats            print the time (and MPI hand-outs) on standard error\n"
+          "  --stats            print the time on standard error (MPI: also the\n"
+          "                     hand-outs and where each rank's time went)\n"
           "  -h, --help         show this help and exit\n"
           "Output files are written whole at the end or not at all; the checkpoint\n"
           "is removed once they are.\n",

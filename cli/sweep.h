@@ -87,7 +87,8 @@ typedef struct sweep_ledger {
     unsigned char *done;
     char **text[2];           /* sweeps: per case, its CSV row (text[0]) and JSON object (text[1]) as
                                  formatted where the case was computed (NULL: table not wanted, or not
-                                 yet formatted: the table's writer formats it) */
+                                 yet formatted: the table's writer formats it), kept in blocks */
+    struct text_block *blocks;   /* the texts' storage, newest first */
     long ndone;
     long npending;            /* cases neither finished nor handed out */
     long next;                /* hand-out: the next case index to look at */

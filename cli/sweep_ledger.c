@@ -261,51 +261,77 @@ static void checkpoint_line(sweep_ledger *L, long i, int status, const double *r
 
 /* Record case i with the texts (malloc'd, or NULL), which the ledger
  * takes (or frees, for a case already recorded). */
-static void record_owned(sweep_ledger *L, long i, int status, const double *row, const char *msg, char *text[2])
+/* The rows' texts live in blocks of at least TEXT_BLOCK bytes: one
+ * allocation per block rather than two per case, whose memory would stay
+ * allocated to the end (a heap growing by a few kB at a time costs a
+ * system call per growth in a thread's arena). */
+enum { TEXT_BLOCK = 1 << 20 };
+typedef struct text_block {
+    struct text_block *next;
+    size_t len, cap;
+    char s[];
+} text_block;
+
+/* A copy of the n bytes at s, NUL-terminated, in L's blocks (under the
+ * lock); NULL when out of memory. */
+static char *text_keep(sweep_ledger *L, const char *s, size_t n)
+{
+    text_block *b = L->blocks;
+    if (!b || b->cap - b->len < n + 1) {
+        size_t cap = n + 1 > TEXT_BLOCK ? n + 1 : TEXT_BLOCK;
+        if (!(b = malloc(sizeof *b + cap)))
+            return NULL;
+        *b = (text_block){L->blocks, 0, cap};
+        L->blocks = b;
+    }
+    char *p = b->s + b->len;
+    memcpy(p, s, n);
+    p[n] = 0;
+    b->len += n + 1;
+    return p;
+}
+
+/* Record case i with the texts of its rows (len 0: none). */
+static void record_rows(sweep_ledger *L, long i, int status, const double *row, const char *msg,
+                        const char *const text[2], const size_t len[2])
 {
     pthread_mutex_lock(&L->lock);
-    int fresh = L->done[i] != CASE_DONE;
-    if (fresh) {
+    if (L->done[i] != CASE_DONE) {
         store(L, i, status, row, msg);
         for (int k = 0; k < 2; k++)
-            if (L->text[k]) {
-                L->text[k][i] = text[k];
-                text[k] = NULL;
-            }
+            if (L->text[k] && len[k] > 0)
+                L->text[k][i] = text_keep(L, text[k], len[k]);
         if (L->ckpt)
             checkpoint_line(L, i, status, row);
     }
     pthread_mutex_unlock(&L->lock);
-    free(text[0]);
-    free(text[1]);
 }
 
 void sweep_ledger_record(sweep_ledger *L, long i, int status, const double *row, const char *msg)
 {
     cli_buf b[2] = {{0}};
-    char *text[2] = {NULL, NULL};
+    const char *text[2] = {NULL, NULL};
+    size_t len[2] = {0, 0};
     double *x = L->s && (L->text[0] || L->text[1]) ? malloc(((size_t)L->s->nvar + 1) * sizeof *x) : NULL;
     if (x) {
         row_text(L->s, i, status, row, status == MBS_OK ? NULL : case_msg(status, msg), L->text[0] ? &b[0] : NULL,
                  L->text[1] ? &b[1] : NULL, x);
         for (int k = 0; k < 2; k++)
-            if (b[k].oom)
-                cli_buf_free(&b[k]);   /* the writer formats it */
-            else
+            if (!b[k].oom) {   /* else the writer formats it */
                 text[k] = b[k].s;
+                len[k] = b[k].len;
+            }
     }
     free(x);
-    record_owned(L, i, status, row, msg, text);
+    record_rows(L, i, status, row, msg, text, len);
+    cli_buf_free(&b[0]);
+    cli_buf_free(&b[1]);
 }
 
 void sweep_ledger_record_text(sweep_ledger *L, long i, int status, const double *row, const char *msg,
                               const char *const text[2], const size_t len[2])
 {
-    char *own[2] = {NULL, NULL};
-    for (int k = 0; k < 2; k++)
-        if (L->text[k] && len[k] > 0)
-            own[k] = strndup(text[k], len[k]);
-    record_owned(L, i, status, row, msg, own);
+    record_rows(L, i, status, row, msg, text, len);
 }
 
 int sweep_ledger_done(sweep_ledger *L, long i)
@@ -360,9 +386,10 @@ void sweep_ledger_close(sweep_ledger *L)
         fclose(L->ckpt);
     for (long i = 0; L->msg && i < L->ncases; i++)
         free(L->msg[i]);
-    for (int k = 0; k < 2; k++)
-        for (long i = 0; L->text[k] && i < L->ncases; i++)
-            free(L->text[k][i]);
+    for (text_block *b = L->blocks, *next; b; b = next) {
+        next = b->next;
+        free(b);
+    }
     free(L->text[0]);
     free(L->text[1]);
     free(L->rows);
