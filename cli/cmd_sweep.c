@@ -67,7 +67,7 @@ static int run_one(void *user, const mbs_model *m, mbs_data *d, long k, mbs_erro
     const run_ctx *c = user;
     long i = c->idx[k];
     if (sweep_ledger_done(c->L, i))
-        return MBS_OK;   /* recorded meanwhile (by another rank: this was a second hand-out) */
+        return MBS_OK;   /* already recorded: another rank's result for a case handed out twice */
     double *row = malloc(((size_t)c->L->s->ncols + 1) * sizeof *row);
     mbs_error e = {0};
     int rc = row ? sweep_case_run(c->L->s, d, i, row, &e) : MBS_ERR_NOMEM;

@@ -90,7 +90,7 @@ static int ms_one(void *user, const mbs_model *m, mbs_data *d, long k, mbs_error
     const ms_chunk *c = user;
     long i = c->idx[k];
     if (sweep_ledger_done(c->L, i))
-        return MBS_OK;   /* recorded meanwhile (by another rank: this was a second hand-out) */
+        return MBS_OK;   /* already recorded: another rank's result for a case handed out twice */
     double *row = malloc(((size_t)c->L->ncols + 1) * sizeof *row);
     mbs_error e = {0};
     int rc = row ? ms_run_start(c->L->user, i, row, &e) : MBS_ERR_NOMEM;

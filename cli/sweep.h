@@ -85,9 +85,9 @@ typedef struct sweep_ledger {
     int *status;
     char **msg;               /* failures: the message (malloc'd) */
     unsigned char *done;
-    char **text[2];           /* sweeps: per case, its CSV row (text[0]) and JSON object (text[1]) as
-                                 formatted where the case was computed (NULL: table not wanted, or not
-                                 yet formatted: the table's writer formats it), kept in blocks */
+    char **text[2];           /* sweeps: per case, its CSV row (text[0]) and JSON object (text[1]), as
+                                 the computing thread formats them (NULL: table not wanted, or no text:
+                                 the table's writer formats the row), kept in blocks */
     struct text_block *blocks;   /* the texts' storage, newest first */
     long ndone;
     long npending;            /* cases neither finished nor handed out */

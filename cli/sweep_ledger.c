@@ -1,7 +1,10 @@
 /*
  * sweep_ledger.c - the finished cases of a sweep: the result table in
  * memory, the checkpoint file that lets --resume skip them, and the
- * CSV and JSON tables written at the end.
+ * CSV and JSON tables written at the end. A case's rows of the tables are
+ * formatted when it is recorded, by the thread that computed it (or by
+ * the rank that did, which sends them with its report), and the writer
+ * copies them in case order.
  *
  * Checkpoint: a first line "mbsens sweep checkpoint HASH NCASES NCOLS"
  * (HASH of the spec and model texts), then one line per finished case,
@@ -259,8 +262,6 @@ static void checkpoint_line(sweep_ledger *L, long i, int status, const double *r
     L->ckpt_failed |= fflush(f) != 0;
 }
 
-/* Record case i with the texts (malloc'd, or NULL), which the ledger
- * takes (or frees, for a case already recorded). */
 /* The rows' texts live in blocks of at least TEXT_BLOCK bytes: one
  * allocation per block rather than two per case, whose memory would stay
  * allocated to the end (a heap growing by a few kB at a time costs a
