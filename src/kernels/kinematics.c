@@ -137,9 +137,11 @@ void MBS_K(mbs_ws_free)(MBS_K(mbs_ws) *w)
 
 /* The fast paths by frame kind: 1 revolute, 2 prismatic (S a unit column,
  * dS/dt = 0), 3 cardan (S = [0, 0; e1, (0, c1, s1)], dS/dt only in the
- * second column); 0 the general path through the joint's ops. They do the
- * arithmetic of the general path minus the products by the structural
- * zeros and ones of R, t, S. */
+ * second column); 0 the general path through the joint's ops. Revolute
+ * and prismatic joints do the arithmetic of the general path minus the
+ * products by the structural zeros and ones of R, t, S; cardan joints
+ * compute the same quantities in another order (A_hJ Rot(e1) first),
+ * equal to round-off. */
 static inline int kin_kind(const mbs_joint_info *jt)
 {
     switch (jt->frame_kind) {
