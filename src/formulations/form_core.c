@@ -257,16 +257,14 @@ void mbs_form_trap_tangent(const mbs_model *m, mbs_data *d, double t, const doub
     }
 }
 
-int mbs_constraint_violation(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
-                             const double *qdd, double viol[3])
+/* The violations of mbs_constraint_violation with the level-2 kinematics of
+ * (q, qd, qdd) already in d (nc > 0). */
+static int violation_of_kinematics(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
+                                   const double *qdd, double viol[3])
 {
-    if (!m || !d || !q || !viol) return MBS_ERR_ARG;
-    viol[0] = viol[1] = viol[2] = 0;
     const int nc = mbs_model_nconstraints(m);
-    if (nc == 0) return MBS_OK;
     mbs_con_ws *cw = d->con;
     double *phi = cw->phi, *v = cw->vec;
-    mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
     mbs_con_kernel(m, m->x, &d->ws, q, qd, qdd, t, phi, NULL, NULL, NULL, NULL, NULL);
     viol[0] = mbs_dense_norm(phi, nc);
     if (qd) {
@@ -278,6 +276,16 @@ int mbs_constraint_violation(const mbs_model *m, mbs_data *d, double t, const do
         }
     }
     return mbs_data_results(d, "constraint violation", MBS_RESULTS({ "viol", viol, 3, 1, MBS_IX_NONE, 0 }));
+}
+
+int mbs_constraint_violation(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
+                             const double *qdd, double viol[3])
+{
+    if (!m || !d || !q || !viol) return MBS_ERR_ARG;
+    viol[0] = viol[1] = viol[2] = 0;
+    if (mbs_model_nconstraints(m) == 0) return MBS_OK;
+    mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
+    return violation_of_kinematics(m, d, t, q, qd, qdd, viol);
 }
 
 /* ---------------------------------------------------------------- object */
@@ -551,8 +559,10 @@ void mbs_form_observe(mbs_form *f, double t, const double *q, const double *qd, 
     if (f->viol_ready) {
         f->viol_ready = 0;
         for (int k = 0; k < 3; k++) v[k] = f->viol[k];
-    } else if (mbs_constraint_violation(f->m, f->d, t, q, qd, qdd, v) != MBS_OK) {
-        return;
+    } else {
+        /* the owner has just left the kinematics of (q, qd, qdd) in d */
+        v[0] = v[1] = v[2] = 0;
+        if (mbs_model_nconstraints(f->m) > 0 && violation_of_kinematics(f->m, f->d, t, q, qd, qdd, v) != MBS_OK) return;
     }
     for (int k = 0; k < 3; k++)
         if (!(v[k] <= st->violation[k])) st->violation[k] = v[k];

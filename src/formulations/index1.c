@@ -33,6 +33,23 @@
 #include "dynamics/derivatives.h"
 #include "../constraints/constraint.h"
 
+/* The open-tree accelerations qdd0, the factors of M' for the solves and
+ * the kinematics of (q, qd, qdd0) in d (the constraint rows read them).
+ * Fully recursive: the forward dynamics in the workspace and its
+ * acceleration pass; the inverse dynamics at the solution that
+ * mbs_deriv_fd_primal adds (tid) serves derivatives along a direction,
+ * and the solves here have none: f->tid stays zero for them. */
+static int tree_accelerations(mbs_form *f, const double *q, const double *qd)
+{
+    const mbs_model *m = f->m;
+    mbs_data *d = f->d;
+    if (f->o.formulation != MBS_FD_RECURSIVE)
+        return mbs_deriv_fd_primal(m, d, f->o.formulation, q, qd, NULL, f->qdd0, f->tid);
+    int rc = mbs_fd_in_workspace(m, d, MBS_FD_RECURSIVE, q, qd, NULL, f->qdd0);
+    if (!rc) mbs_kin_accelerations(m, &d->ws, f->qdd0);
+    return rc;
+}
+
 int mbs_form_index1_accel(mbs_form *f, double t, const double *q, const double *qd, double *qdd, char *msg,
                           size_t len)
 {
@@ -41,7 +58,7 @@ int mbs_form_index1_accel(mbs_form *f, double t, const double *q, const double *
     const int n = f->n, nr = f->nr;
     const mbs_fd_algorithm alg = f->o.formulation;
     mbs_data_set_time(d, t);
-    int rc = mbs_deriv_fd_primal(m, d, alg, q, qd, NULL, f->qdd0, f->tid);
+    int rc = tree_accelerations(f, q, qd);
     if (rc) {
         snprintf(msg, len, "index1: forward dynamics of the tree: %s", mbs_data_error(d));
         return rc;

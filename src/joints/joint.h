@@ -51,6 +51,10 @@
  *   BALL      R = A(p) (Euler parameters), t = 0, three rotational
  *             columns w' = 2 G(p) pd in the child's axes
  *   FREE      t = (x, y, z) in the parent joint frame, then as BALL
+ *   CARDAN    R = Rot(e1, q1) Rot(e2, q2), t = 0, S = [0, 0; e1, Rot(e1, q1) e2]
+ *             (in the parent joint frame): a fast path of the global-axes
+ *             kinematics (kernels/kinematics.c); the articulated-body
+ *             passes in joint frames take it as GENERAL
  * A kind of its own (a joint type with another velocity convention) is
  * added as a new value with its operations in joint_frames.h; GENERAL
  * (negative) has no joint-frame form, and the passes refuse the model. */
@@ -60,7 +64,8 @@ typedef enum mbs_frame_kind {
     MBS_FRAME_ROT_E1,
     MBS_FRAME_SLIDE_E1,
     MBS_FRAME_BALL,
-    MBS_FRAME_FREE
+    MBS_FRAME_FREE,
+    MBS_FRAME_CARDAN
 } mbs_frame_kind;
 
 typedef struct mbs_joint_ops {

@@ -56,5 +56,5 @@ static void subspace_dot_d(const mreal *q, const mreal *qd, const mreal *dq, con
     dSd[6 + 5] = dqd[0] * c - qd[0] * s * dq[0];
 }
 
-const mbs_joint_ops MBS_K(mbs_joint_cardan) = { "cardan", 2, 2, -1, MBS_FRAME_GENERAL,
+const mbs_joint_ops MBS_K(mbs_joint_cardan) = { "cardan", 2, 2, -1, MBS_FRAME_CARDAN,
     motion, subspace, subspace_dot, motion_d, subspace_d, subspace_dot_d };

@@ -157,7 +157,9 @@ int MBS_K(mbs_aba)(const mbs_model *m, MBS_K(mbs_ws) *w, const mreal *q,
  * This is the back-substitution of the differentiated recursion: the
  * derivative of qdd along any direction solves M' dqdd = -(tangent of the
  * residual), so derivatives reuse the factors at O(n) per direction.
- * s provides scratch arrays (F, u, Vd).
+ * s provides scratch arrays (F, u, Vd). The tip-to-base sweep skips the
+ * bodies whose subtree carries no force (u_i = 0 and F_i = 0): what they
+ * would pass on is zero.
  */
 void MBS_K(mbs_aba_solve)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws) *s,
                           const mreal *r, mreal *y)
@@ -171,8 +173,14 @@ void MBS_K(mbs_aba_solve)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_
         const mreal *bi = w->b + MBS_BSTRIDE * i, *U = w->U + MBS_BSTRIDE * i, *Ni = w->Ninv + 49 * i;
         const mreal *xv = s->F + 6 * i;
         mreal *u = s->u + 7 * i;
-        for (int k = 0; k < ni; k++) u[k] = s6_dot(bi + 6 * k, xv) + r[jt->qoff + k];
-        if (jt->parent == 0) continue;
+        int zero = 1;   /* no force on the subtree (right-hand sides with few nonzeros) */
+        for (int k = 0; k < ni; k++) {
+            u[k] = s6_dot(bi + 6 * k, xv) + r[jt->qoff + k];
+            zero = zero && MRE(u[k]) == 0 && MIM(u[k]) == 0;
+        }
+        for (int c = 0; c < 6 && zero; c++) zero = MRE(xv[c]) == 0 && MIM(xv[c]) == 0;
+        /* a zero subtree adds zeros to its parent: nothing to pass on */
+        if (jt->parent == 0 || zero) continue;
         mreal yv[6], Nu[7];
         for (int c = 0; c < 6; c++) yv[c] = xv[c];
         for (int a = 0; a < ni; a++) {

@@ -66,7 +66,7 @@ int mbs_abajf_create(mbs_data *d, const mbs_model *m)
         const mbs_joint_info *jt = &m->joint[i];
         fdl_body *b = &f->b[i];
         const int kind = MBS_K(mbs_joint_ops_of)(jt->type)->frame_kind;
-        if (kind < 0) f->usable = 0;
+        if (kind < 0 || kind == MBS_FRAME_CARDAN) f->usable = 0;   /* no joint-frame form */
         b->parent = jt->parent;
         b->qoff = jt->qoff;
         const mbs_joint_info *jh = jt->parent > 0 ? &m->joint[jt->parent] : 0;

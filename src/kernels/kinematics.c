@@ -135,6 +135,36 @@ void MBS_K(mbs_ws_free)(MBS_K(mbs_ws) *w)
     if (w) w->ccache = 0;
 }
 
+/* The fast paths by frame kind: 1 revolute, 2 prismatic (S a unit column,
+ * dS/dt = 0), 3 cardan (S = [0, 0; e1, (0, c1, s1)], dS/dt only in the
+ * second column); 0 the general path through the joint's ops. Revolute
+ * and prismatic joints do the arithmetic of the general path minus the
+ * products by the structural zeros and ones of R, t, S; cardan joints
+ * compute the same quantities in another order (A_hJ Rot(e1) first),
+ * equal to round-off. */
+static inline int kin_kind(const mbs_joint_info *jt)
+{
+    switch (jt->frame_kind) {
+    case MBS_FRAME_ROT_E1: return 1;
+    case MBS_FRAME_SLIDE_E1: return 2;
+    case MBS_FRAME_CARDAN: return 3;
+    default: return 0;
+    }
+}
+
+/* Cardan joint: the world axes of its two rotations and of the derivative
+ * of the second one, U = A_hJ Rot(e1, q1) (column k into u + 3 k), from
+ * c1, s1 = cos, sin q1 */
+static inline void kin_cardan_axes(const mreal *AhJ, mreal c1, mreal s1, mreal *u)
+{
+    for (int r = 0; r < 3; r++) {
+        const mreal a1 = AhJ[3 * r + 1], a2 = AhJ[3 * r + 2];
+        u[r] = AhJ[3 * r];
+        u[3 + r] = a1 * c1 + a2 * s1;
+        u[6 + r] = a2 * c1 - a1 * s1;
+    }
+}
+
 /* The velocity (level >= 1) and acceleration (level 2) blocks of body i
  * over its positions, joint map b_i and rho = r_i - r_j already in w: one
  * code for mbs_kin_forward and mbs_kin_velocities (thesis eq. 2.121). */
@@ -142,10 +172,10 @@ void MBS_K(mbs_ws_free)(MBS_K(mbs_ws) *w)
 __attribute__((always_inline))   /* in the loop of mbs_kin_forward */
 #endif
 static inline void kin_body_rates(const mbs_model *m, MBS_K(mbs_ws) *w, int i, const mreal *q, const mreal *qd,
-                                  const mreal *qdd, const mreal rho[3], int level)
+                                  const mreal *qdd, const mreal rho[3], int level, const mreal *cu)
 {
     const mbs_joint_info *jt = &m->joint[i];
-    const int kind = jt->frame_kind == MBS_FRAME_ROT_E1 ? 1 : jt->frame_kind == MBS_FRAME_SLIDE_E1 ? 2 : 0;
+    const int kind = kin_kind(jt);
     const int h = jt->parent, nq = jt->nq;
     const mreal *qi = q + jt->qoff;
     const mreal *AhJ = w->AhJ + 9 * i;
@@ -183,6 +213,27 @@ static inline void kin_body_rates(const mbs_model *m, MBS_K(mbs_ws) *w, int i, c
         col[3] = col[4] = col[5] = 0;
         if (qdi)
             for (int c = 0; c < 3; c++) di[c] += col[c] * qdi[0];
+    } else if (kind == 3) {
+        /* v_k at r_j = 0; dS/dt: [0; 0] and [0; q1dot (0, -s1, c1)], in world
+         * axes q1dot u2: wd_k = w_h x w_k (+ q1dot u2), vd_k = wd_k x rho + w_k x (w_i x rho) */
+        mreal ul[9];
+        const mreal *u = cu;
+        if (!u) {
+            kin_cardan_axes(AhJ, MCOS(qi[0]), MSIN(qi[0]), ul);
+            u = ul;
+        }
+        const mreal q1d = qdi ? qdi[0] : 0;
+        for (int k = 0; k < 2; k++) {
+            mreal *col = bdi + 6 * k;
+            const mreal *bk = bi + 6 * k;
+            v3_cross(col + 3, Vh + 3, bk + 3);
+            if (k == 1)
+                for (int c = 0; c < 3; c++) col[3 + c] += q1d * u[6 + c];
+            v3_cross(col, col + 3, rho);
+            v3_cross_add(col, bk + 3, wrho);
+            if (qdi)
+                for (int c = 0; c < 6; c++) di[c] += col[c] * qdi[k];
+        }
     } else {
         const mbs_joint_ops *ops = MBS_K(mbs_joint_ops_of)(jt->type);
         if (qdi) ops->subspace_dot(qi, qdi, Sd);
@@ -227,7 +278,7 @@ static inline void kin_body_rates(const mbs_model *m, MBS_K(mbs_ws) *w, int i, c
 __attribute__((always_inline))   /* in the loop of mbs_kin_forward */
 #endif
 static inline void kin_joint_map(MBS_K(mbs_ws) *w, const mbs_joint_info *jt, int i, int kind, const mreal *qi,
-                                 const mreal rho[3])
+                                 const mreal rho[3], const mreal *u)
 {
     const mreal *AhJ = w->AhJ + 9 * i;
     mreal *bi = w->b + MBS_BSTRIDE * i;
@@ -238,6 +289,13 @@ static inline void kin_joint_map(MBS_K(mbs_ws) *w, const mbs_joint_info *jt, int
     } else if (kind == 2) {
         bi[0] = AhJ[0]; bi[1] = AhJ[3]; bi[2] = AhJ[6];
         bi[3] = bi[4] = bi[5] = 0;
+    } else if (kind == 3) {
+        /* [u_k x rho; u_k], k = 0, 1 */
+        for (int k = 0; k < 2; k++) {
+            mreal *col = bi + 6 * k;
+            v3_copy(col + 3, u + 3 * k);
+            v3_cross(col, col + 3, rho);
+        }
     } else {
         mreal S[MBS_BSTRIDE];
         const mbs_joint_ops *ops = MBS_K(mbs_joint_ops_of)(jt->type);
@@ -275,15 +333,13 @@ void MBS_K(mbs_kin_forward)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w
 {
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
-        /* revolute and prismatic joints (S a unit column, dS/dt = 0) take a
-         * fast path with the same arithmetic, minus the products by the
-         * structural zeros and ones of R, t, S */
-        const int kind = jt->frame_kind == MBS_FRAME_ROT_E1 ? 1 : jt->frame_kind == MBS_FRAME_SLIDE_E1 ? 2 : 0;
+        /* revolute, prismatic and cardan joints take a fast path (kin_kind) */
+        const int kind = kin_kind(jt);
         const int h = jt->parent;
         const mreal *qi = q + jt->qoff;
         const mreal *Ah = w->A + 9 * h, *oh = w->o + 3 * h;
         mreal *Ai = w->A + 9 * i, *AhJ = w->AhJ + 9 * i;
-        mreal T[9], tmp[3];
+        mreal T[9], tmp[3], u[9];   /* u: a cardan joint's axes (kin_cardan_axes) */
 
         /* ---- positions ---- */
         m3_mul(AhJ, Ah, x + jt->x_Xp);
@@ -302,6 +358,15 @@ void MBS_K(mbs_kin_forward)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w
         } else if (kind == 2) {
             m3_copy(T, AhJ);
             rj[0] += AhJ[0] * qi[0]; rj[1] += AhJ[3] * qi[0]; rj[2] += AhJ[6] * qi[0];
+        } else if (kind == 3) {
+            /* T = U Rot(e2, q2), U = AhJ Rot(e1, q1): columns 0, 2 of U rotate */
+            kin_cardan_axes(AhJ, MCOS(qi[0]), MSIN(qi[0]), u);
+            const mreal c2 = MCOS(qi[1]), s2 = MSIN(qi[1]);
+            for (int r = 0; r < 3; r++) {
+                T[3 * r] = u[r] * c2 - u[6 + r] * s2;
+                T[3 * r + 1] = u[3 + r];
+                T[3 * r + 2] = u[r] * s2 + u[6 + r] * c2;
+            }
         } else {
             mreal R[9], t[3];
             const mbs_joint_ops *ops = MBS_K(mbs_joint_ops_of)(jt->type);
@@ -338,10 +403,10 @@ void MBS_K(mbs_kin_forward)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w
 
         mreal rho[3];
         v3_sub(rho, ri, rj);
-        kin_joint_map(w, jt, i, kind, qi, rho);
+        kin_joint_map(w, jt, i, kind, qi, rho, u);
         kin_body_inertia(m, x, w, i);
         if (level < 1) continue;
-        kin_body_rates(m, w, i, q, qd, qdd, rho, level);
+        kin_body_rates(m, w, i, q, qd, qdd, rho, level, kind == 3 ? u : NULL);
     }
 }
 
@@ -351,7 +416,7 @@ void MBS_K(mbs_kin_velocities)(const mbs_model *m, MBS_K(mbs_ws) *w, const mreal
     for (int i = 1; i <= m->nb; i++) {
         mreal rho[3];
         v3_sub(rho, w->r + 3 * i, w->rj + 3 * i);
-        kin_body_rates(m, w, i, q, qd, qdd, rho, 2);
+        kin_body_rates(m, w, i, q, qd, qdd, rho, 2, NULL);
     }
 }
 
