@@ -312,8 +312,8 @@ static int on_step(void *user, const mbs_model *m, mbs_data *d, double t, const 
         for (int k = 0; k < s->nq; k++) emit(s, ",", v[part][k]);
     for (int k = 0; k < s->nout; k++) {
         const mbs_output *o = &s->outs[k];
-        if (o->kind == MBS_OUTPUT_FORCE) mbs_output_eval_state(m, s->fdata, t, q, qd, qdd, o, s->vals);
-        else mbs_output_eval(m, d, q, o, s->vals);
+        if (o->kind != MBS_OUTPUT_FORCE) mbs_output_eval(m, d, q, o, s->vals);
+        else if ((s->failed = mbs_output_eval_state(m, s->fdata, t, q, qd, qdd, o, s->vals)) != 0) return s->failed;
         for (int c = 0; c < mbs_output_ncolumns(o); c++) emit(s, ",", s->vals[c]);
     }
     if (s->violation) {
@@ -529,7 +529,8 @@ static int run(sink *s, cli_atomic *af, const char *out, const mbs_model *m, mbs
             cli_error(s->cmd, "cannot write the temporary copy of the CSV (TMPDIR): %s (at t = %g)",
                       strerror(s->write_error), s->tlast);
         else
-            cli_error(s->cmd, "%s", s->failed ? mbs_data_error(d) : err.msg);
+            cli_error(s->cmd, "%s", !s->failed ? err.msg : s->fdata && mbs_data_error(s->fdata)[0]
+                                                                  ? mbs_data_error(s->fdata) : mbs_data_error(d));
         rc = CLI_EXIT_FAIL;
     }
     if (out) {

@@ -506,7 +506,11 @@ static int keep_tail(void *user, const mbs_model *m, mbs_data *d, double t, cons
             mbs_output_eval(m, d, q, &out, a->row + c);
         } else {
             if (!fd && !(fd = mbs_data_create(m, NULL))) return MBS_ERR_NOMEM;
-            mbs_output_eval_state(m, fd, t, q, qd, qdd, &out, a->row + c);
+            const int rc = mbs_output_eval_state(m, fd, t, q, qd, qdd, &out, a->row + c);
+            if (rc) {
+                mbs_data_free(fd);
+                return rc;
+            }
         }
         c += mbs_output_ncolumns(&out);
     }

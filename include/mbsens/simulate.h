@@ -370,7 +370,8 @@ void mbs_output_eval(const mbs_model *m, const mbs_data *d, const double *q,
 /* Values of the columns of any output at the state (t, q, qd, qdd): runs on
  * d what the output needs (the kinematics, or inverse dynamics with the
  * loads at t), overwriting its kinematics; inside a simulation's step
- * callback, give it a data of its own. MBS_OK, or MBS_ERR_ARG. */
+ * callback, give it a data of its own. MBS_OK, MBS_ERR_ARG, or
+ * MBS_ERR_NUMERIC for a force that is not finite (message in d). */
 int mbs_output_eval_state(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
                           const double *qdd, const mbs_output *o, double *values);
 

@@ -82,8 +82,11 @@ static int on_step(void *user, const mbs_model *m, mbs_data *d, double t, const 
     double *row = r->out + i * (size_t)r->ncols;
     for (int k = 0; k < mbs_model_noutputs(m); k++) {
         mbs_output o = mbs_model_output(m, k);
-        if (o.kind == MBS_OUTPUT_FORCE) mbs_output_eval_state(m, r->fdata, t, q, qd, qdd, &o, r->vals);
-        else mbs_output_eval(m, d, q, &o, r->vals);
+        if (o.kind != MBS_OUTPUT_FORCE) mbs_output_eval(m, d, q, &o, r->vals);
+        else {
+            const int rc = mbs_output_eval_state(m, r->fdata, t, q, qd, qdd, &o, r->vals);
+            if (rc) return rc;
+        }
         const int nc = mbs_output_ncolumns(&o);
         memcpy(row, r->vals, (size_t)nc * sizeof(double));
         row += nc;

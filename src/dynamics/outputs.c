@@ -11,6 +11,7 @@
 #include "kernels/data.h"
 #include "model/model_impl.h"
 #include "dynamics/derivatives.h"
+#include "kernels/results.h"
 
 int mbs_model_noutputs(const mbs_model *m) { return m ? m->sim.noutput : 0; }
 
@@ -81,5 +82,5 @@ int mbs_output_eval_state(const mbs_model *m, mbs_data *d, double t, const doubl
         if (o->coord[c] < 0 || o->coord[c] >= m->nq) return MBS_ERR_ARG;
     mbs_deriv_id_primal(m, d, q, qd, qdd, d->dbuf);
     for (int c = 0; c < o->ncoord; c++) v[c] = d->dbuf[o->coord[c]];
-    return MBS_OK;
+    return mbs_data_results(d, "output", MBS_RESULTS({ "coordinate force", d->dbuf, m->nq, 1, MBS_IX_COORD, 0 }));
 }

@@ -3,7 +3,8 @@
 # "Coordinate forces"; docs/benchmarks.md, "Anchor lift", "Sensitivities") on a
 # short anchor-like chain: scripts/gen_anchor_lift.py --links 4 (11 bodies, the
 # shipped model's end fittings, anchor, contacts, hoist law and parameters), 10 ms
-# of the lift (200 steps) with ALI3-P.
+# of the lift (200 steps) with ALI3-P. MBS_ANCHOR_LINKS=57 MBS_ANCHOR_TF=0.005
+# runs the same checks on the shipped model (docs/benchmarks.md: minutes).
 #  - the generator is deterministic (two runs, the same bytes);
 #  - the hoist-force output of simulate and the objective hoist_force2 are the
 #    same quantity: its trapezoidal quadrature over the rows of every step
@@ -21,24 +22,26 @@ SRC=$MBS_SOURCE_DIR
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 
-M=$TMP/anchor4.json
-"$PY" "$SRC/scripts/gen_anchor_lift.py" --links 4 -o "$M" && "$PY" "$SRC/scripts/gen_anchor_lift.py" --links 4 \
+N=${MBS_ANCHOR_LINKS:-4}
+TF=${MBS_ANCHOR_TF:-0.01}
+M=$TMP/anchor.json
+"$PY" "$SRC/scripts/gen_anchor_lift.py" --links "$N" -o "$M" && "$PY" "$SRC/scripts/gen_anchor_lift.py" --links "$N" \
     -o "$TMP/again.json" && cmp -s "$M" "$TMP/again.json" &&
-    ok "gen_anchor_lift.py --links 4: deterministic" || ko "gen_anchor_lift.py --links 4"
+    ok "gen_anchor_lift.py --links $N: deterministic" || ko "gen_anchor_lift.py --links $N"
 
 # --no-project: the sensitivity methods' runs (docs/sensitivity.md, "Euler parameters")
-run simulate "$M" --formulation ali3p --tf 0.01 --output-dt 5e-5 --no-project -q -o "$TMP/s.csv"
+run simulate "$M" --formulation ali3p --tf "$TF" --output-dt 5e-5 --no-project -q -o "$TMP/s.csv"
 expect 0 "simulate with the hoist-force output"
 
 for m in ddm davm; do
-    run sensitivity "$M" --formulation ali3p --tf 0.01 --method $m --json -q
-    expect 0 "$m, 10 ms"
+    run sensitivity "$M" --formulation ali3p --tf "$TF" --method $m --json -q
+    expect 0 "$m, tf $TF"
     cp "$OUT" "$TMP/$m.json"
 done
 # h = 2e-4: where truncation and noise are of one size on this model (1e-4 .. 1e-3
 # measured, docs/benchmarks.md); h0 = 1e-6: noise alone
 for h in 2e-4 4e-4 1e-6; do
-    run sensitivity "$M" --formulation ali3p --tf 0.01 --method fd --fd-step $h --json -q
+    run sensitivity "$M" --formulation ali3p --tf "$TF" --method fd --fd-step $h --json -q
     expect 0 "fd --fd-step $h"
     cp "$OUT" "$TMP/fd$h.json"
 done
@@ -88,6 +91,29 @@ for i, name in enumerate(davm["objectives"]):
         bad |= not abs(q - davm["psi"][0]) <= 2 * eps
 sys.exit(bad)
 PYEOF
+
+# bad input: the member and what is wrong
+"$PY" - "$M" "$TMP" <<'PYEOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["outputs"][3]["coordinate"][1] = "hoist.w"
+json.dump(m, open(sys.argv[2] + "/bad_out.json", "w"))
+m = json.load(open(sys.argv[1]))
+m["objectives"][1]["integral"][0]["power"] = 1
+json.dump(m, open(sys.argv[2] + "/bad_pow.json", "w"))
+m = json.load(open(sys.argv[1]))
+m["objectives"][0]["integral"][0]["quantity"] = "torque"
+json.dump(m, open(sys.argv[2] + "/bad_qty.json", "w"))
+PYEOF
+run info "$TMP/bad_out.json"
+expect 1 "an unknown coordinate of a force output"
+stderr_has 'outputs\[3\]\.coordinate\[1\]: unknown coordinate "hoist.w"' "its message names the member"
+run info "$TMP/bad_pow.json"
+expect 1 "a power below 2"
+stderr_has 'objectives\[1\]\.integral\[0\]\.power: expected a number >= 2' "its message names the member"
+run info "$TMP/bad_qty.json"
+expect 1 "an unknown coordinate quantity"
+stderr_has 'unknown quantity "torque" for a coordinate \(value, velocity, acceleration, force\)' "its message lists the quantities"
 
 run sensitivity "$M" --formulation ali3p --tf 0.002 --method cs
 expect 1 "cs refuses objectives that read coordinate forces"
