@@ -122,7 +122,8 @@ typedef struct {
     long rows;
     double tlast;         /* time of the last row */
     int write_error;
-    double *vals;         /* the columns of one output (at most 4) */
+    double *vals;         /* the columns of one output (at most 7) */
+    mbs_data *fdata;      /* the inverse dynamics of force outputs (NULL without them) */
     int violation;        /* closed loops: constraint-violation columns */
     int failed;           /* a library call failed (message in mbs_data_error) */
     /* progress */
@@ -311,7 +312,8 @@ static int on_step(void *user, const mbs_model *m, mbs_data *d, double t, const 
         for (int k = 0; k < s->nq; k++) emit(s, ",", v[part][k]);
     for (int k = 0; k < s->nout; k++) {
         const mbs_output *o = &s->outs[k];
-        mbs_output_eval(m, d, q, o, s->vals);
+        if (o->kind != MBS_OUTPUT_FORCE) mbs_output_eval(m, d, q, o, s->vals);
+        else if ((s->failed = mbs_output_eval_state(m, s->fdata, t, q, qd, qdd, o, s->vals)) != 0) return s->failed;
         for (int c = 0; c < mbs_output_ncolumns(o); c++) emit(s, ",", s->vals[c]);
     }
     if (s->violation) {
@@ -339,7 +341,7 @@ static int collect_outputs(const char *cmd, const mbs_model *m, const char *pose
     }
     for (int k = 0; k < nmodel; k++) (*outs)[(*n)++] = mbs_model_output(m, k);
     if (!poses) return CLI_EXIT_OK;
-    const mbs_output pose = { MBS_OUTPUT_POSE, -1, 0 };
+    const mbs_output pose = { MBS_OUTPUT_POSE, -1, 0, 0, { -1, -1, -1 } };
     if (strcmp(poses, "all") == 0) {
         for (int b = 1; b <= nb; b++) {
             (*outs)[*n] = pose;
@@ -484,16 +486,21 @@ static int sink_init(sink *s, const sim_args *a, const mbs_model *m, const mbs_s
     clock_gettime(CLOCK_MONOTONIC, &s->start);
     s->last = s->start;
     s->vals = calloc(MBS_OUTPUT_MAX_COLUMNS, sizeof(double));
-    if (!s->vals) {
+    int forces = 0;
+    for (int k = 0; k < s->nout; k++) forces |= s->outs[k].kind == MBS_OUTPUT_FORCE;
+    if (forces) s->fdata = mbs_data_create(m, NULL);
+    if (!s->vals || (forces && !s->fdata)) {
         cli_error(s->cmd, "out of memory");
         return CLI_EXIT_FAIL;
     }
+    if (s->fdata) mbs_data_set_ref(s->fdata, o->ref);
     return CLI_EXIT_OK;
 }
 
 static void sink_free(sink *s)
 {
     free(s->vals);
+    mbs_data_free(s->fdata);
     free(s->outs);
     for (int k = 0; k < s->nseen; k++) free(s->seen[k]);
     free(s->seen);
@@ -522,7 +529,8 @@ static int run(sink *s, cli_atomic *af, const char *out, const mbs_model *m, mbs
             cli_error(s->cmd, "cannot write the temporary copy of the CSV (TMPDIR): %s (at t = %g)",
                       strerror(s->write_error), s->tlast);
         else
-            cli_error(s->cmd, "%s", s->failed ? mbs_data_error(d) : err.msg);
+            cli_error(s->cmd, "%s", !s->failed ? err.msg : s->fdata && mbs_data_error(s->fdata)[0]
+                                                                  ? mbs_data_error(s->fdata) : mbs_data_error(d));
         rc = CLI_EXIT_FAIL;
     }
     if (out) {

@@ -492,7 +492,6 @@ typedef struct sweep_tail {
 static int keep_tail(void *user, const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
                      const double *qdd)
 {
-    (void)qdd;
     const sweep_tail *a = user;
     const mbs_sim_options *o = &a->s->sens.sim;
     if (t < o->tf - 1e-9 * o->dt)
@@ -500,11 +499,22 @@ static int keep_tail(void *user, const mbs_model *m, mbs_data *d, double t, cons
     int nq = mbs_model_nq(m), c = 2 * nq;
     memcpy(a->row, q, (size_t)nq * sizeof *q);
     memcpy(a->row + nq, qd, (size_t)nq * sizeof *qd);
+    mbs_data *fd = NULL;   /* force outputs: inverse dynamics on a data of their own */
     for (int k = 0; k < mbs_model_noutputs(m); k++) {
         mbs_output out = mbs_model_output(m, k);
-        mbs_output_eval(m, d, q, &out, a->row + c);
+        if (out.kind != MBS_OUTPUT_FORCE) {
+            mbs_output_eval(m, d, q, &out, a->row + c);
+        } else {
+            if (!fd && !(fd = mbs_data_create(m, NULL))) return MBS_ERR_NOMEM;
+            const int rc = mbs_output_eval_state(m, fd, t, q, qd, qdd, &out, a->row + c);
+            if (rc) {
+                mbs_data_free(fd);
+                return rc;
+            }
+        }
         c += mbs_output_ncolumns(&out);
     }
+    mbs_data_free(fd);
     return 0;
 }
 

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Writes the ship-anchor lift (docs/models.md, "anchor_lift.json"; thesis section 7.5).
 
-    /usr/bin/python3 scripts/gen_anchor_lift.py [-o models/anchor_lift.json]
+    /usr/bin/python3 scripts/gen_anchor_lift.py [-o models/anchor_lift.json] [--links N]
+
+--links N: N common links instead of 57 (a shorter chain with the same end
+fittings and anchor, for tests of the sensitivities; the shipped model is the
+default).
 
 A 64-body chain: the top common link C01 on a floating joint whose translation
 (the global position of its hoist point) follows the hoist law, 56 more
@@ -30,7 +34,10 @@ import math
 
 p = argparse.ArgumentParser()
 p.add_argument("-o", "--out", default="models/anchor_lift.json")
+p.add_argument("--links", type=int, default=57, help="common links (57: the shipped model)")
 a = p.parse_args()
+if a.links < 1:
+    p.error("--links: at least one common link")
 
 # ---------------------------------------------------------------- figures
 d = 0.024                       # nominal diameter, grade 1, IACS Rec. 10 Table 1 (EN 175-205)
@@ -43,7 +50,7 @@ g = 9.81
 theta = math.radians(60.0)      # hull inclination to the horizontal (ours)
 mu, v_slip = 0.3, 0.01          # steel on painted steel, wet (ours); slip speed of the regularization
 e_rest, v_impact = 0.5, 0.1     # restitution at the reference impact speed (ours)
-n_common = 57
+n_common = a.links
 t_knots = [2.0 * k for k in range(11)]           # hoist-law knots, s
 v_hoist, t_start = 0.15, 1.0    # 9 m/min after a start of time constant 1 s (ours)
 
@@ -79,7 +86,7 @@ links.append(("end_link", "end", m_end, 4.35 * d, ring(m_end, 6.75 * d, 4.0 * d,
 ms, ls, ws, ts = 4.0, 5 * d, 3 * d, 1.5 * d
 links.append(("shackle", "shackle", ms, ls, [ms * (ws * ws + ts * ts) / 12, ms * (ls * ls + ts * ts) / 12,
                                                ms * (ls * ls + ws * ws) / 12]))
-assert len(links) == 63
+assert len(links) == n_common + 6
 
 # anchor (ours, stockless): frame at the shackle pin, x along the shank (down), flukes in x-y.
 # shank: 30 % of the mass, a rod from the pin to the crown at 1.0 m; head (crown and flukes): 70 %,
@@ -188,15 +195,33 @@ for k in range(1, len(t_knots)):
                                 {"target": "hoist_z.values[%d]" % k, "scale": r6(up[2])}]})
 parameters.append({"name": "m_link", "value": r6(m_common), "lower": 0.5, "upper": 3,
                    "sets": ["C%02d.mass" % (k + 1) for k in range(n_common)]})
-parameters.append({"name": "K_hull", "value": r6(K_hertz(R_link)), "lower": 1e8, "upper": 1e11,
-                   "sets": ["hull_%s.stiffness" % b["name"] for b in bodies[:-1]]})
+# K_hull in units of 1e10 N/m^1.5, so that every design parameter is of order one (the DDM of ALI3-P
+# loses accuracy on a parameter whose state sensitivities are 1e-10 of the others': docs/sensitivity.md)
+K_unit = 1e10
+parameters.append({"name": "K_hull", "value": r6(K_hertz(R_link) / K_unit), "lower": 1e8 / K_unit,
+                   "upper": 1e11 / K_unit,
+                   "sets": [{"target": "hull_%s.stiffness" % b["name"], "scale": K_unit} for b in bodies[:-1]]})
 parameters.append({"name": "mu_hull", "value": mu, "lower": 0, "upper": 1,
                    "sets": [f["name"] + ".friction" for f in forces]})
 
+# the hoist force: the generalized force of the floating joint's translation (the global position
+# of the hoist point), i.e. the force the three hoist drivers apply (docs/sensitivity.md)
+hoist_force = {"coordinate": ["hoist.x", "hoist.y", "hoist.z"], "quantity": "force"}
+F_ref = 1e4                     # N: the scale of the peak surrogate (the chain and anchor weigh 6.4 kN)
+p_peak = 8                      # the exponent of the peak surrogate
+objectives = [
+    # integral of the squared hoist force, in kN^2 s
+    {"name": "hoist_force2", "integral": [dict(hoist_force, weight=1e-6)]},
+    # peak surrogate: int (|F| / F_ref)^p dt; the p-norm F_ref (psi / T)^(1/p) tends to max |F| as p grows
+    {"name": "hoist_peak", "integral": [dict(hoist_force, power=p_peak, weight=F_ref ** -p_peak)]},
+]
+
 model = {
     "name": "anchor_lift",
-    "description": "Ship-anchor lift after thesis section 7.5 (docs/models.md, anchor_lift.json): 64 bodies, "
-                   "130 coordinates; written by scripts/gen_anchor_lift.py.",
+    "description": ("Ship-anchor lift after thesis section 7.5 (docs/models.md, anchor_lift.json): 64 bodies, "
+                    "130 coordinates; written by scripts/gen_anchor_lift.py." if n_common == 57 else
+                    "A shorter anchor lift (docs/models.md, anchor_lift.json): %d common links; written by "
+                    "scripts/gen_anchor_lift.py --links %d." % (n_common, n_common)),
     "gravity": [0, 0, -g],
     "bodies": bodies,
     "joints": joints,
@@ -208,8 +233,9 @@ model = {
     # multiplier updates converge too slowly (docs/models.md)
     "simulation": {"integrator": "trapezoidal", "formulation": "index1", "penalty": 1e12,
                    "dt": 5e-05, "tf": 20, "ref": "com"},
-    "outputs": [{"point": "C01.top"}, {"point": "anchor.crown"}, "energy"],
+    "outputs": [{"point": "C01.top"}, {"point": "anchor.crown"}, "energy", hoist_force],
     "parameters": parameters,
+    "objectives": objectives,
 }
 
 

@@ -335,29 +335,45 @@ typedef enum mbs_output_kind {
     MBS_OUTPUT_ACCELERATION,   /* NAME.ax NAME.ay NAME.az */
     MBS_OUTPUT_ENERGY,         /* 4 columns: kinetic_energy, potential_energy (gravity),
                                 * elastic_energy (springs), energy (their sum) */
-    MBS_OUTPUT_POSE            /* of a body: 7 columns BODY.x BODY.y BODY.z (origin of the body
+    MBS_OUTPUT_POSE,           /* of a body: 7 columns BODY.x BODY.y BODY.z (origin of the body
                                 * frame) and BODY.qw BODY.qx BODY.qy BODY.qz (orientation: the
                                 * unit quaternion of its rotation matrix, qw >= 0) */
+    MBS_OUTPUT_FORCE           /* of 1 or 3 coordinates: NAME.force, the generalized force of
+                                * inverse dynamics tau = M qdd - Q (force elements included, at
+                                * the state's time): what the coordinate's drivers, loop
+                                * constraints or actuators supply. Needs the whole state:
+                                * mbs_output_eval_state */
 } mbs_output_kind;
 
 typedef struct mbs_output {
     mbs_output_kind kind;
     int point;                 /* named point index (position/velocity/acceleration), else -1 */
     int body;                  /* body index (pose), else -1 */
+    int ncoord;                /* force: 1 or 3 coordinates, coord[0 .. ncoord - 1] */
+    int coord[3];
 } mbs_output;
 
 int mbs_model_noutputs(const mbs_model *m);
 mbs_output mbs_model_output(const mbs_model *m, int k);
-int mbs_output_ncolumns(const mbs_output *o);                 /* 3, energy 4, pose 7 */
+int mbs_output_ncolumns(const mbs_output *o);                 /* 3, energy 4, pose 7, force ncoord */
 #define MBS_OUTPUT_MAX_COLUMNS 7
 /* Name of column c (0..ncolumns-1) into buf; returns the length snprintf
  * would write. */
 int mbs_output_column_name(const mbs_model *m, const mbs_output *o, int c,
                            char *buf, size_t len);
 /* Values of the columns from the kinematics held in d, made at q (the
- * springs' elastic energy needs q). */
+ * springs' elastic energy needs q). A force output needs the velocities
+ * and accelerations, which d does not hold: its columns are NaN here (use
+ * mbs_output_eval_state). */
 void mbs_output_eval(const mbs_model *m, const mbs_data *d, const double *q,
                      const mbs_output *o, double *values);
+/* Values of the columns of any output at the state (t, q, qd, qdd): runs on
+ * d what the output needs (the kinematics, or inverse dynamics with the
+ * loads at t), overwriting its kinematics; inside a simulation's step
+ * callback, give it a data of its own. MBS_OK, MBS_ERR_ARG, or
+ * MBS_ERR_NUMERIC for a force that is not finite (message in d). */
+int mbs_output_eval_state(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
+                          const double *qdd, const mbs_output *o, double *values);
 
 #ifdef __cplusplus
 }

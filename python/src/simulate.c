@@ -18,6 +18,7 @@ typedef struct {
     size_t n, cap;
     double *t, *q, *qd, *qdd, *out, *viol;
     double vals[MBS_OUTPUT_MAX_COLUMNS];
+    mbs_data *fdata;      /* the inverse dynamics of force outputs (NULL without them) */
     PyObject *progress;
     int stopped, nomem;
     long since_check;
@@ -31,6 +32,7 @@ static void rec_free(recorder *r)
     free(r->qdd);
     free(r->out);
     free(r->viol);
+    mbs_data_free(r->fdata);
 }
 
 /* Room for cap rows (no GIL: malloc). 0 or -1. */
@@ -80,7 +82,11 @@ static int on_step(void *user, const mbs_model *m, mbs_data *d, double t, const 
     double *row = r->out + i * (size_t)r->ncols;
     for (int k = 0; k < mbs_model_noutputs(m); k++) {
         mbs_output o = mbs_model_output(m, k);
-        mbs_output_eval(m, d, q, &o, r->vals);
+        if (o.kind != MBS_OUTPUT_FORCE) mbs_output_eval(m, d, q, &o, r->vals);
+        else {
+            const int rc = mbs_output_eval_state(m, r->fdata, t, q, qd, qdd, &o, r->vals);
+            if (rc) return rc;
+        }
         const int nc = mbs_output_ncolumns(&o);
         memcpy(row, r->vals, (size_t)nc * sizeof(double));
         row += nc;
@@ -165,6 +171,11 @@ static PyObject *run_simulation(ModelObject *mo, DataObject *d, const mbs_sim_op
     r.ncols = output_columns(mo->m);
     r.violation = o->loop != MBS_LOOP_NONE;
     r.progress = progress;
+    for (int k = 0; k < mbs_model_noutputs(mo->m); k++)
+        if (mbs_model_output(mo->m, k).kind == MBS_OUTPUT_FORCE && !r.fdata && !(r.fdata = mbs_data_create(mo->m, NULL))) {
+            rec_free(&r);
+            return PyErr_NoMemory();
+        }
     if (rec_reserve(&r, expected_rows(o)) < 0) {
         rec_free(&r);
         return PyErr_NoMemory();

@@ -27,6 +27,7 @@ typedef double complex mreal;
 #define MSIN(x) csin(x)
 #define MCOS(x) ccos(x)
 #define MSQRT(x) csqrt(x)
+#define MPOW(x, y) cpow(x, y)
 #define MRE(x) creal(x)
 #define MIM(x) cimag(x)
 #else
@@ -35,6 +36,7 @@ typedef double mreal;
 #define MSIN(x) sin(x)
 #define MCOS(x) cos(x)
 #define MSQRT(x) sqrt(x)
+#define MPOW(x, y) pow(x, y)
 #define MRE(x) (x)
 #define MIM(x) (0.0 * (x))
 #endif

@@ -2,25 +2,29 @@
  * outputs.c - the model's requested outputs ("outputs" section,
  * docs/model-format.md): point positions, velocities, accelerations,
  * energies and body poses, evaluated from the kinematics held in an
- * mbs_data.
+ * mbs_data; coordinate forces from inverse dynamics at a state.
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "mbsens/mbsens.h"
 #include "kernels/data.h"
 #include "model/model_impl.h"
+#include "dynamics/derivatives.h"
+#include "kernels/results.h"
 
 int mbs_model_noutputs(const mbs_model *m) { return m ? m->sim.noutput : 0; }
 
 mbs_output mbs_model_output(const mbs_model *m, int k)
 {
-    mbs_output o = { MBS_OUTPUT_ENERGY, -1, -1 };
+    mbs_output o = { MBS_OUTPUT_ENERGY, -1, -1, 0, { -1, -1, -1 } };
     if (m && k >= 0 && k < m->sim.noutput) o = m->sim.output[k];
     return o;
 }
 
 int mbs_output_ncolumns(const mbs_output *o)
 {
+    if (o->kind == MBS_OUTPUT_FORCE) return o->ncoord;
     return o->kind == MBS_OUTPUT_ENERGY ? 4 : o->kind == MBS_OUTPUT_POSE ? 7 : 3;
 }
 
@@ -31,6 +35,8 @@ int mbs_output_column_name(const mbs_model *m, const mbs_output *o, int c, char 
     if (c < 0 || c >= mbs_output_ncolumns(o)) return snprintf(buf, len, "?");
     static const char *const pose[7] = { "x", "y", "z", "qw", "qx", "qy", "qz" };
     if (o->kind == MBS_OUTPUT_ENERGY) return snprintf(buf, len, "%s", energy[c]);
+    if (o->kind == MBS_OUTPUT_FORCE)
+        return snprintf(buf, len, "%s.force", o->coord[c] >= 0 && o->coord[c] < m->nq ? m->coord_name[o->coord[c]] : "?");
     if (o->kind == MBS_OUTPUT_POSE)
         return snprintf(buf, len, "%s.%s", o->body >= 0 && o->body <= m->nb ? m->body[o->body].name : "?", pose[c]);
     const char *name = (o->point >= 0 && o->point < m->npoint) ? m->point[o->point].name : "?";
@@ -55,5 +61,26 @@ void mbs_output_eval(const mbs_model *m, const mbs_data *d, const double *q, con
         mbs_rotation_quaternion(A, v + 3);
         break;
     }
+    case MBS_OUTPUT_FORCE:
+        for (int c = 0; c < o->ncoord; c++) v[c] = NAN;
+        break;
     }
+}
+
+int mbs_output_eval_state(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
+                          const double *qdd, const mbs_output *o, double *v)
+{
+    if (!m || !d || !q || !qd || !qdd || !o || !v) return MBS_ERR_ARG;
+    mbs_data_set_time(d, t);
+    if (o->kind != MBS_OUTPUT_FORCE) {
+        mbs_kin_forward(m, m->x, &d->ws, q, qd, qdd, 2);
+        mbs_output_eval(m, d, q, o, v);
+        return MBS_OK;
+    }
+    if (o->ncoord < 1 || o->ncoord > 3) return MBS_ERR_ARG;
+    for (int c = 0; c < o->ncoord; c++)
+        if (o->coord[c] < 0 || o->coord[c] >= m->nq) return MBS_ERR_ARG;
+    mbs_deriv_id_primal(m, d, q, qd, qdd, d->dbuf);
+    for (int c = 0; c < o->ncoord; c++) v[c] = d->dbuf[o->coord[c]];
+    return mbs_data_results(d, "output", MBS_RESULTS({ "coordinate force", d->dbuf, m->nq, 1, MBS_IX_COORD, 0 }));
 }

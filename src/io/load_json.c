@@ -1349,9 +1349,47 @@ static int add_output(lctx *c, mbs_model *m, size_t *cap, mbs_output_kind kind, 
     }
     mbs_output *o = m->sim.output;
     o[m->sim.noutput].kind = kind;
-    o[m->sim.noutput].point = kind == MBS_OUTPUT_POSE ? -1 : point;
+    o[m->sim.noutput].point = kind == MBS_OUTPUT_POSE || kind == MBS_OUTPUT_FORCE ? -1 : point;
     o[m->sim.noutput].body = kind == MBS_OUTPUT_POSE ? point : -1;
+    o[m->sim.noutput].ncoord = 0;
+    o[m->sim.noutput].coord[0] = o[m->sim.noutput].coord[1] = o[m->sim.noutput].coord[2] = -1;
     m->sim.noutput++;
+    return MBS_OK;
+}
+
+/* { "coordinate": NAME or [NAME, NAME, NAME], "quantity": "force" }: the
+ * generalized forces of inverse dynamics at those coordinates */
+static int load_force_output(lctx *c, json_t *e, const char *path, mbs_model *m, size_t *cap)
+{
+    static const char *const allowed[] = { "coordinate", "quantity", NULL };
+    char p[PATH_LEN + 32];
+    int rc = check_members(c, e, path, allowed);
+    if (rc) return rc;
+    json_t *jq = json_object_get(e, "quantity"), *jc = json_object_get(e, "coordinate");
+    join3(p, sizeof p, path, ".quantity", "");
+    if (!jq) return missing(c, path, "quantity");
+    if (!json_is_string(jq) || strcmp(json_string_value(jq), "force"))
+        return fail(c, MBS_ERR_MODEL, p, "expected \"force\" (a coordinate's output is its generalized force; "
+                    "the coordinates themselves are columns of every run)");
+    join3(p, sizeof p, path, ".coordinate", "");
+    const int arr = json_is_array(jc);
+    if (!json_is_string(jc) && !(arr && json_array_size(jc) >= 1 && json_array_size(jc) <= 3))
+        return fail(c, MBS_ERR_MODEL, p, "expected a coordinate name or an array of 1 to 3");
+    const int n = arr ? (int)json_array_size(jc) : 1;
+    int coord[3];
+    for (int k = 0; k < n; k++) {
+        json_t *jk = arr ? json_array_get(jc, (size_t)k) : jc;
+        char pk[PATH_LEN + 48];
+        snprintf(pk, sizeof pk, arr ? "%s[%d]" : "%s", p, k);
+        const char *name = NULL;
+        if ((rc = get_string(c, jk, pk, &name))) return rc;
+        if ((coord[k] = mbs_model_find_coord(m, name)) < 0)
+            return fail(c, MBS_ERR_MODEL, pk, "unknown coordinate \"%s\"", name);
+    }
+    if ((rc = add_output(c, m, cap, MBS_OUTPUT_FORCE, -1))) return rc;
+    mbs_output *o = &m->sim.output[m->sim.noutput - 1];
+    o->ncoord = n;
+    memcpy(o->coord, coord, sizeof coord);
     return MBS_OK;
 }
 
@@ -1390,6 +1428,10 @@ static int load_outputs(lctx *c, json_t *arr, mbs_model *m)
             int b = mbs_body_find(m, bname);
             if (b < 0) return fail(c, MBS_ERR_MODEL, bpath, "unknown body \"%s\"", bname);
             if ((rc = add_output(c, m, &cap, MBS_OUTPUT_POSE, b))) return rc;
+            continue;
+        }
+        if (json_is_object(e) && json_object_get(e, "coordinate")) {
+            if ((rc = load_force_output(c, e, path, m, &cap))) return rc;
             continue;
         }
         if (!json_is_object(e))

@@ -92,6 +92,27 @@ static int ref_component(octx *c, json_t *v, const char *path, double *val, int 
     return ofail(c, path, "expected a number or the name of a function");
 }
 
+/* "coordinate": a name, or an array of three (a vector quantity) */
+static int term_coords(octx *c, json_t *jc, const char *path, mbs_objective_term *tm)
+{
+    char p[640];
+    join3(p, sizeof p, path, ".coordinate", "");
+    const int arr = json_is_array(jc);
+    if (!json_is_string(jc) && !(arr && json_array_size(jc) == 3))
+        return ofail(c, p, "expected a coordinate name or an array of three");
+    tm->ncoord = arr ? 3 : 1;
+    for (int k = 0; k < tm->ncoord; k++) {
+        json_t *e = arr ? json_array_get(jc, (size_t)k) : jc;
+        char pk[700];
+        snprintf(pk, sizeof pk, arr ? "%s[%d]" : "%s", p, k);
+        if (!json_is_string(e)) return ofail(c, pk, "expected a coordinate name");
+        tm->coord3[k] = mbs_model_find_coord(c->m, json_string_value(e));
+        if (tm->coord3[k] < 0) return ofail(c, pk, "unknown coordinate \"%s\"", json_string_value(e));
+    }
+    tm->coord = tm->coord3[0];
+    return MBS_OK;
+}
+
 /* What a term measures: exactly one of point, coordinate, body or energy,
  * with its quantity; *n: the size of the quantity (1 or 3). */
 static int term_subject(octx *c, json_t *t, const char *path, mbs_objective_term *tm, int *n)
@@ -134,17 +155,16 @@ static int term_subject(octx *c, json_t *t, const char *path, mbs_objective_term
             return ofail(c, p, "unknown quantity \"%s\" for a point (position, velocity, acceleration)", qty);
         }
     } else if (jc) {
-        join3(p, sizeof p, path, ".coordinate", "");
-        if (!json_is_string(jc)) return ofail(c, p, "expected a coordinate name");
-        tm->coord = mbs_model_find_coord(c->m, json_string_value(jc));
-        if (tm->coord < 0) return ofail(c, p, "unknown coordinate \"%s\"", json_string_value(jc));
-        *n = 1;
+        if (term_coords(c, jc, path, tm)) return c->err ? c->err->code : MBS_ERR_MODEL;
+        *n = tm->ncoord;
         if (!qty || !strcmp(qty, "value")) tm->quantity = MBS_OBJQ_COORDINATE;
         else if (!strcmp(qty, "velocity")) tm->quantity = MBS_OBJQ_COORDINATE_VELOCITY;
         else if (!strcmp(qty, "acceleration")) tm->quantity = MBS_OBJQ_COORDINATE_ACCELERATION;
+        else if (!strcmp(qty, "force")) tm->quantity = MBS_OBJQ_COORDINATE_FORCE;
         else {
             join3(p, sizeof p, path, ".quantity", "");
-            return ofail(c, p, "unknown quantity \"%s\" for a coordinate (value, velocity, acceleration)", qty);
+            return ofail(c, p, "unknown quantity \"%s\" for a coordinate (value, velocity, acceleration, force)",
+                         qty);
         }
     } else {
         join3(p, sizeof p, path, ".body", "");
@@ -198,7 +218,7 @@ static int term_reference(octx *c, json_t *t, const char *path, mbs_objective_te
 static int load_term(octx *c, json_t *t, const char *path, mbs_objective_term *tm)
 {
     static const char *const allowed[] = { "point", "coordinate", "body", "energy", "quantity", "component",
-                                           "vector", "reference", "weight", "squared", NULL };
+                                           "vector", "reference", "weight", "squared", "power", NULL };
     char p[640];
     if (!json_is_object(t)) return ofail(c, path, "expected an object");
     if (check_members(c, t, path, allowed)) return c->err ? c->err->code : MBS_ERR_MODEL;
@@ -207,6 +227,7 @@ static int load_term(octx *c, json_t *t, const char *path, mbs_objective_term *t
     tm->func[0] = tm->func[1] = tm->func[2] = -1;
     tm->weight = 1;
     tm->squared = 1;
+    tm->power = 2;
     int n = 3;
     int rc = term_subject(c, t, path, tm, &n);
     if (rc) return rc;
@@ -234,6 +255,14 @@ static int load_term(octx *c, json_t *t, const char *path, mbs_objective_term *t
         join3(p, sizeof p, path, ".squared", "");
         if (!json_is_boolean(v)) return ofail(c, p, "expected true or false");
         tm->squared = json_is_true(v);
+    }
+    if ((v = json_object_get(t, "power"))) {
+        join3(p, sizeof p, path, ".power", "");
+        if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 2)
+            return ofail(c, p, "expected a number >= 2 (the term is weight |e|^power; below 2 it is not "
+                         "differentiable where e = 0)");
+        if (!tm->squared) return ofail(c, p, "a linear (\"squared\": false) term has no power");
+        tm->power = json_number_value(v);
     }
     int scalar = n == 1 || tm->component >= 0;
     if (!tm->squared && !scalar)

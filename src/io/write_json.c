@@ -603,6 +603,16 @@ static void write_outputs(jw *w, const mbs_model *m)
             k++;
             continue;
         }
+        if (o->kind == MBS_OUTPUT_FORCE) {
+            jopen(w, NULL, "{");
+            jopen(w, "coordinate", "[");
+            for (int c = 0; c < o->ncoord; c++) str(w, NULL, m->coord_name[o->coord[c]]);
+            jclose(w, "]");
+            str(w, "quantity", "force");
+            jclose(w, "}");
+            k++;
+            continue;
+        }
         if (o->kind == MBS_OUTPUT_POSE) {   /* written back as the "poses" member: one per body */
             jopen(w, NULL, "{");
             str(w, "body", m->body[o->body].name);
@@ -615,7 +625,8 @@ static void write_outputs(jw *w, const mbs_model *m)
         str(w, "point", m->point[o->point].name);
         jopen(w, "quantities", "[");
         for (; k < m->sim.noutput && m->sim.output[k].kind != MBS_OUTPUT_ENERGY &&
-               m->sim.output[k].kind != MBS_OUTPUT_POSE && m->sim.output[k].point == o->point; k++)
+               m->sim.output[k].kind != MBS_OUTPUT_POSE && m->sim.output[k].kind != MBS_OUTPUT_FORCE &&
+               m->sim.output[k].point == o->point; k++)
             str(w, NULL, q[m->sim.output[k].kind]);
         jclose(w, "]");
         jclose(w, "}");
@@ -626,7 +637,7 @@ static void write_outputs(jw *w, const mbs_model *m)
 static void write_term(jw *w, const mbs_model *m, const mbs_objective_term *t)
 {
     static const char *const qn[] = { "position", "velocity", "acceleration", "value", "velocity", "acceleration",
-                                      "angular_velocity" };
+                                      "force", "angular_velocity" };
     jopen(w, NULL, "{");
     switch (t->quantity) {
     case MBS_OBJQ_POINT_POSITION:
@@ -634,7 +645,16 @@ static void write_term(jw *w, const mbs_model *m, const mbs_objective_term *t)
     case MBS_OBJQ_POINT_ACCELERATION: str(w, "point", m->point[t->point].name); break;
     case MBS_OBJQ_COORDINATE:
     case MBS_OBJQ_COORDINATE_VELOCITY:
-    case MBS_OBJQ_COORDINATE_ACCELERATION: str(w, "coordinate", m->coord_name[t->coord]); break;
+    case MBS_OBJQ_COORDINATE_ACCELERATION:
+    case MBS_OBJQ_COORDINATE_FORCE:
+        if (t->ncoord == 1) {
+            str(w, "coordinate", m->coord_name[t->coord]);
+            break;
+        }
+        jopen(w, "coordinate", "[");
+        for (int c = 0; c < 3; c++) str(w, NULL, m->coord_name[t->coord3[c]]);
+        jclose(w, "]");
+        break;
     case MBS_OBJQ_ANGULAR_VELOCITY:
         str(w, "body", m->body[t->body].name);
         if (t->vector >= 0) str(w, "vector", m->vector[t->vector].name);
@@ -645,6 +665,7 @@ static void write_term(jw *w, const mbs_model *m, const mbs_objective_term *t)
     if (t->component >= 0) integer(w, "component", t->component);
     num(w, "weight", t->weight);
     boolean(w, "squared", t->squared);
+    if (t->squared && t->power != 2) num(w, "power", t->power);
     if (t->nref == 3) {
         jopen(w, "reference", "[");
         for (int c = 0; c < 3; c++) {

@@ -204,14 +204,17 @@ void MBS_K(mbs_aba_solve)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_
 /* Objective integrands (objectives.c): the integral (terminal = 0) or
  * terminal (terminal = 1) part of objective k at the state of w (level-2
  * kinematics at q, qd, qdd) and time t, and its tangent along the
- * direction in dw (tangent kinematics), dq, dqd, dqdd and dx. */
+ * direction in dw (tangent kinematics), dq, dqd, dqdd and dx. tau: the
+ * inverse dynamics at the state and dtau its tangent (read by coordinate
+ * force terms only; NULL where the objectives have none). */
 mreal MBS_K(mbs_objective_integrand)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
                                      int k, int terminal, const mreal *q, const mreal *qd,
-                                     const mreal *qdd, mreal t);
+                                     const mreal *qdd, const mreal *tau, mreal t);
 mreal MBS_K(mbs_objective_integrand_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
                                        const mreal *dx, const MBS_K(mbs_ws) *dw, int k, int terminal,
-                                       const mreal *q, const mreal *qd, const mreal *qdd,
-                                       const mreal *dq, const mreal *dqd, const mreal *dqdd, mreal t);
+                                       const mreal *q, const mreal *qd, const mreal *qdd, const mreal *tau,
+                                       const mreal *dq, const mreal *dqd, const mreal *dqdd, const mreal *dtau,
+                                       mreal t);
 
 /* Convenience used by tests: everything for inverse dynamics at (q, qd, qdd),
  * with the loads already in w->xfrc / w->qfrc. */

@@ -7,7 +7,9 @@
  * quantities are read from the workspace after level-2 kinematics (point
  * positions, velocities, accelerations; coordinates; angular velocities),
  * so the same code serves simulations, the complex-step build and, through
- * the tangent below, every sensitivity method.
+ * the tangent below, every sensitivity method. A coordinate's force is read
+ * from the inverse dynamics tau (and its tangent dtau) the caller computed
+ * at the same state; a squared term with a power p is weight (|e|^2)^(p/2).
  */
 #include "kernels.h"
 #include "base/algebra.h"
@@ -18,7 +20,7 @@ static const mreal zeros[3];
 /* quantity of a term (n components) from the primal workspace */
 static int term_value(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
                       const mbs_objective_term *tm, const mreal *q, const mreal *qd,
-                      const mreal *qdd, mreal *v)
+                      const mreal *qdd, const mreal *tau, mreal *v)
 {
     switch (tm->quantity) {
     case MBS_OBJQ_POINT_POSITION:
@@ -43,9 +45,16 @@ static int term_value(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w
         v3_add(v, Vd, t);
         return 3;
     }
-    case MBS_OBJQ_COORDINATE: v[0] = q[tm->coord]; return 1;
-    case MBS_OBJQ_COORDINATE_VELOCITY: v[0] = qd ? qd[tm->coord] : 0; return 1;
-    case MBS_OBJQ_COORDINATE_ACCELERATION: v[0] = qdd ? qdd[tm->coord] : 0; return 1;
+    case MBS_OBJQ_COORDINATE:
+    case MBS_OBJQ_COORDINATE_VELOCITY:
+    case MBS_OBJQ_COORDINATE_ACCELERATION:
+    case MBS_OBJQ_COORDINATE_FORCE: {
+        const mreal *src = tm->quantity == MBS_OBJQ_COORDINATE ? q
+                           : tm->quantity == MBS_OBJQ_COORDINATE_VELOCITY ? qd
+                           : tm->quantity == MBS_OBJQ_COORDINATE_ACCELERATION ? qdd : tau;
+        for (int c = 0; c < tm->ncoord; c++) v[c] = src ? src[tm->coord3[c]] : 0;
+        return tm->ncoord;
+    }
     case MBS_OBJQ_KINETIC_ENERGY: {
         /* T = sum 1/2 (m |v_G|^2 + w . J w), v_G = v + w x (r_G - r) */
         mreal T = 0;
@@ -76,7 +85,7 @@ static int term_value(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w
 /* tangent of the quantity along the direction held in dw / dq.. / dx */
 static void term_value_d(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
                          const mreal *dx, const MBS_K(mbs_ws) *dw, const mbs_objective_term *tm,
-                         const mreal *dq, const mreal *dqd, const mreal *dqdd, mreal *dv)
+                         const mreal *dq, const mreal *dqd, const mreal *dqdd, const mreal *dtau, mreal *dv)
 {
     switch (tm->quantity) {
     case MBS_OBJQ_POINT_POSITION:
@@ -119,9 +128,16 @@ static void term_value_d(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws)
         v3_cross_add(dv, V + 3, dws);
         return;
     }
-    case MBS_OBJQ_COORDINATE: dv[0] = dq ? dq[tm->coord] : 0; return;
-    case MBS_OBJQ_COORDINATE_VELOCITY: dv[0] = dqd ? dqd[tm->coord] : 0; return;
-    case MBS_OBJQ_COORDINATE_ACCELERATION: dv[0] = dqdd ? dqdd[tm->coord] : 0; return;
+    case MBS_OBJQ_COORDINATE:
+    case MBS_OBJQ_COORDINATE_VELOCITY:
+    case MBS_OBJQ_COORDINATE_ACCELERATION:
+    case MBS_OBJQ_COORDINATE_FORCE: {
+        const mreal *src = tm->quantity == MBS_OBJQ_COORDINATE ? dq
+                           : tm->quantity == MBS_OBJQ_COORDINATE_VELOCITY ? dqd
+                           : tm->quantity == MBS_OBJQ_COORDINATE_ACCELERATION ? dqdd : dtau;
+        for (int c = 0; c < tm->ncoord; c++) dv[c] = src ? src[tm->coord3[c]] : 0;
+        return;
+    }
     case MBS_OBJQ_KINETIC_ENERGY: {
         mreal dT = 0;
         for (int i = 1; i <= m->nb; i++) {
@@ -195,44 +211,55 @@ static void term_range(const mbs_objective_term *tm, int n, int *c0, int *c1)
 
 mreal MBS_K(mbs_objective_integrand)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
                                      int k, int terminal, const mreal *q, const mreal *qd,
-                                     const mreal *qdd, mreal t)
+                                     const mreal *qdd, const mreal *tau, mreal t)
 {
     const mbs_objective_info *o = &m->obj[k];
     const int t0 = terminal ? o->nintegral : 0, t1 = terminal ? o->nterm : o->nintegral;
     mreal g = 0;
     for (int i = t0; i < t1; i++) {
         const mbs_objective_term *tm = &o->term[i];
-        mreal v[3];
-        int n = term_value(m, x, w, tm, q, qd, qdd, v), c0, c1;
+        mreal v[3], s = 0;
+        const int pow2 = !tm->squared || tm->power == 2;
+        int n = term_value(m, x, w, tm, q, qd, qdd, tau, v), c0, c1;
         term_range(tm, n, &c0, &c1);
         for (int c = c0; c < c1; c++) {
             mreal e = v[c] - term_ref(m, x, tm, tm->nref == 1 ? 0 : c, t, 0, 0);
-            g += tm->weight * (tm->squared ? e * e : e);
+            if (pow2) g += tm->weight * (tm->squared ? e * e : e);
+            else s += e * e;
         }
+        if (!pow2) g += tm->weight * MPOW(s, 0.5 * tm->power);
     }
     return g;
 }
 
+/* d(s^(p/2)) = p/2 s^(p/2 - 1) ds, s = |e|^2 */
 mreal MBS_K(mbs_objective_integrand_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
                                        const mreal *dx, const MBS_K(mbs_ws) *dw, int k, int terminal,
-                                       const mreal *q, const mreal *qd, const mreal *qdd,
-                                       const mreal *dq, const mreal *dqd, const mreal *dqdd, mreal t)
+                                       const mreal *q, const mreal *qd, const mreal *qdd, const mreal *tau,
+                                       const mreal *dq, const mreal *dqd, const mreal *dqdd, const mreal *dtau,
+                                       mreal t)
 {
     const mbs_objective_info *o = &m->obj[k];
     const int t0 = terminal ? o->nintegral : 0, t1 = terminal ? o->nterm : o->nintegral;
     mreal dg = 0;
     for (int i = t0; i < t1; i++) {
         const mbs_objective_term *tm = &o->term[i];
-        mreal v[3], dv[3];
-        int n = term_value(m, x, w, tm, q, qd, qdd, v), c0, c1;
-        term_value_d(m, x, w, dx, dw, tm, dq, dqd, dqdd, dv);
+        mreal v[3], dv[3], s = 0, ds = 0;
+        const int pow2 = !tm->squared || tm->power == 2;
+        int n = term_value(m, x, w, tm, q, qd, qdd, tau, v), c0, c1;
+        term_value_d(m, x, w, dx, dw, tm, dq, dqd, dqdd, dtau, dv);
         term_range(tm, n, &c0, &c1);
         for (int c = c0; c < c1; c++) {
             mreal dref;
             mreal e = v[c] - term_ref(m, x, tm, tm->nref == 1 ? 0 : c, t, dx, &dref);
             mreal de = dv[c] - dref;
-            dg += tm->weight * (tm->squared ? 2 * e * de : de);
+            if (pow2) dg += tm->weight * (tm->squared ? 2 * e * de : de);
+            else {
+                s += e * e;
+                ds += 2 * e * de;
+            }
         }
+        if (!pow2) dg += tm->weight * 0.5 * tm->power * MPOW(s, 0.5 * tm->power - 1) * ds;
     }
     return dg;
 }

@@ -185,8 +185,8 @@ typedef struct mbs_model_sim {
 
 /* An objective function (src/kernels/objectives.c, docs/sensitivity.md):
  *   psi = integral over [t0, tF] of sum(integral terms) dt + sum(terminal terms at tF)
- * Each term is weight * |e|^2 (squared) or weight * e (linear, scalar e), with
- * e = quantity - reference. */
+ * Each term is weight * |e|^power (squared; power 2 unless given) or
+ * weight * e (linear, scalar e), with e = quantity - reference. */
 typedef enum mbs_objective_quantity {
     MBS_OBJQ_POINT_POSITION = 0,
     MBS_OBJQ_POINT_VELOCITY,
@@ -194,6 +194,9 @@ typedef enum mbs_objective_quantity {
     MBS_OBJQ_COORDINATE,
     MBS_OBJQ_COORDINATE_VELOCITY,
     MBS_OBJQ_COORDINATE_ACCELERATION,
+    MBS_OBJQ_COORDINATE_FORCE,    /* the generalized force of inverse dynamics, tau = M qdd - Q:
+                                   * what the coordinate's driver, loop constraints or actuator
+                                   * supply (for a coordinate driver, minus its multiplier) */
     MBS_OBJQ_ANGULAR_VELOCITY,
     MBS_OBJQ_KINETIC_ENERGY       /* of the whole system (scalar) */
 } mbs_objective_quantity;
@@ -202,10 +205,13 @@ typedef struct mbs_objective_term {
     mbs_objective_quantity quantity;
     int point;             /* point index (point quantities), else -1 */
     int coord;             /* coordinate index (coordinate quantities), else -1 */
+    int ncoord;            /* coordinate quantities: 1, or 3 (a vector of coord3's) */
+    int coord3[3];
     int body;              /* body (angular velocity), else -1 */
     int vector;            /* angular velocity: project on this body vector (-1: global axes) */
     int component;         /* 0..2: one component of a vector quantity; -1: all */
-    int squared;           /* 1: weight |e|^2, 0: weight e (scalar only) */
+    int squared;           /* 1: weight |e|^power, 0: weight e (scalar only) */
+    double power;          /* >= 2; 2 unless the file gives one */
     double weight;
     int nref;              /* 1 or 3 reference values (components used) */
     double ref[3];         /* constant reference, where func[k] < 0 */

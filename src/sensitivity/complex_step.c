@@ -33,7 +33,7 @@ static int stage_cs(const mbs_model *m, const mreal *x, mbs_ws_cs *w, mreal t, c
     mbs_forces_apply_cs(m, x, w, q, qd, t);
     mbs_body_terms_cs(m, x, w);
     if (mbs_aba_cs(m, w, q, qd, NULL, qdd) != 0) return -1;
-    for (int k = 0; k < m->nobj; k++) g[k] = mbs_objective_integrand_cs(m, x, w, k, terminal, q, qd, qdd, t);
+    for (int k = 0; k < m->nobj; k++) g[k] = mbs_objective_integrand_cs(m, x, w, k, terminal, q, qd, qdd, NULL, t);
     return 0;
 }
 

@@ -35,10 +35,12 @@
 #include "kernels/functions.h"
 
 /* 1 if every target of parameter j is a number of a force element or of a
- * time function used by no objective and no driving constraint */
+ * time function used by no objective and no driving constraint (an
+ * objective that reads a coordinate force reads every element load) */
 static int element_only(const mbs_model *m, int j)
 {
     const mbs_param_info *p = &m->param[j];
+    if (sens_objectives_read_forces(m)) return 0;
     for (int t = 0; t < p->ntargets; t++) {
         int x = p->target[t], ok = 0;
         for (int k = 0; k < m->nforce && !ok; k++)

@@ -109,11 +109,22 @@ void sens_team_do(sens_run *r, sens_team_fn body, void *ctx)
 
 int sens_nobj(const mbs_model *m, const mbs_sens_options *o) { return m->nobj + (o && o->objective ? 1 : 0); }
 
+int sens_objectives_read_forces(const mbs_model *m)
+{
+    for (int k = 0; k < m->nobj; k++)
+        for (int i = 0; i < m->obj[k].nterm; i++)
+            if (m->obj[k].term[i].quantity == MBS_OBJQ_COORDINATE_FORCE) return 1;
+    return 0;
+}
+
 int sens_run_user_init(sens_run *r)
 {
     r->ubuf = NULL;
     r->ufail = r->uvalid = 0;
     r->umsg[0] = 0;
+    r->tau = NULL;
+    if (sens_objectives_read_forces(r->m) && !(r->tau = calloc(2 * (size_t)r->m->nq, sizeof(double))))
+        return MBS_ERR_NOMEM;
     if (!r->o || !r->o->objective) return MBS_OK;
     /* rho, the gradient (g_q, g_qd, g_qdd, g_rho), the state of the gradient */
     r->ubuf = calloc(2 * (size_t)r->m->nparam + 6 * (size_t)r->m->nq + 1, sizeof(double));
@@ -123,7 +134,9 @@ int sens_run_user_init(sens_run *r)
 void sens_run_user_free(sens_run *r)
 {
     free(r->ubuf);
+    free(r->tau);
     r->ubuf = NULL;
+    r->tau = NULL;
 }
 
 int sens_run_user_check(const sens_run *r, mbs_error *err)
@@ -173,7 +186,7 @@ static double user_objective(sens_run *r, double t, const double *q, const doubl
 void sens_objectives_primal(sens_run *r, const double *q, const double *qd, const double *qdd, double t)
 {
     mbs_data_set_time(r->d, t);
-    mbs_deriv_id_primal(r->m, r->d, q, qd, qdd, r->d->dbuf);
+    mbs_deriv_id_primal(r->m, r->d, q, qd, qdd, r->tau ? r->tau : r->d->dbuf);
 }
 
 void sens_objectives(sens_run *r, const double *q, const double *qd, const double *qdd,
@@ -182,7 +195,7 @@ void sens_objectives(sens_run *r, const double *q, const double *qd, const doubl
     const mbs_model *m = r->m;
     sens_objectives_primal(r, q, qd, qdd, t);
     for (int k = 0; k < m->nobj; k++)
-        g[k] = mbs_objective_integrand(m, m->x, &r->d->ws, k, terminal, q, qd, qdd, t);
+        g[k] = mbs_objective_integrand(m, m->x, &r->d->ws, k, terminal, q, qd, qdd, r->tau, t);
     if (r->o && r->o->objective) g[m->nobj] = terminal ? 0 : user_objective(r, t, q, qd, qdd, 0);
 }
 
@@ -192,7 +205,7 @@ int mbs_objective_integrand_at(const mbs_model *m, mbs_data *d, int k, int termi
     if (!m || !d || !q || !qd || !qdd || !g || k < 0 || k >= m->nobj) return MBS_ERR_ARG;
     mbs_data_set_time(d, t);
     mbs_deriv_id_primal(m, d, q, qd, qdd, d->dbuf);
-    *g = mbs_objective_integrand(m, m->x, &d->ws, k, terminal != 0, q, qd, qdd, t);
+    *g = mbs_objective_integrand(m, m->x, &d->ws, k, terminal != 0, q, qd, qdd, d->dbuf, t);
     return MBS_OK;
 }
 
@@ -224,10 +237,20 @@ void sens_objectives_d(sens_run *r, const double *q, const double *qd, const dou
                        double t, int terminal, double *dg)
 {
     const mbs_model *m = r->m;
-    mbs_kin_forward_d(m, m->x, &r->d->ws, dx, &r->d->dws, q, qd, qdd, dq, dqd, dqdd, 2, 1, objective_body_end(m));
+    double *dtau = r->tau ? r->tau + m->nq : NULL;
+    if (dtau) {
+        /* the tangent of the inverse dynamics (the kinematics' with it, in
+         * dws) needs its primal's loads and body terms: redone here, since a
+         * caller may have left only the kinematics of the state in ws */
+        sens_objectives_primal(r, q, qd, qdd, t);
+        mbs_deriv_id_tangent(m, r->d, q, qd, qdd, dq, dqd, dqdd, dx, dtau, 1, m->nb + 1);
+    } else {
+        mbs_kin_forward_d(m, m->x, &r->d->ws, dx, &r->d->dws, q, qd, qdd, dq, dqd, dqdd, 2, 1,
+                          objective_body_end(m));
+    }
     for (int k = 0; k < m->nobj; k++)
         dg[k] = mbs_objective_integrand_d(m, m->x, &r->d->ws, dx, &r->d->dws, k, terminal,
-                                          q, qd, qdd, dq, dqd, dqdd, t);
+                                          q, qd, qdd, r->tau, dq, dqd, dqdd, dtau, t);
     if (r->o && r->o->objective) {
         double s = 0;
         if (!terminal) {

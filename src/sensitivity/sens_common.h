@@ -33,7 +33,14 @@ typedef struct sens_run {
     double ut, ug;
     char umsg[MBS_ERROR_MSG_LEN];
     struct sens_team *team;   /* the DDM's parameter columns on threads (NULL: serially) */
+    double *tau;            /* objectives reading coordinate forces: the inverse dynamics at the
+                             * state of the last sens_objectives (nq), then its tangent (nq);
+                             * NULL without such objectives */
 } sens_run;
+
+/* 1 if an objective of m reads a coordinate force (the inverse dynamics,
+ * hence every body, element load and dynamic parameter), else 0 */
+int sens_objectives_read_forces(const mbs_model *m);
 
 /* OpenBLAS on one thread while `threads` > 1 threads compute (the fd
  * reference's runs, the DDM's columns): a threaded BLAS under each of them
@@ -86,7 +93,8 @@ void sens_objectives_primal(sens_run *r, const double *q, const double *qd, cons
 
 /* Objectives of a run: the model's, plus the program's own if any. */
 int sens_nobj(const mbs_model *m, const mbs_sens_options *o);
-/* Scratch for the program's objective (none without one); free with
+/* Scratch for the program's objective (none without one) and for the
+ * coordinate forces of the objectives (r->tau); free with
  * sens_run_user_free. Returns MBS_OK or MBS_ERR_NOMEM. */
 int sens_run_user_init(sens_run *r);
 void sens_run_user_free(sens_run *r);

@@ -133,6 +133,9 @@ int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_resu
         return mbs_error_set(err, MBS_ERR_UNSUPPORTED, "sensitivity: method cs runs the kernels in complex "
                              "arithmetic, which a program's own objective (a double callback) cannot follow: "
                              "use ddm, davm, cavm or fd");
+    if (o->method == MBS_SENS_CS && sens_objectives_read_forces(m))
+        return mbs_error_set(err, MBS_ERR_UNSUPPORTED, "sensitivity: method cs has no complex inverse dynamics "
+                             "for the objectives that read a coordinate force: use ddm, davm, cavm or fd");
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     sens_run r;
