@@ -2,7 +2,8 @@
  * test_tree_sparse.c - the tree storage and its factorizations
  * (mbsens/sparse.h) against LAPACK's Cholesky: random trees and chains
  * with random matrices of their pattern, mass matrices of random models and
- * of human43; the pattern itself, its errors and a failed factorization.
+ * of human43; the sparse mass matrix against the dense one (bit for bit);
+ * the pattern itself, its errors and a failed factorization.
  *
  * Tolerance of every comparison (x from the tree factor, x' from LAPACK's
  * dpotrf + dpotrs, the same b). Each solve is backward stable (Higham,
@@ -179,10 +180,12 @@ static void test_random(void)
     }
 }
 
-/* the mass matrix of a model: exactly zero outside the tree pattern, and
- * factored and solved as above (from its lower triangle: the diagonal
- * block of a joint with several coordinates is symmetric to round-off) */
-static void test_model(const mbs_model *m, mbs_rng *r, const char *what)
+/* the mass matrix of a model: exactly zero outside the tree pattern, the
+ * sparse one its lower triangle bit for bit, and (factor: no Euler
+ * parameters) factored and solved as above, from that lower triangle (the
+ * diagonal block of a joint with several coordinates is symmetric to
+ * round-off only) */
+static void test_model(const mbs_model *m, mbs_rng *r, int factor, const char *what)
 {
     static double M[NMAX * NMAX], C[NMAX * NMAX];
     const int n = mbs_model_nv(m);
@@ -193,16 +196,20 @@ static void test_model(const mbs_model *m, mbs_rng *r, const char *what)
     CHECK(p.n == n, "%s: pattern size %d, nv %d", what, p.n, n);
     mbs_data *d = mbs_data_create(m, &err);
     double *q = malloc(sizeof(double) * (size_t)mbs_model_nq(m)), *val = malloc(sizeof(double) * (size_t)p.nnz);
+    double *sp = malloc(sizeof(double) * (size_t)p.nnz);
     mbs_test_random_state(r, m, q, NULL, NULL);
     CHECK(mbs_mass_matrix(m, d, q, M) == MBS_OK, "%s: mass matrix", what);
+    CHECK(mbs_mass_matrix_sparse(m, d, q, &p, sp) == MBS_OK, "%s: sparse mass matrix", what);
     for (int e = 0; e < p.nnz; e++) val[e] = 1;
     mbs_tree_to_dense(&p, val, C, n);   /* 1 on the pattern, 0 elsewhere */
     int outside = 0;
     for (int i = 0; i < n * n; i++) outside += C[i] == 0 && M[i] != 0;
     CHECK(outside == 0, "%s: %d entries of M outside the pattern are not zero", what, outside);
     mbs_tree_from_dense(&p, M, n, val);
+    CHECK(memcmp(val, sp, sizeof(double) * (size_t)p.nnz) == 0, "%s: sparse M = dense M bit for bit", what);
     mbs_tree_to_dense(&p, val, M, n);
-    if (n > 0) compare(&p, M, r, what);
+    if (n > 0 && factor) compare(&p, M, r, what);
+    free(sp);
     free(val);
     free(q);
     mbs_data_free(d);
@@ -213,22 +220,33 @@ static void test_models(void)
 {
     mbs_rng r;
     mbs_rng_seed(&r, 43);
-    const unsigned types = ~((1u << MBS_JOINT_SPHERICAL) | (1u << MBS_JOINT_FLOATING)) &
-                           ((1u << MBS_JOINT_TYPE_COUNT) - 1);
-    for (int t = 0; t < 100; t++) {
-        mbs_model *m = mbs_test_random_tree(&r, 1 + mbs_rng_int(&r, 20), types);
+    const unsigned euler = (1u << MBS_JOINT_SPHERICAL) | (1u << MBS_JOINT_FLOATING);
+    const unsigned types = ~euler & ((1u << MBS_JOINT_TYPE_COUNT) - 1);
+    for (int t = 0; t < 200; t++) {
+        mbs_model *m = mbs_test_random_tree(&r, 1 + mbs_rng_int(&r, 12), t % 2 ? types : 0);
         CHECK(m != NULL, "random tree %d", t);
         if (!m) continue;
         char what[64];
         snprintf(what, sizeof what, "random model %d", t);
-        test_model(m, &r, what);
+        test_model(m, &r, t % 2, what);
         mbs_model_free(m);
     }
     mbs_error err;
     mbs_model *m = mbs_model_load(mbs_test_path("models/human43.json"), &err);
     CHECK(m != NULL, "human43: %s", err.msg);
     if (m) {
-        test_model(m, &r, "human43");
+        test_model(m, &r, 1, "human43");
+        /* a pattern that is not the model's */
+        mbs_tree_pattern p;
+        int parent[43];
+        for (int k = 0; k < 43; k++) parent[k] = k - 1;
+        mbs_data *d = mbs_data_create(m, &err);
+        double q[43] = { 0 }, val[43 * 44 / 2];
+        CHECK(mbs_tree_pattern_create(&p, 43, parent, &err) == MBS_OK, "chain pattern");
+        CHECK(mbs_mass_matrix_sparse(m, d, q, &p, val) == MBS_ERR_ARG && strstr(mbs_data_error(d), "not the model"),
+              "another pattern: %s", mbs_data_error(d));
+        mbs_tree_pattern_free(&p);
+        mbs_data_free(d);
         mbs_model_free(m);
     }
 }

@@ -25,6 +25,7 @@
 #ifndef MBSENS_SPARSE_H
 #define MBSENS_SPARSE_H
 
+#include "data.h"
 #include "error.h"
 #include "model.h"
 
@@ -50,6 +51,15 @@ int mbs_tree_pattern_create(mbs_tree_pattern *p, int n, const int *parent, mbs_e
  * are not part of it: the pattern of their tree). */
 int mbs_model_tree_pattern(const mbs_model *m, mbs_tree_pattern *p, mbs_error *err);
 void mbs_tree_pattern_free(mbs_tree_pattern *p);
+
+/* The mass matrix at q (composite inertias, as mbs_mass_matrix) in the
+ * tree storage of p, the model's pattern (mbs_model_tree_pattern): its
+ * lower triangle, each entry bit for bit the one of mbs_mass_matrix, in
+ * O(sum of depths) numbers instead of nv^2. val: p->nnz. MBS_ERR_ARG if p
+ * is not the model's pattern; errors as mbs_mass_matrix, in
+ * mbs_data_error(d). */
+int mbs_mass_matrix_sparse(const mbs_model *m, mbs_data *d, const double *q, const mbs_tree_pattern *p,
+                           double *val);
 
 /* Between the tree storage (val, nnz entries) and a dense symmetric n x n
  * matrix (row-major, leading dimension ld >= n). to_dense writes both
