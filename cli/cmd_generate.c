@@ -118,7 +118,8 @@ static char *chain_text(const char *cmd, const gen_args *a, mbs_error *err)
 static int kind_options(const char *cmd, const char *kind, const gen_args *a)
 {
     const int chain = strcmp(kind, "chain") == 0;
-    const char *wrong = chain ? (a->bodies ? "--bodies" : a->robot ? "--robot" : a->floating_base ? "--floating-base" : NULL)
+    const char *wrong = chain ? (a->bodies ? "--bodies" : a->robot ? "--robot"
+                                 : a->floating_base ? "--floating-base" : NULL)
                               : (a->n ? "--n" : a->joint >= 0 ? "--joint" : a->floating ? "--floating" : NULL);
     if (wrong) return cli_usage_error(cmd, usage, "%s does not apply to '%s'", wrong, kind);
     if (chain && !a->n) return cli_usage_error(cmd, usage, "missing option --n");

@@ -36,7 +36,8 @@ static mbs_model *generated(const mbs_model *robot, int n, const char *what)
     CHECK(ok && roots == n, "%s: %d ground subtrees of 7 after the robot", what, roots);
     mbs_tree_pattern_free(&p);
     /* initial Euler parameters of the bodies: unit, p.pdot = 0 */
-    double *q = malloc(sizeof(double) * (size_t)mbs_model_nq(m)), *qd = malloc(sizeof(double) * (size_t)mbs_model_nq(m));
+    const size_t nq = (size_t)mbs_model_nq(m);
+    double *q = malloc(sizeof(double) * nq), *qd = malloc(sizeof(double) * nq);
     mbs_model_initial_state(m, q, qd);
     double worst = 0;
     for (int k = 0; k < n; k++) {
