@@ -77,7 +77,8 @@ int mbs_tree_factor_ltdl(const mbs_tree_pattern *p, double *val, mbs_error *err)
 /* x = M^-1 x with the factor of mbs_tree_factor_ltdl (x: n). */
 void mbs_tree_solve_ltdl(const mbs_tree_pattern *p, const double *val, double *x);
 /* In place, M = L^T L: L lower triangular with the pattern of M and a
- * positive diagonal (the same operations as LTDL plus n square roots). */
+ * positive diagonal (the cost of the L^T D L form plus a square root per
+ * row). */
 int mbs_tree_factor_ltl(const mbs_tree_pattern *p, double *val, mbs_error *err);
 /* x = M^-1 x with the factor of mbs_tree_factor_ltl. */
 void mbs_tree_solve_ltl(const mbs_tree_pattern *p, const double *val, double *x);
