@@ -1,5 +1,6 @@
 #!/bin/sh
-# Run the benchmark programs of a build directory and print their output.
+# Run the benchmark programs of a build directory and print their output:
+# bench_core, bench_mujoco_fd and bench_large_tree.
 #
 #   sh scripts/bench.sh [BUILD_DIR] [OPTIONS...]      (make bench BUILD=...)
 #
@@ -39,7 +40,7 @@ echo
 
 status=0
 failed=""
-for prog in bench_core bench_mujoco_fd; do
+for prog in bench_core bench_mujoco_fd bench_large_tree; do
     exe="$BUILD/bench/$prog"
     if [ ! -x "$exe" ]; then
         echo "bench.sh: $exe was not built (MuJoCo missing?); skipped"

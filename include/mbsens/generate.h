@@ -1,5 +1,6 @@
 /*
- * mbsens/generate.h - generated benchmark models.
+ * mbsens/generate.h - generated benchmark models: spatial chains, the
+ * parameter-count sweep body, a robot plus free bodies.
  *
  * mbs_generate_chain_json() writes the JSON text (docs/model-format.md) of a
  * spatial serial chain, the standard benchmark of the recursive algorithms:
@@ -58,6 +59,30 @@ char *mbs_generate_chain_json(int n, mbs_joint_type joint, int floating_base,
  * a fixed target) and "spin" (the angular velocity). nknots in [2, 100000],
  * tf > 0. Thread-safe; free() the text. */
 char *mbs_generate_spline_body_json(int nknots, double tf, mbs_error *err);
+
+#define MBS_GENERATE_FREE_BODIES_MAX 100000
+
+/* The large branched model of the sparse-tree benchmarks: the JSON text of
+ * `robot` (mbs_model_to_json; NULL: no robot, gravity [0, 0, -9.81]) with
+ * "_free_bodies_<n>" appended to its name, plus n free rigid bodies
+ * "free1".."free<n>", each on a floating joint "free<k>_joint" from the
+ * ground (7 coordinates, 6 DOF):
+ *
+ *   - body k a box of about 0.1..0.2 x 0.08..0.16 x 0.06..0.12 m of
+ *     density 500 kg/m^3 (sides rounded to mm), centre of mass at its
+ *     origin, principal axes along its local axes;
+ *   - initial position on a grid of 0.5 m starting at [1, -2.25, 0.5] (10 x
+ *     10 bodies per layer, layers 0.5 m apart), turned by up to 1 rad about
+ *     an axis that changes with k; small linear and angular velocities
+ *     (p.pdot = 0).
+ *
+ * The bodies come after the robot's, so the robot keeps its numbering:
+ * nq = nq(robot) + 7 n, and M is block diagonal: the robot's block, then
+ * one block per free body (mbsens/sparse.h). The same arguments
+ * always give the same text. n in [1, MBS_GENERATE_FREE_BODIES_MAX], else
+ * MBS_ERR_ARG; MBS_ERR_ARG also if the robot has a body "free<k>" or a
+ * joint "free<k>_joint" for a k <= n. Thread-safe; free() the text. */
+char *mbs_generate_free_bodies_json(const mbs_model *robot, int n, mbs_error *err);
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,7 @@
 #include "forces.h"
 #include "generate.h"
 #include "derivatives.h"
+#include "sparse.h"
 #include "constraints.h"
 #include "simulate.h"
 #include "check.h"

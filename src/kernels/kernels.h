@@ -189,6 +189,10 @@ void MBS_K(mbs_jac_body_tangent)(const mbs_model *m, const MBS_K(mbs_ws) *w, int
 /* Mass matrix by composite inertias (nq x nq, row-major). Needs position
  * kinematics and Mv. */
 void MBS_K(mbs_crba)(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *M);
+/* The same, its lower triangle in the tree storage (mbsens/sparse.h) of
+ * the model's pattern (rowptr of mbs_model_tree_pattern; val: its nnz
+ * entries), bit for bit the entries of mbs_crba's. */
+void MBS_K(mbs_crba_tree)(const mbs_model *m, MBS_K(mbs_ws) *w, const int *rowptr, mreal *val);
 
 /* Fully recursive forward dynamics (articulated bodies). Needs
  * velocity-level kinematics and body terms at (q, qd); tau may be NULL.

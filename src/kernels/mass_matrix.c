@@ -11,10 +11,24 @@
 #include "kernels.h"
 #include "base/algebra.h"
 
-void MBS_K(mbs_crba)(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *M)
+#if defined(__GNUC__)
+#define CRBA_INLINE static inline __attribute__((always_inline))
+#else
+#define CRBA_INLINE static inline
+#endif
+
+/* The pass, writing either the dense row-major M (rowptr NULL: both
+ * triangles) or its lower triangle in the tree storage of the model's
+ * pattern (mbsens/sparse.h; rowptr of mbs_model_tree_pattern): entry (r, c),
+ * c = r or an ancestor of r, at M[rowptr[r] + d_c], d_c the number of
+ * ancestors of c. The two outputs hold the same numbers, each computed by
+ * the same operations. */
+CRBA_INLINE void crba_pass(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *M, const int *rowptr)
 {
     const int nq = m->nq;
-    for (int k = 0; k < nq * nq; k++) M[k] = 0;
+#define CRBA_AT(r, c) (rowptr ? rowptr[r] + (rowptr[(c) + 1] - rowptr[c] - 1) : (r) * nq + (c))
+    const int size = rowptr ? rowptr[nq] : nq * nq;
+    for (int k = 0; k < size; k++) M[k] = 0;
     for (int i = 1; i <= m->nb; i++)
         for (int c = 0; c < 36; c++) w->MS[36 * i + c] = w->Mv[36 * i + c];
     for (int i = m->nb; i >= 1; i--) {
@@ -24,8 +38,8 @@ void MBS_K(mbs_crba)(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *M)
         mreal *U = w->U + MBS_BSTRIDE * i;
         for (int k = 0; k < ni; k++) m6_mv(U + 6 * k, MS, bi + 6 * k);
         for (int r = 0; r < ni; r++)
-            for (int k = 0; k < ni; k++)
-                M[(jt->qoff + r) * nq + jt->qoff + k] = s6_dot(bi + 6 * r, U + 6 * k);
+            for (int k = 0; k < (rowptr ? r + 1 : ni); k++)
+                M[CRBA_AT(jt->qoff + r, jt->qoff + k)] = s6_dot(bi + 6 * r, U + 6 * k);
         /* off-diagonal blocks along the path to the root */
         mreal Fc[MBS_BSTRIDE];
         for (int k = 0; k < 6 * ni; k++) Fc[k] = U[k];
@@ -45,12 +59,23 @@ void MBS_K(mbs_crba)(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *M)
             for (int r = 0; r < jh->nq; r++)
                 for (int k = 0; k < ni; k++) {
                     mreal v = s6_dot(bh + 6 * r, Fc + 6 * k);
-                    M[(jh->qoff + r) * nq + jt->qoff + k] = v;
-                    M[(jt->qoff + k) * nq + jh->qoff + r] = v;
+                    M[CRBA_AT(jt->qoff + k, jh->qoff + r)] = v;
+                    if (!rowptr) M[(jh->qoff + r) * nq + jt->qoff + k] = v;
                 }
             j = h;
         }
         if (jt->parent > 0)
             m6_congruence_add_sym(w->MS + 36 * jt->parent, w->a + 3 * i, MS);
     }
+#undef CRBA_AT
+}
+
+void MBS_K(mbs_crba)(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *M)
+{
+    crba_pass(m, w, M, NULL);
+}
+
+void MBS_K(mbs_crba_tree)(const mbs_model *m, MBS_K(mbs_ws) *w, const int *rowptr, mreal *val)
+{
+    crba_pass(m, w, val, rowptr);
 }

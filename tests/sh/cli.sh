@@ -70,6 +70,13 @@ done
 run generate chain --n 3 --joint prismatic -o "$TMP/bad.json"; expect 2 "generate --joint prismatic"
 run generate chain --n 3 --joint hinge -o "$TMP/bad.json"; expect 2 "generate --joint hinge"
 if [ ! -e "$TMP/bad.json" ]; then ok "failed generate wrote no file"; else ko "failed generate left $TMP/bad.json"; fi
+run generate free-bodies -o "$TMP/bad.json"; expect 2 "generate free-bodies without --bodies"
+run generate free-bodies --bodies 3 --joint revolute -o "$TMP/bad.json"; expect 2 "generate free-bodies --joint"
+stderr_has "does not apply" "an option of the other kind is named"
+run generate free-bodies --bodies 3 --robot "$PENDULUM" --floating-base -o "$TMP/bad.json"
+expect 2 "generate free-bodies --floating-base with a JSON robot"
+run generate free-bodies --bodies 3 --robot "$TMP/none.json" -o "$TMP/bad.json"; expect 1 "generate free-bodies, no robot file"
+if [ ! -e "$TMP/bad.json" ]; then ok "failed generate free-bodies wrote no file"; else ko "failed generate left $TMP/bad.json"; fi
 
 # ---------------------------------------------------------------- generate
 # nq(joint) and dof(joint); floating base: 7 coordinates, 6 dof.

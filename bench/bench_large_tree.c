@@ -1,0 +1,259 @@
+/*
+ * bench_large_tree.c - a robot plus N free bodies (mbs_generate_free_bodies_json;
+ * N = 10, 100, 1000): the large branched model of issue 21's sparse-tree
+ * targets. Ours: the fully recursive FD, the ID (Newton-Euler), the dense
+ * mass matrix (composite inertias), the semi-recursive FD (dense M and a
+ * dense Cholesky; not run above 2000 coordinates, where one call takes
+ * seconds), the sparse mass matrix (mbs_mass_matrix_sparse, the tree
+ * storage of mbsens/sparse.h) alone and with its factorization
+ * M = L^T D L (after adding p p^T on each Euler-parameter quadruple, as the
+ * FD derivatives do, since the Euler-rate M is singular along p).
+ * MuJoCo 2.2.2 on the MJCF written from the same model
+ * (mjb_load_mjcf), as in bench_mujoco_robots: mj_forward;
+ * mj_kinematics + mj_comPos + mj_comVel + mj_rne; mj_kinematics + mj_comPos
+ * + mj_crb + mj_factorM. ns/call (median), ratios ours / MuJoCo as medians
+ * of per-repetition ratios of interleaved timings (bench_common.h).
+ *
+ * The robot: simple_humanoid.urdf on a floating base (balanceinertia, as
+ * bench_mujoco_robots) from ../shared/data/example-robot-data or
+ * $MBS_URDF_DIR, else models/human43.json; or the model file given.
+ *
+ * Usage: bench_large_tree [--quick] [--min-time S] [--reps N] [--clock cpu] [ROBOT]
+ * Environment: MBS_BENCH_BODIES=N (that N only), MBS_BENCH_PROFILE=K: no
+ * timing, every kernel K times per N, for
+ *   valgrind --tool=callgrind --toggle-collect='t_*' bench_large_tree
+ * (instructions per call: callgrind_annotate --inclusive=yes, divided by K).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bench_common.h"
+#include "mjbridge.h"
+
+#define SEMI_MAX_NQ 2000
+
+typedef struct {
+    const mbs_model *m;
+    mbs_data *d;
+    const mjModel *mm;
+    mjData *md;
+    const double *q, *qd, *qdd, *tau;
+    double *out, *M;
+    const mbs_tree_pattern *p;
+    double *L;   /* the tree-stored M, then its factor */
+} tctx;
+
+/* p p^T added to the tree-stored M on each Euler-parameter quadruple (the
+ * floating joints' e0..e3: coordinates 3..6; row e + r ends with e .. e + r) */
+static void complete(const mbs_model *m, const mbs_tree_pattern *p, const double *q, double *L)
+{
+    for (int j = 1; j <= mbs_model_nbodies(m); j++) {
+        const mbs_joint_type t = mbs_joint_type_of(m, j);
+        if (t != MBS_JOINT_FLOATING && t != MBS_JOINT_SPHERICAL) continue;
+        const int e = mbs_joint_coord_offset(m, j) + (t == MBS_JOINT_FLOATING ? 3 : 0);
+        for (int r = 0; r < 4; r++)
+            for (int c = 0; c <= r; c++) L[p->rowptr[e + r + 1] - 1 - (r - c)] += q[e + r] * q[e + c];
+    }
+}
+
+static void t_fd(void *v)
+{
+    tctx *c = v;
+    mbs_forward_dynamics(c->m, c->d, MBS_FD_RECURSIVE, c->q, c->qd, c->tau, c->out);
+    bench_sink = c->out[0];
+}
+static void t_id(void *v)
+{
+    tctx *c = v;
+    mbs_inverse_dynamics(c->m, c->d, c->q, c->qd, c->qdd, c->out);
+    bench_sink = c->out[0];
+}
+static void t_mdense(void *v) { tctx *c = v; mbs_mass_matrix(c->m, c->d, c->q, c->M); bench_sink = c->M[0]; }
+static void t_semi(void *v)
+{
+    tctx *c = v;
+    mbs_forward_dynamics(c->m, c->d, MBS_FD_SEMI_RECURSIVE, c->q, c->qd, c->tau, c->out);
+    bench_sink = c->out[0];
+}
+static void t_msparse(void *v)
+{
+    tctx *c = v;
+    mbs_mass_matrix_sparse(c->m, c->d, c->q, c->p, c->L);
+    bench_sink = c->L[0];
+}
+static void t_msparse_ltdl(void *v)
+{
+    tctx *c = v;
+    mbs_mass_matrix_sparse(c->m, c->d, c->q, c->p, c->L);
+    complete(c->m, c->p, c->q, c->L);
+    mbs_tree_factor_ltdl(c->p, c->L, NULL);
+    bench_sink = c->L[0];
+}
+static void t_mj_forward(void *v) { tctx *c = v; mj_forward(c->mm, c->md); bench_sink = c->md->qacc[0]; }
+static void t_mj_rne(void *v)
+{
+    tctx *c = v;
+    mj_kinematics(c->mm, c->md); mj_comPos(c->mm, c->md); mj_comVel(c->mm, c->md);
+    mj_rne(c->mm, c->md, 1, c->out);
+    bench_sink = c->out[0];
+}
+static void t_mj_crb(void *v)
+{
+    tctx *c = v;
+    mj_kinematics(c->mm, c->md); mj_comPos(c->mm, c->md); mj_crb(c->mm, c->md); mj_factorM(c->mm, c->md);
+    bench_sink = c->md->qLD[0];
+}
+
+enum { K_FD, K_ID, K_M, K_SEMI, K_MSP, K_LTDL, K_MJFWD, K_MJRNE, K_MJCRB, NK };
+static const char *const KNAME[NK] = { "FD", "ID", "M", "semi", "M sparse", "+LTDL", "mj_forward", "mj_rne",
+                                       "crb+fac" };
+/* the ratios: FD / mj_forward, ID / MuJoCo's RNE, M / MuJoCo's CRB +
+ * factor, sparse M + LTDL / the same, semi / FD */
+#define NPAIR 5
+static const int PAIR[NPAIR][2] = { { K_FD, K_MJFWD }, { K_ID, K_MJRNE }, { K_M, K_MJCRB }, { K_LTDL, K_MJCRB },
+                                    { K_SEMI, K_FD } };
+
+/* one N: the model, MuJoCo's, the kernels; ns[k] (0: not run) and the
+ * ratios ours / MuJoCo; 0, or -1 on failure */
+static int run(const mbs_model *robot, int nb, long profile, double ns[NK], double ratio[NPAIR], int *nq_out,
+               int *nv_out)
+{
+    mbs_error err;
+    char label[64], mjerr[1024] = "";
+    snprintf(label, sizeof label, "free_bodies_%d", nb);
+    char *text = mbs_generate_free_bodies_json(robot, nb, &err);
+    mbs_model *m = text ? mbs_model_load_string(text, label, &err) : NULL;
+    free(text);
+    if (!m) { fprintf(stderr, "%s: %s\n", label, err.msg); return -1; }
+    mjModel *mm = mjb_load_mjcf(m, label, mjerr, sizeof mjerr);
+    mjb_map P;
+    if (!mm || mjb_map_init(&P, m, mm, label) != 0) {
+        fprintf(stderr, "%s: %s\n", label, mjerr);
+        mbs_model_free(m);
+        mj_deleteModel(mm);
+        return -1;
+    }
+    const int nq = mbs_model_nq(m), nv = mm->nv;
+    *nq_out = nq;
+    *nv_out = nv;
+    mbs_tree_pattern pat;
+    bench_check(mbs_model_tree_pattern(m, &pat, &err), NULL, "tree pattern");
+    double *q = malloc(sizeof(double) * nq), *qd = malloc(sizeof(double) * nq), *qdd = malloc(sizeof(double) * nq);
+    double *tau = calloc((size_t)nq, sizeof(double)), *qacc = malloc(sizeof(double) * nv);
+    double *out = malloc(sizeof(double) * (nq > nv ? nq : nv)), *M = malloc(sizeof(double) * (size_t)nq * nq);
+    double *L = malloc(sizeof(double) * pat.nnz);
+    bench_rng rng;
+    bench_rng_seed(&rng, 7);
+    bench_random_state(m, &rng, 1.0, 1.0, q, qd, qdd);
+    mbs_data *d = bench_data(m);
+    bench_check(mbs_mass_matrix(m, d, q, M), d, "mass matrix");
+    bench_check(mbs_mass_matrix_sparse(m, d, q, &pat, L), d, "sparse mass matrix");
+    complete(m, &pat, q, L);
+    bench_check(mbs_tree_factor_ltdl(&pat, L, &err), NULL, "tree factorization");
+    mjData *md[2] = { mj_makeData(mm), mj_makeData(mm) };
+    for (int k = 0; k < 2; k++) {
+        mjb_set_state(&P, md[k], q, qd);
+        mj_forward(mm, md[k]);
+    }
+    mjb_qacc_from_ours(&P, q, qd, qdd, qacc);
+    mju_copy(md[1]->qacc, qacc, nv);   /* md[1]: mj_rne at our qdd */
+    tctx c = { m, d, mm, md[0], q, qd, qdd, tau, out, M, &pat, L }, cr = c;
+    cr.md = md[1];
+    const bench_fn fns[NK] = { t_fd, t_id, t_mdense, t_semi, t_msparse, t_msparse_ltdl, t_mj_forward, t_mj_rne,
+                               t_mj_crb };
+    void *ctx[NK] = { &c, &c, &c, &c, &c, &c, &c, &cr, &c };
+    const int semi = nq <= SEMI_MAX_NQ;
+    memset(ns, 0, sizeof(double) * NK);
+    memset(ratio, 0, sizeof(double) * NPAIR);
+    if (profile > 0) {
+        for (int k = 0; k < NK; k++)
+            if (k != K_SEMI || semi)
+                for (long i = 0; i < profile; i++) fns[k](ctx[k]);
+    } else {
+        /* pairs timed side by side: ours against MuJoCo's, semi against FD;
+         * the sparse M alone once */
+        ns[K_MSP] = bench_time(t_msparse, &c).median_ns;
+        for (int k = 0; k < NPAIR; k++) {
+            if (PAIR[k][0] == K_SEMI && !semi) continue;
+            const bench_fn f2[2] = { fns[PAIR[k][0]], fns[PAIR[k][1]] };
+            void *c2[2] = { ctx[PAIR[k][0]], ctx[PAIR[k][1]] };
+            bench_result res[2];
+            double rt[2];
+            bench_time_many(2, f2, c2, res, rt);
+            ns[PAIR[k][0]] = res[0].median_ns;
+            if (!ns[PAIR[k][1]]) ns[PAIR[k][1]] = res[1].median_ns;
+            ratio[k] = 1 / rt[1];
+        }
+    }
+    mj_deleteData(md[0]);
+    mj_deleteData(md[1]);
+    mbs_data_free(d);
+    free(q); free(qd); free(qdd); free(tau); free(qacc); free(out); free(M); free(L);
+    mbs_tree_pattern_free(&pat);
+    mjb_map_free(&P);
+    mj_deleteModel(mm);
+    mbs_model_free(m);
+    return 0;
+}
+
+/* the robot of the header: a model file, simple_humanoid or human43 */
+static mbs_model *load_robot(const char *path, char *name, size_t len)
+{
+    mbs_error err;
+    char dir[4096], file[8192];
+    const char *env = getenv("MBS_URDF_DIR");
+    if (env && *env) snprintf(dir, sizeof dir, "%s", env);
+    else snprintf(dir, sizeof dir, "%s/../shared/data/example-robot-data",
+                  getenv("MBS_SOURCE_DIR") ? getenv("MBS_SOURCE_DIR") : MBS_BENCH_SOURCE_DIR);
+    snprintf(file, sizeof file, "%s/simple_humanoid.urdf", dir);
+    struct stat st;
+    mbs_model *m;
+    if (!path && stat(file, &st) == 0) {
+        mbs_urdf_options o = { 1, 0, NULL, NULL, 1 };
+        m = mbs_model_load_urdf(file, &o, &err);
+        snprintf(name, len, "simple_humanoid (floating base)");
+    } else {
+        path = path ? path : bench_model_path(NULL, "human43.json");
+        m = mbs_model_load(path, &err);
+        snprintf(name, len, "%s", path);
+    }
+    if (!m) fprintf(stderr, "bench_large_tree: %s\n", err.msg);
+    return m;
+}
+
+int main(int argc, char **argv)
+{
+    const char *robot_path = bench_parse_args(argc, argv, "[ROBOT]");
+    char name[256];
+    mbs_model *robot = load_robot(robot_path, name, sizeof name);
+    if (!robot) return 2;
+    const char *prof = getenv("MBS_BENCH_PROFILE"), *one = getenv("MBS_BENCH_BODIES");
+    const long profile = prof && *prof ? atol(prof) : 0;
+    int counts[3] = { 10, 100, 1000 }, ncount = 3;
+    if (one && *one) counts[0] = atoi(one), ncount = 1;
+    if (bench_cfg.quick && ncount == 3) ncount = 1;
+    bench_print_machine(stdout, "# ");
+    printf("# robot: %s (nq %d), plus N free bodies on floating joints (Euler rates)\n", name, mbs_model_nq(robot));
+    printf("# ns/call (median); ratios ours / MuJoCo 2.2.2 (and semi / FD), medians of interleaved repetitions\n");
+    printf("| %5s | %11s |", "N", "nq / nv");
+    for (int k = 0; k < NK; k++) printf(" %10s |", KNAME[k]);
+    printf(" FD/fwd | ID/rne | M/crb | M sparse+LTDL/crb | semi/FD |\n|%s\n",
+           "---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    int fails = 0;
+    for (int i = 0; i < ncount; i++) {
+        double ns[NK], ratio[NPAIR];
+        int nq = 0, nv = 0;
+        if (run(robot, counts[i], profile, ns, ratio, &nq, &nv) != 0) { fails++; continue; }
+        printf("| %5d | %5d / %4d |", counts[i], nq, nv);
+        for (int k = 0; k < NK; k++) ns[k] > 0 ? printf(" %10.0f |", ns[k]) : printf(" %10s |", "-");
+        for (int k = 0; k < NPAIR; k++) ratio[k] > 0 ? printf(" %6.2f |", ratio[k]) : printf(" %6s |", "-");
+        printf("\n");
+        fflush(stdout);
+    }
+    bench_print_footer(stdout);
+    mbs_model_free(robot);
+    return fails ? 1 : 0;
+}

@@ -1,0 +1,23 @@
+/*
+ * mass_matrix_sparse.c - mbs_mass_matrix_sparse: the mass matrix in the
+ * tree storage (mbsens/sparse.h) over the kernels' composite inertias,
+ * with the state and result checks of mbs_mass_matrix.
+ */
+#include "mbsens/mbsens.h"
+#include "kernels/data.h"
+#include "kernels/results.h"
+#include "model/sparsity.h"
+
+int mbs_mass_matrix_sparse(const mbs_model *m, mbs_data *d, const double *q, const mbs_tree_pattern *p,
+                           double *val)
+{
+    int rc = mbs_data_check_state(d, q, NULL, NULL);
+    if (rc) return rc;
+    if (!val || !mbs_model_is_tree_pattern(m, p))
+        return mbs_data_fail(d, MBS_ERR_ARG, "mass matrix (sparse): %s", !val ? "NULL output" :
+                             "the pattern is not the model's tree pattern (mbs_model_tree_pattern)");
+    mbs_kin_forward(m, m->x, &d->ws, q, NULL, NULL, 0);
+    mbs_mass_terms(m, m->x, &d->ws);
+    mbs_crba_tree(m, &d->ws, p->rowptr, val);
+    return mbs_data_results(d, "mass matrix (sparse)", MBS_RESULTS({ "M", val, p->nnz, 1, MBS_IX_NONE, 0 }));
+}
