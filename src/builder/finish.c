@@ -394,11 +394,10 @@ static int model_joints(finish_ctx *c)
         ji->nq = mbs_joint_type_nq(bj->type);
         ji->ndof = mbs_joint_type_ndof(bj->type);
         ji->euler = mbs_joint_type_euler(bj->type);
-        /* Every joint's velocities are the rates of its coordinates (the
-         * Euler parameters' rates for a unit quaternion). */
-        ji->velocities = MBS_VELOCITIES_EULER_RATES;
-        ji->nv = ji->nq;
-        ji->quat = ji->euler;
+        const mbs_joint_ops *ops = mbs_joint_ops_of(bj->type);
+        ji->velocities = ops->tangent ? MBS_VELOCITIES_TANGENT : MBS_VELOCITIES_EULER_RATES;
+        ji->nv = ops->nv;
+        ji->quat = ops->quat;
         ji->frame_kind = (int)mbs_joint_ops_of(bj->type)->frame_kind;
         ji->x_ppoint = c->point_x[bj->ppoint];
         ji->x_cpoint = c->point_x[bj->cpoint];
