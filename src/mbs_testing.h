@@ -36,6 +36,14 @@
 #include "constraints/constraint.h"
 #include "formulations/form_tangent.h"
 
+/* The joint types' operations (joints/joint.h) and the exponential maps of
+ * SO(3) and SE(3) with their Jacobians (joints/manifold.h; the complex
+ * build declares the double functions too): tests/test_manifold.c checks
+ * them against the complex step and differences. Internal: they act on
+ * one joint's numbers, not on a model's. */
+#include "joints/joint.h"
+#include "joints/manifold.h"
+
 /* Scribbling over the scratch of an mbs_data (tests/test_call_order.c:
  * a result never depends on the calls made before it). */
 #include "dynamics/scribble.h"

@@ -46,7 +46,8 @@ static void compare_bodies_joints(cmp *c, const mbs_model *a, const mbs_model *b
     for (int i = 1; i <= a->nb; i++) {
         const mbs_joint_info *p = &a->joint[i], *q = &b->joint[i];
         SAME(c, same_str(p->name, q->name) && p->type == q->type && p->parent == q->parent && p->child == q->child &&
-                    p->qoff == q->qoff && p->nq == q->nq && p->euler == q->euler && p->x_ppoint == q->x_ppoint &&
+                    p->qoff == q->qoff && p->nq == q->nq && p->euler == q->euler && p->voff == q->voff &&
+                    p->nv == q->nv && p->quat == q->quat && p->velocities == q->velocities && p->x_ppoint == q->x_ppoint &&
                     p->x_cpoint == q->x_cpoint && p->x_Xp == q->x_Xp && p->x_Xc == q->x_Xc &&
                     same_bits(p->q0, q->q0, sizeof p->q0) && same_bits(p->qd0, q->qd0, sizeof p->qd0) &&
                     p->has_limit == q->has_limit && p->has_dynamics == q->has_dynamics,
@@ -182,7 +183,8 @@ int mbs_test_same_model(const mbs_model *a, const mbs_model *b, const char *labe
     cmp c = { label, 0 };
     SAME(&c, a->nb == b->nb && a->nq == b->nq && a->ndof == b->ndof && a->nx == b->nx && a->npoint == b->npoint &&
                  a->nvector == b->nvector && a->nparam == b->nparam && a->nforce == b->nforce &&
-                 a->nfunc == b->nfunc && a->n_euler == b->n_euler && a->nbranch == b->nbranch &&
+                 a->nfunc == b->nfunc && a->n_euler == b->n_euler && a->nv == b->nv && a->n_quat == b->n_quat &&
+                 a->nbranch == b->nbranch &&
                  a->max_depth == b->max_depth && a->x_gravity == b->x_gravity,
          "%s: sizes: nb %d/%d nq %d/%d nx %d/%d points %d/%d vectors %d/%d params %d/%d forces %d/%d funcs %d/%d",
          label, a->nb, b->nb, a->nq, b->nq, a->nx, b->nx, a->npoint, b->npoint, a->nvector, b->nvector, a->nparam,

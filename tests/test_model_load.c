@@ -1,13 +1,17 @@
 /*
  * test_model_load.c - loading valid models: sizes, names, tree order,
- * model-vector layout, parameters, re-parameterization and the DH placement.
+ * model-vector layout, parameters, re-parameterization and the DH placement;
+ * the velocity layout (sizes, offsets, conventions, names) of every shipped
+ * model and of random trees of every joint type.
  */
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
+#include "random_model.h"
 #include "mbs_testing.h"
 
 #ifndef M_PI
@@ -531,8 +535,97 @@ static void test_misc(void)
     mbs_model_free(NULL);
 }
 
+/* The velocity layout through the public accessors: every joint's
+ * velocities are the rates of its coordinates (nv = nq by joint type, the
+ * same offsets, the same names), the blocks tile 0..nv in joint order,
+ * ndof = nv - (unit quaternions), and the accessors refuse bad indices. */
+static void check_velocity_layout(const mbs_model *m, const char *label)
+{
+    static const int type_nq[MBS_JOINT_TYPE_COUNT] = { 0, 1, 1, 2, 2, 4, 3, 7 };
+    int nb = mbs_model_nbodies(m), next = 0, nquat = 0, bad = 0;
+    for (int j = 1; j <= nb; j++) {
+        mbs_joint_type t = mbs_joint_type_of(m, j);
+        int nv = mbs_joint_nv(m, j), voff = mbs_joint_vel_offset(m, j);
+        int has_quat = t == MBS_JOINT_SPHERICAL || t == MBS_JOINT_FLOATING;
+        nquat += has_quat;
+        bad += nv != type_nq[t] || nv != mbs_joint_nq(m, j) || voff != next ||
+               voff != mbs_joint_coord_offset(m, j) ||
+               mbs_joint_velocities(m, j) != MBS_VELOCITIES_EULER_RATES ||
+               m->joint[j].quat != (t == MBS_JOINT_FLOATING ? 3 : has_quat ? 0 : -1);
+        for (int k = 0; k < nv; k++) {
+            const char *a = mbs_vel_name(m, voff + k), *b = mbs_coord_name(m, voff + k);
+            bad += !a || !b || strcmp(a, b) != 0;
+        }
+        next += nv;
+    }
+    CHECK(bad == 0, "%s: %d joints or names with another velocity layout", label, bad);
+    int nv = mbs_model_nv(m);
+    CHECK(nv == next && nv == mbs_model_nq(m) && mbs_model_ndof(m) == nv - nquat && m->n_quat == nquat,
+          "%s: nv %d, sum of the joints' %d, nq %d, ndof %d, quaternions %d/%d", label, nv, next, mbs_model_nq(m),
+          mbs_model_ndof(m), m->n_quat, nquat);
+    CHECK(mbs_vel_name(m, -1) == NULL && mbs_vel_name(m, nv) == NULL && mbs_joint_nv(m, 0) == 0 &&
+              mbs_joint_nv(m, nb + 1) == 0 && mbs_joint_vel_offset(m, nb + 1) == -1 &&
+              mbs_joint_velocities(m, 0) == -1 && mbs_joint_velocities(NULL, 1) == -1 &&
+              mbs_vel_name(NULL, 0) == NULL,
+          "%s: bad indices", label);
+}
+
+static int ends_with(const char *s, const char *ext)
+{
+    size_t n = strlen(s), e = strlen(ext);
+    return n >= e && strcmp(s + n - e, ext) == 0;
+}
+
+/* Every model file of dir that loads (URDF: fixed and floating base). */
+static int velocity_layout_files(const char *dir, const char *ext)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s", mbs_test_path(dir));
+    DIR *d = opendir(path);
+    CHECK(d != NULL, "cannot list %s", path);
+    if (!d) return 0;
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!ends_with(e->d_name, ext)) continue;
+        char file[1400];
+        snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+        int urdf = ends_with(ext, ".urdf");
+        for (int floating = 0; floating < (urdf ? 2 : 1); floating++) {
+            mbs_error err;
+            mbs_urdf_options o = { floating, 0, NULL, NULL, 0 };
+            mbs_model *m = urdf ? mbs_model_load_urdf(file, &o, &err) : mbs_model_load(file, &err);
+            if (!m) continue;   /* the files of bad input */
+            check_velocity_layout(m, file);
+            count++;
+            mbs_model_free(m);
+        }
+    }
+    closedir(d);
+    return count;
+}
+
+static void test_velocity_layout(void)
+{
+    int n = velocity_layout_files("models", ".json") + velocity_layout_files("tests/models", ".json") +
+            velocity_layout_files("tests/urdf", ".urdf");
+    CHECK(n >= 20, "%d shipped models checked", n);
+    mbs_rng r;
+    mbs_rng_seed(&r, 21);
+    for (int t = 0; t <= MBS_JOINT_TYPE_COUNT; t++)   /* each type alone, then all mixed */
+        for (int rep = 0; rep < 5; rep++) {
+            unsigned types = t < MBS_JOINT_TYPE_COUNT ? 1u << t : 0;
+            mbs_model *m = mbs_test_random_tree(&r, 1 + mbs_rng_int(&r, 12), types);
+            CHECK(m != NULL, "random tree of types %#x", types);
+            if (!m) continue;
+            check_velocity_layout(m, "random tree");
+            mbs_model_free(m);
+        }
+}
+
 int main(void)
 {
+    test_velocity_layout();
     test_misc();
     test_pendulum_file();
     test_tree_order();

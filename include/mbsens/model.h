@@ -34,6 +34,17 @@ typedef enum mbs_joint_type {
     MBS_JOINT_TYPE_COUNT
 } mbs_joint_type;
 
+/* The velocities of a joint (mbs_joint_velocities). EULER_RATES: the time
+ * derivatives of its coordinates, the Euler-parameter rates included
+ * (nv = nq); every joint of every model has these. TANGENT: the
+ * tangent-space velocity of a spherical or floating joint (the angular
+ * velocity in the child joint frame; nv = nq - 1); no model has such a
+ * joint yet (docs/tangent-space.md). */
+typedef enum mbs_velocities {
+    MBS_VELOCITIES_EULER_RATES = 0,
+    MBS_VELOCITIES_TANGENT = 1
+} mbs_velocities;
+
 /* Reference point of the recursive velocity variables V_i = [v; w]. */
 typedef enum mbs_ref_point {
     MBS_REF_COM = 0,    /* body centre of mass (thesis RTdyn0) */
@@ -115,10 +126,10 @@ int mbs_model_nbodies(const mbs_model *m);      /* moving bodies */
 int mbs_model_nq(const mbs_model *m);           /* joint coordinates */
 /* Generalized velocities: the length of qd, qdd and tau, the rows of the
  * dynamics Jacobians and the columns of their derivatives with respect to
- * q, qd, qdd and tau. Velocities are the rates of the coordinates
- * (Euler-parameter rates included), so nv == nq; code that sizes its
- * velocity arrays with nv stays right for a model whose velocities are
- * fewer than its coordinates. */
+ * q, qd, qdd and tau; the sum of mbs_joint_nv over the joints. Velocities
+ * are the rates of the coordinates (Euler-parameter rates included), so
+ * nv == nq; code that sizes its velocity arrays with nv stays right for a
+ * model whose velocities are fewer than its coordinates. */
 int mbs_model_nv(const mbs_model *m);
 int mbs_model_ndof(const mbs_model *m);         /* nq - number of Euler-parameter quadruples */
 int mbs_model_nconstraints(const mbs_model *m); /* loop-closure + driving (0 for trees) */
@@ -147,6 +158,17 @@ int mbs_joint_type_from_name(const char *name);              /* -1 if unknown */
 int mbs_joint_nq(const mbs_model *m, int joint);
 int mbs_joint_coord_offset(const mbs_model *m, int joint);
 const char *mbs_coord_name(const mbs_model *m, int k);       /* "joint" or "joint.e0" etc. */
+/* Velocities of joint `joint`: their number (0 for an invalid index), the
+ * first one's index in the velocity vectors (-1 for an invalid index; the
+ * joints' blocks are in joint order, like the coordinates), and their
+ * convention (mbs_velocities, -1 for an invalid index). */
+int mbs_joint_nv(const mbs_model *m, int joint);
+int mbs_joint_vel_offset(const mbs_model *m, int joint);
+int mbs_joint_velocities(const mbs_model *m, int joint);
+/* Name of velocity k (0 <= k < nv; NULL outside): a joint whose velocities
+ * are the rates of its coordinates names them like its coordinates
+ * (mbs_coord_name). */
+const char *mbs_vel_name(const mbs_model *m, int k);
 /* URDF <limit> and <dynamics> of joint `joint`, kept as model data and not
  * applied by the dynamics (JSON: joint members "limit", "dynamics").
  * lim = lower, upper, effort, velocity; dyn = damping, friction; NaN where

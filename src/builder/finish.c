@@ -377,9 +377,9 @@ static int model_joints(finish_ctx *c)
     mbs_model *m = c->m;
     m->joint[0].type = MBS_JOINT_FIXED;
     m->joint[0].parent = -1;
-    m->joint[0].euler = -1;
+    m->joint[0].euler = m->joint[0].quat = -1;
     m->joint[0].x_ppoint = m->joint[0].x_cpoint = m->joint[0].x_Xp = m->joint[0].x_Xc = -1;
-    int nq = 0, ndof = 0, neul = 0;
+    int nq = 0, nv = 0, ndof = 0, neul = 0, nquat = 0;
     for (int i = 1; i <= m->nb; i++) {
         const b_joint *bj = &b->joint[c->pj[c->order[i]]];
         mbs_joint_info *ji = &m->joint[i];
@@ -390,20 +390,29 @@ static int model_joints(finish_ctx *c)
         ji->parent = m->body[i].parent;
         ji->child = i;
         ji->qoff = nq;
+        ji->voff = nv;
         ji->nq = mbs_joint_type_nq(bj->type);
         ji->ndof = mbs_joint_type_ndof(bj->type);
         ji->euler = mbs_joint_type_euler(bj->type);
+        const mbs_joint_ops *ops = mbs_joint_ops_of(bj->type);
+        ji->velocities = ops->tangent ? MBS_VELOCITIES_TANGENT : MBS_VELOCITIES_EULER_RATES;
+        ji->nv = ops->nv;
+        ji->quat = ops->quat;
         ji->frame_kind = (int)mbs_joint_ops_of(bj->type)->frame_kind;
         ji->x_ppoint = c->point_x[bj->ppoint];
         ji->x_cpoint = c->point_x[bj->cpoint];
         memcpy(ji->q0, bj->q0, sizeof ji->q0);
         memcpy(ji->qd0, bj->qd0, sizeof ji->qd0);
         nq += ji->nq;
+        nv += ji->nv;
         ndof += ji->ndof;
         if (ji->euler >= 0) neul++;
+        if (ji->quat >= 0) nquat++;
     }
     m->n_euler = neul;
+    m->n_quat = nquat;
     m->nq = nq;
+    m->nv = nv;
     m->ndof = ndof;
     return coordinate_names(c);
 }

@@ -22,6 +22,13 @@
  * computed by the shared kinematics code, so adding a joint type means
  * writing one file with these three functions.
  *
+ * The joint's velocities v (nv of them) are the rates of its coordinates
+ * for every table here (the Euler-parameter rates for spherical and
+ * floating joints): its manifold operations (integrate, difference, their
+ * Jacobians, the velocity map qdot = T v) are the additive ones of
+ * joint_additive.h. The exponential maps of SO(3) and SE(3) for tangent
+ * velocities are in manifold.h.
+ *
  * Coordinates of the joint types (n coordinates / DOF):
  *   fixed       0/0
  *   revolute    1/1  angle about e1
@@ -89,6 +96,20 @@ typedef struct mbs_joint_ops {
     /* dSd: derivative of dS/dt(q, qd) along (dq, dqd) */
     void (*subspace_dot_d)(const mreal *q, const mreal *qd, const mreal *dq,
                            const mreal *dqd, mreal *dSd);
+
+    /* ---- velocities and the manifold (docs/tangent-space.md §4, §6) ---- */
+    int nv;            /* velocities */
+    int quat;          /* offset of the unit quaternion in q, or -1 */
+    int tangent;       /* 1: v is the tangent-space velocity (nv = ndof); 0: v = qdot (nv = nq) */
+    /* q1 = q (+) dq, dq a velocity-sized step (nv) */
+    void (*integrate)(const mreal *q, const mreal *dq, mreal *q1);
+    /* dq = q0 (-) q1, the step with q0 (+) dq = q1 */
+    void (*difference)(const mreal *q0, const mreal *q1, mreal *dq);
+    /* Jq = d(q (+) dq)/dq along the tangents at q, Jdq = d(q (+) dq)/d(dq),
+     * both nv x nv row-major, in the tangents at q (+) dq */
+    void (*integrate_jacobians)(const mreal *q, const mreal *dq, mreal *Jq, mreal *Jdq);
+    /* T: qdot = T(q) v, nq x nv row-major */
+    void (*velocity_map)(const mreal *q, mreal *T);
 } mbs_joint_ops;
 
 /* One table entry per joint type, indexed by mbs_joint_type

@@ -6,6 +6,9 @@
  *   dS/dt = [0, 0; 0, theta1dot (0, -sin theta1, cos theta1)]. */
 #include "joint.h"
 #include "joint_common.h"
+#include "joint_additive.h"
+
+MBS_JOINT_ADDITIVE(2)
 
 static void motion(const mreal *q, mreal *R, mreal *t)
 {
@@ -57,4 +60,5 @@ static void subspace_dot_d(const mreal *q, const mreal *qd, const mreal *dq, con
 }
 
 const mbs_joint_ops MBS_K(mbs_joint_cardan) = { "cardan", 2, 2, -1, MBS_FRAME_CARDAN,
-    motion, subspace, subspace_dot, motion_d, subspace_d, subspace_dot_d };
+    motion, subspace, subspace_dot, motion_d, subspace_d, subspace_dot_d,
+    MBS_JOINT_ADDITIVE_OPS(2, -1) };

@@ -3,6 +3,9 @@
  *   t = s e1,  R = Rot(e1, theta),  S = [e1, 0; 0, e1],  dS/dt = 0. */
 #include "joint.h"
 #include "joint_common.h"
+#include "joint_additive.h"
+
+MBS_JOINT_ADDITIVE(2)
 
 static void motion(const mreal *q, mreal *R, mreal *t)
 {
@@ -30,4 +33,5 @@ static void subspace_dot_d(const mreal *q, const mreal *qd, const mreal *dq, con
 { (void)q; (void)qd; (void)dq; (void)dqd; jc_zero(dSd, 12); }
 
 const mbs_joint_ops MBS_K(mbs_joint_cylindrical) = { "cylindrical", 2, 2, -1, MBS_FRAME_GENERAL,
-    motion, subspace, subspace_dot, motion_d, subspace_d, subspace_dot_d };
+    motion, subspace, subspace_dot, motion_d, subspace_d, subspace_dot_d,
+    MBS_JOINT_ADDITIVE_OPS(2, -1) };

@@ -2,6 +2,9 @@
  * two joint frames. */
 #include "joint.h"
 #include "joint_common.h"
+#include "joint_additive.h"
+
+MBS_JOINT_ADDITIVE(0)
 
 static void motion(const mreal *q, mreal *R, mreal *t)
 {
@@ -25,4 +28,5 @@ static void subspace_dot_d(const mreal *q, const mreal *qd, const mreal *dq, con
 { (void)q; (void)qd; (void)dq; (void)dqd; (void)dSd; }
 
 const mbs_joint_ops MBS_K(mbs_joint_fixed) = { "fixed", 0, 0, -1, MBS_FRAME_FIXED,
-    motion, subspace, subspace_dot, motion_d, subspace_d, subspace_dot_d };
+    motion, subspace, subspace_dot, motion_d, subspace_d, subspace_dot_d,
+    MBS_JOINT_ADDITIVE_OPS(0, -1) };

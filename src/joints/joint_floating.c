@@ -6,6 +6,9 @@
 #include "joint.h"
 #include "joint_common.h"
 #include "base/algebra.h"
+#include "joint_additive.h"
+
+MBS_JOINT_ADDITIVE(7)
 
 static void motion(const mreal *q, mreal *R, mreal *t)
 {
@@ -45,4 +48,5 @@ static void subspace_dot_d(const mreal *q, const mreal *qd, const mreal *dq, con
 }
 
 const mbs_joint_ops MBS_K(mbs_joint_floating) = { "floating", 7, 6, 3, MBS_FRAME_FREE,
-    motion, subspace, subspace_dot, motion_d, subspace_d, subspace_dot_d };
+    motion, subspace, subspace_dot, motion_d, subspace_d, subspace_dot_d,
+    MBS_JOINT_ADDITIVE_OPS(7, 3) };

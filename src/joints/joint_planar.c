@@ -5,6 +5,9 @@
  *   t = s1 e2 + s2 e3,  R = Rot(e1, theta),  S = [e2, e3, 0; 0, 0, e1],  dS/dt = 0. */
 #include "joint.h"
 #include "joint_common.h"
+#include "joint_additive.h"
+
+MBS_JOINT_ADDITIVE(3)
 
 static void motion(const mreal *q, mreal *R, mreal *t)
 {
@@ -33,4 +36,5 @@ static void subspace_dot_d(const mreal *q, const mreal *qd, const mreal *dq, con
 { (void)q; (void)qd; (void)dq; (void)dqd; jc_zero(dSd, 18); }
 
 const mbs_joint_ops MBS_K(mbs_joint_planar) = { "planar", 3, 3, -1, MBS_FRAME_GENERAL,
-    motion, subspace, subspace_dot, motion_d, subspace_d, subspace_dot_d };
+    motion, subspace, subspace_dot, motion_d, subspace_d, subspace_dot_d,
+    MBS_JOINT_ADDITIVE_OPS(3, -1) };

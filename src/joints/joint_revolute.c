@@ -2,6 +2,9 @@
  *   R = Rot(e1, q),  t = 0,  S = [0; e1],  dS/dt = 0 (in the parent joint frame). */
 #include "joint.h"
 #include "joint_common.h"
+#include "joint_additive.h"
+
+MBS_JOINT_ADDITIVE(1)
 
 static void motion(const mreal *q, mreal *R, mreal *t)
 {
@@ -28,4 +31,5 @@ static void subspace_dot_d(const mreal *q, const mreal *qd, const mreal *dq, con
 { (void)q; (void)qd; (void)dq; (void)dqd; jc_zero(dSd, 6); }
 
 const mbs_joint_ops MBS_K(mbs_joint_revolute) = { "revolute", 1, 1, -1, MBS_FRAME_ROT_E1,
-    motion, subspace, subspace_dot, motion_d, subspace_d, subspace_dot_d };
+    motion, subspace, subspace_dot, motion_d, subspace_d, subspace_dot_d,
+    MBS_JOINT_ADDITIVE_OPS(1, -1) };

@@ -487,7 +487,7 @@ static int joint_ok(const mbs_model *m, int i) { return m && i >= 1 && i <= m->n
 
 int mbs_model_nbodies(const mbs_model *m) { return m ? m->nb : 0; }
 int mbs_model_nq(const mbs_model *m) { return m ? m->nq : 0; }
-int mbs_model_nv(const mbs_model *m) { return m ? m->nq : 0; }
+int mbs_model_nv(const mbs_model *m) { return m ? m->nv : 0; }
 int mbs_model_ndof(const mbs_model *m) { return m ? m->ndof : 0; }
 int mbs_model_npoints(const mbs_model *m) { return m ? m->npoint : 0; }
 int mbs_model_nvectors(const mbs_model *m) { return m ? m->nvector : 0; }
@@ -557,6 +557,21 @@ int mbs_joint_coord_offset(const mbs_model *m, int joint)
     return joint_ok(m, joint) ? m->joint[joint].qoff : -1;
 }
 
+int mbs_joint_nv(const mbs_model *m, int joint)
+{
+    return joint_ok(m, joint) ? m->joint[joint].nv : 0;
+}
+
+int mbs_joint_vel_offset(const mbs_model *m, int joint)
+{
+    return joint_ok(m, joint) ? m->joint[joint].voff : -1;
+}
+
+int mbs_joint_velocities(const mbs_model *m, int joint)
+{
+    return joint_ok(m, joint) ? m->joint[joint].velocities : -1;
+}
+
 int mbs_joint_limit(const mbs_model *m, int joint, double lim[4])
 {
     if (lim) lim[0] = lim[1] = lim[2] = lim[3] = NAN;
@@ -588,6 +603,22 @@ int mbs_joint_dynamics(const mbs_model *m, int joint, double dyn[2])
 const char *mbs_coord_name(const mbs_model *m, int k)
 {
     return m && k >= 0 && k < m->nq ? m->coord_name[k] : NULL;
+}
+
+/* The joint owning velocity k: the last one whose block starts at or
+ * before k (the blocks are in joint order), by bisection. */
+const char *mbs_vel_name(const mbs_model *m, int k)
+{
+    if (!m || k < 0 || k >= m->nv) return NULL;
+    int lo = 1, hi = m->nb;
+    while (lo < hi) {
+        int mid = lo + (hi - lo + 1) / 2;
+        if (m->joint[mid].voff <= k) lo = mid;
+        else hi = mid - 1;
+    }
+    const mbs_joint_info *j = &m->joint[lo];
+    if (j->velocities != MBS_VELOCITIES_EULER_RATES) return NULL;
+    return m->coord_name[j->qoff + (k - j->voff)];
 }
 
 void mbs_model_initial_state(const mbs_model *m, double *q, double *qd)

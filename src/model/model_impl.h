@@ -37,8 +37,11 @@ typedef struct mbs_joint_info {
     int parent;            /* parent body */
     int child;             /* == index of this joint */
     int qoff;              /* first coordinate */
-    int nq, ndof;
+    int voff;              /* first velocity (in v, qd, qdd, tau and the derivative columns) */
+    int nq, nv, ndof;      /* coordinates, velocities, degrees of freedom */
     int euler;             /* offset of Euler parameters within the joint's q, -1 if none */
+    int quat;              /* offset of the unit quaternion within the joint's q, -1 if none */
+    int velocities;        /* mbs_velocities (include/mbsens/model.h) */
     int frame_kind;        /* mbs_frame_kind of the type's ops (joints/joint.h) */
     int x_ppoint;          /* parent joint point, parent-local coordinates (3) */
     int x_cpoint;          /* child joint point, child-local coordinates (3) */
@@ -267,6 +270,8 @@ struct mbs_model {
     mbs_param_info *param;
     mbs_model_sim sim;     /* simulation defaults and requested outputs */
     int n_euler;           /* number of Euler-parameter quadruples */
+    int nv;                /* velocities: the sum of the joints' nv */
+    int n_quat;            /* number of unit quaternions in q */
     int nbranch;
     int *branch_first;     /* first (closest to root) body of each branch */
     int *branch_last;      /* last body of each branch */
