@@ -36,7 +36,6 @@
  * tolerances on the adjoint, so their gradient depends on the units
  * through the step sizes, by design.
  */
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,9 +44,6 @@
 #include "testutil.h"
 #include "mbs_testing.h"
 #include "random_loops.h"
-
-#include "model/model_impl.h"
-#include "io/load_objectives.h"
 
 /* every parameter of m in units c times larger (rho' = rho / c, scales c s_t); x is unchanged */
 static void rescale(mbs_model *m, double c)
@@ -161,16 +157,7 @@ static int add_objectives(mbs_model *m, int nb)
              " \"terminal\": [{\"point\": \"b%d.p\", \"quantity\": \"acceleration\", \"weight\": 0.001}]}"
              "%s]",
              nb, nb, force);
-    json_error_t je;
-    json_t *arr = json_loads(s, 0, &je);
-    CHECK(arr != NULL, "objectives JSON: %s", je.text);
-    if (!arr) return -1;
-    mbs_error err;
-    memset(&err, 0, sizeof err);
-    const int rc = mbs_json_load_objectives(arr, "scale objectives", m, &err);
-    json_decref(arr);
-    CHECK(rc == MBS_OK, "objectives: %s", err.msg);
-    return rc;
+    return mbs_test_add_objectives(m, s, "scale objectives");
 }
 
 /* One draw of a closed loop with a cut of type `type` and Euler parameters in its tree, checked
