@@ -4,14 +4,14 @@
  *
  * A parameter rho sets x_t = s_t rho + o_t. Expressed in other units,
  * rho' = rho / c with scales c s_t, the model vector is the same and the
- * gradient is dpsi/drho' = c dpsi/drho. The discrete methods (DDM, DAVM)
- * are linear in a parameter's direction dx = sum_t s_t e_t: every state
- * sensitivity of the DDM, every product of the DAVM's adjoint with a
- * parameter column, scales with c. With c a power of two, every
- * floating-point operation on a column scales exactly (its rounding does
- * not change while no value leaves the normal range: the smallest entries
- * here are ~1e-40), so the gradient in the new units is c times the old
- * one BIT FOR BIT: the tolerance is zero. Any step that is not linear in
+ * gradient is dpsi/drho' = c dpsi/drho. The methods on fixed steps (DDM,
+ * DAVM, the closed loops' CAVM) are linear in a parameter's direction
+ * dx = sum_t s_t e_t: every state sensitivity of the DDM, every product of
+ * an adjoint with a parameter column, scales with c. With c a power of
+ * two, every floating-point operation on a column scales exactly (its
+ * rounding does not change while no value leaves the normal range, down
+ * to 2e-308), so the gradient in the new units is c times the old one
+ * BIT FOR BIT: the tolerance is zero. Any step that is not linear in
  * the direction (an absolute threshold, or a difference like
  * A(p + dp) - A(p - dp) whose rounding is eps |p|, not eps |dp|) breaks
  * the equality for small c. c = 2^-34 (~5.8e-11) is a stiffness of order
@@ -29,12 +29,13 @@
  * the semi-recursive DDM and DAVM and the fully recursive (RK4) DDM; random
  * closed loops (tests/random_loops.c: every joint type in the tree, Euler
  * parameters included, force elements and parameters of every kind), with
- * the DDM and DAVM of ALI3-P (penalty and iterative projections) and
- * Matrix R, the two closed-loop formulations with discrete sensitivities
- * (penalty and index-1 have only finite differences). The continuous
- * adjoints are left out: CVODES chooses its steps from absolute
- * tolerances on the adjoint, so their gradient depends on the units
- * through the step sizes, by design.
+ * the DDM, DAVM and CAVM of ALI3-P (penalty and iterative projections) and
+ * Matrix R, the two closed-loop formulations with sensitivities of their
+ * own (penalty and index-1 have only finite differences). The open trees'
+ * CAVM is left out: CVODES chooses its steps from absolute tolerances on
+ * the adjoint and its quadratures, so its gradient depends on the units
+ * through the step sizes, within its tolerance (spring_tree: 1.8e-8 and
+ * 4.4e-8 of the row's largest entry at 2^-34 and 2^34).
  */
 #include <math.h>
 #include <stdio.h>
@@ -186,6 +187,7 @@ static int loop_draw(mbs_rng *rng, int it, int type)
         /* a draw whose forward run fails (a locked or singular loop) is redrawn */
         ok = compare_units(m, &sim, MBS_SENS_DDM, 0x1p-34, 1, label) >= 0;
         if (ok) compare_units(m, &sim, MBS_SENS_DAVM, 0x1p-34, 0, label);
+        if (ok) compare_units(m, &sim, MBS_SENS_CAVM, 0x1p-34, 0, label);
     }
     mbs_model_free(m);
     return ok;
