@@ -195,8 +195,8 @@ for k in range(1, len(t_knots)):
                                 {"target": "hoist_z.values[%d]" % k, "scale": r6(up[2])}]})
 parameters.append({"name": "m_link", "value": r6(m_common), "lower": 0.5, "upper": 3,
                    "sets": ["C%02d.mass" % (k + 1) for k in range(n_common)]})
-# K_hull in units of 1e10 N/m^1.5, so that every design parameter is of order one (the DDM of ALI3-P
-# loses accuracy on a parameter whose state sensitivities are 1e-10 of the others': docs/sensitivity.md)
+# K_hull in units of 1e10 N/m^1.5, so that every design parameter is of order one (the optimizer's
+# steps and bounds; the gradients do not depend on the units: docs/sensitivity.md, "Parameters")
 K_unit = 1e10
 parameters.append({"name": "K_hull", "value": r6(K_hertz(R_link) / K_unit), "lower": 1e8 / K_unit,
                    "upper": 1e11 / K_unit,

@@ -144,16 +144,7 @@ static int add_objectives(mbs_rng *r, mbs_model *m, int nb)
              " {\"point\": \"b%d.p\", \"quantity\": \"velocity\", \"weight\": 0.5},"
              " {\"point\": \"b%d.p\", \"quantity\": \"acceleration\", \"weight\": 0.001}]}]",
              bA, ref[0], ref[1], ref[2], bB, bC, coord, bD, bD, ref[4], ref[5], bA, bB);
-    json_error_t je;
-    json_t *arr = json_loads(s, 0, &je);
-    CHECK(arr != NULL, "objectives JSON: %s", je.text);
-    if (!arr) return -1;
-    mbs_error err;
-    memset(&err, 0, sizeof err);
-    int rc = mbs_json_load_objectives(arr, "random objectives", m, &err);
-    json_decref(arr);
-    CHECK(rc == MBS_OK, "objectives: %s", err.msg);
-    return rc;
+    return mbs_test_add_objectives(m, s, "random objectives");
 }
 
 static int run(const mbs_model *m, const mbs_sim_options *sim, mbs_sens_method meth, int zero_obj, double fd_step,

@@ -1,6 +1,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 #include "model_compare.h"
+#include "mbs_testing.h"
+#include <jansson.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
@@ -566,4 +568,18 @@ double mbs_test_cond_spd(const double *M, int n)
     double lmin, lmax;
     mbs_test_eig_range(M, n, &lmin, &lmax);
     return lmin > 0 ? lmax / lmin : INFINITY;
+}
+
+int mbs_test_add_objectives(mbs_model *m, const char *json, const char *label)
+{
+    json_error_t je;
+    json_t *arr = json_loads(json, 0, &je);
+    CHECK(arr != NULL, "%s: objectives JSON: %s", label, je.text);
+    if (!arr) return MBS_ERR_ARG;
+    mbs_error err;
+    memset(&err, 0, sizeof err);
+    const int rc = mbs_json_load_objectives(arr, label, m, &err);
+    json_decref(arr);
+    CHECK(rc == MBS_OK, "%s: objectives: %s", label, err.msg);
+    return rc;
 }

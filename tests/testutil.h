@@ -39,6 +39,11 @@ int mbs_rng_int(mbs_rng *r, int n); /* 0..n-1 */
 /* Path of a file in the source tree ($MBS_SOURCE_DIR/rel); static buffer. */
 const char *mbs_test_path(const char *rel);
 
+/* Adds the objectives of `json` (an array as a model file's "objectives",
+ * docs/model-format.md) to m, named `label` in messages; a failure is a
+ * failed check. MBS_OK or the loader's error. */
+int mbs_test_add_objectives(mbs_model *m, const char *json, const char *label);
+
 /* max_k |a_k - b_k| / max(1, max_k |b_k|) */
 double mbs_rel_err(const double *a, const double *b, int n);
 

@@ -38,15 +38,22 @@ static inline void jc_rot_y_d(mreal *R, mreal th)
     R[3] = 0;  R[4] = 0; R[5] = 0;
     R[6] = -c; R[7] = 0; R[8] = -s;
 }
-/* Derivative of A(p) along dp. A is quadratic in p, so
- * dA = (A(p + dp) - A(p - dp)) / 2 exactly. */
+/* Derivative of A(p) along dp (ep_rotation), by the product rule: every
+ * entry is linear in dp, so its relative accuracy does not depend on the
+ * size of dp (a direction may be a parameter's, of any units). */
 static inline void jc_ep_rotation_d(mreal *dA, const mreal *p, const mreal *dp)
 {
-    mreal a[4], b[4], Ap[9], Am[9];
-    for (int k = 0; k < 4; k++) { a[k] = p[k] + dp[k]; b[k] = p[k] - dp[k]; }
-    ep_rotation(Ap, a);
-    ep_rotation(Am, b);
-    for (int k = 0; k < 9; k++) dA[k] = 0.5 * (Ap[k] - Am[k]);
+    const mreal e0 = p[0], e1 = p[1], e2 = p[2], e3 = p[3];
+    const mreal d0 = dp[0], d1 = dp[1], d2 = dp[2], d3 = dp[3];
+    dA[0] = 4 * (e0 * d0 + e1 * d1);
+    dA[1] = 2 * (d1 * e2 + e1 * d2 - d0 * e3 - e0 * d3);
+    dA[2] = 2 * (d1 * e3 + e1 * d3 + d0 * e2 + e0 * d2);
+    dA[3] = 2 * (d1 * e2 + e1 * d2 + d0 * e3 + e0 * d3);
+    dA[4] = 4 * (e0 * d0 + e2 * d2);
+    dA[5] = 2 * (d2 * e3 + e2 * d3 - d0 * e1 - e0 * d1);
+    dA[6] = 2 * (d1 * e3 + e1 * d3 - d0 * e2 - e0 * d2);
+    dA[7] = 2 * (d2 * e3 + e2 * d3 + d0 * e1 + e0 * d1);
+    dA[8] = 4 * (e0 * d0 + e3 * d3);
 }
 
 /* Four subspace columns [0; 2 E(p)[:, k]] (columns of 6, already zeroed). */

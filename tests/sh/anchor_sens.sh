@@ -12,6 +12,8 @@
 #  - DAVM = DDM (the same discrete derivative: round-off, 1e-10 of each
 #    objective's largest entry, the bound of the closed-loop tests,
 #    docs/sensitivity.md);
+#  - DDM with K_hull in other units (a power of two): the same gradient bit for
+#    bit, times the factor (below);
 #  - DAVM = central differences of whole runs within a bound the test derives:
 #    the differences at the relative steps h and 2h give the truncation
 #    (O(h^2): D(2h) - D(h) = 3 T(h) + noise), and a run at a tiny step gives
@@ -38,6 +40,40 @@ for m in ddm davm; do
     expect 0 "$m, tf $TF"
     cp "$OUT" "$TMP/$m.json"
 done
+# units: K_hull in units of 2^-34 x 1e10 N/m^1.5 (about N/m^1.5; value 2^34 times larger, scales
+# 2^-34 times): the same model vector, and the DDM's gradient of K_hull 2^-34 times the one above BIT
+# FOR BIT (a power of two scales every operation of its column exactly: tolerance zero;
+# tests/test_sensitivity_scale.c), the other entries and psi unchanged
+"$PY" - "$M" "$TMP/units.json" <<'PYEOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+for p in m["parameters"]:
+    if p["name"] == "K_hull":
+        for k in ("value", "lower", "upper"):
+            p[k] *= 2.0 ** 34
+        for t in p["sets"]:
+            t["scale"] *= 2.0 ** -34
+json.dump(m, open(sys.argv[2], "w"))
+PYEOF
+run sensitivity "$TMP/units.json" --formulation ali3p --tf "$TF" --method ddm --json -q
+expect 0 "ddm, K_hull in units of 2^-34 x 1e10 N/m^1.5"
+cp "$OUT" "$TMP/ddm_units.json"
+"$PY" - "$TMP" <<'PYEOF' && ok "ddm: K_hull's units change its gradient by their factor exactly, nothing else" \
+    || ko "ddm: the gradient depends on K_hull's units"
+import json, sys
+a, b = (json.load(open("%s/%s.json" % (sys.argv[1], n))) for n in ("ddm", "ddm_units"))
+j = a["parameters"].index("K_hull")
+bad = a["psi"] != b["psi"]
+for i, name in enumerate(a["objectives"]):
+    for k, (x, y) in enumerate(zip(a["gradient"][i], b["gradient"][i])):
+        if x != (y * 2.0 ** 34 if k == j else y):
+            print("  %s %s: %.17g, in the new units %.17g x 2^34" % (name, a["parameters"][k], x, y * 2.0 ** 34))
+            bad = True
+    print("%s: dpsi/dK_hull %.15g per 1e10 N/m^1.5, %.15g per 2^-34 of it" % (name, a["gradient"][i][j],
+                                                                            b["gradient"][i][j]))
+sys.exit(bad)
+PYEOF
+
 # h = 2e-4: where truncation and noise are of one size on this model (1e-4 .. 1e-3
 # measured, docs/benchmarks.md); h0 = 1e-6: noise alone
 for h in 2e-4 4e-4 1e-6; do
