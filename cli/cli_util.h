@@ -100,7 +100,7 @@ void cli_text_vec(cli_buf *b, const double *x, int n);
  *     FILE only when everything succeeded: a failed or interrupted command
  *     leaves no half-written file and an existing FILE untouched (the
  *     temporary file is also removed on SIGINT, SIGTERM, SIGHUP, SIGQUIT
- *     and SIGPIPE while it is open; one such file at a time). A symbolic
+ *     and SIGPIPE while it is open; up to two such files at a time). A symbolic
  *     link stays a link: its destination is replaced.
  *   - a character or block device or a FIFO: written to as it is (nothing
  *     can replace it atomically; a failure may leave part of the output

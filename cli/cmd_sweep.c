@@ -101,6 +101,7 @@ int cases_mpi_main(const char *cmd, const cases_job *job)
 typedef struct sweep_job {
     const sweep_opts *o;
     sweep s;
+    sweep_table t;            /* rank 0 */
 } sweep_job;
 
 static int sweep_job_open(void *user, const char *cmd, int rank, sweep_ledger *L)
@@ -114,13 +115,21 @@ static int sweep_job_open(void *user, const char *cmd, int rank, sweep_ledger *L
     if (rc == CLI_EXIT_OK)
         rc = sweep_ledger_open(L, &j->s, cmd, rank == 0 ? o->ckpt : NULL, rank == 0 ? o->resume : 0,
                                sweep_tables(o->csv, o->json));
+    if (rank == 0 && rc == CLI_EXIT_OK)
+        rc = sweep_table_open(&j->t, L, cmd, o->spec, o->csv, o->json);
     return rc;
+}
+
+static void sweep_job_progress(void *user, sweep_ledger *L)
+{
+    sweep_job *j = user;
+    sweep_table_flush(&j->t, L);
 }
 
 static int sweep_job_finish(void *user, const char *cmd, sweep_ledger *L)
 {
-    const sweep_job *j = user;
-    int rc = sweep_ledger_write(L, cmd, j->o->spec, j->o->csv, j->o->json);
+    sweep_job *j = user;
+    int rc = sweep_table_close(&j->t, L, 1);
     if (rc == CLI_EXIT_OK)
         sweep_ledger_report(L, cmd);
     return rc;
@@ -129,6 +138,7 @@ static int sweep_job_finish(void *user, const char *cmd, sweep_ledger *L)
 static void sweep_job_close(void *user, int rank, sweep_ledger *L, int ok)
 {
     sweep_job *j = user;
+    sweep_table_close(&j->t, L, 0);   /* not finished: its temporary files removed */
     if (rank == 0 && ok && L->open && !L->ckpt_failed && j->o->ckpt)
         remove(j->o->ckpt);
 }
@@ -139,7 +149,7 @@ int sweep_mpi_main(const char *cmd, const sweep_opts *o)
     memset(&j, 0, sizeof j);
     j.o = o;
     cases_job job = {&j, o->threads, o->chunk, o->serve_only, o->stats, sweep_job_open, sweep_job_finish,
-                     sweep_job_close};
+                     sweep_job_close, sweep_job_progress};
     int rc = cases_mpi_main(cmd, &job);
     sweep_free(&j.s);
     return rc;
@@ -150,12 +160,15 @@ static int sweep_local(const char *cmd, const sweep_opts *o)
 {
     sweep s;
     sweep_ledger L = {0};
+    sweep_table t = {0};
     int rc = sweep_load(&s, cmd, o->spec);
     if (rc == CLI_EXIT_OK && ((o->csv && cli_output_check(cmd, o->csv, o->spec))
                               || (o->json && cli_output_check(cmd, o->json, o->spec))))
         rc = CLI_EXIT_FAIL;
     if (rc == CLI_EXIT_OK)
         rc = sweep_ledger_open(&L, &s, cmd, o->ckpt, o->resume, sweep_tables(o->csv, o->json));
+    if (rc == CLI_EXIT_OK)
+        rc = sweep_table_open(&t, &L, cmd, o->spec, o->csv, o->json);
     long *idx = rc == CLI_EXIT_OK ? malloc(((size_t)s.ncases + 1) * sizeof *idx) : NULL;
     if (rc == CLI_EXIT_OK && !idx) {
         cli_error(cmd, "out of memory");
@@ -170,8 +183,9 @@ static int sweep_local(const char *cmd, const sweep_opts *o)
         if (o->stats)
             fprintf(stderr, "mbsens %s: %ld cases (%ld computed) on %d threads: %.3f s\n", cmd, s.ncases, n,
                     mbs_batch_threads(o->threads), omp_get_wtime() - t0);
-        rc = sweep_ledger_write(&L, cmd, o->spec, o->csv, o->json);
+        rc = sweep_table_close(&t, &L, 1);
     }
+    sweep_table_close(&t, &L, 0);
     if (rc == CLI_EXIT_OK)
         sweep_ledger_report(&L, cmd);
     int keep_ckpt = rc != CLI_EXIT_OK || L.ckpt_failed;

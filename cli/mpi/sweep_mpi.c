@@ -169,6 +169,7 @@ typedef struct phases {
     double compute, compute_cpu;  /* the chunks' cases: wall, process CPU */
     double pack, send, wait;      /* worker: packing and sending reports, waiting for chunks */
     double recv, answer, idle;    /* rank 0's serving: receiving and recording reports, answering, napping */
+    double progress;              /* rank 0's serving: the job's progress (a sweep's rows written) */
     long chunks, naps;
 } phases;
 
@@ -179,8 +180,8 @@ static void phases_print(const char *cmd, int rank, const phases *p)
     if (rank > 0)
         fprintf(stderr, "; packing %.3f s, sending %.3f s, waiting for chunks %.3f s\n", p->pack, p->send, p->wait);
     else
-        fprintf(stderr, "; serving: receiving and recording %.3f s, answering %.3f s, napping %.3f s (%ld naps)\n",
-                p->recv, p->answer, p->idle, p->naps);
+        fprintf(stderr, "; serving: receiving and recording %.3f s, answering %.3f s, writing rows %.3f s, "
+                "napping %.3f s (%ld naps)\n", p->recv, p->answer, p->progress, p->idle, p->naps);
 }
 
 /* ---- worker ranks ---- */
@@ -270,6 +271,7 @@ static int worker(sweep_ledger *L, int threads, phases *ph, int *finalize)
             rc = CLI_EXIT_FAIL;
             break;
         }
+        sweep_ledger_release(L, c.idx, 0, n);   /* their texts are in the report */
         ph->pack += now() - t;
         t = now();
         MPI_Isend(r[slot].b, (int)r[slot].len, MPI_BYTE, 0, TAG_REPORT, MPI_COMM_WORLD, &sent[slot]);
@@ -302,6 +304,7 @@ typedef struct flight {
 
 typedef struct server {
     sweep_ledger *L;
+    const cases_job *job;
     int chunk, threads, size;
     int share;                /* chunks out at once at most: AHEAD per worker rank, one for rank 0's own */
     _Atomic int local_done;   /* rank 0's own computing has ended */
@@ -402,6 +405,16 @@ static void answer(server *sv, int w)
     sv->handouts++;
 }
 
+/* The job's use of the cases recorded so far, while they are computed. */
+static void progress(server *sv)
+{
+    if (!sv->job->progress)
+        return;
+    double t = now();
+    sv->job->progress(sv->job->user, sv->L);
+    sv->ph.progress += now() - t;
+}
+
 /* Serve until every case is finished (drain = 0), or until every rank is
  * stopped or taken for dead (drain = 1). */
 static int serve(server *sv, const char *cmd, int drain)
@@ -421,10 +434,14 @@ static int serve(server *sv, const char *cmd, int drain)
             answer(sv, w);
             sv->ph.recv += t1 - t, sv->ph.answer += now() - t1;
             ns = 0;   /* traffic: the next report may follow at once */
+            if (!drain)
+                progress(sv);
             continue;
         }
         if (!drain && all_done(sv))
             break;
+        if (!drain)
+            progress(sv);
         if (drain && sv->active == 0)
             break;
         if (drain && quiet < 0)
@@ -459,7 +476,7 @@ static void end_ranks(server *sv, const char *cmd, int *finalize)
 
 static int server_open(server *sv, sweep_ledger *L, const cases_job *job, int size)
 {
-    *sv = (server){.L = L, .chunk = job->chunk, .threads = job->threads, .size = size, .active = size - 1};
+    *sv = (server){.L = L, .job = job, .chunk = job->chunk, .threads = job->threads, .size = size, .active = size - 1};
     sv->fl = calloc((size_t)size, sizeof *sv->fl);
     sv->idx = malloc((size_t)job->chunk * sizeof *sv->idx);
     if (!sv->fl || !sv->idx)
