@@ -66,13 +66,15 @@ static int run_one(void *user, const mbs_model *m, mbs_data *d, long k, mbs_erro
     (void)m, (void)err;
     const run_ctx *c = user;
     long i = c->idx[k];
-    if (sweep_ledger_done(c->L, i))
-        return MBS_OK;   /* already recorded: another rank's result for a case handed out twice */
-    double *row = malloc(((size_t)c->L->s->ncols + 1) * sizeof *row);
-    mbs_error e = {0};
-    int rc = row ? sweep_case_run(c->L->s, d, i, row, &e) : MBS_ERR_NOMEM;
-    sweep_ledger_record(c->L, i, rc, row, e.msg);
-    free(row);
+    if (!sweep_ledger_done(c->L, i)) {   /* else another rank's result for a case handed out twice is in */
+        double *row = malloc(((size_t)c->L->s->ncols + 1) * sizeof *row);
+        mbs_error e = {0};
+        int rc = row ? sweep_case_run(c->L->s, d, i, row, &e) : MBS_ERR_NOMEM;
+        sweep_ledger_record(c->L, i, rc, row, e.msg);
+        free(row);
+    }
+    if (c->L->poll)
+        c->L->poll(c->L->poll_arg);
     return MBS_OK;   /* a failed case is in the ledger; the others carry on */
 }
 

@@ -96,6 +96,9 @@ typedef struct sweep_ledger {
     long ndone;
     long npending;            /* cases neither finished nor handed out */
     long next;                /* hand-out: the next case index to look at */
+    void (*poll)(void *arg);  /* called between cases by the threads that run them (NULL: none): rank 0
+                                 serving the other ranks from its computing thread */
+    void *poll_arg;
     FILE *ckpt;               /* checkpoint, appended to (NULL: none) */
     int ckpt_failed;
     pthread_mutex_t lock;
