@@ -163,6 +163,7 @@ typedef struct sweep_table {
     FILE *spool;              /* the CSV for standard output */
     char *iobuf[2];           /* the streams' buffers */
     long next;                /* rows written */
+    size_t unsynced[2];       /* bytes written since the last write-back was started */
     cli_buf row;              /* a row formatted at writing (read from a checkpoint) */
     double *x;
     int err;                  /* errno of a failed write (0: none) */

@@ -10,6 +10,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,8 +18,10 @@
 #include "shortest.h"
 #include "sweep.h"
 
-/* The streams' buffers: a write system call per IOBUF bytes of table. */
-enum { IOBUF = 1 << 18 };
+/* The streams' buffers: a write system call per IOBUF bytes of table.
+ * Every WRITEBACK bytes the kernel is asked to start writing the file
+ * out, so that the sync at the end has little left to wait for. */
+enum { IOBUF = 1 << 18, WRITEBACK = 1 << 21 };
 
 static void csv_field(cli_buf *b, const char *s)
 {
@@ -77,6 +80,22 @@ static void put(sweep_table *t, int k, const char *s, size_t n)
 {
     if (!t->err && fwrite(s, 1, n, t->f[k]) != n)
         t->err = errno ? errno : EIO;
+    t->unsynced[k] += n;
+}
+
+/* Start the write-back of what table k's file holds (a temporary file:
+ * not the spool): on Linux, POSIX_FADV_DONTNEED writes the range's dirty
+ * pages out without waiting for them (and drops the clean ones, which
+ * nothing reads again). */
+static void writeback(sweep_table *t, int k)
+{
+    if (t->unsynced[k] < WRITEBACK || !t->out[k].tmp)
+        return;
+    t->unsynced[k] = 0;
+    if (!t->err && fflush(t->f[k]) != 0)
+        t->err = errno ? errno : EIO;
+    if (!t->err)
+        posix_fadvise(fileno(t->f[k]), 0, 0, POSIX_FADV_DONTNEED);
 }
 
 static void puts_k(sweep_table *t, int k, const char *s)
@@ -198,6 +217,9 @@ void sweep_table_flush(sweep_table *t, sweep_ledger *L)
                 put_row(t, L, k, i);
     sweep_ledger_release(L, NULL, t->next, end - t->next);
     t->next = end;
+    for (int k = 0; k < 2; k++)
+        if (t->f[k])
+            writeback(t, k);
 }
 
 /* Close the files: committed (each put in place, or the spool emitted),
