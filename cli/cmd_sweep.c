@@ -157,6 +157,23 @@ int sweep_mpi_main(const char *cmd, const sweep_opts *o)
     return rc;
 }
 
+/* The tables' writer of a sweep in one process: between its cases, the
+ * thread that finds it free writes the rows recorded so far. */
+typedef struct local_writer {
+    sweep_table *t;
+    sweep_ledger *L;
+    pthread_mutex_t busy;
+} local_writer;
+
+static void write_between_cases(void *p)
+{
+    local_writer *w = p;
+    if (pthread_mutex_trylock(&w->busy) != 0)
+        return;
+    sweep_table_flush(w->t, w->L);
+    pthread_mutex_unlock(&w->busy);
+}
+
 /* The sweep in this process. */
 static int sweep_local(const char *cmd, const sweep_opts *o)
 {
@@ -181,7 +198,11 @@ static int sweep_local(const char *cmd, const sweep_opts *o)
         while (n < s.ncases && sweep_ledger_take(&L, idx + n, 1, 0, 0) == 1)
             n++;
         double t0 = omp_get_wtime();
+        local_writer w = {&t, &L, PTHREAD_MUTEX_INITIALIZER};
+        L.poll = write_between_cases;
+        L.poll_arg = &w;
         sweep_run_cases(&L, idx, n, o->threads);
+        L.poll = NULL;
         if (o->stats)
             fprintf(stderr, "mbsens %s: %ld cases (%ld computed) on %d threads: %.3f s\n", cmd, s.ncases, n,
                     mbs_batch_threads(o->threads), omp_get_wtime() - t0);
