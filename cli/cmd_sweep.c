@@ -51,7 +51,7 @@ static void usage(FILE *out)
           "  --stats            print the time on standard error (MPI: also the\n"
           "                     hand-outs and where each rank's time went)\n"
           "  -h, --help         show this help and exit\n"
-          "Output files are written whole at the end or not at all; the checkpoint\n"
+          "Output files appear whole at the end or not at all; the checkpoint\n"
           "is removed once they are.\n",
           out);
 }

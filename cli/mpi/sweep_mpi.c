@@ -328,7 +328,6 @@ typedef struct server {
     double *row;              /* a report's case being recorded */
     char *msg;
     _Atomic int failed;       /* a report could not be received */
-    int serialized;           /* MPI_THREAD_SERIALIZED: the computing thread serves too */
     pthread_mutex_t mpi;      /* held by the thread that serves (and calls MPI) */
 } server;
 
