@@ -151,7 +151,7 @@ int sweep_mpi_main(const char *cmd, const sweep_opts *o)
     memset(&j, 0, sizeof j);
     j.o = o;
     cases_job job = {&j, o->threads, o->chunk, o->serve_only, o->stats, sweep_job_open, sweep_job_finish,
-                     sweep_job_close, sweep_job_progress};
+                     sweep_job_close, sweep_job_progress, 1};
     int rc = cases_mpi_main(cmd, &job);
     sweep_free(&j.s);
     return rc;

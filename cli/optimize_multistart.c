@@ -316,7 +316,7 @@ int cli_optimize_multistart(const char *cmd, const mbs_model *m, const mbs_opt_o
     j.ms = ms;
     j.np = mbs_model_nparams(m);
     if (sweep_mpi_launched()) {
-        cases_job job = {&j, ms->threads, 0, 0, 0, ms_open, ms_finish, ms_close, NULL};
+        cases_job job = {&j, ms->threads, 0, 0, 0, ms_open, ms_finish, ms_close, NULL, 0};
         return cases_mpi_main(cmd, &job);
     }
     sweep_ledger L = {0};

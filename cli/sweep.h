@@ -163,7 +163,7 @@ typedef struct sweep_table {
     FILE *spool;              /* the CSV for standard output */
     char *iobuf[2];           /* the streams' buffers */
     long next;                /* rows written */
-    size_t unsynced[2];       /* bytes written since the last write-back was started */
+    size_t unsynced[2];       /* bytes written since the last write-back request */
     cli_buf row;              /* a row formatted at writing (read from a checkpoint) */
     double *x;
     int err;                  /* errno of a failed write (0: none) */
@@ -221,6 +221,7 @@ typedef struct cases_job {
     /* rank 0, between the reports it receives (NULL: nothing): the job's
      * use of the cases recorded so far (a sweep writes its tables' rows) */
     void (*progress)(void *user, sweep_ledger *L);
+    int polls;                /* the job's runs call the ledger's poll between cases (sweep_run_cases) */
 } cases_job;
 int cases_mpi_main(const char *cmd, const cases_job *job);
 

@@ -428,7 +428,7 @@ static void progress(server *sv)
 
 /* One round of serving, by the thread holding sv->mpi: a report received,
  * recorded and answered if one is there, and the job's progress. 1 if
- * there was a report. */
+ * a report is received. */
 static int serve_step(server *sv, int drain)
 {
     double t = now();
@@ -565,7 +565,7 @@ static int rank0(sweep_ledger *L, const char *cmd, const cases_job *job, int siz
     int serve_only = job->serve_only && size > 1;
     sv.local_done = serve_only;
     sv.share = AHEAD * (size - 1) + !serve_only;
-    if (!serve_only && serialized) {   /* the cases' runs call it between cases */
+    if (!serve_only && serialized && job->polls) {
         L->poll = serve_between_cases;
         L->poll_arg = &sv;
     }
