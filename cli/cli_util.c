@@ -17,14 +17,39 @@
 
 /* ---------------------------------------------------------------- messages */
 
+/* Messages held back (cli_hold_messages), or NULL: printed. */
+static FILE *held;
+static char *held_text;
+static size_t held_len;
+
 static void vmessage(const char *cmd, const char *fmt, va_list ap)
 {
+    FILE *out = held ? held : stderr;
     if (cmd)
-        fprintf(stderr, "mbsens %s: error: ", cmd);
+        fprintf(out, "mbsens %s: error: ", cmd);
     else
-        fputs("mbsens: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+        fputs("mbsens: error: ", out);
+    vfprintf(out, fmt, ap);
+    fputc('\n', out);
+}
+
+void cli_hold_messages(void)
+{
+    if (!held)
+        held = open_memstream(&held_text, &held_len);   /* NULL: printed as they come */
+}
+
+void cli_release_messages(int print)
+{
+    if (!held)
+        return;
+    fclose(held);
+    held = NULL;
+    if (print && held_text)
+        fputs(held_text, stderr);
+    free(held_text);
+    held_text = NULL;
+    held_len = 0;
 }
 
 void cli_error(const char *cmd, const char *fmt, ...)

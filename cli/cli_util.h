@@ -47,6 +47,12 @@ int cmd_sweep(int argc, char **argv);
 /* ---- messages ---- */
 /* "mbsens CMD: error: ..." on stderr (CMD may be NULL). */
 void cli_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* Hold the messages of cli_error back (in memory) until
+ * cli_release_messages prints them (print = 1) or drops them: an MPI
+ * worker rank checking its inputs while rank 0 checks and reports the
+ * same ones. Main thread only. */
+void cli_hold_messages(void);
+void cli_release_messages(int print);
 
 /* ---- output buffer ---- */
 typedef struct cli_buf {

@@ -608,13 +608,19 @@ int cases_mpi_main(const char *cmd, const cases_job *job)
     j.chunk = job->chunk > 0 ? job->chunk : j.threads;
     if (provided < MPI_THREAD_FUNNELED && rank == 0)
         fprintf(stderr, "mbsens %s: MPI gives no thread support; going on (only main threads call MPI)\n", cmd);
+    /* Every rank opens the job at once (a worker waiting for rank 0 to
+     * load the model first would start that much later); a worker holds
+     * its messages back, so that a bad input is reported once, by rank 0,
+     * and says why only when it alone failed (another node's files). */
     sweep_ledger L = {0};
-    int rc = CLI_EXIT_OK;
-    if (rank == 0)   /* rank 0 checks everything first, so that a bad input is reported once */
-        rc = j.open(j.user, cmd, 0, &L);
+    if (rank != 0)
+        cli_hold_messages();
+    int mine = j.open(j.user, cmd, rank, &L), rc = mine;
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank != 0)
+        cli_release_messages(rc == CLI_EXIT_OK && mine != CLI_EXIT_OK);
     if (rank != 0 && rc == CLI_EXIT_OK) {
-        rc = j.open(j.user, cmd, rank, &L);
+        rc = mine;
         phases ph = {0};
         if (rc == CLI_EXIT_OK)
             rc = worker(&L, j.threads, &ph, &finalize);

@@ -53,6 +53,14 @@ for np in 2 3; do
     stderr_has "12 cases on $np ranks x 1 threads" "mpirun -np $np: --stats"
     stderr_has "rank $((np - 1)): computing .* waiting for chunks" "mpirun -np $np: --stats, a worker's phases"
 done
+# every rank opens the sweep at once; a bad input is still reported once
+printf '{ "model": "%s/missing.json", "grid": { "L_s1": [2.0] }, "compute": { "what": "none" } }\n' "$TMP" \
+    >"$TMP/bad.json"
+$MPIRUN -np 3 "$CLI" sweep "$TMP/bad.json" --csv "$TMP/bad.csv" >"$OUT" 2>"$ERR"
+rc=$?
+[ "$rc" -ne 0 ] && [ "$(grep -c 'missing.json: cannot read' "$ERR")" -eq 1 ] && [ ! -e "$TMP/bad.csv" ] \
+    && ok "a missing model under mpirun -np 3: one message, no table" \
+    || ko "a missing model under mpirun -np 3: rc $rc, $(grep -c 'missing.json' "$ERR") messages"
 $MPIRUN -np 2 "$CLI" sweep "$TMP/grid.json" --threads 2 --chunk 2 --csv "$TMP/c2.csv" >"$OUT" 2>"$ERR"
 rc=$?
 expect 0 "mpirun -np 2, 2 threads per rank, chunks of 2"
