@@ -276,7 +276,7 @@ static int ms_finish(void *user, const char *cmd, sweep_ledger *L)
     return rc;
 }
 
-/* Every rank (rank 0 first): the starts must be drawable (finite
+/* Every rank: the starts must be drawable (finite
  * bounds); then the ledger. */
 static int ms_open(void *user, const char *cmd, int rank, sweep_ledger *L)
 {

@@ -207,8 +207,8 @@ typedef struct sweep_opts {
 int sweep_mpi_main(const char *cmd, const sweep_opts *o);
 
 /* Any job of cases on every rank (what sweep_mpi_main runs): open fills
- * the ledger on each rank (rank 0 first, so that a bad input is reported
- * once; then the others), rank 0 hands out chunks of `chunk` cases (0: the
+ * the ledger on every rank at once (the workers' messages held back, so
+ * that a bad input is reported once, by rank 0), rank 0 hands out chunks of `chunk` cases (0: the
  * threads) and computes too (unless serve_only), finish writes the results
  * on rank 0 once every case is recorded, close releases the job on every
  * rank (ok: rank 0 finished and wrote). */
