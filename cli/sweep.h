@@ -167,6 +167,7 @@ typedef struct sweep_table {
     cli_buf row;              /* a row formatted at writing (read from a checkpoint) */
     double *x;
     int err;                  /* errno of a failed write (0: none) */
+    int err_k;                /* the table it failed on */
     int open;
 } sweep_table;
 

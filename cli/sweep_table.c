@@ -78,8 +78,10 @@ void sweep_row_text(const sweep *s, long i, int status, const double *row, const
 
 static void put(sweep_table *t, int k, const char *s, size_t n)
 {
-    if (!t->err && fwrite(s, 1, n, t->f[k]) != n)
+    if (!t->err && fwrite(s, 1, n, t->f[k]) != n) {
         t->err = errno ? errno : EIO;
+        t->err_k = k;
+    }
     t->unsynced[k] += n;
 }
 
@@ -92,8 +94,10 @@ static void writeback(sweep_table *t, int k)
     if (t->unsynced[k] < WRITEBACK || !t->out[k].tmp)
         return;
     t->unsynced[k] = 0;
-    if (!t->err && fflush(t->f[k]) != 0)
+    if (!t->err && fflush(t->f[k]) != 0) {
         t->err = errno ? errno : EIO;
+        t->err_k = k;
+    }
     if (!t->err)
         posix_fadvise(fileno(t->f[k]), 0, 0, POSIX_FADV_DONTNEED);
 }
@@ -105,9 +109,10 @@ static void puts_k(sweep_table *t, int k, const char *s)
 
 static void put_buf(sweep_table *t, int k, const cli_buf *b)
 {
-    if (b->oom)
+    if (b->oom) {
         t->err = ENOMEM;
-    else
+        t->err_k = k;
+    } else
         put(t, k, b->s, b->len);
 }
 
@@ -228,7 +233,9 @@ static int table_finish(sweep_table *t, int commit)
 {
     int rc = CLI_EXIT_OK;
     if (commit && t->err) {
-        cli_error(t->cmd, "cannot write the tables: %s", strerror(t->err));
+        int k = t->err_k;
+        cli_error(t->cmd, "%s: cannot write '%s': %s", k ? "--json" : "--csv",
+                  t->out[k].path ? t->out[k].path : "standard output", strerror(t->err));
         rc = CLI_EXIT_FAIL;
     }
     for (int k = 0; k < 2; k++) {

@@ -151,6 +151,13 @@ run sweep "$TMP/long.json" --resume
 expect 2 "--resume without --checkpoint"
 run sweep "$TMP/long.json" --threads 0
 expect 2 "--threads 0"
+# a table that cannot be written (600 kB to a full device: the stream's
+# writes fail while the cases are computed): the message names the file
+printf '{ "model": "%s", "grid": { "L_s1": { "from": 2.0, "to": 2.4, "count": 20000 } }, "compute": { "what": "none" } }\n' \
+    "$FB" >"$TMP/nop.json"
+run sweep "$TMP/nop.json" --csv /dev/full
+expect 1 "--csv /dev/full"
+stderr_has "--csv: cannot write '/dev/full'" "... names the table and the file"
 sed 's/"count": 12/"count": 0/' "$TMP/long.json" >"$TMP/bad.json"
 run sweep "$TMP/bad.json" --csv "$TMP/x.csv"
 expect 1 "a grid of 0 values"
