@@ -2,7 +2,7 @@
  * bench_scaling.c - speed-up on the cores of this machine and on MPI
  * ranks (docs/scaling.md, docs/benchmarks.md).
  *
- *   build/bench/bench_scaling [--reps N] [--quick]
+ *   build/bench/bench_scaling [--reps N] [--quick] [--only SECTION]
  *
  * Side by side in one run, every ratio of issue 18's targets and what
  * explains them. Each comparison is N repetitions (default 3; the talos
@@ -32,6 +32,8 @@
  *      and to the last result), with rank 1's phases (--stats);
  *   7. rank 0's hand-out rate: no-op cases, chunks of one, rank 0 serving
  *      only, with 1 and 2 workers.
+ * --only runs one section: batch (1), ddm (2), meetings (3), multistart
+ * (4), talos-batch (5), fivebar-sweep and talos-sweep (6), handout (7).
  * Each line gives wall and CPU seconds and the 1-minute load average when
  * it was measured: on a machine shared with other work the ratios are
  * depressed, and the load says by how much to distrust them.
@@ -55,6 +57,14 @@
 typedef struct span {
     double wall, cpu, load;
 } span;
+
+/* The section --only names (NULL: all). */
+static const char *only;
+
+static int want(const char *section)
+{
+    return !only || strcmp(only, section) == 0;
+}
 
 static double clock_s(clockid_t c)
 {
@@ -498,16 +508,24 @@ static void bench_talos(int reps, long ntalos)
 static void bench_threads(int reps, long ntalos)
 {
     const int t[2] = {1, 2};
-    mbs_model *fb = bench_load_model(bench_model_path(NULL, "fivebar.json"));
-    bench_fivebar(fb, reps);
-    bench_ddm(fb, reps);
-    mbs_model_free(fb);
-    bench_meetings(reps, bench_cfg.quick ? 2000 : 20000);
-    pair p = compare(multistart_cmd, NULL, t, reps);
-    report("three-link arm: mbsens optimize --multistart 8 (20 iterations each, tf 1 s), whole process", "--threads 1",
-           "--threads 2", &p, 0);
-    printf("  (cpu: of this process only; the optimizations run in the child)\n");
-    bench_talos(reps, ntalos);
+    if (want("batch") || want("ddm")) {
+        mbs_model *fb = bench_load_model(bench_model_path(NULL, "fivebar.json"));
+        if (want("batch"))
+            bench_fivebar(fb, reps);
+        if (want("ddm"))
+            bench_ddm(fb, reps);
+        mbs_model_free(fb);
+    }
+    if (want("meetings"))
+        bench_meetings(reps, bench_cfg.quick ? 2000 : 20000);
+    if (want("multistart")) {
+        pair p = compare(multistart_cmd, NULL, t, reps);
+        report("three-link arm: mbsens optimize --multistart 8 (20 iterations each, tf 1 s), whole process",
+               "--threads 1", "--threads 2", &p, 0);
+        printf("  (cpu: of this process only; the optimizations run in the child)\n");
+    }
+    if (want("talos-batch"))
+        bench_talos(reps, ntalos);
 }
 
 static void bench_mpi(int reps, long ntalos)
@@ -526,9 +544,10 @@ static void bench_mpi(int reps, long ntalos)
              "  \"compute\": { \"what\": \"sensitivity\", \"method\": \"davm\" } }\n",
              bench_model_path(NULL, "fivebar.json"));
     write_spec(fbs, text);
-    mpi_compare("five-bar: 64 davm gradients through mbsens sweep, mpirun", fbs, csv, "", reps, 1.8);
+    if (want("fivebar-sweep"))
+        mpi_compare("five-bar: 64 davm gradients through mbsens sweep, mpirun", fbs, csv, "", reps, 1.8);
 
-    mbs_model *ta = load_talos();
+    mbs_model *ta = want("talos-sweep") ? load_talos() : NULL;
     if (ta) {
         snprintf(text, sizeof text,
                  "{ \"model\": \"%s/talos_full_v2.urdf\",\n  \"random\": { \"count\": %ld, \"seed\": 18, "
@@ -547,8 +566,9 @@ static void bench_mpi(int reps, long ntalos)
              "  \"compute\": { \"what\": \"none\" } }\n",
              bench_model_path(NULL, "fivebar.json"));
     write_spec(nop, text);
-    printf("rank 0 hand-out rate: 20000 no-op cases, chunks of 1, --serve-only\n");
-    for (int np = 2; np <= 3; np++) {
+    if (want("handout"))
+        printf("rank 0 hand-out rate: 20000 no-op cases, chunks of 1, --serve-only\n");
+    for (int np = 2; np <= 3 && want("handout"); np++) {
         sweep_run o;
         mpirun_sweep(nop, np, "--chunk 1 --serve-only", "/dev/null", &o);
         double rate = o.rate, cpu = o.serve_cpu, w = o.span;
@@ -556,7 +576,8 @@ static void bench_mpi(int reps, long ntalos)
                "hand-out  load %5.2f\n", np - 1, w, rate, rate > 0 ? 1e6 / rate : 0,
                rate > 0 && w > 0 ? 1e6 * cpu / (rate * w) : 0, load1());
     }
-    printf("  messages: a hand-out is 8 bytes per case; a report is, per case, 24 bytes + 8 per value + the\n"
+    if (want("handout"))
+        printf("  messages: a hand-out is 8 bytes per case; a report is, per case, 24 bytes + 8 per value + the\n"
            "  message + the case's rows of the tables as text (five-bar davm, CSV only: 3 psi + 15 gradient\n"
            "  entries, 168 bytes + a row of 20 numbers)\n");
     remove(fbs), remove(tas), remove(nop), remove(csv), rmdir(dir);
@@ -566,7 +587,25 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);   /* each figure as soon as it is measured */
     bench_cfg.reps = 3;
-    bench_parse_args(argc, argv, "");
+    for (int i = 1; i + 1 < argc; i++)   /* --only SECTION, taken out before the common options */
+        if (strcmp(argv[i], "--only") == 0) {
+            only = argv[i + 1];
+            memmove(argv + i, argv + i + 2, (size_t)(argc - i - 2) * sizeof *argv);
+            argc -= 2;
+            argv[argc] = NULL;
+            break;
+        }
+    static const char *const sections[] = {"batch", "ddm", "meetings", "multistart", "talos-batch", "fivebar-sweep",
+                                           "talos-sweep", "handout"};
+    int known = !only;
+    for (size_t k = 0; k < sizeof sections / sizeof *sections; k++)
+        known |= only && strcmp(only, sections[k]) == 0;
+    if (!known) {
+        fprintf(stderr, "bench_scaling: --only %s: not a section\n", only);
+        return 2;
+    }
+    bench_parse_args(argc, argv, "  --only SECTION batch, ddm, meetings, multistart, talos-batch, fivebar-sweep,\n"
+                                 "                 talos-sweep or handout: that section alone\n");
     int reps = bench_cfg.reps < 1 ? 1 : bench_cfg.reps > BENCH_MAX_REPS ? BENCH_MAX_REPS : bench_cfg.reps;
     long ntalos = bench_cfg.quick ? 1000 : 10000;
     bench_print_machine(stdout, "# ");

@@ -17,14 +17,39 @@
 
 /* ---------------------------------------------------------------- messages */
 
+/* Messages held back (cli_hold_messages), or NULL: printed. */
+static FILE *held;
+static char *held_text;
+static size_t held_len;
+
 static void vmessage(const char *cmd, const char *fmt, va_list ap)
 {
+    FILE *out = held ? held : stderr;
     if (cmd)
-        fprintf(stderr, "mbsens %s: error: ", cmd);
+        fprintf(out, "mbsens %s: error: ", cmd);
     else
-        fputs("mbsens: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+        fputs("mbsens: error: ", out);
+    vfprintf(out, fmt, ap);
+    fputc('\n', out);
+}
+
+void cli_hold_messages(void)
+{
+    if (!held)
+        held = open_memstream(&held_text, &held_len);   /* NULL: printed as they come */
+}
+
+void cli_release_messages(int print)
+{
+    if (!held)
+        return;
+    fclose(held);
+    held = NULL;
+    if (print && held_text)
+        fputs(held_text, stderr);
+    free(held_text);
+    held_text = NULL;
+    held_len = 0;
 }
 
 void cli_error(const char *cmd, const char *fmt, ...)
@@ -430,25 +455,38 @@ mbs_model *cli_load_model(const char *cmd, const char *path)
 enum { NSIGNALS = 5 };
 static const int exit_signals[NSIGNALS] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
 
-/* The open temporary file, for the signal handler, and the handlers it
- * replaced (the commands open one such file at a time). */
-static char *volatile atomic_tmp_for_signal;
+/* The open temporary files, for the signal handler (a command has at most
+ * ATOMIC_OPEN of them open at once: a sweep's CSV and JSON tables), how
+ * many are open, and the handlers the first one replaced. Only the main
+ * thread opens and releases them. */
+enum { ATOMIC_OPEN = 2 };
+static char *volatile atomic_tmp_for_signal[ATOMIC_OPEN];
+static int atomic_nopen;
 static struct sigaction atomic_old_handlers[NSIGNALS];
 
 static void atomic_on_signal(int sig)
 {
-    char *p = atomic_tmp_for_signal;
-    if (p) unlink(p);
+    for (int k = 0; k < ATOMIC_OPEN; k++) {
+        char *p = atomic_tmp_for_signal[k];
+        if (p) unlink(p);
+    }
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
+/* Forget a->tmp in the signal handler's list; the old handlers back with
+ * the last one. */
+static void atomic_forget(cli_atomic *a)
+{
+    for (int k = 0; k < ATOMIC_OPEN; k++)
+        if (atomic_tmp_for_signal[k] == a->tmp) atomic_tmp_for_signal[k] = NULL;
+    if (--atomic_nopen == 0)
+        for (int k = 0; k < NSIGNALS; k++) sigaction(exit_signals[k], &atomic_old_handlers[k], NULL);
+}
+
 static void atomic_release(cli_atomic *a)
 {
-    if (a->tmp) {
-        atomic_tmp_for_signal = NULL;
-        for (int k = 0; k < NSIGNALS; k++) sigaction(exit_signals[k], &atomic_old_handlers[k], NULL);
-    }
+    if (a->tmp) atomic_forget(a);
     free(a->tmp);
     free(a->target);
     a->tmp = a->target = NULL;
@@ -555,24 +593,33 @@ static int open_temporary(cli_atomic *a, const char *cmd, int kind, const struct
         return -1;
     }
     snprintf(a->tmp, tlen, "%.*s.%s.XXXXXX", (int)dirlen, a->target, base);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = atomic_on_signal;
-    sigemptyset(&sa.sa_mask);
-    for (int k = 0; k < NSIGNALS; k++) {
-        /* a signal ignored when the command started (nohup, a background job) stays ignored */
-        sigaction(exit_signals[k], NULL, &atomic_old_handlers[k]);
-        if (atomic_old_handlers[k].sa_handler != SIG_IGN) sigaction(exit_signals[k], &sa, NULL);
+    int slot = 0;
+    while (slot < ATOMIC_OPEN && atomic_tmp_for_signal[slot]) slot++;
+    if (slot == ATOMIC_OPEN) {
+        cli_error(cmd, "cannot write '%s': too many output files open at once", a->path);
+        free(a->tmp);
+        a->tmp = NULL;
+        return -1;
+    }
+    if (atomic_nopen++ == 0) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = atomic_on_signal;
+        sigemptyset(&sa.sa_mask);
+        for (int k = 0; k < NSIGNALS; k++) {
+            /* a signal ignored when the command started (nohup, a background job) stays ignored */
+            sigaction(exit_signals[k], NULL, &atomic_old_handlers[k]);
+            if (atomic_old_handlers[k].sa_handler != SIG_IGN) sigaction(exit_signals[k], &sa, NULL);
+        }
     }
     /* the handler knows the name before the file exists: a signal may come
      * as soon as it does, and to any thread (OpenBLAS has its own), while
      * this one is not even running again (unlinking a name that is not
      * there yet, or never will be, does no harm) */
-    atomic_tmp_for_signal = a->tmp;
+    atomic_tmp_for_signal[slot] = a->tmp;
     int fd = mkstemp(a->tmp);
     int e = errno;
     if (fd < 0) {
-        atomic_tmp_for_signal = NULL;
         if (strcmp(a->path, a->target) != 0)
             cli_error(cmd, "cannot create '%s' (the destination of the link '%s'): %s", a->target, a->path,
                       strerror(e));

@@ -47,6 +47,12 @@ int cmd_sweep(int argc, char **argv);
 /* ---- messages ---- */
 /* "mbsens CMD: error: ..." on stderr (CMD may be NULL). */
 void cli_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* Hold the messages of cli_error back (in memory) until
+ * cli_release_messages prints them (print = 1) or drops them: an MPI
+ * worker rank checking its inputs while rank 0 checks and reports the
+ * same ones. Main thread only. */
+void cli_hold_messages(void);
+void cli_release_messages(int print);
 
 /* ---- output buffer ---- */
 typedef struct cli_buf {
@@ -100,7 +106,7 @@ void cli_text_vec(cli_buf *b, const double *x, int n);
  *     FILE only when everything succeeded: a failed or interrupted command
  *     leaves no half-written file and an existing FILE untouched (the
  *     temporary file is also removed on SIGINT, SIGTERM, SIGHUP, SIGQUIT
- *     and SIGPIPE while it is open; one such file at a time). A symbolic
+ *     and SIGPIPE while it is open; up to two such files at a time). A symbolic
  *     link stays a link: its destination is replaced.
  *   - a character or block device or a FIFO: written to as it is (nothing
  *     can replace it atomically; a failure may leave part of the output

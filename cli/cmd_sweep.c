@@ -51,7 +51,7 @@ static void usage(FILE *out)
           "  --stats            print the time on standard error (MPI: also the\n"
           "                     hand-outs and where each rank's time went)\n"
           "  -h, --help         show this help and exit\n"
-          "Output files are written whole at the end or not at all; the checkpoint\n"
+          "Output files appear whole at the end or not at all; the checkpoint\n"
           "is removed once they are.\n",
           out);
 }
@@ -66,13 +66,15 @@ static int run_one(void *user, const mbs_model *m, mbs_data *d, long k, mbs_erro
     (void)m, (void)err;
     const run_ctx *c = user;
     long i = c->idx[k];
-    if (sweep_ledger_done(c->L, i))
-        return MBS_OK;   /* already recorded: another rank's result for a case handed out twice */
-    double *row = malloc(((size_t)c->L->s->ncols + 1) * sizeof *row);
-    mbs_error e = {0};
-    int rc = row ? sweep_case_run(c->L->s, d, i, row, &e) : MBS_ERR_NOMEM;
-    sweep_ledger_record(c->L, i, rc, row, e.msg);
-    free(row);
+    if (!sweep_ledger_done(c->L, i)) {   /* else another rank's result for a case handed out twice is in */
+        double *row = malloc(((size_t)c->L->s->ncols + 1) * sizeof *row);
+        mbs_error e = {0};
+        int rc = row ? sweep_case_run(c->L->s, d, i, row, &e) : MBS_ERR_NOMEM;
+        sweep_ledger_record(c->L, i, rc, row, e.msg);
+        free(row);
+    }
+    if (c->L->poll)
+        c->L->poll(c->L->poll_arg);
     return MBS_OK;   /* a failed case is in the ledger; the others carry on */
 }
 
@@ -101,6 +103,7 @@ int cases_mpi_main(const char *cmd, const cases_job *job)
 typedef struct sweep_job {
     const sweep_opts *o;
     sweep s;
+    sweep_table t;            /* rank 0 */
 } sweep_job;
 
 static int sweep_job_open(void *user, const char *cmd, int rank, sweep_ledger *L)
@@ -114,13 +117,21 @@ static int sweep_job_open(void *user, const char *cmd, int rank, sweep_ledger *L
     if (rc == CLI_EXIT_OK)
         rc = sweep_ledger_open(L, &j->s, cmd, rank == 0 ? o->ckpt : NULL, rank == 0 ? o->resume : 0,
                                sweep_tables(o->csv, o->json));
+    if (rank == 0 && rc == CLI_EXIT_OK)
+        rc = sweep_table_open(&j->t, L, cmd, o->spec, o->csv, o->json);
     return rc;
+}
+
+static void sweep_job_progress(void *user, sweep_ledger *L)
+{
+    sweep_job *j = user;
+    sweep_table_flush(&j->t, L);
 }
 
 static int sweep_job_finish(void *user, const char *cmd, sweep_ledger *L)
 {
-    const sweep_job *j = user;
-    int rc = sweep_ledger_write(L, cmd, j->o->spec, j->o->csv, j->o->json);
+    sweep_job *j = user;
+    int rc = sweep_table_close(&j->t, L, 1);
     if (rc == CLI_EXIT_OK)
         sweep_ledger_report(L, cmd);
     return rc;
@@ -129,6 +140,7 @@ static int sweep_job_finish(void *user, const char *cmd, sweep_ledger *L)
 static void sweep_job_close(void *user, int rank, sweep_ledger *L, int ok)
 {
     sweep_job *j = user;
+    sweep_table_close(&j->t, L, 0);   /* not finished: its temporary files removed */
     if (rank == 0 && ok && L->open && !L->ckpt_failed && j->o->ckpt)
         remove(j->o->ckpt);
 }
@@ -139,10 +151,27 @@ int sweep_mpi_main(const char *cmd, const sweep_opts *o)
     memset(&j, 0, sizeof j);
     j.o = o;
     cases_job job = {&j, o->threads, o->chunk, o->serve_only, o->stats, sweep_job_open, sweep_job_finish,
-                     sweep_job_close};
+                     sweep_job_close, sweep_job_progress, 1};
     int rc = cases_mpi_main(cmd, &job);
     sweep_free(&j.s);
     return rc;
+}
+
+/* The tables' writer of a sweep in one process: between its cases, the
+ * thread that finds it free writes the rows recorded so far. */
+typedef struct local_writer {
+    sweep_table *t;
+    sweep_ledger *L;
+    pthread_mutex_t busy;
+} local_writer;
+
+static void write_between_cases(void *p)
+{
+    local_writer *w = p;
+    if (pthread_mutex_trylock(&w->busy) != 0)
+        return;
+    sweep_table_flush(w->t, w->L);
+    pthread_mutex_unlock(&w->busy);
 }
 
 /* The sweep in this process. */
@@ -150,12 +179,15 @@ static int sweep_local(const char *cmd, const sweep_opts *o)
 {
     sweep s;
     sweep_ledger L = {0};
+    sweep_table t = {0};
     int rc = sweep_load(&s, cmd, o->spec);
     if (rc == CLI_EXIT_OK && ((o->csv && cli_output_check(cmd, o->csv, o->spec))
                               || (o->json && cli_output_check(cmd, o->json, o->spec))))
         rc = CLI_EXIT_FAIL;
     if (rc == CLI_EXIT_OK)
         rc = sweep_ledger_open(&L, &s, cmd, o->ckpt, o->resume, sweep_tables(o->csv, o->json));
+    if (rc == CLI_EXIT_OK)
+        rc = sweep_table_open(&t, &L, cmd, o->spec, o->csv, o->json);
     long *idx = rc == CLI_EXIT_OK ? malloc(((size_t)s.ncases + 1) * sizeof *idx) : NULL;
     if (rc == CLI_EXIT_OK && !idx) {
         cli_error(cmd, "out of memory");
@@ -166,12 +198,17 @@ static int sweep_local(const char *cmd, const sweep_opts *o)
         while (n < s.ncases && sweep_ledger_take(&L, idx + n, 1, 0, 0) == 1)
             n++;
         double t0 = omp_get_wtime();
+        local_writer w = {&t, &L, PTHREAD_MUTEX_INITIALIZER};
+        L.poll = write_between_cases;
+        L.poll_arg = &w;
         sweep_run_cases(&L, idx, n, o->threads);
+        L.poll = NULL;
         if (o->stats)
             fprintf(stderr, "mbsens %s: %ld cases (%ld computed) on %d threads: %.3f s\n", cmd, s.ncases, n,
                     mbs_batch_threads(o->threads), omp_get_wtime() - t0);
-        rc = sweep_ledger_write(&L, cmd, o->spec, o->csv, o->json);
+        rc = sweep_table_close(&t, &L, 1);
     }
+    sweep_table_close(&t, &L, 0);
     if (rc == CLI_EXIT_OK)
         sweep_ledger_report(&L, cmd);
     int keep_ckpt = rc != CLI_EXIT_OK || L.ckpt_failed;

@@ -276,7 +276,7 @@ static int ms_finish(void *user, const char *cmd, sweep_ledger *L)
     return rc;
 }
 
-/* Every rank (rank 0 first): the starts must be drawable (finite
+/* Every rank: the starts must be drawable (finite
  * bounds); then the ledger. */
 static int ms_open(void *user, const char *cmd, int rank, sweep_ledger *L)
 {
@@ -316,7 +316,7 @@ int cli_optimize_multistart(const char *cmd, const mbs_model *m, const mbs_opt_o
     j.ms = ms;
     j.np = mbs_model_nparams(m);
     if (sweep_mpi_launched()) {
-        cases_job job = {&j, ms->threads, 0, 0, 0, ms_open, ms_finish, ms_close};
+        cases_job job = {&j, ms->threads, 0, 0, 0, ms_open, ms_finish, ms_close, NULL, 0};
         return cases_mpi_main(cmd, &job);
     }
     sweep_ledger L = {0};

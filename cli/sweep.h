@@ -18,6 +18,8 @@
 
 #include "mbsens/mbsens.h"
 
+#include "cli_util.h"
+
 typedef enum { SWEEP_PARAM = 0, SWEEP_Q0, SWEEP_QD0 } sweep_target;
 typedef enum { SWEEP_UNIFORM = 0, SWEEP_NORMAL } sweep_dist;
 typedef enum { SWEEP_GRID = 0, SWEEP_LIST, SWEEP_RANDOM } sweep_kind;
@@ -87,11 +89,16 @@ typedef struct sweep_ledger {
     unsigned char *done;
     char **text[2];           /* sweeps: per case, its CSV row (text[0]) and JSON object (text[1]), as
                                  the computing thread formats them (NULL: table not wanted, or no text:
-                                 the table's writer formats the row), kept in blocks */
-    struct text_block *blocks;   /* the texts' storage, newest first */
+                                 the table's writer formats the row), kept in blocks until released */
+    struct text_block **tblock;  /* per case, the block holding its texts (NULL: none) */
+    struct text_block *blocks;   /* the texts' storage in use, the one being filled first */
+    struct text_block *spare;    /* blocks whose texts are all released, for reuse */
     long ndone;
     long npending;            /* cases neither finished nor handed out */
     long next;                /* hand-out: the next case index to look at */
+    void (*poll)(void *arg);  /* called between cases by the threads that run them (NULL: none): rank 0
+                                 serving the other ranks from its computing thread */
+    void *poll_arg;
     FILE *ckpt;               /* checkpoint, appended to (NULL: none) */
     int ckpt_failed;
     pthread_mutex_t lock;
@@ -117,6 +124,12 @@ void sweep_ledger_record(sweep_ledger *L, long i, int status, const double *row,
  * the rank that computed it): text[k] of len[k] bytes (len 0: none). */
 void sweep_ledger_record_text(sweep_ledger *L, long i, int status, const double *row, const char *msg,
                               const char *const text[2], const size_t len[2]);
+/* Release the texts of cases idx[0..n-1] (idx NULL: first..first+n-1)
+ * once they are written to the tables or sent to rank 0: their memory
+ * holds the texts of later cases (thread-safe). */
+void sweep_ledger_release(sweep_ledger *L, const long *idx, long first, long n);
+/* The first case from `from` on that is not recorded (ncases: none). */
+long sweep_ledger_prefix(sweep_ledger *L, long from);
 /* 1 if case i is recorded (thread-safe): a case handed out twice (the
  * chunks of a rank that may have died) need not be computed once the
  * other's result is in. */
@@ -131,11 +144,47 @@ int sweep_ledger_take(sweep_ledger *L, long *idx, int n, int again, int share);
 /* On stderr: how many cases failed, and a checkpoint write failure. */
 void sweep_ledger_report(const sweep_ledger *L, const char *cmd);
 void sweep_ledger_close(sweep_ledger *L);
-/* The result table as CSV and JSON into the files (NULL: not written;
- * both NULL: CSV on standard output), each written whole or not at all.
- * CLI_EXIT_OK or CLI_EXIT_FAIL. */
-int sweep_ledger_write(const sweep_ledger *L, const char *cmd, const char *spec, const char *csv,
-                       const char *json);
+/* ---- the result tables (sweep_table.c) ---- */
+/* Case i's row of the CSV table (with its newline) into csv and its object
+ * of the JSON table into json (either NULL: not wanted); x: nvar scratch. */
+void sweep_row_text(const sweep *s, long i, int status, const double *row, const char *msg, cli_buf *csv,
+                    cli_buf *json, double *x);
+
+/* The CSV and JSON tables being written: each to a temporary file that
+ * replaces its destination only once it is complete (cli_atomic), or, the
+ * CSV without a file, to a spool emitted on standard output at the end.
+ * The rows go out in case order as soon as every case before them is
+ * recorded (sweep_table_flush), so that little is left to write when the
+ * last case is in. */
+typedef struct sweep_table {
+    const char *cmd, *spec;
+    cli_atomic out[2];        /* CSV, JSON files */
+    FILE *f[2];               /* where each table goes (NULL: not written) */
+    FILE *spool;              /* the CSV for standard output */
+    char *iobuf[2];           /* the streams' buffers */
+    long next;                /* rows written */
+    size_t unsynced[2];       /* bytes written since the last write-back request */
+    cli_buf row;              /* a row formatted at writing (read from a checkpoint) */
+    double *x;
+    int err;                  /* errno of a failed write (0: none) */
+    int err_k;                /* the table it failed on */
+    int open;
+} sweep_table;
+
+/* Open the tables (csv, json: their files, NULL: not written; both NULL:
+ * CSV on standard output) and write their heads. CLI_EXIT_OK, or
+ * CLI_EXIT_FAIL with a message (nothing left behind); close it in any
+ * case. */
+int sweep_table_open(sweep_table *t, const sweep_ledger *L, const char *cmd, const char *spec, const char *csv,
+                     const char *json);
+/* Write the rows recorded since the last call, up to the first case not
+ * yet recorded, and release their texts. Thread-safe against the
+ * recording of cases; one caller at a time. */
+void sweep_table_flush(sweep_table *t, sweep_ledger *L);
+/* commit: every case is recorded; write the rest, the tails, and put the
+ * files in place (CLI_EXIT_OK, or CLI_EXIT_FAIL with a message). Else
+ * remove the temporary files. */
+int sweep_table_close(sweep_table *t, sweep_ledger *L, int commit);
 
 /* A sweep's cases_run_fn: the cases idx[0..n-1] on `threads` threads. */
 void sweep_run_cases(sweep_ledger *L, const long *idx, long n, int threads);
@@ -159,8 +208,8 @@ typedef struct sweep_opts {
 int sweep_mpi_main(const char *cmd, const sweep_opts *o);
 
 /* Any job of cases on every rank (what sweep_mpi_main runs): open fills
- * the ledger on each rank (rank 0 first, so that a bad input is reported
- * once; then the others), rank 0 hands out chunks of `chunk` cases (0: the
+ * the ledger on every rank at once (the workers' messages held back, so
+ * that a bad input is reported once, by rank 0), rank 0 hands out chunks of `chunk` cases (0: the
  * threads) and computes too (unless serve_only), finish writes the results
  * on rank 0 once every case is recorded, close releases the job on every
  * rank (ok: rank 0 finished and wrote). */
@@ -170,6 +219,10 @@ typedef struct cases_job {
     int (*open)(void *user, const char *cmd, int rank, sweep_ledger *L);
     int (*finish)(void *user, const char *cmd, sweep_ledger *L);
     void (*close)(void *user, int rank, sweep_ledger *L, int ok);
+    /* rank 0, between the reports it receives (NULL: nothing): the job's
+     * use of the cases recorded so far (a sweep writes its tables' rows) */
+    void (*progress)(void *user, sweep_ledger *L);
+    int polls;                /* the job's runs call the ledger's poll between cases (sweep_run_cases) */
 } cases_job;
 int cases_mpi_main(const char *cmd, const cases_job *job);
 

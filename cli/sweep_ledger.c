@@ -1,10 +1,10 @@
 /*
  * sweep_ledger.c - the finished cases of a sweep: the result table in
- * memory, the checkpoint file that lets --resume skip them, and the
- * CSV and JSON tables written at the end. A case's rows of the tables are
- * formatted when it is recorded, by the thread that computed it (or by
- * the rank that did, which sends them with its report), and the writer
- * copies them in case order.
+ * memory and the checkpoint file that lets --resume skip them. A case's
+ * rows of the CSV and JSON tables are formatted when it is recorded, by
+ * the thread that computed it (or by the rank that did, which sends them
+ * with its report), and kept until the tables' writer (sweep_table.c) has
+ * copied them or the rank has sent them.
  *
  * Checkpoint: a first line "mbsens sweep checkpoint HASH NCASES NCOLS"
  * (HASH of the spec and model texts), then one line per finished case,
@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include "cli_util.h"
-#include "shortest.h"
 #include "sweep.h"
 
 enum { CASE_PENDING = 0, CASE_DONE, CASE_OUT };
@@ -184,66 +183,13 @@ int sweep_ledger_open(sweep_ledger *L, const sweep *s, const char *cmd, const ch
             cli_error(cmd, "out of memory for %ld cases", s->ncases);
             rc = CLI_EXIT_FAIL;
         }
+    if (rc == CLI_EXIT_OK && tables && !(L->tblock = calloc((size_t)s->ncases + 1, sizeof *L->tblock))) {
+        cli_error(cmd, "out of memory for %ld cases", s->ncases);
+        rc = CLI_EXIT_FAIL;
+    }
     if (rc == CLI_EXIT_OK && ckpt)
         rc = open_checkpoint(L, cmd, ckpt, resume);
     return rc;
-}
-
-/* ---- a case's rows of the tables ---- */
-
-static void csv_field(cli_buf *b, const char *s)
-{
-    cli_buf_puts(b, "\"");
-    for (; *s; s++)
-        if (*s == '"')
-            cli_buf_puts(b, "\"\"");
-        else
-            cli_buf_printf(b, "%c", *s == '\n' ? ' ' : *s);
-    cli_buf_puts(b, "\"");
-}
-
-/* ",x" with x as "%.17g" writes it (cli_g17: the same text, without printf). */
-static void csv_num(cli_buf *b, double x)
-{
-    char num[CLI_SHORTEST_LEN + 1];
-    num[0] = ',';
-    cli_g17(x, num + 1);
-    cli_buf_puts(b, num);
-}
-
-/* Case i's row of the CSV table (with its newline) into csv and its object
- * of the JSON table into json (either NULL: not wanted); x: nvar scratch. */
-static void row_text(const sweep *s, long i, int status, const double *row, const char *msg, cli_buf *csv,
-                     cli_buf *json, double *x)
-{
-    sweep_case_values(s, i, x);
-    if (csv) {
-        cli_buf_printf(csv, "%ld,", i);
-        if (status == MBS_OK)
-            cli_buf_puts(csv, "ok");
-        else
-            csv_field(csv, msg ? msg : "");
-        for (int k = 0; k < s->nvar; k++)
-            csv_num(csv, x[k]);
-        for (int k = 0; k < s->ncols; k++)
-            if (status == MBS_OK)
-                csv_num(csv, row[k]);
-            else
-                cli_buf_puts(csv, ",");
-        cli_buf_puts(csv, "\n");
-    }
-    if (json) {
-        cli_buf_printf(json, "{\"case\": %ld, \"x\": ", i);
-        cli_json_vec(json, x, s->nvar);
-        if (status == MBS_OK) {
-            cli_buf_puts(json, ", \"values\": ");
-            cli_json_vec(json, row, s->ncols);
-        } else {
-            cli_buf_puts(json, ", \"error\": ");
-            cli_json_str(json, msg ? msg : "");
-        }
-        cli_buf_puts(json, "}");
-    }
 }
 
 /* Append case i to the checkpoint (under the lock). */
@@ -263,33 +209,97 @@ static void checkpoint_line(sweep_ledger *L, long i, int status, const double *r
 }
 
 /* The rows' texts live in blocks of at least TEXT_BLOCK bytes: one
- * allocation per block rather than two per case, whose memory would stay
- * allocated to the end (a heap growing by a few kB at a time costs a
- * system call per growth in a thread's arena). */
+ * allocation per block rather than two per case. A block counts the cases
+ * whose texts it holds and are not yet released (written to the tables, or
+ * sent to rank 0); a block with none is kept for reuse (L->spare), so that
+ * a long sweep keeps using the same memory rather than touching fresh
+ * pages, each of which costs a page fault. */
 enum { TEXT_BLOCK = 1 << 20 };
 typedef struct text_block {
     struct text_block *next;
     size_t len, cap;
+    long live;                /* cases with texts here, not released */
     char s[];
 } text_block;
 
-/* A copy of the n bytes at s, NUL-terminated, in L's blocks (under the
+/* A block with room for need bytes, made the one being filled (under the
  * lock); NULL when out of memory. */
-static char *text_keep(sweep_ledger *L, const char *s, size_t n)
+static text_block *text_room(sweep_ledger *L, size_t need)
 {
     text_block *b = L->blocks;
-    if (!b || b->cap - b->len < n + 1) {
-        size_t cap = n + 1 > TEXT_BLOCK ? n + 1 : TEXT_BLOCK;
+    if (b && b->cap - b->len >= need)
+        return b;
+    if (L->spare && L->spare->cap >= need) {
+        b = L->spare;
+        L->spare = b->next;
+    } else {
+        size_t cap = need > TEXT_BLOCK ? need : TEXT_BLOCK;
         if (!(b = malloc(sizeof *b + cap)))
             return NULL;
-        *b = (text_block){L->blocks, 0, cap};
-        L->blocks = b;
+        b->cap = cap;
     }
-    char *p = b->s + b->len;
-    memcpy(p, s, n);
-    p[n] = 0;
-    b->len += n + 1;
-    return p;
+    b->len = 0;
+    b->live = 0;
+    b->next = L->blocks;
+    L->blocks = b;
+    return b;
+}
+
+/* Copies of case i's texts (len[k] bytes at text[k]; 0: none), each
+ * NUL-terminated, in one block (under the lock); none when out of memory
+ * (the table's writer then formats the row). */
+static void text_keep(sweep_ledger *L, long i, const char *const text[2], const size_t len[2])
+{
+    size_t need = 0;
+    for (int k = 0; k < 2; k++)
+        need += L->text[k] && len[k] > 0 ? len[k] + 1 : 0;
+    text_block *b = need ? text_room(L, need) : NULL;
+    if (!b)
+        return;
+    for (int k = 0; k < 2; k++)
+        if (L->text[k] && len[k] > 0) {
+            char *p = b->s + b->len;
+            memcpy(p, text[k], len[k]);
+            p[len[k]] = 0;
+            b->len += len[k] + 1;
+            L->text[k][i] = p;
+        }
+    b->live++;
+    L->tblock[i] = b;
+}
+
+/* Release case i's texts: its block may be filled again (under the lock). */
+static void text_release(sweep_ledger *L, long i)
+{
+    text_block *b = L->tblock[i];
+    if (!b)
+        return;
+    L->tblock[i] = NULL;
+    for (int k = 0; k < 2; k++)
+        if (L->text[k])
+            L->text[k][i] = NULL;
+    if (--b->live > 0)
+        return;
+    if (b == L->blocks) {   /* the block being filled: filled again from its start */
+        b->len = 0;
+        return;
+    }
+    text_block **p = &L->blocks;
+    while (*p != b)
+        p = &(*p)->next;
+    *p = b->next;
+    b->next = L->spare;
+    L->spare = b;
+}
+
+void sweep_ledger_release(sweep_ledger *L, const long *idx, long first, long n)
+{
+    if (!L->tblock)
+        return;
+    pthread_mutex_lock(&L->lock);
+    for (long k = 0; k < n; k++)
+        text_release(L, idx ? idx[k] : first + k);
+    pthread_mutex_unlock(&L->lock);
 }
 
 /* Record case i with the texts of its rows (len 0: none). */
@@ -299,9 +309,8 @@ static void record_rows(sweep_ledger *L, long i, int status, const double *row, 
     pthread_mutex_lock(&L->lock);
     if (L->done[i] != CASE_DONE) {
         store(L, i, status, row, msg);
-        for (int k = 0; k < 2; k++)
-            if (L->text[k] && len[k] > 0)
-                L->text[k][i] = text_keep(L, text[k], len[k]);
+        if (L->tblock)
+            text_keep(L, i, text, len);
         if (L->ckpt)
             checkpoint_line(L, i, status, row);
     }
@@ -315,8 +324,8 @@ void sweep_ledger_record(sweep_ledger *L, long i, int status, const double *row,
     size_t len[2] = {0, 0};
     double *x = L->s && (L->text[0] || L->text[1]) ? malloc(((size_t)L->s->nvar + 1) * sizeof *x) : NULL;
     if (x) {
-        row_text(L->s, i, status, row, status == MBS_OK ? NULL : case_msg(status, msg), L->text[0] ? &b[0] : NULL,
-                 L->text[1] ? &b[1] : NULL, x);
+        sweep_row_text(L->s, i, status, row, status == MBS_OK ? NULL : case_msg(status, msg),
+                       L->text[0] ? &b[0] : NULL, L->text[1] ? &b[1] : NULL, x);
         for (int k = 0; k < 2; k++)
             if (!b[k].oom) {   /* else the writer formats it */
                 text[k] = b[k].s;
@@ -341,6 +350,15 @@ int sweep_ledger_done(sweep_ledger *L, long i)
     int d = L->done[i] == CASE_DONE;
     pthread_mutex_unlock(&L->lock);
     return d;
+}
+
+long sweep_ledger_prefix(sweep_ledger *L, long from)
+{
+    pthread_mutex_lock(&L->lock);
+    while (from < L->ncases && L->done[from] == CASE_DONE)
+        from++;
+    pthread_mutex_unlock(&L->lock);
+    return from;
 }
 
 int sweep_ledger_take(sweep_ledger *L, long *idx, int n, int again, int share)
@@ -387,10 +405,12 @@ void sweep_ledger_close(sweep_ledger *L)
         fclose(L->ckpt);
     for (long i = 0; L->msg && i < L->ncases; i++)
         free(L->msg[i]);
-    for (text_block *b = L->blocks, *next; b; b = next) {
-        next = b->next;
-        free(b);
-    }
+    for (int k = 0; k < 2; k++)
+        for (text_block *b = k ? L->spare : L->blocks, *next; b; b = next) {
+            next = b->next;
+            free(b);
+        }
+    free(L->tblock);
     free(L->text[0]);
     free(L->text[1]);
     free(L->rows);
@@ -399,89 +419,4 @@ void sweep_ledger_close(sweep_ledger *L)
     free(L->done);
     pthread_mutex_destroy(&L->lock);
     memset(L, 0, sizeof *L);
-}
-
-/* ---- the result tables ---- */
-
-/* Case i's text in table k (0: CSV, 1: JSON) into b: as recorded, or
- * formatted now (cases read from a checkpoint, or not formatted when
- * recorded). */
-static void put_row(const sweep_ledger *L, int k, long i, cli_buf *b, double *x)
-{
-    const char *text = L->text[k] ? L->text[k][i] : NULL;
-    if (text)
-        cli_buf_puts(b, text);
-    else
-        row_text(L->s, i, L->status[i], L->rows + (size_t)i * (size_t)L->ncols, L->msg[i], k ? NULL : b,
-                 k ? b : NULL, x);
-}
-
-static void write_csv(const sweep_ledger *L, cli_buf *b, double *x)
-{
-    const sweep *s = L->s;
-    cli_buf_puts(b, "case,status");
-    for (int k = 0; k < s->nvar; k++)
-        cli_buf_printf(b, ",%s", s->var[k].name);
-    for (int k = 0; k < s->ncols; k++)
-        cli_buf_printf(b, ",%s", s->cols[k]);
-    cli_buf_puts(b, "\n");
-    for (long i = 0; i < s->ncases; i++)
-        put_row(L, 0, i, b, x);
-}
-
-static void write_json(const sweep_ledger *L, cli_buf *b, const char *spec, double *x)
-{
-    const sweep *s = L->s;
-    cli_buf_puts(b, "{\n  \"spec\": ");
-    cli_json_str(b, spec);
-    cli_buf_puts(b, ",\n  \"model\": ");
-    cli_json_str(b, mbs_model_name(s->m));
-    cli_buf_puts(b, ",\n  \"variables\": [");
-    for (int k = 0; k < s->nvar; k++) {
-        cli_buf_puts(b, k ? ", " : "");
-        cli_json_str(b, s->var[k].name);
-    }
-    cli_buf_puts(b, "],\n  \"columns\": [");
-    for (int k = 0; k < s->ncols; k++) {
-        cli_buf_puts(b, k ? ", " : "");
-        cli_json_str(b, s->cols[k]);
-    }
-    cli_buf_puts(b, "],\n  \"cases\": [");
-    for (long i = 0; i < s->ncases; i++) {
-        cli_buf_puts(b, i ? ",\n    " : "\n    ");
-        put_row(L, 1, i, b, x);
-    }
-    cli_buf_puts(b, "\n  ]\n}\n");
-}
-
-int sweep_ledger_write(const sweep_ledger *L, const char *cmd, const char *spec, const char *csv,
-                       const char *json)
-{
-    double *x = malloc(((size_t)L->s->nvar + 1) * sizeof *x);
-    if (!x) {
-        cli_error(cmd, "out of memory");
-        return CLI_EXIT_FAIL;
-    }
-    int rc = CLI_EXIT_OK;
-    for (int k = 0; k < 2 && rc == CLI_EXIT_OK; k++) {
-        const char *path = k ? json : csv;
-        if (!path && (k || json))
-            continue;
-        cli_buf b = {0};
-        if (k)
-            write_json(L, &b, spec, x);
-        else
-            write_csv(L, &b, x);
-        if (b.oom) {
-            cli_error(cmd, "out of memory");
-            rc = CLI_EXIT_FAIL;
-        } else if (!path) {
-            rc = cli_buf_emit(&b, stdout, cmd);
-        } else if (cli_write_atomic(cmd, k ? "--json" : "--csv", path, spec, b.s, b.len) != 0) {
-            rc = CLI_EXIT_FAIL;
-        }
-        cli_buf_free(&b);
-    }
-    free(x);
-    return rc;
 }

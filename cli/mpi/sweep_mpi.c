@@ -5,14 +5,19 @@
  *
  * Rank 0 holds the ledger (and the checkpoint) and hands out chunks of
  * case indices: its main thread serves the other ranks' requests, one more
- * thread computes chunks of its own (unless --serve-only). A worker rank
+ * thread computes chunks of its own (unless --serve-only) and serves the
+ * requests waiting between its cases too (where the job's cases call the
+ * ledger's poll), so that requests are answered within a case's time
+ * while the main thread sleeps longer. A worker rank
  * keeps two chunks coming: it asks twice at the start, then sends the
  * result rows of each chunk as a request for one more, so that its next
  * chunk is there when it finishes one. It computes each chunk on its
  * threads. Near the end the chunks shrink (at most a share of the cases
  * left each, sweep_ledger_take), so that a rank holding two chunks does
- * not finish long after the others. Only the main thread of a rank calls
- * MPI (MPI_THREAD_FUNNELED).
+ * not finish long after the others. Only the main thread of a worker rank
+ * calls MPI; on rank 0 the serving thread and the computing thread take
+ * turns under a mutex (MPI_THREAD_SERIALIZED; where MPI does not provide
+ * it, only the main thread serves).
  * Waiting ranks poll and sleep rather than spin, so that a rank's threads
  * keep the cores.
  *
@@ -73,18 +78,19 @@ static double now(void)
 
 /* Between polls: a yield of the processor for the first 20 polls after
  * traffic (a reply often comes within microseconds), then sleeps that
- * start at 20 microseconds and double up to 200 while idle: a report
- * waits at most one such sleep for rank 0, and an idle rank wakes at most
- * 5 000 times a second for a short probe. *ns: the state, 0 after
- * traffic. */
-static void nap(long *ns, int traffic)
+ * start at 20 microseconds and double up to cap nanoseconds while idle
+ * (NAP_CAP: a report waits at most one such sleep for rank 0, and an idle
+ * rank wakes at most 5 000 times a second for a short probe). *ns: the
+ * state, 0 after traffic. */
+enum { NAP_CAP = 200000, NAP_CAP_COMPUTING = 2000000 };
+static void nap(long *ns, int traffic, long cap)
 {
     if (traffic || *ns < 20) {
         *ns = traffic ? 0 : *ns + 1;
         sched_yield();
         return;
     }
-    *ns = *ns < 20000 ? 20000 : (*ns < 200000 ? 2 * *ns : 200000);
+    *ns = *ns < 20000 ? 20000 : (*ns < cap / 2 ? 2 * *ns : cap);
     struct timespec t = {0, *ns};
     nanosleep(&t, NULL);
 }
@@ -169,6 +175,7 @@ typedef struct phases {
     double compute, compute_cpu;  /* the chunks' cases: wall, process CPU */
     double pack, send, wait;      /* worker: packing and sending reports, waiting for chunks */
     double recv, answer, idle;    /* rank 0's serving: receiving and recording reports, answering, napping */
+    double progress;              /* rank 0's serving: the job's progress (a sweep's rows written) */
     long chunks, naps;
 } phases;
 
@@ -179,8 +186,8 @@ static void phases_print(const char *cmd, int rank, const phases *p)
     if (rank > 0)
         fprintf(stderr, "; packing %.3f s, sending %.3f s, waiting for chunks %.3f s\n", p->pack, p->send, p->wait);
     else
-        fprintf(stderr, "; serving: receiving and recording %.3f s, answering %.3f s, napping %.3f s (%ld naps)\n",
-                p->recv, p->answer, p->idle, p->naps);
+        fprintf(stderr, "; serving: receiving and recording %.3f s, answering %.3f s, writing rows %.3f s, "
+                "napping %.3f s (%ld naps)\n", p->recv, p->answer, p->progress, p->idle, p->naps);
 }
 
 /* ---- worker ranks ---- */
@@ -193,7 +200,7 @@ static int wait_end(void)
     int flag = 0, all = 0;
     long ns = 0;
     while (MPI_Iprobe(0, TAG_END, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag)
-        nap(&ns, 0);
+        nap(&ns, 0, NAP_CAP);
     MPI_Recv(&all, 1, MPI_INT, 0, TAG_END, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     return all;
 }
@@ -212,7 +219,7 @@ static int next_chunk(chunk_buf *c)
     int flag = 0, n = 0;
     long ns = 0;
     while (MPI_Iprobe(0, TAG_CHUNK, MPI_COMM_WORLD, &flag, &st) == MPI_SUCCESS && !flag)
-        nap(&ns, 0);
+        nap(&ns, 0, NAP_CAP);
     MPI_Get_count(&st, MPI_INT64_T, &n);
     if (n > c->cap) {
         int64_t *a = realloc(c->ids, (size_t)n * sizeof *a);
@@ -270,6 +277,7 @@ static int worker(sweep_ledger *L, int threads, phases *ph, int *finalize)
             rc = CLI_EXIT_FAIL;
             break;
         }
+        sweep_ledger_release(L, c.idx, 0, n);   /* their texts are in the report */
         ph->pack += now() - t;
         t = now();
         MPI_Isend(r[slot].b, (int)r[slot].len, MPI_BYTE, 0, TAG_REPORT, MPI_COMM_WORLD, &sent[slot]);
@@ -302,6 +310,7 @@ typedef struct flight {
 
 typedef struct server {
     sweep_ledger *L;
+    const cases_job *job;
     int chunk, threads, size;
     int share;                /* chunks out at once at most: AHEAD per worker rank, one for rank 0's own */
     _Atomic int local_done;   /* rank 0's own computing has ended */
@@ -315,6 +324,11 @@ typedef struct server {
     long *idx;
     double t0;                /* when serving began */
     phases ph;                /* rank 0: the serving thread's and (compute) its computing thread's */
+    const char *cmd;
+    double *row;              /* a report's case being recorded */
+    char *msg;
+    _Atomic int failed;       /* a report could not be received */
+    pthread_mutex_t mpi;      /* held by the thread that serves (and calls MPI) */
 } server;
 
 static void *local_compute(void *p)
@@ -402,24 +416,63 @@ static void answer(server *sv, int w)
     sv->handouts++;
 }
 
-/* Serve until every case is finished (drain = 0), or until every rank is
- * stopped or taken for dead (drain = 1). */
-static int serve(server *sv, const char *cmd, int drain)
+/* The job's use of the cases recorded so far, while they are computed. */
+static void progress(server *sv)
 {
-    double *row = malloc(((size_t)sv->L->ncols + 1) * sizeof *row);
-    char *msg = malloc(MBS_ERROR_MSG_LEN);
+    if (!sv->job->progress)
+        return;
+    double t = now();
+    sv->job->progress(sv->job->user, sv->L);
+    sv->ph.progress += now() - t;
+}
+
+/* One round of serving, by the thread holding sv->mpi: a report received,
+ * recorded and answered if one is there, and the job's progress. 1 if
+ * a report is received. */
+static int serve_step(server *sv, int drain)
+{
+    double t = now();
+    int w = take_report(sv, sv->cmd, sv->row, sv->msg);
+    if (w == -2)
+        sv->failed = 1;
+    if (w >= 0) {
+        double t1 = now();
+        answer(sv, w);
+        sv->ph.recv += t1 - t, sv->ph.answer += now() - t1;
+    }
+    if (!drain)
+        progress(sv);
+    return w >= 0;
+}
+
+/* Rank 0's computing thread between its cases (the ledger's poll): it
+ * serves the reports that are waiting, unless the serving thread is at
+ * it. Requests are then answered within a case's time, and the serving
+ * thread, which wakes less often meanwhile, costs the cores less. */
+static void serve_between_cases(void *p)
+{
+    server *sv = p;
+    if (pthread_mutex_trylock(&sv->mpi) != 0)
+        return;
+    while (serve_step(sv, 0) > 0 && !sv->failed)
+        continue;
+    pthread_mutex_unlock(&sv->mpi);
+}
+
+/* Serve until every case is finished (drain = 0), or until every rank is
+ * stopped or taken for dead (drain = 1). While rank 0's computing thread
+ * serves between its cases, the serving thread sleeps up to
+ * NAP_CAP_COMPUTING between its rounds (each wake-up costs the cores a
+ * context switch, for a case that may be long). */
+static int serve(server *sv, int drain)
+{
     double quiet = -1;
     long ns = 0;
-    int rc = row && msg ? 0 : -1;
-    while (rc == 0) {
-        double t = now();
-        int w = take_report(sv, cmd, row, msg);
-        if (w == -2)
-            rc = -1;
-        if (w >= 0) {
-            double t1 = now();
-            answer(sv, w);
-            sv->ph.recv += t1 - t, sv->ph.answer += now() - t1;
+    while (!sv->failed) {
+        pthread_mutex_lock(&sv->mpi);
+        int got = serve_step(sv, drain);
+        pthread_mutex_unlock(&sv->mpi);
+        if (got) {
             ns = 0;   /* traffic: the next report may follow at once */
             continue;
         }
@@ -431,14 +484,12 @@ static int serve(server *sv, const char *cmd, int drain)
             quiet = now();
         if (drain && now() - quiet > 2 + 5 * sv->longest)
             break;   /* the ranks still out are taken for dead */
-        t = now();
-        nap(&ns, 0);
+        double t = now();
+        nap(&ns, 0, sv->L->poll && !sv->local_done ? NAP_CAP_COMPUTING : NAP_CAP);
         sv->ph.idle += now() - t;
         sv->ph.naps++;
     }
-    free(row);
-    free(msg);
-    return rc;
+    return sv->failed ? -1 : 0;
 }
 
 /* Tell every rank that stopped whether all did (finalize); say how many
@@ -457,12 +508,16 @@ static void end_ranks(server *sv, const char *cmd, int *finalize)
             MPI_Send(finalize, 1, MPI_INT, w, TAG_END, MPI_COMM_WORLD);
 }
 
-static int server_open(server *sv, sweep_ledger *L, const cases_job *job, int size)
+static int server_open(server *sv, sweep_ledger *L, const char *cmd, const cases_job *job, int size)
 {
-    *sv = (server){.L = L, .chunk = job->chunk, .threads = job->threads, .size = size, .active = size - 1};
+    *sv = (server){.L = L, .job = job, .cmd = cmd, .chunk = job->chunk, .threads = job->threads, .size = size,
+                   .active = size - 1};
+    pthread_mutex_init(&sv->mpi, NULL);
     sv->fl = calloc((size_t)size, sizeof *sv->fl);
     sv->idx = malloc((size_t)job->chunk * sizeof *sv->idx);
-    if (!sv->fl || !sv->idx)
+    sv->row = malloc(((size_t)L->ncols + 1) * sizeof *sv->row);
+    sv->msg = malloc(MBS_ERROR_MSG_LEN);
+    if (!sv->fl || !sv->idx || !sv->row || !sv->msg)
         return -1;
     sv->fl[0].empties = AHEAD;   /* rank 0 asks for nothing */
     for (int w = 1; w < size; w++)
@@ -475,7 +530,8 @@ static void server_close(server *sv)
 {
     for (int w = 0; sv->fl && w < sv->size; w++)
         free(sv->fl[w].ids);
-    free(sv->fl), free(sv->idx), free(sv->buf);
+    free(sv->fl), free(sv->idx), free(sv->buf), free(sv->row), free(sv->msg);
+    pthread_mutex_destroy(&sv->mpi);
 }
 
 /* --stats on rank 0: the span, the hand-outs, where rank 0's time went
@@ -495,10 +551,10 @@ static void rank0_stats(const server *sv, const char *cmd, const cases_job *job,
                 sv->fl[w].first, sv->fl[w].last);
 }
 
-static int rank0(sweep_ledger *L, const char *cmd, const cases_job *job, int size, int *finalize)
+static int rank0(sweep_ledger *L, const char *cmd, const cases_job *job, int size, int serialized, int *finalize)
 {
     server sv;
-    if (server_open(&sv, L, job, size) != 0) {
+    if (server_open(&sv, L, cmd, job, size) != 0) {
         server_close(&sv);
         cli_error(cmd, "out of memory");
         return CLI_EXIT_FAIL;
@@ -509,20 +565,26 @@ static int rank0(sweep_ledger *L, const char *cmd, const cases_job *job, int siz
     int serve_only = job->serve_only && size > 1;
     sv.local_done = serve_only;
     sv.share = AHEAD * (size - 1) + !serve_only;
+    if (!serve_only && serialized && job->polls) {
+        L->poll = serve_between_cases;
+        L->poll_arg = &sv;
+    }
     if (!serve_only && pthread_create(&th, NULL, local_compute, &sv) != 0) {
+        L->poll = NULL;
         server_close(&sv);
         cli_error(cmd, "cannot start the computing thread of rank 0");
         return CLI_EXIT_FAIL;
     }
-    int rc = serve(&sv, cmd, 0) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+    int rc = serve(&sv, 0) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
     if (!serve_only)
         pthread_join(th, NULL);
+    L->poll = NULL;
     /* the span, the serving thread's CPU, the process's CPU, the tables' writing */
     double t[4] = {now() - sv.t0, clock_s(CLOCK_THREAD_CPUTIME_ID) - c0, clock_s(CLOCK_PROCESS_CPUTIME_ID) - p0, 0};
     if (rc == CLI_EXIT_OK)
         rc = job->finish(job->user, cmd, L);
     t[3] = now() - sv.t0 - t[0];
-    if (serve(&sv, cmd, 1) != 0)
+    if (serve(&sv, 1) != 0)
         rc = CLI_EXIT_FAIL;
     end_ranks(&sv, cmd, finalize);
     if (job->stats)
@@ -534,7 +596,7 @@ static int rank0(sweep_ledger *L, const char *cmd, const cases_job *job, int siz
 int cases_mpi_main(const char *cmd, const cases_job *job)
 {
     int provided = 0, rank = 0, size = 1, finalize = 1;
-    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
         cli_error(cmd, "MPI_Init_thread failed");
         return CLI_EXIT_FAIL;
     }
@@ -546,20 +608,26 @@ int cases_mpi_main(const char *cmd, const cases_job *job)
     j.chunk = job->chunk > 0 ? job->chunk : j.threads;
     if (provided < MPI_THREAD_FUNNELED && rank == 0)
         fprintf(stderr, "mbsens %s: MPI gives no thread support; going on (only main threads call MPI)\n", cmd);
+    /* Every rank opens the job at once (a worker waiting for rank 0 to
+     * load the model first would start that much later); a worker holds
+     * its messages back, so that a bad input is reported once, by rank 0,
+     * and says why only when it alone failed (another node's files). */
     sweep_ledger L = {0};
-    int rc = CLI_EXIT_OK;
-    if (rank == 0)   /* rank 0 checks everything first, so that a bad input is reported once */
-        rc = j.open(j.user, cmd, 0, &L);
+    if (rank != 0)
+        cli_hold_messages();
+    int mine = j.open(j.user, cmd, rank, &L), rc = mine;
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank != 0)
+        cli_release_messages(rc == CLI_EXIT_OK && mine != CLI_EXIT_OK);
     if (rank != 0 && rc == CLI_EXIT_OK) {
-        rc = j.open(j.user, cmd, rank, &L);
+        rc = mine;
         phases ph = {0};
         if (rc == CLI_EXIT_OK)
             rc = worker(&L, j.threads, &ph, &finalize);
         if (rc == CLI_EXIT_OK && j.stats)
             phases_print(cmd, rank, &ph);
     } else if (rc == CLI_EXIT_OK) {
-        rc = rank0(&L, cmd, &j, size, &finalize);
+        rc = rank0(&L, cmd, &j, size, provided >= MPI_THREAD_SERIALIZED, &finalize);
     }
     j.close(j.user, rank, &L, rank == 0 && rc == CLI_EXIT_OK);
     if (L.open)

@@ -99,17 +99,20 @@ cat >"$TMP/long.json" <<EOF
 EOF
 run sweep "$TMP/long.json" --threads 2 --csv "$TMP/full.csv"
 expect 0 "the uninterrupted sweep"
-"$CLI" sweep "$TMP/long.json" --threads 1 --csv "$TMP/part.csv" --checkpoint "$TMP/ck" 2>"$ERR" &
+"$CLI" sweep "$TMP/long.json" --threads 1 --csv "$TMP/part.csv" --json "$TMP/part.json" --checkpoint "$TMP/ck" \
+    2>"$ERR" &
 pid=$!
 n=0
 while [ "$n" -lt 200 ] && [ "$(cat "$TMP/ck" 2>/dev/null | wc -l)" -lt 4 ]; do sleep 0.05; n=$((n + 1)); done
 kill -TERM "$pid"
 wait "$pid"
 lines=$(wc -l <"$TMP/ck")
-if [ ! -e "$TMP/part.csv" ] && [ "$lines" -ge 4 ] && [ "$lines" -lt 13 ]; then
+if [ ! -e "$TMP/part.csv" ] && [ ! -e "$TMP/part.json" ] && [ "$lines" -ge 4 ] && [ "$lines" -lt 13 ]; then
     ok "SIGTERM: no table, a checkpoint of $((lines - 1)) cases"
 else ko "SIGTERM: table exists or checkpoint has $lines lines"; fi
-ls -a "$TMP" | grep -q '^\.part\.csv' && ko "a temporary table was left" || ok "no temporary table left"
+# the tables are written to temporary files while the cases are computed:
+# both are removed
+ls -a "$TMP" | grep -q '^\.part\.' && ko "a temporary table was left" || ok "no temporary table left"
 run sweep "$TMP/long.json" --threads 2 --csv "$TMP/part.csv" --checkpoint "$TMP/ck" --resume --stats
 expect 0 "--resume"
 stderr_has "12 cases \\($((13 - lines)) computed\\)" "--resume computes only the missing cases"
@@ -148,6 +151,13 @@ run sweep "$TMP/long.json" --resume
 expect 2 "--resume without --checkpoint"
 run sweep "$TMP/long.json" --threads 0
 expect 2 "--threads 0"
+# a table that cannot be written (600 kB to a full device: the stream's
+# writes fail while the cases are computed): the message names the file
+printf '{ "model": "%s", "grid": { "L_s1": { "from": 2.0, "to": 2.4, "count": 20000 } }, "compute": { "what": "none" } }\n' \
+    "$FB" >"$TMP/nop.json"
+run sweep "$TMP/nop.json" --csv /dev/full
+expect 1 "--csv /dev/full"
+stderr_has "--csv: cannot write '/dev/full'" "... names the table and the file"
 sed 's/"count": 12/"count": 0/' "$TMP/long.json" >"$TMP/bad.json"
 run sweep "$TMP/bad.json" --csv "$TMP/x.csv"
 expect 1 "a grid of 0 values"

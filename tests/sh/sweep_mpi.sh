@@ -53,6 +53,14 @@ for np in 2 3; do
     stderr_has "12 cases on $np ranks x 1 threads" "mpirun -np $np: --stats"
     stderr_has "rank $((np - 1)): computing .* waiting for chunks" "mpirun -np $np: --stats, a worker's phases"
 done
+# every rank opens the sweep at once; a bad input is still reported once
+printf '{ "model": "%s/missing.json", "grid": { "L_s1": [2.0] }, "compute": { "what": "none" } }\n' "$TMP" \
+    >"$TMP/bad.json"
+$MPIRUN -np 3 "$CLI" sweep "$TMP/bad.json" --csv "$TMP/bad.csv" >"$OUT" 2>"$ERR"
+rc=$?
+[ "$rc" -ne 0 ] && [ "$(grep -c 'missing.json: cannot read' "$ERR")" -eq 1 ] && [ ! -e "$TMP/bad.csv" ] \
+    && ok "a missing model under mpirun -np 3: one message, no table" \
+    || ko "a missing model under mpirun -np 3: rc $rc, $(grep -c 'missing.json' "$ERR") messages"
 $MPIRUN -np 2 "$CLI" sweep "$TMP/grid.json" --threads 2 --chunk 2 --csv "$TMP/c2.csv" >"$OUT" 2>"$ERR"
 rc=$?
 expect 0 "mpirun -np 2, 2 threads per rank, chunks of 2"
@@ -117,16 +125,19 @@ stderr_has "1 rank\\(s\\) did not report back \\(taken for dead; the [12] chunk\
 cmp -s "$TMP/long.csv" "$TMP/kill.csv" && cmp -s "$TMP/long.json.out" "$TMP/kill.json" \
     && ok "... and the tables are the serial ones" || ko "killed rank: a table differs"
 
-$MPIRUN -np 2 "$CLI" sweep "$TMP/long.json" --threads 1 --csv "$TMP/term.csv" --checkpoint "$TMP/term.ck" \
-    >"$OUT" 2>"$ERR" &
+$MPIRUN -np 2 "$CLI" sweep "$TMP/long.json" --threads 1 --csv "$TMP/term.csv" --json "$TMP/term.json" \
+    --checkpoint "$TMP/term.ck" >"$OUT" 2>"$ERR" &
 mp=$!
 wait_lines "$TMP/term.ck" 2
 kill -TERM $mp
 wait $mp
 lines=$(wc -l <"$TMP/term.ck")
-if [ ! -e "$TMP/term.csv" ] && [ "$lines" -ge 2 ] && [ "$lines" -lt 49 ]; then
+if [ ! -e "$TMP/term.csv" ] && [ ! -e "$TMP/term.json" ] && [ "$lines" -ge 2 ] && [ "$lines" -lt 49 ]; then
     ok "mpirun stopped by SIGTERM: no table, $((lines - 1)) cases in the checkpoint"
 else ko "SIGTERM under mpirun: table exists or checkpoint has $lines lines"; fi
+# rank 0 writes the tables to temporary files as the cases come in: both removed
+ls -a "$TMP" | grep -q '^\.term\.' && ko "SIGTERM under mpirun: a temporary table was left" \
+    || ok "... and no temporary table left"
 # the resumed cases' rows are formatted by rank 0, the others by the rank
 # that computed them: the tables are still the serial bytes
 $MPIRUN -np 2 "$CLI" sweep "$TMP/long.json" --threads 1 --csv "$TMP/term.csv" --json "$TMP/term.json" \
