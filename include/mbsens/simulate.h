@@ -186,7 +186,9 @@ typedef struct mbs_sim_options {
                                        * interval of cvodes, > 0 (1e-3) */
     double tf;                        /* final time of mbs_simulate (1) */
     double tolerance;                 /* trapezoidal: convergence when the 2-norm of the
-                                       * increment dz is below this (1e-10) */
+                                       * increment dz is below this (1e-10); the fixed
+                                       * point also stops when its estimated distance
+                                       * to the solution is */
     int max_iterations;               /* trapezoidal: iterations per step (20) */
     mbs_tangent_update tangent_update;/* trapezoidal Newton: when the tangent is
                                        * re-evaluated (iteration) */

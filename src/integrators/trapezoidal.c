@@ -46,7 +46,8 @@
  *
  * Fixed point (§2.4.1.1): zdd from
  * the forward dynamics at (z, zd), then the Newmark update of z and zd,
- * until ||dz||_2 < tolerance. It starts from the predictor with the
+ * until the distance to the fixed point is below the tolerance
+ * (fixed_point_converged()). It starts from the predictor with the
  * accelerations extrapolated from the last steps of the run (predict()),
  * which leaves fewer iterations to the same tolerance.
  *
@@ -64,6 +65,7 @@
 #define BETA 0.25
 #define GAMMA 0.5
 #define PRED_ORDER 3           /* the fixed point's predictor: degree of the extrapolation */
+#define RATE_AGE 4             /* steps for which the fixed point's measured contraction serves */
 
 typedef struct {
     double *zn, *zdn, *zddn;   /* state at t_n */
@@ -76,6 +78,8 @@ typedef struct {
     double *zddh[PRED_ORDER];  /* fixed point: zdd_{n-1}, zdd_{n-2}, ... of this run */
     double hh[PRED_ORDER];     /* hh[k]: the time from zddh[k] to the next newer accelerations */
     int nh;                    /* how many of them are held */
+    double rate, rate_h;       /* fixed point: contraction measured in a step of length rate_h */
+    int rate_age;              /* steps after the one that measured rate (from RATE_AGE on: none) */
 } trap_ws;
 
 static int trap_init(mbs_integrator *it)
@@ -101,12 +105,15 @@ static int trap_init(mbs_integrator *it)
     w->M = p; p += n * n;
     w->S = p; p += n * n;
     w->work = p;
+    w->rate_age = RATE_AGE;
     return MBS_OK;
 }
 
 static int trap_reset(mbs_integrator *it)
 {
-    ((trap_ws *)it->impl)->nh = 0;   /* no step of this run yet */
+    trap_ws *w = it->impl;
+    w->nh = 0;                  /* no step of this run yet */
+    w->rate_age = RATE_AGE;     /* no contraction measured */
     return MBS_OK;
 }
 
@@ -250,9 +257,33 @@ static int newton(mbs_integrator *it, trap_ws *w, double h, int *iters, double *
     return 1;   /* not converged */
 }
 
+/* The fixed point's test after iteration k, whose increment has the norm
+ * ndz (prev: that of iteration k - 1). The map contracts at a rate rho
+ * (docs/formulations.md), so the iterate is within rho / (1 - rho) ndz of
+ * the fixed point; rho is estimated by the ratio of the last two
+ * increments, at the first iteration by the largest ratio of the last
+ * step that iterated more than once, if it is among the last RATE_AGE
+ * steps and had the same length. Converged when that distance, or the
+ * increment itself, is below the tolerance. Keeps the largest ratio of
+ * the step in *rmax. */
+static int fixed_point_converged(const trap_ws *w, double tol, double h, int k, double ndz, double prev,
+                                 double *rmax)
+{
+    double rho = -1;
+    if (k > 1) {
+        rho = ndz / prev;
+        if (rho > *rmax) *rmax = rho;
+    } else if (w->rate_age < RATE_AGE && fabs(w->rate_h - h) <= 1e-6 * h) {
+        rho = w->rate;
+    }
+    if (ndz < tol) return 1;
+    return rho >= 0 && rho < 1 && rho / (1 - rho) * ndz < tol;
+}
+
 static int fixed_point(mbs_integrator *it, trap_ws *w, double t1, double h, int *iters, double *ndz)
 {
     const int nq = it->nq;
+    double prev = 0, rmax = 0;
     for (int k = 1; k <= it->o.max_iterations; k++) {
         *iters = k;
         int rc = mbs_integ_fd(it, t1, w->z, w->zd, w->a);
@@ -269,7 +300,17 @@ static int fixed_point(mbs_integrator *it, trap_ws *w, double t1, double h, int 
         affine(w, nq, h);
         *ndz = sqrt(s);
         if (!isfinite(*ndz)) return mbs_integ_fail(it, MBS_ERR_NUMERIC, "iteration diverged");
-        if (*ndz < it->o.tolerance) return MBS_OK;
+        if (fixed_point_converged(w, it->o.tolerance, h, k, *ndz, prev, &rmax)) {
+            if (k > 1) {
+                w->rate = rmax;
+                w->rate_h = h;
+                w->rate_age = 0;
+            } else if (w->rate_age < RATE_AGE) {
+                w->rate_age++;
+            }
+            return MBS_OK;
+        }
+        prev = *ndz;
     }
     return 1;
 }
