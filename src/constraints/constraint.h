@@ -96,7 +96,7 @@ void MBS_K(mbs_driver_law)(const mbs_model *m, const mbs_driver_info *dr, const 
 
 /* The constraint kernel. Needs kinematics in w at (q, qd) (level >= 1 if
  * phid, b or c are wanted, level 2 with qdd = NULL for c). Any output may
- * be NULL; sizes as in mbsens/constraints.h (Phi_q: n x nq row-major,
+ * be NULL; sizes as in mbsens/constraints.h (Phi_q: n x nv row-major,
  * overwritten). phidd (n), if given, is d2Phi/dt2 with the accelerations
  * in w (needs qdd: the one the kinematics ran with). */
 void MBS_K(mbs_con_kernel)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w, const mreal *q,
@@ -107,7 +107,7 @@ void MBS_K(mbs_con_kernel)(const mbs_model *m, const mreal *x, const MBS_K(mbs_w
  * Directional derivatives along (dq, dqd, dqdd) in the state and dx in the
  * model vector (any NULL = 0). w: primal level-2 kinematics at (q, qd, qdd)
  * (qdd as given, NULL = 0); dw: mbs_kin_forward_d level 2 along the same
- * direction for all bodies. Outputs (any NULL): dphi (n), dPhi_q (n x nq,
+ * direction for all bodies. Outputs (any NULL): dphi (n), dPhi_q (n x nv,
  * row-major, overwritten), dphid (n), dphidd (n: d2Phi/dt2 = Phi_q qdd - c
  * at that qdd). Time is not differentiated. Then dc = dPhi_q qdd +
  * Phi_q dqdd - dphidd.
@@ -132,7 +132,7 @@ void MBS_K(mbs_con_cache_scribble)(MBS_K(mbs_ws) *w, const mbs_model *m, uint64_
 /* A global component comp (0..2) of the point x[xp..xp+2] of body `body`
  * as a function of q (Matrix R's independent coordinates): val = value,
  * velocity, acceleration (w: level 2, at its qdd); row = its Jacobian
- * d r_comp / dq (nq, overwritten; may be NULL). And their tangents (w, dw
+ * d r_comp / dq (nv, overwritten; may be NULL). And their tangents (w, dw
  * as for mbs_con_kernel_d). */
 void MBS_K(mbs_con_point_component)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w, int body, int xp,
                                     int comp, mreal val[3], mreal *row);

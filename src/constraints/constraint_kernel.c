@@ -101,12 +101,12 @@ void MBS_K(mbs_con_entities)(const mbs_model *m, const mreal *x, const MBS_K(mbs
 static void add_jac(const mbs_model *m, const MBS_K(mbs_ws) *w, int body, int is_point, const mreal *ev,
                     const mreal *G, int gs, int nr, mreal *Phi_q, int row)
 {
-    const int nq = m->nq;
+    const int nv = m->nv;
     for (int a = body; a > 0; a = m->joint[a].parent) {
         const mbs_joint_info *j = &m->joint[a];
         mreal rel[3];
         if (is_point) v3_sub(rel, ev, w->r + 3 * a);
-        for (int k = 0; k < j->nq; k++) {
+        for (int k = 0; k < j->nv; k++) {
             const mreal *bc = w->b + MBS_BSTRIDE * a + 6 * k;
             mreal de[3];
             if (is_point) {
@@ -115,10 +115,10 @@ static void add_jac(const mbs_model *m, const MBS_K(mbs_ws) *w, int body, int is
             } else {
                 v3_cross(de, bc + 3, ev);
             }
-            const int col = j->qoff + k;
+            const int col = j->voff + k;
             for (int i = 0; i < nr; i++) {
                 const mreal *g = G + (size_t)i * gs;
-                Phi_q[(size_t)(row + i) * nq + col] += g[0] * de[0] + g[1] * de[1] + g[2] * de[2];
+                Phi_q[(size_t)(row + i) * nv + col] += g[0] * de[0] + g[1] * de[1] + g[2] * de[2];
             }
         }
     }
@@ -171,11 +171,11 @@ void MBS_K(mbs_con_kernel)(const mbs_model *m, const mreal *x, const MBS_K(mbs_w
                            const mreal *qd, const mreal *qdd, mreal t, mreal *phi, mreal *Phi_q, mreal *phid,
                            mreal *b, mreal *c, mreal *phidd)
 {
-    const int n = total_rows(m), nq = m->nq;
+    const int n = total_rows(m), nv = m->nv;
     mreal tmp[MBS_CON_MAXROWS], tmpd[MBS_CON_MAXROWS], tmpdd[MBS_CON_MAXROWS];
     mreal G[MBS_CON_MAXROWS * 18];
     if (Phi_q)
-        for (size_t k = 0; k < (size_t)n * (size_t)nq; k++) Phi_q[k] = 0;
+        for (size_t k = 0; k < (size_t)n * (size_t)nv; k++) Phi_q[k] = 0;
     const int want_d = phid || c || phidd, want_dd = c || phidd;
 
     /* ---- loop closure ---- */
@@ -214,7 +214,7 @@ void MBS_K(mbs_con_kernel)(const mbs_model *m, const mreal *x, const MBS_K(mbs_w
         if (dr->type == MBS_DRIVER_COORDINATE) {
             const int k = dr->coord;
             if (phi) phi[row] = q[k] - f;
-            if (Phi_q) Phi_q[(size_t)row * nq + k] = 1;
+            if (Phi_q) Phi_q[(size_t)row * nv + k] = 1;
             if (phid) phid[row] = (qd ? qd[k] : 0) - fd;
             if (b) b[row] = fd;
             if (c) c[row] = fdd;
@@ -252,9 +252,9 @@ void MBS_K(mbs_con_kernel)(const mbs_model *m, const mreal *x, const MBS_K(mbs_w
     const int r0 = m->con.nloop_rows + m->con.ndriver;
     for (int e = 0; e < m->n_euler; e++) {
         const mbs_joint_info *j = &m->joint[m->con.euler_joint[e]];
-        const int off = j->qoff + j->euler, row = r0 + e;
+        const int off = j->qoff + j->euler, voff = j->voff + j->euler, row = r0 + e;
         const mreal *p = q + off;
-        const mreal *pd = qd ? qd + off : 0, *pdd = qdd ? qdd + off : 0;
+        const mreal *pd = qd ? qd + voff : 0, *pdd = qdd ? qdd + voff : 0;
         mreal pp = 0, ppd = 0, pdpd = 0, ppdd = 0;
         for (int k = 0; k < 4; k++) {
             pp += p[k] * p[k];
@@ -263,7 +263,7 @@ void MBS_K(mbs_con_kernel)(const mbs_model *m, const mreal *x, const MBS_K(mbs_w
         }
         if (phi) phi[row] = pp - 1;
         if (Phi_q)
-            for (int k = 0; k < 4; k++) Phi_q[(size_t)row * nq + off + k] = 2 * p[k];
+            for (int k = 0; k < 4; k++) Phi_q[(size_t)row * nv + voff + k] = 2 * p[k];
         if (phid) phid[row] = 2 * ppd;
         if (b) b[row] = 0;
         if (c) c[row] = -2 * pdpd;

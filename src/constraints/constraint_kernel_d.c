@@ -7,7 +7,7 @@
  *
  * Along a direction (dq, dqd, dqdd) in the state and dx in the model
  * vector, it gives the tangents of Phi, of the Jacobian Phi_q (all of it,
- * n x nq), of dPhi/dt and of d2Phi/dt2 = Phi_q qdd - c at the qdd the
+ * n x nv), of dPhi/dt and of d2Phi/dt2 = Phi_q qdd - c at the qdd the
  * primal kinematics ran with. Every derivative the formulations need is a
  * contraction of these: Phi_qq^T w (columns along unit directions), the
  * parameter derivatives Phi_rho, Phi_q,rho, Phidd_rho (directions in x),
@@ -133,13 +133,13 @@ typedef struct {
 static void add_jac_d_body(const mbs_model *m, const MBS_K(mbs_ws) *w, const MBS_K(mbs_ws) *dw, int body,
                            const jentity *ent, int ne, mreal *dPhi_q, int row)
 {
-    const int nq = m->nq;
+    const int nv = m->nv;
     for (int a = body; a > 0; a = m->joint[a].parent) {
         const mbs_joint_info *j = &m->joint[a];
         const mreal *ra = w->r + 3 * a, *dra = dw->r + 3 * a;
-        for (int k = 0; k < j->nq; k++) {
+        for (int k = 0; k < j->nv; k++) {
             const mreal *bc = w->b + MBS_BSTRIDE * a + 6 * k, *dbc = dw->b + MBS_BSTRIDE * a + 6 * k;
-            mreal *out = dPhi_q + (size_t)row * nq + j->qoff + k;
+            mreal *out = dPhi_q + (size_t)row * nv + j->voff + k;
             for (int n = 0; n < ne; n++) {
                 const jentity *en = &ent[n];
                 mreal J[3] = { 0, 0, 0 }, dJ[3];
@@ -159,8 +159,8 @@ static void add_jac_d_body(const mbs_model *m, const MBS_K(mbs_ws) *w, const MBS
                     v3_cross(dJ, dbc + 3, en->ev);
                     v3_cross_add(dJ, bc + 3, en->dev);
                 }
-                for (int e = 0; e < en->ndge; e++) out[(size_t)en->dge[e].i * nq] += en->dge[e].v * J[en->dge[e].c];
-                for (int e = 0; e < en->nge; e++) out[(size_t)en->ge[e].i * nq] += en->ge[e].v * dJ[en->ge[e].c];
+                for (int e = 0; e < en->ndge; e++) out[(size_t)en->dge[e].i * nv] += en->dge[e].v * J[en->dge[e].c];
+                for (int e = 0; e < en->nge; e++) out[(size_t)en->ge[e].i * nv] += en->ge[e].v * dJ[en->ge[e].c];
             }
         }
     }
@@ -659,19 +659,19 @@ MBS_CON_INLINE void euler_d(const mbs_model *m, const mreal *q, const mreal *qd,
                             const mreal *dqd, const mreal *dqdd, mreal *dphi, mreal *dPhi_q, mreal *dphid,
                             mreal *dphidd)
 {
-    const int nq = m->nq;
+    const int nv = m->nv;
     const int r0 = m->con.nloop_rows + m->con.ndriver;
     for (int e = 0; e < m->n_euler; e++) {
         const mbs_joint_info *j = &m->joint[m->con.euler_joint[e]];
-        const int off = j->qoff + j->euler, row = r0 + e;
+        const int off = j->qoff + j->euler, voff = j->voff + j->euler, row = r0 + e;
         mreal s0 = 0, s1 = 0, s2 = 0;
         for (int k = 0; k < 4; k++) {
-            const mreal p = q[off + k], pd = qd ? qd[off + k] : 0, pdd = qdd ? qdd[off + k] : 0;
-            const mreal dp = dq ? dq[off + k] : 0, dpd = dqd ? dqd[off + k] : 0, dpdd = dqdd ? dqdd[off + k] : 0;
+            const mreal p = q[off + k], pd = qd ? qd[voff + k] : 0, pdd = qdd ? qdd[voff + k] : 0;
+            const mreal dp = dq ? dq[voff + k] : 0, dpd = dqd ? dqd[voff + k] : 0, dpdd = dqdd ? dqdd[voff + k] : 0;
             s0 += 2 * p * dp;
             s1 += 2 * (dp * pd + p * dpd);
             s2 += 4 * pd * dpd + 2 * (dp * pdd + p * dpdd);
-            if (dPhi_q) dPhi_q[(size_t)row * nq + off + k] = 2 * dp;
+            if (dPhi_q) dPhi_q[(size_t)row * nv + voff + k] = 2 * dp;
         }
         if (dphi) dphi[row] = s0;
         if (dphid) dphid[row] = s1;
@@ -684,11 +684,11 @@ void MBS_K(mbs_con_kernel_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs
                              const mreal *dq, const mreal *dqd, const mreal *dqdd, mreal t, mreal *dphi,
                              mreal *dPhi_q, mreal *dphid, mreal *dphidd)
 {
-    const int n = total_rows(m), nq = m->nq;
+    const int n = total_rows(m), nv = m->nv;
     mreal dG[MBS_CON_MAXROWS * 18];
     struct MBS_K(mbs_con_cache) own;   /* a workspace without a cache */
     if (dPhi_q)
-        for (size_t k = 0; k < (size_t)n * (size_t)nq; k++) dPhi_q[k] = 0;
+        for (size_t k = 0; k < (size_t)n * (size_t)nv; k++) dPhi_q[k] = 0;
 
     /* ---- loop closure ---- */
     /* levels of the entities' tangents needed: velocities for dphid and
@@ -714,17 +714,17 @@ void MBS_K(mbs_con_point_component)(const mbs_model *m, const mreal *x, const MB
     val[1] = rd[comp];
     val[2] = rdd[comp];
     if (!row) return;
-    for (int k = 0; k < m->nq; k++) row[k] = 0;
+    for (int k = 0; k < m->nv; k++) row[k] = 0;
     for (int a = body; a > 0; a = m->joint[a].parent) {
         const mbs_joint_info *j = &m->joint[a];
         mreal rel[3];
         v3_sub(rel, r, w->r + 3 * a);
-        for (int k = 0; k < j->nq; k++) {
+        for (int k = 0; k < j->nv; k++) {
             const mreal *bc = w->b + MBS_BSTRIDE * a + 6 * k;
             mreal J[3];
             v3_cross(J, bc + 3, rel);
             v3_add(J, J, bc);
-            row[j->qoff + k] = J[comp];
+            row[j->voff + k] = J[comp];
         }
     }
 }
@@ -739,7 +739,7 @@ void MBS_K(mbs_con_point_component_d)(const mbs_model *m, const mreal *x, const 
     dval[1] = drd[comp];
     dval[2] = drdd[comp];
     if (!drow) return;
-    for (int k = 0; k < m->nq; k++) drow[k] = 0;
+    for (int k = 0; k < m->nv; k++) drow[k] = 0;
     mreal g[3] = { 0, 0, 0 };
     g[comp] = 1;
     add_jac_d_row(m, w, dw, body, r, dr, g, NULL, drow, 0);

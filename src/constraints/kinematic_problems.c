@@ -53,29 +53,29 @@ int mbs_con_ws_create(mbs_data *d, const mbs_model *m)
     mbs_con_ws *c = calloc(1, sizeof *c);
     if (!c) return -1;
     d->con = c;
-    const int n = mbs_con_nrows(m), nq = m->nq;
+    const int n = mbs_con_nrows(m), nv = m->nv;
     c->ncon = n;
-    c->nq = nq;
-    c->mmax = n > nq ? n : nq;
-    size_t n1 = (size_t)n + 1, q1 = (size_t)nq + 1, m1 = (size_t)c->mmax + 1;
+    c->nv = nv;
+    c->mmax = n > nv ? n : nv;
+    size_t n1 = (size_t)n + 1, v1 = (size_t)nv + 1, m1 = (size_t)c->mmax + 1;
     c->phi = calloc(n1, sizeof *c->phi);
     c->vec = calloc(n1, sizeof *c->vec);
-    c->Phi = calloc(n1 * q1, sizeof *c->Phi);
-    c->A = calloc(m1 * q1, sizeof *c->A);
-    c->rhs = calloc(m1 + q1, sizeof *c->rhs);
-    c->sv = calloc(q1, sizeof *c->sv);
-    c->q = calloc(q1, sizeof *c->q);
-    c->held = calloc(q1, sizeof *c->held);
-    c->fixed = calloc(q1, sizeof *c->fixed);
+    c->Phi = calloc(n1 * v1, sizeof *c->Phi);
+    c->A = calloc(m1 * v1, sizeof *c->A);
+    c->rhs = calloc(m1 + v1, sizeof *c->rhs);
+    c->sv = calloc(v1, sizeof *c->sv);
+    c->q = calloc((size_t)m->nq + 1, sizeof *c->q);
+    c->held = calloc(v1, sizeof *c->held);
+    c->fixed = calloc(v1, sizeof *c->fixed);
     if (!c->phi || !c->vec || !c->Phi || !c->A || !c->rhs || !c->sv || !c->q || !c->held || !c->fixed) return -1;
-    if (nq > 0 && n > 0) {
+    if (nv > 0 && n > 0) {
         /* work for the problem sizes used: M = rows <= ncon, N = free
-         * coordinates <= nq. The requirement grows with both; query along
+         * columns <= nv. The requirement grows with both; query along
          * the two edges and keep twice the largest. */
         lapack_int lw = 1, liw = 1;
         for (int e = 0; e < 2; e++)
-            for (int k = 1; k <= (e ? nq : n); k++) {
-                lapack_int li = 0, l = e ? gelsd_query(n, k, &li) : gelsd_query(k, nq, &li);
+            for (int k = 1; k <= (e ? nv : n); k++) {
+                lapack_int li = 0, l = e ? gelsd_query(n, k, &li) : gelsd_query(k, nv, &li);
                 if (l < 0) return -1;
                 if (l > lw) lw = l;
                 if (li > liw) liw = li;
@@ -113,19 +113,19 @@ void mbs_con_ws_scribble(mbs_data *d, uint64_t *s)
     mbs_con_cache_scribble(&d->ws, d->model, s);
     mbs_con_cache_scribble(&d->dws, d->model, s);
     mbs_con_ws *c = d->con;
-    const size_t n1 = (size_t)c->ncon + 1, q1 = (size_t)c->nq + 1, m1 = (size_t)c->mmax + 1, z = sizeof(double);
+    const size_t n1 = (size_t)c->ncon + 1, v1 = (size_t)c->nv + 1, m1 = (size_t)c->mmax + 1, z = sizeof(double);
     mbs_scribble_bytes(c->phi, z * n1, s);
     mbs_scribble_bytes(c->vec, z * n1, s);
-    mbs_scribble_bytes(c->Phi, z * n1 * q1, s);
-    mbs_scribble_bytes(c->A, z * m1 * q1, s);
-    mbs_scribble_bytes(c->rhs, z * (m1 + q1), s);
-    mbs_scribble_bytes(c->sv, z * q1, s);
-    mbs_scribble_bytes(c->q, z * q1, s);
-    mbs_scribble_bytes(c->held, z * q1, s);
+    mbs_scribble_bytes(c->Phi, z * n1 * v1, s);
+    mbs_scribble_bytes(c->A, z * m1 * v1, s);
+    mbs_scribble_bytes(c->rhs, z * (m1 + v1), s);
+    mbs_scribble_bytes(c->sv, z * v1, s);
+    mbs_scribble_bytes(c->q, z * ((size_t)d->model->nq + 1), s);
+    mbs_scribble_bytes(c->held, z * v1, s);
     if (c->work) mbs_scribble_bytes(c->work, z * (size_t)c->lwork, s);
     if (c->iwork) mbs_scribble_bytes(c->iwork, sizeof(int) * (size_t)c->liwork, s);
-    mbs_scribble_bytes(c->fixed, sizeof(int) * q1, s);
-    for (size_t k = 0; k < q1; k++) c->fixed[k] = c->nq > 0 ? (int)((unsigned)c->fixed[k] % (unsigned)c->nq) : 0;
+    mbs_scribble_bytes(c->fixed, sizeof(int) * v1, s);
+    for (size_t k = 0; k < v1; k++) c->fixed[k] = c->nv > 0 ? (int)((unsigned)c->fixed[k] % (unsigned)c->nv) : 0;
 }
 
 /* ---------------------------------------------------------------- evaluation */
@@ -145,7 +145,7 @@ int mbs_constraint_eval(const mbs_model *m, mbs_data *d, const double *q, const 
     const int n = mbs_con_nrows(m);
     return mbs_data_results(d, "constraints",
                             MBS_RESULTS({ "phi", phi, n, 1, MBS_IX_CON, 0 },
-                                        { "Phi_q", Phi_q, n, m->nq, MBS_IX_CON, MBS_IX_COORD },
+                                        { "Phi_q", Phi_q, n, m->nv, MBS_IX_CON, MBS_IX_COORD },
                                         { "dphi/dt", phid, n, 1, MBS_IX_CON, 0 },
                                         { "b", b, n, 1, MBS_IX_CON, 0 }, { "c", c, n, 1, MBS_IX_CON, 0 }));
 }
@@ -205,8 +205,8 @@ static int setup(const mbs_model *m, mbs_data *d, const mbs_kin_options *opt, ki
     if (nf > 0 && !fx) return mbs_data_fail(d, MBS_ERR_ARG, "nfixed = %d but the fixed list is NULL", nf);
     int n = 0;
     for (int i = 0; i < nf; i++) {
-        if (fx[i] < 0 || fx[i] >= m->nq)
-            return mbs_data_fail(d, MBS_ERR_ARG, "fixed coordinate %d out of range 0..%d", fx[i], m->nq - 1);
+        if (fx[i] < 0 || fx[i] >= m->nv)
+            return mbs_data_fail(d, MBS_ERR_ARG, "fixed coordinate %d out of range 0..%d", fx[i], m->nv - 1);
         int dup = 0;
         for (int k = 0; k < n && !dup; k++) dup = c->fixed[k] == fx[i];
         if (!dup) c->fixed[n++] = fx[i];
@@ -224,7 +224,7 @@ static int setup(const mbs_model *m, mbs_data *d, const mbs_kin_options *opt, ki
 static int free_columns(mbs_con_ws *c, int nf)
 {
     int nfree = 0;
-    for (int j = 0; j < c->nq; j++) {
+    for (int j = 0; j < c->nv; j++) {
         int f = 0;
         for (int i = 0; i < nf && !f; i++) f = c->fixed[i] == j;
         if (!f) c->fixed[nf + nfree++] = j;
@@ -236,7 +236,7 @@ static int free_columns(mbs_con_ws *c, int nf)
  * c->Phi) in the minimum-norm least-squares sense; x into c->rhs[0..nfree). */
 static int solve_free(mbs_con_ws *c, int nr, const int *freec, int nfree)
 {
-    const int nq = c->nq;
+    const int nv = c->nv;
     if (nfree == 0) return 0;
     if (nr == 0) {
         for (int k = 0; k < nfree; k++) c->rhs[k] = 0;
@@ -245,7 +245,7 @@ static int solve_free(mbs_con_ws *c, int nr, const int *freec, int nfree)
     const int lda = nr, ldb = nr > nfree ? nr : nfree;
     for (int j = 0; j < nfree; j++) {
         double *col = c->A + (size_t)j * lda;
-        for (int r = 0; r < nr; r++) col[r] = c->Phi[(size_t)r * nq + freec[j]];
+        for (int r = 0; r < nr; r++) col[r] = c->Phi[(size_t)r * nv + freec[j]];
     }
     for (int r = nr; r < ldb; r++) c->rhs[r] = 0;
     lapack_int rank = 0;
@@ -261,20 +261,20 @@ int mbs_constraint_rank(const mbs_model *m, mbs_data *d, const double *q, double
     int rc = mbs_data_check_state(d, q, NULL, NULL);
     if (rc != MBS_OK) return rc;
     mbs_con_ws *c = d->con;
-    const int n = mbs_con_nrows(m), nq = m->nq;
+    const int n = mbs_con_nrows(m), nv = m->nv;
     *rank = 0;
-    if (n == 0 || nq == 0) return MBS_OK;
+    if (n == 0 || nv == 0) return MBS_OK;
     mbs_kin_forward(m, m->x, &d->ws, q, NULL, NULL, 0);
     mbs_con_kernel(m, m->x, &d->ws, q, NULL, NULL, t, NULL, c->Phi, NULL, NULL, NULL, NULL);
-    for (int j = 0; j < nq; j++) {
+    for (int j = 0; j < nv; j++) {
         c->fixed[j] = j;
         double *col = c->A + (size_t)j * n;
-        for (int r = 0; r < n; r++) col[r] = c->Phi[(size_t)r * nq + j];
+        for (int r = 0; r < n; r++) col[r] = c->Phi[(size_t)r * nv + j];
     }
-    const int ldb = n > nq ? n : nq;
+    const int ldb = n > nv ? n : nv;
     for (int r = 0; r < ldb; r++) c->rhs[r] = 0;
     lapack_int rk = 0;
-    lapack_int info = LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, n, nq, 1, c->A, n, c->rhs, ldb, c->sv, RCOND, &rk,
+    lapack_int info = LAPACKE_dgelsd_work(LAPACK_COL_MAJOR, n, nv, 1, c->A, n, c->rhs, ldb, c->sv, RCOND, &rk,
                                           c->work, c->lwork, c->iwork);
     if (info != 0) return mbs_data_fail(d, MBS_ERR_NUMERIC, "mbs_constraint_rank: the SVD failed");
     *rank = (int)rk;
@@ -386,7 +386,7 @@ static int linear_problem(const mbs_model *m, mbs_data *d, const double *q, cons
     if (!isfinite(t)) return mbs_data_fail(d, MBS_ERR_NUMERIC, "time is not finite");
     rc = mbs_data_check_state(d, q, level == 2 ? qd : NULL, NULL);
     if (rc) return rc;
-    const int nq = m->nq, nr = problem_rows(m, &s), nf = s.nfixed;
+    const int nv = m->nv, nr = problem_rows(m, &s), nf = s.nfixed;
     const int nfree = free_columns(c, nf);
     const int *freec = c->fixed + nf;
     for (int i = 0; i < nf; i++) {
@@ -404,14 +404,14 @@ static int linear_problem(const mbs_model *m, mbs_data *d, const double *q, cons
     }
     for (int r = 0; r < nr; r++) {
         double v = c->vec[r];
-        for (int i = 0; i < nf; i++) v -= c->Phi[(size_t)r * nq + c->fixed[i]] * c->held[i];
+        for (int i = 0; i < nf; i++) v -= c->Phi[(size_t)r * nv + c->fixed[i]] * c->held[i];
         c->rhs[r] = v;
     }
     if (solve_free(c, nr, freec, nfree) != 0)
         return mbs_data_fail(d, MBS_ERR_NUMERIC, "the least-squares solve failed");
     for (int k = 0; k < nfree; k++) x[freec[k]] = c->rhs[k];
     return mbs_data_results(d, level == 1 ? "velocity problem" : "acceleration problem",
-                            MBS_RESULTS({ level == 1 ? "qd" : "qdd", x, nq, 1, MBS_IX_COORD, 0 }));
+                            MBS_RESULTS({ level == 1 ? "qd" : "qdd", x, nv, 1, MBS_IX_COORD, 0 }));
 }
 
 int mbs_solve_velocity(const mbs_model *m, mbs_data *d, const double *q, double *qd, double t,

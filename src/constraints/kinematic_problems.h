@@ -9,19 +9,19 @@
 #include "kernels/data.h"
 
 typedef struct mbs_con_ws {
-    int ncon, nq, mmax;    /* rows, coordinates, max(ncon, nq) */
+    int ncon, nv, mmax;    /* rows, velocities (columns), max(ncon, nv) */
     double *phi;           /* ncon */
     double *vec;           /* ncon: b or c */
-    double *Phi;           /* ncon x nq, row-major */
-    double *A;             /* ncon x nq, column-major (LAPACK): the free columns */
-    double *rhs;           /* max(mmax, nq) */
-    double *sv;            /* singular values, nq */
+    double *Phi;           /* ncon x nv, row-major */
+    double *A;             /* ncon x nv, column-major (LAPACK): the free columns */
+    double *rhs;           /* max(mmax, nv) */
+    double *sv;            /* singular values, nv */
     double *q;             /* nq: iterate */
-    double *held;          /* nq: values of the fixed coordinates */
+    double *held;          /* nv: values of the fixed columns (velocity indices) */
     double *work;          /* LAPACK dgelsd work */
     int lwork, liwork;
     int *iwork;
-    int *fixed;            /* nq: fixed coordinates of the current problem, then the free ones */
+    int *fixed;            /* nv: fixed columns of the current problem, then the free ones */
 } mbs_con_ws;
 
 int mbs_con_ws_create(mbs_data *d, const mbs_model *m);

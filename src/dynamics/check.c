@@ -60,7 +60,7 @@ typedef struct {
 static void cs_prepare(cs_pipe *c, mreal t)
 {
     for (int k = 0; k < 15 * (c->m->nb + 1); k++) c->w.xfrc[k] = 0;
-    for (int k = 0; k < c->m->nq; k++) c->w.qfrc[k] = 0;
+    for (int k = 0; k < c->m->nv; k++) c->w.qfrc[k] = 0;
     mbs_forces_apply_cs(c->m, c->x, &c->w, c->q, c->qd, t);
 }
 
@@ -80,25 +80,26 @@ static int cs_fd(cs_pipe *c)
     return mbs_aba_cs(c->m, &c->w, c->q, c->qd, c->tau, c->out);
 }
 
-/* Perturb direction dir: 0..nq-1 q, nq..2nq-1 qd, then tau (if with_tau),
+/* Perturb direction dir: 0..nv-1 q, nv..2nv-1 qd, then tau (if with_tau),
  * then parameters. */
 static void cs_set(cs_pipe *c, const double *q, const double *qd, const double *qdd,
                    const double *tau, int dir, int with_tau)
 {
     const mbs_model *m = c->m;
-    const int nq = m->nq;
+    const int nv = m->nv;
     for (int k = 0; k < m->nx; k++) c->x[k] = m->x[k];
-    for (int k = 0; k < nq; k++) {
-        c->q[k] = q[k]; c->qd[k] = qd[k];
+    for (int k = 0; k < m->nq; k++) c->q[k] = q[k];
+    for (int k = 0; k < nv; k++) {
+        c->qd[k] = qd[k];
         c->qdd[k] = qdd ? qdd[k] : 0; c->tau[k] = tau ? tau[k] : 0;
     }
-    if (dir < nq) { c->q[dir] += I * H; return; }
-    dir -= nq;
-    if (dir < nq) { c->qd[dir] += I * H; return; }
-    dir -= nq;
+    if (dir < nv) { c->q[dir] += I * H; return; }
+    dir -= nv;
+    if (dir < nv) { c->qd[dir] += I * H; return; }
+    dir -= nv;
     if (with_tau) {
-        if (dir < nq) { c->tau[dir] += I * H; return; }
-        dir -= nq;
+        if (dir < nv) { c->tau[dir] += I * H; return; }
+        dir -= nv;
     }
     const mbs_param_info *p = &m->param[dir];
     for (int t = 0; t < p->ntargets; t++) c->x[p->target[t]] += I * H * p->scale[t];
@@ -108,11 +109,11 @@ static void cs_set(cs_pipe *c, const double *q, const double *qd, const double *
  * -1 when memory runs out (the caller frees what it holds). */
 static int cs_pipe_init(cs_pipe *c, const mbs_model *m, mbs_ref_point ref)
 {
-    const size_t n1 = (size_t)m->nq + 1;
+    const size_t n1 = (size_t)m->nv + 1;
     memset(c, 0, sizeof *c);
     c->m = m;
     c->x = calloc((size_t)m->nx + 1, sizeof(mreal));
-    c->q = calloc(n1, sizeof(mreal)); c->qd = calloc(n1, sizeof(mreal));
+    c->q = calloc((size_t)m->nq + 1, sizeof(mreal)); c->qd = calloc(n1, sizeof(mreal));
     c->qdd = calloc(n1, sizeof(mreal)); c->tau = calloc(n1, sizeof(mreal)); c->out = calloc(n1, sizeof(mreal));
     if (!c->x || !c->q || !c->qd || !c->qdd || !c->tau || !c->out || mbs_ws_init_cs(&c->w, m) != 0) return -1;
     c->w.ref = ref;
@@ -135,7 +136,7 @@ static void sample_state(const mbs_model *m, uint64_t *s, const double *q_in, co
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         if (jt->euler < 0) continue;
-        double *p = q + jt->qoff + jt->euler, *f = tau + jt->qoff + jt->euler, pf = 0;
+        double *p = q + jt->qoff + jt->euler, *f = tau + jt->voff + jt->euler, pf = 0;
         for (int k = 0; k < 4; k++) pf += p[k] * f[k];
         for (int k = 0; k < 4; k++) f[k] -= pf * p[k];
     }
@@ -149,19 +150,19 @@ int mbs_check_derivatives(const mbs_model *m, int samples, unsigned long seed,
     if (q_in) samples = 1;
     if (samples < 1) return mbs_error_set(err, MBS_ERR_ARG, "check: samples must be >= 1 (got %d)", samples);
     memset(rep, 0, sizeof *rep);
-    const int nq = m->nq, np = m->nparam;
-    const size_t n1 = (size_t)nq + 1, p1 = (size_t)np + 1;
+    const int nv = m->nv, np = m->nparam;
+    const size_t n1 = (size_t)nv + 1, p1 = (size_t)np + 1, q1 = (size_t)m->nq + 1;
     int rc = MBS_OK;
     mbs_data *d = mbs_data_create(m, err);
     if (!d) return err ? err->code : MBS_ERR_NOMEM;
     mbs_data_set_ref(d, ref);
     cs_pipe c;
-    double *buf = calloc(6 * n1 + 6 * n1 * n1 + 2 * n1 * p1, sizeof(double));
+    double *buf = calloc(q1 + 5 * n1 + 6 * n1 * n1 + 2 * n1 * p1, sizeof(double));
     if (cs_pipe_init(&c, m, ref) != 0 || !buf) {
         rc = mbs_error_set(err, MBS_ERR_NOMEM, "check: out of memory");
         goto done;
     }
-    double *q = buf, *qd = q + n1, *qdd = qd + n1, *tau = qdd + n1;
+    double *q = buf, *qd = q + q1, *qdd = qd + n1, *tau = qdd + n1;
     double *A = tau + 2 * n1, *B = A + n1 * n1, *C = B + n1 * n1, *R = C + n1 * n1;
     double *A2 = R + n1 * n1, *B2 = A2 + n1 * n1, *P = B2 + n1 * n1, *P2 = P + n1 * p1;
     uint64_t s = seed * 2685821657736338717ULL + 1442695040888963407ULL;
@@ -173,25 +174,25 @@ int mbs_check_derivatives(const mbs_model *m, int samples, unsigned long seed,
             mbs_error_set(err, rc, "check: %s", mbs_data_error(d));
             goto done;
         }
-        for (int dir = 0; dir < 2 * nq + np; dir++) {
+        for (int dir = 0; dir < 2 * nv + np; dir++) {
             cs_set(&c, q, qd, qdd, NULL, dir, 0);
             cs_id(&c);
-            for (int r = 0; r < nq; r++) {
+            for (int r = 0; r < nv; r++) {
                 double v = cimag(c.out[r]) / H;
-                if (dir < nq) R[r * nq + dir] = v;
-                else if (dir < 2 * nq) C[r * nq + dir - nq] = v;
-                else P2[r * np + dir - 2 * nq] = v;
+                if (dir < nv) R[r * nv + dir] = v;
+                else if (dir < 2 * nv) C[r * nv + dir - nv] = v;
+                else P2[r * np + dir - 2 * nv] = v;
             }
         }
         if ((rc = mbs_error_results(err, m, "check: complex step",
-                                    MBS_RESULTS({ "dtau/dq", R, nq, nq, MBS_IX_COORD, MBS_IX_COORD },
-                                                { "dtau/dqd", C, nq, nq, MBS_IX_COORD, MBS_IX_COORD },
-                                                { "dtau/drho", np ? P2 : NULL, nq, np, MBS_IX_COORD, MBS_IX_PARAM }))))
+                                    MBS_RESULTS({ "dtau/dq", R, nv, nv, MBS_IX_COORD, MBS_IX_COORD },
+                                                { "dtau/dqd", C, nv, nv, MBS_IX_COORD, MBS_IX_COORD },
+                                                { "dtau/drho", np ? P2 : NULL, nv, np, MBS_IX_COORD, MBS_IX_PARAM }))))
             goto done;
         double e;
-        e = rel_err(A, R, nq * nq); if (e > rep->worst[MBS_CHECK_DTAU_DQ]) rep->worst[MBS_CHECK_DTAU_DQ] = e;
-        e = rel_err(B, C, nq * nq); if (e > rep->worst[MBS_CHECK_DTAU_DQD]) rep->worst[MBS_CHECK_DTAU_DQD] = e;
-        if (np) { e = rel_err(P, P2, nq * np); if (e > rep->worst[MBS_CHECK_DTAU_DRHO]) rep->worst[MBS_CHECK_DTAU_DRHO] = e; }
+        e = rel_err(A, R, nv * nv); if (e > rep->worst[MBS_CHECK_DTAU_DQ]) rep->worst[MBS_CHECK_DTAU_DQ] = e;
+        e = rel_err(B, C, nv * nv); if (e > rep->worst[MBS_CHECK_DTAU_DQD]) rep->worst[MBS_CHECK_DTAU_DQD] = e;
+        if (np) { e = rel_err(P, P2, nv * np); if (e > rep->worst[MBS_CHECK_DTAU_DRHO]) rep->worst[MBS_CHECK_DTAU_DRHO] = e; }
         /* ---- forward dynamics (both algorithms) ---- */
         if ((rc = mbs_forward_dynamics_derivatives(m, d, MBS_FD_SEMI_RECURSIVE, q, qd, tau, NULL, A2, B2, NULL)) ||
             (rc = mbs_forward_dynamics_derivatives(m, d, MBS_FD_RECURSIVE, q, qd, tau, NULL, A, B, C)) ||
@@ -199,32 +200,32 @@ int mbs_check_derivatives(const mbs_model *m, int samples, unsigned long seed,
             mbs_error_set(err, rc, "check: %s", mbs_data_error(d));
             goto done;
         }
-        e = fmax(rel_err(A, A2, nq * nq), rel_err(B, B2, nq * nq));
+        e = fmax(rel_err(A, A2, nv * nv), rel_err(B, B2, nv * nv));
         if (e > rep->worst[MBS_CHECK_FR_VS_SEMI]) rep->worst[MBS_CHECK_FR_VS_SEMI] = e;
-        for (int dir = 0; dir < 3 * nq + np; dir++) {
+        for (int dir = 0; dir < 3 * nv + np; dir++) {
             cs_set(&c, q, qd, NULL, tau, dir, 1);
             if (cs_fd(&c) != 0) {
                 rc = mbs_error_set(err, MBS_ERR_NUMERIC, "check: forward dynamics failed at sample %d", sample);
                 goto done;
             }
-            for (int r = 0; r < nq; r++) {
+            for (int r = 0; r < nv; r++) {
                 double v = cimag(c.out[r]) / H;
-                if (dir < nq) A2[r * nq + dir] = v;
-                else if (dir < 2 * nq) B2[r * nq + dir - nq] = v;
-                else if (dir < 3 * nq) R[r * nq + dir - 2 * nq] = v;
-                else P2[r * np + dir - 3 * nq] = v;
+                if (dir < nv) A2[r * nv + dir] = v;
+                else if (dir < 2 * nv) B2[r * nv + dir - nv] = v;
+                else if (dir < 3 * nv) R[r * nv + dir - 2 * nv] = v;
+                else P2[r * np + dir - 3 * nv] = v;
             }
         }
         if ((rc = mbs_error_results(err, m, "check: complex step",
-                                    MBS_RESULTS({ "dqdd/dq", A2, nq, nq, MBS_IX_COORD, MBS_IX_COORD },
-                                                { "dqdd/dqd", B2, nq, nq, MBS_IX_COORD, MBS_IX_COORD },
-                                                { "dqdd/dtau", R, nq, nq, MBS_IX_COORD, MBS_IX_COORD },
-                                                { "dqdd/drho", np ? P2 : NULL, nq, np, MBS_IX_COORD, MBS_IX_PARAM }))))
+                                    MBS_RESULTS({ "dqdd/dq", A2, nv, nv, MBS_IX_COORD, MBS_IX_COORD },
+                                                { "dqdd/dqd", B2, nv, nv, MBS_IX_COORD, MBS_IX_COORD },
+                                                { "dqdd/dtau", R, nv, nv, MBS_IX_COORD, MBS_IX_COORD },
+                                                { "dqdd/drho", np ? P2 : NULL, nv, np, MBS_IX_COORD, MBS_IX_PARAM }))))
             goto done;
-        e = rel_err(A, A2, nq * nq); if (e > rep->worst[MBS_CHECK_DQDD_DQ]) rep->worst[MBS_CHECK_DQDD_DQ] = e;
-        e = rel_err(B, B2, nq * nq); if (e > rep->worst[MBS_CHECK_DQDD_DQD]) rep->worst[MBS_CHECK_DQDD_DQD] = e;
-        e = rel_err(C, R, nq * nq); if (e > rep->worst[MBS_CHECK_DQDD_DTAU]) rep->worst[MBS_CHECK_DQDD_DTAU] = e;
-        if (np) { e = rel_err(P, P2, nq * np); if (e > rep->worst[MBS_CHECK_DQDD_DRHO]) rep->worst[MBS_CHECK_DQDD_DRHO] = e; }
+        e = rel_err(A, A2, nv * nv); if (e > rep->worst[MBS_CHECK_DQDD_DQ]) rep->worst[MBS_CHECK_DQDD_DQ] = e;
+        e = rel_err(B, B2, nv * nv); if (e > rep->worst[MBS_CHECK_DQDD_DQD]) rep->worst[MBS_CHECK_DQDD_DQD] = e;
+        e = rel_err(C, R, nv * nv); if (e > rep->worst[MBS_CHECK_DQDD_DTAU]) rep->worst[MBS_CHECK_DQDD_DTAU] = e;
+        if (np) { e = rel_err(P, P2, nv * np); if (e > rep->worst[MBS_CHECK_DQDD_DRHO]) rep->worst[MBS_CHECK_DQDD_DRHO] = e; }
         rep->samples++;
     }
     rc = mbs_error_results(err, m, "check", MBS_RESULTS({ "worst relative error", rep->worst, MBS_CHECK_NBLOCKS, 1,

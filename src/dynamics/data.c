@@ -23,17 +23,17 @@ mbs_data *mbs_data_create(const mbs_model *m, mbs_error *err)
     mbs_data *d = calloc(1, sizeof *d);
     if (!d) { mbs_error_set(err, MBS_ERR_NOMEM, "out of memory"); return NULL; }
     d->model = m;
-    d->nq = m->nq;
+    d->nv = m->nv;
     /* everything is allocated here, once; mbs_data_free copes with a
      * partially built data */
-    const size_t nq = (size_t)(m->nq > 0 ? m->nq : 1);
+    const size_t nv = (size_t)(m->nv > 0 ? m->nv : 1);
     int ok = mbs_ws_init(&d->ws, m) == 0;
     ok = (mbs_ws_init(&d->dws, m) == 0) && ok;
-    d->scratch = calloc(nq * nq + 4 * nq, sizeof(double));
+    d->scratch = calloc(nv * nv + 4 * nv, sizeof(double));
     d->xload = calloc(15 * (size_t)(m->nb + 1), sizeof(double));
-    d->qload = calloc(nq, sizeof(double));
+    d->qload = calloc(nv, sizeof(double));
     d->dx = calloc((size_t)m->nx + 1, sizeof(double));
-    d->dbuf = calloc(6 * nq, sizeof(double));
+    d->dbuf = calloc(6 * nv, sizeof(double));
     ok = ok && d->scratch && d->xload && d->qload && d->dx && d->dbuf && mbs_con_ws_create(d, m) == 0;
     ok = ok && mbs_abajf_create(d, m) == 0;
     ok = ok && mbs_jac1_create(d, m) == 0;
@@ -67,14 +67,14 @@ void mbs_data_free(mbs_data *d)
 void mbs_data_scribble(mbs_data *d, uint64_t seed)
 {
     const mbs_model *m = d->model;
-    const size_t nq = (size_t)(m->nq > 0 ? m->nq : 1), z = sizeof(double);
+    const size_t nv = (size_t)(m->nv > 0 ? m->nv : 1), z = sizeof(double);
     uint64_t s = seed * 2685821657736338717ULL + 1442695040888963407ULL;
     if (!s) s = 1;
     mbs_ws_scribble(&d->ws, m, 0, &s);
     mbs_ws_scribble(&d->dws, m, 1, &s);   /* a tangent's ground entries are never read */
     mbs_scribble_bytes(d->dx, z * ((size_t)m->nx + 1), &s);
-    mbs_scribble_bytes(d->dbuf, z * 6 * nq, &s);
-    mbs_scribble_bytes(d->scratch, z * (nq * nq + 4 * nq), &s);
+    mbs_scribble_bytes(d->dbuf, z * 6 * nv, &s);
+    mbs_scribble_bytes(d->scratch, z * (nv * nv + 4 * nv), &s);
     mbs_con_ws_scribble(d, &s);
     mbs_abajf_scribble(d, &s);
     mbs_jac1_scribble(d, &s);
@@ -87,7 +87,7 @@ double mbs_data_time(const mbs_data *d) { return d->time; }
 void mbs_data_prepare_loads(const mbs_model *m, mbs_data *d, const double *q, const double *qd)
 {
     memcpy(d->ws.xfrc, d->xload, sizeof(double) * 15 * (size_t)(m->nb + 1));
-    memcpy(d->ws.qfrc, d->qload, sizeof(double) * (size_t)m->nq);
+    memcpy(d->ws.qfrc, d->qload, sizeof(double) * (size_t)m->nv);
     mbs_forces_apply(m, m->x, &d->ws, q, qd, d->time);   /* force elements */
 }
 
@@ -121,7 +121,7 @@ const char *mbs_data_error(const mbs_data *d) { return d->err; }
 void mbs_data_clear_loads(mbs_data *d)
 {
     memset(d->xload, 0, sizeof(double) * 15 * (size_t)(d->ws.nb + 1));
-    memset(d->qload, 0, sizeof(double) * (size_t)d->ws.nq);
+    memset(d->qload, 0, sizeof(double) * (size_t)d->ws.nv);
     d->has_body_load = 0;
 }
 

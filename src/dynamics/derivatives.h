@@ -20,11 +20,11 @@ void mbs_deriv_param_direction(const mbs_model *m, const double *drho, double *d
  * error left in d. */
 static inline int mbs_deriv_check_finite(mbs_data *d, const double *v, int n, const char *what)
 {
-    /* the results check of every public call (src/kernels/results.c): nq rows of
+    /* the results check of every public call (src/kernels/results.c): nv rows of
      * coordinates, columns of coordinates or (d.../drho) of parameters */
-    const int nq = d->model->nq > 0 ? d->model->nq : 1, cols = n / nq;
-    const mbs_index_kind ck = strstr(what, "drho") ? MBS_IX_PARAM : cols == nq ? MBS_IX_COORD : MBS_IX_NONE;
-    return mbs_data_results(d, "derivatives", MBS_RESULTS({ what, v, nq, cols, MBS_IX_COORD, ck }));
+    const int nv = d->model->nv > 0 ? d->model->nv : 1, cols = n / nv;
+    const mbs_index_kind ck = strstr(what, "drho") ? MBS_IX_PARAM : cols == nv ? MBS_IX_COORD : MBS_IX_NONE;
+    return mbs_data_results(d, "derivatives", MBS_RESULTS({ what, v, nv, cols, MBS_IX_COORD, ck }));
 }
 
 /* 1 if the FD derivatives form M'^-1 densely (LAPACK: chain-like trees)

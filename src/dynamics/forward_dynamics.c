@@ -33,39 +33,39 @@ int mbs_fd_algorithm_from_name(const char *name)
 static int semi_recursive(const mbs_model *m, mbs_data *d, const double *q,
                           const double *qd, const double *tau, double *qdd)
 {
-    const int nq = m->nq;
-    double *M = d->scratch, *rhs = d->scratch + (size_t)nq * nq;
+    const int nv = m->nv;
+    double *M = d->scratch, *rhs = d->scratch + (size_t)nv * nv;
     mbs_ws *w = &d->ws;
     mbs_kin_forward(m, m->x, w, q, qd, NULL, 2);
     mbs_data_prepare_loads(m, d, q, qd);
     mbs_body_terms(m, m->x, w);
     mbs_rnea(m, w, rhs);                 /* rhs = M*0 - Q = -Q */
-    for (int k = 0; k < nq; k++) rhs[k] = (tau ? tau[k] : 0) - rhs[k];
+    for (int k = 0; k < nv; k++) rhs[k] = (tau ? tau[k] : 0) - rhs[k];
     mbs_crba(m, w, M);
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         if (jt->euler < 0) continue;
-        const int e = jt->qoff + jt->euler;
-        const double *p = q + e;
+        const int e = jt->voff + jt->euler;
+        const double *p = q + jt->qoff + jt->euler;
         double pr = 0, pdpd = 0;
         for (int k = 0; k < 4; k++) { pr += p[k] * rhs[e + k]; pdpd += qd ? qd[e + k] * qd[e + k] : 0; }
         for (int r = 0; r < 4; r++) {
             rhs[e + r] -= p[r] * (pr + pdpd);
-            for (int c = 0; c < 4; c++) M[(e + r) * nq + e + c] += p[r] * p[c];
+            for (int c = 0; c < 4; c++) M[(e + r) * nv + e + c] += p[r] * p[c];
         }
     }
-    if (nq == 0) return MBS_OK;
+    if (nv == 0) return MBS_OK;
     /* M is symmetric: its row-major lower triangle is the column-major
      * upper one, so the column-major _work routines apply without the
      * transposed copy (and allocation) of the row-major LAPACKE layer */
-    lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', nq, M, nq);
+    lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', nv, M, nv);
     if (info != 0)
         return mbs_data_fail(d, MBS_ERR_NUMERIC,
                              "forward dynamics (semi-recursive): mass matrix not positive definite "
                              "at coordinate %d (%s)", (int)info - 1,
                              info > 0 ? m->coord_name[info - 1] : "?");
-    LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', nq, 1, M, nq, rhs, nq);
-    memcpy(qdd, rhs, sizeof(double) * (size_t)nq);
+    LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', nv, 1, M, nv, rhs, nv);
+    memcpy(qdd, rhs, sizeof(double) * (size_t)nv);
     mbs_kin_accelerations(m, w, qdd);
     return MBS_OK;
 }
@@ -79,7 +79,7 @@ static int fd_outcome(const mbs_model *m, mbs_data *d, int bad, const double *qd
         return mbs_data_fail(d, MBS_ERR_NUMERIC,
                              "forward dynamics (fully recursive): articulated inertia of joint "
                              "'%s' is not positive definite (massless subtree?)", m->joint[-bad].name);
-    return mbs_data_results(d, "forward dynamics", MBS_RESULTS({ "qdd", qdd, m->nq, 1, MBS_IX_COORD, 0 }));
+    return mbs_data_results(d, "forward dynamics", MBS_RESULTS({ "qdd", qdd, m->nv, 1, MBS_IX_COORD, 0 }));
 }
 
 int mbs_forward_dynamics(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg,

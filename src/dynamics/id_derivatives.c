@@ -46,7 +46,7 @@ void mbs_deriv_id_tangent(const mbs_model *m, mbs_data *d, const double *q, cons
     /* user loads are constant along any direction; force elements supply
      * their own tangents */
     memset(d->dws.xfrc + 15 * first, 0, sizeof(double) * 15 * (size_t)(last - first));
-    memset(d->dws.qfrc, 0, sizeof(double) * (size_t)m->nq);
+    memset(d->dws.qfrc, 0, sizeof(double) * (size_t)m->nv);
     if (m->nforce > 0)
         mbs_forces_apply_d(m, m->x, &d->ws, dx, &d->dws, q, qd, dq, dqd, d->dws.qfrc, d->time);
     mbs_body_terms_d(m, m->x, &d->ws, dx, &d->dws, first, last);
@@ -81,18 +81,18 @@ static int fast_jacobians(const mbs_model *m, const double *q)
  * with the rigid-motion kinematic tangents of the bodies they touch from
  * mbs_jac_body_tangent) give dW_b = [df; dn + o x df + eps(A dP)] at the
  * origin and dQ^q, and dtau_c -= s_c . sum_{b below c} dW_b + dQ^q_c. Cost
- * O(nq (elements + touched bodies x depth)). */
+ * O(nv (elements + touched bodies x depth)). */
 static void element_columns(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
                             int which, double *J)
 {
-    const int nq = m->nq, nb = m->nb;
-    double *e = d->dbuf + 4 * nq, *dqf = d->dbuf + 5 * nq;
+    const int nv = m->nv, nb = m->nb;
+    double *e = d->dbuf + 4 * nv, *dqf = d->dbuf + 5 * nv;
     mbs_ws *w = &d->ws, *dw = &d->dws;
-    memset(e, 0, sizeof(double) * (size_t)nq);   /* the unit direction e_k, one entry set at a time */
+    memset(e, 0, sizeof(double) * (size_t)nv);   /* the unit direction e_k, one entry set at a time */
     for (int i = 1; i <= nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         const int end = m->body[i].subtree_end;
-        for (int k = jt->qoff; k < jt->qoff + jt->nq; k++) {
+        for (int k = jt->voff; k < jt->voff + jt->nv; k++) {
             /* kinematic tangents of the touched bodies, zero load tangents */
             for (int f = 0; f < m->nforce; f++)
                 for (int s = 0; s < 2; s++) {
@@ -108,12 +108,12 @@ static void element_columns(const mbs_model *m, mbs_data *d, const double *q, co
                     }
                     memset(dw->xfrc + 15 * b, 0, 15 * sizeof(double));
                 }
-            memset(dqf, 0, sizeof(double) * (size_t)nq);
+            memset(dqf, 0, sizeof(double) * (size_t)nv);
             e[k] = 1;
             mbs_forces_apply_d(m, m->x, w, NULL, dw, q, qd, which == 0 ? e : NULL, which == 1 ? e : NULL,
                                dqf, d->time);
             e[k] = 0;
-            for (int r = 0; r < nq; r++) J[(size_t)r * nq + k] -= dqf[r];
+            for (int r = 0; r < nv; r++) J[(size_t)r * nv + k] -= dqf[r];
             /* each touched body once: its load tangent goes up its path */
             for (int f = 0; f < m->nforce; f++)
                 for (int s = 0; s < 2; s++) {
@@ -137,13 +137,13 @@ static void element_columns(const mbs_model *m, mbs_data *d, const double *q, co
                     for (int j = b; j > 0; j = m->joint[j].parent) {
                         const mbs_joint_info *jj = &m->joint[j];
                         const double *bj = w->b + MBS_BSTRIDE * j, *rj = w->r + 3 * j;
-                        for (int c = 0; c < jj->nq; c++) {
+                        for (int c = 0; c < jj->nv; c++) {
                             const double *col = bj + 6 * c;
                             /* column at the origin: [b_lin + r x b_ang; b_ang] */
                             const double sl0 = col[0] + rj[1] * col[5] - rj[2] * col[4];
                             const double sl1 = col[1] + rj[2] * col[3] - rj[0] * col[5];
                             const double sl2 = col[2] + rj[0] * col[4] - rj[1] * col[3];
-                            J[(size_t)(jj->qoff + c) * nq + k] -=
+                            J[(size_t)(jj->voff + c) * nv + k] -=
                                 sl0 * W[0] + sl1 * W[1] + sl2 * W[2] + col[3] * W[3] + col[4] * W[4] + col[5] * W[5];
                         }
                     }
@@ -163,8 +163,8 @@ static void element_columns(const mbs_model *m, mbs_data *d, const double *q, co
 void mbs_deriv_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
                             const double *qdd, double *dtau_dq, double *dtau_dqd, double *M)
 {
-    const int nq = m->nq;
-    double *e = d->dbuf + 4 * nq, *col = d->dbuf + 5 * nq;   /* callers use dbuf[0, 2 nq) */
+    const int nv = m->nv;
+    double *e = d->dbuf + 4 * nv, *col = d->dbuf + 5 * nv;   /* callers use dbuf[0, 2 nv) */
     const int fast = fast_jacobians(m, q);
     if (fast) {
         mbs_rnea_jacobians(m, m->x, &d->ws, q, qd, qdd, 0, dtau_dq, dtau_dqd, M);
@@ -175,30 +175,30 @@ void mbs_deriv_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, co
     } else if (M) {
         mbs_crba(m, &d->ws, M);
     }
-    memset(e, 0, sizeof(double) * (size_t)nq);
+    memset(e, 0, sizeof(double) * (size_t)nv);
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         const int end = m->body[i].subtree_end;
         if (fast) {
             if (!dtau_dq || jt->euler < 0) continue;
-            const int e0 = jt->qoff + jt->euler;
-            const double *p = q + e0;
+            const int e0 = jt->voff + jt->euler;
+            const double *p = q + jt->qoff + jt->euler;
             for (int a = 0; a < 4; a++) e[e0 + a] = p[a];
             mbs_deriv_id_tangent(m, d, q, qd, qdd, e, NULL, NULL, NULL, col, i, end);
             for (int a = 0; a < 4; a++) e[e0 + a] = 0;
-            for (int r = 0; r < nq; r++)
-                for (int a = 0; a < 4; a++) dtau_dq[r * nq + e0 + a] += p[a] * col[r];
+            for (int r = 0; r < nv; r++)
+                for (int a = 0; a < 4; a++) dtau_dq[r * nv + e0 + a] += p[a] * col[r];
             continue;
         }
-        for (int k = jt->qoff; k < jt->qoff + jt->nq; k++) {
+        for (int k = jt->voff; k < jt->voff + jt->nv; k++) {
             e[k] = 1;
             if (dtau_dq) {
                 mbs_deriv_id_tangent(m, d, q, qd, qdd, e, NULL, NULL, NULL, col, i, end);
-                for (int r = 0; r < nq; r++) dtau_dq[r * nq + k] = col[r];
+                for (int r = 0; r < nv; r++) dtau_dq[r * nv + k] = col[r];
             }
             if (dtau_dqd) {
                 mbs_deriv_id_tangent(m, d, q, qd, qdd, NULL, e, NULL, NULL, col, i, end);
-                for (int r = 0; r < nq; r++) dtau_dqd[r * nq + k] = col[r];
+                for (int r = 0; r < nv; r++) dtau_dqd[r * nv + k] = col[r];
             }
             e[k] = 0;
         }
@@ -218,25 +218,25 @@ int mbs_deriv_id_derivatives(const mbs_model *m, mbs_data *d, const double *q, c
                              const double *qdd, double *tau, double *dtau_dq, double *dtau_dqd)
 {
     int rc;
-    const int nq = m->nq;
+    const int nv = m->nv;
     double *t = d->dbuf;
     if (mbs_jac1_usable(m, d)) {
         /* trees of revolute, prismatic and fixed joints: one fused pass
          * (src/kernels/jacobians_1dof.c); the entry search only on failure */
         if (mbs_jac1_id_jacobians(m, d, q, qd, qdd, tau, dtau_dq, dtau_dqd, NULL)) {
-            if (tau && (rc = mbs_deriv_check_finite(d, tau, nq, "tau"))) return rc;
-            if (dtau_dq && (rc = mbs_deriv_check_finite(d, dtau_dq, nq * nq, "dtau/dq"))) return rc;
-            if (dtau_dqd && (rc = mbs_deriv_check_finite(d, dtau_dqd, nq * nq, "dtau/dqd"))) return rc;
+            if (tau && (rc = mbs_deriv_check_finite(d, tau, nv, "tau"))) return rc;
+            if (dtau_dq && (rc = mbs_deriv_check_finite(d, dtau_dq, nv * nv, "dtau/dq"))) return rc;
+            if (dtau_dqd && (rc = mbs_deriv_check_finite(d, dtau_dqd, nv * nv, "dtau/dqd"))) return rc;
         }
         d->err[0] = 0;
         return MBS_OK;
     }
     mbs_deriv_id_primal(m, d, q, qd, qdd, t);
-    if (tau) memcpy(tau, t, sizeof(double) * (size_t)nq);
+    if (tau) memcpy(tau, t, sizeof(double) * (size_t)nv);
     mbs_deriv_id_jacobians(m, d, q, qd, qdd, dtau_dq, dtau_dqd, NULL);
-    if (tau && (rc = mbs_deriv_check_finite(d, tau, nq, "tau"))) return rc;
-    if (dtau_dq && (rc = mbs_deriv_check_finite(d, dtau_dq, nq * nq, "dtau/dq"))) return rc;
-    if (dtau_dqd && (rc = mbs_deriv_check_finite(d, dtau_dqd, nq * nq, "dtau/dqd"))) return rc;
+    if (tau && (rc = mbs_deriv_check_finite(d, tau, nv, "tau"))) return rc;
+    if (dtau_dq && (rc = mbs_deriv_check_finite(d, dtau_dq, nv * nv, "dtau/dq"))) return rc;
+    if (dtau_dqd && (rc = mbs_deriv_check_finite(d, dtau_dqd, nv * nv, "dtau/dqd"))) return rc;
     d->err[0] = 0;
     return MBS_OK;
 }
@@ -247,15 +247,15 @@ int mbs_inverse_dynamics_param_derivatives(const mbs_model *m, mbs_data *d,
 {
     int rc = mbs_data_check_state(d, q, qd, qdd);
     if (rc) return rc;
-    const int nq = m->nq, np = m->nparam;
-    double *col = d->dbuf + 2 * nq;
+    const int nv = m->nv, np = m->nparam;
+    double *col = d->dbuf + 2 * nv;
     mbs_deriv_id_primal(m, d, q, qd, qdd, d->dbuf);
     for (int k = 0; k < np; k++) {
         mbs_deriv_param_dx(m, k, d->dx);
         mbs_deriv_id_tangent(m, d, q, qd, qdd, NULL, NULL, NULL, d->dx, col, 1, m->nb + 1);
-        for (int r = 0; r < nq; r++) dtau_drho[r * np + k] = col[r];
+        for (int r = 0; r < nv; r++) dtau_drho[r * np + k] = col[r];
     }
-    if (np && (rc = mbs_deriv_check_finite(d, dtau_drho, nq * np, "dtau/drho"))) return rc;
+    if (np && (rc = mbs_deriv_check_finite(d, dtau_drho, nv * np, "dtau/drho"))) return rc;
     d->err[0] = 0;
     return MBS_OK;
 }
@@ -270,7 +270,7 @@ int mbs_inverse_dynamics_directional(const mbs_model *m, mbs_data *d,
     mbs_deriv_id_primal(m, d, q, qd, qdd, d->dbuf);
     mbs_deriv_param_direction(m, drho, d->dx);
     mbs_deriv_id_tangent(m, d, q, qd, qdd, dq, dqd, dqdd, drho ? d->dx : NULL, dtau, 1, m->nb + 1);
-    if ((rc = mbs_deriv_check_finite(d, dtau, m->nq, "directional dtau"))) return rc;
+    if ((rc = mbs_deriv_check_finite(d, dtau, m->nv, "directional dtau"))) return rc;
     d->err[0] = 0;
     return MBS_OK;
 }

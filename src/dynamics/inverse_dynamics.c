@@ -16,7 +16,7 @@ int mbs_inverse_dynamics(const mbs_model *m, mbs_data *d, const double *q,
     mbs_data_prepare_loads(m, d, q, qd);
     mbs_body_terms(m, m->x, &d->ws);
     mbs_rnea(m, &d->ws, tau);
-    rc = mbs_data_results(d, "inverse dynamics", MBS_RESULTS({ "tau", tau, m->nq, 1, MBS_IX_COORD, 0 }));
+    rc = mbs_data_results(d, "inverse dynamics", MBS_RESULTS({ "tau", tau, m->nv, 1, MBS_IX_COORD, 0 }));
     return rc ? rc : mbs_data_kinematics_results(d, q, qd, qdd);
 }
 
@@ -33,5 +33,5 @@ int mbs_mass_matrix(const mbs_model *m, mbs_data *d, const double *q, double *M)
     mbs_kin_forward(m, m->x, &d->ws, q, NULL, NULL, 0);
     mbs_mass_terms(m, m->x, &d->ws);
     mbs_crba(m, &d->ws, M);
-    return mbs_data_results(d, "mass matrix", MBS_RESULTS({ "M", M, m->nq, m->nq, MBS_IX_COORD, MBS_IX_COORD }));
+    return mbs_data_results(d, "mass matrix", MBS_RESULTS({ "M", M, m->nv, m->nv, MBS_IX_COORD, MBS_IX_COORD }));
 }

@@ -76,8 +76,9 @@ static int kinematics_exact(mbs_data *d, const double *q)
 
 int mbs_data_kinematics_results(mbs_data *d, const double *q, const double *qd, const double *qdd)
 {
-    const size_t nq = (size_t)d->model->nq;
-    const double s = sum_squares(q, nq) + (qd ? sum_squares(qd, nq) : 0) + (qdd ? sum_squares(qdd, nq) : 0);
+    const mbs_model *m = d->model;
+    const double s = sum_squares(q, (size_t)m->nq) + (qd ? sum_squares(qd, (size_t)m->nv) : 0) +
+                     (qdd ? sum_squares(qdd, (size_t)m->nv) : 0);
     if (s <= 1e30 && d->x_moderate) return MBS_OK;
     return kinematics_exact(d, q);
 }

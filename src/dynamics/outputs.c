@@ -36,7 +36,7 @@ int mbs_output_column_name(const mbs_model *m, const mbs_output *o, int c, char 
     static const char *const pose[7] = { "x", "y", "z", "qw", "qx", "qy", "qz" };
     if (o->kind == MBS_OUTPUT_ENERGY) return snprintf(buf, len, "%s", energy[c]);
     if (o->kind == MBS_OUTPUT_FORCE)
-        return snprintf(buf, len, "%s.force", o->coord[c] >= 0 && o->coord[c] < m->nq ? m->coord_name[o->coord[c]] : "?");
+        return snprintf(buf, len, "%s.force", o->coord[c] >= 0 && o->coord[c] < m->nv ? m->coord_name[o->coord[c]] : "?");
     if (o->kind == MBS_OUTPUT_POSE)
         return snprintf(buf, len, "%s.%s", o->body >= 0 && o->body <= m->nb ? m->body[o->body].name : "?", pose[c]);
     const char *name = (o->point >= 0 && o->point < m->npoint) ? m->point[o->point].name : "?";
@@ -79,8 +79,8 @@ int mbs_output_eval_state(const mbs_model *m, mbs_data *d, double t, const doubl
     }
     if (o->ncoord < 1 || o->ncoord > 3) return MBS_ERR_ARG;
     for (int c = 0; c < o->ncoord; c++)
-        if (o->coord[c] < 0 || o->coord[c] >= m->nq) return MBS_ERR_ARG;
+        if (o->coord[c] < 0 || o->coord[c] >= m->nv) return MBS_ERR_ARG;
     mbs_deriv_id_primal(m, d, q, qd, qdd, d->dbuf);
     for (int c = 0; c < o->ncoord; c++) v[c] = d->dbuf[o->coord[c]];
-    return mbs_data_results(d, "output", MBS_RESULTS({ "coordinate force", d->dbuf, m->nq, 1, MBS_IX_COORD, 0 }));
+    return mbs_data_results(d, "output", MBS_RESULTS({ "coordinate force", d->dbuf, m->nv, 1, MBS_IX_COORD, 0 }));
 }

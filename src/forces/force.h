@@ -70,7 +70,7 @@ void MBS_K(mbs_forces_apply)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *
  * (dq, dqd) in the state and dx in the model vector (element numbers,
  * function numbers, points; any may be NULL for zero), for the derivative
  * work (src/dynamics/id_derivatives.c, docs/formulations.md): ADDS the tangents of the
- * element loads to dw->xfrc (same layout as w->xfrc) and to dqfrc (nq; NULL:
+ * element loads to dw->xfrc (same layout as w->xfrc) and to dqfrc (nv; NULL:
  * dw->qfrc). Needs the primal velocity-level kinematics at (q, qd) in w and
  * the kinematic tangents along the same direction in dw (A, o, r, V; from
  * mbs_kin_forward_d) for every body an element touches; the ground is

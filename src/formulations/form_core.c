@@ -136,7 +136,7 @@ void mbs_form_tangent_from(const mbs_model *m, mbs_data *d, double t, const doub
     if (dr) {
         /* user loads are constant; force elements add their tangents */
         memset(d->dws.xfrc, 0, sizeof(double) * 15 * (size_t)(nb + 1));
-        memset(d->dws.qfrc, 0, sizeof(double) * (size_t)m->nq);
+        memset(d->dws.qfrc, 0, sizeof(double) * (size_t)m->nv);
         mbs_forces_apply_d(m, m->x, &d->ws, dx, &d->dws, q, qd, dq, dqd, d->dws.qfrc, d->time);
         mbs_body_terms_d(m, m->x, &d->ws, dx, &d->dws, 1, nb + 1);
         mbs_rnea_d(m, &d->ws, &d->dws, d->dws.qfrc, dr, 1, nb + 1);
@@ -178,7 +178,7 @@ void mbs_form_tangent_dynamic(const mbs_model *m, mbs_data *d, const double *q, 
     memset(dw->V, 0, sizeof(double) * 6 * nb1);
     memset(dw->r, 0, sizeof(double) * 3 * nb1);
     memset(dw->xfrc, 0, sizeof(double) * 15 * nb1);
-    memset(dw->qfrc, 0, sizeof(double) * (size_t)m->nq);
+    memset(dw->qfrc, 0, sizeof(double) * (size_t)m->nv);
     mbs_forces_apply_d(m, m->x, w, dx, dw, q, qd, NULL, NULL, dw->qfrc, d->time);
     const int dgrav = !all_zero(dx + m->x_gravity, 3);
     for (int i = 1; i <= nb; i++) {
@@ -206,11 +206,11 @@ void mbs_form_tangent_dynamic(const mbs_model *m, mbs_data *d, const double *q, 
         m6_body_inertia_mv(dF, dw->Mv + 36 * i, w->Vd + 6 * i);
         for (int c = 0; c < 6; c++) dF[c] -= dw->Qv[6 * i + c];
     }
-    for (int k = 0; k < m->nq; k++) dr[k] = -dw->qfrc[k];
+    for (int k = 0; k < m->nv; k++) dr[k] = -dw->qfrc[k];
     for (int i = nb; i >= 1; i--) {
         const mbs_joint_info *jt = &m->joint[i];
         const double *dF = dw->F + 6 * i, *bi = w->b + MBS_BSTRIDE * i;
-        for (int k = 0; k < jt->nq; k++) dr[jt->qoff + k] += s6_dot(bi + 6 * k, dF);
+        for (int k = 0; k < jt->nv; k++) dr[jt->voff + k] += s6_dot(bi + 6 * k, dF);
         if (jt->parent > 0) s6_wrench_shift_add(dw->F + 6 * jt->parent, w->a + 3 * i, dF);
     }
 }

@@ -83,7 +83,7 @@ typedef struct mbs_joint_ops {
     mbs_frame_kind frame_kind;   /* the form in joint frames (above) */
     /* R (3x3 row-major) and t (3) in the parent joint frame */
     void (*motion)(const mreal *q, mreal *R, mreal *t);
-    /* S: 6 x nq, column-major ([v_k; w_k] per column) */
+    /* S: 6 x nv, column-major ([v_k; w_k] per column) */
     void (*subspace)(const mreal *q, mreal *S);
     /* dS/dt along (q, qd), same layout */
     void (*subspace_dot)(const mreal *q, const mreal *qd, mreal *Sd);

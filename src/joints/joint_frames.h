@@ -536,7 +536,8 @@ typedef struct jf_artic {
 } jf_artic;
 
 /* Each downdate of the tip-to-base sweep (joint force tau + ql at
- * coordinate offset o; c the velocity-product acceleration) sets U = I^A S,
+ * velocity offset vo, the quaternion of q at qo; c the velocity-product
+ * acceleration) sets U = I^A S,
  * u = tau - S^T pA and D^-1, and returns -1 when D is not positive
  * definite, 0 at a root body (root: nothing to pass on), 1 when the parent
  * receives Ia = [Ia Ib; Ib^T Ik] and pa. */
@@ -545,17 +546,17 @@ typedef struct jf_artic {
  * (upper triangles of the symmetric blocks: all that the transforms to
  * the parent read), and pa = pA + Ia c + U u / D = pA + I c + U (u - U.c) / D,
  * with the zeros of c (revolute: c_0 = c_3 = 0; prismatic: only c_1, c_2) */
-JF_INLINE int jf_downdate_1dof(const jf_joint *j, jf_artic *w, const double *c, int o, int root,
+JF_INLINE int jf_downdate_1dof(const jf_joint *j, jf_artic *w, const double *c, int vo, int root,
                                const double *tau, const double *ql, double *Ia, double *Ib, double *Ik, double *pa)
 {
     const double *A = w->A, *Bm = w->B, *K = w->K, *pA = w->pA;
     double *U = w->U, *u = w->u;
     if (j->kind == MBS_FRAME_ROT_E1) {
         U[0] = Bm[0]; U[1] = Bm[3]; U[2] = Bm[6]; U[3] = K[0]; U[4] = K[3]; U[5] = K[6];
-        u[0] = (tau ? tau[o] : 0) + ql[o] - pA[3];
+        u[0] = (tau ? tau[vo] : 0) + ql[vo] - pA[3];
     } else {
         U[0] = A[0]; U[1] = A[3]; U[2] = A[6]; U[3] = Bm[0]; U[4] = Bm[1]; U[5] = Bm[2];
-        u[0] = (tau ? tau[o] : 0) + ql[o] - pA[0];
+        u[0] = (tau ? tau[vo] : 0) + ql[vo] - pA[0];
     }
     const double D = j->kind == MBS_FRAME_ROT_E1 ? K[0] : A[0];
     if (!(D > 0)) return -1;
@@ -594,8 +595,8 @@ JF_INLINE int jf_downdate_1dof(const jf_joint *j, jf_artic *w, const double *c, 
 /* ball: U = columns 3..5 of I: [B; K]; D = K; the force on w' is
  * (1/2) G(p) tau_p. Ia = I - V U^T, pa = pA + V u (V = U D^-1); Ia c is
  * added by the caller. */
-JF_INLINE int jf_downdate_ball(jf_artic *w, int o, int root, const double *q, const double *tau, const double *ql,
-                               double *Ia, double *Ib, double *Ik, double *pa)
+JF_INLINE int jf_downdate_ball(jf_artic *w, int qo, int vo, int root, const double *q, const double *tau,
+                               const double *ql, double *Ia, double *Ib, double *Ik, double *pa)
 {
     const double *A = w->A, *Bm = w->B, *K = w->K, *pA = w->pA;
     double *U = w->U, *u = w->u;
@@ -606,10 +607,10 @@ JF_INLINE int jf_downdate_ball(jf_artic *w, int o, int root, const double *q, co
             U[6 * t + 3 + s] = K[3 * s + t];
             Dm[3 * s + t] = K[3 * s + t];
         }
-    if (tau) jf_ep_G(tq, q + o, tau + o, 0.5); else tq[0] = tq[1] = tq[2] = 0;
+    if (tau) jf_ep_G(tq, q + qo, tau + vo, 0.5); else tq[0] = tq[1] = tq[2] = 0;
     {
         double tl[3];
-        jf_ep_G(tl, q + o, ql + o, 0.5);
+        jf_ep_G(tl, q + qo, ql + vo, 0.5);
         for (int k = 0; k < 3; k++) u[k] = tq[k] + tl[k] - pA[3 + k];
     }
     if (!jf_spd_inv(3, Dm, w->Dinv)) return -1;
@@ -637,8 +638,8 @@ JF_INLINE int jf_downdate_ball(jf_artic *w, int o, int root, const double *q, co
 
 /* free: S = I: D = I^A; the subtree passes only the joint force
  * (Ia = 0: Ia c vanishes) */
-JF_INLINE int jf_downdate_free(const jf_frame *x, jf_artic *w, int o, int root, const double *q, const double *tau,
-                               const double *ql, double *Ia, double *Ib, double *Ik, double *pa)
+JF_INLINE int jf_downdate_free(const jf_frame *x, jf_artic *w, int qo, int vo, int root, const double *q,
+                               const double *tau, const double *ql, double *Ia, double *Ib, double *Ik, double *pa)
 {
     const double *A = w->A, *Bm = w->B, *K = w->K, *pA = w->pA;
     double *u = w->u;
@@ -651,12 +652,12 @@ JF_INLINE int jf_downdate_free(const jf_frame *x, jf_artic *w, int o, int root, 
             Dm[6 * (3 + t) + s] = Bm[3 * s + t];
             Dm[6 * (3 + s) + 3 + t] = K[3 * s + t];
         }
-    for (int k = 0; k < 3; k++) tt[k] = (tau ? tau[o + k] : 0) + ql[o + k];
+    for (int k = 0; k < 3; k++) tt[k] = (tau ? tau[vo + k] : 0) + ql[vo + k];
     jf_mt_v(tl, x->R, tt);
     {
         double tp[4];
-        for (int k = 0; k < 4; k++) tp[k] = (tau ? tau[o + 3 + k] : 0) + ql[o + 3 + k];
-        jf_ep_G(tl + 3, q + o + 3, tp, 0.5);
+        for (int k = 0; k < 4; k++) tp[k] = (tau ? tau[vo + 3 + k] : 0) + ql[vo + 3 + k];
+        jf_ep_G(tl + 3, q + qo + 3, tp, 0.5);
     }
     for (int k = 0; k < 6; k++) u[k] = tl[k] - pA[k];
     if (!jf_spd_inv(6, Dm, w->Dinv)) return -1;
@@ -670,22 +671,22 @@ JF_INLINE int jf_downdate_free(const jf_frame *x, jf_artic *w, int o, int root, 
 
 /* The joint's part of the acceleration of F_i: with a = X a_h + c on
  * entry, nud = D^-1 (u - U^T a), a += S nud, and the joint's coordinate
- * accelerations qdd (offset o; qd NULL: zero rates). nu: the joint
- * velocity of jf_velocity. */
+ * accelerations qdd (velocities from vo, coordinates q from qo; qd NULL:
+ * zero rates). nu: the joint velocity of jf_velocity. */
 JF_INLINE void jf_acceleration(const jf_joint *j, const jf_frame *x, const jf_artic *w, const double *nu, double *a,
-                               int o, const double *q, const double *qd, double *qdd)
+                               int qo, int vo, const double *q, const double *qd, double *qdd)
 {
     const double *U = w->U, *u = w->u;
     switch (j->kind) {
     case MBS_FRAME_ROT_E1: {
         const double s = (u[0] - (U[0] * a[0] + U[1] * a[1] + U[2] * a[2] + U[3] * a[3] + U[4] * a[4] + U[5] * a[5])) * w->Dinv[0];
-        qdd[o] = s;
+        qdd[vo] = s;
         a[3] += s;
         break;
     }
     case MBS_FRAME_SLIDE_E1: {
         const double s = (u[0] - (U[0] * a[0] + U[1] * a[1] + U[2] * a[2] + U[3] * a[3] + U[4] * a[4] + U[5] * a[5])) * w->Dinv[0];
-        qdd[o] = s;
+        qdd[vo] = s;
         a[0] += s;
         break;
     }
@@ -697,10 +698,10 @@ JF_INLINE void jf_acceleration(const jf_joint *j, const jf_frame *x, const jf_ar
         }
         jf_m_v(wd, w->Dinv, rr);
         a[3] += wd[0]; a[4] += wd[1]; a[5] += wd[2];
-        const double *pd = qd ? qd + o : 0;
+        const double *pd = qd ? qd + vo : 0;
         const double pp = pd ? pd[0] * pd[0] + pd[1] * pd[1] + pd[2] * pd[2] + pd[3] * pd[3] : 0;
-        jf_ep_Gt(qdd + o, q + o, wd, 0.5);
-        for (int k = 0; k < 4; k++) qdd[o + k] -= pp * q[o + k];
+        jf_ep_Gt(qdd + vo, q + qo, wd, 0.5);
+        for (int k = 0; k < 4; k++) qdd[vo + k] -= pp * q[qo + k];
         break;
     }
     case MBS_FRAME_FREE: {
@@ -716,11 +717,11 @@ JF_INLINE void jf_acceleration(const jf_joint *j, const jf_frame *x, const jf_ar
         double t[3];
         jf_cross(t, nu + 3, nu);
         t[0] += nd[0]; t[1] += nd[1]; t[2] += nd[2];
-        jf_m_v(qdd + o, x->R, t);
-        const double *pd = qd ? qd + o + 3 : 0;
+        jf_m_v(qdd + vo, x->R, t);
+        const double *pd = qd ? qd + vo + 3 : 0;
         const double pp = pd ? pd[0] * pd[0] + pd[1] * pd[1] + pd[2] * pd[2] + pd[3] * pd[3] : 0;
-        jf_ep_Gt(qdd + o + 3, q + o + 3, nd + 3, 0.5);
-        for (int k = 0; k < 4; k++) qdd[o + 3 + k] -= pp * q[o + 3 + k];
+        jf_ep_Gt(qdd + vo + 3, q + qo + 3, nd + 3, 0.5);
+        for (int k = 0; k < 4; k++) qdd[vo + 3 + k] -= pp * q[qo + 3 + k];
         break;
     }
     default:
@@ -732,9 +733,9 @@ JF_INLINE void jf_acceleration(const jf_joint *j, const jf_frame *x, const jf_ar
 
 /* The joint's own part of the transform of a fixed, revolute or prismatic
  * joint: E = C Rot(e1, q) (cs, sn: cos and sin of q) or C, and
- * t = p + q C e1 (prismatic) or p; q[col] is read for a prismatic joint
+ * t = p + q C e1 (prismatic) or p; q[qoff] is read for a prismatic joint
  * only. */
-JF_INLINE void jf_local_1dof(const jf_joint *j, double cs, double sn, const double *q, int col, double *E, double *t)
+JF_INLINE void jf_local_1dof(const jf_joint *j, double cs, double sn, const double *q, int qoff, double *E, double *t)
 {
     const double *C = j->C;
     t[0] = j->p[0]; t[1] = j->p[1]; t[2] = j->p[2];
@@ -743,7 +744,7 @@ JF_INLINE void jf_local_1dof(const jf_joint *j, double cs, double sn, const doub
     } else {
         for (int k = 0; k < 9; k++) E[k] = C[k];
         if (j->kind == MBS_FRAME_SLIDE_E1) {
-            const double qi = q[col];
+            const double qi = q[qoff];
             t[0] += qi * C[0]; t[1] += qi * C[3]; t[2] += qi * C[6];
         }
     }

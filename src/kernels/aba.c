@@ -64,7 +64,7 @@ int MBS_K(mbs_aba)(const mbs_model *m, MBS_K(mbs_ws) *w, const mreal *q,
     }
     for (int i = nb; i >= 1; i--) {
         const mbs_joint_info *jt = &m->joint[i];
-        const int ni = jt->nq;
+        const int ni = jt->nv;
         mreal *MS = w->MS + 36 * i, *QS = w->F + 6 * i;
         const mreal *bi = w->b + MBS_BSTRIDE * i, *di = w->dv + 6 * i;
         mreal *U = w->U + MBS_BSTRIDE * i, *Ni = w->Ninv + 49 * i, *u = w->u + 7 * i;
@@ -76,7 +76,7 @@ int MBS_K(mbs_aba)(const mbs_model *m, MBS_K(mbs_ws) *w, const mreal *q,
             mreal Uk[6];
             m6_mv(Uk, MS, bi + 6 * k);
             s6_copy(U + 6 * k, Uk);
-            u[k] = s6_dot(bi + 6 * k, xv) + w->qfrc[jt->qoff + k] + (tau ? tau[jt->qoff + k] : 0);
+            u[k] = s6_dot(bi + 6 * k, xv) + w->qfrc[jt->voff + k] + (tau ? tau[jt->voff + k] : 0);
         }
         for (int r = 0; r < ni; r++)
             for (int c = 0; c <= r; c++)
@@ -87,7 +87,7 @@ int MBS_K(mbs_aba)(const mbs_model *m, MBS_K(mbs_ws) *w, const mreal *q,
             const mreal *p = q + jt->qoff + e;
             for (int k = 0; k < 4; k++) {
                 pu += p[k] * u[e + k];
-                pdpd += qd ? qd[jt->qoff + e + k] * qd[jt->qoff + e + k] : 0;
+                pdpd += qd ? qd[jt->voff + e + k] * qd[jt->voff + e + k] : 0;
             }
             for (int r = 0; r < 4; r++) {
                 for (int c = 0; c < 4; c++) N[(e + r) * ni + e + c] += p[r] * p[c];
@@ -133,7 +133,7 @@ int MBS_K(mbs_aba)(const mbs_model *m, MBS_K(mbs_ws) *w, const mreal *q,
     }
     for (int i = 1; i <= nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
-        const int ni = jt->nq;
+        const int ni = jt->nv;
         const mreal *U = w->U + MBS_BSTRIDE * i, *Ni = w->Ninv + 49 * i, *u = w->u + 7 * i;
         const mreal *bi = w->b + MBS_BSTRIDE * i;
         mreal *Vd = w->Vd + 6 * i, r[7];
@@ -142,7 +142,7 @@ int MBS_K(mbs_aba)(const mbs_model *m, MBS_K(mbs_ws) *w, const mreal *q,
         for (int k = 0; k < ni; k++) {
             mreal s = 0;
             for (int c = 0; c < ni; c++) s += Ni[k * ni + c] * r[c];
-            qdd[jt->qoff + k] = s;
+            qdd[jt->voff + k] = s;
             for (int c = 0; c < 6; c++) Vd[c] += bi[6 * k + c] * s;
         }
         for (int c = 0; c < 6; c++) Vd[c] += w->dv[6 * i + c];
@@ -169,13 +169,13 @@ void MBS_K(mbs_aba_solve)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_
         for (int c = 0; c < 6; c++) s->F[6 * i + c] = 0;
     for (int i = nb; i >= 1; i--) {
         const mbs_joint_info *jt = &m->joint[i];
-        const int ni = jt->nq;
+        const int ni = jt->nv;
         const mreal *bi = w->b + MBS_BSTRIDE * i, *U = w->U + MBS_BSTRIDE * i, *Ni = w->Ninv + 49 * i;
         const mreal *xv = s->F + 6 * i;
         mreal *u = s->u + 7 * i;
         int zero = 1;   /* no force on the subtree (right-hand sides with few nonzeros) */
         for (int k = 0; k < ni; k++) {
-            u[k] = s6_dot(bi + 6 * k, xv) + r[jt->qoff + k];
+            u[k] = s6_dot(bi + 6 * k, xv) + r[jt->voff + k];
             zero = zero && MRE(u[k]) == 0 && MIM(u[k]) == 0;
         }
         for (int c = 0; c < 6 && zero; c++) zero = MRE(xv[c]) == 0 && MIM(xv[c]) == 0;
@@ -193,7 +193,7 @@ void MBS_K(mbs_aba_solve)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_
     }
     for (int i = 1; i <= nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
-        const int ni = jt->nq;
+        const int ni = jt->nv;
         const mreal *U = w->U + MBS_BSTRIDE * i, *Ni = w->Ninv + 49 * i, *u = s->u + 7 * i;
         const mreal *bi = w->b + MBS_BSTRIDE * i;
         mreal *Vd = s->Vd + 6 * i, rr[7];
@@ -203,7 +203,7 @@ void MBS_K(mbs_aba_solve)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_
         for (int k = 0; k < ni; k++) {
             mreal v = 0;
             for (int c = 0; c < ni; c++) v += Ni[k * ni + c] * rr[c];
-            y[jt->qoff + k] = v;
+            y[jt->voff + k] = v;
             for (int c = 0; c < 6; c++) Vd[c] += bi[6 * k + c] * v;
         }
     }

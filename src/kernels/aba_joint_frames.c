@@ -33,7 +33,7 @@
 
 typedef struct fdl_body {
     jf_joint j;                  /* the joint's kind and transform constants */
-    int parent, qoff;
+    int parent, qoff, voff;
     double m, mc[3], Io[9];      /* inertia at the origin of F_i, F_i axes: m, m c, J_c + m(|c|^2 I - c c^T) */
 } fdl_body;
 
@@ -69,6 +69,7 @@ int mbs_abajf_create(mbs_data *d, const mbs_model *m)
         if (kind < 0 || kind == MBS_FRAME_CARDAN) f->usable = 0;   /* no joint-frame form */
         b->parent = jt->parent;
         b->qoff = jt->qoff;
+        b->voff = jt->voff;
         const mbs_joint_info *jh = jt->parent > 0 ? &m->joint[jt->parent] : 0;
         jf_joint_init(&b->j, kind, x + jt->x_Xp, x + jt->x_ppoint, jh ? x + jh->x_Xc : 0, jh ? x + jh->x_cpoint : 0);
         /* inertia in F_i: c' = X_c^T (c - P_c), J' = X_c^T J X_c */
@@ -176,13 +177,13 @@ FDL_INLINE int fdl_to_parent(const fdl_body *b, fdl_ws *w, fdl_ws *W, const doub
     switch (b->j.kind) {
     case MBS_FRAME_ROT_E1:
     case MBS_FRAME_SLIDE_E1:   /* Ia c is in pa */
-        pass = jf_downdate_1dof(&b->j, &w->ar, w->c, b->qoff, root, tau, ql, Ia, Ib, Ik, pa);
+        pass = jf_downdate_1dof(&b->j, &w->ar, w->c, b->voff, root, tau, ql, Ia, Ib, Ik, pa);
         break;
     case MBS_FRAME_BALL:
-        pass = jf_downdate_ball(&w->ar, b->qoff, root, q, tau, ql, Ia, Ib, Ik, pa);
+        pass = jf_downdate_ball(&w->ar, b->qoff, b->voff, root, q, tau, ql, Ia, Ib, Ik, pa);
         c = w->c;
         break;
-    case MBS_FRAME_FREE: pass = jf_downdate_free(&w->f, &w->ar, b->qoff, root, q, tau, ql, Ia, Ib, Ik, pa); break;
+    case MBS_FRAME_FREE: pass = jf_downdate_free(&w->f, &w->ar, b->qoff, b->voff, root, q, tau, ql, Ia, Ib, Ik, pa); break;
     default:
         /* a fixed joint: c = 0, the whole inertia passes */
         pass = b->parent > 0;
@@ -214,7 +215,7 @@ FDL_INLINE void fdl_accelerations(const fdl_body *b, fdl_ws *w, const double *ah
     double *a = w->a;
     jf_motion_to_child(a, &b->j, &w->f, ah);
     for (int k = 0; k < 6; k++) a[k] += w->c[k];
-    jf_acceleration(&b->j, &w->f, &w->ar, w->nu, a, b->qoff, q, qd, qdd);
+    jf_acceleration(&b->j, &w->f, &w->ar, w->nu, a, b->qoff, b->voff, q, qd, qdd);
 }
 
 int mbs_abajf_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
@@ -235,7 +236,7 @@ int mbs_abajf_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q,
             for (int k = 0; k < 6; k++) w->v[k] = w->c[k] = w->nu[k] = w->ar.pA[k] = 0;
             continue;
         }
-        fdl_velocity(b, w, W, q + b->qoff, qd + b->qoff);
+        fdl_velocity(b, w, W, q + b->qoff, qd + b->voff);
         fdl_bias(b, w);
     }
 

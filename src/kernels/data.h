@@ -11,7 +11,7 @@
 
 struct mbs_data {
     const mbs_model *model;
-    int nq;
+    int nv;
     mbs_ws ws;             /* kernel workspace (double) */
     mbs_ws dws;            /* tangents (derivatives), same layout */
     /* Scratch: dx, dbuf, scratch, the workspaces ws and dws, and the
@@ -23,10 +23,10 @@ struct mbs_data {
      * the kinematics the last pass left in ws. Within one call the routines
      * share blocks as their comments say (dbuf: src/dynamics/id_derivatives.c, fd_derivatives.c). */
     double *dx;            /* direction in the model vector, nx */
-    double *dbuf;          /* 6 nq doubles for directional work */
-    double *scratch;       /* nq*nq + 4 nq doubles for dense solves */
+    double *dbuf;          /* 6 nv doubles for directional work */
+    double *scratch;       /* nv*nv + 4 nv doubles for dense solves */
     double *xload;         /* user body loads, 15 per body (layout of ws.xfrc) */
-    double *qload;         /* user joint loads, nq */
+    double *qload;         /* user joint loads, nv */
     double time;           /* time at which force elements are evaluated */
     struct mbs_con_ws *con; /* constraints and kinematic problems (kinematic_problems.c) */
     struct mbs_abajf *fdl;   /* joint-frame forward dynamics: constants and workspace

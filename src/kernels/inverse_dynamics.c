@@ -22,8 +22,8 @@ void MBS_K(mbs_rnea)(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *tau)
     for (int i = m->nb; i >= 1; i--) {
         const mbs_joint_info *jt = &m->joint[i];
         const mreal *F = w->F + 6 * i, *bi = w->b + MBS_BSTRIDE * i;
-        for (int k = 0; k < jt->nq; k++)
-            tau[jt->qoff + k] = s6_dot(bi + 6 * k, F) - w->qfrc[jt->qoff + k];
+        for (int k = 0; k < jt->nv; k++)
+            tau[jt->voff + k] = s6_dot(bi + 6 * k, F) - w->qfrc[jt->voff + k];
         if (jt->parent > 0)
             s6_wrench_shift_add(w->F + 6 * jt->parent, w->a + 3 * i, F);
     }

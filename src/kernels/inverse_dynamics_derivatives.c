@@ -20,7 +20,7 @@ void MBS_K(mbs_rnea_d)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws)
 {
     if (first < 1) first = 1;
     if (last > m->nb + 1) last = m->nb + 1;
-    for (int k = 0; k < m->nq; k++) dtau[k] = dqfrc ? -dqfrc[k] : 0;
+    for (int k = 0; k < m->nv; k++) dtau[k] = dqfrc ? -dqfrc[k] : 0;
     for (int i = first; i < last; i++) {
         /* M^v and its tangent have the body-inertia structure (m6_body_inertia:
          * m I, m S(g), J'), whose product takes a third of a general 6 x 6's */
@@ -36,8 +36,8 @@ void MBS_K(mbs_rnea_d)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws)
         const mbs_joint_info *jt = &m->joint[i];
         const mreal *F = w->F + 6 * i, *dF = dw->F + 6 * i;
         const mreal *bi = w->b + MBS_BSTRIDE * i, *dbi = dw->b + MBS_BSTRIDE * i;
-        for (int k = 0; k < jt->nq; k++)
-            dtau[jt->qoff + k] += s6_dot(dbi + 6 * k, F) + s6_dot(bi + 6 * k, dF);
+        for (int k = 0; k < jt->nv; k++)
+            dtau[jt->voff + k] += s6_dot(dbi + 6 * k, F) + s6_dot(bi + 6 * k, dF);
         const int h = jt->parent;
         if (h > 0) {
             mreal *dFh = dw->F + 6 * h;
@@ -51,7 +51,7 @@ void MBS_K(mbs_rnea_d)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws)
     for (int j = m->joint[first].parent; j > 0; j = m->joint[j].parent) {
         const mbs_joint_info *jt = &m->joint[j];
         const mreal *dF = dw->F + 6 * j, *bj = w->b + MBS_BSTRIDE * j;
-        for (int k = 0; k < jt->nq; k++) dtau[jt->qoff + k] += s6_dot(bj + 6 * k, dF);
+        for (int k = 0; k < jt->nv; k++) dtau[jt->voff + k] += s6_dot(bj + 6 * k, dF);
         if (jt->parent > 0) s6_wrench_shift_add(dw->F + 6 * jt->parent, w->a + 3 * j, dF);
     }
 }

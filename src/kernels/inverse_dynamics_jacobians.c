@@ -51,8 +51,8 @@ enum { JC_S = 0, JC_AL = 6, JC_BE = 12, JC_U = 18, JC_UT = 24, JC_W = 30, JC_PS 
 
 size_t MBS_K(mbs_jac_size)(const mbs_model *m)
 {
-    /* + nq^2: dense scratch for the forward-dynamics Jacobians */
-    return (size_t)(m->nb + 1) * JB_SIZE + (size_t)m->nq * JC_SIZE + (size_t)m->nq * m->nq;
+    /* + nv^2: dense scratch for the forward-dynamics Jacobians */
+    return (size_t)(m->nb + 1) * JB_SIZE + (size_t)m->nv * JC_SIZE + (size_t)m->nv * m->nv;
 }
 
 /* r (+)= I(P) v with P = (m, h, K: xx yy zz xy xz yz) */
@@ -181,7 +181,7 @@ JAC_INLINE void jac_columns(const mbs_model *m, const MBS_K(mbs_ws) *w, mreal *J
                             const mreal *r, const mreal *q, const mreal *qd, const mreal *qdd, int i)
 {
     const mbs_joint_info *jt = &m->joint[i];
-    const int ni = jt->nq;
+    const int ni = jt->nv;
     const mreal *B = JB + (size_t)i * JB_SIZE, *Bh = JB + (size_t)jt->parent * JB_SIZE;
     const mreal *bi = w->b + MBS_BSTRIDE * i;
     mreal VF[6], AF[6];
@@ -189,18 +189,18 @@ JAC_INLINE void jac_columns(const mbs_model *m, const MBS_K(mbs_ws) *w, mreal *J
     s6_copy(AF, Bh + JB_A);
     const int e0 = jt->euler >= 0 ? jt->euler : ni;
     for (int k = 0; k < ni; k++) {
-        mreal *C = JC + (size_t)(jt->qoff + k) * JC_SIZE;
+        mreal *C = JC + (size_t)(jt->voff + k) * JC_SIZE;
         mreal *s = C + JC_S, *u = C + JC_U;
         v3_copy(s + 3, bi + 6 * k + 3);
         v3_copy(s, bi + 6 * k);
         v3_cross_add(s, r, s + 3);
         s6_mcross(u, s, VF);
         if (k < e0) {
-            const mreal qdk = qd ? qd[jt->qoff + k] : 0, qddk = qdd ? qdd[jt->qoff + k] : 0;
+            const mreal qdk = qd ? qd[jt->voff + k] : 0, qddk = qdd ? qdd[jt->voff + k] : 0;
             jac_column_rigid(C, VF, AF, qdk, qddk);
         } else {
-            const mreal *p = q + jt->qoff + e0, *pd = qd ? qd + jt->qoff + e0 : 0;
-            const mreal *pdd = qdd ? qdd + jt->qoff + e0 : 0;
+            const mreal *p = q + jt->qoff + e0, *pd = qd ? qd + jt->voff + e0 : 0;
+            const mreal *pdd = qdd ? qdd + jt->voff + e0 : 0;
             mreal rj[3];
             v3_sub(rj, w->rj + 3 * i, p0);
             jac_column_euler(C, B + JB_V, B + JB_A, VF, w->AhJ + 9 * i, rj, p, pd, pdd, k - e0);
@@ -322,7 +322,7 @@ JAC_INLINE void jac_column_vectors(mreal *C, const mreal *B, int loads, mreal tr
  * With the row vectors g_r = [alpha_r; beta_r] (contiguous) each entry is
  * one 12-dot: dq = g . [-w; u] (+ lambda . s), dqd = g . [-(u + ut); -s]
  * (dtau_dq NULL: not wanted for this column). */
-JAC_INLINE void jac_rows_below(const mreal *JC, int nq, int ck, int below, int qend, int loads,
+JAC_INLINE void jac_rows_below(const mreal *JC, int nv, int ck, int below, int qend, int loads,
                                mreal *dtau_dq, mreal *dtau_dqd)
 {
     const mreal *C = JC + (size_t)ck * JC_SIZE;
@@ -339,8 +339,8 @@ JAC_INLINE void jac_rows_below(const mreal *JC, int nq, int ck, int below, int q
         mreal *o1 = dtau_dq + ck, *o2 = dtau_dqd + ck;
         for (int r = below; r < qend; r++) {
             const mreal *g = JC + (size_t)r * JC_SIZE + JC_AL;
-            o1[(size_t)r * nq] = dot12(g, z1);
-            o2[(size_t)r * nq] = dot12(g, z2);
+            o1[(size_t)r * nv] = dot12(g, z1);
+            o2[(size_t)r * nv] = dot12(g, z2);
         }
         return;
     }
@@ -349,24 +349,24 @@ JAC_INLINE void jac_rows_below(const mreal *JC, int nq, int ck, int below, int q
         if (loads)
             for (int r = below; r < qend; r++) {
                 const mreal *R = JC + (size_t)r * JC_SIZE;
-                out[(size_t)r * nq] = dot12(R + JC_AL, z1) +
+                out[(size_t)r * nv] = dot12(R + JC_AL, z1) +
                     (R[JC_LA] * s[3] + R[JC_LA + 1] * s[4] + R[JC_LA + 2] * s[5]);
             }
         else
             for (int r = below; r < qend; r++)
-                out[(size_t)r * nq] = dot12(JC + (size_t)r * JC_SIZE + JC_AL, z1);
+                out[(size_t)r * nv] = dot12(JC + (size_t)r * JC_SIZE + JC_AL, z1);
     }
     if (dtau_dqd) {
         mreal *out = dtau_dqd + ck;
         for (int r = below; r < qend; r++)
-            out[(size_t)r * nq] = dot12(JC + (size_t)r * JC_SIZE + JC_AL, z2);
+            out[(size_t)r * nv] = dot12(JC + (size_t)r * JC_SIZE + JC_AL, z2);
     }
 }
 
-/* Euler rows c of the joint of Euler column ck = q0 + e0 + a (p its
+/* Euler rows c of the joint of Euler column ck = v0 + e0 + a (p its
  * parameters, rj its joint point - p0, F the subtree wrench):
  * + (dS_c[t] - s_k x s_c) . F */
-JAC_INLINE void jac_rows_euler(const mreal *JC, int nq, int ck, int q0e, int a, const mreal *p,
+JAC_INLINE void jac_rows_euler(const mreal *JC, int nv, int ck, int v0e, int a, const mreal *p,
                                const mreal *AhJ, const mreal *rj, const mreal *F, mreal *dtau_dq)
 {
     const mreal *s = JC + (size_t)ck * JC_SIZE + JC_S;
@@ -376,7 +376,7 @@ JAC_INLINE void jac_rows_euler(const mreal *JC, int nq, int ck, int q0e, int a, 
     ep_E(Ee, ea);
     ep_E(Ep, p);
     for (int c = 0; c < 4; c++) {
-        const int r = q0e + c;
+        const int r = v0e + c;
         mreal lw[3], ww[3], dsc[6], sxs[6];
         for (int b = 0; b < 3; b++) lw[b] = 2 * (Ee[4 * b + c] - p[a] * Ep[4 * b + c]);
         m3_mv(ww, AhJ, lw);
@@ -384,33 +384,33 @@ JAC_INLINE void jac_rows_euler(const mreal *JC, int nq, int ck, int q0e, int a, 
         v3_cross(dsc, rj, ww);
         s6_mcross(sxs, s, JC + (size_t)r * JC_SIZE + JC_S);
         for (int b = 0; b < 6; b++) dsc[b] -= sxs[b];
-        dtau_dq[r * nq + ck] += dot6(dsc, F);
+        dtau_dq[r * nv + ck] += dot6(dsc, F);
     }
 }
 
 /* Entries of column ck in the rows above, from top up the parent chain of
- * coordinates (w->qpar), and its mass-matrix entries: M(r, ck) =
+ * velocities (w->vpar), and its mass-matrix entries: M(r, ck) =
  * s_r . I^C s_ck, r above or in the joint. */
-JAC_INLINE void jac_rows_above(const mreal *JC, const int *qpar, int nq, int ck, int top, mreal *dtau_dq,
+JAC_INLINE void jac_rows_above(const mreal *JC, const int *vpar, int nv, int ck, int top, mreal *dtau_dq,
                                mreal *dtau_dqd, mreal *M)
 {
     const mreal *C = JC + (size_t)ck * JC_SIZE, *ps = C + JC_PS, *psd = C + JC_PSD;
     if (dtau_dq && dtau_dqd) {
-        for (int r = top; r >= 0; r = qpar[r]) {
+        for (int r = top; r >= 0; r = vpar[r]) {
             const mreal *sr = JC + (size_t)r * JC_SIZE + JC_S;
-            dtau_dq[(size_t)r * nq + ck] = dot6(sr, ps);
-            dtau_dqd[(size_t)r * nq + ck] = dot6(sr, psd);
+            dtau_dq[(size_t)r * nv + ck] = dot6(sr, ps);
+            dtau_dqd[(size_t)r * nv + ck] = dot6(sr, psd);
         }
     } else if (dtau_dq) {
-        for (int r = top; r >= 0; r = qpar[r])
-            dtau_dq[(size_t)r * nq + ck] = dot6(JC + (size_t)r * JC_SIZE + JC_S, ps);
+        for (int r = top; r >= 0; r = vpar[r])
+            dtau_dq[(size_t)r * nv + ck] = dot6(JC + (size_t)r * JC_SIZE + JC_S, ps);
     } else if (dtau_dqd) {
-        for (int r = top; r >= 0; r = qpar[r])
-            dtau_dqd[(size_t)r * nq + ck] = dot6(JC + (size_t)r * JC_SIZE + JC_S, psd);
+        for (int r = top; r >= 0; r = vpar[r])
+            dtau_dqd[(size_t)r * nv + ck] = dot6(JC + (size_t)r * JC_SIZE + JC_S, psd);
     }
     if (M) {
-        for (int r = ck; r >= 0; r = qpar[r])
-            M[(size_t)r * nq + ck] = M[(size_t)ck * nq + r] = dot6(JC + (size_t)r * JC_SIZE + JC_S, C + JC_AL);
+        for (int r = ck; r >= 0; r = vpar[r])
+            M[(size_t)r * nv + ck] = M[(size_t)ck * nv + r] = dot6(JC + (size_t)r * JC_SIZE + JC_S, C + JC_AL);
     }
 }
 
@@ -419,31 +419,31 @@ JAC_INLINE void jac_backward_body(const mbs_model *m, const MBS_K(mbs_ws) *w, mr
                                   const mreal *p0, const mreal *q, int loads, int skip_euler, int i,
                                   mreal *dtau_dq, mreal *dtau_dqd, mreal *M)
 {
-    const int nb = m->nb, nq = m->nq;
+    const int nb = m->nb, nv = m->nv;
     const mbs_joint_info *jt = &m->joint[i];
-    const int h = jt->parent, ni = jt->nq, q0 = jt->qoff;
-    const int qend = m->body[i].subtree_end <= nb ? m->joint[m->body[i].subtree_end].qoff : nq;
+    const int h = jt->parent, ni = jt->nv, v0 = jt->voff;
+    const int qend = m->body[i].subtree_end <= nb ? m->joint[m->body[i].subtree_end].voff : nv;
     mreal *B = JB + (size_t)i * JB_SIZE;
     const int e0 = jt->euler >= 0 ? jt->euler : ni;
     const mreal *L = B + JB_L;
     mreal trR = loads ? L[6] + L[10] + L[14] : 0;
     for (int k = 0; k < ni; k++)
-        jac_column_vectors(JC + (size_t)(q0 + k) * JC_SIZE, B, loads, trR, k < e0 || !skip_euler);
+        jac_column_vectors(JC + (size_t)(v0 + k) * JC_SIZE, B, loads, trR, k < e0 || !skip_euler);
     /* columns k of joint i */
     for (int k = 0; k < ni; k++) {
-        const int ck = q0 + k;
+        const int ck = v0 + k;
         const int euler = k >= e0;
         const int dq = dtau_dq && (!euler || !skip_euler);
         /* rows at or below k: this joint from k on (from its first Euler
          * parameter for an Euler column), then the subtree */
-        jac_rows_below(JC, nq, ck, euler ? q0 + e0 : ck, qend, loads, dq ? dtau_dq : NULL, dtau_dqd);
+        jac_rows_below(JC, nv, ck, euler ? v0 + e0 : ck, qend, loads, dq ? dtau_dq : NULL, dtau_dqd);
         if (dq && euler) {
             mreal rj[3];
             v3_sub(rj, w->rj + 3 * i, p0);
-            jac_rows_euler(JC, nq, ck, q0 + e0, k - e0, q + q0 + e0, w->AhJ + 9 * i, rj, B + JB_F, dtau_dq);
+            jac_rows_euler(JC, nv, ck, v0 + e0, k - e0, q + jt->qoff + e0, w->AhJ + 9 * i, rj, B + JB_F, dtau_dq);
         }
         /* rows above: earlier columns of this joint, then the ancestors */
-        jac_rows_above(JC, w->qpar, nq, ck, euler ? w->qpar[q0 + e0] : w->qpar[ck], dq ? dtau_dq : NULL,
+        jac_rows_above(JC, w->vpar, nv, ck, euler ? w->vpar[v0 + e0] : w->vpar[ck], dq ? dtau_dq : NULL,
                        dtau_dqd, M);
     }
     /* pass the composite sums to the parent */
@@ -458,7 +458,7 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
                                const mreal *q, const mreal *qd, const mreal *qdd, int skip_euler,
                                mreal *dtau_dq, mreal *dtau_dqd, mreal *M)
 {
-    const int nb = m->nb, nq = m->nq;
+    const int nb = m->nb, nv = m->nv;
     mreal *JB = w->jac, *JC = w->jac + (size_t)(nb + 1) * JB_SIZE;
     const mreal *grav = x + m->x_gravity;
     int loads = 0;
@@ -486,9 +486,9 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
     /* zero the entries between independent branches; a single chain from
      * the ground has none (every pair of columns is ancestor-related) */
     if (m->nbranch != 1 || skip_euler) {
-        if (dtau_dq) for (int k = 0; k < nq * nq; k++) dtau_dq[k] = 0;
-        if (dtau_dqd) for (int k = 0; k < nq * nq; k++) dtau_dqd[k] = 0;
-        if (M) for (int k = 0; k < nq * nq; k++) M[k] = 0;
+        if (dtau_dq) for (int k = 0; k < nv * nv; k++) dtau_dq[k] = 0;
+        if (dtau_dqd) for (int k = 0; k < nv * nv; k++) dtau_dqd[k] = 0;
+        if (M) for (int k = 0; k < nv * nv; k++) M[k] = 0;
     }
     for (int i = nb; i >= 1; i--)
         jac_backward_body(m, w, JB, JC, p0, q, loads, skip_euler, i, dtau_dq, dtau_dqd, M);

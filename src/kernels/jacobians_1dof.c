@@ -68,7 +68,7 @@
 
 typedef struct idl_body {
     jf_joint j;                   /* the joint's kind (fixed, revolute, prismatic), F_h -> F_i constants */
-    int parent, col;              /* col: coordinate of the joint, -1 for fixed */
+    int parent, col, qoff;        /* col: velocity of the joint, -1 for fixed; qoff: its coordinate */
     int massive;                  /* mass or inertia nonzero */
     double m, c[3], J[6];         /* mass, CoM in F_i, inertia about the CoM in F_i axes (xx yy zz xy xz yz) */
 } idl_body;
@@ -89,22 +89,22 @@ typedef struct idl_ws {           /* per body, per call */
 enum { CC_G = 0, CC_S = 12, CC_U = 18, CC_W = 24, CC_PS = 30, CC_PSD = 36, CC_SIZE = 42 };
 
 struct mbs_jac1 {
-    int usable, nq, avx2;
+    int usable, nv, avx2;
     int rigid;                    /* the joints qualify (force elements aside) */
     idl_body *b;
     idl_ws *w;
     int *cbody, *cpar, *cend;     /* body of column c, parent column (-1), end of its subtree's columns */
     double *col;                  /* CC_SIZE per column */
-    double *jw;                   /* nq x 2 ldp: [dtau/dq | dtau/dqd] for the FD derivatives; the
+    double *jw;                   /* nv x 2 ldp: [dtau/dq | dtau/dqd] for the FD derivatives; the
                                    * entries outside the Jacobians' pattern (rows neither in the
                                    * column's subtree nor above it) are zero from creation on and
                                    * never written: the solves read them */
     int *anc_ptr, *anc_idx;       /* ancestor columns of column c: anc_idx[anc_ptr[c] .. anc_ptr[c + 1]) */
-    int ldp;                      /* nq rounded up to a multiple of 8 */
-    double *xw;                   /* nq x 3 ldp: the solves' rows */
+    int ldp;                      /* nv rounded up to a multiple of 8 */
+    double *xw;                   /* nv x 3 ldp: the solves' rows */
     int *sub_ptr, *sub_idx;       /* columns below c in its subtree: sub_idx[sub_ptr[c] .. sub_ptr[c + 1]) */
     double *anc_val, *sub_val;    /* the factor's entries in those orders */
-    double *vbuf;                 /* nq */
+    double *vbuf;                 /* nv */
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -276,14 +276,14 @@ int mbs_jac1_create(mbs_data *d, const mbs_model *m)
     struct mbs_jac1 *f = calloc(1, sizeof *f);
     if (!f) return -1;
     d->idl = f;
-    const int nb = m->nb, nq = m->nq;
-    f->nq = nq;
+    const int nb = m->nb, nv = m->nv;
+    f->nv = nv;
     f->b = calloc((size_t)nb + 1, sizeof *f->b);
     f->w = calloc((size_t)nb + 1, sizeof *f->w);
-    f->cbody = calloc((size_t)nq + 1, sizeof(int));
-    f->cpar = calloc((size_t)nq + 1, sizeof(int));
-    f->cend = calloc((size_t)nq + 1, sizeof(int));
-    f->col = calloc((size_t)(nq + 1) * CC_SIZE, sizeof(double));
+    f->cbody = calloc((size_t)nv + 1, sizeof(int));
+    f->cpar = calloc((size_t)nv + 1, sizeof(int));
+    f->cend = calloc((size_t)nv + 1, sizeof(int));
+    f->col = calloc((size_t)(nv + 1) * CC_SIZE, sizeof(double));
     if (!f->b || !f->w || !f->cbody || !f->cpar || !f->cend || !f->col) return -1;
     f->rigid = 1;
 #if defined(IDL_AVX2)
@@ -299,9 +299,10 @@ int mbs_jac1_create(mbs_data *d, const mbs_model *m)
             f->rigid = 0;
             continue;
         }
-        if ((kind == MBS_FRAME_FIXED) != (jt->nq == 0)) { f->rigid = 0; continue; }
+        if ((kind == MBS_FRAME_FIXED) != (jt->nv == 0)) { f->rigid = 0; continue; }
         b->parent = jt->parent;
-        b->col = jt->nq ? jt->qoff : -1;
+        b->col = jt->nv ? jt->voff : -1;
+        b->qoff = jt->qoff;
         const mbs_joint_info *jh = jt->parent > 0 ? &m->joint[jt->parent] : 0;
         jf_joint_init(&b->j, kind, x + jt->x_Xp, x + jt->x_ppoint, jh ? x + jh->x_Xc : 0, jh ? x + jh->x_cpoint : 0);
         /* inertia in F_i: c' = X_c^T (c - P_c), J' = X_c^T J X_c */
@@ -326,43 +327,43 @@ int mbs_jac1_create(mbs_data *d, const mbs_model *m)
     /* columns: body, parent column, end of the subtree's columns */
     for (int i = 1; i <= nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
-        if (jt->nq != 1) continue;
-        const int c = jt->qoff;
+        if (jt->nv != 1) continue;
+        const int c = jt->voff;
         f->cbody[c] = i;
         int pc = -1;
         for (int h = jt->parent; h > 0 && pc < 0; h = m->joint[h].parent)
-            if (m->joint[h].nq > 0) pc = m->joint[h].qoff + m->joint[h].nq - 1;
+            if (m->joint[h].nv > 0) pc = m->joint[h].voff + m->joint[h].nv - 1;
         f->cpar[c] = pc;
         const int se = m->body[i].subtree_end;
-        f->cend[c] = se <= nb ? m->joint[se].qoff : nq;
+        f->cend[c] = se <= nb ? m->joint[se].voff : nv;
     }
     f->usable = f->rigid && m->nforce == 0;
     if (f->usable) {
         size_t na = 0;
-        for (int c = 0; c < nq; c++)
+        for (int c = 0; c < nv; c++)
             for (int a = f->cpar[c]; a >= 0; a = f->cpar[a]) na++;
-        f->ldp = (nq + 7) & ~7;
-        f->jw = calloc(2 * (size_t)nq * f->ldp + 1, sizeof(double));
-        f->xw = calloc(3 * (size_t)nq * f->ldp + 1, sizeof(double));
-        f->anc_ptr = calloc((size_t)nq + 1, sizeof(int));
+        f->ldp = (nv + 7) & ~7;
+        f->jw = calloc(2 * (size_t)nv * f->ldp + 1, sizeof(double));
+        f->xw = calloc(3 * (size_t)nv * f->ldp + 1, sizeof(double));
+        f->anc_ptr = calloc((size_t)nv + 1, sizeof(int));
         f->anc_idx = calloc(na + 1, sizeof(int));
-        f->sub_ptr = calloc((size_t)nq + 1, sizeof(int));
+        f->sub_ptr = calloc((size_t)nv + 1, sizeof(int));
         f->sub_idx = calloc(na + 1, sizeof(int));
         f->anc_val = calloc(na + 1, sizeof(double));
         f->sub_val = calloc(na + 1, sizeof(double));
-        f->vbuf = calloc((size_t)nq + 1, sizeof(double));
+        f->vbuf = calloc((size_t)nv + 1, sizeof(double));
         if (!f->jw || !f->xw || !f->anc_ptr || !f->anc_idx || !f->sub_ptr || !f->sub_idx || !f->anc_val ||
             !f->sub_val || !f->vbuf)
             return -1;
         int k = 0, ks = 0;
-        for (int c = 0; c < nq; c++) {
+        for (int c = 0; c < nv; c++) {
             f->anc_ptr[c] = k;
             for (int a = f->cpar[c]; a >= 0; a = f->cpar[a]) f->anc_idx[k++] = a;
             f->sub_ptr[c] = ks;
             for (int r = c + 1; r < f->cend[c]; r++) f->sub_idx[ks++] = r;
         }
-        f->anc_ptr[nq] = k;
-        f->sub_ptr[nq] = ks;
+        f->anc_ptr[nv] = k;
+        f->sub_ptr[nv] = ks;
     }
     return 0;
 }
@@ -370,25 +371,25 @@ int mbs_jac1_create(mbs_data *d, const mbs_model *m)
 void mbs_jac1_scribble(mbs_data *d, uint64_t *s)
 {
     struct mbs_jac1 *f = d->idl;
-    const int nq = f->nq, ldp = f->ldp;
+    const int nv = f->nv, ldp = f->ldp;
     const size_t z = sizeof(double);
     mbs_scribble_bytes(f->w, sizeof(idl_ws) * ((size_t)d->model->nb + 1), s);
-    mbs_scribble_bytes(f->col, z * (size_t)(nq + 1) * CC_SIZE, s);
+    mbs_scribble_bytes(f->col, z * (size_t)(nv + 1) * CC_SIZE, s);
     if (!f->usable) return;
     /* jw: garbage on the pattern (and the padding), its zeros kept */
-    mbs_scribble_bytes(f->jw, z * (2 * (size_t)nq * ldp + 1), s);
-    for (int c = 0; c < nq; c++)
-        for (int row = 0; row < nq; row++) {
+    mbs_scribble_bytes(f->jw, z * (2 * (size_t)nv * ldp + 1), s);
+    for (int c = 0; c < nv; c++)
+        for (int row = 0; row < nv; row++) {
             int in = row >= c && row < f->cend[c];
             for (int a = f->cpar[c]; a >= 0 && !in; a = f->cpar[a]) in = a == row;
             if (in) continue;
             f->jw[(size_t)row * 2 * ldp + c] = 0;
             f->jw[(size_t)row * 2 * ldp + ldp + c] = 0;
         }
-    mbs_scribble_bytes(f->xw, z * (3 * (size_t)nq * ldp + 1), s);
-    mbs_scribble_bytes(f->anc_val, z * ((size_t)f->anc_ptr[nq] + 1), s);
-    mbs_scribble_bytes(f->sub_val, z * ((size_t)f->sub_ptr[nq] + 1), s);
-    mbs_scribble_bytes(f->vbuf, z * ((size_t)nq + 1), s);
+    mbs_scribble_bytes(f->xw, z * (3 * (size_t)nv * ldp + 1), s);
+    mbs_scribble_bytes(f->anc_val, z * ((size_t)f->anc_ptr[nv] + 1), s);
+    mbs_scribble_bytes(f->sub_val, z * ((size_t)f->sub_ptr[nv] + 1), s);
+    mbs_scribble_bytes(f->vbuf, z * ((size_t)nv + 1), s);
 }
 
 void mbs_jac1_free(mbs_data *d)
@@ -522,7 +523,7 @@ static void combine_avx2(double *y, const double *x, double alpha, const double 
 void mbs_jac1_fd_factor_solve(const mbs_model *m, mbs_data *d, const double *H, double *x)
 {
     const struct mbs_jac1 *f = d->idl;
-    const int n = m->nq, *aptr = f->anc_ptr, *aidx = f->anc_idx;
+    const int n = m->nv, *aptr = f->anc_ptr, *aidx = f->anc_idx;
     for (int k = n - 1; k >= 0; k--) {
         const double *Hk = H + (size_t)k * n;
         const double xk = x[k] / Hk[k];
@@ -548,11 +549,11 @@ void mbs_jac1_fd_factor_solve(const mbs_model *m, mbs_data *d, const double *H, 
  * per column on a chain, 352 for the human's 43 coordinates). A row's
  * blocks are independent chains of multiply-adds, the rows mostly wait on
  * the previous ones: the three matrices side by side in one row (ldp
- * columns each, zeros beyond nq) give each row enough independent work. */
+ * columns each, zeros beyond nv) give each row enough independent work. */
 int mbs_jac1_fd_solve(const mbs_model *m, mbs_data *d, const double *L, double *Xq, double *Xqd, double *Xtau)
 {
     struct mbs_jac1 *f = d->idl;
-    const int n = m->nq, *end = f->cend, ldp = f->ldp, ldx = 3 * ldp;
+    const int n = m->nv, *end = f->cend, ldp = f->ldp, ldx = 3 * ldp;
     const int *sidx = f->sub_idx, *sptr = f->sub_ptr, *aidx = f->anc_idx, *aptr = f->anc_ptr;
     double *sval = f->sub_val, *aval = f->anc_val, *inv = f->vbuf, *X = f->xw;
     double *out[3] = { Xq, Xqd, Xtau };
@@ -653,13 +654,13 @@ IDL_INLINE void idl_positions(const mbs_model *m, const idl_body *Bd, idl_ws *W,
     /* sines and cosines first: independent of each other, they pipeline
      * here, where inside the tree loop each one would wait in line */
     for (int i = 1; i <= nb; i++)
-        if (Bd[i].j.kind == MBS_FRAME_ROT_E1) fast_sincos(q[Bd[i].col], &W[i].sn, &W[i].cs);
+        if (Bd[i].j.kind == MBS_FRAME_ROT_E1) fast_sincos(q[Bd[i].qoff], &W[i].sn, &W[i].cs);
     for (int i = 1; i <= nb; i++) {
         const idl_body *b = &Bd[i];
         idl_ws *w = &W[i];
         const int h = b->parent;
         double E[9], t[3];
-        jf_local_1dof(&b->j, w->cs, w->sn, q, b->col, E, t);
+        jf_local_1dof(&b->j, w->cs, w->sn, q, b->qoff, E, t);
         double *R = w->R, *o = w->o;
         if (h > 0) {
             const double *Rh = W[h].R, *oh = W[h].o;
@@ -790,14 +791,14 @@ IDL_INLINE void idl_column_vectors(double *C, const idl_ws *w, int c, const doub
  * the sum of its entries ---- */
 IDL_INLINE double idl_mass_matrix(const mbs_model *m, const double *CC, const int *cpar, double *M)
 {
-    const int nq = m->nq;
+    const int nv = m->nv;
     double fin = 0;
-    if (m->nbranch != 1) memset(M, 0, sizeof(double) * (size_t)nq * nq);
-    for (int c = 0; c < nq; c++) {
+    if (m->nbranch != 1) memset(M, 0, sizeof(double) * (size_t)nv * nv);
+    for (int c = 0; c < nv; c++) {
         const double *gc = CC + (size_t)c * CC_SIZE + CC_G;
         for (int r = c; r >= 0; r = cpar[r]) {
             const double e = dot6(CC + (size_t)r * CC_SIZE + CC_S, gc);
-            M[(size_t)r * nq + c] = M[(size_t)c * nq + r] = e;
+            M[(size_t)r * nv + c] = M[(size_t)c * nv + r] = e;
             fin += e;
         }
     }
@@ -807,7 +808,7 @@ IDL_INLINE double idl_mass_matrix(const mbs_model *m, const double *CC, const in
 IDL_INLINE double idl_front(const mbs_model *m, mbs_data *d, const double *q, const double *qd, const double *qdd,
                             double *tau, double *M)
 {
-    const int nb = m->nb, nq = m->nq;
+    const int nb = m->nb, nv = m->nv;
     struct mbs_jac1 *f = d->idl;
     const idl_body *Bd = f->b;
     idl_ws *W = f->w;
@@ -841,7 +842,7 @@ IDL_INLINE double idl_front(const mbs_model *m, mbs_data *d, const double *q, co
         }
     }
     if (M) fin = idl_mass_matrix(m, CC, f->cpar, M);
-    if (tau) for (int k = 0; k < nq; k++) fin += tau[k];
+    if (tau) for (int k = 0; k < nv; k++) fin += tau[k];
     return fin;
 }
 
@@ -911,16 +912,16 @@ IDL_INLINE void idl_update(const mbs_model *m, mbs_data *d, const double *qdd, d
 IDL_INLINE double idl_entries(const mbs_model *m, mbs_data *d, double *dtau_dq, double *dtau_dqd, int ld,
                               int zero, int avx2)
 {
-    const int nq = m->nq;
+    const int nv = m->nv;
     struct mbs_jac1 *f = d->idl;
     const double *CC = f->col;
     const int *cpar = f->cpar, *cend = f->cend;
     double fin = 0;
     if (zero && m->nbranch != 1) {
-        if (dtau_dq) memset(dtau_dq, 0, sizeof(double) * (size_t)nq * nq);
-        if (dtau_dqd) memset(dtau_dqd, 0, sizeof(double) * (size_t)nq * nq);
+        if (dtau_dq) memset(dtau_dq, 0, sizeof(double) * (size_t)nv * nv);
+        if (dtau_dqd) memset(dtau_dqd, 0, sizeof(double) * (size_t)nv * nv);
     }
-    for (int c = 0; c < nq; c++) {
+    for (int c = 0; c < nv; c++) {
         const double *C = CC + (size_t)c * CC_SIZE;
         const double *s = C + CC_S, *u = C + CC_U, *wk = C + CC_W, *ps = C + CC_PS, *psd = C + CC_PSD;
         const double z1[12] = { -wk[0], -wk[1], -wk[2], -wk[3], -wk[4], -wk[5],
@@ -957,7 +958,7 @@ IDL_INLINE int idl_pass(const mbs_model *m, mbs_data *d, const double *q, const 
                         double *tau, double *dtau_dq, double *dtau_dqd, double *M, int avx2)
 {
     double fin = idl_front(m, d, q, qd, qdd, tau, M);
-    if (dtau_dq || dtau_dqd) fin += idl_entries(m, d, dtau_dq, dtau_dqd, m->nq, 1, avx2);
+    if (dtau_dq || dtau_dqd) fin += idl_entries(m, d, dtau_dq, dtau_dqd, m->nv, 1, avx2);
     return isfinite(fin) ? 0 : -1;
 }
 

@@ -25,7 +25,7 @@ int mbs_jac1_rigid_usable(const mbs_model *m, const mbs_data *d);
  * previous setting. */
 int mbs_jac1_set_avx2(mbs_data *d, int on);
 /* tau = ID(q, qd, qdd) (user joint loads included), dtau/dq, dtau/dqd and
- * the mass matrix M, row-major nq x nq; any output may be NULL, qd and qdd
+ * the mass matrix M, row-major nv x nv; any output may be NULL, qd and qdd
  * too (zero). No allocation; leaves nothing in d->ws. Returns 0, or -1 if
  * an output entry is not finite. */
 int mbs_jac1_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
@@ -40,7 +40,7 @@ int mbs_jac1_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, cons
  *     the qdd the caller solved from M qdd = tau - b; the changes add up)
  *     and adds the change of ID to tau (NULL: not wanted);
  *   mbs_jac1_fd_jacobians returns dtau/dq and dtau/dqd at the pass's
- *     (q, qd, qdd) side by side, rows *ld apart (row r: the nq entries of
+ *     (q, qd, qdd) side by side, rows *ld apart (row r: the nv entries of
  *     dtau_r/dq, zeros up to *ld / 2, then those of dtau_r/dqd, zeros),
  *     a workspace of d valid until the next call; *bad = -1 if an entry
  *     is not finite, else 0.
@@ -53,7 +53,7 @@ const double *mbs_jac1_fd_jacobians(const mbs_model *m, mbs_data *d, int *bad, i
  * on k and its ancestor coordinates; src/dynamics/fd_derivatives.c, fd_factor). */
 void mbs_jac1_fd_factor_solve(const mbs_model *m, mbs_data *d, const double *H, double *x);
 /* After mbs_jac1_fd_jacobians, with the tree-sparse factor M = L^T L (row k
- * of L on k and its ancestor coordinates; row-major nq x nq):
+ * of L on k and its ancestor coordinates; row-major nv x nv):
  * Xq = -M^-1 dtau/dq, Xqd = -M^-1 dtau/dqd and Xtau = M^-1 (any NULL:
  * skipped), by triangular solves that follow the tree's sparsity. Returns
  * -1 if an entry of the results may not be finite (their sum is not), else 0. */

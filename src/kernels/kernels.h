@@ -37,7 +37,7 @@
 #define MBS_BSTRIDE 42   /* 6 x 7: largest joint map */
 
 typedef struct MBS_K(mbs_ws) {
-    int nb, nq;
+    int nb, nv;
     mbs_ref_point ref;
     /* position level */
     mreal *A;      /* 9: rotation local -> global */
@@ -71,11 +71,11 @@ typedef struct MBS_K(mbs_ws) {
                     * and P = sum_k pbar_k f_k^T (3x3 row-major, local point times
                     * global force), so that the moment of point forces about the
                     * CoM is eps(A P) - (A c) x f, whatever the pose */
-    mreal *qfrc;   /* nq: generalized forces on coordinates */
+    mreal *qfrc;   /* nv: generalized forces (velocity indices) */
     mreal *jac;    /* mbs_jac_size(m): scratch of mbs_rnea_jacobians */
-    int *qpar;     /* nq: parent coordinate in the tree sparsity of M (the
-                    * previous coordinate of the joint, else the last one of
-                    * the nearest ancestor joint with coordinates), -1: none */
+    int *vpar;     /* nv: parent velocity in the tree sparsity of M (the
+                    * previous velocity of the joint, else the last one of
+                    * the nearest ancestor joint with velocities), -1: none */
     /* Per-state quantities of the constraint tangents (one entry per cut:
      * the entities, G(e), G(0), G(ed) and their non-zero entries), shared
      * by every tangent direction at the same primal state. Each entry holds
@@ -90,7 +90,7 @@ typedef struct MBS_K(mbs_ws) {
 
 /* Allocate / free a workspace for model m (the only allocation). */
 int MBS_K(mbs_ws_init)(MBS_K(mbs_ws) *w, const mbs_model *m);
-/* The same without the Jacobian scratch (w->jac, which holds nq^2 numbers):
+/* The same without the Jacobian scratch (w->jac, which holds nv^2 numbers):
  * for the kinematics (mbs_kin_forward) and nothing that needs w->jac. */
 int MBS_K(mbs_ws_init_kinematics)(MBS_K(mbs_ws) *w, const mbs_model *m);
 void MBS_K(mbs_ws_free)(MBS_K(mbs_ws) *w);
@@ -99,8 +99,8 @@ void MBS_K(mbs_ws_free)(MBS_K(mbs_ws) *w);
  * computation may read before it writes it, so that one that does gives a
  * different result than on a fresh workspace.
  *   mbs_scribble_bytes: n bytes of xorshift64* output from the state *s;
- *   mbs_ws_scribble: every array of w but the constants (nb, nq, ref,
- *     qpar, and, unless ground, the ground's entries: its pose is read as
+ *   mbs_ws_scribble: every array of w but the constants (nb, nv, ref,
+ *     vpar, and, unless ground, the ground's entries: its pose is read as
  *     the parent of the first bodies); the cut cache is scribbled by
  *     mbs_con_cache_scribble (constraints/constraint.h). */
 void MBS_K(mbs_scribble_bytes)(void *p, size_t n, uint64_t *s);
@@ -165,7 +165,7 @@ void MBS_K(mbs_body_terms_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs
 void MBS_K(mbs_rnea_d)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws) *dw,
                        const mreal *dqfrc, mreal *dtau, int first, int last);
 
-/* All columns of dtau/dq and dtau/dqd (nq x nq, row-major; either may be
+/* All columns of dtau/dq and dtau/dqd (nv x nv, row-major; either may be
  * NULL) in O(n depth), from a completed mbs_rnea in w at (q, qd, qdd) (any
  * reference point; loads in w->xfrc constant, as user loads are). The
  * Euler-parameter columns k = e + a of dtau/dq receive only the part along
@@ -186,7 +186,7 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
 void MBS_K(mbs_jac_body_tangent)(const mbs_model *m, const MBS_K(mbs_ws) *w, int k, int which, int b,
                                  MBS_K(mbs_ws) *dw);
 
-/* Mass matrix by composite inertias (nq x nq, row-major). Needs position
+/* Mass matrix by composite inertias (nv x nv, row-major). Needs position
  * kinematics and Mv. */
 void MBS_K(mbs_crba)(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *M);
 /* The same, its lower triangle in the tree storage (mbsens/sparse.h) of

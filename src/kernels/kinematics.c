@@ -31,12 +31,12 @@ static int ws_init(MBS_K(mbs_ws) *w, const mbs_model *m, size_t njac)
     int n = m->nb + 1;
     size_t total = (size_t)n * (9 + 3 + 3 + 3 + 3 + 9 + 3 + MBS_BSTRIDE + 9 + 4 +
                                 6 + 3 + MBS_BSTRIDE + 6 + 6 + 36 + 6 + 6 + 36 +
-                                MBS_BSTRIDE + 49 + 7 + 15) + (size_t)m->nq + 1 + njac +
-                   ((size_t)m->nq * sizeof(int) + sizeof(mreal) - 1) / sizeof(mreal);
+                                MBS_BSTRIDE + 49 + 7 + 15) + (size_t)m->nv + 1 + njac +
+                   ((size_t)m->nv * sizeof(int) + sizeof(mreal) - 1) / sizeof(mreal);
     mreal *p = calloc(total, sizeof(mreal));
     if (!p) return -1;
     w->nb = m->nb;
-    w->nq = m->nq;
+    w->nv = m->nv;
     w->ref = MBS_REF_COM;
 #define TAKE(field, k) do { w->field = p; p += (size_t)n * (k); } while (0)
     TAKE(A, 9); TAKE(o, 3); TAKE(rG, 3); TAKE(r, 3); TAKE(rj, 3); TAKE(AhJ, 9);
@@ -48,12 +48,12 @@ static int ws_init(MBS_K(mbs_ws) *w, const mbs_model *m, size_t njac)
     TAKE(xfrc, 15);
 #undef TAKE
     w->qfrc = p;
-    p += m->nq;
+    p += m->nv;
     w->jac = njac ? p : 0;
     p += njac;
-    w->qpar = (int *)(void *)p;
-    /* qpar: the previous coordinate on the path to the ground; last[i]: the
-     * last coordinate at or above body i (-1: none), bodies parent first */
+    w->vpar = (int *)(void *)p;
+    /* vpar: the previous velocity on the path to the ground; last[i]: the
+     * last velocity at or above body i (-1: none), bodies parent first */
     int *last = malloc((size_t)n * sizeof *last);
     if (!last) {
         free(w->A);
@@ -64,8 +64,8 @@ static int ws_init(MBS_K(mbs_ws) *w, const mbs_model *m, size_t njac)
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         const int up = last[jt->parent];
-        for (int k = 0; k < jt->nq; k++) w->qpar[jt->qoff + k] = k > 0 ? jt->qoff + k - 1 : up;
-        last[i] = jt->nq > 0 ? jt->qoff + jt->nq - 1 : up;
+        for (int k = 0; k < jt->nv; k++) w->vpar[jt->voff + k] = k > 0 ? jt->voff + k - 1 : up;
+        last[i] = jt->nv > 0 ? jt->voff + jt->nv - 1 : up;
     }
     free(last);
     m3_identity(w->A);
@@ -104,7 +104,7 @@ void MBS_K(mbs_ws_scribble)(MBS_K(mbs_ws) *w, const mbs_model *m, int ground, ui
     const size_t z = sizeof(mreal), from = ground ? 0 : 1;
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
         MBS_K(mbs_scribble_bytes)(f[i] + from * (size_t)k[i], z * (size_t)k[i] * ((size_t)w->nb + 1 - from), s);
-    MBS_K(mbs_scribble_bytes)(w->qfrc, z * (size_t)w->nq, s);
+    MBS_K(mbs_scribble_bytes)(w->qfrc, z * (size_t)w->nv, s);
     if (w->jac) MBS_K(mbs_scribble_bytes)(w->jac, z * MBS_K(mbs_jac_size)(m), s);
 }
 
@@ -176,7 +176,7 @@ static inline void kin_body_rates(const mbs_model *m, MBS_K(mbs_ws) *w, int i, c
 {
     const mbs_joint_info *jt = &m->joint[i];
     const int kind = kin_kind(jt);
-    const int h = jt->parent, nq = jt->nq;
+    const int h = jt->parent, nv = jt->nv;
     const mreal *qi = q + jt->qoff;
     const mreal *AhJ = w->AhJ + 9 * i;
     const mreal *bi = w->b + MBS_BSTRIDE * i;
@@ -184,10 +184,10 @@ static inline void kin_body_rates(const mbs_model *m, MBS_K(mbs_ws) *w, int i, c
     /* ---- velocities ---- */
     const mreal *Vh = w->V + 6 * h;
     mreal *Vi = w->V + 6 * i;
-    const mreal *qdi = qd ? qd + jt->qoff : 0;
+    const mreal *qdi = qd ? qd + jt->voff : 0;
     s6_twist_shift(Vi, w->a + 3 * i, Vh);
     if (qdi)
-        for (int k = 0; k < nq; k++)
+        for (int k = 0; k < nv; k++)
             for (int c = 0; c < 6; c++) Vi[c] += bi[6 * k + c] * qdi[k];
     mreal *ad = w->ad + 3 * i;
     v3_sub(ad, Vh, Vi);
@@ -237,8 +237,8 @@ static inline void kin_body_rates(const mbs_model *m, MBS_K(mbs_ws) *w, int i, c
     } else {
         const mbs_joint_ops *ops = MBS_K(mbs_joint_ops_of)(jt->type);
         if (qdi) ops->subspace_dot(qi, qdi, Sd);
-        else for (int k = 0; k < 6 * nq; k++) Sd[k] = 0;
-        for (int k = 0; k < nq; k++) {
+        else for (int k = 0; k < 6 * nv; k++) Sd[k] = 0;
+        for (int k = 0; k < nv; k++) {
             mreal *col = bdi + 6 * k;
             const mreal *bk = bi + 6 * k;
             mreal vk[3];
@@ -266,8 +266,8 @@ static inline void kin_body_rates(const mbs_model *m, MBS_K(mbs_ws) *w, int i, c
     s6_twist_shift(Vdi, w->a + 3 * i, w->Vd + 6 * h);
     for (int c = 0; c < 6; c++) Vdi[c] += di[c];
     if (qdd) {
-        const mreal *qddi = qdd + jt->qoff;
-        for (int k = 0; k < nq; k++)
+        const mreal *qddi = qdd + jt->voff;
+        for (int k = 0; k < nv; k++)
             for (int c = 0; c < 6; c++) Vdi[c] += bi[6 * k + c] * qddi[k];
     }
 }
@@ -300,7 +300,7 @@ static inline void kin_joint_map(MBS_K(mbs_ws) *w, const mbs_joint_info *jt, int
         mreal S[MBS_BSTRIDE];
         const mbs_joint_ops *ops = MBS_K(mbs_joint_ops_of)(jt->type);
         ops->subspace(qi, S);
-        for (int k = 0; k < jt->nq; k++) {
+        for (int k = 0; k < jt->nv; k++) {
             mreal *col = bi + 6 * k;
             m3_mv(col, AhJ, S + 6 * k);
             m3_mv(col + 3, AhJ, S + 6 * k + 3);
@@ -428,7 +428,7 @@ void MBS_K(mbs_kin_accelerations)(const mbs_model *m, MBS_K(mbs_ws) *w, const mr
         const mreal *bi = w->b + MBS_BSTRIDE * i;
         s6_twist_shift(Vdi, w->a + 3 * i, w->Vd + 6 * jt->parent);
         for (int c = 0; c < 6; c++) Vdi[c] += w->dv[6 * i + c];
-        for (int k = 0; k < jt->nq; k++)
-            for (int c = 0; c < 6; c++) Vdi[c] += bi[6 * k + c] * qdd[jt->qoff + k];
+        for (int k = 0; k < jt->nv; k++)
+            for (int c = 0; c < 6; c++) Vdi[c] += bi[6 * k + c] * qdd[jt->voff + k];
     }
 }

@@ -67,7 +67,7 @@ static const mreal zeros[MBS_BSTRIDE];
 static inline int joint_still(const mbs_joint_info *jt, const mreal *dq, const mreal *dqd, const mreal *dqdd,
                               int level)
 {
-    const int o = jt->qoff, n = jt->nq;
+    const int o = jt->voff, n = jt->nv;
     return (!dq || m_all_zero(dq + o, n)) && (level < 1 || !dqd || m_all_zero(dqd + o, n)) &&
            (level < 2 || !dqdd || m_all_zero(dqdd + o, n));
 }
@@ -85,7 +85,7 @@ static inline int body_moved_by(const mbs_model *m, int i, const mreal *dx)
 /* Tangents of body i that the direction does not reach: exact zeros (the
  * arrays the consumers read, and those a later sweep from level `from`
  * reuses), and the rotation-tangent form with th = 0. */
-static void zero_body(MBS_K(mbs_ws) *dw, int i, int nq, int level, int from)
+static void zero_body(MBS_K(mbs_ws) *dw, int i, int nv, int level, int from)
 {
     if (from < 1) {
         mreal *A = dw->A + 9 * i, *AhJ = dw->AhJ + 9 * i, *J = dw->J + 9 * i, *b = dw->b + MBS_BSTRIDE * i;
@@ -95,7 +95,7 @@ static void zero_body(MBS_K(mbs_ws) *dw, int i, int nq, int level, int from)
         v3_zero(dw->r + 3 * i);
         v3_zero(dw->rj + 3 * i);
         v3_zero(dw->a + 3 * i);
-        for (int k = 0; k < 6 * nq; k++) b[k] = 0;
+        for (int k = 0; k < 6 * nv; k++) b[k] = 0;
         mreal *th = dw->th + 4 * i;
         th[0] = th[1] = th[2] = 0;
         th[3] = 1;
@@ -105,7 +105,7 @@ static void zero_body(MBS_K(mbs_ws) *dw, int i, int nq, int level, int from)
         v3_zero(dw->ad + 3 * i);
         s6_zero(dw->dv + 6 * i);
         mreal *bd = dw->bd + MBS_BSTRIDE * i;
-        for (int k = 0; k < 6 * nq; k++) bd[k] = 0;
+        for (int k = 0; k < 6 * nv; k++) bd[k] = 0;
     }
     if (level >= 2) s6_zero(dw->Vd + 6 * i);
 }
@@ -121,7 +121,7 @@ typedef struct {
     const mbs_joint_info *jt;
     const mbs_joint_ops *ops;   /* NULL until a general form needs it */
     int kind;                   /* 1 revolute, 2 prismatic (S a constant unit column), 0 other */
-    int h, nq, dqz, hin, thhz;
+    int h, nv, dqz, hin, thhz;
     const mreal *qi, *dqi, *thh, *AhJ, *Ai, *bi;
     mreal *dAhJ, *dAi, *thi, *dbi;
     mreal *rho, *drho;          /* r_i - r_j and its tangent */
@@ -144,10 +144,10 @@ KD_INLINE void kd_body_init(kd_body *c, const mbs_model *m, const MBS_K(mbs_ws) 
     c->kind = jt->frame_kind == MBS_FRAME_ROT_E1 ? 1 : jt->frame_kind == MBS_FRAME_SLIDE_E1 ? 2 : 0;
     c->ops = c->kind ? NULL : MBS_K(mbs_joint_ops_of)(jt->type);
     c->h = jt->parent;
-    c->nq = jt->nq;
+    c->nv = jt->nv;
     c->qi = q + jt->qoff;
-    c->dqz = !dq || m_all_zero(dq + jt->qoff, c->nq);
-    c->dqi = c->dqz ? zeros : dq + jt->qoff;
+    c->dqz = !dq || m_all_zero(dq + jt->voff, c->nv);
+    c->dqi = c->dqz ? zeros : dq + jt->voff;
     /* parents outside [first, last) have zero tangents */
     c->hin = c->h >= first;
     c->thh = c->hin ? dw->th + 4 * c->h : zeros;
@@ -213,7 +213,7 @@ KD_INLINE int kd_positions_rotation(kd_body *c, const MBS_K(mbs_ws) *w, MBS_K(mb
         } else {
             mreal S[MBS_BSTRIDE], wl[3] = { 0, 0, 0 }, sl[3] = { 0, 0, 0 };
             c->ops->subspace(c->qi, S);
-            for (int k = 0; k < c->nq; k++) {
+            for (int k = 0; k < c->nv; k++) {
                 v3_axpy(sl, dqi[k], S + 6 * k);
                 v3_axpy(wl, dqi[k], S + 6 * k + 3);
             }
@@ -315,7 +315,7 @@ KD_INLINE void kd_joint_map(kd_body *c, int fast)
         dbi[3] = dbi[4] = dbi[5] = 0;
     } else if (fast) {
         if (!c->dqz) c->ops->subspace_d(c->qi, c->dqi, dS);
-        for (int k = 0; k < c->nq; k++) {
+        for (int k = 0; k < c->nv; k++) {
             const mreal *bk = bi + 6 * k;
             mreal *col = dbi + 6 * k, vk[3], u[3];
             v3_cross(vk, bk + 3, rho);
@@ -335,7 +335,7 @@ KD_INLINE void kd_joint_map(kd_body *c, int fast)
         if (!c->ops) c->ops = MBS_K(mbs_joint_ops_of)(c->jt->type);
         c->ops->subspace(c->qi, S);
         c->ops->subspace_d(c->qi, c->dqi, dS);
-        for (int k = 0; k < c->nq; k++) {
+        for (int k = 0; k < c->nv; k++) {
             mreal *col = dbi + 6 * k;
             t_mv(col, c->AhJ, c->dAhJ, S + 6 * k, dS + 6 * k);
             t_mv(col + 3, c->AhJ, c->dAhJ, S + 6 * k + 3, dS + 6 * k + 3);
@@ -452,7 +452,7 @@ KD_INLINE void kd_bias_general(kd_body *c, const kd_rates *v)
     if (!c->ops) c->ops = MBS_K(mbs_joint_ops_of)(c->jt->type);
     c->ops->subspace_dot(c->qi, v->qdi, Sd);
     c->ops->subspace_dot_d(c->qi, v->qdi, c->dqi, v->dqdi, dSd);
-    for (int k = 0; k < c->nq; k++) {
+    for (int k = 0; k < c->nv; k++) {
         const mreal *bk = c->bi + 6 * k, *dbk = c->dbi + 6 * k;
         mreal *col = v->dbdi + 6 * k;
         /* v_k = b_k,lin - w_k x rho */
@@ -478,24 +478,24 @@ KD_INLINE void kd_bias_general(kd_body *c, const kd_rates *v)
 KD_INLINE void kd_velocities(kd_body *c, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws) *dw, const mreal *qd,
                              const mreal *dqd, int i)
 {
-    const int h = c->h, nq = c->nq, qoff = c->jt->qoff;
+    const int h = c->h, nv = c->nv, voff = c->jt->voff;
     const mreal *ai = w->a + 3 * i, *dai = dw->a + 3 * i, *bi = c->bi, *dbi = c->dbi, *Vi = w->V + 6 * i;
     mreal *dVi = dw->V + 6 * i;
     kd_rates v;
     v.Vh = w->V + 6 * h;
     v.dVh = c->hin ? dw->V + 6 * h : zeros;
-    v.qdi = qd ? qd + qoff : zeros;
-    v.dqdz = !dqd || m_all_zero(dqd + qoff, nq);
-    v.dqdi = v.dqdz ? zeros : dqd + qoff;
+    v.qdi = qd ? qd + voff : zeros;
+    v.dqdz = !dqd || m_all_zero(dqd + voff, nv);
+    v.dqdi = v.dqdz ? zeros : dqd + voff;
     v.ddi = dw->dv + 6 * i;
     /* V_i = [v_h + a x w_h; w_h] + b qd */
     for (int k = 0; k < 6; k++) dVi[k] = v.dVh[k];
     t_cross_add(dVi, ai, dai, v.Vh + 3, v.dVh + 3);
     if (v.dqdz) {
-        for (int k = 0; k < nq; k++)
+        for (int k = 0; k < nv; k++)
             for (int j = 0; j < 6; j++) dVi[j] += dbi[6 * k + j] * v.qdi[k];
     } else {
-        for (int k = 0; k < nq; k++)
+        for (int k = 0; k < nv; k++)
             for (int j = 0; j < 6; j++) dVi[j] += dbi[6 * k + j] * v.qdi[k] + bi[6 * k + j] * v.dqdi[k];
     }
     /* ad = v_h - v_i */
@@ -521,19 +521,19 @@ KD_INLINE void kd_velocities(kd_body *c, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws) *
 KD_INLINE void kd_accelerations(const kd_body *c, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws) *dw, const mreal *qdd,
                                 const mreal *dqdd, int i)
 {
-    const int h = c->h, nq = c->nq, qoff = c->jt->qoff;
+    const int h = c->h, nv = c->nv, voff = c->jt->voff;
     const mreal *ai = w->a + 3 * i, *dai = dw->a + 3 * i, *ddi = dw->dv + 6 * i, *bi = c->bi, *dbi = c->dbi;
     const mreal *Vdh = w->Vd + 6 * h, *dVdh = c->hin ? dw->Vd + 6 * h : zeros;
     mreal *dVdi = dw->Vd + 6 * i;
     for (int k = 0; k < 6; k++) dVdi[k] = dVdh[k] + ddi[k];
     t_cross_add(dVdi, ai, dai, Vdh + 3, dVdh + 3);
-    const mreal *qddi = qdd ? qdd + qoff : zeros;
-    if (!dqdd || m_all_zero(dqdd + qoff, nq)) {
-        for (int k = 0; k < nq; k++)
+    const mreal *qddi = qdd ? qdd + voff : zeros;
+    if (!dqdd || m_all_zero(dqdd + voff, nv)) {
+        for (int k = 0; k < nv; k++)
             for (int j = 0; j < 6; j++) dVdi[j] += dbi[6 * k + j] * qddi[k];
     } else {
-        const mreal *dqddi = dqdd + qoff;
-        for (int k = 0; k < nq; k++)
+        const mreal *dqddi = dqdd + voff;
+        for (int k = 0; k < nv; k++)
             for (int j = 0; j < 6; j++) dVdi[j] += dbi[6 * k + j] * qddi[k] + bi[6 * k + j] * dqddi[k];
     }
 }
@@ -555,7 +555,7 @@ void MBS_K(mbs_kin_forward_d_from)(const mbs_model *m, const mreal *x, const MBS
      * tangents (a unit direction of a coordinate: its joint's ancestors and
      * earlier branches; a parameter: the bodies before its own). */
     for (; i < last && joint_still(&m->joint[i], dq, dqd, dqdd, level) && !(dx && body_moved_by(m, i, dx)); i++)
-        zero_body(dw, i, m->joint[i].nq, level, from);
+        zero_body(dw, i, m->joint[i].nv, level, from);
     for (; i < last; i++) {
         kd_body c;
         mreal rho[3], drho[3];

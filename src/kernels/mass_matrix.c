@@ -25,21 +25,21 @@
  * the same operations. */
 CRBA_INLINE void crba_pass(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *M, const int *rowptr)
 {
-    const int nq = m->nq;
-#define CRBA_AT(r, c) (rowptr ? rowptr[r] + (rowptr[(c) + 1] - rowptr[c] - 1) : (r) * nq + (c))
-    const int size = rowptr ? rowptr[nq] : nq * nq;
+    const int nv = m->nv;
+#define CRBA_AT(r, c) (rowptr ? rowptr[r] + (rowptr[(c) + 1] - rowptr[c] - 1) : (r) * nv + (c))
+    const int size = rowptr ? rowptr[nv] : nv * nv;
     for (int k = 0; k < size; k++) M[k] = 0;
     for (int i = 1; i <= m->nb; i++)
         for (int c = 0; c < 36; c++) w->MS[36 * i + c] = w->Mv[36 * i + c];
     for (int i = m->nb; i >= 1; i--) {
         const mbs_joint_info *jt = &m->joint[i];
-        const int ni = jt->nq;
+        const int ni = jt->nv;
         const mreal *MS = w->MS + 36 * i, *bi = w->b + MBS_BSTRIDE * i;
         mreal *U = w->U + MBS_BSTRIDE * i;
         for (int k = 0; k < ni; k++) m6_mv(U + 6 * k, MS, bi + 6 * k);
         for (int r = 0; r < ni; r++)
             for (int k = 0; k < (rowptr ? r + 1 : ni); k++)
-                M[CRBA_AT(jt->qoff + r, jt->qoff + k)] = s6_dot(bi + 6 * r, U + 6 * k);
+                M[CRBA_AT(jt->voff + r, jt->voff + k)] = s6_dot(bi + 6 * r, U + 6 * k);
         /* off-diagonal blocks along the path to the root */
         mreal Fc[MBS_BSTRIDE];
         for (int k = 0; k < 6 * ni; k++) Fc[k] = U[k];
@@ -56,11 +56,11 @@ CRBA_INLINE void crba_pass(const mbs_model *m, MBS_K(mbs_ws) *w, mreal *M, const
             }
             const mbs_joint_info *jh = &m->joint[h];
             const mreal *bh = w->b + MBS_BSTRIDE * h;
-            for (int r = 0; r < jh->nq; r++)
+            for (int r = 0; r < jh->nv; r++)
                 for (int k = 0; k < ni; k++) {
                     mreal v = s6_dot(bh + 6 * r, Fc + 6 * k);
-                    M[CRBA_AT(jt->qoff + k, jh->qoff + r)] = v;
-                    if (!rowptr) M[(jh->qoff + r) * nq + jt->qoff + k] = v;
+                    M[CRBA_AT(jt->voff + k, jh->voff + r)] = v;
+                    if (!rowptr) M[(jh->voff + r) * nv + jt->voff + k] = v;
                 }
             j = h;
         }

@@ -37,7 +37,7 @@ typedef struct mbs_result {
 } mbs_result;
 
 /* The arguments (array, count) for a list of results written in place:
- * mbs_data_results(d, "inverse dynamics", MBS_RESULTS({ "tau", tau, nq, 1, MBS_IX_COORD, 0 })). */
+ * mbs_data_results(d, "inverse dynamics", MBS_RESULTS({ "tau", tau, nv, 1, MBS_IX_COORD, 0 })). */
 #define MBS_RESULTS(...)                                                                                               \
     ((const mbs_result[]){ __VA_ARGS__ }),                                                                             \
         (int)(sizeof((const mbs_result[]){ __VA_ARGS__ }) / sizeof(mbs_result))

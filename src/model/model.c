@@ -626,10 +626,10 @@ void mbs_model_initial_state(const mbs_model *m, double *q, double *qd)
     if (!m) return;
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *j = &m->joint[i];
-        for (int k = 0; k < j->nq; k++) {
+        for (int k = 0; k < j->nq; k++)
             if (q) q[j->qoff + k] = j->q0[k];
-            if (qd) qd[j->qoff + k] = j->qd0[k];
-        }
+        for (int k = 0; k < j->nv; k++)
+            if (qd) qd[j->voff + k] = j->qd0[k];
     }
 }
 

@@ -16,7 +16,7 @@
 static int first_parent(const mbs_model *m, int i)
 {
     for (int b = m->joint[i].parent; b > 0; b = m->joint[b].parent)
-        if (m->joint[b].nq > 0) return m->joint[b].qoff + m->joint[b].nq - 1;
+        if (m->joint[b].nv > 0) return m->joint[b].voff + m->joint[b].nv - 1;
     return -1;
 }
 
@@ -25,24 +25,24 @@ static int first_parent(const mbs_model *m, int i)
 int mbs_model_tree_pattern(const mbs_model *m, mbs_tree_pattern *p, mbs_error *err)
 {
     if (!m || !p) return mbs_error_set(err, MBS_ERR_ARG, "model tree pattern: NULL model or pattern");
-    int *parent = malloc(sizeof(int) * (size_t)(m->nq > 0 ? m->nq : 1));
+    int *parent = malloc(sizeof(int) * (size_t)(m->nv > 0 ? m->nv : 1));
     if (!parent) return mbs_error_set(err, MBS_ERR_NOMEM, "model tree pattern: out of memory");
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
-        for (int k = 0; k < jt->nq; k++) parent[jt->qoff + k] = k > 0 ? jt->qoff + k - 1 : first_parent(m, i);
+        for (int k = 0; k < jt->nv; k++) parent[jt->voff + k] = k > 0 ? jt->voff + k - 1 : first_parent(m, i);
     }
-    const int rc = mbs_tree_pattern_create(p, m->nq, parent, err);
+    const int rc = mbs_tree_pattern_create(p, m->nv, parent, err);
     free(parent);
     return rc;
 }
 
 int mbs_model_is_tree_pattern(const mbs_model *m, const mbs_tree_pattern *p)
 {
-    if (!p || p->n != m->nq || !p->parent || !p->rowptr) return 0;
+    if (!p || p->n != m->nv || !p->parent || !p->rowptr) return 0;
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
-        for (int k = 0; k < jt->nq; k++)
-            if (p->parent[jt->qoff + k] != (k > 0 ? jt->qoff + k - 1 : first_parent(m, i))) return 0;
+        for (int k = 0; k < jt->nv; k++)
+            if (p->parent[jt->voff + k] != (k > 0 ? jt->voff + k - 1 : first_parent(m, i))) return 0;
     }
     return 1;
 }

@@ -13,14 +13,14 @@ int mbs_state_check(const mbs_model *m, const double *q, const double *qd, const
 {
     const double *v[3] = { q, qd, qdd };
     const char *nm[3] = { "q", "qd", "qdd" };
-    for (int s = 0; s < 3; s++) {
+    for (int s = 0, n = m->nq; s < 3; s++, n = m->nv) {
         if (!v[s]) continue;
         /* 0 x is NaN exactly for a non-finite x: one multiply-add per entry,
          * the entry is looked for only on failure */
         double z = 0;
-        for (int k = 0; k < m->nq; k++) z += 0.0 * v[s][k];
+        for (int k = 0; k < n; k++) z += 0.0 * v[s][k];
         if (z == 0) continue;
-        for (int k = 0; k < m->nq; k++)
+        for (int k = 0; k < n; k++)
             if (!isfinite(v[s][k]))
                 return mbs_fail(msg, MBS_ERR_NUMERIC, "%s[%d] (%s) is not finite (%g)", nm[s], k,
                                 m->coord_name[k], v[s][k]);
@@ -48,7 +48,7 @@ int mbs_normalize_state(const mbs_model *m, double *q, double *qd)
         if (!(nn > 0) || !isfinite(nn)) return MBS_ERR_NUMERIC;
         for (int k = 0; k < 4; k++) p[k] /= nn;
         if (qd) {
-            double *pd = qd + jt->qoff + jt->euler;
+            double *pd = qd + jt->voff + jt->euler;
             double s = p[0] * pd[0] + p[1] * pd[1] + p[2] * pd[2] + p[3] * pd[3];
             for (int k = 0; k < 4; k++) pd[k] -= s * p[k];
         }

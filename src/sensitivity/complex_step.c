@@ -29,7 +29,7 @@ static int stage_cs(const mbs_model *m, const mreal *x, mbs_ws_cs *w, mreal t, c
 {
     mbs_kin_forward_cs(m, x, w, q, qd, NULL, 1);
     for (int k = 0; k < 15 * (m->nb + 1); k++) w->xfrc[k] = 0;
-    for (int k = 0; k < m->nq; k++) w->qfrc[k] = 0;
+    for (int k = 0; k < m->nv; k++) w->qfrc[k] = 0;
     mbs_forces_apply_cs(m, x, w, q, qd, t);
     mbs_body_terms_cs(m, x, w);
     if (mbs_aba_cs(m, w, q, qd, NULL, qdd) != 0) return -1;

@@ -99,8 +99,8 @@ static void virtual_twists(const mbs_model *m, const mbs_ws *w, const double *nu
         double *Wi = W + 6 * i;
         s6_twist_shift(Wi, w->a + 3 * i, W + 6 * jt->parent);
         const double *bi = w->b + MBS_BSTRIDE * i;
-        for (int k = 0; k < jt->nq; k++)
-            for (int c = 0; c < 6; c++) Wi[c] += bi[6 * k + c] * nu[jt->qoff + k];
+        for (int k = 0; k < jt->nv; k++)
+            for (int c = 0; c < 6; c++) Wi[c] += bi[6 * k + c] * nu[jt->voff + k];
     }
 }
 
@@ -110,7 +110,7 @@ static double load_tangent_power(const mbs_model *m, const mbs_data *d, const do
 {
     const mbs_ws *dw = &d->dws;
     double s = 0;
-    for (int k = 0; k < m->nq; k++) s -= nu[k] * dw->qfrc[k];
+    for (int k = 0; k < m->nv; k++) s -= nu[k] * dw->qfrc[k];
     for (int i = 1; i <= m->nb; i++) {
         const double *L = dw->xfrc + 15 * i;
         int nz = 0;
@@ -139,7 +139,7 @@ static void load_tangent(const mbs_model *m, mbs_data *d, const double *q, const
 {
     mbs_ws *dw = &d->dws;
     memset(dw->xfrc, 0, sizeof(double) * 15 * ((size_t)m->nb + 1));
-    memset(dw->qfrc, 0, sizeof(double) * (size_t)m->nq);
+    memset(dw->qfrc, 0, sizeof(double) * (size_t)m->nv);
     mbs_forces_apply_d(m, m->x, &d->ws, dx, dw, q, qd, NULL, NULL, dw->qfrc, d->time);
 }
 
@@ -156,7 +156,7 @@ int sens_pprod_init(sens_pprod *pp, const mbs_model *m, int all_obj, mbs_error *
     pp->prod = calloc(P, sizeof(double));
     pp->W = calloc(6 * ((size_t)m->nb + 1), sizeof(double));
     pp->dx = calloc((size_t)m->nx + 1, sizeof(double));
-    pp->dr = calloc((size_t)m->nq + 1, sizeof(double));
+    pp->dr = calloc((size_t)m->nv + 1, sizeof(double));
     if (!pp->flag || !pp->gen || !pp->objp || !pp->fn || !pp->acc_off || !pp->S || !pp->prod || !pp->W ||
         !pp->dx || !pp->dr)
         goto nomem;
