@@ -26,8 +26,10 @@
  * reference, a point velocity, a point acceleration, a joint coordinate
  * with a reference plus a linear velocity component and terminal position,
  * velocity and acceleration terms, and two coordinate forces (tau = M qdd -
- * Q, docs/sensitivity.md "Coordinate forces"): "force_d" on the coordinate
- * of the coordinate driver (minus its multiplier) where there is one,
+ * Q, docs/sensitivity.md "Coordinate forces"; where the tree has a
+ * coordinate that is not an Euler parameter, as every model of the seed
+ * has): "force_d" on the coordinate of the coordinate driver (its force:
+ * minus the driver's multiplier) where there is one (else that of force_u),
  * integral |tau|^2 and terminal 0.001 |tau|^4, "force_u" on a coordinate
  * without a driver, integral |tau|^2 and terminal 0.01 |tau|^3 (their
  * coordinates are chosen without draws, so that the models and the other
