@@ -46,7 +46,21 @@ def figures(run, F_ref, p):
             "s_end": s[-1], "rows": len(t)}
 
 
+def thin(xs, ys, n=1500):
+    """At most about 2n points: the lowest and the highest of each of n buckets, in time order
+    (the peaks stay; the figure stays small)."""
+    if len(xs) <= 2 * n:
+        return xs, ys
+    k = -(-len(xs) // n)
+    idx = []
+    for b in range(0, len(xs), k):
+        seg = range(b, min(b + k, len(xs)))
+        idx += sorted({min(seg, key=ys.__getitem__), max(seg, key=ys.__getitem__)})
+    return [xs[i] for i in idx], [ys[i] for i in idx]
+
+
 def polyline(xs, ys, sx, sy, colour, dash=""):
+    xs, ys = thin(xs, ys)
     pts = " ".join("%.1f,%.1f" % (sx(x), sy(y)) for x, y in zip(xs, ys))
     d = ' stroke-dasharray="%s"' % dash if dash else ""
     return '<polyline fill="none" stroke="%s" stroke-width="1.2"%s points="%s"/>' % (colour, d, pts)
