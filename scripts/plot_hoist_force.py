@@ -84,7 +84,7 @@ def panel(x0, w, h, runs, label, unit, ticks_y):
         out.append('<text x="%.1f" y="%d" text-anchor="middle" font-size="11">%g</text>' % (sx(t), top + ph + 15, round(t, 6)))
     out.append('<text x="%.1f" y="%d" text-anchor="middle" font-size="12">t (s)</text>' % (left + pw / 2, top + ph + 32))
     out.append('<text x="%d" y="%d" font-size="12">%s (%s)</text>' % (left, top - 10, label, unit))
-    for t, y, colour, name in runs:
+    for t, y, colour, _ in runs:
         clip = [min(max(v, lo), hi) for v in y]
         out.append(polyline(t, clip, sx, sy, colour))
     return out, sx, sy
@@ -114,7 +114,7 @@ def svg(before, after, fb, fa, path):
     smax = max(before[2] + after[2])
     top = math.ceil(smax * 20) / 20
     sticks = [round(top * k / 4, 6) for k in range(5)]
-    p, sx2, sy2 = panel(560, 340, H, [(before[0], before[2], blue, "before"), (after[0], after[2], red, "after")],
+    p, _, _ = panel(560, 340, H, [(before[0], before[2], blue, "before"), (after[0], after[2], red, "after")],
                         "hoist travel s", "m", sticks)
     out += p
     out.append("</svg>")
