@@ -19,7 +19,7 @@ need_python
 SRC=$MBS_SOURCE_DIR
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
-# about a minute of CPU in the optimized build, an hour under the sanitizers;
+# about a minute of CPU in the optimized build, many times that under the sanitizers;
 # the code paths of optimize and simulate are run under them by optimize.sh,
 # anchor_sens.sh and the others
 if [ "${MBS_SANITIZE:-OFF}" = ON ]; then
