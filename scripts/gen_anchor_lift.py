@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """Writes the ship-anchor lift (docs/models.md, "anchor_lift.json"; thesis section 7.5).
 
-    /usr/bin/python3 scripts/gen_anchor_lift.py [-o models/anchor_lift.json] [--links N]
+    /usr/bin/python3 scripts/gen_anchor_lift.py [-o models/anchor_lift.json] [--links N] [--lift T]
 
 --links N: N common links instead of 57 (a shorter chain with the same end
 fittings and anchor, for tests of the sensitivities; the shipped model is the
 default).
+--lift T: a lift of T seconds instead of 20, the shipped hoist law compressed
+in time and distance by T/20 (knots every T/10 s, start time constant T/20 s):
+the same hauling speeds at the same fractions of the lift, accelerations
+20/T times larger; the simulation's tf is T (scripts/optimize_anchor.sh).
 
 A 64-body chain: the top common link C01 on a floating joint whose translation
 (the global position of its hoist point) follows the hoist law, 56 more
@@ -35,9 +39,12 @@ import math
 p = argparse.ArgumentParser()
 p.add_argument("-o", "--out", default="models/anchor_lift.json")
 p.add_argument("--links", type=int, default=57, help="common links (57: the shipped model)")
+p.add_argument("--lift", type=float, default=20.0, help="duration of the lift in s (20: the shipped model)")
 a = p.parse_args()
 if a.links < 1:
     p.error("--links: at least one common link")
+if not (a.lift > 0 and math.isfinite(a.lift)):
+    p.error("--lift: a positive duration in seconds")
 
 # ---------------------------------------------------------------- figures
 d = 0.024                       # nominal diameter, grade 1, IACS Rec. 10 Table 1 (EN 175-205)
@@ -51,12 +58,15 @@ theta = math.radians(60.0)      # hull inclination to the horizontal (ours)
 mu, v_slip = 0.3, 0.01          # steel on painted steel, wet (ours); slip speed of the regularization
 e_rest, v_impact = 0.5, 0.1     # restitution at the reference impact speed (ours)
 n_common = a.links
-t_knots = [2.0 * k for k in range(11)]           # hoist-law knots, s
-v_hoist, t_start = 0.15, 1.0    # 9 m/min after a start of time constant 1 s (ours)
 
 
 def r6(v):
     return float("%.6g" % v) + 0.0   # + 0.0: no "-0.0"
+
+
+T_lift = a.lift                 # the lift's duration, s (20: thesis Table 7.29)
+t_knots = [r6(T_lift / 10 * k) for k in range(11)]   # hoist-law knots, s
+v_hoist, t_start = 0.15, T_lift / 20   # 9 m/min after a start of time constant 1 s in 20 (ours)
 
 
 def ring(mass, length, width, wire):
@@ -219,9 +229,10 @@ objectives = [
 model = {
     "name": "anchor_lift",
     "description": ("Ship-anchor lift after thesis section 7.5 (docs/models.md, anchor_lift.json): 64 bodies, "
-                    "130 coordinates; written by scripts/gen_anchor_lift.py." if n_common == 57 else
-                    "A shorter anchor lift (docs/models.md, anchor_lift.json): %d common links; written by "
-                    "scripts/gen_anchor_lift.py --links %d." % (n_common, n_common)),
+                    "130 coordinates; written by scripts/gen_anchor_lift.py." if n_common == 57 and T_lift == 20 else
+                    "A shorter anchor lift (docs/models.md, anchor_lift.json): %d common links, a %g s lift; "
+                    "written by scripts/gen_anchor_lift.py --links %d --lift %g."
+                    % (n_common, T_lift, n_common, T_lift)),
     "gravity": [0, 0, -g],
     "bodies": bodies,
     "joints": joints,
@@ -232,7 +243,7 @@ model = {
     # beta h^2 alpha (625 kg) of the order of the mass the hoist drivers carry (657 kg), or its
     # multiplier updates converge too slowly (docs/models.md)
     "simulation": {"integrator": "trapezoidal", "formulation": "index1", "penalty": 1e12,
-                   "dt": 5e-05, "tf": 20, "ref": "com"},
+                   "dt": 5e-05, "tf": r6(T_lift) if T_lift != 20 else 20, "ref": "com"},
     "outputs": [{"point": "C01.top"}, {"point": "anchor.crown"}, "energy", hoist_force],
     "parameters": parameters,
     "objectives": objectives,
