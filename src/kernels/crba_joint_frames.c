@@ -5,19 +5,23 @@
  * fast path of mbs_mass_matrix, mbs_mass_matrix_sparse and the public
  * semi-recursive forward dynamics.
  *
- * In F_i a body's inertia and its joint's motion subspace S_i are
- * constant, so the composite inertia Ic_i passes to the parent by the
- * joint's transform alone, and one column of M is a force column
- * F = Ic_i S_i carried to the root by one force transform per ancestor and
- * read there by S_h^T:
- *   M(i, i) = S_i^T Ic_i S_i,   M(h, i) = S_h^T X_h^T ... X_i^T Ic_i S_i.
- * For 1-DOF joints S^T reads one component.
+ * In F_i a body's inertia (m, mc, Io of aba_joint_frames.h) and its
+ * joint's motion subspace S_i are constant. The mass matrix places F_i in
+ * ground axes (a reordering of the parent's columns and one rotation for
+ * permutation joints), takes each body's inertia and each joint's motion
+ * columns there, about the ground origin, sums the composite inertias
+ * tip to base (10 numbers each) and forms one entry of the tree pattern by
+ * one 6-vector product:
+ *   M(c, a) = S_a^T (Ic_i S_c),  a = c or an ancestor of c (c in joint i).
+ * The bias forces run Newton-Euler in the joint frames (velocities and
+ * accelerations base to tip, forces tip to base, by the joint's
+ * transforms), as the joint-frame FD's first sweep.
  *
  * Euler-parameter coordinates (spherical: p; floating: t, p) are not the
  * joint velocities nu of F_i but map to them linearly:
  *   nu = J qd,  J = 2 G(p) (spherical),  J = diag(R^T, 2 G(p)) (floating),
  * G(p) as in joints/joint_frames.h. The coordinate mass matrix is then the
- * congruence M_q = J^T M_nu J (the columns F J, read by (S J)^T), and the
+ * congruence M_q = J^T M_nu J (the motion columns are those of S J), and the
  * bias forces are h_q = J^T (h_nu + M_nu Jd qd): the Newton-Euler pass runs
  * with the joint accelerations Jd qd, which vanish for the rotation
  * (G(pd) pd = 0) and are R^T-derivative terms nu_l x w' for the
