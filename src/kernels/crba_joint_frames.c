@@ -9,8 +9,8 @@
  * joint's motion subspace S_i are constant. The mass matrix places F_i in
  * ground axes (a reordering of the parent's columns and one rotation for
  * permutation joints), takes each body's inertia and each joint's motion
- * columns there, about the ground origin, sums the composite inertias
- * tip to base (10 numbers each) and forms one entry of the tree pattern by
+ * columns there, about a reference point on its ground subtree
+ * (crba_pose), sums the composite inertias tip to base (10 numbers each) and forms one entry of the tree pattern by
  * one 6-vector product:
  *   M(c, a) = S_a^T (Ic_i S_c),  a = c or an ancestor of c (c in joint i).
  * The bias forces run Newton-Euler in the joint frames (velocities and
@@ -56,8 +56,12 @@ static inline void crba_read(const fdl_body *b, const fdl_ws *w, const double *q
     }
 }
 
-/* Pose of F_i in ground axes (Ew, ow) from its parent's (identity and
- * zero for the ground) and the joint's transform. Permutation joints:
+/* Pose of F_i in ground axes (Ew, ow) from its parent's (identity for the
+ * ground) and the joint's transform; ow is taken from the origin of the
+ * frame of the ground subtree's root body (its own ow = 0): M couples only
+ * bodies of one ground subtree, and a reference point on the subtree keeps
+ * the lever arms, and the round-off of the composite inertias, at the
+ * model's size wherever it is placed. Permutation joints:
  * P = Ew_h C by columns (column pi_k of P = sg_k column k of Ew_h), then
  * Ew = P Rot(e1, q) or P, ow = ow_h + P rG. */
 static inline void crba_pose(const fdl_body *b, fdl_ws *w, const fdl_ws *W)
@@ -79,11 +83,11 @@ static inline void crba_pose(const fdl_body *b, fdl_ws *w, const fdl_ws *W)
         jf_mul(w->Ew, Eh, f->E);
         jf_m_v(w->ow, Eh, f->r);
     }
-    for (int k = 0; k < 3; k++) w->ow[k] += oh[k];
+    for (int k = 0; k < 3; k++) w->ow[k] = b->parent > 0 ? w->ow[k] + oh[k] : 0;
 }
 
-/* A vector pair of F_i ([linear; angular]) in ground axes at the ground
- * origin: motion (force = 0) [E l + o x E a; E a], force [E l; E a + o x E l] */
+/* A vector pair of F_i ([linear; angular]) in ground axes at the
+ * reference point: motion (force = 0) [E l + o x E a; E a], force [E l; E a + o x E l] */
 static inline void crba_to_ground(const fdl_ws *w, const double *x, int force, double *y)
 {
     double t[3];
@@ -98,7 +102,7 @@ static inline void crba_to_ground(const fdl_ws *w, const double *x, int force, d
     }
 }
 
-/* The motion columns S J of joint i in ground axes at the ground origin
+/* The motion columns S J of joint i in ground axes at the subtree's reference point
  * (6 per coordinate, at Sw + 6 qoff) */
 static void crba_motion_columns(const fdl_body *b, const fdl_ws *w, const double *qi, double *Sw)
 {
@@ -134,11 +138,11 @@ static void crba_motion_columns(const fdl_body *b, const fdl_ws *w, const double
     }
 }
 
-/* The inertia of body i in ground axes about the ground origin, as its
- * mass, first moment h and rotational inertia I (row-major, full), from
+/* The inertia of body i in ground axes about the reference point of
+ * crba_pose, as its mass, first moment h and rotational inertia I (row-major, full), from
  * its constants in F_i (m, mc, Io about the origin of F_i): h = m o + E mc,
  * I = E Io E^T + 2 (o.u) 1 - u o^T - o u^T with u = E mc + m o / 2 (the
- * shift of the reference point from o to the origin). */
+ * shift of the reference point from o). */
 static inline void crba_body_inertia(const fdl_body *b, const fdl_ws *w, double *c)
 {
     const double *E = w->Ew, *o = w->ow, *Io = b->Io, ms = b->m;
@@ -158,7 +162,7 @@ static inline void crba_body_inertia(const fdl_body *b, const fdl_ws *w, double 
                                           (r == k ? ou : 0) - u[r] * o[k] - o[r] * u[k];
 }
 
-/* F = Ic s for a motion column s = [l; a] at the ground origin:
+/* F = Ic s for a motion column s = [l; a] at the reference point:
  * [m l + a x h; h x l + I a] */
 static inline void crba_momentum(const double *c, const double *s, double *F)
 {
@@ -174,7 +178,7 @@ static inline void crba_momentum(const double *c, const double *s, double *F)
  * the lower triangle in the tree storage of the model's pattern (tree 1;
  * mbsens/sparse.h); the two outputs hold the same numbers. The composite
  * inertias (13 numbers per body: m, h, I) are sums in ground axes about
- * the ground origin; row c of the lower triangle is
+ * the reference point of crba_pose; row c of the lower triangle is
  * M(c, a) = Sw_a . (Ic Sw_c) for a = c and each ancestor a of c. */
 void mbs_crbajf_mass_matrix(const mbs_model *m, mbs_data *d, const double *q, int tree, double *M)
 {
