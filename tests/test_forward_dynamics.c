@@ -15,7 +15,11 @@
  *     loads and tau, and at zero velocity (qd = NULL); the same on models
  *     whose joint frames are axis-aligned (human43, generated chains, the
  *     example-robot-data URDFs when present), where the fast path permutes
- *     instead of rotating.
+ *     instead of rotating;
+ *   - the semi-recursive method on the joint-frame M and h
+ *     (crba_joint_frames.c), with the tree factorization where it is the
+ *     cheaper one, = the fully recursive fast path on human43 plus 10 and
+ *     100 free bodies (mbs_generate_free_bodies_json).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -149,6 +153,51 @@ static void structured_models(mbs_rng *rng)
            "vs semi %.3f of the round-off bound\n", nrobots, w[0], w[1]);
 }
 
+/* human43 plus n free bodies: the joint-frame semi-recursive method (tree
+ * factorization) = the fully recursive fast path, at 3 random states */
+static void free_bodies(mbs_rng *rng, int n, double *w)
+{
+    mbs_error err;
+    mbs_model *robot = mbs_model_load(mbs_test_path("models/human43.json"), &err);
+    CHECK(robot != NULL, "human43: %s", err.msg);
+    if (!robot) return;
+    char *js = mbs_generate_free_bodies_json(robot, n, &err);
+    mbs_model *m = js ? mbs_model_load_string(js, "free bodies", &err) : NULL;
+    free(js);
+    mbs_model_free(robot);
+    CHECK(m != NULL, "free bodies: %s", err.msg);
+    if (!m) return;
+    const int nq = m->nq;
+    const size_t n1 = (size_t)nq + 1;
+    double *q = calloc(n1, 8), *qd = calloc(n1, 8), *tau = calloc(n1, 8), *a1 = calloc(n1, 8), *a2 = calloc(n1, 8);
+    double *M = calloc(n1 * n1, 8);
+    mbs_data *d = mbs_data_create(m, NULL);
+    CHECK(mbs_abajf_usable(d) && mbs_crbajf_tree(d) != NULL, "%d free bodies: the tree factorization applies", n);
+    for (int rep = 0; rep < 3; rep++) {
+        mbs_test_random_state(rng, m, q, qd, NULL);
+        for (int k = 0; k < nq; k++) tau[k] = mbs_rng_uniform(rng, -2, 2);
+        /* the bound of ro_fd with the condition of the matrix both methods solve with: M completed
+         * by p p^T on each Euler-parameter quadruple (M alone is singular along p) */
+        CHECK(mbs_mass_matrix(m, d, q, M) == MBS_OK, "M");
+        for (int i = 1; i <= m->nb; i++) {
+            const int e = m->joint[i].qoff + m->joint[i].euler;
+            if (m->joint[i].euler < 0) continue;
+            for (int r = 0; r < 4; r++)
+                for (int c = 0; c < 4; c++) M[(size_t)(e + r) * nq + e + c] += q[e + r] * q[e + c];
+        }
+        const double ro = MBS_ROUNDOFF(m->nb) + 2 * nq * MBS_EPS * mbs_test_cond_spd(M, nq);
+        CHECK(mbs_forward_dynamics(m, d, MBS_FD_RECURSIVE, q, qd, tau, a1) == MBS_OK, "fr: %s", mbs_data_error(d));
+        CHECK(mbs_forward_dynamics(m, d, MBS_FD_SEMI_RECURSIVE, q, qd, tau, a2) == MBS_OK, "semi: %s",
+              mbs_data_error(d));
+        const double e = mbs_rel_err(a2, a1, nq);
+        CHECK(e <= ro, "%d free bodies: semi (tree factor) vs fr %g > %g", n, e, ro);
+        *w = fmax(*w, e / ro);
+    }
+    mbs_data_free(d);
+    mbs_model_free(m);
+    free(q); free(qd); free(tau); free(a1); free(a2); free(M);
+}
+
 #define NTREES 250
 
 int main(void)
@@ -256,6 +305,11 @@ int main(void)
     printf("joint-frame fast path: vs global-axes fr %.3f, vs semi %.3f, p.pdd %.3f\n", w_fast, w_fast_semi,
            w_fast_norm);
     structured_models(&rng);
+    double w_free = 0;
+    free_bodies(&rng, 10, &w_free);
+    free_bodies(&rng, 100, &w_free);
+    printf("human43 + 10 and 100 free bodies: joint-frame semi (tree factor) vs fr %.3g of the round-off bound\n",
+           w_free);
     massless_leaf();
     CHECK(w_fast <= 1, "fast path = global-axes fully recursive: %g of the bound", w_fast);
     CHECK(w_fast_semi <= 1, "fast path = semi-recursive: %g of the bound", w_fast_semi);

@@ -23,7 +23,10 @@ int mbs_inverse_dynamics(const mbs_model *m, mbs_data *d, const double *q,
                          const double *qd, const double *qdd, double *tau);
 
 /* Mass matrix by composite inertias, nq x nq row-major (full, symmetric).
- * Leaves the position kinematics of q in d. */
+ * The kinematics left in d are unspecified (on trees of fixed, revolute,
+ * prismatic, spherical and floating joints the pass uses the joint-frame
+ * constants and does not form them): call mbs_kinematics for body
+ * quantities at q. */
 int mbs_mass_matrix(const mbs_model *m, mbs_data *d, const double *q, double *M);
 
 /* Bias term h(q, qd) = -Q(q, qd) = inverse dynamics with qdd = 0. */
@@ -34,7 +37,7 @@ int mbs_bias_forces(const mbs_model *m, mbs_data *d, const double *q,
 
 typedef enum mbs_fd_algorithm {
     MBS_FD_RECURSIVE = 0,   /* fully recursive O(n), articulated bodies ("fr") */
-    MBS_FD_SEMI_RECURSIVE   /* composite inertias + dense Cholesky ("semi") */
+    MBS_FD_SEMI_RECURSIVE   /* composite inertias + Cholesky, dense or without fill-in ("semi") */
 } mbs_fd_algorithm;
 
 const char *mbs_fd_algorithm_name(mbs_fd_algorithm a);  /* "fr", "semi" */

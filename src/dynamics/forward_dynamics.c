@@ -16,6 +16,7 @@
 #include "mbsens/mbsens.h"
 #include "kernels/data.h"
 #include "kernels/results.h"
+#include "base/tree_sparse.h"
 
 const char *mbs_fd_algorithm_name(mbs_fd_algorithm a)
 {
@@ -30,6 +31,29 @@ int mbs_fd_algorithm_from_name(const char *name)
     return -1;
 }
 
+/* The Euler-parameter completion of M (dense row-major, both triangles;
+ * or the lower triangle in the tree storage of tp) and of rhs */
+static void euler_completion(const mbs_model *m, const double *q, const double *qd, double *rhs, double *M,
+                             const mbs_tree_pattern *tp)
+{
+    const int nv = m->nv;
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->euler < 0) continue;
+        const int e = jt->voff + jt->euler;
+        const double *p = q + jt->qoff + jt->euler;
+        double pr = 0, pdpd = 0;
+        for (int k = 0; k < 4; k++) { pr += p[k] * rhs[e + k]; pdpd += qd ? qd[e + k] * qd[e + k] : 0; }
+        for (int r = 0; r < 4; r++) {
+            rhs[e + r] -= p[r] * (pr + pdpd);
+            for (int c = 0; c < 4; c++) {
+                if (!tp) M[(e + r) * nv + e + c] += p[r] * p[c];
+                else if (c <= r) M[tp->rowptr[e + r] + tp->rowptr[e + c + 1] - tp->rowptr[e + c] - 1] += p[r] * p[c];
+            }
+        }
+    }
+}
+
 static int semi_recursive(const mbs_model *m, mbs_data *d, const double *q,
                           const double *qd, const double *tau, double *qdd)
 {
@@ -42,18 +66,7 @@ static int semi_recursive(const mbs_model *m, mbs_data *d, const double *q,
     mbs_rnea(m, w, rhs);                 /* rhs = M*0 - Q = -Q */
     for (int k = 0; k < nv; k++) rhs[k] = (tau ? tau[k] : 0) - rhs[k];
     mbs_crba(m, w, M);
-    for (int i = 1; i <= m->nb; i++) {
-        const mbs_joint_info *jt = &m->joint[i];
-        if (jt->euler < 0) continue;
-        const int e = jt->voff + jt->euler;
-        const double *p = q + jt->qoff + jt->euler;
-        double pr = 0, pdpd = 0;
-        for (int k = 0; k < 4; k++) { pr += p[k] * rhs[e + k]; pdpd += qd ? qd[e + k] * qd[e + k] : 0; }
-        for (int r = 0; r < 4; r++) {
-            rhs[e + r] -= p[r] * (pr + pdpd);
-            for (int c = 0; c < 4; c++) M[(e + r) * nv + e + c] += p[r] * p[c];
-        }
-    }
+    euler_completion(m, q, qd, rhs, M, NULL);
     if (nv == 0) return MBS_OK;
     /* M is symmetric: its row-major lower triangle is the column-major
      * upper one, so the column-major _work routines apply without the
@@ -67,6 +80,42 @@ static int semi_recursive(const mbs_model *m, mbs_data *d, const double *q,
     LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', nv, 1, M, nv, rhs, nv);
     memcpy(qdd, rhs, sizeof(double) * (size_t)nv);
     mbs_kin_accelerations(m, w, qdd);
+    return MBS_OK;
+}
+
+/* From this size on, the public semi-recursive method takes the joint-frame
+ * M and h: the shipped models of the thesis's examples and human43 (all
+ * smaller) keep the results of the global-axes pass. */
+#define SEMI_JF_MIN_NQ 64
+
+/* The semi-recursive method on the joint-frame M and h
+ * (crba_joint_frames.c, when mbs_abajf_usable), factored in the tree
+ * storage (base/tree_sparse.c, M = L^T D L without fill-in) when that
+ * costs less than an eighth of the dense Cholesky, else by LAPACK as
+ * semi_recursive. Leaves nothing in d->ws. */
+static int semi_joint_frames(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                             const double *tau, double *qdd)
+{
+    const int nv = m->nv;
+    const mbs_tree_pattern *tp = mbs_crbajf_tree(d);
+    double *M = d->scratch, *rhs = d->scratch + (size_t)nv * nv;
+    mbs_crbajf_bias_forces(m, d, q, qd, rhs);
+    for (int k = 0; k < nv; k++) rhs[k] = (tau ? tau[k] : 0) - rhs[k];
+    mbs_crbajf_mass_matrix(m, d, q, tp != NULL, M);
+    euler_completion(m, q, qd, rhs, M, tp);
+    int bad = 0;
+    if (nv > 0 && tp) {
+        bad = mbs_tree_ltdl_rows(tp, M);
+        if (!bad) mbs_tree_solve_ltdl(tp, M, rhs);
+    } else if (nv > 0) {
+        bad = (int)LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', nv, M, nv);   /* as semi_recursive */
+        if (!bad) LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', nv, 1, M, nv, rhs, nv);
+    }
+    if (bad != 0)
+        return mbs_data_fail(d, MBS_ERR_NUMERIC,
+                             "forward dynamics (semi-recursive): mass matrix not positive definite "
+                             "at coordinate %d (%s)", bad - 1, bad > 0 ? m->coord_name[bad - 1] : "?");
+    memcpy(qdd, rhs, sizeof(double) * (size_t)nv);
     return MBS_OK;
 }
 
@@ -88,6 +137,12 @@ int mbs_forward_dynamics(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg,
 {
     int rc = mbs_data_check_state(d, q, qd, tau);
     if (rc) return rc;
+    if (alg == MBS_FD_SEMI_RECURSIVE && qd && m->nq >= SEMI_JF_MIN_NQ && d->model == m && mbs_abajf_usable(d)) {
+        /* joint-frame M and h (the integrators and sensitivities, which
+         * read d->ws afterwards, keep semi_recursive) */
+        rc = semi_joint_frames(m, d, q, qd, tau, qdd);
+        return rc ? rc : fd_outcome(m, d, 0, qdd);
+    }
     return mbs_fd_accelerations(m, d, alg, q, qd, tau, qdd);
 }
 

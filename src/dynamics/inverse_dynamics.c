@@ -30,8 +30,12 @@ int mbs_mass_matrix(const mbs_model *m, mbs_data *d, const double *q, double *M)
 {
     int rc = mbs_data_check_state(d, q, NULL, NULL);
     if (rc) return rc;
-    mbs_kin_forward(m, m->x, &d->ws, q, NULL, NULL, 0);
-    mbs_mass_terms(m, m->x, &d->ws);
-    mbs_crba(m, &d->ws, M);
+    if (d->model == m && mbs_crbajf_usable(d)) {
+        mbs_crbajf_mass_matrix(m, d, q, 0, M);   /* joint frames (crba_joint_frames.c) */
+    } else {
+        mbs_kin_forward(m, m->x, &d->ws, q, NULL, NULL, 0);
+        mbs_mass_terms(m, m->x, &d->ws);
+        mbs_crba(m, &d->ws, M);
+    }
     return mbs_data_results(d, "mass matrix", MBS_RESULTS({ "M", M, m->nv, m->nv, MBS_IX_COORD, MBS_IX_COORD }));
 }

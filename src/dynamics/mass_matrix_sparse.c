@@ -16,8 +16,12 @@ int mbs_mass_matrix_sparse(const mbs_model *m, mbs_data *d, const double *q, con
     if (!val || !mbs_model_is_tree_pattern(m, p))
         return mbs_data_fail(d, MBS_ERR_ARG, "mass matrix (sparse): %s", !val ? "NULL output" :
                              "the pattern is not the model's tree pattern (mbs_model_tree_pattern)");
-    mbs_kin_forward(m, m->x, &d->ws, q, NULL, NULL, 0);
-    mbs_mass_terms(m, m->x, &d->ws);
-    mbs_crba_tree(m, &d->ws, p->rowptr, val);
+    if (d->model == m && mbs_crbajf_usable(d)) {
+        mbs_crbajf_mass_matrix(m, d, q, 1, val);   /* joint frames (crba_joint_frames.c) */
+    } else {
+        mbs_kin_forward(m, m->x, &d->ws, q, NULL, NULL, 0);
+        mbs_mass_terms(m, m->x, &d->ws);
+        mbs_crba_tree(m, &d->ws, p->rowptr, val);
+    }
     return mbs_data_results(d, "mass matrix (sparse)", MBS_RESULTS({ "M", val, p->nnz, 1, MBS_IX_NONE, 0 }));
 }

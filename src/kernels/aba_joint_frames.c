@@ -26,31 +26,46 @@
  * and kinematics that the derivative code reads (mbs_fd_in_workspace).
  */
 #include <stdlib.h>
+#include <string.h>
 
-#include "joints/joint_frames.h"
+#include "kernels/aba_joint_frames.h"
 #include "kernels/data.h"
 #include "model/model_impl.h"
 
-typedef struct fdl_body {
-    jf_joint j;                  /* the joint's kind and transform constants */
-    int parent, qoff, voff;
-    double m, mc[3], Io[9];      /* inertia at the origin of F_i, F_i axes: m, m c, J_c + m(|c|^2 I - c c^T) */
-} fdl_body;
-
-typedef struct fdl_ws {
-    jf_frame f;                  /* F_h -> F_i */
-    double v[6], c[6], nu[6];    /* velocity of F_i, velocity-product acceleration, joint velocity */
-    jf_artic ar;                 /* articulated inertia and bias force; the downdate's U, D^-1, u */
-    double a[6];
-} fdl_ws;
-
-struct mbs_abajf {
-    int usable;
-    fdl_body *b;
-    fdl_ws *w;
-};
-
 /* ------------------------------------------------------------ set-up */
+
+/* The runs of the entries of the dense n x n M (row-major) outside the
+ * tree pattern: row r holds its ancestors, r and its subtree [r, end).
+ * Counted in a first pass, stored in the second. */
+static int abajf_zero_runs(struct mbs_abajf *f, int n)
+{
+    const mbs_tree_pattern *p = &f->tp;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t k = 0;
+        for (int r = 0; r < n; r++) {
+            const size_t row = (size_t)r * (size_t)n;
+            int c0 = 0;
+            for (int e = p->rowptr[r]; e <= p->rowptr[r + 1] - 1; e++) {
+                const int c = p->colind[e];   /* the ancestors in order, then r itself */
+                if (c > c0) {
+                    if (pass) { f->zrun[2 * k] = row + (size_t)c0; f->zrun[2 * k + 1] = (size_t)(c - c0); }
+                    k++;
+                }
+                c0 = c + 1;
+            }
+            if (p->subtree_end[r] < n) {
+                if (pass) { f->zrun[2 * k] = row + (size_t)p->subtree_end[r]; f->zrun[2 * k + 1] = (size_t)(n - p->subtree_end[r]); }
+                k++;
+            }
+        }
+        if (!pass) {
+            f->nzrun = k;
+            f->zrun = malloc(sizeof(size_t) * (2 * k + 1));
+            if (!f->zrun) return -1;
+        }
+    }
+    return 0;
+}
 
 int mbs_abajf_create(mbs_data *d, const mbs_model *m)
 {
@@ -60,13 +75,13 @@ int mbs_abajf_create(mbs_data *d, const mbs_model *m)
     f->b = calloc((size_t)m->nb + 1, sizeof *f->b);
     f->w = calloc((size_t)m->nb + 1, sizeof *f->w);
     if (!f->b || !f->w) return -1;
-    f->usable = m->nforce == 0;
+    f->frames = 1;
     const double *x = m->x;
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         fdl_body *b = &f->b[i];
         const int kind = MBS_K(mbs_joint_ops_of)(jt->type)->frame_kind;
-        if (kind < 0 || kind == MBS_FRAME_CARDAN) f->usable = 0;   /* no joint-frame form */
+        if (kind < 0 || kind == MBS_FRAME_CARDAN) f->frames = 0;   /* no joint-frame form */
         b->parent = jt->parent;
         b->qoff = jt->qoff;
         b->voff = jt->voff;
@@ -93,12 +108,23 @@ int mbs_abajf_create(mbs_data *d, const mbs_model *m)
         b->m = mass;
         for (int k = 0; k < 3; k++) b->mc[k] = mass * c[k];
     }
-    return 0;
+    f->usable = f->frames && m->nforce == 0;
+    mbs_error err;
+    if (mbs_model_tree_pattern(m, &f->tp, &err) != MBS_OK) return -1;
+    double tree = 0;
+    for (int k = 0; k < m->nv; k++) {
+        const double a = f->tp.rowptr[k + 1] - f->tp.rowptr[k] - 1;
+        tree += 0.5 * a * a;
+    }
+    f->tree_cheaper = 8 * tree < (double)m->nv * m->nv * m->nv / 6;
+    return abajf_zero_runs(f, m->nv);
 }
 
 void mbs_abajf_free(mbs_data *d)
 {
     if (!d->fdl) return;
+    mbs_tree_pattern_free(&d->fdl->tp);
+    free(d->fdl->zrun);
     free(d->fdl->b);
     free(d->fdl->w);
     free(d->fdl);
@@ -113,57 +139,6 @@ void mbs_abajf_scribble(mbs_data *d, uint64_t *s)
 int mbs_abajf_usable(const mbs_data *d) { return d->fdl && d->fdl->usable && !d->has_body_load; }
 
 /* ------------------------------------------------------------ the algorithm */
-
-#if defined(__GNUC__)
-#define FDL_INLINE static inline __attribute__((always_inline))
-#else
-#define FDL_INLINE static inline
-#endif
-
-/* ---- the articulated inertia of body i starts as the body's ---- */
-FDL_INLINE void fdl_body_inertia(const fdl_body *b, fdl_ws *w)
-{
-    const double ms = b->m, mc0 = b->mc[0], mc1 = b->mc[1], mc2 = b->mc[2];
-    jf_artic *ar = &w->ar;
-    ar->A[0] = ms; ar->A[1] = 0; ar->A[2] = 0;
-    ar->A[3] = 0; ar->A[4] = ms; ar->A[5] = 0;
-    ar->A[6] = 0; ar->A[7] = 0; ar->A[8] = ms;
-    ar->B[0] = 0; ar->B[1] = mc2; ar->B[2] = -mc1;       /* -S(m c) */
-    ar->B[3] = -mc2; ar->B[4] = 0; ar->B[5] = mc0;
-    ar->B[6] = mc1; ar->B[7] = -mc0; ar->B[8] = 0;
-    for (int k = 0; k < 9; k++) ar->K[k] = b->Io[k];
-}
-
-/* ---- velocity of body i: v_i = X v_h + S nu, and c = v x S nu ---- */
-FDL_INLINE void fdl_velocity(const fdl_body *b, fdl_ws *w, const fdl_ws *W, const double *qi, const double *qdi)
-{
-    double *v = w->v;
-    const int h = b->parent;
-    if (h > 0) {
-        jf_motion_to_child(v, &b->j, &w->f, W[h].v);
-    } else {
-        for (int k = 0; k < 6; k++) v[k] = 0;
-    }
-    jf_velocity(&b->j, &w->f, v, w->c, w->nu, qi, qdi);
-}
-
-/* ---- bias force of body i: p = v x* (I v), I v = [m v_l - mc x w; mc x v_l + Io w] ---- */
-FDL_INLINE void fdl_bias(const fdl_body *b, fdl_ws *w)
-{
-    const double *K = b->Io, *v = w->v, ms = b->m;
-    double *pA = w->ar.pA;
-    double f[3], n[3], t[3];
-    jf_cross(t, b->mc, v + 3);
-    f[0] = ms * v[0] - t[0]; f[1] = ms * v[1] - t[1]; f[2] = ms * v[2] - t[2];
-    jf_cross(n, b->mc, v);
-    n[0] += K[0] * v[3] + K[1] * v[4] + K[2] * v[5];
-    n[1] += K[3] * v[3] + K[4] * v[4] + K[5] * v[5];
-    n[2] += K[6] * v[3] + K[7] * v[4] + K[8] * v[5];
-    jf_cross(pA, v + 3, f);
-    jf_cross(pA + 3, v + 3, n);
-    jf_cross(t, v, f);
-    pA[3] += t[0]; pA[4] += t[1]; pA[5] += t[2];
-}
 
 /* ---- articulated inertia of body i, downdated by its joint, and its bias
  * force, added to the parent's; -1 if D is not positive definite ---- */

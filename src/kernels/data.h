@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "mbsens/data.h"
+#include "mbsens/sparse.h"
 #include "base/error.h"
 #include "kernels/kernels.h"
 #include "model/state.h"
@@ -67,6 +68,21 @@ void mbs_abajf_scribble(mbs_data *d, uint64_t *s);
 int mbs_abajf_usable(const mbs_data *d);
 int mbs_abajf_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
                              const double *tau, double *qdd);
+
+/* The mass matrix and the bias forces in joint frames
+ * (crba_joint_frames.c, on the constants and workspace of the joint-frame
+ * forward dynamics; leave nothing in d->ws). The mass matrix when
+ * mbs_crbajf_usable(d) (every joint has a frame kind): dense row-major
+ * (tree 0) or the lower triangle in the tree storage of the model's
+ * pattern (tree 1, mbsens/sparse.h), the same numbers. The bias forces h = ID(q, qd, 0)
+ * when mbs_abajf_usable(d) as well; qd not NULL. */
+int mbs_crbajf_usable(const mbs_data *d);
+void mbs_crbajf_mass_matrix(const mbs_model *m, mbs_data *d, const double *q, int tree, double *M);
+void mbs_crbajf_bias_forces(const mbs_model *m, mbs_data *d, const double *q, const double *qd, double *h);
+/* The model's tree pattern when the tree factorization of M costs less
+ * than an eighth of the dense Cholesky (sum over rows of (ancestors)^2 / 2
+ * against nq^3 / 6 multiply-adds), else NULL; for mbs_crbajf_usable(d). */
+const mbs_tree_pattern *mbs_crbajf_tree(const mbs_data *d);
 
 /* qdd only, no state checks: the joint-frame path when it applies
  * (alg = MBS_FD_RECURSIVE, mbs_abajf_usable), else mbs_fd_in_workspace; then
