@@ -114,8 +114,8 @@ END {
 
 # The ship-anchor lift (thesis 7.5, docs/models.md): the first second of the
 # 20 s lift, 20 000 steps of 0.05 ms with the fully recursive index-1
-# formulation (a few seconds); the whole lift is the same command with
-# --tf 20 (docs/benchmarks.md, "Anchor lift").
+# formulation (a few seconds). With --tf 20 the fixed point stops near
+# t = 1.4 s (docs/benchmarks.md, "Anchor lift").
 ANCHOR="$SRC/models/anchor_lift.json"
 step "The ship-anchor lift (thesis 7.5): 64 bodies, 130 coordinates, 67 hull contacts with friction;
       the first second of the lift, fully recursive index-1, 0.05 ms steps" \
