@@ -7,6 +7,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +222,19 @@ static int sweep_local(const char *cmd, const sweep_opts *o)
     return rc;
 }
 
+/* The sweep's processes keep the memory they free for their next cases
+ * rather than giving it back to the kernel. With glibc's defaults the free
+ * top of a thread's heap is returned and large blocks are mapped afresh,
+ * so a computing thread of its own arena got fresh pages for every chunk's
+ * mbs_data and many cases' buffers, each a page fault, which is dear on a
+ * virtual machine (docs/scaling.md). Fixed thresholds also stop glibc
+ * from moving them. */
+static void sweep_keep_memory(void)
+{
+    mallopt(M_MMAP_THRESHOLD, 16 << 20);
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+}
+
 typedef struct {
     sweep_opts o;
     long threads, chunk;
@@ -257,6 +271,7 @@ int cmd_sweep(int argc, char **argv)
         return cli_usage_error(cmd, usage, "--resume needs --checkpoint FILE");
     if (a.o.csv && a.o.json && strcmp(a.o.csv, a.o.json) == 0)
         return cli_usage_error(cmd, usage, "--csv and --json name the same file");
+    sweep_keep_memory();
     if (sweep_mpi_launched())
         return sweep_mpi_main(cmd, &a.o);
     return sweep_local(cmd, &a.o);

@@ -176,13 +176,13 @@ typedef struct phases {
     double pack, send, wait;      /* worker: packing and sending reports, waiting for chunks */
     double recv, answer, idle;    /* rank 0's serving: receiving and recording reports, answering, napping */
     double progress;              /* rank 0's serving: the job's progress (a sweep's rows written) */
-    long chunks, naps;
+    long chunks, cases, naps;
 } phases;
 
 static void phases_print(const char *cmd, int rank, const phases *p)
 {
-    fprintf(stderr, "mbsens %s: rank %d: computing %.3f s (CPU %.3f s) in %ld chunks", cmd, rank, p->compute,
-            p->compute_cpu, p->chunks);
+    fprintf(stderr, "mbsens %s: rank %d: computing %.3f s (CPU %.3f s) in %ld chunks of %ld cases", cmd, rank,
+            p->compute, p->compute_cpu, p->chunks, p->cases);
     if (rank > 0)
         fprintf(stderr, "; packing %.3f s, sending %.3f s, waiting for chunks %.3f s\n", p->pack, p->send, p->wait);
     else
@@ -270,6 +270,7 @@ static int worker(sweep_ledger *L, int threads, phases *ph, int *finalize)
         ph->compute_cpu += clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
         ph->compute += now() - t;
         ph->chunks++;
+        ph->cases += n;
         t = now();
         MPI_Wait(&sent[slot], MPI_STATUS_IGNORE);   /* the buffer's last report, AHEAD chunks ago */
         r[slot].len = 0;
@@ -341,6 +342,7 @@ static void *local_compute(void *p)
         sv->L->run(sv->L, idx, n, sv->threads);
         sv->ph.compute += now() - t;
         sv->ph.chunks++;
+        sv->ph.cases += n;
     }
     free(idx);
     sv->local_done = 1;
@@ -461,14 +463,16 @@ static void serve_between_cases(void *p)
 
 /* Serve until every case is finished (drain = 0), or until every rank is
  * stopped or taken for dead (drain = 1). While rank 0's computing thread
- * serves between its cases, the serving thread sleeps up to
- * NAP_CAP_COMPUTING between its rounds (each wake-up costs the cores a
- * context switch, for a case that may be long). */
+ * serves between its cases, the serving thread is only its backstop (for
+ * a case that may be long): it sleeps NAP_CAP_COMPUTING between its
+ * rounds, traffic or not, since each wake-up takes a core from a
+ * computing thread (a context switch and the cost of a sleep). */
 static int serve(server *sv, int drain)
 {
     double quiet = -1;
     long ns = 0;
     while (!sv->failed) {
+        int backstop = !drain && sv->L->poll && !sv->local_done;
         pthread_mutex_lock(&sv->mpi);
         int got = serve_step(sv, drain);
         pthread_mutex_unlock(&sv->mpi);
@@ -485,7 +489,9 @@ static int serve(server *sv, int drain)
         if (drain && now() - quiet > 2 + 5 * sv->longest)
             break;   /* the ranks still out are taken for dead */
         double t = now();
-        nap(&ns, 0, sv->L->poll && !sv->local_done ? NAP_CAP_COMPUTING : NAP_CAP);
+        if (backstop)
+            ns = NAP_CAP_COMPUTING;
+        nap(&ns, 0, backstop ? NAP_CAP_COMPUTING : NAP_CAP);
         sv->ph.idle += now() - t;
         sv->ph.naps++;
     }
