@@ -330,6 +330,8 @@ typedef struct server {
     char *msg;
     _Atomic int failed;       /* a report could not be received */
     pthread_mutex_t mpi;      /* held by the thread that serves (and calls MPI) */
+    pthread_mutex_t wake_lock;
+    pthread_cond_t wake;      /* the computing thread has ended: the serving thread's sleep is over */
 } server;
 
 static void *local_compute(void *p)
@@ -345,7 +347,10 @@ static void *local_compute(void *p)
         sv->ph.cases += n;
     }
     free(idx);
+    pthread_mutex_lock(&sv->wake_lock);
     sv->local_done = 1;
+    pthread_cond_signal(&sv->wake);
+    pthread_mutex_unlock(&sv->wake_lock);
     return NULL;
 }
 
@@ -461,6 +466,22 @@ static void serve_between_cases(void *p)
     pthread_mutex_unlock(&sv->mpi);
 }
 
+/* The serving thread's sleep while rank 0's computing thread serves
+ * between its cases: NAP_CAP_COMPUTING, cut short when that thread ends
+ * (the last reports and the tables are then the serving thread's). */
+static void backstop_nap(server *sv)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_nsec += NAP_CAP_COMPUTING;
+    t.tv_sec += t.tv_nsec / 1000000000;
+    t.tv_nsec %= 1000000000;
+    pthread_mutex_lock(&sv->wake_lock);
+    while (!sv->local_done && pthread_cond_timedwait(&sv->wake, &sv->wake_lock, &t) == 0)
+        continue;
+    pthread_mutex_unlock(&sv->wake_lock);
+}
+
 /* Serve until every case is finished (drain = 0), or until every rank is
  * stopped or taken for dead (drain = 1). While rank 0's computing thread
  * serves between its cases, the serving thread is only its backstop (for
@@ -490,8 +511,9 @@ static int serve(server *sv, int drain)
             break;   /* the ranks still out are taken for dead */
         double t = now();
         if (backstop)
-            ns = NAP_CAP_COMPUTING;
-        nap(&ns, 0, backstop ? NAP_CAP_COMPUTING : NAP_CAP);
+            backstop_nap(sv);
+        else
+            nap(&ns, 0, NAP_CAP);
         sv->ph.idle += now() - t;
         sv->ph.naps++;
     }
@@ -519,6 +541,12 @@ static int server_open(server *sv, sweep_ledger *L, const char *cmd, const cases
     *sv = (server){.L = L, .job = job, .cmd = cmd, .chunk = job->chunk, .threads = job->threads, .size = size,
                    .active = size - 1};
     pthread_mutex_init(&sv->mpi, NULL);
+    pthread_mutex_init(&sv->wake_lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&sv->wake, &ca);
+    pthread_condattr_destroy(&ca);
     sv->fl = calloc((size_t)size, sizeof *sv->fl);
     sv->idx = malloc((size_t)job->chunk * sizeof *sv->idx);
     sv->row = malloc(((size_t)L->ncols + 1) * sizeof *sv->row);
@@ -538,6 +566,8 @@ static void server_close(server *sv)
         free(sv->fl[w].ids);
     free(sv->fl), free(sv->idx), free(sv->buf), free(sv->row), free(sv->msg);
     pthread_mutex_destroy(&sv->mpi);
+    pthread_mutex_destroy(&sv->wake_lock);
+    pthread_cond_destroy(&sv->wake);
 }
 
 /* --stats on rank 0: the span, the hand-outs, where rank 0's time went
