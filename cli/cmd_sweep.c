@@ -224,11 +224,11 @@ static int sweep_local(const char *cmd, const sweep_opts *o)
 
 /* The sweep's processes keep the memory they free for their next cases
  * rather than giving it back to the kernel. With glibc's defaults the free
- * top of a thread's heap is returned and large blocks are mapped afresh,
- * so a computing thread of its own arena got fresh pages for every chunk's
- * mbs_data and many cases' buffers, each a page fault, which is dear on a
- * virtual machine (docs/scaling.md). Fixed thresholds also stop glibc
- * from moving them. */
+ * top of a thread's heap goes back to the kernel and large blocks are
+ * mapped afresh, so a computing thread of its own arena would fault in
+ * fresh pages for every chunk's mbs_data and many cases' buffers, a page
+ * fault per page, which is dear on a virtual machine (docs/scaling.md).
+ * Fixed thresholds also stop glibc from moving them. */
 static void sweep_keep_memory(void)
 {
     mallopt(M_MMAP_THRESHOLD, 16 << 20);
