@@ -32,12 +32,12 @@ int cli_initial_change_eval(const char *cmd, const mbs_model *m, double t0, mbs_
     memset(ch, 0, sizeof *ch);
     ch->iq = ch->iqd = -1;
     ch->closed = loop != MBS_LOOP_NONE && mbs_model_ncuts(m) + mbs_model_ndrivers(m) > 0;
-    const int nq = mbs_model_nq(m);
+    const int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
     double tol;
     mbs_model_assembly_settings(m, &tol, NULL);
     ch->tol = tol;
-    size_t n = (size_t)(nq > 0 ? nq : 1);
-    double *q0 = calloc(4 * n, sizeof *q0);
+    size_t n = (size_t)(nq > 0 ? nq : 1), nvs = (size_t)(nv > 0 ? nv : 1);
+    double *q0 = calloc(2 * n + 2 * nvs, sizeof *q0);
     mbs_error err;
     memset(&err, 0, sizeof err);
     mbs_data *d = q0 ? mbs_data_create(m, &err) : NULL;
@@ -46,10 +46,10 @@ int cli_initial_change_eval(const char *cmd, const mbs_model *m, double t0, mbs_
         free(q0);
         return CLI_EXIT_FAIL;
     }
-    double *qd0 = q0 + n, *q = qd0 + n, *qd = q + n;
+    double *q = q0 + n, *qd0 = q + n, *qd = qd0 + nvs;
     mbs_model_initial_state(m, q0, qd0);
     memcpy(q, q0, sizeof *q * n);
-    memcpy(qd, qd0, sizeof *qd * n);
+    memcpy(qd, qd0, sizeof *qd * nvs);
     int rc = mbs_normalize_state(m, q, qd);
     if (rc == MBS_OK) {
         if (ch->closed) {
@@ -61,9 +61,9 @@ int cli_initial_change_eval(const char *cmd, const mbs_model *m, double t0, mbs_
     /* a failure is the run's to report, with its own words */
     if (rc == MBS_OK) {
         ch->dq = max_change(q, q0, nq, &ch->iq);
-        ch->dqd = max_change(qd, qd0, nq, &ch->iqd);
+        ch->dqd = max_change(qd, qd0, nv, &ch->iqd);
         int moving = 0, still = 1;
-        for (int k = 0; k < nq; k++) {
+        for (int k = 0; k < nv; k++) {
             moving |= qd0[k] != 0;
             still &= qd[k] == 0;
         }

@@ -113,10 +113,11 @@ int cli_state_init(cli_state *st, const char *cmd, const char *model_path,
         return CLI_EXIT_FAIL;
     st->m = ses.m;
     st->nq = mbs_model_nq(st->m);
-    size_t n = st->nq > 0 ? (size_t)st->nq : 1;
+    st->nv = mbs_model_nv(st->m);
+    size_t n = st->nq > 0 ? (size_t)st->nq : 1, nv = st->nv > 0 ? (size_t)st->nv : 1;
     st->q = calloc(n, sizeof(double));
-    st->qd = calloc(n, sizeof(double));
-    st->qdd = calloc(n, sizeof(double));
+    st->qd = calloc(nv, sizeof(double));
+    st->qdd = calloc(nv, sizeof(double));
     if (!st->q || !st->qd || !st->qdd) {
         cli_error(cmd, "out of memory");
         return CLI_EXIT_FAIL;
@@ -125,9 +126,9 @@ int cli_state_init(cli_state *st, const char *cmd, const char *model_path,
     int rc;
     if (q && (rc = cli_parse_values(cmd, "--q", q, st->m, st->q, st->nq, usage)) != CLI_EXIT_OK)
         return rc;
-    if (qd && (rc = cli_parse_values(cmd, "--qd", qd, st->m, st->qd, st->nq, usage)) != CLI_EXIT_OK)
+    if (qd && (rc = cli_parse_values(cmd, "--qd", qd, st->m, st->qd, st->nv, usage)) != CLI_EXIT_OK)
         return rc;
-    if (qdd && (rc = cli_parse_values(cmd, "--qdd", qdd, st->m, st->qdd, st->nq, usage)) != CLI_EXIT_OK)
+    if (qdd && (rc = cli_parse_values(cmd, "--qdd", qdd, st->m, st->qdd, st->nv, usage)) != CLI_EXIT_OK)
         return rc;
     if (cli_session_data(&ses, cmd, st->ref) != CLI_EXIT_OK)
         return CLI_EXIT_FAIL;

@@ -60,7 +60,7 @@ void cli_session_close(cli_session *s);
 typedef struct cli_state {
     mbs_model *m;
     mbs_data *d;
-    int nq;
+    int nq, nv;             /* coordinates (q), velocities (qd, qdd) */
     mbs_ref_point ref;
     double *q, *qd, *qdd;
 } cli_state;

@@ -37,14 +37,14 @@ static void text_output(cli_buf *b, const cli_state *st, const double *tau)
 {
     const mbs_model *m = st->m;
     int w = 10;
-    for (int k = 0; k < st->nq; k++) {
+    for (int k = 0; k < st->nv; k++) {
         int l = (int)strlen(mbs_coord_name(m, k));
         if (l > w)
             w = l;
     }
     cli_buf_printf(b, "model %s  (ref: %s)\n", mbs_model_name(m), mbs_ref_point_name(st->ref));
     cli_buf_printf(b, "%-*s  %16s\n", w, "coordinate", "tau");
-    for (int k = 0; k < st->nq; k++)
+    for (int k = 0; k < st->nv; k++)
         cli_buf_printf(b, "%-*s  % .9e\n", w, mbs_coord_name(m, k), tau[k]);
 }
 
@@ -59,11 +59,11 @@ static void json_output(cli_buf *b, const cli_state *st, const double *tau)
     cli_buf_puts(b, ",\n  \"q\": ");
     cli_json_vec(b, st->q, st->nq);
     cli_buf_puts(b, ",\n  \"qd\": ");
-    cli_json_vec(b, st->qd, st->nq);
+    cli_json_vec(b, st->qd, st->nv);
     cli_buf_puts(b, ",\n  \"qdd\": ");
-    cli_json_vec(b, st->qdd, st->nq);
+    cli_json_vec(b, st->qdd, st->nv);
     cli_buf_puts(b, ",\n  \"tau\": ");
-    cli_json_vec(b, tau, st->nq);
+    cli_json_vec(b, tau, st->nv);
     cli_buf_puts(b, "\n}\n");
 }
 
@@ -96,7 +96,7 @@ int cmd_inverse(int argc, char **argv)
     cli_state st;
     rc = cli_state_init(&st, cmd, pos[0], a.q, a.qd, a.qdd, a.ref, usage);
     if (rc == CLI_EXIT_OK) {
-        double *tau = calloc(st.nq > 0 ? (size_t)st.nq : 1, sizeof *tau);
+        double *tau = calloc(st.nv > 0 ? (size_t)st.nv : 1, sizeof *tau);
         if (!tau) {
             cli_error(cmd, "out of memory");
             rc = CLI_EXIT_FAIL;

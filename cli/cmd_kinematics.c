@@ -116,9 +116,9 @@ static void json_output(cli_buf *b, const cli_state *st)
     cli_buf_puts(b, ",\n  \"q\": ");
     cli_json_vec(b, st->q, st->nq);
     cli_buf_puts(b, ",\n  \"qd\": ");
-    cli_json_vec(b, st->qd, st->nq);
+    cli_json_vec(b, st->qd, st->nv);
     cli_buf_puts(b, ",\n  \"qdd\": ");
-    cli_json_vec(b, st->qdd, st->nq);
+    cli_json_vec(b, st->qdd, st->nv);
 
     cli_buf_puts(b, ",\n  \"bodies\": [");
     for (int i = 1; i <= nb; i++) {

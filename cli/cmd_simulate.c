@@ -110,7 +110,7 @@ typedef struct {
     const char *cmd;
     const mbs_model *m;
     const cli_initial_change *initial;
-    int nq, nout;
+    int nq, nv, nout;     /* coordinates, velocities, outputs */
     mbs_output *outs;     /* the model's outputs, then the --poses ones */
     int json;             /* --format json */
     int npy;              /* --format npy: binary rows after a header written at the end */
@@ -268,7 +268,7 @@ static void header(sink *s)
     emit_name(s, "", "t", "");
     static const char *const suffix[3] = { "", ".qd", ".qdd" };
     for (int part = 0; part < 3; part++)
-        for (int k = 0; k < s->nq; k++) emit_name(s, ",", mbs_coord_name(m, k), suffix[part]);
+        for (int k = 0; k < (part ? s->nv : s->nq); k++) emit_name(s, ",", mbs_coord_name(m, k), suffix[part]);
     for (int k = 0; k < s->nout; k++) {
         const mbs_output *o = &s->outs[k];
         for (int c = 0; c < mbs_output_ncolumns(o); c++) {
@@ -309,7 +309,7 @@ static int on_step(void *user, const mbs_model *m, mbs_data *d, double t, const 
     emit(s, "", t);
     const double *v[3] = { q, qd, qdd };
     for (int part = 0; part < 3; part++)
-        for (int k = 0; k < s->nq; k++) emit(s, ",", v[part][k]);
+        for (int k = 0; k < (part ? s->nv : s->nq); k++) emit(s, ",", v[part][k]);
     for (int k = 0; k < s->nout; k++) {
         const mbs_output *o = &s->outs[k];
         if (o->kind != MBS_OUTPUT_FORCE) mbs_output_eval(m, d, q, o, s->vals);
@@ -473,6 +473,7 @@ static int sink_init(sink *s, const sim_args *a, const mbs_model *m, const mbs_s
     s->m = m;
     s->initial = ic;
     s->nq = mbs_model_nq(m);
+    s->nv = mbs_model_nv(m);
     s->json = a->format == 1;
     s->npy = a->format == 2;
     int rc = collect_outputs(s->cmd, m, a->poses, &s->outs, &s->nout);

@@ -244,7 +244,8 @@ static int set_col(sweep *s, int k, const char *fmt, ...)
 static int make_columns(sweep *s)
 {
     const mbs_model *m = s->m;
-    int nq = mbs_model_nq(m), np = mbs_model_nparams(m), no = mbs_model_nobjectives(m), c = 0, bad = 0;
+    int nq = mbs_model_nq(m), nv = mbs_model_nv(m), np = mbs_model_nparams(m), no = mbs_model_nobjectives(m);
+    int c = 0, bad = 0;
     int nout = mbs_model_noutputs(m), ocols = 0;
     for (int k = 0; k < nout; k++) {
         mbs_output o = mbs_model_output(m, k);
@@ -253,10 +254,10 @@ static int make_columns(sweep *s)
     static const char *const dname[4] = {"qdd.%s", "d(qdd.%s)/d(q.%s)", "d(qdd.%s)/d(qd.%s)", "d(qdd.%s)/d(tau.%s)"};
     switch (s->what) {
     case SWEEP_SENSITIVITY: s->ncols = no * (1 + np); break;
-    case SWEEP_SIMULATE: s->ncols = 2 * nq + ocols; break;
+    case SWEEP_SIMULATE: s->ncols = nq + nv + ocols; break;
     case SWEEP_DERIVATIVES:
         for (int k = 0; k < 4; k++)
-            s->ncols += s->write >> k & 1 ? (k ? nq * nq : nq) : 0;
+            s->ncols += s->write >> k & 1 ? (k ? nv * nv : nv) : 0;
         break;
     default: s->ncols = 0;
     }
@@ -270,8 +271,10 @@ static int make_columns(sweep *s)
             for (int j = 0; j < np; j++)
                 bad |= set_col(s, c++, "d%s/d%s", mbs_objective_name(m, i), mbs_param_name(m, j));
     } else if (s->what == SWEEP_SIMULATE) {
-        for (int j = 0; j < 2 * nq; j++)
-            bad |= set_col(s, c++, "%s.%s", j < nq ? "q" : "qd", mbs_coord_name(m, j % nq));
+        for (int j = 0; j < nq; j++)
+            bad |= set_col(s, c++, "q.%s", mbs_coord_name(m, j));
+        for (int j = 0; j < nv; j++)
+            bad |= set_col(s, c++, "qd.%s", mbs_coord_name(m, j));
         for (int k = 0; k < nout; k++) {
             mbs_output o = mbs_model_output(m, k);
             for (int j = 0; j < mbs_output_ncolumns(&o); j++) {
@@ -282,8 +285,8 @@ static int make_columns(sweep *s)
         }
     } else if (s->what == SWEEP_DERIVATIVES) {
         for (int k = 0; k < 4; k++)
-            for (int i = 0; s->write >> k & 1 && i < nq; i++)
-                for (int j = 0; j < (k ? nq : 1); j++)
+            for (int i = 0; s->write >> k & 1 && i < nv; i++)
+                for (int j = 0; j < (k ? nv : 1); j++)
                     bad |= set_col(s, c++, dname[k], mbs_coord_name(m, i), mbs_coord_name(m, j));
     }
     return bad;
@@ -496,9 +499,9 @@ static int keep_tail(void *user, const mbs_model *m, mbs_data *d, double t, cons
     const mbs_sim_options *o = &a->s->sens.sim;
     if (t < o->tf - 1e-9 * o->dt)
         return 0;
-    int nq = mbs_model_nq(m), c = 2 * nq;
+    int nq = mbs_model_nq(m), nv = mbs_model_nv(m), c = nq + nv;
     memcpy(a->row, q, (size_t)nq * sizeof *q);
-    memcpy(a->row + nq, qd, (size_t)nq * sizeof *qd);
+    memcpy(a->row + nq, qd, (size_t)nv * sizeof *qd);
     mbs_data *fd = NULL;   /* force outputs: inverse dynamics on a data of their own */
     for (int k = 0; k < mbs_model_noutputs(m); k++) {
         mbs_output out = mbs_model_output(m, k);
@@ -521,14 +524,14 @@ static int keep_tail(void *user, const mbs_model *m, mbs_data *d, double t, cons
 static int run_derivatives(const sweep *s, const mbs_model *m, mbs_data *d, const double *q, const double *qd,
                            double *row, mbs_error *err)
 {
-    size_t nq = (size_t)mbs_model_nq(m), c = 0;
-    double *w = calloc(nq + 3 * nq * nq + nq, sizeof *w);
+    size_t nv = (size_t)mbs_model_nv(m), c = 0;
+    double *w = calloc(nv + 3 * nv * nv + nv, sizeof *w);
     if (!w) {
         err->code = MBS_ERR_NOMEM;
         snprintf(err->msg, sizeof err->msg, "out of memory");
         return err->code;
     }
-    double *out[4] = {w, w + nq, w + nq + nq * nq, w + nq + 2 * nq * nq}, *tau = w + nq + 3 * nq * nq;
+    double *out[4] = {w, w + nv, w + nv + nv * nv, w + nv + 2 * nv * nv}, *tau = w + nv + 3 * nv * nv;
     int rc = mbs_forward_dynamics_derivatives(m, d, s->alg, q, qd, tau, out[0], out[1], out[2], out[3]);
     if (rc != MBS_OK) {
         err->code = rc;
@@ -536,7 +539,7 @@ static int run_derivatives(const sweep *s, const mbs_model *m, mbs_data *d, cons
     }
     for (int k = 0; rc == MBS_OK && k < 4; k++)
         if (s->write >> k & 1) {
-            size_t n = k ? nq * nq : nq;
+            size_t n = k ? nv * nv : nv;
             memcpy(row + c, out[k], n * sizeof *row);
             c += n;
         }
@@ -569,14 +572,14 @@ static int run_case(const sweep *s, const mbs_model *m, mbs_data *d, const doubl
 
 int sweep_case_run(const sweep *s, mbs_data *d, long i, double *row, mbs_error *err)
 {
-    size_t nq = (size_t)mbs_model_nq(s->m), np = (size_t)mbs_model_nparams(s->m);
-    double *w = malloc(((size_t)s->nvar + 2 * nq + np + 1) * sizeof *w);
+    size_t nq = (size_t)mbs_model_nq(s->m), nv = (size_t)mbs_model_nv(s->m), np = (size_t)mbs_model_nparams(s->m);
+    double *w = malloc(((size_t)s->nvar + nq + nv + np + 1) * sizeof *w);
     if (!w) {
         err->code = MBS_ERR_NOMEM;
         snprintf(err->msg, sizeof err->msg, "out of memory");
         return err->code;
     }
-    double *x = w, *q0 = w + s->nvar, *qd0 = q0 + nq, *rho = qd0 + nq;
+    double *x = w, *q0 = w + s->nvar, *qd0 = q0 + nq, *rho = qd0 + nv;
     sweep_case_values(s, i, x);
     int own_params = 0;
     for (size_t j = 0; j < np; j++)

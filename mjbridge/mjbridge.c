@@ -368,6 +368,7 @@ int mjb_map_init(mjb_map *P, const mbs_model *m, const mjModel *mm, const char *
     P->m = m;
     P->mm = mm;
     P->nq = m->nq;
+    P->nvo = m->nv;
     P->nv = mm->nv;
     P->j = calloc((size_t)m->nb + 1, sizeof *P->j);
     if (!P->j) return -1;
@@ -379,6 +380,7 @@ int mjb_map_init(mjb_map *P, const mbs_model *m, const mjModel *mm, const char *
         j->type = jt->type;
         j->qoff = jt->qoff;
         j->nq = jt->nq;
+        j->voff = jt->voff;
         j->nv = mj_nv_of(jt->type, jt->nq);
         memcpy(j->Xp, m->x + jt->x_Xp, sizeof j->Xp);
         memcpy(j->Xc, m->x + jt->x_Xc, sizeof j->Xc);
@@ -542,7 +544,7 @@ void mjb_set_state(const mjb_map *P, mjData *d, const double *q, const double *q
     for (int k = 0; k < P->nj; k++) {
         const mjb_joint *j = &P->j[k];
         to_qpos(j, q + j->qoff, d->qpos + j->qposadr);
-        to_qvel(j, q + j->qoff, qd + j->qoff, d->qvel + j->dofadr);
+        to_qvel(j, q + j->qoff, qd + j->voff, d->qvel + j->dofadr);
     }
     mju_zero(d->qfrc_applied, P->nv);
     mju_zero(d->xfrc_applied, 6 * P->mm->nbody);
@@ -553,7 +555,7 @@ void mjb_qacc_from_ours(const mjb_map *P, const double *q, const double *qd, con
 {
     for (int k = 0; k < P->nj; k++) {
         const mjb_joint *j = &P->j[k];
-        to_qacc(j, q + j->qoff, qd + j->qoff, qdd + j->qoff, qacc + j->dofadr);
+        to_qacc(j, q + j->qoff, qd + j->voff, qdd + j->voff, qacc + j->dofadr);
     }
 }
 
@@ -561,7 +563,7 @@ void mjb_qdd_from_mj(const mjb_map *P, const double *q, const double *qd, const 
 {
     for (int k = 0; k < P->nj; k++) {
         const mjb_joint *j = &P->j[k];
-        from_qacc(j, q + j->qoff, qd + j->qoff, qacc + j->dofadr, qdd + j->qoff);
+        from_qacc(j, q + j->qoff, qd + j->voff, qacc + j->dofadr, qdd + j->voff);
     }
 }
 
@@ -573,7 +575,7 @@ void mjb_force_to_mj(const mjb_map *P, const double *q, const double *tau, doubl
         t_block(j, q + j->qoff, T);
         for (int c = 0; c < j->nv; c++) {
             double s = 0;
-            for (int r = 0; r < j->nq; r++) s += T[r * j->nv + c] * tau[j->qoff + r];
+            for (int r = 0; r < j->nq; r++) s += T[r * j->nv + c] * tau[j->voff + r];
             tau_mj[j->dofadr + c] = s;
         }
     }
@@ -616,14 +618,14 @@ void mjb_force_from_mj(const mjb_map *P, const double *q, const double *tau_mj, 
         for (int r = 0; r < nq; r++) {
             double s = 0;
             for (int c = 0; c < nv; c++) s += T[r * nv + c] * y[c];
-            tau[j->qoff + r] = s;
+            tau[j->voff + r] = s;
         }
     }
 }
 
 void mjb_mass_to_mj(const mjb_map *P, const double *q, const double *M, double *M_mj)
 {
-    const int nq = P->nq, nv = P->nv;
+    const int nvo = P->nvo, nv = P->nv;
     for (int a = 0; a < P->nj; a++) {
         const mjb_joint *ja = &P->j[a];
         double Ta[42];
@@ -636,7 +638,8 @@ void mjb_mass_to_mj(const mjb_map *P, const double *q, const double *M, double *
             for (int r = 0; r < ja->nq; r++)
                 for (int c = 0; c < jb->nv; c++) {
                     double s = 0;
-                    for (int k = 0; k < jb->nq; k++) s += M[(size_t)(ja->qoff + r) * nq + jb->qoff + k] * Tb[k * jb->nv + c];
+                    for (int k = 0; k < jb->nq; k++)
+                        s += M[(size_t)(ja->voff + r) * nvo + jb->voff + k] * Tb[k * jb->nv + c];
                     MT[r * jb->nv + c] = s;
                 }
             for (int r = 0; r < ja->nv; r++)

@@ -55,7 +55,8 @@ void mjb_disable_extras(mjModel *mm);
 
 typedef struct mjb_joint {
     mbs_joint_type type;
-    int qoff, nq;              /* ours */
+    int qoff, nq, voff;        /* ours: coordinates, velocity offset (its velocities: the
+                                * nq rows of T, Euler rates) */
     int qposadr, dofadr, nv;   /* MuJoCo */
     double Xp[9], Xc[9], Pp[3], Pc[3];
 } mjb_joint;
@@ -65,7 +66,8 @@ typedef struct mjb_map {
     const mjModel *mm;
     int nj;                    /* our joints with coordinates */
     mjb_joint *j;
-    int nq, nv;
+    int nq, nvo;               /* ours: coordinates, velocities */
+    int nv;                    /* MuJoCo's velocities */
 } mjb_map;
 
 /* Match every joint of m that has coordinates with MuJoCo's joint of the
@@ -87,7 +89,7 @@ void mjb_qdd_from_mj(const mjb_map *P, const double *q, const double *qd, const 
  * to p on Euler parameters) with T^T tau = tau_mj. */
 void mjb_force_to_mj(const mjb_map *P, const double *q, const double *tau, double *tau_mj);
 void mjb_force_from_mj(const mjb_map *P, const double *q, const double *tau_mj, double *tau);
-/* M_mj = T^T M T (M: nq x nq, M_mj: nv x nv, row-major). */
+/* M_mj = T^T M T (M: ours, nvo x nvo, M_mj: nv x nv, row-major). */
 void mjb_mass_to_mj(const mjb_map *P, const double *q, const double *M, double *M_mj);
 
 /* max |a - b| / max |b| (a NaN counts as the largest error) */

@@ -18,11 +18,11 @@
 #   sample      random draws that fill q and v in one loop (the draw order
 #               fixes the results)
 #   layout      a record of the model (a joint type, a joint) and its text
-#   pending     a folder of the split's second half not yet gone through
-#               (builder, io, formulations, integrators, sensitivity,
-#               batch, cli): there q and v share one size in the state
-#               records, the file formats and the command-line state;
-#               each such line is to be renamed or given a reason above
+#   pending     code that would be wrong with nv < nq and whose fix needs
+#               a later step of docs/tangent-plan.md (the manifold
+#               integrators and sensitivities C1-C8, the command line's
+#               velocity names A7): the comment line above it in LIST
+#               says which step and why
 # --check fails when the lines differ (a new use, a renamed one, a count
 # that changed: the diff is printed) or a reason is not one of these.
 set -eu

@@ -54,20 +54,21 @@ int mbs_batch_run(const mbs_model *m, long n, int threads, mbs_batch_fn fn, void
 
 /* ---- per-instant functions at N states ---- */
 typedef enum mbs_batch_function {
-    MBS_BATCH_INVERSE_DYNAMICS = 0,   /* out[0] = tau (nq) from q, qd, u = qdd */
-    MBS_BATCH_ID_DERIVATIVES,         /* out[0..2] = tau, dtau/dq, dtau/dqd (nq, nq x nq) */
-    MBS_BATCH_ID_PARAM_DERIVATIVES,   /* out[0] = dtau/drho (nq x nparams) */
-    MBS_BATCH_MASS_MATRIX,            /* out[0] = M(q) (nq x nq) */
-    MBS_BATCH_FORWARD_DYNAMICS,       /* out[0] = qdd (nq) from q, qd, u = tau */
+    MBS_BATCH_INVERSE_DYNAMICS = 0,   /* out[0] = tau (nv) from q, qd, u = qdd */
+    MBS_BATCH_ID_DERIVATIVES,         /* out[0..2] = tau, dtau/dq, dtau/dqd (nv, nv x nv) */
+    MBS_BATCH_ID_PARAM_DERIVATIVES,   /* out[0] = dtau/drho (nv x nparams) */
+    MBS_BATCH_MASS_MATRIX,            /* out[0] = M(q) (nv x nv) */
+    MBS_BATCH_FORWARD_DYNAMICS,       /* out[0] = qdd (nv) from q, qd, u = tau */
     MBS_BATCH_FD_DERIVATIVES,         /* out[0..3] = qdd, dqdd/dq, dqdd/dqd, dqdd/dtau */
-    MBS_BATCH_FD_PARAM_DERIVATIVES    /* out[0..1] = qdd, dqdd/drho (nq x nparams) */
+    MBS_BATCH_FD_PARAM_DERIVATIVES    /* out[0..1] = qdd, dqdd/drho (nv x nparams) */
 } mbs_batch_function;
 
 typedef struct mbs_batch_eval {
     mbs_batch_function function;
     mbs_fd_algorithm alg;     /* forward dynamics: the algorithm (MBS_FD_RECURSIVE) */
     mbs_ref_point ref;        /* reference point of every case's data (MBS_REF_COM) */
-    const double *q, *qd, *u; /* N x nq each, row i the state of case i; qd, u may be NULL (0) */
+    const double *q, *qd, *u; /* N x nq (q), N x nv (qd, u), row i the state of case i; qd, u
+                               * may be NULL (0) */
     double *out[4];           /* N rows of each output (sizes above); NULL: not wanted */
 } mbs_batch_eval;
 
@@ -76,11 +77,11 @@ int mbs_batch_evaluate(const mbs_model *m, long n, const mbs_batch_eval *e, int 
 
 /* ---- whole runs from N parameter vectors or initial states ----
  * rho: N x nparams parameter values (NULL: the model's for every case;
- * each case runs on mbs_model_with_params). q0, qd0: N x nq initial states
- * (NULL: the model's). */
+ * each case runs on mbs_model_with_params). q0, qd0: N x nq and N x nv
+ * initial states (NULL: the model's). */
 
 /* N simulations with opts from t0 to tf: final state in qf, qdf (N x nq,
- * either may be NULL). */
+ * N x nv; either may be NULL). */
 int mbs_batch_simulate(const mbs_model *m, const mbs_sim_options *opts, long n, const double *rho,
                        const double *q0, const double *qd0, double *qf, double *qdf, int threads,
                        int *status, mbs_error *err);

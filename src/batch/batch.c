@@ -104,16 +104,16 @@ int mbs_batch_run(const mbs_model *m, long n, int threads, mbs_batch_fn fn, void
 
 typedef struct batch_eval_ctx {
     const mbs_batch_eval *e;
-    size_t nq, np;
+    size_t nq, nv, np;        /* coordinates, velocities, parameters */
     size_t size[4];           /* doubles per case of each output */
-    const double *zero;       /* nq zeros for qd or u left NULL */
+    const double *zero;       /* nv zeros for qd or u left NULL */
 } batch_eval_ctx;
 
 /* Doubles per case of output k of function f (0: no such output). */
-static size_t batch_out_size(mbs_batch_function f, int k, size_t nq, size_t np)
+static size_t batch_out_size(mbs_batch_function f, int k, size_t nv, size_t np)
 {
     static const int kinds[7][4] = {
-        /* 1: nq, 2: nq x nq, 3: nq x np */
+        /* 1: nv, 2: nv x nv, 3: nv x np */
         [MBS_BATCH_INVERSE_DYNAMICS] = {1, 0, 0, 0},
         [MBS_BATCH_ID_DERIVATIVES] = {1, 2, 2, 0},
         [MBS_BATCH_ID_PARAM_DERIVATIVES] = {3, 0, 0, 0},
@@ -123,9 +123,9 @@ static size_t batch_out_size(mbs_batch_function f, int k, size_t nq, size_t np)
         [MBS_BATCH_FD_PARAM_DERIVATIVES] = {1, 3, 0, 0},
     };
     switch (kinds[f][k]) {
-    case 1: return nq;
-    case 2: return nq * nq;
-    case 3: return nq * np;
+    case 1: return nv;
+    case 2: return nv * nv;
+    case 3: return nv * np;
     default: return 0;
     }
 }
@@ -136,8 +136,8 @@ static int batch_eval_case(void *user, const mbs_model *m, mbs_data *d, long i, 
     const mbs_batch_eval *e = c->e;
     size_t r = (size_t)i;
     const double *q = e->q + r * c->nq;
-    const double *qd = e->qd ? e->qd + r * c->nq : c->zero;
-    const double *u = e->u ? e->u + r * c->nq : c->zero;
+    const double *qd = e->qd ? e->qd + r * c->nv : c->zero;
+    const double *u = e->u ? e->u + r * c->nv : c->zero;
     double *o[4];
     for (int k = 0; k < 4; k++)
         o[k] = e->out[k] && c->size[k] ? e->out[k] + r * c->size[k] : NULL;
@@ -170,10 +170,11 @@ int mbs_batch_evaluate(const mbs_model *m, long n, const mbs_batch_eval *e, int 
         return batch_arg_error(err, "model, evaluation and its states q are required");
     if ((unsigned)e->function > MBS_BATCH_FD_PARAM_DERIVATIVES)
         return batch_arg_error(err, "unknown function");
-    batch_eval_ctx c = {e, (size_t)mbs_model_nq(m), (size_t)mbs_model_nparams(m), {0}, NULL};
+    batch_eval_ctx c = {e, (size_t)mbs_model_nq(m), (size_t)mbs_model_nv(m), (size_t)mbs_model_nparams(m), {0},
+                        NULL};
     for (int k = 0; k < 4; k++)
-        c.size[k] = batch_out_size(e->function, k, c.nq, c.np);
-    double *zero = calloc(c.nq ? c.nq : 1, sizeof *zero);
+        c.size[k] = batch_out_size(e->function, k, c.nv, c.np);
+    double *zero = calloc(c.nv ? c.nv : 1, sizeof *zero);
     if (!zero) {
         if (err) {
             err->code = MBS_ERR_NOMEM;
@@ -194,7 +195,7 @@ typedef struct batch_run_ctx {
     const mbs_sens_options *sens;
     const double *rho, *q0, *qd0;
     double *out0, *out1;      /* simulate: qf, qdf; sensitivity: psi, grad */
-    size_t nq, np, nobj;
+    size_t nq, nv, np, nobj;
 } batch_run_ctx;
 
 /* The model of case i: m itself, or a copy with the case's parameters
@@ -211,7 +212,7 @@ static const mbs_model *batch_case_model(const batch_run_ctx *c, const mbs_model
 
 typedef struct batch_final_state {
     double *q, *qd;
-    size_t nq;
+    size_t nq, nv;
 } batch_final_state;
 
 static int batch_keep_state(void *user, const mbs_model *m, mbs_data *d, double t, const double *q,
@@ -222,7 +223,7 @@ static int batch_keep_state(void *user, const mbs_model *m, mbs_data *d, double 
     if (f->q)
         memcpy(f->q, q, f->nq * sizeof *q);
     if (f->qd)
-        memcpy(f->qd, qd, f->nq * sizeof *qd);
+        memcpy(f->qd, qd, f->nv * sizeof *qd);
     return 0;
 }
 
@@ -236,9 +237,9 @@ static int batch_simulate_case(void *user, const mbs_model *m, mbs_data *d, long
     mbs_data *dc = own ? mbs_data_create(own, err) : d;
     int rc = err->code ? err->code : MBS_ERR_NOMEM;
     if (dc) {
-        size_t r = (size_t)i * c->nq;
-        batch_final_state f = {c->out0 ? c->out0 + r : NULL, c->out1 ? c->out1 + r : NULL, c->nq};
-        rc = mbs_simulate(mc, dc, c->sim, c->q0 ? c->q0 + r : NULL, c->qd0 ? c->qd0 + r : NULL,
+        const size_t rq = (size_t)i * c->nq, rv = (size_t)i * c->nv;
+        batch_final_state f = {c->out0 ? c->out0 + rq : NULL, c->out1 ? c->out1 + rv : NULL, c->nq, c->nv};
+        rc = mbs_simulate(mc, dc, c->sim, c->q0 ? c->q0 + rq : NULL, c->qd0 ? c->qd0 + rv : NULL,
                           batch_keep_state, &f, NULL, err);
     }
     if (own) {
@@ -254,7 +255,7 @@ int mbs_batch_simulate(const mbs_model *m, const mbs_sim_options *opts, long n, 
 {
     if (!m || !opts)
         return batch_arg_error(err, "model and options are required");
-    batch_run_ctx c = {opts, NULL, rho, q0, qd0, qf, qdf, (size_t)mbs_model_nq(m),
+    batch_run_ctx c = {opts, NULL, rho, q0, qd0, qf, qdf, (size_t)mbs_model_nq(m), (size_t)mbs_model_nv(m),
                        (size_t)mbs_model_nparams(m), 0};
     return mbs_batch_run(m, n, threads, batch_simulate_case, &c, status, err);
 }
@@ -295,7 +296,7 @@ int mbs_batch_sensitivity(const mbs_model *m, const mbs_sens_options *opts, long
     if (!m || !opts)
         return batch_arg_error(err, "model and options are required");
     size_t nobj = (size_t)mbs_model_nobjectives(m) + (opts->objective ? 1 : 0);
-    batch_run_ctx c = {NULL, opts, rho, NULL, NULL, psi, grad, (size_t)mbs_model_nq(m),
+    batch_run_ctx c = {NULL, opts, rho, NULL, NULL, psi, grad, (size_t)mbs_model_nq(m), (size_t)mbs_model_nv(m),
                        (size_t)mbs_model_nparams(m), nobj};
     return mbs_batch_run(m, n, threads, batch_sensitivity_case, &c, status, err);
 }

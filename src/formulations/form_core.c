@@ -244,7 +244,7 @@ void mbs_form_constraint_tangent(const mbs_model *m, mbs_data *d, double t, cons
 void mbs_form_trap_tangent(const mbs_model *m, mbs_data *d, double t, const double *z, const double *zd,
                            const double *zdd, double h, double *S, double *e)
 {
-    const int n = m->nq;
+    const int n = m->nv;
     const double kh = MBS_FORM_BETA * h * h, ch = MBS_FORM_GAMMA * h;
     double *dq = e, *dqd = e + n, *dqdd = e + 2 * n;
     memset(e, 0, sizeof(double) * 3 * (size_t)n);

@@ -191,7 +191,7 @@ int mbs_form_param_dynamic(const mbs_model *m, int j);
  * (z = z_p + D, zd = zd_p + gamma/(beta h) D, zdd = zdd_n + D/(beta h^2)):
  *     S = beta h^2 dr/dD = M + gamma h C + beta h^2 K
  * exactly, column by column as tangents of r (n sweeps), at the primal left
- * in d. S: n x n col-major. e: n scratch. */
+ * in d, one column per velocity. S: nv x nv col-major. e: 3 nv scratch. */
 void mbs_form_trap_tangent(const mbs_model *m, mbs_data *d, double t, const double *z, const double *zd,
                            const double *zdd, double h, double *S, double *e);
 /* The trapezoidal states from the correction D (ALI3-P and penalty):

@@ -8,7 +8,7 @@
 
 #include "mbsens/data.h"
 
-/* Tangents of Phi, Phi_q (n x nq row-major), dPhi/dt and d2Phi/dt2 at
+/* Tangents of Phi, Phi_q (nc x nv row-major), dPhi/dt and d2Phi/dt2 at
  * (q, qd, qdd) along (dq, dqd, dqdd) and dx in the model vector (any NULL =
  * 0; outputs may be NULL): runs the kinematics and their tangents in d
  * (reference point of d) and mbs_con_kernel_d. */

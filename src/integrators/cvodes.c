@@ -17,7 +17,7 @@
  *                  projected solution and the integration is never
  *                  restarted. For the non-stiff problems at hand BDF needs
  *                  more steps than Adams at the same tolerance, but it is
- *                  robust, and a dense Jacobian of 2nq unknowns is cheap at
+ *                  robust, and a dense Jacobian of nq + nv unknowns is cheap at
  *                  the sizes where CVODES is the reference integrator.
  *   adams          Adams-Moulton, orders 1-12, fixed-point (functional)
  *                  iteration, no Jacobian: the cheaper choice for non-stiff
@@ -75,7 +75,7 @@ static int rhs(realtype t, N_Vector y, N_Vector ydot, void *data)
     const int nq = it->nq;
     const double *yv = N_VGetArrayPointer(y);
     double *f = N_VGetArrayPointer(ydot);
-    memcpy(f, yv + nq, sizeof(double) * (size_t)nq);
+    memcpy(f, yv + nq, sizeof(double) * (size_t)nq);   /* qdot = qd: additive coordinates */
     return mbs_integ_fd(it, t, yv, yv + nq, f + nq) ? -1 : 0;
 }
 
@@ -88,7 +88,7 @@ static int jac(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *data, N_V
 {
     cv_ws *w = data;
     mbs_integrator *it = w->it;
-    const int nq = it->nq, n = 2 * nq;
+    const int nq = it->nq, nv = it->nv, n = nq + nv;
     realtype h = 0;
     CVodeGetCurrentStep(w->mem, &h);
     CVodeGetErrWeights(w->mem, tmp3);
@@ -99,7 +99,7 @@ static int jac(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *data, N_V
     double *yp = N_VGetArrayPointer(tmp1), *a = N_VGetArrayPointer(tmp2) + nq;
     for (int j = 0; j < n; j++) {
         double *col = SUNDenseMatrix_Column(J, j);
-        for (int i = 0; i < nq; i++) col[i] = (j >= nq && i == j - nq) ? 1 : 0;
+        for (int i = 0; i < nq; i++) col[i] = (j >= nq && i == j - nq) ? 1 : 0;   /* additive coordinates */
         const double yj = yp[j];
         double inc = srur * fabs(yj);
         if (inc < min_inc / ewt[j]) inc = min_inc / ewt[j];
@@ -107,7 +107,7 @@ static int jac(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *data, N_V
         inc = yp[j] - yj;
         if (mbs_integ_fd(it, t, yp, yp + nq, a)) return -1;
         yp[j] = yj;
-        for (int i = 0; i < nq; i++) col[nq + i] = (a[i] - f0[nq + i]) / inc;
+        for (int i = 0; i < nv; i++) col[nq + i] = (a[i] - f0[nq + i]) / inc;
     }
     return 0;
 }
@@ -124,12 +124,12 @@ static int project(realtype t, N_Vector ycur, N_Vector corr, realtype eps, N_Vec
     const int nq = m->nq;
     const double *y = N_VGetArrayPointer(ycur);
     double *c = N_VGetArrayPointer(corr), *e = err ? N_VGetArrayPointer(err) : NULL;
-    memset(c, 0, sizeof(double) * 2 * (size_t)nq);
+    memset(c, 0, sizeof(double) * ((size_t)nq + (size_t)m->nv));
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         if (jt->euler < 0) continue;
-        const int k0 = jt->qoff + jt->euler;
-        const double *p = y + k0, *pd = y + nq + k0;
+        const int k0 = jt->qoff + jt->euler, v0 = nq + jt->voff + jt->euler;
+        const double *p = y + k0, *pd = y + v0;
         double n = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
         if (!(n > 0) || !isfinite(n)) return -1;
         double pn[4], s = 0;
@@ -137,11 +137,11 @@ static int project(realtype t, N_Vector ycur, N_Vector corr, realtype eps, N_Vec
         double pdn[4];
         for (int k = 0; k < 4; k++) {
             c[k0 + k] = pn[k] - p[k];
-            c[nq + k0 + k] = -s * pn[k];
+            c[v0 + k] = -s * pn[k];
             pdn[k] = pd[k] - s * pn[k];
         }
         if (e) {
-            double *ep = e + k0, *ev = e + nq + k0, a = 0, b = 0;
+            double *ep = e + k0, *ev = e + v0, a = 0, b = 0;
             for (int k = 0; k < 4; k++) a += pn[k] * ep[k];
             for (int k = 0; k < 4; k++) ep[k] -= a * pn[k];
             for (int k = 0; k < 4; k++) b += pdn[k] * ep[k] + pn[k] * ev[k];
@@ -172,7 +172,7 @@ static int cv_init(mbs_integrator *it)
     it->impl = w;
     w->it = it;
     const mbs_sim_options *o = &it->o;
-    const sunindextype n = 2 * (sunindextype)(it->nq > 0 ? it->nq : 1);
+    const sunindextype n = (sunindextype)(it->nq > 0 ? it->nq : 1) + (sunindextype)(it->nv > 0 ? it->nv : 1);
     if (SUNContext_Create(NULL, &w->ctx) != 0) return mbs_integ_fail(it, MBS_ERR_NOMEM, "cvodes: cannot create a context");
     w->y = N_VNew_Serial(n, w->ctx);
     w->yout = N_VNew_Serial(n, w->ctx);
@@ -206,7 +206,7 @@ static void load_state(const mbs_integrator *it, N_Vector y)
 {
     double *v = N_VGetArrayPointer(y);
     memcpy(v, it->q, sizeof(double) * (size_t)it->nq);
-    memcpy(v + it->nq, it->qd, sizeof(double) * (size_t)it->nq);
+    memcpy(v + it->nq, it->qd, sizeof(double) * (size_t)it->nv);
 }
 
 /* Add the counters of the current CVODES segment to the statistics
@@ -313,7 +313,7 @@ static int cv_step(mbs_integrator *it, double h)
     }
     const double *y = N_VGetArrayPointer(w->yout);
     memcpy(it->q, y, sizeof(double) * (size_t)nq);
-    memcpy(it->qd, y + nq, sizeof(double) * (size_t)nq);
+    memcpy(it->qd, y + nq, sizeof(double) * (size_t)it->nv);
     it->t = tout;
     w->drift = mbs_integ_euler_drift(it->m, it->q);
     if (it->o.project && it->m->n_euler > 0) return MBS_OK;   /* qdd after the projection */

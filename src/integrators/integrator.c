@@ -224,13 +224,13 @@ int mbs_sim_options_check(const mbs_sim_options *o, mbs_error *err)
 void mbs_integ_accept(mbs_integrator *it, const double *q, const double *qd, const double *qdd, double t1,
                       int iters)
 {
-    const size_t bytes = sizeof(double) * (size_t)it->m->nq;
+    const size_t vbytes = sizeof(double) * (size_t)it->nv;
     it->st.steps++;
     it->st.iterations += iters;
     if (iters > it->st.iterations_max) it->st.iterations_max = iters;
-    memcpy(it->q, q, bytes);
-    memcpy(it->qd, qd, bytes);
-    memcpy(it->qdd, qdd, bytes);
+    memcpy(it->q, q, sizeof(double) * (size_t)it->nq);
+    memcpy(it->qd, qd, vbytes);
+    memcpy(it->qdd, qdd, vbytes);
     it->t = t1;
 }
 
@@ -262,9 +262,13 @@ int mbs_integ_fd(mbs_integrator *it, double t, const double *q, const double *qd
     it->st.fevals++;
     mbs_data_set_time(d, t);
     for (int k = 0; k < m->nq; k++)
-        if (!isfinite(q[k]) || !isfinite(qd[k]))
-            return mbs_integ_fail(it, MBS_ERR_NUMERIC, "state not finite at t = %.9g (%s = %g, %s.qd = %g)",
-                                  t, m->coord_name[k], q[k], m->coord_name[k], qd[k]);
+        if (!isfinite(q[k]))
+            return mbs_integ_fail(it, MBS_ERR_NUMERIC, "state not finite at t = %.9g (%s = %g)", t,
+                                  m->coord_name[k], q[k]);
+    for (int k = 0; k < m->nv; k++)
+        if (!isfinite(qd[k]))
+            return mbs_integ_fail(it, MBS_ERR_NUMERIC, "state not finite at t = %.9g (%s.qd = %g)", t,
+                                  m->coord_name[k], qd[k]);
     int rc = MBS_OK;
     if (it->form) {
         rc = mbs_form_fd(it->form, t, q, qd, qdd, it->msg);   /* closed loops: src/formulations/ */
@@ -274,7 +278,7 @@ int mbs_integ_fd(mbs_integrator *it, double t, const double *q, const double *qd
         rc = mbs_integ_fail(it, rc, "%s", mbs_data_error(d));
     }
     if (rc) return rc;
-    for (int k = 0; k < m->nq; k++)
+    for (int k = 0; k < m->nv; k++)
         if (!isfinite(qdd[k]))
             return mbs_integ_fail(it, MBS_ERR_NUMERIC, "forward dynamics: acceleration of %s is not finite at t = %.9g",
                                   m->coord_name[k], t);
@@ -344,11 +348,11 @@ static int observe(mbs_integrator *it, mbs_error *err)
     if (it->form)   /* constraint violations; same kinematics left in d */
         mbs_form_observe(it->form, it->t, it->q, it->qd, it->qdd, &it->st);
     /* what the callers read: the state, and the kinematics left in d for the queries */
-    const int nq = m->nq;
+    const int nq = it->nq, nv = it->nv;
     char msg[MBS_ERROR_MSG_LEN];
     if (mbs_results_finite(m, "integration", MBS_RESULTS({ "q", it->q, nq, 1, MBS_IX_COORD, 0 },
-                                                         { "qd", it->qd, nq, 1, MBS_IX_COORD, 0 },
-                                                         { "qdd", it->qdd, nq, 1, MBS_IX_COORD, 0 }),
+                                                         { "qd", it->qd, nv, 1, MBS_IX_COORD, 0 },
+                                                         { "qdd", it->qdd, nv, 1, MBS_IX_COORD, 0 }),
                            msg, sizeof msg))
         return mbs_error_set(err, MBS_ERR_NUMERIC, "%s at t = %.9g", msg, it->t);
     if (mbs_data_kinematics_results(it->d, it->q, it->qd, it->qdd))
@@ -384,6 +388,7 @@ mbs_integrator *mbs_integrator_create(const mbs_model *m, mbs_data *d,
     it->d = d;
     it->o = o;
     it->nq = m->nq;
+    it->nv = m->nv;
     it->track_energy = 1;
     /* closed loops (src/formulations/): a loop formulation is required */
     const int loops = m->con.ncut + m->con.ndriver;
@@ -407,15 +412,15 @@ mbs_integrator *mbs_integrator_create(const mbs_model *m, mbs_data *d,
     it->o = o;
     it->stepper = o.loop != MBS_LOOP_NONE && o.loop != MBS_LOOP_INDEX1 ? mbs_form_stepper(o.loop) : NULL;
     it->meth = it->stepper ? &form_method : method_of(o.integrator);
-    size_t n = (size_t)(m->nq > 0 ? m->nq : 1);
-    it->q = calloc(3 * n, sizeof(double));
+    const size_t nq = (size_t)(m->nq > 0 ? m->nq : 1), nv = (size_t)(m->nv > 0 ? m->nv : 1);
+    it->q = calloc(nq + 2 * nv, sizeof(double));
     if (!it->q) {
         mbs_integrator_free(it);
         mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    it->qd = it->q + n;
-    it->qdd = it->q + 2 * n;
+    it->qd = it->q + nq;
+    it->qdd = it->q + nq + nv;
     mbs_data_set_ref(d, o.ref);
     if (o.loop != MBS_LOOP_NONE && !(it->form = mbs_form_create(m, d, &o, err))) {
         mbs_integrator_free(it);
@@ -452,7 +457,7 @@ int mbs_integrator_reset(mbs_integrator *it, double t, const double *q, const do
     double *q0 = it->q, *qd0 = it->qd;
     mbs_model_initial_state(m, q0, qd0);
     if (q) memcpy(q0, q, sizeof(double) * (size_t)m->nq);
-    if (qd) memcpy(qd0, qd, sizeof(double) * (size_t)m->nq);
+    if (qd) memcpy(qd0, qd, sizeof(double) * (size_t)m->nv);
     int rc = mbs_data_check_state(it->d, q0, qd0, NULL);
     if (rc) return mbs_error_set(err, rc, "initial state: %s", mbs_data_error(it->d));
     mbs_normalize_state(m, q0, qd0);

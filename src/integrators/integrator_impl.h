@@ -35,7 +35,7 @@ struct mbs_integrator {
     mbs_sim_options o;
     const mbs_integ_method *meth;
     void *impl;
-    int nq;
+    int nq, nv;             /* coordinates (q), velocities (qd, qdd) */
     double t;
     double *q, *qd, *qdd;   /* current state; qdd: accelerations at (q, qd) */
     struct mbs_form *form;  /* closed-loop formulation (src/formulations/), or NULL */
@@ -79,9 +79,9 @@ void mbs_integ_id(const mbs_model *m, mbs_data *d, const double *q, const double
 double mbs_integ_euler_drift(const mbs_model *m, const double *q);
 
 /* Trapezoidal rule: the discrete equations of a step of size h from the
- * current state at the correction D to the predictor (NULL: 0): completed
- * residual r' (nq) and, if S is not NULL, the scaled tangent
- * S' = beta h^2 dr'/dD (nq x nq, row-major). For tests and sensitivity code. */
+ * current state at the correction D (nv) to the predictor (NULL: 0):
+ * completed residual r' (nv) and, if S is not NULL, the scaled tangent
+ * S' = beta h^2 dr'/dD (nv x nv, row-major). For tests and sensitivity code. */
 int mbs_trap_eval(mbs_integrator *it, double h, const double *D, double *r, double *S);
 
 /* The Newton tangent S' = M' + gamma h C' + beta h^2 K' of the trapezoidal

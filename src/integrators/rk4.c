@@ -26,19 +26,19 @@ typedef struct {
 
 static int rk4_init(mbs_integrator *it)
 {
-    size_t n = (size_t)(it->nq > 0 ? it->nq : 1);
+    const size_t nq = (size_t)(it->nq > 0 ? it->nq : 1), nv = (size_t)(it->nv > 0 ? it->nv : 1);
     rk4_ws *w = calloc(1, sizeof *w);
     if (!w) return MBS_ERR_NOMEM;
     it->impl = w;
-    double *buf = calloc(7 * n, sizeof(double));
+    double *buf = calloc(nq + 6 * nv, sizeof(double));
     if (!buf) return MBS_ERR_NOMEM;
     w->qs = buf;
-    w->vs = buf + n;
-    w->a2 = buf + 2 * n;
-    w->a3 = buf + 3 * n;
-    w->a4 = buf + 4 * n;
-    w->qn = buf + 5 * n;
-    w->vn = buf + 6 * n;
+    w->vs = buf + nq;
+    w->a2 = w->vs + nv;
+    w->a3 = w->a2 + nv;
+    w->a4 = w->a3 + nv;
+    w->qn = w->a4 + nv;
+    w->vn = w->qn + nv;
     return MBS_OK;
 }
 
@@ -50,47 +50,46 @@ static void rk4_free(mbs_integrator *it)
     it->impl = NULL;
 }
 
+/* qs = q + c v: the coordinates moved by a velocity-sized step (additive:
+ * the coordinates and the velocities share their index). */
+static void stage_q(const mbs_integrator *it, double *qs, const double *q, double c, const double *v)
+{
+    for (int k = 0; k < it->nq; k++) qs[k] = q[k] + c * v[k];
+}
+
 static int rk4_step(mbs_integrator *it, double h)
 {
     rk4_ws *w = it->impl;
-    const int nq = it->nq;
+    const int nv = it->nv;
     const double t = it->t, *q = it->q, *qd = it->qd, *a1 = it->qdd;
     int rc;
     /* stage 2 */
-    for (int k = 0; k < nq; k++) {
-        w->qs[k] = q[k] + 0.5 * h * qd[k];
-        w->vs[k] = qd[k] + 0.5 * h * a1[k];
-    }
+    stage_q(it, w->qs, q, 0.5 * h, qd);
+    for (int k = 0; k < nv; k++) w->vs[k] = qd[k] + 0.5 * h * a1[k];
     if ((rc = mbs_integ_fd(it, t + 0.5 * h, w->qs, w->vs, w->a2))) goto fail;
-    for (int k = 0; k < nq; k++) {
+    for (int k = 0; k < nv; k++) {
         w->qn[k] = qd[k] + 2 * w->vs[k];    /* accumulates qd + 2 v2 + 2 v3 + v4 */
         w->vn[k] = a1[k] + 2 * w->a2[k];    /* accumulates a1 + 2 a2 + 2 a3 + a4 */
     }
     /* stage 3 */
-    for (int k = 0; k < nq; k++) {
-        w->qs[k] = q[k] + 0.5 * h * w->vs[k];
-        w->vs[k] = qd[k] + 0.5 * h * w->a2[k];
-    }
+    stage_q(it, w->qs, q, 0.5 * h, w->vs);
+    for (int k = 0; k < nv; k++) w->vs[k] = qd[k] + 0.5 * h * w->a2[k];
     if ((rc = mbs_integ_fd(it, t + 0.5 * h, w->qs, w->vs, w->a3))) goto fail;
-    for (int k = 0; k < nq; k++) {
+    for (int k = 0; k < nv; k++) {
         w->qn[k] += 2 * w->vs[k];
         w->vn[k] += 2 * w->a3[k];
     }
     /* stage 4 */
-    for (int k = 0; k < nq; k++) {
-        w->qs[k] = q[k] + h * w->vs[k];
-        w->vs[k] = qd[k] + h * w->a3[k];
-    }
+    stage_q(it, w->qs, q, h, w->vs);
+    for (int k = 0; k < nv; k++) w->vs[k] = qd[k] + h * w->a3[k];
     if ((rc = mbs_integ_fd(it, t + h, w->qs, w->vs, w->a4))) goto fail;
-    for (int k = 0; k < nq; k++) {
+    for (int k = 0; k < nv; k++) {
         w->qn[k] += w->vs[k];
         w->vn[k] += w->a4[k];
     }
     /* new state; its accelerations follow (after the projection) */
-    for (int k = 0; k < nq; k++) {
-        it->q[k] += h / 6 * w->qn[k];
-        it->qd[k] += h / 6 * w->vn[k];
-    }
+    stage_q(it, it->q, it->q, h / 6, w->qn);
+    for (int k = 0; k < nv; k++) it->qd[k] += h / 6 * w->vn[k];
     it->t = t + h;
     it->st.steps++;
     if (it->o.project && it->m->n_euler > 0) return MBS_OK;   /* qdd after the projection */

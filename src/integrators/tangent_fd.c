@@ -26,15 +26,15 @@ int mbs_tangent_fd(void *ctx, const mbs_model *m, mbs_data *d,
                    double *K, double *C, double *work)
 {
     (void)ctx;
-    const int nq = m->nq;
-    const size_t bytes = sizeof(double) * (size_t)nq;
-    double *x = work, *xd = work + nq, *rp = work + 2 * nq, *rm = work + 3 * nq;
-    memcpy(x, q, bytes);
-    memcpy(xd, qd, bytes);
+    const int nq = m->nq, nv = m->nv;
+    double *x = work, *xd = work + nq, *rp = xd + nv, *rm = rp + nv;
+    memcpy(x, q, sizeof(double) * (size_t)nq);
+    memcpy(xd, qd, sizeof(double) * (size_t)nv);
     for (int pass = 0; pass < 2; pass++) {
         double *v = pass == 0 ? x : xd;
         double *J = pass == 0 ? K : C;
-        for (int j = 0; j < nq; j++) {
+        const int n = pass == 0 ? nq : nv;   /* K: by coordinate, the additive directions */
+        for (int j = 0; j < n; j++) {
             const double v0 = v[j];
             const double delta = FD_REL_STEP * (fabs(v0) > 1 ? fabs(v0) : 1);
             v[j] = v0 + delta;
@@ -44,10 +44,10 @@ int mbs_tangent_fd(void *ctx, const mbs_model *m, mbs_data *d,
             const double hm = v0 - v[j];
             mbs_integ_id(m, d, x, xd, qdd, rm);
             v[j] = v0;
-            for (int i = 0; i < nq; i++) J[(size_t)i * nq + j] = (rp[i] - rm[i]) / (hp + hm);
+            for (int i = 0; i < nv; i++) J[(size_t)i * nv + j] = (rp[i] - rm[i]) / (hp + hm);
         }
     }
     return mbs_data_results(d, "finite-difference tangent",
-                            MBS_RESULTS({ "K", K, nq, nq, MBS_IX_COORD, MBS_IX_COORD },
-                                        { "C", C, nq, nq, MBS_IX_COORD, MBS_IX_COORD }));
+                            MBS_RESULTS({ "K", K, nv, nv, MBS_IX_COORD, MBS_IX_COORD },
+                                        { "C", C, nv, nv, MBS_IX_COORD, MBS_IX_COORD }));
 }

@@ -72,7 +72,7 @@ typedef struct {
     double *z, *zd, *zdd;      /* iterate at t_{n+1} */
     double *zp, *zdp, *D;      /* predictor (z, zd) and the correction D = z - zp */
     double *r0, *r, *dz, *a;   /* raw and completed residual, increment, FD accelerations */
-    double *K, *C, *M, *S;     /* nq x nq */
+    double *K, *C, *M, *S;     /* nv x nv */
     lapack_int *ipiv;
     double *work;              /* MBS_TANGENT_WORK_SIZE(nq) */
     double *zddh[PRED_ORDER];  /* fixed point: zdd_{n-1}, zdd_{n-2}, ... of this run */
@@ -84,20 +84,22 @@ typedef struct {
 
 static int trap_init(mbs_integrator *it)
 {
-    size_t n = (size_t)(it->nq > 0 ? it->nq : 1);
+    const size_t nq = (size_t)(it->nq > 0 ? it->nq : 1), n = (size_t)(it->nv > 0 ? it->nv : 1);
     trap_ws *w = calloc(1, sizeof *w);
     if (!w) return MBS_ERR_NOMEM;
     it->impl = w;
-    /* 13 vectors and the PRED_ORDER of the predictor, 4 matrices, the tangent work */
-    double *buf = calloc((13 + PRED_ORDER) * n + 4 * n * n + MBS_TANGENT_WORK_SIZE(n), sizeof(double));
+    /* 3 coordinate vectors, 10 velocity-sized ones and the PRED_ORDER of the
+     * predictor, 4 matrices, the tangent work */
+    double *buf = calloc(3 * nq + (10 + PRED_ORDER) * n + 4 * n * n + MBS_TANGENT_WORK_SIZE(nq), sizeof(double));
     w->ipiv = calloc(n, sizeof *w->ipiv);
     if (!buf || !w->ipiv) {
         free(buf);
         return MBS_ERR_NOMEM;
     }
-    double **vec[] = { &w->zn, &w->zdn, &w->zddn, &w->z, &w->zd, &w->zdd, &w->r0, &w->r, &w->dz, &w->a,
-                        &w->zp, &w->zdp, &w->D };
+    double **coords[] = { &w->zn, &w->z, &w->zp };
+    double **vec[] = { &w->zdn, &w->zddn, &w->zd, &w->zdd, &w->r0, &w->r, &w->dz, &w->a, &w->zdp, &w->D };
     double *p = buf;
+    for (size_t k = 0; k < sizeof coords / sizeof coords[0]; k++, p += nq) *coords[k] = p;
     for (size_t k = 0; k < sizeof vec / sizeof vec[0]; k++, p += n) *vec[k] = p;
     for (int k = 0; k < PRED_ORDER; k++, p += n) w->zddh[k] = p;
     w->K = p; p += n * n;
@@ -126,12 +128,14 @@ static void trap_free(mbs_integrator *it)
     it->impl = NULL;
 }
 
-/* z, zd, zdd from the correction D by the affine Newmark relations. */
-static void affine(const trap_ws *w, int nq, double h)
+/* z, zd, zdd from the correction D by the affine Newmark relations
+ * (z = zp + D: additive, the coordinates and the velocities share their
+ * index). */
+static void affine(const mbs_integrator *it, const trap_ws *w, double h)
 {
     const double c1 = GAMMA / (BETA * h), d1 = 1 / (BETA * h * h);
-    for (int k = 0; k < nq; k++) {
-        w->z[k] = w->zp[k] + w->D[k];
+    for (int k = 0; k < it->nq; k++) w->z[k] = w->zp[k] + w->D[k];
+    for (int k = 0; k < it->nv; k++) {
         w->zd[k] = w->zdp[k] + c1 * w->D[k];
         w->zdd[k] = w->zddn[k] + d1 * w->D[k];
     }
@@ -140,12 +144,12 @@ static void affine(const trap_ws *w, int nq, double h)
 /* r = r0 completed along p for every Euler-parameter joint. */
 static void complete_residual(const mbs_model *m, const trap_ws *w)
 {
-    memcpy(w->r, w->r0, sizeof(double) * (size_t)m->nq);
+    memcpy(w->r, w->r0, sizeof(double) * (size_t)m->nv);
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         if (jt->euler < 0) continue;
-        const int e = jt->qoff + jt->euler;
-        const double *p = w->z + e, *pd = w->zd + e, *pdd = w->zdd + e, *rE = w->r0 + e;
+        const int e = jt->voff + jt->euler;
+        const double *p = w->z + jt->qoff + jt->euler, *pd = w->zd + e, *pdd = w->zdd + e, *rE = w->r0 + e;
         double pr = 0, c = 0;
         for (int k = 0; k < 4; k++) { pr += p[k] * rE[k]; c += p[k] * pdd[k] + pd[k] * pd[k]; }
         for (int k = 0; k < 4; k++) w->r[e + k] += p[k] * (c - pr);
@@ -165,7 +169,7 @@ static double residual_norm(mbs_integrator *it, trap_ws *w)
     mbs_integ_id(it->m, it->d, w->z, w->zd, w->zdd, w->r0);
     it->st.fevals++;
     complete_residual(it->m, w);
-    return norm2(w->r, it->nq);
+    return norm2(w->r, it->nv);
 }
 
 /* S' (column-major) from M, K, C (row-major) at (z, zd, zdd) with raw
@@ -174,19 +178,19 @@ void mbs_trap_assemble_tangent(const mbs_model *m, const double *z, const double
                                const double *r0, const double *M, const double *K, const double *C,
                                double h, double *S)
 {
-    const int nq = m->nq;
+    const int nv = m->nv;
     const double ch = GAMMA * h, kh = BETA * h * h;
-    for (int r = 0; r < nq; r++)
-        for (int c = 0; c < nq; c++)
-            S[(size_t)c * nq + r] = M[(size_t)r * nq + c] + ch * C[(size_t)r * nq + c] +
-                                    kh * K[(size_t)r * nq + c];
+    for (int r = 0; r < nv; r++)
+        for (int c = 0; c < nv; c++)
+            S[(size_t)c * nv + r] = M[(size_t)r * nv + c] + ch * C[(size_t)r * nv + c] +
+                                    kh * K[(size_t)r * nv + c];
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         if (jt->euler < 0) continue;
-        const int e = jt->qoff + jt->euler;
-        const double *p = z + e, *pd = zd + e, *pdd = zdd + e, *rE = r0 + e;
-        for (int c = 0; c < nq; c++) {
-            double *col = S + (size_t)c * nq + e;
+        const int e = jt->voff + jt->euler;
+        const double *p = z + jt->qoff + jt->euler, *pd = zd + e, *pdd = zdd + e, *rE = r0 + e;
+        for (int c = 0; c < nv; c++) {
+            double *col = S + (size_t)c * nv + e;
             double s = p[0] * col[0] + p[1] * col[1] + p[2] * col[2] + p[3] * col[3];
             for (int k = 0; k < 4; k++) col[k] -= p[k] * s;
         }
@@ -194,7 +198,7 @@ void mbs_trap_assemble_tangent(const mbs_model *m, const double *z, const double
         for (int k = 0; k < 4; k++) { pr += p[k] * rE[k]; cE += p[k] * pdd[k] + pd[k] * pd[k]; }
         for (int a = 0; a < 4; a++)
             for (int b = 0; b < 4; b++)
-                S[(size_t)(e + b) * nq + e + a] += p[a] * p[b] + 2 * ch * p[a] * pd[b] +
+                S[(size_t)(e + b) * nv + e + a] += p[a] * p[b] + 2 * ch * p[a] * pd[b] +
                                                   kh * ((a == b ? cE - pr : 0) + p[a] * (pdd[b] - rE[b]));
     }
 }
@@ -210,14 +214,14 @@ static void assemble_tangent(const mbs_model *m, trap_ws *w, double h)
 static int factorize_tangent(mbs_integrator *it, trap_ws *w, double h)
 {
     const mbs_model *m = it->m;
-    const int nq = m->nq;
+    const int nv = m->nv;
     mbs_crba(m, &it->d->ws, w->M);
     int rc = it->o.tangent(it->o.tangent_ctx, m, it->d, w->z, w->zd, w->zdd, w->K, w->C, w->work);
     it->st.tangent_evals++;
     if (rc) return mbs_integ_fail(it, rc, "tangent: %s", mbs_data_error(it->d));
     assemble_tangent(m, w, h);
     it->st.factorizations++;
-    lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nq, nq, w->S, nq, w->ipiv);
+    lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nv, nv, w->S, nv, w->ipiv);
     if (info != 0)
         return mbs_integ_fail(it, MBS_ERR_NUMERIC, "tangent matrix singular (%s)",
                               info > 0 ? m->coord_name[info - 1] : "bad argument");
@@ -233,24 +237,24 @@ static int factorize_tangent(mbs_integrator *it, trap_ws *w, double h)
 static int newton(mbs_integrator *it, trap_ws *w, double h, int *iters, double *ndz)
 {
     const mbs_model *m = it->m;
-    const int nq = m->nq;
+    const int nv = m->nv;
     for (int k = 1; k <= it->o.max_iterations; k++) {
         *iters = k;
         mbs_integ_id(m, it->d, w->z, w->zd, w->zdd, w->r0);
         it->st.fevals++;
         complete_residual(m, w);
-        double nr = norm2(w->r, nq);
+        double nr = norm2(w->r, nv);
         if (!isfinite(nr))
             return mbs_integ_fail(it, MBS_ERR_NUMERIC, "residual not finite");
         if (k == 1 || it->o.tangent_update == MBS_TANGENT_ITERATION) {
             int rc = factorize_tangent(it, w, h);
             if (rc) return rc;
         }
-        for (int c = 0; c < nq; c++) w->dz[c] = -BETA * h * h * w->r[c];
-        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nq, 1, w->S, nq, w->ipiv, w->dz, nq);
-        for (int c = 0; c < nq; c++) w->D[c] += w->dz[c];
-        affine(w, nq, h);
-        *ndz = norm2(w->dz, nq);
+        for (int c = 0; c < nv; c++) w->dz[c] = -BETA * h * h * w->r[c];
+        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nv, 1, w->S, nv, w->ipiv, w->dz, nv);
+        for (int c = 0; c < nv; c++) w->D[c] += w->dz[c];
+        affine(it, w, h);
+        *ndz = norm2(w->dz, nv);
         if (!isfinite(*ndz)) return mbs_integ_fail(it, MBS_ERR_NUMERIC, "iteration diverged");
         if (*ndz < it->o.tolerance) return MBS_OK;
     }
@@ -282,7 +286,7 @@ static int fixed_point_converged(const trap_ws *w, double tol, double h, int k, 
 
 static int fixed_point(mbs_integrator *it, trap_ws *w, double t1, double h, int *iters, double *ndz)
 {
-    const int nq = it->nq;
+    const int nv = it->nv;
     double prev = 0, rmax = 0;
     for (int k = 1; k <= it->o.max_iterations; k++) {
         *iters = k;
@@ -291,13 +295,13 @@ static int fixed_point(mbs_integrator *it, trap_ws *w, double t1, double h, int 
         /* Newmark: z = z_n + h zd_n + h^2/2 ((1 - 2 beta) zdd_n + 2 beta a), i.e.
          * D = beta h^2 (a - zdd_n); zd, zdd from D (zdd = a) */
         double s = 0;
-        for (int c = 0; c < nq; c++) {
+        for (int c = 0; c < nv; c++) {
             double D = BETA * h * h * (w->a[c] - w->zddn[c]);
             double d = D - w->D[c];
             s += d * d;
             w->D[c] = D;
         }
-        affine(w, nq, h);
+        affine(it, w, h);
         *ndz = sqrt(s);
         if (!isfinite(*ndz)) return mbs_integ_fail(it, MBS_ERR_NUMERIC, "iteration diverged");
         if (fixed_point_converged(w, it->o.tolerance, h, k, *ndz, prev, &rmax)) {
@@ -315,6 +319,19 @@ static int fixed_point(mbs_integrator *it, trap_ws *w, double t1, double h, int 
     return 1;
 }
 
+/* The state at t_n from the integrator and the predictor from it:
+ * zp = zn + h zdn + h^2/2 zddn (additive: the coordinates and the
+ * velocities share their index), zdp = zdn + h zddn. */
+static void predictor(const mbs_integrator *it, trap_ws *w, double h)
+{
+    const int nq = it->nq, nv = it->nv;
+    memcpy(w->zn, it->q, sizeof(double) * (size_t)nq);
+    memcpy(w->zdn, it->qd, sizeof(double) * (size_t)nv);
+    memcpy(w->zddn, it->qdd, sizeof(double) * (size_t)nv);
+    for (int k = 0; k < nq; k++) w->zp[k] = w->zn[k] + h * w->zdn[k] + 0.5 * h * h * w->zddn[k];
+    for (int k = 0; k < nv; k++) w->zdp[k] = w->zdn[k] + h * w->zddn[k];
+}
+
 /* The discrete equations of a step from the current state, exposed for
  * tests and sensitivity code (integrator_impl.h): at the correction D
  * (z = z_pred + D), the completed residual r' and, if S is not NULL, the
@@ -324,29 +341,22 @@ int mbs_trap_eval(mbs_integrator *it, double h, const double *D, double *r, doub
 {
     trap_ws *w = it->impl;
     const mbs_model *m = it->m;
-    const int nq = it->nq;
-    const size_t bytes = sizeof(double) * (size_t)nq;
+    const int nv = it->nv;
     if (it->o.integrator != MBS_INTEGRATOR_TRAPEZOIDAL) return MBS_ERR_ARG;
-    memcpy(w->zn, it->q, bytes);
-    memcpy(w->zdn, it->qd, bytes);
-    memcpy(w->zddn, it->qdd, bytes);
-    for (int k = 0; k < nq; k++) {
-        w->zp[k] = w->zn[k] + h * w->zdn[k] + 0.5 * h * h * w->zddn[k];
-        w->zdp[k] = w->zdn[k] + h * w->zddn[k];
-        w->D[k] = D ? D[k] : 0;
-    }
-    affine(w, nq, h);
+    predictor(it, w, h);
+    for (int k = 0; k < nv; k++) w->D[k] = D ? D[k] : 0;
+    affine(it, w, h);
     mbs_data_set_time(it->d, it->t + h);
     mbs_integ_id(m, it->d, w->z, w->zd, w->zdd, w->r0);
     complete_residual(m, w);
-    memcpy(r, w->r, bytes);
+    memcpy(r, w->r, sizeof(double) * (size_t)nv);
     if (!S) return MBS_OK;
     mbs_crba(m, &it->d->ws, w->M);
     int rc = it->o.tangent(it->o.tangent_ctx, m, it->d, w->z, w->zd, w->zdd, w->K, w->C, w->work);
     if (rc) return rc;
     assemble_tangent(m, w, h);
-    for (int i = 0; i < nq; i++)
-        for (int j = 0; j < nq; j++) S[(size_t)i * nq + j] = w->S[(size_t)j * nq + i];
+    for (int i = 0; i < nv; i++)
+        for (int j = 0; j < nv; j++) S[(size_t)i * nv + j] = w->S[(size_t)j * nv + i];
     return MBS_OK;
 }
 
@@ -358,7 +368,7 @@ int mbs_trap_eval(mbs_integrator *it, double h, const double *D, double *r, doub
  * D = beta h^2 (zdd - zdd_n). A better start needs fewer iterations to
  * reach the same tolerance; the solution is the fixed point's whatever
  * the start. */
-static void predict(trap_ws *w, int nq, double h)
+static void predict(trap_ws *w, int nv, double h)
 {
     static const double coef[PRED_ORDER + 1][PRED_ORDER + 1] = {
         { 0, 0, 0, 0 }, { 1, -1, 0, 0 }, { 2, -3, 1, 0 }, { 3, -6, 4, -1 } };
@@ -366,7 +376,7 @@ static void predict(trap_ws *w, int nq, double h)
     while (k < w->nh && fabs(w->hh[k] - h) <= 1e-6 * h) k++;
     if (k == 0) return;
     const double s = BETA * h * h, *c = coef[k];
-    for (int i = 0; i < nq; i++) {
+    for (int i = 0; i < nv; i++) {
         double e = c[0] * w->zddn[i];
         for (int j = 1; j <= k; j++) e += c[j] * w->zddh[j - 1][i];
         w->D[i] = s * e;
@@ -374,7 +384,7 @@ static void predict(trap_ws *w, int nq, double h)
 }
 
 /* After an accepted step of length h from zdd_n: zdd_n joins the history. */
-static void remember(trap_ws *w, int nq, double h)
+static void remember(trap_ws *w, int nv, double h)
 {
     double *oldest = w->zddh[PRED_ORDER - 1];
     for (int k = PRED_ORDER - 1; k > 0; k--) {
@@ -382,7 +392,7 @@ static void remember(trap_ws *w, int nq, double h)
         w->hh[k] = w->hh[k - 1];
     }
     w->zddh[0] = oldest;
-    memcpy(oldest, w->zddn, sizeof(double) * (size_t)nq);
+    memcpy(oldest, w->zddn, sizeof(double) * (size_t)nv);
     w->hh[0] = h;
     if (w->nh < PRED_ORDER) w->nh++;
 }
@@ -390,20 +400,13 @@ static void remember(trap_ws *w, int nq, double h)
 static int trap_step(mbs_integrator *it, double h)
 {
     trap_ws *w = it->impl;
-    const int nq = it->nq;
-    const size_t bytes = sizeof(double) * (size_t)nq;
+    const int nv = it->nv;
     const double t1 = it->t + h;
-    memcpy(w->zn, it->q, bytes);
-    memcpy(w->zdn, it->qd, bytes);
-    memcpy(w->zddn, it->qdd, bytes);
-    for (int k = 0; k < nq; k++) {
-        w->zp[k] = w->zn[k] + h * w->zdn[k] + 0.5 * h * h * w->zddn[k];
-        w->zdp[k] = w->zdn[k] + h * w->zddn[k];
-        w->D[k] = 0;
-    }
+    predictor(it, w, h);
+    memset(w->D, 0, sizeof(double) * (size_t)nv);
     const int fp = it->o.solver == MBS_SOLVER_FIXEDPOINT;
-    if (fp) predict(w, nq, h);
-    affine(w, nq, h);
+    if (fp) predict(w, nv, h);
+    affine(it, w, h);
     mbs_data_set_time(it->d, t1);
 
     int iters = 0;
@@ -424,7 +427,7 @@ static int trap_step(mbs_integrator *it, double h)
                               "after %d iteration%s: |dz| = %.3e > tolerance %.3e, |residual| = %.3e",
                               name, t1, it->t, h, iters, iters == 1 ? "" : "s", ndz, it->o.tolerance, nr);
     }
-    if (fp) remember(w, nq, h);
+    if (fp) remember(w, nv, h);
     mbs_integ_accept(it, w->z, w->zd, w->zdd, t1, iters);
     return MBS_OK;
 }

@@ -157,7 +157,7 @@ static int reference_poses(mjcf_writer *W)
     W->qref = calloc((size_t)m->nq + 1, sizeof *W->qref);
     W->A = malloc(sizeof *W->A * 9 * (size_t)nb1);
     W->o = malloc(sizeof *W->o * 3 * (size_t)nb1);
-    double *qd = calloc((size_t)m->nq + 1, sizeof *qd);
+    double *qd = calloc((size_t)m->nv + 1, sizeof *qd);
     mbs_data *d = mbs_data_create(m, W->err);
     int rc = MBS_OK;
     if (!W->qref || !W->A || !W->o || !qd || !d) {

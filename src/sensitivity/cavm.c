@@ -64,12 +64,12 @@ static int fd_and_jacobians(cav *c, double t, const double *q, const double *qd,
 static void objective_gradients(cav *c, double t, const double *q, const double *qd, int terminal)
 {
     sens_run *r = c->r;
-    const int nq = r->nq;
+    const int nv = r->nv;
     double *g = c->dg;
     sens_objectives(r, q, qd, c->a, t, terminal, g);
-    memset(c->gq, 0, sizeof(double) * (size_t)nq);
-    memset(c->gqd, 0, sizeof(double) * (size_t)nq);
-    memset(c->ga, 0, sizeof(double) * (size_t)nq);
+    memset(c->gq, 0, sizeof(double) * (size_t)nv);
+    memset(c->gqd, 0, sizeof(double) * (size_t)nv);
+    memset(c->ga, 0, sizeof(double) * (size_t)nv);
     sens_objective_state_gradient(r, c->k, q, qd, c->a, t, terminal, 1, c->gq, c->gqd, c->ga, c->e, g);
     sens_pprod *pp = &c->pp;
     for (int i = 0; i < pp->nobjp; i++) {
@@ -92,10 +92,10 @@ static void adjoint_nu(cav *c, double t, const double *q, const double *qd, cons
     for (int i = 1; i <= r->m->nb; i++) {
         const mbs_joint_info *jt = &r->m->joint[i];
         if (jt->euler < 0) continue;
-        const int e0 = jt->qoff + jt->euler;
-        double pn = 0;
-        for (int k = 0; k < 4; k++) pn += q[e0 + k] * c->nu[e0 + k];
-        for (int k = 0; k < 4; k++) c->nu[e0 + k] -= q[e0 + k] * pn;
+        const double *p = q + jt->qoff + jt->euler;
+        double *nue = c->nu + jt->voff + jt->euler, pn = 0;
+        for (int k = 0; k < 4; k++) pn += p[k] * nue[k];
+        for (int k = 0; k < 4; k++) nue[k] -= p[k] * pn;
     }
     mbs_data_set_time(r->d, t);
 }
@@ -108,8 +108,8 @@ static int rhs(realtype t, N_Vector y, N_Vector ydot, void *user)
     const double *yv = N_VGetArrayPointer(y);
     double *f = N_VGetArrayPointer(ydot);
     if (fd_and_jacobians(c, t, yv, yv + nq, 0)) { c->failed = 1; return -1; }
-    memcpy(f, yv + nq, sizeof(double) * (size_t)nq);
-    memcpy(f + nq, c->a, sizeof(double) * (size_t)nq);
+    memcpy(f, yv + nq, sizeof(double) * (size_t)nq);   /* qdot = qd: additive coordinates */
+    memcpy(f + nq, c->a, sizeof(double) * (size_t)c->r->nv);
     return 0;
 }
 
@@ -127,20 +127,20 @@ static int rhs_quad(realtype t, N_Vector y, N_Vector qdot, void *user)
 static int rhs_b(realtype t, N_Vector y, N_Vector yB, N_Vector yBdot, void *user)
 {
     cav *c = user;
-    const int nq = c->r->nq;
+    const int nq = c->r->nq, nv = c->r->nv;
     const double *yv = N_VGetArrayPointer(y), *l = N_VGetArrayPointer(yB);
     double *f = N_VGetArrayPointer(yBdot);
     if (fd_and_jacobians(c, t, yv, yv + nq, 1)) { c->failed = 1; return -1; }
     objective_gradients(c, t, yv, yv + nq, 0);
-    for (int j = 0; j < nq; j++) c->mu[j] = l[nq + j] + c->ga[j];
-    for (int j = 0; j < nq; j++) {
+    for (int j = 0; j < nv; j++) c->mu[j] = l[nv + j] + c->ga[j];
+    for (int j = 0; j < nv; j++) {
         double sa = 0, sb = 0;
-        for (int i = 0; i < nq; i++) {
-            sa += c->A[i * nq + j] * c->mu[i];
-            sb += c->B[i * nq + j] * c->mu[i];
+        for (int i = 0; i < nv; i++) {
+            sa += c->A[i * nv + j] * c->mu[i];
+            sb += c->B[i * nv + j] * c->mu[i];
         }
         f[j] = -sa - c->gq[j];
-        f[nq + j] = -l[j] - sb - c->gqd[j];
+        f[nv + j] = -l[j] - sb - c->gqd[j];
     }
     return 0;
 }
@@ -152,12 +152,12 @@ static int rhs_quad_b(realtype t, N_Vector y, N_Vector yB, N_Vector qBdot, void 
     cav *c = user;
     sens_run *r = c->r;
     sens_pprod *pp = &c->pp;
-    const int nq = r->nq;
+    const int nq = r->nq, nv = r->nv;
     const double *yv = N_VGetArrayPointer(y), *l = N_VGetArrayPointer(yB);
     double *f = N_VGetArrayPointer(qBdot);
     if (fd_and_jacobians(c, t, yv, yv + nq, 1)) { c->failed = 1; return -1; }
     objective_gradients(c, t, yv, yv + nq, 0);
-    for (int j = 0; j < nq; j++) c->mu[j] = l[nq + j] + c->ga[j];
+    for (int j = 0; j < nv; j++) c->mu[j] = l[nv + j] + c->ga[j];
     adjoint_nu(c, t, yv, yv + nq, c->mu);
     sens_pprod_eval(r, pp, yv, yv + nq, c->a, c->nu, 1);
     /* backward quadrature runs from tF to t0: the integrand enters with a minus */
@@ -224,7 +224,7 @@ static int knot_quadrature(cav *c, const fwd_table *ft, void *cvB, double ta, do
 {
     sens_run *r = c->r;
     sens_pprod *pp = &c->pp;
-    const int nq = r->nq;
+    const int nq = r->nq, nv = r->nv;
     const double *gu, *gw;
     mbs_gauss_legendre01(ns, &gu, &gw);
     double ts[8];
@@ -240,7 +240,7 @@ static int knot_quadrature(cav *c, const fwd_table *ft, void *cvB, double ta, do
         if (fd_and_jacobians(c, t, yv, yv + nq, 0)) return -1;
         /* mu = lambda2 + g_a */
         objective_gradients(c, t, yv, yv + nq, 0);
-        for (int j = 0; j < nq; j++) c->mu[j] = l[nq + j] + c->ga[j];
+        for (int j = 0; j < nv; j++) c->mu[j] = l[nv + j] + c->ga[j];
         adjoint_nu(c, t, yv, yv + nq, c->mu);
         sens_pprod_eval(r, pp, yv, yv + nq, c->a, c->nu, 2);
         for (int i = 0; i < pp->nfn; i++) sv[i * 8 + g] = -pp->S[i];
@@ -276,8 +276,8 @@ typedef struct {
 static int cv_alloc(cv_run *v, sens_run *r, mbs_error *err)
 {
     cav *c = &v->c;
-    const int nq = r->nq, no = r->nobj;
-    const size_t n = (size_t)(nq > 0 ? nq : 1), P = (size_t)(r->np > 0 ? r->np : 1);
+    const int nq = r->nq, nv = r->nv, no = r->nobj;
+    const size_t n = (size_t)(nv > 0 ? nv : 1), P = (size_t)(r->np > 0 ? r->np : 1);
     c->a = calloc(n, 8); c->A = calloc(n * n, 8); c->B = calloc(n * n, 8);
     c->gq = calloc(n, 8); c->gqd = calloc(n, 8); c->ga = calloc(n, 8);
     c->grho = calloc(P, 8); c->e = calloc(2 * n, 8); c->dg = calloc((size_t)no + 1, 8);
@@ -286,12 +286,12 @@ static int cv_alloc(cv_run *v, sens_run *r, mbs_error *err)
     if (!c->a || !c->A || !c->B || !c->gq || !c->gqd || !c->ga || !c->grho || !c->e || !c->dg || !c->mu || !c->nu ||
         !c->scr || !v->sv || SUNContext_Create(NULL, &v->ctx))
         return mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
-    v->y = N_VNew_Serial(2 * nq, v->ctx);
+    v->y = N_VNew_Serial(nq + nv, v->ctx);   /* [q; qd] */
     v->yq = N_VNew_Serial(no, v->ctx);
-    v->yB = N_VNew_Serial(2 * nq, v->ctx);
+    v->yB = N_VNew_Serial(2 * nv, v->ctx);   /* [lambda1; lambda2] */
     v->qB = N_VNew_Serial(c->pp.ngen > 0 ? c->pp.ngen : 1, v->ctx);
-    v->yN = N_VNew_Serial(2 * nq, v->ctx);
-    v->lN = N_VNew_Serial(2 * nq, v->ctx);
+    v->yN = N_VNew_Serial(nq + nv, v->ctx);
+    v->lN = N_VNew_Serial(2 * nv, v->ctx);
     if (!v->y || !v->yq || !v->yB || !v->qB || !v->yN || !v->lN)
         return mbs_error_set(err, MBS_ERR_NOMEM, "out of memory");
     return MBS_OK;
@@ -338,7 +338,7 @@ static int cv_forward(cv_run *v, const mbs_sim_options *so, mbs_error *err)
     if (c->pp.nfn == 0) {
         flag = CVodeF(cv, so->tf, v->y, &tret, CV_NORMAL, &v->ncheck);
     } else {
-        v->ft.dim = 2 * nq;
+        v->ft.dim = nq + c->r->nv;
         flag = CVodeSetStopTime(cv, so->tf);
         if (flag >= 0 && rhs(so->t0, v->y, v->yN, c) == 0 && fwd_push(&v->ft, so->t0, v->y, v->yN) == 0) {
             while (tret < so->tf && flag >= 0 && !c->failed) {
@@ -386,15 +386,15 @@ static void cv_terminal(cv_run *v, const mbs_sim_options *so, double *grad)
 {
     cav *c = &v->c;
     sens_run *r = c->r;
-    const int nq = r->nq;
+    const int nq = r->nq, nv = r->nv;
     double *yv = N_VGetArrayPointer(v->y), *lB = N_VGetArrayPointer(v->yB);
     fd_and_jacobians(c, so->tf, yv, yv + nq, 1);
     objective_gradients(c, so->tf, yv, yv + nq, 1);
-    for (int j = 0; j < nq; j++) {
+    for (int j = 0; j < nv; j++) {
         double sa = 0, sb = 0;
-        for (int i = 0; i < nq; i++) { sa += c->A[i * nq + j] * c->ga[i]; sb += c->B[i * nq + j] * c->ga[i]; }
+        for (int i = 0; i < nv; i++) { sa += c->A[i * nv + j] * c->ga[i]; sb += c->B[i * nv + j] * c->ga[i]; }
         lB[j] = c->gq[j] + sa;
-        lB[nq + j] = c->gqd[j] + sb;
+        lB[nv + j] = c->gqd[j] + sb;
     }
     for (int p = 0; p < r->np; p++) grad[p] = 0;
     for (int i = 0; i < c->pp.nobjp; i++) grad[c->pp.objp[i]] = c->grho[c->pp.objp[i]];

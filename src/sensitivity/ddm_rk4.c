@@ -46,8 +46,8 @@ static void rk4_cols_thread(void *ctx, int th, int nth)
     const rk4_cols *c = ctx;
     sens_run *r = c->r, *rt = sens_team_run(r, th);
     const mbs_model *m = r->m;
-    const int nq = r->nq, np = r->np, no = r->nobj;
-    const size_t n = (size_t)(nq > 0 ? nq : 1), P = (size_t)(np > 0 ? np : 1);
+    const int nv = r->nv, np = r->np, no = r->nobj;
+    const size_t n = (size_t)(nv > 0 ? nv : 1), P = (size_t)(np > 0 ? np : 1);
     const double t = c->t, *q = c->q, *qd = c->qd, *qdd = c->qdd;
     double *rhs = sens_team_ws(r, th), *dgj = rhs + n, *dx = dgj + no + 1, *tt = dx + m->nx + 1;
     const double *tidt = c->tid;
@@ -79,7 +79,7 @@ static void rk4_columns(sens_run *r, double t, int terminal, const double *q, co
 /* Column workspace of a thread: rhs, dgj, dx, tid and qdd (rk4_columns). */
 static size_t rk4_ws(const sens_run *r)
 {
-    const size_t n = (size_t)(r->nq > 0 ? r->nq : 1);
+    const size_t n = (size_t)(r->nv > 0 ? r->nv : 1);
     return 3 * n + (size_t)r->nobj + (size_t)r->m->nx + 2;
 }
 
@@ -101,12 +101,13 @@ static int stage(sens_run *r, double t, const double *q, const double *qd, const
 int sens_ddm_rk4(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
 {
     const mbs_model *m = r->m;
-    const int nq = r->nq, np = r->np, no = r->nobj;
-    const size_t n = (size_t)(nq > 0 ? nq : 1), P = (size_t)(np > 0 ? np : 1), O = (size_t)(no > 0 ? no : 1);
+    const int nq = r->nq, nv = r->nv, np = r->np, no = r->nobj;
+    const size_t nqa = (size_t)(nq > 0 ? nq : 1), n = (size_t)(nv > 0 ? nv : 1);
+    const size_t P = (size_t)(np > 0 ? np : 1), O = (size_t)(no > 0 ? no : 1);
     const mbs_sim_options *so = &r->o->sim;
     int rc = MBS_OK;
     mbs_data_set_ref(r->d, so->ref);
-    double *q = calloc(n, 8), *qd = calloc(n, 8), *yq = calloc(n, 8), *yqd = calloc(n, 8);
+    double *q = calloc(nqa, 8), *qd = calloc(n, 8), *yq = calloc(nqa, 8), *yqd = calloc(n, 8);
     double *kq[4], *kqd[4], *kpsi[4], *ksq[4], *ksqd[4], *kdpsi[4];
     double *Sq = calloc(P * n, 8), *Sqd = calloc(P * n, 8), *sq = calloc(P * n, 8), *sqd = calloc(P * n, 8);
     stage_ws w;
@@ -134,25 +135,21 @@ int sens_ddm_rk4(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     while (t < so->tf - 1e-12 * fmax(1, fabs(so->tf))) {
         const double h = fmin(so->dt, so->tf - t);
         for (int s = 0; s < 4; s++) {
-            /* stage state: y + c_s h k_{s-1} */
-            for (int k = 0; k < nq; k++) {
-                q[k] = yq[k] + (s ? c[s] * h * kq[s - 1][k] : 0);
-                qd[k] = yqd[k] + (s ? c[s] * h * kqd[s - 1][k] : 0);
-            }
+            /* stage state: y + c_s h k_{s-1} (q: additive, kq the velocities) */
+            for (int k = 0; k < nq; k++) q[k] = yq[k] + (s ? c[s] * h * kq[s - 1][k] : 0);
+            for (int k = 0; k < nv; k++) qd[k] = yqd[k] + (s ? c[s] * h * kqd[s - 1][k] : 0);
             for (size_t k = 0; k < (size_t)np * n; k++) {
                 sq[k] = Sq[k] + (s ? c[s] * h * ksq[s - 1][k] : 0);
                 sqd[k] = Sqd[k] + (s ? c[s] * h * ksqd[s - 1][k] : 0);
             }
-            memcpy(kq[s], qd, 8 * (size_t)nq);
+            memcpy(kq[s], qd, 8 * (size_t)nv);
             memcpy(ksq[s], sqd, 8 * (size_t)np * n);
             if ((rc = stage(r, t + c[s] * h, q, qd, sq, sqd, kqd[s], kpsi[s], ksqd[s], kdpsi[s], &w, err)))
                 goto done;
             fevals++;
         }
-        for (int k = 0; k < nq; k++) {
-            yq[k] += h / 6 * (kq[0][k] + 2 * kq[1][k] + 2 * kq[2][k] + kq[3][k]);
-            yqd[k] += h / 6 * (kqd[0][k] + 2 * kqd[1][k] + 2 * kqd[2][k] + kqd[3][k]);
-        }
+        for (int k = 0; k < nq; k++) yq[k] += h / 6 * (kq[0][k] + 2 * kq[1][k] + 2 * kq[2][k] + kq[3][k]);
+        for (int k = 0; k < nv; k++) yqd[k] += h / 6 * (kqd[0][k] + 2 * kqd[1][k] + 2 * kqd[2][k] + kqd[3][k]);
         for (size_t k = 0; k < (size_t)np * n; k++) {
             Sq[k] += h / 6 * (ksq[0][k] + 2 * ksq[1][k] + 2 * ksq[2][k] + ksq[3][k]);
             Sqd[k] += h / 6 * (ksqd[0][k] + 2 * ksqd[1][k] + 2 * ksqd[2][k] + ksqd[3][k]);
@@ -168,15 +165,15 @@ int sens_ddm_rk4(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
     }
     /* terminal terms at the final state: accelerations from the dynamics */
     {
-        double *g = kpsi[0], *dqdd = ksqd[0];
+        double *g = kpsi[0], *dqdd = ksqd[0], *qdd = kqd[0];
         mbs_data_set_time(r->d, t);
-        if ((rc = mbs_deriv_fd_primal(m, r->d, MBS_FD_RECURSIVE, yq, yqd, NULL, q, w.tid))) {
+        if ((rc = mbs_deriv_fd_primal(m, r->d, MBS_FD_RECURSIVE, yq, yqd, NULL, qdd, w.tid))) {
             mbs_error_set(err, rc, "sensitivity (fr, rk4) at t = %.9g: %s", t, mbs_data_error(r->d));
             goto done;
         }
-        sens_objectives(r, yq, yqd, q, t, 1, g);
+        sens_objectives(r, yq, yqd, qdd, t, 1, g);
         for (int k = 0; k < no; k++) r->psi[k] += g[k];
-        rk4_columns(r, t, 1, yq, yqd, q, w.tid, Sq, Sqd, dqdd, w.dg);
+        rk4_columns(r, t, 1, yq, yqd, qdd, w.tid, Sq, Sqd, dqdd, w.dg);
         for (int k = 0; k < no; k++)
             for (int j = 0; j < np; j++) r->grad[k * np + j] += w.dg[(size_t)k * P + j];
     }

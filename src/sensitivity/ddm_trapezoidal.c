@@ -42,19 +42,19 @@ static void trap_column(const trap_ddm *c, sens_run *rt, int j, double h, const 
                         const double *qdd, double *dzp, double *dzdp, double *dr, double *dx)
 {
     const mbs_model *m = rt->m;
-    const int nq = rt->nq;
+    const int nv = rt->nv;
     const size_t n = c->n;
     double *sz = c->Sz + (size_t)j * n, *szd = c->Szd + (size_t)j * n, *szdd = c->Szdd + (size_t)j * n;
-    for (int k = 0; k < nq; k++) {
+    for (int k = 0; k < nv; k++) {
         dzp[k] = sz[k] + h * szd[k] + 0.5 * h * h * szdd[k];
         dzdp[k] = szd[k] + h * szdd[k];
     }
     mbs_deriv_param_dx(m, j, dx);
     mbs_deriv_id_tangent(m, rt->d, q, qd, qdd, dzp, dzdp, szdd, dx, dr, 1, m->nb + 1);
     sens_trap_complete_d(m, q, qd, qdd, c->r0, dzp, dzdp, szdd, dr);
-    for (int k = 0; k < nq; k++) dr[k] *= -BETA * h * h;
-    if (nq > 0) LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nq, 1, c->S, nq, c->ipiv, dr, nq);
-    for (int k = 0; k < nq; k++) {
+    for (int k = 0; k < nv; k++) dr[k] *= -BETA * h * h;
+    if (nv > 0) LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nv, 1, c->S, nv, c->ipiv, dr, nv);
+    for (int k = 0; k < nv; k++) {
         sz[k] = dzp[k] + dr[k];
         szd[k] = dzdp[k] + GAMMA / (BETA * h) * dr[k];
         szdd[k] = szdd[k] + dr[k] / (BETA * h * h);
@@ -92,14 +92,14 @@ static int trap_advance(void *ctx, double t, double h, const double *q, const do
     trap_ddm *c = ctx;
     sens_run *r = c->r;
     const mbs_model *m = r->m;
-    const int nq = r->nq;
+    const int nv = r->nv;
     int rc;
     mbs_data_set_time(r->d, t);
     if ((rc = mbs_deriv_id_derivatives(m, r->d, q, qd, qdd, c->r0, c->K, c->C)) ||
         (rc = sens_mass_matrix(r, q, c->M)))
         return mbs_error_set(err, rc, "sensitivity at t = %.9g: %s", t, mbs_data_error(r->d));
     mbs_trap_assemble_tangent(m, q, qd, qdd, c->r0, c->M, c->K, c->C, h, c->S);
-    lapack_int info = nq > 0 ? LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nq, nq, c->S, nq, c->ipiv) : 0;
+    lapack_int info = nv > 0 ? LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nv, nv, c->S, nv, c->ipiv) : 0;
     if (info != 0) return mbs_error_set(err, MBS_ERR_NUMERIC, "sensitivity at t = %.9g: step tangent singular", t);
     mbs_deriv_id_primal(m, r->d, q, qd, qdd, c->r0);
     trap_cols a = {c, t, h, q, qd, qdd};
@@ -110,8 +110,8 @@ static int trap_advance(void *ctx, double t, double h, const double *q, const do
 int sens_ddm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
 {
     const mbs_model *m = r->m;
-    const int nq = r->nq, np = r->np;
-    const size_t n = (size_t)(nq > 0 ? nq : 1), P = (size_t)np;
+    const int nv = r->nv, np = r->np;
+    const size_t n = (size_t)(nv > 0 ? nv : 1), P = (size_t)np;
     int rc = MBS_OK;
     sens_fwd F;
     sens_fwd_open(&F, r, SENS_FWD_OPEN, err);   /* failure: F.it is NULL (checked below) */
@@ -146,7 +146,7 @@ int sens_ddm_trapezoidal(sens_run *r, mbs_sim_stats *stats, mbs_error *err)
             goto done;
         }
         for (int j = 0; j < np; j++)
-            for (int k = 0; k < nq; k++) c.Szdd[(size_t)j * n + k] = A[(size_t)k * P + j];
+            for (int k = 0; k < nv; k++) c.Szdd[(size_t)j * n + k] = A[(size_t)k * P + j];
         free(A);
     }
     rc = sens_ddm_march(r, it, &so, c.Sz, c.Szd, c.Szdd, n, trap_advance, &c, err);

@@ -29,6 +29,7 @@ static int psi_trapezoidal_grid(const mbs_model *m, const mbs_sens_options *o, d
     r.o = o;
     r.d = d;
     r.nq = m->nq;
+    r.nv = m->nv;
     r.nobj = no;
     if (!it || !g || sens_run_user_init(&r)) { rc = err && err->code ? err->code : MBS_ERR_NOMEM; goto done; }
     if ((rc = mbs_integrator_reset(it, so.t0, NULL, NULL, err))) goto done;
@@ -65,6 +66,7 @@ int sens_psi_only(const mbs_model *m, const mbs_sens_options *o, double *psi,
         r.m = m;
         r.o = o;
         r.nq = m->nq;
+        r.nv = m->nv;
         r.np = 0;
         r.nobj = sens_nobj(m, o);
         r.psi = psi;

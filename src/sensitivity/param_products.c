@@ -209,7 +209,7 @@ void sens_pprod_eval(sens_run *r, sens_pprod *pp, const double *q, const double 
 {
     const mbs_model *m = r->m;
     mbs_data *d = r->d;
-    const int nq = r->nq;
+    const int nv = r->nv;
     double *dx = pp->dx, *dr = pp->dr, *W = pp->W;    /* dx: zero between calls */
     mbs_deriv_id_primal(m, d, q, qd, qdd, dr);
     int any_fast = (what & 2) && pp->nfn > 0;
@@ -229,7 +229,7 @@ void sens_pprod_eval(sens_run *r, sens_pprod *pp, const double *q, const double 
                 /* a tangent sweep of the Newton-Euler residual (O(n)) */
                 mbs_deriv_id_tangent(m, d, q, qd, qdd, NULL, NULL, NULL, dx, dr, 1, m->nb + 1);
                 double s = 0;
-                for (int k = 0; k < nq; k++) s += nu[k] * dr[k];
+                for (int k = 0; k < nv; k++) s += nu[k] * dr[k];
                 pp->prod[i] = s;
             } else {
                 /* element loads' tangent along dx_j at the fixed state */

@@ -123,7 +123,7 @@ int sens_run_user_init(sens_run *r)
     r->ufail = r->uvalid = 0;
     r->umsg[0] = 0;
     r->tau = NULL;
-    if (sens_objectives_read_forces(r->m) && !(r->tau = calloc(2 * (size_t)r->m->nq, sizeof(double))))
+    if (sens_objectives_read_forces(r->m) && !(r->tau = calloc(2 * (size_t)r->m->nv, sizeof(double))))
         return MBS_ERR_NOMEM;
     if (!r->o || !r->o->objective) return MBS_OK;
     /* rho, the gradient (g_q, g_qd, g_qdd, g_rho), the state of the gradient */
@@ -237,7 +237,7 @@ void sens_objectives_d(sens_run *r, const double *q, const double *qd, const dou
                        double t, int terminal, double *dg)
 {
     const mbs_model *m = r->m;
-    double *dtau = r->tau ? r->tau + m->nq : NULL;
+    double *dtau = r->tau ? r->tau + m->nv : NULL;
     if (dtau) {
         /* the tangent of the inverse dynamics (the kinematics' with it, in
          * dws) needs its primal's loads and body terms: redone here, since a
@@ -426,7 +426,7 @@ int sens_mass_matrix(sens_run *r, const double *q, double *M)
     mbs_kin_forward(r->m, r->m->x, &r->d->ws, q, NULL, NULL, 0);
     mbs_mass_terms(r->m, r->m->x, &r->d->ws);
     mbs_crba(r->m, &r->d->ws, M);
-    for (int k = 0; k < r->nq * r->nq; k++)
+    for (int k = 0; k < r->nv * r->nv; k++)
         if (!isfinite(M[k])) return mbs_data_fail(r->d, MBS_ERR_NUMERIC, "mass matrix not finite");
     return MBS_OK;
 }
@@ -435,11 +435,11 @@ void sens_objective_state_gradient(sens_run *r, int k, const double *q, const do
                                    const double *qdd, double t, int terminal, double w, double *gq,
                                    double *gqd, double *gqdd, double *e, double *dg)
 {
-    const int nq = r->nq;
-    double *zero = e + nq, *out[3] = { gq, gqd, gqdd };
-    memset(e, 0, sizeof(double) * 2 * (size_t)nq);
+    const int nv = r->nv;
+    double *zero = e + nv, *out[3] = { gq, gqd, gqdd };
+    memset(e, 0, sizeof(double) * 2 * (size_t)nv);
     for (int blk = 0; blk < 3; blk++)
-        for (int c = 0; c < nq; c++) {
+        for (int c = 0; c < nv; c++) {
             e[c] = 1;
             sens_objectives_d(r, q, qd, qdd, blk == 0 ? e : zero, blk == 1 ? e : zero, blk == 2 ? e : zero,
                               NULL, -1, t, terminal, dg);
@@ -458,8 +458,8 @@ void sens_trap_complete_d(const mbs_model *m, const double *z, const double *zd,
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         if (jt->euler < 0) continue;
-        const int e = jt->qoff + jt->euler;
-        const double *p = z + e, *pd = zd + e, *pdd = zdd + e, *rE = r0 + e;
+        const int e = jt->voff + jt->euler;
+        const double *p = z + jt->qoff + jt->euler, *pd = zd + e, *pdd = zdd + e, *rE = r0 + e;
         const double *dp = dz + e, *dpd = dzd + e, *dpdd = dzdd + e;
         double pr = 0, dpr = 0, pdr = 0, c = 0, dc = 0;
         for (int k = 0; k < 4; k++) {

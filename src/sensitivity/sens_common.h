@@ -23,7 +23,7 @@ typedef struct sens_run {
     const mbs_model *m;
     const mbs_sens_options *o;
     mbs_data *d;
-    int nq, np, nobj;
+    int nq, nv, np, nobj;  /* coordinates, velocities, parameters, objectives */
     double *psi, *grad;     /* result arrays (nobj, nobj * np) */
     char msg[MBS_ERROR_MSG_LEN];
     /* the program's own objective (o->objective), index m->nobj: scratch
@@ -34,7 +34,7 @@ typedef struct sens_run {
     char umsg[MBS_ERROR_MSG_LEN];
     struct sens_team *team;   /* the DDM's parameter columns on threads (NULL: serially) */
     double *tau;            /* objectives reading coordinate forces: the inverse dynamics at the
-                             * state of the last sens_objectives (nq), then its tangent (nq);
+                             * state of the last sens_objectives (nv), then its tangent (nv);
                              * NULL without such objectives */
 } sens_run;
 
@@ -175,12 +175,12 @@ int sens_ddm_march(sens_run *r, mbs_integrator *it, const mbs_sim_options *so, c
                    const double *Szd, const double *Szdd, size_t stride, sens_advance_fn advance, void *ctx,
                    mbs_error *err);
 
-/* Mass matrix at q without state checks (into M, nq x nq row-major). */
+/* Mass matrix at q without state checks (into M, nv x nv row-major). */
 int sens_mass_matrix(sens_run *r, const double *q, double *M);
 
 /* Adds w times the gradient of objective k's part (integral or terminal)
  * with respect to q, qd, qdd to gq, gqd, gqdd, by unit tangents at the
- * primal left by sens_objectives at the same state. Scratch: e (2 nq),
+ * primal left by sens_objectives at the same state. Scratch: e (2 nv),
  * dg (nobj). */
 void sens_objective_state_gradient(sens_run *r, int k, const double *q, const double *qd,
                                    const double *qdd, double t, int terminal, double w, double *gq,
@@ -194,7 +194,7 @@ void sens_trap_complete_d(const mbs_model *m, const double *z, const double *zd,
                           double *dr);
 
 /* y = M'^-1 x at q (M' = M completed along the Euler parameters) by the
- * articulated-body factors (O(n)); scratch: nq doubles. Overwrites the
+ * articulated-body factors (O(n)); scratch: nv doubles. Overwrites the
  * kinematics in r->d. */
 void sens_solve_mprime(sens_run *r, const double *q, const double *qd, const double *x, double *y,
                        double *scratch);
@@ -214,7 +214,7 @@ typedef struct sens_pprod {
     double *acc;
     double *S;              /* per such function: nu . dr/df at the last evaluation */
     double *prod;           /* per gen entry: nu . dr/drho at the last evaluation */
-    double *W, *dx, *dr;    /* scratch: 6 (nb + 1), nx (kept zero), nq */
+    double *W, *dx, *dr;    /* scratch: 6 (nb + 1), nx (kept zero), nv */
 } sens_pprod;
 int sens_pprod_init(sens_pprod *pp, const mbs_model *m, int all_obj, mbs_error *err);
 void sens_pprod_free(sens_pprod *pp);

@@ -143,6 +143,7 @@ int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_resu
     r.m = m;
     r.o = o;
     r.nq = m->nq;
+    r.nv = m->nv;
     r.np = m->nparam;
     r.nobj = sens_nobj(m, o);
     res->nobj = r.nobj;
