@@ -145,9 +145,15 @@ int mbs_test_order_error(const mbs_model *m, const mbs_sim_options *o, int p, co
  *     |g(2h) - g(h)| / 3 and 4/3 |g(h) - g(h/2)|);
  *   - the Newton tolerance (trapezoidal rule): where the iteration counts do
  *     not change, the stopping error is a smooth function of the parameters
- *     and biases every step size alike; a run at tolerance / 100 (/ 10, or
- *     10 times the tolerance, where the iterations do not reach that) shows
- *     it: 1.2 |g(h) - g'(h)|;
+ *     and biases every step size alike; a run g' that iterates at least
+ *     once more per step shows it (tolerance / 100, / 1e3, / 1e4 in turn
+ *     until its iterations exceed the run's by its steps or the next does
+ *     not converge; / 10, or 10 times the tolerance, where not even / 100
+ *     converges): 1.2 |g(h) - g'(h)| (1 / (1 - c), c <= 1/6 the
+ *     iteration's contraction). A run at tolerance / 100 alone can take
+ *     the same iterations and the same state in most steps (Matrix R,
+ *     random loop 43: 216 iterations against 200 over 100 steps; its DDM
+ *     changed by 2e-11 of the row where the run at 1e-14 shows 5e-9);
  *   - the round-off of psi, which nearby runs share and the changes above
  *     need not show: each of the N steps rounds psi and the state it
  *     integrates at eps relative: 2 N eps |psi_i| / h_j, h_j the parameter's
@@ -176,7 +182,7 @@ double mbs_test_sens_roundoff(const mbs_model *m, const mbs_sens_result *r);
 /* CHECK every entry of an FD gradient (fd, options o) against an exact one
  * (exact, options oe): |fd - exact| <= mbs_test_fd_error + the tolerance's
  * effect on the exact one (its trajectory is the run at oe's tolerance: a
- * run at tolerance / 100 as above; the DDM of a five-bar driven without
+ * run that iterates once more per step, as above; the DDM of a five-bar driven without
  * fixed coordinates at 1e-10 is 1.5e-8 off the one at 1e-12, 0.1 s) +
  * mbs_test_sens_roundoff of its row. Returns the largest ratio of
  * difference to bound (<= 1: all passed). */
