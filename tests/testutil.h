@@ -189,14 +189,28 @@ double mbs_test_sens_roundoff(const mbs_model *m, const mbs_sens_result *r);
 double mbs_test_check_fd(const mbs_model *m, const mbs_sens_options *oe, const mbs_sens_result *exact,
                          const mbs_sens_options *o, const mbs_sens_result *fd, const char *label);
 
+/* The Newton tolerance's effect on a gradient r computed with options o
+ * (trapezoidal rule; 0 otherwise), as in mbs_test_fd_error: 1.2 |r - g'|,
+ * g' the run that iterates at least once more per step; added to err[k].
+ * Returns 0 or -1 (a run failed; err then INFINITY). */
+int mbs_test_sens_tolerance_effect(const mbs_model *m, const mbs_sens_options *o, const mbs_sens_result *r,
+                                   double *err);
+
 /* The error of a gradient r computed with options o (method and
  * formulation set), of order p in the step, against the continuous one, as
- * mbs_test_order_error: runs at h = o.sim.dt, h/2 and h/4 (trapezoidal rule:
- * at tolerance / 100, whose effect does not shrink with h; / 10 or the
- * tolerance itself where the iterations do not reach it), err[k] =
- * 1.25 r'/(r' - 1) |g(h) - g(h/2)| + 1.2 |r - g(h)| (r' = min(r, 2^p), r the
- * ratio of successive changes, a CHECK that r > 2^p / 2 unless the changes
- * are at round-off; the last term: r's own tolerance's effect). */
+ * mbs_test_order_error: gradients g at h = o.sim.dt, h/2 and h/4
+ * (trapezoidal rule: at the tighter tolerance of
+ * mbs_test_sens_tolerance_effect, whose effect does not shrink with h; at
+ * h/2 and h/4 / 100, / 10 or the tolerance itself where theirs do not
+ * converge), and the round-off noise R of each entry of o's gradient (the
+ * range over nine runs at parameters k 1e-12 apart, k = 0 .. 8, less a
+ * line in k: the ALI3-P DDM of a random loop scatters by 1.5e-8 of its
+ * row at any tolerance, which a single difference samples once). Each of
+ * r, g(h), g(h/2) is within R of its smooth value, so err[k] =
+ * f (|g(h) - g(h/2)| + 2R) + 1.2 (|r - g(h)| + 2R) + R, f = 1.25 r'/(r' - 1)
+ * (r' = min(r, 2^p), r the ratio of successive changes, a CHECK that
+ * r > 2^p / 2 unless the changes are at round-off; the second term: r's
+ * own tolerance's effect, the third its noise). */
 int mbs_test_sens_order_error(const mbs_model *m, const mbs_sens_options *o, int p, const mbs_sens_result *r,
                               double *err);
 
