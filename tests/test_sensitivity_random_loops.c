@@ -22,11 +22,20 @@
  * sensitivities), spring stiffness, damping and free length, joint-spring
  * stiffness and position, the joint_force value, the 5 spline knot values,
  * a load component (the last ones "element-only": the adjoints take them by
- * products nu . dr/drho). Four objectives: a point position with a
- * reference, a point velocity, a point acceleration, and a joint coordinate
+ * products nu . dr/drho). Six objectives: a point position with a
+ * reference, a point velocity, a point acceleration, a joint coordinate
  * with a reference plus a linear velocity component and terminal position,
- * velocity and acceleration terms. 1 ms trapezoidal steps over 0.1 s
- * (30 models; under the sanitizers 3 models over 0.05 s).
+ * velocity and acceleration terms, and two coordinate forces (tau = M qdd -
+ * Q, docs/sensitivity.md "Coordinate forces"; where the tree has a
+ * coordinate that is not an Euler parameter, as every model of the seed
+ * has): "force_d" on the coordinate of the coordinate driver (its force:
+ * minus the driver's multiplier) where there is one (else that of force_u),
+ * integral |tau|^2 and terminal 0.001 |tau|^4, "force_u" on a coordinate
+ * without a driver, integral |tau|^2 and terminal 0.01 |tau|^3 (their
+ * coordinates are chosen without draws, so that the models and the other
+ * objectives drawn from the seed do not depend on them). 1 ms
+ * trapezoidal steps over 0.1 s (30 models; under the sanitizers 3 models
+ * over 0.05 s).
  *
  * Asserted per model and formulation:
  *  (1) DAVM = DDM to round-off (mbs_test_sens_roundoff, per objective row
@@ -45,11 +54,28 @@
  *      R's): what the changes of the fd gradient with the step show, and
  *      the range of psi over nine runs at parameters 1e-12 apart
  *      (mbs_test_fd_error) measures: up to 4e-10 of psi for ALI3-P (draw
- *      66), 1e-13 for Matrix R.
+ *      66), 1e-13 for Matrix R. The Newton tolerance biases both sides:
+ *      the fd runs (1e-12) and the DDM (1e-10) stop short of the converged
+ *      discrete map by an amount that is smooth in the parameters; the
+ *      bound takes each one's change to a run that iterates once more per
+ *      step (mbs_test_check_fd). Draw 43, Matrix R, terminal |tau|^4 of
+ *      the driven coordinate: DDM at 1e-10 is 5.0e-9 of the row below its
+ *      value at 1e-14, the fd at 1e-12 (any step 2e-4 .. 1e-5, Richardson
+ *      alike) 5.6e-9 above it: 1.1e-8 apart; at 1e-14 both agree to 9e-11.
+ *      A run at 1e-12 did not show the DDM's part (216 Newton iterations
+ *      over 100 steps against 200 at 1e-10: the same state in 84 steps;
+ *      1e-14 takes 300).
  *  (3) CAVM = DDM within the DDM's O(h^2) discretization error (the CAVM is
  *      the gradient of the continuous psi, the DDM of the 1 ms discrete
- *      one; Richardson from runs at h/2 and h/4, mbs_test_sens_order_error)
- *      and the CAVM's own (its change from h to h/2, 1.25 x 4/3).
+ *      one; Richardson from runs at h/2 and h/4, mbs_test_sens_order_error,
+ *      with the DDM's tolerance effect and its round-off noise) and the
+ *      CAVM's own (its change from h to h/2, 1.25 x 4/3, and its tolerance
+ *      effect, mbs_test_sens_tolerance_effect). The ALI3-P DDM with
+ *      iterative projections scatters by ~1.5e-8 of its row from run to
+ *      run at any tolerance 1e-10 .. 1e-14 (model 135, force_u: range
+ *      1.1e-5 over nine runs at parameters 1e-12 apart, row 1.4e3; the
+ *      CAVM 9e-12, Matrix R 1e-11); one Richardson difference samples it
+ *      once (the bound was 1.01 of the error under SkylakeX without it).
  *  (4) products = columns: with a program objective that is zero every
  *      parameter is taken by its column in the closed-loop adjoints (DAVM
  *      and CAVM); the model's objectives' gradients agree to round-off with
@@ -111,10 +137,22 @@ static double worst[5];   /* davm-ddm, ddm-fd, cavm-ddm, davm products, cavm pro
                            * as a fraction of their bounds) */
 
 
-/* the objectives (see the header), on points and a coordinate drawn from r */
+/* a non-Euler coordinate of m other than skip (the first in coordinate order), or -1 */
+static int other_coordinate(const mbs_model *m, int skip)
+{
+    for (int i = 1; i <= m->nb; i++)
+        for (int c = 0; c < m->joint[i].nq; c++) {
+            const mbs_joint_info *ji = &m->joint[i];
+            if ((ji->euler < 0 || c < ji->euler || c >= ji->euler + 4) && ji->qoff + c != skip) return ji->qoff + c;
+        }
+    return -1;
+}
+
+/* the objectives (see the header), on points and a coordinate drawn from r; the force objectives'
+ * coordinates are chosen without draws (the models and objectives drawn stay those of the seed) */
 static int add_objectives(mbs_rng *r, mbs_model *m, int nb)
 {
-    char s[2048];
+    char s[4096];
     int bA = 1 + mbs_rng_int(r, nb), bB = 1 + mbs_rng_int(r, nb), bC = 1 + mbs_rng_int(r, nb),
         bD = 1 + mbs_rng_int(r, nb);
     int qk = -1;
@@ -132,6 +170,22 @@ static int add_objectives(mbs_rng *r, mbs_model *m, int nb)
     if (qk >= 0)
         snprintf(coord, sizeof coord, "{\"coordinate\": \"%s\", \"quantity\": \"value\", \"reference\": %.17g},",
                  m->coord_name[qk], ref[3]);
+    /* coordinate forces: the driven coordinate (minus its driver's multiplier) if there is one, and
+     * a coordinate without a driver (qk, or another one if qk is the driven one) */
+    int qd = -1;
+    for (int k = 0; k < m->con.ndriver; k++)
+        if (m->con.driver[k].type == MBS_DRIVER_COORDINATE) qd = m->con.driver[k].coord;
+    const int qu = qk >= 0 && qk != qd ? qk : other_coordinate(m, qd);
+    char force[1024] = "";
+    if (qd >= 0 || qu >= 0) {
+        const char *c1 = m->coord_name[qd >= 0 ? qd : qu], *c2 = m->coord_name[qu >= 0 ? qu : qd];
+        snprintf(force, sizeof force,
+                 ",{\"name\": \"force_d\", \"integral\": [{\"coordinate\": \"%s\", \"quantity\": \"force\"}],"
+                 " \"terminal\": [{\"coordinate\": \"%s\", \"quantity\": \"force\", \"power\": 4, \"weight\": 0.001}]},"
+                 "{\"name\": \"force_u\", \"integral\": [{\"coordinate\": \"%s\", \"quantity\": \"force\"}],"
+                 " \"terminal\": [{\"coordinate\": \"%s\", \"quantity\": \"force\", \"power\": 3, \"weight\": 0.01}]}",
+                 c1, c1, c2, c2);
+    }
     snprintf(s, sizeof s,
              "[{\"name\": \"pos\", \"integral\": [{\"point\": \"b%d.p\", \"quantity\": \"position\","
              " \"reference\": [%.17g, %.17g, %.17g]}]},"
@@ -142,8 +196,8 @@ static int add_objectives(mbs_rng *r, mbs_model *m, int nb)
              " \"component\": 0, \"squared\": false}],"
              " \"terminal\": [{\"point\": \"b%d.p\", \"quantity\": \"position\", \"reference\": [%.17g, %.17g, 0]},"
              " {\"point\": \"b%d.p\", \"quantity\": \"velocity\", \"weight\": 0.5},"
-             " {\"point\": \"b%d.p\", \"quantity\": \"acceleration\", \"weight\": 0.001}]}]",
-             bA, ref[0], ref[1], ref[2], bB, bC, coord, bD, bD, ref[4], ref[5], bA, bB);
+             " {\"point\": \"b%d.p\", \"quantity\": \"acceleration\", \"weight\": 0.001}]}%s]",
+             bA, ref[0], ref[1], ref[2], bB, bC, coord, bD, bD, ref[4], ref[5], bA, bB, force);
     return mbs_test_add_objectives(m, s, "random objectives");
 }
 
@@ -252,6 +306,9 @@ static int check_model(const char *name, const mbs_model *m, mbs_loop_formulatio
     CHECK(rc == MBS_OK, "%s %s cavm at h/2: %s", name, fn, err.msg);
     for (int k = 0; k < n; k++)
         bc[k] += cavm.grad && cavm2.grad ? 1.25 * 4 / 3 * fabs(cavm.grad[k] - cavm2.grad[k]) : INFINITY;
+    mbs_sens_options oc = od;
+    oc.method = MBS_SENS_CAVM;
+    if (cavm.grad) mbs_test_sens_tolerance_effect(m, &oc, &cavm, bc);
     if (fd.grad) {
         mbs_sens_options of = mbs_sens_options_default(m);
         of.sim = sim;

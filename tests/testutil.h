@@ -145,9 +145,15 @@ int mbs_test_order_error(const mbs_model *m, const mbs_sim_options *o, int p, co
  *     |g(2h) - g(h)| / 3 and 4/3 |g(h) - g(h/2)|);
  *   - the Newton tolerance (trapezoidal rule): where the iteration counts do
  *     not change, the stopping error is a smooth function of the parameters
- *     and biases every step size alike; a run at tolerance / 100 (/ 10, or
- *     10 times the tolerance, where the iterations do not reach that) shows
- *     it: 1.2 |g(h) - g'(h)|;
+ *     and biases every step size alike; a run g' that iterates at least
+ *     once more per step shows it (tolerance / 100, / 1e3, / 1e4 in turn
+ *     until its iterations exceed the run's by its steps or the next does
+ *     not converge; / 10, or 10 times the tolerance, where not even / 100
+ *     converges): 1.2 |g(h) - g'(h)| (1 / (1 - c), c <= 1/6 the
+ *     iteration's contraction). A run at tolerance / 100 alone can take
+ *     the same iterations and the same state in most steps (Matrix R,
+ *     random loop 43: 216 iterations against 200 over 100 steps; its DDM
+ *     changed by 2e-11 of the row where the run at 1e-14 shows 5e-9);
  *   - the round-off of psi, which nearby runs share and the changes above
  *     need not show: each of the N steps rounds psi and the state it
  *     integrates at eps relative: 2 N eps |psi_i| / h_j, h_j the parameter's
@@ -176,21 +182,35 @@ double mbs_test_sens_roundoff(const mbs_model *m, const mbs_sens_result *r);
 /* CHECK every entry of an FD gradient (fd, options o) against an exact one
  * (exact, options oe): |fd - exact| <= mbs_test_fd_error + the tolerance's
  * effect on the exact one (its trajectory is the run at oe's tolerance: a
- * run at tolerance / 100 as above; the DDM of a five-bar driven without
+ * run that iterates once more per step, as above; the DDM of a five-bar driven without
  * fixed coordinates at 1e-10 is 1.5e-8 off the one at 1e-12, 0.1 s) +
  * mbs_test_sens_roundoff of its row. Returns the largest ratio of
  * difference to bound (<= 1: all passed). */
 double mbs_test_check_fd(const mbs_model *m, const mbs_sens_options *oe, const mbs_sens_result *exact,
                          const mbs_sens_options *o, const mbs_sens_result *fd, const char *label);
 
+/* The Newton tolerance's effect on a gradient r computed with options o
+ * (trapezoidal rule; 0 otherwise), as in mbs_test_fd_error: 1.2 |r - g'|,
+ * g' the run that iterates at least once more per step; added to err[k].
+ * Returns 0 or -1 (a run failed; err then INFINITY). */
+int mbs_test_sens_tolerance_effect(const mbs_model *m, const mbs_sens_options *o, const mbs_sens_result *r,
+                                   double *err);
+
 /* The error of a gradient r computed with options o (method and
  * formulation set), of order p in the step, against the continuous one, as
- * mbs_test_order_error: runs at h = o.sim.dt, h/2 and h/4 (trapezoidal rule:
- * at tolerance / 100, whose effect does not shrink with h; / 10 or the
- * tolerance itself where the iterations do not reach it), err[k] =
- * 1.25 r'/(r' - 1) |g(h) - g(h/2)| + 1.2 |r - g(h)| (r' = min(r, 2^p), r the
- * ratio of successive changes, a CHECK that r > 2^p / 2 unless the changes
- * are at round-off; the last term: r's own tolerance's effect). */
+ * mbs_test_order_error: gradients g at h = o.sim.dt, h/2 and h/4
+ * (trapezoidal rule: at the tighter tolerance of
+ * mbs_test_sens_tolerance_effect, whose effect does not shrink with h; at
+ * h/2 and h/4 / 100, / 10 or the tolerance itself where theirs do not
+ * converge), and the round-off noise R of each entry of o's gradient (the
+ * range over nine runs at parameters k 1e-12 apart, k = 0 .. 8, less a
+ * line in k: the ALI3-P DDM of a random loop scatters by 1.5e-8 of its
+ * row at any tolerance, which a single difference samples once). Each of
+ * r, g(h), g(h/2) is within R of its smooth value, so err[k] =
+ * f (|g(h) - g(h/2)| + 2R) + 1.2 (|r - g(h)| + 2R) + R, f = 1.25 r'/(r' - 1)
+ * (r' = min(r, 2^p), r the ratio of successive changes, a CHECK that
+ * r > 2^p / 2 unless the changes are at round-off; the second term: r's
+ * own tolerance's effect, the third its noise). */
 int mbs_test_sens_order_error(const mbs_model *m, const mbs_sens_options *o, int p, const mbs_sens_result *r,
                               double *err);
 
