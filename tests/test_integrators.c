@@ -24,7 +24,8 @@
  *     spring stops the run with an error;
  *   - errors: non-convergence (iteration limit 1, too large a step), CVODES
  *     failure, bad options; each message names the time;
- *   - the model's "simulation" and "outputs" sections;
+ *   - the model's "simulation" and "outputs" sections; a coordinate-force
+ *     output refused by mbs_output_eval, evaluated at a state;
  *   - the fixed point's stopping rule on a dragged chain with contacts and
  *     friction: every accepted correction against the step iterated to
  *     1e-16.
@@ -1148,6 +1149,41 @@ static void test_model_sections(void)
     }
 }
 
+/* ------------------------------------------------------------ force outputs */
+
+/* A coordinate-force output needs qd, qdd and the loads at t, which the
+ * kinematics held in a data do not give: mbs_output_eval refuses it
+ * (MBS_ERR_ARG, values untouched, never NaN) and mbs_output_eval_state
+ * evaluates it: tau = m L^2 qdd + m g L sin q for the pendulum (L = 1,
+ * m = 1), to tens of roundings of terms of the size |qdd| + g. */
+static void test_force_output(void)
+{
+    const char *json =
+        "{ \"name\": \"p\", \"gravity\": [0, -9.81, 0],"
+        "  \"bodies\": [ { \"name\": \"bob\", \"mass\": 1, \"com\": [0, -1, 0], \"points\": { \"tip\": [0, -1, 0] } } ],"
+        "  \"joints\": [ { \"name\": \"theta\", \"type\": \"revolute\", \"parent\": \"ground\", \"child\": \"bob\","
+        "                  \"axis\": [0, 0, 1], \"q0\": [0.5] } ],"
+        "  \"outputs\": [ { \"coordinate\": \"theta\", \"quantity\": \"force\" }, { \"point\": \"bob.tip\" } ] }";
+    mbs_model *m = load(json, "force output");
+    if (!m) return;
+    mbs_data *d = mbs_data_create(m, NULL);
+    double q[1] = { 0.5 }, qd[1] = { 2 }, qdd[1] = { -3 }, v[3] = { 7, 7, 7 };
+    mbs_output f = mbs_model_output(m, 0), p = mbs_model_output(m, 1), bad = p;
+    CHECK(f.kind == MBS_OUTPUT_FORCE && p.kind == MBS_OUTPUT_POSITION, "outputs read");
+    mbs_kinematics(m, d, q, qd, qdd);
+    CHECK(mbs_output_eval(m, d, q, &f, v) == MBS_ERR_ARG && v[0] == 7, "force output refused, value untouched: %g",
+          v[0]);
+    CHECK(mbs_output_eval(m, d, q, &p, v) == MBS_OK && fabs(v[0] - sin(0.5)) <= 64 * MBS_EPS, "tip position %g",
+          v[0]);
+    bad.point = mbs_model_npoints(m);
+    CHECK(mbs_output_eval(m, d, q, &bad, v) == MBS_ERR_ARG, "point out of range refused");
+    CHECK(mbs_output_eval_state(m, d, 0, q, qd, qdd, &f, v) == MBS_OK, "force output at a state");
+    const double tau = qdd[0] + G * sin(q[0]);
+    CHECK(fabs(v[0] - tau) <= 64 * MBS_EPS * (fabs(qdd[0]) + G), "force output %.17g, tau %.17g", v[0], tau);
+    mbs_data_free(d);
+    mbs_model_free(m);
+}
+
 /* ------------------------------------------------------------ fixed point: stopping rule */
 
 /* A chain of four links (0.1 m, 1 kg) dragged over a floor: the top link on
@@ -1300,6 +1336,7 @@ int main(void)
     test_tangent_variants();
     test_collapsed_spring();
     test_model_sections();
+    test_force_output();
     test_fixed_point_stop();
     return mbs_test_summary("test_integrators");
 }
