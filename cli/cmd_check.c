@@ -71,14 +71,14 @@ int cmd_check(int argc, char **argv)
 
     mbs_model *m = cli_load_model(cmd, pos[0]);
     if (!m) return CLI_EXIT_FAIL;
-    int nq = mbs_model_nq(m);
+    const int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
     double *q = NULL, *qd = NULL;
     if (a.q) {
         q = calloc((size_t)nq + 1, sizeof *q);
-        qd = calloc((size_t)nq + 1, sizeof *qd);
+        qd = calloc((size_t)nv + 1, sizeof *qd);
         if (!q || !qd) { cli_error(cmd, "out of memory"); rc = CLI_EXIT_FAIL; goto done; }
         if ((rc = cli_parse_values(cmd, "--q", a.q, m, q, nq, usage)) != CLI_EXIT_OK) goto done;
-        if (a.qd && (rc = cli_parse_values(cmd, "--qd", a.qd, m, qd, nq, usage)) != CLI_EXIT_OK) goto done;
+        if (a.qd && (rc = cli_parse_values(cmd, "--qd", a.qd, m, qd, nv, usage)) != CLI_EXIT_OK) goto done;
     }
     mbs_check_report rep;
     mbs_error err;
