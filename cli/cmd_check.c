@@ -71,7 +71,7 @@ int cmd_check(int argc, char **argv)
 
     mbs_model *m = cli_load_model(cmd, pos[0]);
     if (!m) return CLI_EXIT_FAIL;
-    int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
+    const int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
     double *q = NULL, *qd = NULL;
     if (a.q) {
         q = calloc((size_t)nq + 1, sizeof *q);

@@ -24,7 +24,11 @@
  *     spring stops the run with an error;
  *   - errors: non-convergence (iteration limit 1, too large a step), CVODES
  *     failure, bad options; each message names the time;
- *   - the model's "simulation" and "outputs" sections.
+ *   - the model's "simulation" and "outputs" sections; a coordinate-force
+ *     output refused by mbs_output_eval, evaluated at a state;
+ *   - the fixed point's stopping rule on a dragged chain with contacts and
+ *     friction: every accepted correction against the step iterated to
+ *     1e-16.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -1145,6 +1149,179 @@ static void test_model_sections(void)
     }
 }
 
+/* ------------------------------------------------------------ force outputs */
+
+/* A coordinate-force output needs qd, qdd and the loads at t, which the
+ * kinematics held in a data do not give: mbs_output_eval refuses it
+ * (MBS_ERR_ARG, values untouched, never NaN) and mbs_output_eval_state
+ * evaluates it: tau = m L^2 qdd + m g L sin q for the pendulum (L = 1,
+ * m = 1), to tens of roundings of terms of the size |qdd| + g. */
+static void test_force_output(void)
+{
+    const char *json =
+        "{ \"name\": \"p\", \"gravity\": [0, -9.81, 0],"
+        "  \"bodies\": [ { \"name\": \"bob\", \"mass\": 1, \"com\": [0, -1, 0], \"points\": { \"tip\": [0, -1, 0] } } ],"
+        "  \"joints\": [ { \"name\": \"theta\", \"type\": \"revolute\", \"parent\": \"ground\", \"child\": \"bob\","
+        "                  \"axis\": [0, 0, 1], \"q0\": [0.5] } ],"
+        "  \"outputs\": [ { \"coordinate\": \"theta\", \"quantity\": \"force\" }, { \"point\": \"bob.tip\" } ] }";
+    mbs_model *m = load(json, "force output");
+    if (!m) return;
+    mbs_data *d = mbs_data_create(m, NULL);
+    double q[1] = { 0.5 }, qd[1] = { 2 }, qdd[1] = { -3 }, v[3] = { 7, 7, 7 };
+    mbs_output f = mbs_model_output(m, 0), p = mbs_model_output(m, 1), bad = p;
+    CHECK(f.kind == MBS_OUTPUT_FORCE && p.kind == MBS_OUTPUT_POSITION, "outputs read");
+    mbs_kinematics(m, d, q, qd, qdd);
+    CHECK(mbs_output_eval(m, d, q, &f, v) == MBS_ERR_ARG && v[0] == 7, "force output refused, value untouched: %g",
+          v[0]);
+    CHECK(mbs_output_eval(m, d, q, &p, v) == MBS_OK && fabs(v[0] - sin(0.5)) <= 64 * MBS_EPS, "tip position %g",
+          v[0]);
+    bad.point = mbs_model_npoints(m);
+    CHECK(mbs_output_eval(m, d, q, &bad, v) == MBS_ERR_ARG, "point out of range refused");
+    CHECK(mbs_output_eval_state(m, d, 0, q, qd, qdd, &f, v) == MBS_OK, "force output at a state");
+    const double tau = qdd[0] + G * sin(q[0]);
+    CHECK(fabs(v[0] - tau) <= 64 * MBS_EPS * (fabs(qdd[0]) + G), "force output %.17g, tau %.17g", v[0], tau);
+    mbs_data_free(d);
+    mbs_model_free(m);
+}
+
+/* ------------------------------------------------------------ fixed point: stopping rule */
+
+/* A chain of four links (0.1 m, 1 kg) dragged over a floor: the top link on
+ * a floating joint whose translation is driven (x, y, z at constant rates,
+ * index-1 constraints, as the anchor lift's hoist), the others on revolute
+ * joints; each link carries a contact sphere (Hertz, restitution, regularized
+ * Coulomb friction mu = 0.3 at a slip speed of 0.01 m/s). */
+#define CHAIN_LINK(n)                                                                                              \
+    "{ \"name\": \"" n "\", \"mass\": 1.0, \"com\": [-0.05, 0, 0], \"inertia\": [1e-4, 8.3e-4, 8.3e-4, 0, 0, 0],"  \
+    "  \"points\": { \"top\": [0, 0, 0], \"bottom\": [-0.1, 0, 0], \"centre\": [-0.05, 0, 0] } }"
+#define CHAIN_FLOOR(n)                                                                                             \
+    "{ \"name\": \"floor_" n "\", \"type\": \"contact_plane\", \"body\": \"" n "\", \"point\": \"centre\","         \
+    "  \"shape\": \"sphere\", \"radius\": 0.02, \"plane_point\": [0, 0, -0.02], \"plane_normal\": [0, 0, 1],"       \
+    "  \"stiffness\": 1e7, \"exponent\": 1.5, \"restitution\": 0.5, \"impact_velocity\": 0.1, \"smoothing\": 1e-7,"  \
+    "  \"friction\": 0.3, \"slip_speed\": 0.01 }"
+static const char *DRAGGED_CHAIN =
+    "{ \"name\": \"dragged_chain\", \"gravity\": [0, 0, -9.81],"
+    "  \"bodies\": [ " CHAIN_LINK("L1") ", " CHAIN_LINK("L2") ", " CHAIN_LINK("L3") ", " CHAIN_LINK("L4") " ],"
+    "  \"joints\": [ { \"name\": \"hoist\", \"type\": \"floating\", \"parent\": \"ground\", \"child\": \"L1\","
+    "                  \"child_point\": \"top\", \"q0\": [0, 0, 0, 1, 0, 0, 0] },"
+    "    { \"name\": \"j2\", \"type\": \"revolute\", \"parent\": \"L1\", \"child\": \"L2\", \"parent_point\": \"bottom\","
+    "      \"child_point\": \"top\", \"axis\": [0, 1, 0] },"
+    "    { \"name\": \"j3\", \"type\": \"revolute\", \"parent\": \"L2\", \"child\": \"L3\", \"parent_point\": \"bottom\","
+    "      \"child_point\": \"top\", \"axis\": [0, 0, 1] },"
+    "    { \"name\": \"j4\", \"type\": \"revolute\", \"parent\": \"L3\", \"child\": \"L4\", \"parent_point\": \"bottom\","
+    "      \"child_point\": \"top\", \"axis\": [0, 1, 0] } ],"
+    "  \"forces\": [ " CHAIN_FLOOR("L1") ", " CHAIN_FLOOR("L2") ", " CHAIN_FLOOR("L3") ", " CHAIN_FLOOR("L4") " ],"
+    "  \"constraints\": ["
+    "    { \"name\": \"hoist_x\", \"type\": \"coordinate\", \"joint\": \"hoist\", \"coordinate\": \"x\", \"value\": 0, \"rate\": 0.1 },"
+    "    { \"name\": \"hoist_y\", \"type\": \"coordinate\", \"joint\": \"hoist\", \"coordinate\": \"y\", \"value\": 0, \"rate\": 0.05 },"
+    "    { \"name\": \"hoist_z\", \"type\": \"coordinate\", \"joint\": \"hoist\", \"coordinate\": \"z\", \"value\": 0, \"rate\": 0.05 } ],"
+    "  \"simulation\": { \"integrator\": \"trapezoidal\", \"formulation\": \"index1\", \"dt\": 0.001, \"tf\": 0.5 } }";
+
+static double dist2(const double *a, const double *b, int n)
+{
+    double s = 0;
+    for (int k = 0; k < n; k++) s += (a[k] - b[k]) * (a[k] - b[k]);
+    return sqrt(s);
+}
+
+/* The fixed point's stopping rule (docs/formulations.md, "Fixed point"):
+ * after an increment dD the iterate is within rho/(1 - rho) |dD| of the
+ * fixed point, rho the contraction; the iteration stops when that, with
+ * rho estimated (rho_e: the ratio of the last two increments, or carried
+ * from a recent step), or |dD| itself is below the tolerance. Every step
+ * of a run of the dragged chain (index1 with the trapezoidal rule: the
+ * fixed point on the fully recursive forward dynamics) is redone from the
+ * same state (t, q, qd, qdd) by a second integrator iterated to 1e-16,
+ * and the distance e_k = |D_k - D*| of the accepted correction to that
+ * solution is asserted.
+ *
+ * The bound the test derives: the error before the last iteration is
+ * e_{k-1} = |(D_k - D*) - dD_k| (dD_k from mbs_trap_fixed_point_stop), so
+ * the last iteration contracted the error by rho_k = e_k / e_{k-1}, and
+ * e_k = rho_k e_{k-1} <= rho_k (e_k + |dD_k|) gives
+ * e_k <= rho_k / (1 - rho_k) |dD_k|. With the rule's stop
+ * (rho_e/(1 - rho_e) |dD_k| < tol, or |dD_k| < tol):
+ *   e_k <= tol F,  F = rho_k (1 - rho_e) / (rho_e (1 - rho_k))  (or rho_k / (1 - rho_k)),
+ * plus the reference's own distance to the solution (its last increment
+ * times the same rho_k / (1 - rho_k): the same map near the same point)
+ * and the round-off of D recovered from the accelerations
+ * (D = beta h^2 (zdd - zdd_n): eps |zdd| beta h^2 per entry, each side).
+ * F > 1 where rho_e is below the contraction of the step: the largest F
+ * and e / tol are printed. */
+static void test_fixed_point_stop(void)
+{
+    mbs_model *m = load(DRAGGED_CHAIN, "dragged chain");
+    if (!m) return;
+    mbs_error err;
+    mbs_sim_options o = mbs_model_sim_options(m), ot = o;
+    ot.tolerance = 1e-16;
+    ot.max_iterations = 100;
+    mbs_data *d = mbs_data_create(m, NULL), *dt = mbs_data_create(m, NULL);
+    mbs_integrator *it = mbs_integrator_create(m, d, &o, &err);
+    CHECK(it != NULL, "create: %s", err.msg);
+    mbs_integrator *ref = mbs_integrator_create(m, dt, &ot, &err);
+    CHECK(ref != NULL, "create: %s", err.msg);
+    const int nq = mbs_model_nq(m), steps = (int)lround(o.tf / o.dt);
+    const double h = o.dt, tol = o.tolerance, s = 0.25 * h * h;
+    const size_t bytes = sizeof(double) * (size_t)nq;
+    double *buf = calloc(4 * (size_t)nq, sizeof(double));
+    double *zddn = buf, *D = zddn + nq, *Ds = D + nq, *ek = Ds + nq;
+    int carried = 0, multi = 0, ok = it && ref && buf;
+    double worst = 0, worst_F = 0, worst_ratio = 0, rho_max = 0;
+    for (int n = 0; ok && n < steps; n++) {
+        memcpy(zddn, it->qdd, bytes);
+        ref->t = it->t;
+        memcpy(ref->q, it->q, bytes);
+        memcpy(ref->qd, it->qd, bytes);
+        memcpy(ref->qdd, it->qdd, bytes);
+        const long i0 = it->st.iterations;
+        if (mbs_integrator_step(ref, h, &err) || mbs_integrator_step(it, h, &err)) {
+            CHECK(0, "step %d: %s", n, err.msg);
+            break;
+        }
+        double rho_e, ndz, rho_r, ndz_r, zdd = 0;
+        const double *dD = mbs_trap_fixed_point_stop(it, &rho_e, &ndz);
+        mbs_trap_fixed_point_stop(ref, &rho_r, &ndz_r);
+        /* D as the step holds it: zdd = zdd_n + D / (beta h^2) */
+        for (int k = 0; k < nq; k++) {
+            D[k] = s * (it->qdd[k] - zddn[k]);
+            Ds[k] = s * (ref->qdd[k] - zddn[k]);
+            ek[k] = D[k] - Ds[k] - dD[k];   /* the error before the last iteration */
+            zdd += it->qdd[k] * it->qdd[k] + zddn[k] * zddn[k];
+        }
+        double ep = 0;
+        for (int k = 0; k < nq; k++) ep += ek[k] * ek[k];
+        ep = sqrt(ep);
+        const double e = dist2(D, Ds, nq), roff = 4 * s * MBS_EPS * sqrt(zdd), rho = ep > 0 ? e / ep : 0;
+        const int k = (int)(it->st.iterations - i0);
+        carried += k == 1 && rho_e >= 0;
+        multi += k > 1;
+        CHECK(rho < 1, "step %d: the last iteration contracted the error (%g -> %g)", n, ep, e);
+        if (!(rho < 1)) break;
+        if (rho > rho_max) rho_max = rho;
+        const int on_rate = !(ndz < tol);
+        CHECK(!on_rate || (rho_e >= 0 && rho_e < 1 && rho_e / (1 - rho_e) * ndz < tol),
+              "step %d: stopped with |dD| = %g, rho_e = %g", n, ndz, rho_e);
+        const double F = on_rate ? rho * (1 - rho_e) / (rho_e * (1 - rho)) : rho / (1 - rho);
+        const double bound = tol * F + rho / (1 - rho) * ndz_r + roff;
+        CHECK(e <= bound, "step %d (%d iterations): |D - D*| = %.3e > %.3e (rho %.4f, rho_e %.4f, |dD| %.3e)",
+              n, k, e, bound, rho, rho_e, ndz);
+        if (e / tol > worst) worst = e / tol;
+        if (F > worst_F) worst_F = F;
+        if (e / bound > worst_ratio) worst_ratio = e / bound;
+    }
+    printf("fixed point stop (dragged chain, %d steps): %d in one iteration on a carried rate, %d in more; "
+           "max contraction %.4f; max |D - D*| / tol %.3f; max F %.3f; max |D - D*| / bound %.3f\n",
+           steps, carried, multi, rho_max, worst, worst_F, worst_ratio);
+    CHECK(carried > steps / 10 && multi > steps / 10, "both paths exercised: %d carried, %d iterated", carried, multi);
+    free(buf);
+    mbs_integrator_free(it);
+    mbs_integrator_free(ref);
+    mbs_data_free(d);
+    mbs_data_free(dt);
+    mbs_model_free(m);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);   /* progress lines in order with the failures on stderr */
@@ -1159,5 +1336,7 @@ int main(void)
     test_tangent_variants();
     test_collapsed_spring();
     test_model_sections();
+    test_force_output();
+    test_fixed_point_stop();
     return mbs_test_summary("test_integrators");
 }

@@ -364,11 +364,12 @@ int mbs_output_ncolumns(const mbs_output *o);                 /* 3, energy 4, po
 int mbs_output_column_name(const mbs_model *m, const mbs_output *o, int c,
                            char *buf, size_t len);
 /* Values of the columns from the kinematics held in d, made at q (the
- * springs' elastic energy needs q). A force output needs the velocities
- * and accelerations, which d does not hold: its columns are NaN here (use
- * mbs_output_eval_state). */
-void mbs_output_eval(const mbs_model *m, const mbs_data *d, const double *q,
-                     const mbs_output *o, double *values);
+ * springs' elastic energy needs q): MBS_OK, or MBS_ERR_ARG with values
+ * untouched for a NULL argument, a point or body out of range, and a
+ * force output, which needs the velocities, accelerations and loads that
+ * d does not hold (mbs_output_eval_state evaluates it). */
+int mbs_output_eval(const mbs_model *m, const mbs_data *d, const double *q,
+                    const mbs_output *o, double *values);
 /* Values of the columns of any output at the state (t, q, qd, qdd): runs on
  * d what the output needs (the kinematics, or inverse dynamics with the
  * loads at t), overwriting its kinematics; inside a simulation's step

@@ -120,14 +120,16 @@ static int cs_pipe_init(cs_pipe *c, const mbs_model *m, mbs_ref_point ref)
     return 0;
 }
 
-/* One sample: (q, qd) given (q_in; qd_in NULL: zero) or random in [-1, 1]
+/* One sample: q (nq) and qd (nv) given (q_in; qd_in NULL: zero) or random in [-1, 1]
  * then normalized, qdd and tau random; tau orthogonal to the Euler
  * parameters, as physical torques are. */
 static void sample_state(const mbs_model *m, uint64_t *s, const double *q_in, const double *qd_in, double *q,
                          double *qd, double *qdd, double *tau)
 {
-    for (int k = 0; k < m->nq; k++) {
-        q[k] = q_in ? q_in[k] : uniform(s, -1, 1);
+    const int n = m->nq > m->nv ? m->nq : m->nv;
+    for (int k = 0; k < n; k++) {   /* q (nq), then qd, qdd, tau (nv) of each index in turn */
+        if (k < m->nq) q[k] = q_in ? q_in[k] : uniform(s, -1, 1);
+        if (k >= m->nv) continue;
         qd[k] = q_in ? (qd_in ? qd_in[k] : 0) : uniform(s, -1, 1);
         qdd[k] = uniform(s, -1, 1);
         tau[k] = uniform(s, -1, 1);
@@ -185,9 +187,9 @@ int mbs_check_derivatives(const mbs_model *m, int samples, unsigned long seed,
             }
         }
         if ((rc = mbs_error_results(err, m, "check: complex step",
-                                    MBS_RESULTS({ "dtau/dq", R, nv, nv, MBS_IX_COORD, MBS_IX_COORD },
-                                                { "dtau/dqd", C, nv, nv, MBS_IX_COORD, MBS_IX_COORD },
-                                                { "dtau/drho", np ? P2 : NULL, nv, np, MBS_IX_COORD, MBS_IX_PARAM }))))
+                                    MBS_RESULTS({ "dtau/dq", R, nv, nv, MBS_IX_VEL, MBS_IX_VEL },
+                                                { "dtau/dqd", C, nv, nv, MBS_IX_VEL, MBS_IX_VEL },
+                                                { "dtau/drho", np ? P2 : NULL, nv, np, MBS_IX_VEL, MBS_IX_PARAM }))))
             goto done;
         double e;
         e = rel_err(A, R, nv * nv); if (e > rep->worst[MBS_CHECK_DTAU_DQ]) rep->worst[MBS_CHECK_DTAU_DQ] = e;
@@ -217,10 +219,10 @@ int mbs_check_derivatives(const mbs_model *m, int samples, unsigned long seed,
             }
         }
         if ((rc = mbs_error_results(err, m, "check: complex step",
-                                    MBS_RESULTS({ "dqdd/dq", A2, nv, nv, MBS_IX_COORD, MBS_IX_COORD },
-                                                { "dqdd/dqd", B2, nv, nv, MBS_IX_COORD, MBS_IX_COORD },
-                                                { "dqdd/dtau", R, nv, nv, MBS_IX_COORD, MBS_IX_COORD },
-                                                { "dqdd/drho", np ? P2 : NULL, nv, np, MBS_IX_COORD, MBS_IX_PARAM }))))
+                                    MBS_RESULTS({ "dqdd/dq", A2, nv, nv, MBS_IX_VEL, MBS_IX_VEL },
+                                                { "dqdd/dqd", B2, nv, nv, MBS_IX_VEL, MBS_IX_VEL },
+                                                { "dqdd/dtau", R, nv, nv, MBS_IX_VEL, MBS_IX_VEL },
+                                                { "dqdd/drho", np ? P2 : NULL, nv, np, MBS_IX_VEL, MBS_IX_PARAM }))))
             goto done;
         e = rel_err(A, A2, nv * nv); if (e > rep->worst[MBS_CHECK_DQDD_DQ]) rep->worst[MBS_CHECK_DQDD_DQ] = e;
         e = rel_err(B, B2, nv * nv); if (e > rep->worst[MBS_CHECK_DQDD_DQD]) rep->worst[MBS_CHECK_DQDD_DQD] = e;

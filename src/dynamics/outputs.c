@@ -43,28 +43,41 @@ int mbs_output_column_name(const mbs_model *m, const mbs_output *o, int c, char 
     return snprintf(buf, len, "%s.%s", name, xyz[o->kind][c]);
 }
 
-void mbs_output_eval(const mbs_model *m, const mbs_data *d, const double *q, const mbs_output *o, double *v)
+int mbs_output_eval(const mbs_model *m, const mbs_data *d, const double *q, const mbs_output *o, double *v)
 {
+    if (!m || !d || !o || !v) return MBS_ERR_ARG;
+    const int point_ok = o->point >= 0 && o->point < m->npoint;
     switch (o->kind) {
-    case MBS_OUTPUT_POSITION: mbs_point_kinematics(m, d, o->point, v, NULL, NULL); break;
-    case MBS_OUTPUT_VELOCITY: mbs_point_kinematics(m, d, o->point, NULL, v, NULL); break;
-    case MBS_OUTPUT_ACCELERATION: mbs_point_kinematics(m, d, o->point, NULL, NULL, v); break;
+    case MBS_OUTPUT_POSITION:
+        if (!point_ok) return MBS_ERR_ARG;
+        mbs_point_kinematics(m, d, o->point, v, NULL, NULL);
+        return MBS_OK;
+    case MBS_OUTPUT_VELOCITY:
+        if (!point_ok) return MBS_ERR_ARG;
+        mbs_point_kinematics(m, d, o->point, NULL, v, NULL);
+        return MBS_OK;
+    case MBS_OUTPUT_ACCELERATION:
+        if (!point_ok) return MBS_ERR_ARG;
+        mbs_point_kinematics(m, d, o->point, NULL, NULL, v);
+        return MBS_OK;
     case MBS_OUTPUT_ENERGY:
+        if (!q && m->nq > 0) return MBS_ERR_ARG;
         v[0] = mbs_kinetic_energy(m, d);
         v[1] = mbs_potential_energy(m, d);
         v[2] = mbs_elastic_energy(m, d, q);
         v[3] = v[0] + v[1] + v[2];
-        break;
+        return MBS_OK;
     case MBS_OUTPUT_POSE: {
+        if (o->body < 0 || o->body > m->nb) return MBS_ERR_ARG;
         double A[9];
         mbs_body_pose(d, o->body, A, v);
         mbs_rotation_quaternion(A, v + 3);
+        return MBS_OK;
+    }
+    case MBS_OUTPUT_FORCE:   /* needs qd, qdd and the loads at t: mbs_output_eval_state */
         break;
     }
-    case MBS_OUTPUT_FORCE:
-        for (int c = 0; c < o->ncoord; c++) v[c] = NAN;
-        break;
-    }
+    return MBS_ERR_ARG;
 }
 
 int mbs_output_eval_state(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,

@@ -84,6 +84,12 @@ double mbs_integ_euler_drift(const mbs_model *m, const double *q);
  * S' = beta h^2 dr'/dD (nv x nv, row-major). For tests and sensitivity code. */
 int mbs_trap_eval(mbs_integrator *it, double h, const double *D, double *r, double *S);
 
+/* Trapezoidal fixed point, the last iteration of the last step: the
+ * contraction rate its stopping test used (-1: none, the test is on the
+ * increment alone) and the 2-norm of its increment; returns the increment
+ * (nq). For tests. */
+const double *mbs_trap_fixed_point_stop(const mbs_integrator *it, double *rho, double *ndz);
+
 /* The Newton tangent S' = M' + gamma h C' + beta h^2 K' of the trapezoidal
  * step (column-major) at (z, zd, zdd), completed along every Euler-parameter
  * block; r0 is the raw residual there (trapezoidal.c). */

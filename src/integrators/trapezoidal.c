@@ -80,6 +80,7 @@ typedef struct {
     int nh;                    /* how many of them are held */
     double rate, rate_h;       /* fixed point: contraction measured in a step of length rate_h */
     int rate_age;              /* steps after the one that measured rate (from RATE_AGE on: none) */
+    double stop_rho, stop_ndz; /* fixed point, last step: the rate its test used (-1: none), last increment */
 } trap_ws;
 
 static int trap_init(mbs_integrator *it)
@@ -270,7 +271,7 @@ static int newton(mbs_integrator *it, trap_ws *w, double h, int *iters, double *
  * steps and had the same length. Converged when that distance, or the
  * increment itself, is below the tolerance. Keeps the largest ratio of
  * the step in *rmax. */
-static int fixed_point_converged(const trap_ws *w, double tol, double h, int k, double ndz, double prev,
+static int fixed_point_converged(trap_ws *w, double tol, double h, int k, double ndz, double prev,
                                  double *rmax)
 {
     double rho = -1;
@@ -280,6 +281,8 @@ static int fixed_point_converged(const trap_ws *w, double tol, double h, int k, 
     } else if (w->rate_age < RATE_AGE && fabs(w->rate_h - h) <= 1e-6 * h) {
         rho = w->rate;
     }
+    w->stop_rho = rho;
+    w->stop_ndz = ndz;
     if (ndz < tol) return 1;
     return rho >= 0 && rho < 1 && rho / (1 - rho) * ndz < tol;
 }
@@ -299,6 +302,7 @@ static int fixed_point(mbs_integrator *it, trap_ws *w, double t1, double h, int 
             double D = BETA * h * h * (w->a[c] - w->zddn[c]);
             double d = D - w->D[c];
             s += d * d;
+            w->dz[c] = d;
             w->D[c] = D;
         }
         affine(it, w, h);
@@ -330,6 +334,14 @@ static void predictor(const mbs_integrator *it, trap_ws *w, double h)
     memcpy(w->zddn, it->qdd, sizeof(double) * (size_t)nv);
     for (int k = 0; k < nq; k++) w->zp[k] = w->zn[k] + h * w->zdn[k] + 0.5 * h * h * w->zddn[k];
     for (int k = 0; k < nv; k++) w->zdp[k] = w->zdn[k] + h * w->zddn[k];
+}
+
+const double *mbs_trap_fixed_point_stop(const mbs_integrator *it, double *rho, double *ndz)
+{
+    const trap_ws *w = it->impl;
+    *rho = w->stop_rho;
+    *ndz = w->stop_ndz;
+    return w->dz;
 }
 
 /* The discrete equations of a step from the current state, exposed for

@@ -30,6 +30,7 @@ static void index_name(const mbs_model *m, mbs_index_kind k, int i, char *buf, s
     const char *s = NULL;
     switch (k) {
     case MBS_IX_COORD: s = mbs_coord_name(m, i); break;
+    case MBS_IX_VEL: s = mbs_vel_name(m, i); break;
     case MBS_IX_PARAM: s = mbs_param_name(m, i); break;
     case MBS_IX_CON: s = mbs_constraint_name(m, i); break;
     case MBS_IX_OBJ: s = mbs_objective_name(m, i); break;

@@ -21,7 +21,8 @@
  * the message). */
 typedef enum mbs_index_kind {
     MBS_IX_NONE = 0,   /* plain numbers: [3] */
-    MBS_IX_COORD,      /* coordinates: [theta1] */
+    MBS_IX_COORD,      /* coordinates (nq): [theta1] */
+    MBS_IX_VEL,        /* velocities (nv): [theta1] (mbs_vel_name) */
     MBS_IX_PARAM,      /* design parameters: [m1] */
     MBS_IX_CON,        /* constraint rows: [cut.x] */
     MBS_IX_OBJ         /* objectives: [psi1] */
