@@ -44,18 +44,46 @@ typedef struct {
     double *out, *M;
     const mbs_tree_pattern *p;
     double *L;   /* the tree-stored M, then its factor */
+    int nquad;   /* the Euler-parameter quadruples (quad_positions) */
+    const int *qe, *qpos;
 } tctx;
 
-/* p p^T added to the tree-stored M on each Euler-parameter quadruple (the
- * floating joints' e0..e3: coordinates 3..6; row e + r ends with e .. e + r) */
-static void complete(const mbs_model *m, const mbs_tree_pattern *p, const double *q, double *L)
+/* The Euler-parameter quadruples of a model (floating joints: coordinates
+ * 3..6; spherical: 0..3) as the tree-storage positions of their lower
+ * triangles (row e + r ends with the entries e .. e + r), 10 per
+ * quadruple, in the order r, c <= r; found once per model. The count, or
+ * -1 (out of memory). */
+static int quad_positions(const mbs_model *m, const mbs_tree_pattern *p, int **qe, int **pos)
 {
+    int n = 0;
+    for (int j = 1; j <= mbs_model_nbodies(m); j++) {
+        const mbs_joint_type t = mbs_joint_type_of(m, j);
+        n += t == MBS_JOINT_FLOATING || t == MBS_JOINT_SPHERICAL;
+    }
+    *qe = malloc(sizeof(int) * (size_t)(n + 1));
+    *pos = malloc(sizeof(int) * (size_t)(10 * n + 1));
+    if (!*qe || !*pos) return -1;
+    n = 0;
     for (int j = 1; j <= mbs_model_nbodies(m); j++) {
         const mbs_joint_type t = mbs_joint_type_of(m, j);
         if (t != MBS_JOINT_FLOATING && t != MBS_JOINT_SPHERICAL) continue;
         const int e = mbs_joint_coord_offset(m, j) + (t == MBS_JOINT_FLOATING ? 3 : 0);
+        int *ps = *pos + 10 * n;
+        (*qe)[n++] = e;
         for (int r = 0; r < 4; r++)
-            for (int c = 0; c <= r; c++) L[p->rowptr[e + r + 1] - 1 - (r - c)] += q[e + r] * q[e + c];
+            for (int c = 0; c <= r; c++) *ps++ = p->rowptr[e + r + 1] - 1 - (r - c);
+    }
+    return n;
+}
+
+/* p p^T added to the tree-stored M on each Euler-parameter quadruple */
+static void complete(int nquad, const int *qe, const int *pos, const double *q, double *L)
+{
+    for (int k = 0; k < nquad; k++, pos += 10) {
+        const double *e = q + qe[k];
+        int t = 0;
+        for (int r = 0; r < 4; r++)
+            for (int c = 0; c <= r; c++) L[pos[t++]] += e[r] * e[c];
     }
 }
 
@@ -88,7 +116,7 @@ static void t_msparse_ltdl(void *v)
 {
     tctx *c = v;
     mbs_mass_matrix_sparse(c->m, c->d, c->q, c->p, c->L);
-    complete(c->m, c->p, c->q, c->L);
+    complete(c->nquad, c->qe, c->qpos, c->q, c->L);
     mbs_tree_factor_ltdl(c->p, c->L, NULL);
     bench_sink = c->L[0];
 }
@@ -150,8 +178,11 @@ static int run(const mbs_model *robot, int nb, long profile, double ns[NK], doub
     bench_random_state(m, &rng, 1.0, 1.0, q, qd, qdd);
     mbs_data *d = bench_data(m);
     bench_check(mbs_mass_matrix(m, d, q, M), d, "mass matrix");
+    int *qe = NULL, *qpos = NULL;
+    const int nquad = quad_positions(m, &pat, &qe, &qpos);
+    if (nquad < 0) { fprintf(stderr, "%s: out of memory\n", label); exit(1); }
     bench_check(mbs_mass_matrix_sparse(m, d, q, &pat, L), d, "sparse mass matrix");
-    complete(m, &pat, q, L);
+    complete(nquad, qe, qpos, q, L);
     bench_check(mbs_tree_factor_ltdl(&pat, L, &err), NULL, "tree factorization");
     mjData *md[2] = { mj_makeData(mm), mj_makeData(mm) };
     for (int k = 0; k < 2; k++) {
@@ -160,7 +191,7 @@ static int run(const mbs_model *robot, int nb, long profile, double ns[NK], doub
     }
     mjb_qacc_from_ours(&P, q, qd, qdd, qacc);
     mju_copy(md[1]->qacc, qacc, nv);   /* md[1]: mj_rne at our qdd */
-    tctx c = { m, d, mm, md[0], q, qd, qdd, tau, out, M, &pat, L }, cr = c;
+    tctx c = { m, d, mm, md[0], q, qd, qdd, tau, out, M, &pat, L, nquad, qe, qpos }, cr = c;
     cr.md = md[1];
     const bench_fn fns[NK] = { t_fd, t_id, t_mdense, t_semi, t_msparse, t_msparse_ltdl, t_mj_forward, t_mj_rne,
                                t_mj_crb };
@@ -191,7 +222,7 @@ static int run(const mbs_model *robot, int nb, long profile, double ns[NK], doub
     mj_deleteData(md[0]);
     mj_deleteData(md[1]);
     mbs_data_free(d);
-    free(q); free(qd); free(qdd); free(tau); free(qacc); free(out); free(M); free(L);
+    free(q); free(qd); free(qdd); free(tau); free(qacc); free(out); free(M); free(L); free(qe); free(qpos);
     mbs_tree_pattern_free(&pat);
     mjb_map_free(&P);
     mj_deleteModel(mm);

@@ -18,7 +18,8 @@
  *   - models with another joint type (cardan, cylindrical, planar) keep the
  *     global pass: mbs_mass_matrix is bit for bit mbs_crba;
  * on random trees (250 of the eligible kinds, Euler-parameter spherical and
- * floating joints included, and 50 of all kinds), human43 and the example
+ * floating joints included, and 50 of all kinds; 30 more with 1 to 4 free
+ * bodies added, mbs_generate_free_bodies_json), human43 and the example
  * robots (fixed and floating base) when present.
  */
 #include <math.h>
@@ -125,6 +126,19 @@ int main(void)
         }
         compare(&rng, m, "random tree", kinds, w);
         mbs_model_free(m);
+    }
+    /* random trees plus free bodies (floating joints from the ground that
+     * carry one body each: their blocks in closed form) */
+    for (int t = 0; t < 30; t++) {
+        mbs_error e;
+        mbs_model *r = mbs_test_random_tree(&rng, 1 + mbs_rng_int(&rng, 6), ELIGIBLE);
+        char *text = r ? mbs_generate_free_bodies_json(r, 1 + mbs_rng_int(&rng, 4), &e) : NULL;
+        mbs_model *m = text ? mbs_model_load_string(text, "free bodies", &e) : NULL;
+        CHECK(m != NULL, "random tree plus free bodies: %s", r ? e.msg : "tree");
+        if (m) compare(&rng, m, "random tree plus free bodies", 1, w);
+        mbs_model_free(m);
+        mbs_model_free(r);
+        free(text);
     }
     printf("random trees: M %.3f, h %.3f of the bound MBS_ROUNDOFF(nb)\n", w[0], w[1]);
     mbs_error err;

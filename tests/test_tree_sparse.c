@@ -1,7 +1,7 @@
 /*
  * test_tree_sparse.c - the tree storage and its factorizations
- * (mbsens/sparse.h) against LAPACK's Cholesky: random trees and chains
- * with random matrices of their pattern, mass matrices of random models and
+ * (mbsens/sparse.h) against LAPACK's Cholesky: random trees, chains and
+ * chains of 7 from the ground with random matrices of their pattern, mass matrices of random models and
  * of human43; the sparse mass matrix against the dense one (bit for bit);
  * the pattern itself, its errors and a failed factorization.
  *
@@ -120,13 +120,19 @@ static void compare(const mbs_tree_pattern *p, const double *M, mbs_rng *r, cons
     free(v2);
 }
 
-/* a random depth-first parent array: a chain, or each k under k - 1, one of
- * its ancestors or the ground */
-static void random_parents(mbs_rng *r, int n, int chain, int *parent)
+/* a random depth-first parent array: a chain (kind 1), chains of 7 from
+ * the ground (kind 2: the pattern of floating joints in Euler rates, each
+ * carrying one body, which the factorizations take as packed triangles),
+ * or each k under k - 1, one of its ancestors or the ground (kind 0) */
+static void random_parents(mbs_rng *r, int n, int kind, int *parent)
 {
     for (int k = 0; k < n; k++) {
-        if (chain || k == 0) {
+        if (kind == 1 || k == 0) {
             parent[k] = k - 1;
+            continue;
+        }
+        if (kind == 2) {
+            parent[k] = k % 7 ? k - 1 : -1;
             continue;
         }
         int depth = 0;
@@ -167,14 +173,14 @@ static void test_random(void)
     static double M[NMAX * NMAX];
     int parent[NMAX];
     for (int t = 0; t < 300; t++) {
-        const int n = 1 + mbs_rng_int(&r, NMAX), chain = t % 4 == 0;
-        random_parents(&r, n, chain, parent);
+        const int n = 1 + mbs_rng_int(&r, NMAX), kind = t % 4 == 0 ? 1 : t % 4 == 1 ? 2 : 0;
+        random_parents(&r, n, kind, parent);
         mbs_tree_pattern p;
         mbs_error err;
         CHECK(mbs_tree_pattern_create(&p, n, parent, &err) == MBS_OK, "pattern: %s", err.msg);
         random_matrix(&r, &p, M);
         char what[64];
-        snprintf(what, sizeof what, "%s %d (n = %d)", chain ? "chain" : "tree", t, n);
+        snprintf(what, sizeof what, "%s %d (n = %d)", kind == 1 ? "chain" : kind == 2 ? "chains of 7" : "tree", t, n);
         compare(&p, M, &r, what);
         mbs_tree_pattern_free(&p);
     }

@@ -21,6 +21,12 @@
 
 #include "error.h"
 
+#if defined(__GNUC__) && !defined(__clang__)
+#define MBS_UNROLL _Pragma("GCC unroll 8")
+#else
+#define MBS_UNROLL
+#endif
+
 void mbs_tree_pattern_free(mbs_tree_pattern *p)
 {
     if (!p) return;
@@ -107,12 +113,42 @@ void mbs_tree_from_dense(const mbs_tree_pattern *p, const double *M, int ld, dou
         for (int e = p->rowptr[k]; e < p->rowptr[k + 1]; e++) val[e] = M[(size_t)k * ld + p->colind[e]];
 }
 
+/* The L^T D L steps of rows r + n - 1 down to r when they are a chain from
+ * the ground (row r + i: the columns r .. r + i), stored as one packed
+ * lower triangle T (row i at i (i + 1) / 2): the operations of the general
+ * loop below in its order, without the column indices. 0, or the 1-based
+ * global row of a pivot that is not positive. */
+static inline int ltdl_chain(double *T, int n, int r)
+{
+    /* with n a constant (7), unrolled into straight-line code */
+    MBS_UNROLL for (int i = n - 1; i >= 0; i--) {
+        double *Lk = T + i * (i + 1) / 2;
+        if (!(Lk[i] > 0)) return r + i + 1;
+        MBS_UNROLL for (int a = i - 1; a >= 0; a--) {
+            const double s = Lk[a] / Lk[i];
+            double *Li = T + a * (a + 1) / 2;
+            MBS_UNROLL for (int b = 0; b <= a; b++) Li[b] -= s * Lk[b];
+            Lk[a] = s;
+        }
+    }
+    return 0;
+}
+
 int mbs_tree_ltdl_rows(const mbs_tree_pattern *p, double *val)
 {
     const int *rp = p->rowptr, *ci = p->colind;
     for (int k = p->n - 1; k >= 0; k--) {
         double *Lk = val + rp[k];
         const int d = rp[k + 1] - rp[k] - 1;   /* the ancestors of k; its pivot at d */
+        if (d > 0 && ci[rp[k]] == k - d) {
+            /* the ancestors of k are k - d .. k - 1: rows k - d .. k are a
+             * chain (a 7-row one: an Euler-rate floating joint from the
+             * ground with no children), done at once */
+            const int r = k - d, bad = d == 6 ? ltdl_chain(val + rp[r], 7, r) : ltdl_chain(val + rp[r], d + 1, r);
+            if (bad) return bad;
+            k = r;
+            continue;
+        }
         if (!(Lk[d] > 0)) return k + 1;
         for (int a = d - 1; a >= 0; a--) {
             const double s = Lk[a] / Lk[d];

@@ -31,7 +31,11 @@ int mbs_mass_matrix(const mbs_model *m, mbs_data *d, const double *q, double *M)
     int rc = mbs_data_check_state(d, q, NULL, NULL);
     if (rc) return rc;
     if (d->model == m && mbs_crbajf_usable(d)) {
-        mbs_crbajf_mass_matrix(m, d, q, 0, M);   /* joint frames (crba_joint_frames.c) */
+        const double s = mbs_crbajf_mass_matrix(m, d, q, 0, M);   /* joint frames (crba_joint_frames.c) */
+        if (s - s == 0) {   /* every entry finite (the upper triangle is a copy of the lower) */
+            d->err[0] = 0;
+            return MBS_OK;
+        }
     } else {
         mbs_kin_forward(m, m->x, &d->ws, q, NULL, NULL, 0);
         mbs_mass_terms(m, m->x, &d->ws);

@@ -13,6 +13,9 @@
  * (crba_pose), sums the composite inertias tip to base (10 numbers each) and forms one entry of the tree pattern by
  * one 6-vector product:
  *   M(c, a) = S_a^T (Ic_i S_c),  a = c or an ancestor of c (c in joint i).
+ * A floating joint from the ground that carries a single body (the free
+ * bodies of a large tree) skips all of that: its 7 x 7 block is a closed
+ * form in the body's constants and p (crba_free_leaf_block).
  * The bias forces run Newton-Euler in the joint frames (velocities and
  * accelerations base to tip, forces tip to base, by the joint's
  * transforms), as the joint-frame FD's first sweep.
@@ -38,6 +41,13 @@
 #include "model/model_impl.h"
 
 int mbs_crbajf_usable(const mbs_data *d) { return d->fdl && d->fdl->frames; }
+
+int mbs_crbajf_is_tree_pattern(const mbs_data *d, const mbs_tree_pattern *p)
+{
+    const mbs_tree_pattern *t = &d->fdl->tp;
+    return p && p->n == t->n && p->parent && p->rowptr &&
+           (t->n == 0 || memcmp(p->parent, t->parent, sizeof(int) * (size_t)t->n) == 0);
+}
 
 const mbs_tree_pattern *mbs_crbajf_tree(const mbs_data *d) { return d->fdl->tree_cheaper ? &d->fdl->tp : 0; }
 
@@ -174,23 +184,79 @@ static inline void crba_momentum(const double *c, const double *s, double *F)
     for (int k = 0; k < 3; k++) F[3 + k] = t[k] + I[3 * k] * s[3] + I[3 * k + 1] * s[4] + I[3 * k + 2] * s[5];
 }
 
+/* A floating joint from the ground whose body has no children, in Euler
+ * rates: its velocities are a ground subtree of their own, and their block
+ * is the congruence J^T I J of the body's constant inertia in F_i
+ * (nu = J qd, J = diag(R^T, 2G); I = [m 1, -S(mc); S(mc), Io]) in closed
+ * form, with the columns g_j = G e_j of G(p) (joints/joint_frames.h):
+ *   M(t_k, t_l) = m (R R^T)_kl = m delta_kl   (|p| = 1),
+ *   M(e_j, t_k) = -2 (R (mc x g_j))_k,
+ *   M(e_j, e_l) = 4 g_j . Io g_l,
+ * into B, the packed lower triangle (row r at r (r + 1) / 2: the tree
+ * storage of the block). */
+static inline void crba_free_leaf_block(const fdl_body *b, const double *qi, double *B)
+{
+    const double *e = qi + 3, e0 = e[0], e1 = e[1], e2 = e[2], e3 = e[3], ms = b->m;
+    const double g[4][3] = { { -e1, -e2, -e3 }, { e0, -e3, e2 }, { e3, e0, -e1 }, { -e2, e1, e0 } };
+    double R[9];
+    jf_ep_rot(R, e);
+    B[0] = ms;
+    B[1] = 0; B[2] = ms;
+    B[3] = 0; B[4] = 0; B[5] = ms;
+    for (int j = 0; j < 4; j++) {
+        double *row = B + (3 + j) * (4 + j) / 2, v[3], t[3], u[3];
+        jf_cross(v, b->mc, g[j]);
+        jf_m_v(t, R, v);
+        row[0] = -2 * t[0]; row[1] = -2 * t[1]; row[2] = -2 * t[2];
+        jf_m_v(u, b->Io, g[j]);
+        for (int l = 0; l <= j; l++) row[3 + l] = 4 * (g[l][0] * u[0] + g[l][1] * u[1] + g[l][2] * u[2]);
+    }
+}
+
+/* Body i is such a floating joint: kind, parent, Euler rates, no children */
+static inline int crba_is_free_leaf(const mbs_model *m, const fdl_body *b, int i)
+{
+    return b->j.kind == MBS_FRAME_FREE && b->parent == 0 && m->joint[i].nv == 7 && m->body[i].nchildren == 0;
+}
+
+/* The packed lower triangle B of the n x n diagonal block at o into the
+ * dense M (both triangles) */
+static void crba_block_to_dense(const double *B, int n, int o, int nv, double *M)
+{
+    for (int r = 0; r < n; r++)
+        for (int c = 0; c <= r; c++) {
+            M[(size_t)(o + r) * nv + o + c] = B[r * (r + 1) / 2 + c];
+            M[(size_t)(o + c) * nv + o + r] = B[r * (r + 1) / 2 + c];
+        }
+}
+
 /* Mass matrix at q: dense row-major nv x nv (tree 0: both triangles) or
  * the lower triangle in the tree storage of the model's pattern (tree 1;
  * mbsens/sparse.h); the two outputs hold the same numbers. The composite
  * inertias (13 numbers per body: m, h, I) are sums in ground axes about
  * the reference point of crba_pose; row c of the lower triangle is
- * M(c, a) = Sw_a . (Ic Sw_c) for a = c and each ancestor a of c. */
-void mbs_crbajf_mass_matrix(const mbs_model *m, mbs_data *d, const double *q, int tree, double *M)
+ * M(c, a) = Sw_a . (Ic Sw_c) for a = c and each ancestor a of c.
+ * Returns the sum of the entries of the lower triangle: finite when every
+ * entry is (the callers' result check; an overflow of the sum only sends
+ * them to the full check). */
+double mbs_crbajf_mass_matrix(const mbs_model *m, mbs_data *d, const double *q, int tree, double *M)
 {
     const int nb = m->nb, nv = m->nv;
     const fdl_body *Bd = d->fdl->b;
     fdl_ws *W = d->fdl->w;
     const mbs_tree_pattern *p = &d->fdl->tp;
-    double *Sw = d->dbuf;
+    double *Sw = d->dbuf, sum = 0;
     if (!tree)   /* the entries outside the pattern; those inside are all written below */
         for (size_t k = 0; k < d->fdl->nzrun; k++) memset(M + d->fdl->zrun[2 * k], 0, sizeof(double) * d->fdl->zrun[2 * k + 1]);
     for (int i = 1; i <= nb; i++) {
         const fdl_body *b = &Bd[i];
+        if (crba_is_free_leaf(m, b, i)) {   /* its block alone, no composites */
+            double B[28], *T = tree ? M + p->rowptr[b->voff] : B;
+            crba_free_leaf_block(b, q + b->qoff, T);
+            for (int k = 0; k < 28; k++) sum += T[k];
+            if (!tree) crba_block_to_dense(B, 7, b->voff, nv, M);
+            continue;
+        }
         jf_transform(&b->j, &W[i].f, q + b->qoff);
         crba_pose(b, &W[i], W);
         crba_motion_columns(b, &W[i], q + b->qoff, Sw + 6 * b->voff);
@@ -198,6 +264,7 @@ void mbs_crbajf_mass_matrix(const mbs_model *m, mbs_data *d, const double *q, in
     }
     for (int i = nb; i >= 1; i--) {
         const double *Ic = W[i].Ic;
+        if (crba_is_free_leaf(m, &Bd[i], i)) continue;
         if (Bd[i].parent > 0) {
             double *Ih = W[Bd[i].parent].Ic;
             for (int k = 0; k < 13; k++) Ih[k] += Ic[k];
@@ -209,6 +276,7 @@ void mbs_crbajf_mass_matrix(const mbs_model *m, mbs_data *d, const double *q, in
                 const int a = p->colind[e];
                 const double *s = Sw + 6 * a;
                 const double v = s[0] * F[0] + s[1] * F[1] + s[2] * F[2] + s[3] * F[3] + s[4] * F[4] + s[5] * F[5];
+                sum += v;
                 if (tree) {
                     M[e] = v;
                 } else {
@@ -218,6 +286,7 @@ void mbs_crbajf_mass_matrix(const mbs_model *m, mbs_data *d, const double *q, in
             }
         }
     }
+    return sum;
 }
 
 /* Force of body i at acceleration a: f = I a + v x* (I v) (the latter

@@ -74,10 +74,14 @@ int mbs_abajf_forward_dynamics(const mbs_model *m, mbs_data *d, const double *q,
  * forward dynamics; leave nothing in d->ws). The mass matrix when
  * mbs_crbajf_usable(d) (every joint has a frame kind): dense row-major
  * (tree 0) or the lower triangle in the tree storage of the model's
- * pattern (tree 1, mbsens/sparse.h), the same numbers. The bias forces h = ID(q, qd, 0)
- * when mbs_abajf_usable(d) as well; qd not NULL. */
+ * pattern (tree 1, mbsens/sparse.h), the same numbers; it returns the sum
+ * of the lower triangle's entries, finite when they all are (a result
+ * check). The bias forces h = ID(q, qd, 0) when mbs_abajf_usable(d) as
+ * well; qd not NULL. mbs_crbajf_is_tree_pattern: p is the model's tree
+ * pattern (mbs_model_is_tree_pattern, against the copy the data holds). */
 int mbs_crbajf_usable(const mbs_data *d);
-void mbs_crbajf_mass_matrix(const mbs_model *m, mbs_data *d, const double *q, int tree, double *M);
+int mbs_crbajf_is_tree_pattern(const mbs_data *d, const mbs_tree_pattern *p);
+double mbs_crbajf_mass_matrix(const mbs_model *m, mbs_data *d, const double *q, int tree, double *M);
 void mbs_crbajf_bias_forces(const mbs_model *m, mbs_data *d, const double *q, const double *qd, double *h);
 /* The model's tree pattern when the tree factorization of M costs less
  * than an eighth of the dense Cholesky (sum over rows of (ancestors)^2 / 2
