@@ -55,7 +55,7 @@ rho_steel = 7850.0
 E_steel, nu_steel = 210e9, 0.3
 g = 9.81
 theta = math.radians(60.0)      # hull inclination to the horizontal (ours)
-mu, v_slip = 0.3, 0.01          # steel on painted steel, wet (ours); slip speed of the regularization
+mu, v_slip = 0.3, 0.1           # steel on painted steel, wet (ours); slip speed of the regularization (docs/models.md)
 e_rest, v_impact = 0.5, 0.1     # restitution at the reference impact speed (ours)
 n_common = a.links
 
