@@ -31,20 +31,31 @@
  *      MPI's start-up: from the first hand-out to the CSV table written,
  *      and to the last result), with rank 1's phases (--stats);
  *   7. rank 0's hand-out rate: no-op cases, chunks of one, rank 0 serving
- *      only, with 1 and 2 workers.
+ *      only, with 1 and 2 workers;
+ *   8. the machine's ceiling: synthetic cases that share nothing between
+ *      the threads (compute in registers, passes over 256 kB to 32 MB of
+ *      each thread's own memory, results streamed at the talos batch's
+ *      rate), 1 vs 2 threads. Sections 1, 5 and 6 also print, right after
+ *      each target, the ceiling of synthetic cases of that target's
+ *      footprint (docs/scaling.md, "The machine's ceiling").
  * --only runs one section: batch (1), ddm (2), meetings (3), multistart
- * (4), talos-batch (5), fivebar-sweep and talos-sweep (6), handout (7).
+ * (4), talos-batch (5), fivebar-sweep and talos-sweep (6), handout (7),
+ * ceiling (8).
  * Each line gives wall and CPU seconds and the 1-minute load average when
  * it was measured: on a machine shared with other work the ratios are
  * depressed, and the load says by how much to distrust them.
  */
-#define _DEFAULT_SOURCE
+#define _GNU_SOURCE   /* sched_setaffinity */
 #include <math.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 
 #include <omp.h>
 
@@ -57,6 +68,8 @@
 typedef struct span {
     double wall, cpu, load;
 } span;
+
+static volatile double spin_sink;
 
 /* The section --only names (NULL: all). */
 static const char *only;
@@ -158,6 +171,260 @@ static void report(const char *what, const char *a, const char *b, const pair *p
     printf("\n");
 }
 
+/* ---- 8. the machine's ceiling: synthetic cases of a given footprint ---- */
+
+/* A synthetic case, handed out as mbs_batch_run hands out cases (dynamic,
+ * one at a time): `spin` rounds of 8 independent multiply-adds in
+ * registers (compute), `passes` passes over `resident` bytes of the
+ * thread's own buffer reading and writing one double per 64-byte line (so
+ * that every access moves a line: traffic inside the core's caches while
+ * the buffer fits them, beyond them when it does not), and `stream` bytes
+ * of results written over row i of an array larger than the caches (a
+ * batch's results landing in the caller's arrays). Nothing is shared
+ * between the threads but the loop's counter: the speed-up on 2 threads
+ * is what the machine gives for work of that footprint. */
+typedef struct synth_job {
+    long n, spin, passes;
+    size_t resident, stream;  /* bytes */
+    double *buf[2], *out;
+    double sink;
+} synth_job;
+
+static double synth_rounds_per_us;   /* of synth_spin, measured once */
+
+static double synth_spin(long rounds, double seed)
+{
+    double x[8], s = 0;
+    for (int k = 0; k < 8; k++)
+        x[k] = seed + k;
+    for (long r = 0; r < rounds; r++)
+        for (int k = 0; k < 8; k++)
+            x[k] = x[k] * 0.999999 + 1e-9;
+    for (int k = 0; k < 8; k++)
+        s += x[k];
+    return s;
+}
+
+static double synth_case(const synth_job *j, long i, double *buf)
+{
+    double s = synth_spin(j->spin, (double)i);
+    const size_t m = j->resident / sizeof(double), w = j->stream / sizeof(double);
+    for (long p = 0; p < j->passes; p++)
+        for (size_t k = 0; k < m; k += 8) {
+            s += buf[k];
+            buf[k] = s * 1e-9;
+        }
+    double *o = j->out ? j->out + (size_t)i * w : NULL;
+    for (size_t k = 0; o && k < w; k++)
+        o[k] = s + (double)k;
+    return s;
+}
+
+static int synth_run(void *ctx, int threads)
+{
+    synth_job *j = ctx;
+    double s = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) reduction(+ : s)
+    for (long i = 0; i < j->n; i++)
+        s += synth_case(j, i, j->buf[omp_get_thread_num()]);
+    j->sink += s;
+    return 0;
+}
+
+/* A synthetic job of case_us of compute, `passes` passes over `resident`
+ * bytes and `stream` bytes of results per case, with as many cases as take
+ * about 0.2 s on one thread (at least 16; the results' array at most
+ * 512 MB). NULL if out of memory. */
+static synth_job *synth_make(double case_us, size_t resident, long passes, size_t stream)
+{
+    if (synth_rounds_per_us == 0) {
+        double c = clock_s(CLOCK_THREAD_CPUTIME_ID);
+        spin_sink += synth_spin(10000000, 1);
+        synth_rounds_per_us = 1e7 / (1e6 * (clock_s(CLOCK_THREAD_CPUTIME_ID) - c));
+    }
+    synth_job *j = calloc(1, sizeof *j);
+    if (!j)
+        return NULL;
+    *j = (synth_job){1, (long)(case_us * synth_rounds_per_us), passes, resident, stream, {NULL, NULL}, NULL, 0};
+    for (int t = 0; t < 2; t++)
+        j->buf[t] = calloc(resident / sizeof(double) + 1, sizeof(double));
+    double *probe = stream ? calloc(1, stream) : NULL;
+    j->out = probe;
+    long k = 0;
+    double c = 0, c0 = 0;
+    for (; j->buf[0] && (k < 2 || c - c0 < 0.02); k++) {   /* the first case touches the pages: untimed */
+        j->sink += synth_case(j, 0, j->buf[0]);
+        c = clock_s(CLOCK_THREAD_CPUTIME_ID);
+        if (k == 0)
+            c0 = c;
+    }
+    double per = k > 1 ? (c - c0) / (double)(k - 1) : 0;
+    long n = per > 0 ? (long)(0.2 / per) : 16;
+    if (stream && (double)n * (double)stream > 512e6)
+        n = (long)(512e6 / (double)stream);
+    j->n = n < 16 ? 16 : n;
+    free(probe);
+    j->out = stream ? malloc((size_t)j->n * stream) : NULL;
+    if (!j->buf[0] || !j->buf[1] || (stream && !j->out)) {
+        free(j->buf[0]), free(j->buf[1]), free(j->out), free(j);
+        return NULL;
+    }
+    return j;
+}
+
+static void synth_free(synth_job *j)
+{
+    if (j)
+        free(j->buf[0]), free(j->buf[1]), free(j->out), free(j);
+}
+
+/* The ceiling beside a target: the synthetic job's speed-up on 2 threads,
+ * measured right after the target (reps paired runs). */
+static void ceiling_line(const char *what, double case_us, size_t resident, long passes, size_t stream, int reps)
+{
+    const int t[2] = {1, 2};
+    synth_job *j = synth_make(case_us, resident, passes, stream);
+    if (!j) {
+        printf("  ceiling: %s: out of memory\n", what);
+        return;
+    }
+    pair p = compare(synth_run, j, t, reps);
+    printf("  ceiling now, synthetic cases (%s): %.2fx (%.2f to %.2f; cpu 2 threads / 1 thread %.2f)\n", what,
+           p.ratio, p.lo, p.hi, p.cpu);
+    synth_free(j);
+}
+
+/* The section: compute-bound cases, cases going through 256 KB to 32 MB
+ * of their own per thread, and cases writing results at the talos batch's
+ * rate (talos_us of compute and a row of talos_row bytes each). */
+static void bench_ceiling(int reps, double talos_us, size_t talos_row)
+{
+    printf("the machine's ceiling: synthetic cases on 1 vs 2 threads, nothing shared between the threads\n"
+           "  (one line an access: a pass over R bytes moves R / 64 cache lines; the targets' own figures:\n"
+           "  docs/scaling.md, \"The machine's ceiling\")\n");
+    ceiling_line("compute only, 1 ms each, in registers", 1000, 0, 0, 0, reps);
+    const size_t kb[4] = {256, 768, 4096, 32768};
+    for (int k = 0; k < 4; k++) {
+        char what[120];
+        snprintf(what, sizeof what, "%5zu kB of its own per thread, passes each: %ld", kb[k], 1 + 4096 / (long)kb[k]);
+        ceiling_line(what, 0, kb[k] << 10, 1 + 4096 / (long)kb[k], 0, reps);
+    }
+    char what[160];
+    snprintf(what, sizeof what, "%.1f us of compute + a %.1f kB row of results to memory each, the talos batch's rate",
+             talos_us, (double)talos_row / 1e3);
+    ceiling_line(what, talos_us, 0, 0, talos_row, 5 * reps < BENCH_MAX_REPS ? 5 * reps : BENCH_MAX_REPS);
+}
+
+/* ---- the same cases in two processes ---- */
+
+typedef int (*slice_fn)(void *ctx, long first, long count);
+
+/* Pin the calling process to CPU cpu (-1: every CPU again). */
+static void pin_to_cpu(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int k = 0; k < CPU_SETSIZE && k < 1024; k++)
+        if (cpu < 0 || k == cpu)
+            CPU_SET(k, &set);
+    sched_setaffinity(0, sizeof set, &set);
+}
+
+/* The cases taken `chunk` at a time from a counter shared by the two
+ * processes, as a batch's threads take them from their loop. */
+static int take_chunks(slice_fn fn, void *ctx, long n, long chunk, atomic_long *next)
+{
+    int rc = 0;
+    for (long i; rc == 0 && (i = atomic_fetch_add(next, chunk)) < n;)
+        rc = fn(ctx, i, i + chunk < n ? chunk : n - i);
+    return rc;
+}
+
+/* The child's side: all the cases once, untimed, then its share of the
+ * cases on each byte read from `go`, its CPU seconds (-1: failed) written
+ * back on `done`; it ends when `go` closes. */
+static void halves_child(slice_fn fn, void *ctx, long n, long chunk, atomic_long *next, int go, int done)
+{
+    char b;
+    pin_to_cpu(1);
+    if (fn(ctx, 0, n) != 0)   /* every page it may write made its own */
+        _exit(1);
+    while (read(go, &b, 1) == 1) {
+        double c = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+        int rc = take_chunks(fn, ctx, n, chunk, next);
+        c = rc ? -1 : clock_s(CLOCK_PROCESS_CPUTIME_ID) - c;
+        if (write(done, &c, sizeof c) != (ssize_t)sizeof c)
+            break;
+    }
+    _exit(0);
+}
+
+/* reps paired runs: the n cases on one thread in this process, then the
+ * cases shared, `chunk` at a time, by this process and a child process
+ * forked once, pinned to CPUs 0 and 1 (a process woken from a pipe starts
+ * on its waker's CPU and waits there until the scheduler moves it), after
+ * an untimed round in which each process runs every case, making its own
+ * copies of the pages it writes. The processes share nothing but the machine and the
+ * counter: the speed-up is what two cores give for this very work, with
+ * no team, no shared heap and no shared library state. */
+static int compare_processes(slice_fn fn, void *ctx, long n, long chunk, int reps, pair *p)
+{
+    int go[2], done[2];
+    atomic_long *next = mmap(NULL, sizeof *next, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (next == MAP_FAILED)
+        return -1;
+    if (pipe(go)) {
+        munmap(next, sizeof *next);
+        return -1;
+    }
+    if (pipe(done)) {
+        close(go[0]), close(go[1]), munmap(next, sizeof *next);
+        return -1;
+    }
+    fflush(stdout);
+    pid_t kid = fork();
+    if (kid == 0) {
+        close(go[1]), close(done[0]);
+        halves_child(fn, ctx, n, chunk, next, go[0], done[1]);
+    }
+    close(go[0]), close(done[1]);
+    span r[2][BENCH_MAX_REPS];
+    int bad = kid < 0;
+    for (int k = -1; k < reps && !bad; k++) {
+        double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+        bad = fn(ctx, 0, n) != 0;
+        pin_to_cpu(0);
+        atomic_store(next, 0);
+        double w1 = clock_s(CLOCK_MONOTONIC), c1 = clock_s(CLOCK_PROCESS_CPUTIME_ID), cc = -1;
+        bad = bad || write(go[1], "g", 1) != 1 || take_chunks(fn, ctx, n, chunk, next) != 0 ||
+              read(done[0], &cc, sizeof cc) != (ssize_t)sizeof cc || cc < 0;
+        double w2 = clock_s(CLOCK_MONOTONIC), c2 = clock_s(CLOCK_PROCESS_CPUTIME_ID), l = load1();
+        pin_to_cpu(-1);
+        if (k >= 0) {
+            r[0][k] = (span){w1 - w0, c1 - c0, l};
+            r[1][k] = (span){w2 - w1, c2 - c1 + cc, l};
+        }
+    }
+    close(go[1]), close(done[0]);
+    if (kid > 0)
+        waitpid(kid, NULL, 0);
+    munmap(next, sizeof *next);
+    if (!bad)
+        pair_finish(p, r, reps);
+    return bad ? -1 : 0;
+}
+
+static void processes_line(slice_fn fn, void *ctx, long n, long chunk, int reps)
+{
+    pair p;
+    if (compare_processes(fn, ctx, n, chunk, reps, &p) != 0) {
+        printf("  the same cases in two processes: failed\n");
+        return;
+    }
+    printf("  the same cases on two processes of one thread, %ld at a time (sharing nothing but the machine): %.2fx "
+           "(%.2f to %.2f; cpu 2 processes / 1 %.2f)\n", chunk, p.ratio, p.lo, p.hi, p.cpu);
+}
+
 /* ---- 1. five-bar davm batch ---- */
 
 typedef struct fivebar_job {
@@ -173,6 +440,14 @@ static int fivebar_batch(void *ctx, int threads)
     return mbs_batch_sensitivity(j->m, &j->o, j->n, j->rho, j->psi, j->grad, threads, NULL, NULL);
 }
 
+static int fivebar_slice(void *ctx, long first, long count)
+{
+    fivebar_job *j = ctx;
+    const size_t np = (size_t)mbs_model_nparams(j->m), no = (size_t)mbs_model_nobjectives(j->m), f = (size_t)first;
+    return mbs_batch_sensitivity(j->m, &j->o, count, j->rho + f * np, j->psi + f * no, j->grad + f * no * np, 1, NULL,
+                                 NULL);
+}
+
 /* ---- 2. talos FD derivatives ---- */
 
 typedef struct talos_job {
@@ -185,6 +460,17 @@ static int talos_batch(void *ctx, int threads)
 {
     talos_job *j = ctx;
     return mbs_batch_evaluate(j->m, j->n, &j->e, threads, NULL, NULL);
+}
+
+static int talos_slice(void *ctx, long first, long count)
+{
+    const talos_job *j = ctx;
+    const size_t nq = (size_t)mbs_model_nq(j->m), f = (size_t)first;
+    mbs_batch_eval e = j->e;
+    e.q += f * nq, e.qd += f * nq, e.u += f * nq;
+    for (int k = 0; k < 4; k++)
+        e.out[k] += f * nq * (k ? nq : 1);
+    return mbs_batch_evaluate(j->m, count, &e, 1, NULL, NULL);
 }
 
 /* ---- 2b. five-bar DDM columns ---- */
@@ -353,6 +639,9 @@ static void bench_fivebar(const mbs_model *fb, int reps)
     report("five-bar: 64 davm gradients (tf 1 s, dt 1 ms, 5 parameters), mbs_batch_sensitivity", "1 thread",
            "2 threads", &p, 1.8);
     printf("  per case: %.1f ms (1 thread)\n", 1e3 * p.s[0].wall / 64);
+    ceiling_line("a tenth of a case's mix: 2.2 ms of compute + 21 passes over 512 kB of its own", 2200, 512 << 10, 21,
+                 0, reps);
+    processes_line(fivebar_slice, &fj, 64, 1, reps);
     free(fj.rho), free(fj.psi), free(fj.grad);
 }
 
@@ -375,8 +664,6 @@ static void bench_ddm(const mbs_model *fb, int reps)
 }
 
 /* ---- 2d. what a meeting of a team of two costs ---- */
-
-static volatile double spin_sink;
 
 /* n steps of a dependent chain of multiply-adds on this thread (a few
  * cycles each; bench_meetings measures them). */
@@ -446,6 +733,7 @@ typedef struct ring_job {
     const talos_job *tj;
     size_t nq, row;           /* row: doubles of one case's results */
     double *ring;             /* per thread, 4 rows, reused */
+    long first;               /* the cases are first, first + 1, ... */
 } ring_job;
 
 static int ring_case(void *user, const mbs_model *m, mbs_data *d, long i, mbs_error *err)
@@ -453,7 +741,7 @@ static int ring_case(void *user, const mbs_model *m, mbs_data *d, long i, mbs_er
     (void)err;
     const ring_job *c = user;
     const mbs_batch_eval *e = &c->tj->e;
-    size_t nq = c->nq, k = (size_t)i;
+    size_t nq = c->nq, k = (size_t)(c->first + i);
     double *o = c->ring + ((size_t)omp_get_thread_num() * 4 + k % 4) * c->row;
     mbs_data_set_ref(d, e->ref);
     return mbs_forward_dynamics_derivatives(m, d, e->alg, e->q + k * nq, e->qd + k * nq, e->u + k * nq, o, o + nq,
@@ -463,8 +751,22 @@ static int ring_case(void *user, const mbs_model *m, mbs_data *d, long i, mbs_er
 static int ring_batch(void *ctx, int threads)
 {
     ring_job *j = ctx;
+    j->first = 0;
     return mbs_batch_run(j->tj->m, j->tj->n, threads, ring_case, j, NULL, NULL);
 }
+
+static int ring_slice(void *ctx, long first, long count)
+{
+    ring_job *j = ctx;
+    j->first = first;
+    return mbs_batch_run(j->tj->m, count, 1, ring_case, j, NULL, NULL);
+}
+
+/* The talos batch's time per evaluation on one thread and its row of
+ * results in bytes, as measured (else this machine's quiet figure): the
+ * rate of the ceiling section's streaming cases. */
+static double talos_eval_us = 19.6;
+static size_t talos_row = 46816;
 
 static void bench_talos(int reps, long ntalos)
 {
@@ -492,11 +794,19 @@ static void bench_talos(int reps, long ntalos)
     report(what, "1 thread", "2 threads", &p, 1.8);
     printf("  per evaluation: %.1f us (1 thread); results written at %.1f GB/s (2 threads)\n",
            1e6 * p.s[0].wall / (double)ntalos, mb / 1e3 / p.s[1].wall);
-    ring_job rj = {&tj, nq, nq + 3 * nq * nq, malloc(2 * 4 * (nq + 3 * nq * nq) * sizeof(double))};
+    talos_eval_us = 1e6 * p.s[0].wall / (double)ntalos, talos_row = (nq + 3 * nq * nq) * sizeof(double);
+    snprintf(what, sizeof what, "%.1f us of compute + its %.1f kB row of results to memory each", talos_eval_us,
+             (double)talos_row / 1e3);
+    ceiling_line(what, talos_eval_us, 0, 0, talos_row, treps);
+    processes_line(talos_slice, &tj, ntalos, ntalos / 20, treps);
+    ring_job rj = {&tj, nq, nq + 3 * nq * nq, malloc(2 * 4 * (nq + 3 * nq * nq) * sizeof(double)), 0};
     if (rj.ring) {
         p = compare(ring_batch, &rj, t, treps);
         report("  the same, each thread writing its results over 4 rows of its own (kept in cache), mbs_batch_run",
                "1 thread", "2 threads", &p, 0);
+        snprintf(what, sizeof what, "%.1f us of compute + 1 pass over 832 kB of its own each", 2 * talos_eval_us);
+        ceiling_line(what, 2 * talos_eval_us, 832 << 10, 1, 0, treps);
+        processes_line(ring_slice, &rj, ntalos, ntalos / 20, treps);
     }
     free(rj.ring);
     for (int k = 0; k < 4; k++)
@@ -526,6 +836,8 @@ static void bench_threads(int reps, long ntalos)
     }
     if (want("talos-batch"))
         bench_talos(reps, ntalos);
+    if (want("ceiling"))
+        bench_ceiling(reps, talos_eval_us, talos_row);
 }
 
 static void bench_mpi(int reps, long ntalos)
@@ -544,8 +856,11 @@ static void bench_mpi(int reps, long ntalos)
              "  \"compute\": { \"what\": \"sensitivity\", \"method\": \"davm\" } }\n",
              bench_model_path(NULL, "fivebar.json"));
     write_spec(fbs, text);
-    if (want("fivebar-sweep"))
+    if (want("fivebar-sweep")) {
         mpi_compare("five-bar: 64 davm gradients through mbsens sweep, mpirun", fbs, csv, "", reps, 1.8);
+        ceiling_line("as the five-bar batch's, on 2 threads: 2.2 ms of compute + 21 passes over 512 kB", 2200,
+                     512 << 10, 21, 0, reps);
+    }
 
     mbs_model *ta = want("talos-sweep") ? load_talos() : NULL;
     if (ta) {
@@ -558,6 +873,8 @@ static void bench_mpi(int reps, long ntalos)
         write_spec(tas, text);
         mpi_compare("talos_full_v2: forward-dynamics derivatives through mbsens sweep (chunks of 200), mpirun", tas,
                     csv, "--chunk 200", reps, 1.8);
+        ceiling_line("as the talos batch's in cache, on 2 threads: compute + 1 pass over 832 kB", 2 * talos_eval_us,
+                     832 << 10, 1, 0, reps);
         mbs_model_free(ta);
     }
 
@@ -596,7 +913,7 @@ int main(int argc, char **argv)
             break;
         }
     static const char *const sections[] = {"batch", "ddm", "meetings", "multistart", "talos-batch", "fivebar-sweep",
-                                           "talos-sweep", "handout"};
+                                           "talos-sweep", "handout", "ceiling"};
     int known = !only;
     for (size_t k = 0; k < sizeof sections / sizeof *sections; k++)
         known |= only && strcmp(only, sections[k]) == 0;
@@ -605,7 +922,7 @@ int main(int argc, char **argv)
         return 2;
     }
     bench_parse_args(argc, argv, "  --only SECTION batch, ddm, meetings, multistart, talos-batch, fivebar-sweep,\n"
-                                 "                 talos-sweep or handout: that section alone\n");
+                                 "                 talos-sweep, handout or ceiling: that section alone\n");
     int reps = bench_cfg.reps < 1 ? 1 : bench_cfg.reps > BENCH_MAX_REPS ? BENCH_MAX_REPS : bench_cfg.reps;
     long ntalos = bench_cfg.quick ? 1000 : 10000;
     bench_print_machine(stdout, "# ");
