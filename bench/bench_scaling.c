@@ -176,11 +176,14 @@ static void report(const char *what, const char *a, const char *b, const pair *p
 /* A synthetic case, handed out as mbs_batch_run hands out cases (dynamic,
  * one at a time): `spin` rounds of 8 independent multiply-adds in
  * registers (compute), `passes` passes over `resident` bytes of the
- * thread's own buffer reading and writing one double per 64-byte line (so
- * that every access moves a line: traffic inside the core's caches while
- * the buffer fits them, beyond them when it does not), and `stream` bytes
- * of results written over row i of an array larger than the caches (a
- * batch's results landing in the caller's arrays). Nothing is shared
+ * thread's own buffer, and `stream` bytes of results written over row i
+ * of an array larger than the caches (a batch's results landing in the
+ * caller's arrays). A pass visits every 64-byte line of the buffer once,
+ * in a random cycle (each line holds the index of the next), reading and
+ * writing it: no prefetcher can guess the next line, so a pass costs the
+ * latency of the cache level the buffer lives in, and two threads whose
+ * buffers together overflow a cache they share (two hardware threads of
+ * one core share its L1 and L2) slow each other. Nothing is shared
  * between the threads but the loop's counter: the speed-up on 2 threads
  * is what the machine gives for work of that footprint. */
 typedef struct synth_job {
@@ -208,12 +211,15 @@ static double synth_spin(long rounds, double seed)
 static double synth_case(const synth_job *j, long i, double *buf)
 {
     double s = synth_spin(j->spin, (double)i);
-    const size_t m = j->resident / sizeof(double), w = j->stream / sizeof(double);
+    const size_t lines = j->resident / 64, w = j->stream / sizeof(double);
+    size_t at = 0;
     for (long p = 0; p < j->passes; p++)
-        for (size_t k = 0; k < m; k += 8) {
-            s += buf[k];
-            buf[k] = s * 1e-9;
+        for (size_t k = 0; k < lines; k++) {
+            double *line = buf + 8 * at;
+            at = (size_t)line[0];
+            line[1] += s;
         }
+    s += (double)at;
     double *o = j->out ? j->out + (size_t)i * w : NULL;
     for (size_t k = 0; o && k < w; k++)
         o[k] = s + (double)k;
@@ -229,6 +235,31 @@ static int synth_run(void *ctx, int threads)
         s += synth_case(j, i, j->buf[omp_get_thread_num()]);
     j->sink += s;
     return 0;
+}
+
+/* A buffer of `lines` 64-byte lines, line k holding (in its first double)
+ * the index of the next line of one random cycle through all of them
+ * (Sattolo's shuffle). */
+static double *synth_cycle(size_t lines, uint64_t seed)
+{
+    double *b = calloc(8 * lines + 8, sizeof(double));
+    size_t *perm = malloc((lines + 1) * sizeof *perm);
+    if (!b || !perm) {
+        free(b), free(perm);
+        return NULL;
+    }
+    bench_rng r;
+    bench_rng_seed(&r, seed);
+    for (size_t k = 0; k < lines; k++)
+        perm[k] = k;
+    for (size_t k = lines; k-- > 1;) {
+        size_t i = (size_t)(bench_rng_uniform(&r) * (double)k), t = perm[k];
+        perm[k] = perm[i < k ? i : k - 1], perm[i < k ? i : k - 1] = t;
+    }
+    for (size_t k = 0; k < lines; k++)
+        b[8 * perm[k]] = (double)perm[(k + 1) % lines];
+    free(perm);
+    return b;
 }
 
 /* A synthetic job of case_us of compute, `passes` passes over `resident`
@@ -247,7 +278,7 @@ static synth_job *synth_make(double case_us, size_t resident, long passes, size_
         return NULL;
     *j = (synth_job){1, (long)(case_us * synth_rounds_per_us), passes, resident, stream, {NULL, NULL}, NULL, 0};
     for (int t = 0; t < 2; t++)
-        j->buf[t] = calloc(resident / sizeof(double) + 1, sizeof(double));
+        j->buf[t] = synth_cycle(resident / 64, (uint64_t)t + 1);
     double *probe = stream ? calloc(1, stream) : NULL;
     j->out = probe;
     long k = 0;
@@ -289,8 +320,8 @@ static void ceiling_line(const char *what, double case_us, size_t resident, long
         return;
     }
     pair p = compare(synth_run, j, t, reps);
-    printf("  ceiling now, synthetic cases (%s): %.2fx (%.2f to %.2f; cpu 2 threads / 1 thread %.2f)\n", what,
-           p.ratio, p.lo, p.hi, p.cpu);
+    printf("  ceiling now, synthetic cases (%s): %.2fx (%.2f to %.2f; cpu 2 threads / 1 thread %.2f; %.1f us a case "
+           "on 1 thread)\n", what, p.ratio, p.lo, p.hi, p.cpu, 1e6 * p.s[0].wall / (double)j->n);
     synth_free(j);
 }
 
@@ -300,11 +331,12 @@ static void ceiling_line(const char *what, double case_us, size_t resident, long
 static void bench_ceiling(int reps, double talos_us, size_t talos_row)
 {
     printf("the machine's ceiling: synthetic cases on 1 vs 2 threads, nothing shared between the threads\n"
-           "  (one line an access: a pass over R bytes moves R / 64 cache lines; the targets' own figures:\n"
-           "  docs/scaling.md, \"The machine's ceiling\")\n");
+           "  (a pass over R bytes visits its R / 64 cache lines in a random cycle, so each visit costs the latency\n"
+           "  of the cache the buffer lives in; how to read these against the targets: docs/scaling.md,\n"
+           "  \"The machine's ceiling\")\n");
     ceiling_line("compute only, 1 ms each, in registers", 1000, 0, 0, 0, reps);
-    const size_t kb[4] = {256, 768, 4096, 32768};
-    for (int k = 0; k < 4; k++) {
+    const size_t kb[5] = {24, 256, 768, 4096, 32768};
+    for (int k = 0; k < 5; k++) {
         char what[120];
         snprintf(what, sizeof what, "%5zu kB of its own per thread, passes each: %ld", kb[k], 1 + 4096 / (long)kb[k]);
         ceiling_line(what, 0, kb[k] << 10, 1 + 4096 / (long)kb[k], 0, reps);
