@@ -326,7 +326,7 @@ static void ceiling_line(const char *what, double case_us, size_t resident, long
     synth_free(j);
 }
 
-/* The section: compute-bound cases, cases going through 256 KB to 32 MB
+/* The section: compute-bound cases, cases going through 24 kB to 32 MB
  * of their own per thread, and cases writing results at the talos batch's
  * rate (talos_us of compute and a row of talos_row bytes each). */
 static void bench_ceiling(int reps, double talos_us, size_t talos_row)
@@ -397,9 +397,11 @@ static void halves_child(slice_fn fn, void *ctx, long n, long chunk, atomic_long
  * forked once, pinned to CPUs 0 and 1 (a process woken from a pipe starts
  * on its waker's CPU and waits there until the scheduler moves it), after
  * an untimed round in which each process runs every case, making its own
- * copies of the pages it writes. The processes share nothing but the machine and the
- * counter: the speed-up is what two cores give for this very work, with
- * no team, no shared heap and no shared library state. */
+ * copies of the pages it writes. The processes share nothing but the
+ * machine and the counter: the speed-up is what two cores give for this
+ * very work, with no team, no shared heap and no shared library state.
+ * Cases of equal cost go in halves (chunk n / 2: one mbs_data each, as
+ * a thread of a batch has); cases of unequal cost one at a time. */
 static int compare_processes(slice_fn fn, void *ctx, long n, long chunk, int reps, pair *p)
 {
     int go[2], done[2];
@@ -833,7 +835,7 @@ static void bench_talos(int reps, long ntalos)
     snprintf(what, sizeof what, "%.1f us of compute + its %.1f kB row of results to memory each", talos_eval_us,
              (double)talos_row / 1e3);
     ceiling_line(what, talos_eval_us, 0, 0, talos_row, treps);
-    processes_line(talos_slice, &tj, ntalos, ntalos / 20, treps);
+    processes_line(talos_slice, &tj, ntalos, ntalos / 2, treps);
     ring_job rj = {&tj, nq, nq + 3 * nq * nq, malloc(2 * 4 * (nq + 3 * nq * nq) * sizeof(double)), 0};
     if (rj.ring) {
         p = compare(ring_batch, &rj, t, treps);
@@ -841,7 +843,7 @@ static void bench_talos(int reps, long ntalos)
                "1 thread", "2 threads", &p, 0);
         snprintf(what, sizeof what, "%.1f us of compute + 1 pass over 832 kB of its own each", 2 * talos_eval_us);
         ceiling_line(what, 2 * talos_eval_us, 832 << 10, 1, 0, treps);
-        processes_line(ring_slice, &rj, ntalos, ntalos / 20, treps);
+        processes_line(ring_slice, &rj, ntalos, ntalos / 2, treps);
     }
     free(rj.ring);
     for (int k = 0; k < 4; k++)
