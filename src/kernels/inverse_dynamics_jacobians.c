@@ -414,11 +414,11 @@ JAC_INLINE void jac_rows_above(const mreal *JC, const int *vpar, int nv, int ck,
     }
 }
 
-/* jac_rows_above in pattern order (sp): the rows above are found in
- * column ck's sorted row list below the position pos of row `top`'s
- * successor on the path (the list may hold rows of force-element cliques
- * between them); M(r, ck) at row ck of the tree storage, the entry of
- * ancestor r at its depth. */
+/* jac_rows_above in pattern order (sp): the rows top, vpar[top], ... are
+ * found in column ck's sorted row list by walking down from pos, the
+ * position of top's child on the path (the list may hold rows of
+ * force-element cliques between them); M(r, ck) in row ck of the tree
+ * storage, where ancestor r sits at its depth. */
 JAC_INLINE void jac_rows_above_sparse(const mreal *JC, const int *vpar, const mbs_jac_pattern *sp, int ck, int top,
                                       int pos, mreal *dtau_dq, mreal *dtau_dqd, mreal *M)
 {
