@@ -116,8 +116,10 @@ int mbs_sparsity_pattern(const mbs_model *m, mbs_sparsity s, int *colptr, int *r
 /* mbs_inverse_dynamics_derivatives with dtau/dq and dtau/dv in the order
  * of the MBS_SPARSITY_ID pattern (mbs_sparsity_nnz values each): the
  * dense function's entries at those positions (the same operations: the
- * same numbers), in O(nnz) time and no nv x nv array. tau: nv. Any output
- * may be NULL. Errors as the dense function. */
+ * same numbers; on trees of 1-DOF joints without body loads the dense
+ * function takes a fused pass, whose values differ at round-off), in
+ * O(nnz) time and no nv x nv array. tau: nv. Any output may be NULL.
+ * Errors as the dense function. */
 int mbs_inverse_dynamics_derivatives_sparse(const mbs_model *m, mbs_data *d, const double *q, const double *v,
                                             const double *vd, double *tau, double *dtau_dq, double *dtau_dv);
 
