@@ -19,7 +19,13 @@
  * $MBS_URDF_DIR, else models/human43.json; or the model file given.
  *
  * Usage: bench_large_tree [--quick] [--min-time S] [--reps N] [--clock cpu] [ROBOT]
- * Environment: MBS_BENCH_BODIES=N (that N only), MBS_BENCH_PROFILE=K: no
+ * A second table: the state derivatives of the fully recursive FD and of
+ * the ID in pattern order (mbs_forward_dynamics_derivatives_sparse,
+ * mbs_inverse_dynamics_derivatives_sparse) against the dense functions
+ * (up to nv = 1000), ns/call and per (N + 1) bodies.
+ *
+ * Environment: MBS_BENCH_TABLE=main|derivatives (that table only),
+ * MBS_BENCH_BODIES=N (that N only), MBS_BENCH_PROFILE=K: no
  * timing, every kernel K times per N, for
  *   valgrind --tool=callgrind --toggle-collect='t_*' bench_large_tree
  * (instructions per call: callgrind_annotate --inclusive=yes, divided by K).
@@ -46,6 +52,8 @@ typedef struct {
     double *L;   /* the tree-stored M, then its factor */
     int nquad;   /* the Euler-parameter quadruples (quad_positions) */
     const int *qe, *qpos;
+    double *sa, *sb, *sc;   /* derivatives in pattern order, then dense (nv x nv) */
+    double *da, *db, *dc;
 } tctx;
 
 /* The Euler-parameter quadruples of a model (floating joints: coordinates
@@ -191,7 +199,8 @@ static int run(const mbs_model *robot, int nb, long profile, double ns[NK], doub
     }
     mjb_qacc_from_ours(&P, q, qd, qdd, qacc);
     mju_copy(md[1]->qacc, qacc, nv);   /* md[1]: mj_rne at our qdd */
-    tctx c = { m, d, mm, md[0], q, qd, qdd, tau, out, M, &pat, L, nquad, qe, qpos }, cr = c;
+    tctx c = { m, d, mm, md[0], q, qd, qdd, tau, out, M, &pat, L, nquad, qe, qpos, NULL, NULL, NULL, NULL, NULL, NULL },
+         cr = c;
     cr.md = md[1];
     const bench_fn fns[NK] = { t_fd, t_id, t_mdense, t_semi, t_msparse, t_msparse_ltdl, t_mj_forward, t_mj_rne,
                                t_mj_crb };
@@ -230,6 +239,120 @@ static int run(const mbs_model *robot, int nb, long profile, double ns[NK], doub
     return 0;
 }
 
+/* ---- derivatives: sparse (mbsens/sparse.h) against dense ---- */
+static void t_dfd_sparse(void *v)
+{
+    tctx *c = v;
+    mbs_forward_dynamics_derivatives_sparse(c->m, c->d, MBS_FD_RECURSIVE, c->q, c->qd, c->tau, c->out, c->sa,
+                                            c->sb, c->sc);
+    bench_sink = c->sa[0];
+}
+static void t_dfd_dense(void *v)
+{
+    tctx *c = v;
+    mbs_forward_dynamics_derivatives(c->m, c->d, MBS_FD_RECURSIVE, c->q, c->qd, c->tau, c->out, c->da, c->db,
+                                     c->dc);
+    bench_sink = c->da[0];
+}
+static void t_did_sparse(void *v)
+{
+    tctx *c = v;
+    mbs_inverse_dynamics_derivatives_sparse(c->m, c->d, c->q, c->qd, c->qdd, c->out, c->sa, c->sb);
+    bench_sink = c->sa[0];
+}
+static void t_did_dense(void *v)
+{
+    tctx *c = v;
+    mbs_inverse_dynamics_derivatives(c->m, c->d, c->q, c->qd, c->qdd, c->out, c->da, c->db);
+    bench_sink = c->da[0];
+}
+
+/* The dense derivatives are run up to this size (three nv^2 outputs and
+ * O(nv^3) products at most) */
+#define DENSE_DERIV_MAX_NV 1000
+
+enum { D_FDS, D_FDD, D_IDS, D_IDD, ND };
+static const char *const DNAME[ND] = { "dFD sparse", "dFD dense", "dID sparse", "dID dense" };
+
+/* one N: ns[k] of the derivative kernels (0: not run); 0 or -1 */
+static int run_derivatives(const mbs_model *robot, int nb, long profile, double ns[ND], int *nv_out, int *nnz)
+{
+    mbs_error err;
+    char label[64];
+    snprintf(label, sizeof label, "free_bodies_%d", nb);
+    char *text = mbs_generate_free_bodies_json(robot, nb, &err);
+    mbs_model *m = text ? mbs_model_load_string(text, label, &err) : NULL;
+    free(text);
+    if (!m) { fprintf(stderr, "%s: %s\n", label, err.msg); return -1; }
+    const int nq = mbs_model_nq(m), nv = mbs_model_nv(m), dense = nv <= DENSE_DERIV_MAX_NV;
+    const int nid = mbs_sparsity_nnz(m, MBS_SPARSITY_ID), nfd = mbs_sparsity_nnz(m, MBS_SPARSITY_FD);
+    const size_t ns1 = (size_t)(nid > nfd ? nid : nfd), nn = dense ? (size_t)nv * nv : 1;
+    *nv_out = nv;
+    nnz[0] = nid;
+    nnz[1] = nfd;
+    double *q = malloc(sizeof(double) * nq), *qd = malloc(sizeof(double) * nv), *qdd = malloc(sizeof(double) * nv);
+    double *tau = calloc((size_t)nv, sizeof(double)), *out = malloc(sizeof(double) * nv);
+    tctx c = { 0 };
+    c.sa = malloc(sizeof(double) * ns1); c.sb = malloc(sizeof(double) * ns1); c.sc = malloc(sizeof(double) * ns1);
+    c.da = malloc(sizeof(double) * nn); c.db = malloc(sizeof(double) * nn); c.dc = malloc(sizeof(double) * nn);
+    bench_rng rng;
+    bench_rng_seed(&rng, 7);
+    bench_random_state(m, &rng, 1.0, 1.0, q, qd, qdd);
+    mbs_data *d = bench_data(m);
+    c.m = m; c.d = d; c.q = q; c.qd = qd; c.qdd = qdd; c.tau = tau; c.out = out;
+    bench_check(mbs_forward_dynamics_derivatives_sparse(m, d, MBS_FD_RECURSIVE, q, qd, tau, out, c.sa, c.sb, c.sc),
+                d, "sparse FD derivatives");
+    bench_check(mbs_inverse_dynamics_derivatives_sparse(m, d, q, qd, qdd, out, c.sa, c.sb), d,
+                "sparse ID derivatives");
+    const bench_fn fns[ND] = { t_dfd_sparse, t_dfd_dense, t_did_sparse, t_did_dense };
+    memset(ns, 0, sizeof(double) * ND);
+    for (int k = 0; k < ND; k += 2) {
+        if (profile > 0) {
+            for (long i = 0; i < profile; i++) fns[k](&c);
+            if (dense) for (long i = 0; i < profile; i++) fns[k + 1](&c);
+        } else if (dense) {   /* sparse and dense side by side */
+            const bench_fn f2[2] = { fns[k], fns[k + 1] };
+            void *c2[2] = { &c, &c };
+            bench_result res[2];
+            double rt[2];
+            bench_time_many(2, f2, c2, res, rt);
+            ns[k] = res[0].median_ns;
+            ns[k + 1] = res[1].median_ns;
+        } else {
+            ns[k] = bench_time(fns[k], &c).median_ns;
+        }
+    }
+    mbs_data_free(d);
+    free(q); free(qd); free(qdd); free(tau); free(out);
+    free(c.sa); free(c.sb); free(c.sc); free(c.da); free(c.db); free(c.dc);
+    mbs_model_free(m);
+    return 0;
+}
+
+static int derivative_table(const mbs_model *robot, const int *counts, int ncount, long profile)
+{
+    printf("\n# derivatives: ns/call (median) of the state Jacobians (fully recursive FD: dvd/dq, dvd/dv,\n"
+           "# dvd/dtau; ID: dtau/dq, dtau/dv) in pattern order (mbsens/sparse.h) and dense (nv x nv; up to\n"
+           "# nv = %d), sparse and dense timed side by side; per body = ns / (N + 1)\n", DENSE_DERIV_MAX_NV);
+    printf("| %5s | %5s | %15s |", "N", "nv", "nnz ID / FD");
+    for (int k = 0; k < ND; k++) printf(" %10s |", DNAME[k]);
+    printf(" dFD sp / body | dID sp / body | dFD dense/sparse | dID dense/sparse |\n|%s\n",
+           "---|---|---|---|---|---|---|---|---|---|---|");
+    int fails = 0;
+    for (int i = 0; i < ncount; i++) {
+        double ns[ND];
+        int nv = 0, nnz[2] = { 0, 0 };
+        if (run_derivatives(robot, counts[i], profile, ns, &nv, nnz) != 0) { fails++; continue; }
+        printf("| %5d | %5d | %7d / %5d |", counts[i], nv, nnz[0], nnz[1]);
+        for (int k = 0; k < ND; k++) ns[k] > 0 ? printf(" %10.0f |", ns[k]) : printf(" %10s |", "-");
+        printf(" %13.0f | %13.0f |", ns[D_FDS] / (counts[i] + 1), ns[D_IDS] / (counts[i] + 1));
+        ns[D_FDD] > 0 ? printf(" %16.1f |", ns[D_FDD] / ns[D_FDS]) : printf(" %16s |", "-");
+        ns[D_IDD] > 0 ? printf(" %16.1f |\n", ns[D_IDD] / ns[D_IDS]) : printf(" %16s |\n", "-");
+        fflush(stdout);
+    }
+    return fails;
+}
+
 /* the robot of the header: a model file, simple_humanoid or human43 */
 static mbs_model *load_robot(const char *path, char *name, size_t len)
 {
@@ -262,19 +385,23 @@ int main(int argc, char **argv)
     mbs_model *robot = load_robot(robot_path, name, sizeof name);
     if (!robot) return 2;
     const char *prof = getenv("MBS_BENCH_PROFILE"), *one = getenv("MBS_BENCH_BODIES");
+    const char *which = getenv("MBS_BENCH_TABLE");   /* "derivatives": that table only; "main": the first only */
     const long profile = prof && *prof ? atol(prof) : 0;
     int counts[3] = { 10, 100, 1000 }, ncount = 3;
     if (one && *one) counts[0] = atoi(one), ncount = 1;
     if (bench_cfg.quick && ncount == 3) ncount = 1;
     bench_print_machine(stdout, "# ");
     printf("# robot: %s (nq %d), plus N free bodies on floating joints (Euler rates)\n", name, mbs_model_nq(robot));
-    printf("# ns/call (median); ratios ours / MuJoCo 2.2.2 (and semi / FD), medians of interleaved repetitions\n");
-    printf("| %5s | %11s |", "N", "nq / nv");
-    for (int k = 0; k < NK; k++) printf(" %10s |", KNAME[k]);
-    printf(" FD/fwd | ID/rne | M/crb | M sparse+LTDL/crb | semi/FD |\n|%s\n",
-           "---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    const int main_table = !(which && !strcmp(which, "derivatives"));
+    if (main_table) {
+        printf("# ns/call (median); ratios ours / MuJoCo 2.2.2 (and semi / FD), medians of interleaved repetitions\n");
+        printf("| %5s | %11s |", "N", "nq / nv");
+        for (int k = 0; k < NK; k++) printf(" %10s |", KNAME[k]);
+        printf(" FD/fwd | ID/rne | M/crb | M sparse+LTDL/crb | semi/FD |\n|%s\n",
+               "---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    }
     int fails = 0;
-    for (int i = 0; i < ncount; i++) {
+    for (int i = 0; i < ncount && main_table; i++) {
         double ns[NK], ratio[NPAIR];
         int nq = 0, nv = 0;
         if (run(robot, counts[i], profile, ns, ratio, &nq, &nv) != 0) { fails++; continue; }
@@ -284,6 +411,7 @@ int main(int argc, char **argv)
         printf("\n");
         fflush(stdout);
     }
+    if (!(which && !strcmp(which, "main"))) fails += derivative_table(robot, counts, ncount, profile);
     bench_print_footer(stdout);
     mbs_model_free(robot);
     return fails ? 1 : 0;

@@ -124,7 +124,7 @@ static const char *const kind_name[K_NKINDS] = {
     "cs fd", "cs mass", "cs jacobians", "cs tangent", "cs constraint tangent"
 };
 static const int kind_variants[K_NKINDS] = {
-    1, 1, 1, 1, 2, 3, 1, 2, 6, 2, 2, 2, 1, 1, 1, 1, 4, 4, 1, 5, 1, 1, 1, 1, 1, 1
+    1, 1, 1, 1, 2, 4, 1, 2, 8, 2, 2, 2, 1, 1, 1, 1, 4, 4, 1, 5, 1, 1, 1, 1, 1, 1
 };
 
 typedef struct {
@@ -212,6 +212,12 @@ static void run_dynamics(ctx *c, mbs_data *d, const op *o, blob *b)
     case K_MASS: rc = mbs_mass_matrix(m, d, q, y); len = (int)n2; break;
     case K_FD: rc = mbs_forward_dynamics(m, d, alg, q, qd, tau, y); len = nq; break;
     case K_IDD:
+        if (o->var == 3) {   /* in pattern order (mbsens/sparse.h) */
+            const int nz = mbs_sparsity_nnz(m, MBS_SPARSITY_ID);
+            rc = mbs_inverse_dynamics_derivatives_sparse(m, d, q, qd, qdd, y, A, A + nz);
+            len = nq + 2 * nz;
+            break;
+        }
         rc = mbs_inverse_dynamics_derivatives(m, d, q, qd, qdd, o->var == 1 ? NULL : y, o->var == 2 ? NULL : A,
                                               o->var == 1 ? NULL : B);
         len = nq + 2 * (int)n2;
@@ -222,7 +228,13 @@ static void run_dynamics(ctx *c, mbs_data *d, const op *o, blob *b)
         len = nq;
         break;
     case K_FDD: {
-        const int w = o->var / 2;   /* 0: everything; 1: dqdd/dq alone; 2: qdd and dqdd/dtau */
+        const int w = o->var / 2;   /* 0: everything; 1: dqdd/dq alone; 2: qdd and dqdd/dtau; 3: sparse */
+        if (w == 3) {
+            const int nz = mbs_sparsity_nnz(m, MBS_SPARSITY_FD);
+            rc = mbs_forward_dynamics_derivatives_sparse(m, d, alg, q, qd, tau, y, A, A + nz, A + 2 * nz);
+            len = nq + 3 * nz;
+            break;
+        }
         rc = mbs_forward_dynamics_derivatives(m, d, alg, q, qd, tau, w == 1 ? NULL : y, w == 2 ? NULL : A,
                                               w ? NULL : B, w == 1 ? NULL : C);
         len = nq + 3 * (int)n2;

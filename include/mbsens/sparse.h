@@ -26,6 +26,7 @@
 #define MBSENS_SPARSE_H
 
 #include "data.h"
+#include "dynamics.h"
 #include "error.h"
 #include "model.h"
 
@@ -90,6 +91,50 @@ void mbs_tree_solve_ltl(const mbs_tree_pattern *p, const double *val, double *x)
  * MBS_ERR_ARG if root is not the root of a ground subtree. */
 int mbs_tree_inverse_block(const mbs_tree_pattern *p, const double *val, int root, double *Minv, int ld,
                            mbs_error *err);
+
+/* The patterns of the derivatives, in compressed columns (CSC: column c
+ * holds the entries ind[ptr[c]] .. ind[ptr[c + 1] - 1], rows in increasing
+ * order; ptr: nv + 1, ind: mbs_sparsity_nnz). An entry outside the pattern
+ * is zero at every state (docs/api.md, "Sparse derivatives"):
+ *
+ *   MBS_SPARSITY_MASS  the upper triangle of M by columns (= the lower one
+ *                      by rows: the tree storage above);
+ *   MBS_SPARSITY_ID    dtau/dq and dtau/dv: (r, c) with r an ancestor of c,
+ *                      c itself or in c's subtree, plus a clique per force
+ *                      element: every pair of velocities on the paths to
+ *                      the ground of the bodies it joins;
+ *   MBS_SPARSITY_FD    dvd/dq, dvd/dv and dvd/dtau: (r, c) in one ground
+ *                      subtree (the subtree of a joint on the ground), the
+ *                      subtrees that force elements join merged into one.
+ *
+ * mbs_sparsity_nnz: -1 for a NULL model, an unknown kind or more than
+ * INT_MAX entries. */
+typedef enum mbs_sparsity { MBS_SPARSITY_MASS = 0, MBS_SPARSITY_ID = 1, MBS_SPARSITY_FD = 2 } mbs_sparsity;
+int mbs_sparsity_nnz(const mbs_model *m, mbs_sparsity s);
+int mbs_sparsity_pattern(const mbs_model *m, mbs_sparsity s, int *colptr, int *rowind, mbs_error *err);
+
+/* mbs_inverse_dynamics_derivatives with dtau/dq and dtau/dv in the order
+ * of the MBS_SPARSITY_ID pattern (mbs_sparsity_nnz values each): the
+ * dense function's entries at those positions (the same operations: the
+ * same numbers; on trees of 1-DOF joints without body loads the dense
+ * function takes a fused pass, whose values differ at round-off), in
+ * O(nnz) time and no nv x nv array. tau: nv. Any output may be NULL.
+ * Errors as the dense function. */
+int mbs_inverse_dynamics_derivatives_sparse(const mbs_model *m, mbs_data *d, const double *q, const double *v,
+                                            const double *vd, double *tau, double *dtau_dq, double *dtau_dv);
+
+/* mbs_forward_dynamics_derivatives with dvd/dq, dvd/dv and dvd/dtau in the
+ * order of the MBS_SPARSITY_FD pattern (mbs_sparsity_nnz values each): per
+ * ground subtree, the dense block of M'^-1 from the tree factorization
+ * times the block of the completed right-hand sides. Cost: the sparse ID
+ * derivatives plus the sum over ground subtrees of (size^2 x the size of
+ * its merged group), linear in the number of subtrees of bounded size.
+ * The dense function's values to round-off (another order of the same
+ * products; docs/api.md gives the bound). vd: nv. Any output may be NULL.
+ * alg: the algorithm of vd as in the dense function. */
+int mbs_forward_dynamics_derivatives_sparse(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
+                                            const double *v, const double *tau, double *vd, double *dvd_dq,
+                                            double *dvd_dv, double *dvd_dtau);
 
 #ifdef __cplusplus
 }

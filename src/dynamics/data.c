@@ -14,6 +14,7 @@
 #include "forces/force.h"
 #include "constraints/kinematic_problems.h"
 #include "kernels/jacobians_1dof.h"
+#include "dynamics/derivatives_sparse.h"
 #include "dynamics/scribble.h"
 #include "kernels/results.h"
 
@@ -37,6 +38,7 @@ mbs_data *mbs_data_create(const mbs_model *m, mbs_error *err)
     ok = ok && d->scratch && d->xload && d->qload && d->dx && d->dbuf && mbs_con_ws_create(d, m) == 0;
     ok = ok && mbs_abajf_create(d, m) == 0;
     ok = ok && mbs_jac1_create(d, m) == 0;
+    ok = ok && mbs_dsparse_create(d, m) == 0;
     d->x_moderate = 1;
     for (int k = 0; k < m->nx; k++)
         if (!(fabs(m->x[k]) <= 1e15)) d->x_moderate = 0;
@@ -56,6 +58,7 @@ void mbs_data_free(mbs_data *d)
     mbs_con_ws_free(d);
     mbs_abajf_free(d);
     mbs_jac1_free(d);
+    mbs_dsparse_free(d);
     free(d->dx);
     free(d->dbuf);
     free(d->scratch);
@@ -78,6 +81,7 @@ void mbs_data_scribble(mbs_data *d, uint64_t seed)
     mbs_con_ws_scribble(d, &s);
     mbs_abajf_scribble(d, &s);
     mbs_jac1_scribble(d, &s);
+    mbs_dsparse_scribble(d, &s);
     snprintf(d->err, sizeof d->err, "(scribbled)");
 }
 

@@ -44,6 +44,10 @@ void mbs_deriv_id_tangent(const mbs_model *m, mbs_data *d, const double *q, cons
                           const double *qdd, const double *dq, const double *dqd,
                           const double *dqdd, const double *dx, double *dtau, int first, int last);
 
+/* 1 if the all-columns kernel applies at q (every Euler quadruple on
+ * |p| = 1 to 1e-14; id_derivatives.c), else the per-column sweeps. */
+int mbs_deriv_id_fast(const mbs_model *m, const double *q);
+
 /* dtau/dq and dtau/dqd (either may be NULL; M: the mass matrix, or NULL) at
  * the completed Newton-Euler primal left in d->ws at (q, qd, qdd)
  * (id_derivatives.c). */

@@ -64,7 +64,7 @@ void mbs_deriv_id_tangent(const mbs_model *m, mbs_data *d, const double *q, cons
  * forces at body points, global torques, joint forces, whose values do not
  * change along a state direction); force elements add the change of their
  * values (element_columns). */
-static int fast_jacobians(const mbs_model *m, const double *q)
+int mbs_deriv_id_fast(const mbs_model *m, const double *q)
 {
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
@@ -165,7 +165,7 @@ void mbs_deriv_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, co
 {
     const int nv = m->nv;
     double *e = d->dbuf + 4 * nv, *col = d->dbuf + 5 * nv;   /* callers use dbuf[0, 2 nv) */
-    const int fast = fast_jacobians(m, q);
+    const int fast = mbs_deriv_id_fast(m, q);
     if (fast) {
         mbs_rnea_jacobians(m, m->x, &d->ws, q, qd, qdd, 0, dtau_dq, dtau_dqd, M);
         if (m->nforce > 0) {

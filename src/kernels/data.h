@@ -33,6 +33,7 @@ struct mbs_data {
     struct mbs_abajf *fdl;   /* joint-frame forward dynamics: constants and workspace
                             * (aba_joint_frames.c) */
     struct mbs_jac1 *idl;   /* fused ID Jacobians for 1-DOF trees (jacobians_1dof.c) */
+    struct mbs_dsparse *dsp; /* derivatives in pattern order (dynamics/derivatives_sparse.h) */
     int has_body_load;     /* a user body load is set (cleared by the next clear) */
     int fr_global;         /* mbs_data_set_fr_frames(MBS_FR_GLOBAL) */
     int x_moderate;        /* every number of the model at most 1e15 in magnitude

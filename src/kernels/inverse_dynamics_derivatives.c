@@ -10,17 +10,26 @@
  * The primal workspace w must hold a completed mbs_rnea (accumulated F).
  * With a direction confined to the subtree first..last-1, only that subtree
  * and the path from `first` to the root are visited: O(subtree + depth).
- * dtau is written in full (zeros elsewhere). dqfrc may be NULL.
+ * dtau is written in full (zeros elsewhere; mbs_rnea_d_range: only that
+ * subtree and path). dqfrc may be NULL.
  */
 #include "kernels.h"
 #include "base/algebra.h"
 
-void MBS_K(mbs_rnea_d)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws) *dw,
-                       const mreal *dqfrc, mreal *dtau, int first, int last)
+static void rnea_d(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws) *dw, const mreal *dqfrc,
+                   mreal *dtau, int first, int last, int range)
 {
     if (first < 1) first = 1;
     if (last > m->nb + 1) last = m->nb + 1;
-    for (int k = 0; k < m->nv; k++) dtau[k] = dqfrc ? -dqfrc[k] : 0;
+    if (!range) {
+        for (int k = 0; k < m->nv; k++) dtau[k] = dqfrc ? -dqfrc[k] : 0;
+    } else {
+        const int k0 = m->joint[first].voff, k1 = last <= m->nb ? m->joint[last].voff : m->nv;
+        for (int k = k0; k < k1; k++) dtau[k] = dqfrc ? -dqfrc[k] : 0;
+        for (int j = m->joint[first].parent; j > 0; j = m->joint[j].parent)
+            for (int k = m->joint[j].voff; k < m->joint[j].voff + m->joint[j].nv; k++)
+                dtau[k] = dqfrc ? -dqfrc[k] : 0;
+    }
     for (int i = first; i < last; i++) {
         /* M^v and its tangent have the body-inertia structure (m6_body_inertia:
          * m I, m S(g), J'), whose product takes a third of a general 6 x 6's */
@@ -54,4 +63,16 @@ void MBS_K(mbs_rnea_d)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws)
         for (int k = 0; k < jt->nv; k++) dtau[jt->voff + k] += s6_dot(bj + 6 * k, dF);
         if (jt->parent > 0) s6_wrench_shift_add(dw->F + 6 * jt->parent, w->a + 3 * j, dF);
     }
+}
+
+void MBS_K(mbs_rnea_d)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws) *dw,
+                       const mreal *dqfrc, mreal *dtau, int first, int last)
+{
+    rnea_d(m, w, dw, dqfrc, dtau, first, last, 0);
+}
+
+void MBS_K(mbs_rnea_d_range)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws) *dw,
+                             const mreal *dqfrc, mreal *dtau, int first, int last)
+{
+    rnea_d(m, w, dw, dqfrc, dtau, first, last, 1);
 }

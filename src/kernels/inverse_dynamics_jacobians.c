@@ -318,11 +318,13 @@ JAC_INLINE void jac_column_vectors(mreal *C, const mreal *B, int loads, mreal tr
     }
 }
 
-/* Entries of column ck in the rows at or below it, r in [below, qend).
- * With the row vectors g_r = [alpha_r; beta_r] (contiguous) each entry is
- * one 12-dot: dq = g . [-w; u] (+ lambda . s), dqd = g . [-(u + ut); -s]
- * (dtau_dq NULL: not wanted for this column). */
-JAC_INLINE void jac_rows_below(const mreal *JC, int nv, int ck, int below, int qend, int loads,
+/* Entries of column ck in the rows at or below it, r in [below, qend),
+ * at [b + r rs] (dense: b = ck, rs = nv; pattern order: b = the
+ * position of (ck, ck) - ck, rs = 1). With the row vectors g_r = [alpha_r;
+ * beta_r] (contiguous) each entry is one 12-dot: dq = g . [-w; u] (+
+ * lambda . s), dqd = g . [-(u + ut); -s] (dtau_dq NULL: not wanted for
+ * this column). */
+JAC_INLINE void jac_rows_below(const mreal *JC, ptrdiff_t b, size_t rs, int ck, int below, int qend, int loads,
                                mreal *dtau_dq, mreal *dtau_dqd)
 {
     const mreal *C = JC + (size_t)ck * JC_SIZE;
@@ -336,37 +338,35 @@ JAC_INLINE void jac_rows_below(const mreal *JC, int nv, int ck, int below, int q
     }
     if (dtau_dq && dtau_dqd && !loads) {
         /* both at once: each row vector read once */
-        mreal *o1 = dtau_dq + ck, *o2 = dtau_dqd + ck;
         for (int r = below; r < qend; r++) {
             const mreal *g = JC + (size_t)r * JC_SIZE + JC_AL;
-            o1[(size_t)r * nv] = dot12(g, z1);
-            o2[(size_t)r * nv] = dot12(g, z2);
+            const ptrdiff_t o = b + (ptrdiff_t)((size_t)r * rs);
+            dtau_dq[o] = dot12(g, z1);
+            dtau_dqd[o] = dot12(g, z2);
         }
         return;
     }
     if (dtau_dq) {
-        mreal *out = dtau_dq + ck;
         if (loads)
             for (int r = below; r < qend; r++) {
                 const mreal *R = JC + (size_t)r * JC_SIZE;
-                out[(size_t)r * nv] = dot12(R + JC_AL, z1) +
+                dtau_dq[b + (ptrdiff_t)((size_t)r * rs)] = dot12(R + JC_AL, z1) +
                     (R[JC_LA] * s[3] + R[JC_LA + 1] * s[4] + R[JC_LA + 2] * s[5]);
             }
         else
             for (int r = below; r < qend; r++)
-                out[(size_t)r * nv] = dot12(JC + (size_t)r * JC_SIZE + JC_AL, z1);
+                dtau_dq[b + (ptrdiff_t)((size_t)r * rs)] = dot12(JC + (size_t)r * JC_SIZE + JC_AL, z1);
     }
     if (dtau_dqd) {
-        mreal *out = dtau_dqd + ck;
         for (int r = below; r < qend; r++)
-            out[(size_t)r * nv] = dot12(JC + (size_t)r * JC_SIZE + JC_AL, z2);
+            dtau_dqd[b + (ptrdiff_t)((size_t)r * rs)] = dot12(JC + (size_t)r * JC_SIZE + JC_AL, z2);
     }
 }
 
 /* Euler rows c of the joint of Euler column ck = v0 + e0 + a (p its
  * parameters, rj its joint point - p0, F the subtree wrench):
- * + (dS_c[t] - s_k x s_c) . F */
-JAC_INLINE void jac_rows_euler(const mreal *JC, int nv, int ck, int v0e, int a, const mreal *p,
+ * + (dS_c[t] - s_k x s_c) . F, at dtau_dq[b + r rs] as in jac_rows_below */
+JAC_INLINE void jac_rows_euler(const mreal *JC, ptrdiff_t b, size_t rs, int ck, int v0e, int a, const mreal *p,
                                const mreal *AhJ, const mreal *rj, const mreal *F, mreal *dtau_dq)
 {
     const mreal *s = JC + (size_t)ck * JC_SIZE + JC_S;
@@ -384,7 +384,7 @@ JAC_INLINE void jac_rows_euler(const mreal *JC, int nv, int ck, int v0e, int a, 
         v3_cross(dsc, rj, ww);
         s6_mcross(sxs, s, JC + (size_t)r * JC_SIZE + JC_S);
         for (int b = 0; b < 6; b++) dsc[b] -= sxs[b];
-        dtau_dq[r * nv + ck] += dot6(dsc, F);
+        dtau_dq[b + (ptrdiff_t)((size_t)r * rs)] += dot6(dsc, F);
     }
 }
 
@@ -414,10 +414,33 @@ JAC_INLINE void jac_rows_above(const mreal *JC, const int *vpar, int nv, int ck,
     }
 }
 
+/* jac_rows_above in pattern order (sp): the rows top, vpar[top], ... are
+ * found in column ck's sorted row list by walking down from pos, the
+ * position of top's child on the path (the list may hold rows of
+ * force-element cliques between them); M(r, ck) in row ck of the tree
+ * storage, where ancestor r sits at its depth. */
+JAC_INLINE void jac_rows_above_sparse(const mreal *JC, const int *vpar, const mbs_jac_pattern *sp, int ck, int top,
+                                      int pos, mreal *dtau_dq, mreal *dtau_dqd, mreal *M)
+{
+    const mreal *C = JC + (size_t)ck * JC_SIZE, *ps = C + JC_PS, *psd = C + JC_PSD;
+    const int *ind = sp->ind;
+    for (int r = top; r >= 0; r = vpar[r]) {
+        while (ind[--pos] != r) {}
+        const mreal *sr = JC + (size_t)r * JC_SIZE + JC_S;
+        if (dtau_dq) dtau_dq[pos] = dot6(sr, ps);
+        if (dtau_dqd) dtau_dqd[pos] = dot6(sr, psd);
+    }
+    if (M) {
+        const int *mr = sp->mrow;
+        for (int r = ck; r >= 0; r = vpar[r])
+            M[mr[ck] + mr[r + 1] - mr[r] - 1] = dot6(JC + (size_t)r * JC_SIZE + JC_S, C + JC_AL);
+    }
+}
+
 /* ---- backward, body i: column vectors, Jacobian entries, composite sums ---- */
 JAC_INLINE void jac_backward_body(const mbs_model *m, const MBS_K(mbs_ws) *w, mreal *JB, mreal *JC,
                                   const mreal *p0, const mreal *q, int loads, int skip_euler, int i,
-                                  mreal *dtau_dq, mreal *dtau_dqd, mreal *M)
+                                  const mbs_jac_pattern *sp, mreal *dtau_dq, mreal *dtau_dqd, mreal *M)
 {
     const int nb = m->nb, nv = m->nv;
     const mbs_joint_info *jt = &m->joint[i];
@@ -436,15 +459,21 @@ JAC_INLINE void jac_backward_body(const mbs_model *m, const MBS_K(mbs_ws) *w, mr
         const int dq = dtau_dq && (!euler || !skip_euler);
         /* rows at or below k: this joint from k on (from its first Euler
          * parameter for an Euler column), then the subtree */
-        jac_rows_below(JC, nv, ck, euler ? v0 + e0 : ck, qend, loads, dq ? dtau_dq : NULL, dtau_dqd);
+        const int below = euler ? v0 + e0 : ck;
+        const ptrdiff_t b = sp ? sp->diag[ck] - ck : ck;
+        const size_t rs = sp ? 1 : (size_t)nv;
+        jac_rows_below(JC, b, rs, ck, below, qend, loads, dq ? dtau_dq : NULL, dtau_dqd);
         if (dq && euler) {
             mreal rj[3];
             v3_sub(rj, w->rj + 3 * i, p0);
-            jac_rows_euler(JC, nv, ck, v0 + e0, k - e0, q + jt->qoff + e0, w->AhJ + 9 * i, rj, B + JB_F, dtau_dq);
+            jac_rows_euler(JC, b, rs, ck, v0 + e0, k - e0, q + jt->qoff + e0, w->AhJ + 9 * i, rj, B + JB_F, dtau_dq);
         }
         /* rows above: earlier columns of this joint, then the ancestors */
-        jac_rows_above(JC, w->vpar, nv, ck, euler ? w->vpar[v0 + e0] : w->vpar[ck], dq ? dtau_dq : NULL,
-                       dtau_dqd, M);
+        if (sp)
+            jac_rows_above_sparse(JC, w->vpar, sp, ck, w->vpar[below], sp->diag[ck] - (ck - below),
+                                  dq ? dtau_dq : NULL, dtau_dqd, M);
+        else
+            jac_rows_above(JC, w->vpar, nv, ck, w->vpar[below], dq ? dtau_dq : NULL, dtau_dqd, M);
     }
     /* pass the composite sums to the parent */
     if (h > 0) {
@@ -454,9 +483,9 @@ JAC_INLINE void jac_backward_body(const mbs_model *m, const MBS_K(mbs_ws) *w, mr
     }
 }
 
-void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w,
-                               const mreal *q, const mreal *qd, const mreal *qdd, int skip_euler,
-                               mreal *dtau_dq, mreal *dtau_dqd, mreal *M)
+static void jac_all(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w, const mreal *q, const mreal *qd,
+                    const mreal *qdd, int skip_euler, const mbs_jac_pattern *sp, mreal *dtau_dq, mreal *dtau_dqd,
+                    mreal *M)
 {
     const int nb = m->nb, nv = m->nv;
     mreal *JB = w->jac, *JC = w->jac + (size_t)(nb + 1) * JB_SIZE;
@@ -484,14 +513,31 @@ void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws)
 
     /* ---- backward: composite sums, column vectors, Jacobian entries ---- */
     /* zero the entries between independent branches; a single chain from
-     * the ground has none (every pair of columns is ancestor-related) */
-    if (m->nbranch != 1 || skip_euler) {
-        if (dtau_dq) for (int k = 0; k < nv * nv; k++) dtau_dq[k] = 0;
-        if (dtau_dqd) for (int k = 0; k < nv * nv; k++) dtau_dqd[k] = 0;
-        if (M) for (int k = 0; k < nv * nv; k++) M[k] = 0;
+     * the ground has none (every pair of columns is ancestor-related). In
+     * pattern order, the entries of force-element cliques and skipped
+     * Euler columns are not written: all start at zero. */
+    const size_t nz = sp ? (size_t)sp->ptr[nv] : (size_t)nv * nv;
+    if (sp || m->nbranch != 1 || skip_euler) {
+        if (dtau_dq) for (size_t k = 0; k < nz; k++) dtau_dq[k] = 0;
+        if (dtau_dqd) for (size_t k = 0; k < nz; k++) dtau_dqd[k] = 0;
+        if (M && !sp) for (size_t k = 0; k < nz; k++) M[k] = 0;
     }
     for (int i = nb; i >= 1; i--)
-        jac_backward_body(m, w, JB, JC, p0, q, loads, skip_euler, i, dtau_dq, dtau_dqd, M);
+        jac_backward_body(m, w, JB, JC, p0, q, loads, skip_euler, i, sp, dtau_dq, dtau_dqd, M);
+}
+
+void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w,
+                               const mreal *q, const mreal *qd, const mreal *qdd, int skip_euler,
+                               mreal *dtau_dq, mreal *dtau_dqd, mreal *M)
+{
+    jac_all(m, x, w, q, qd, qdd, skip_euler, NULL, dtau_dq, dtau_dqd, M);
+}
+
+void MBS_K(mbs_rnea_jacobians_sparse)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w, const mreal *q,
+                                      const mreal *qd, const mreal *qdd, const mbs_jac_pattern *sp,
+                                      mreal *dtau_dq, mreal *dtau_dqd, mreal *M)
+{
+    jac_all(m, x, w, q, qd, qdd, 0, sp, dtau_dq, dtau_dqd, M);
 }
 
 void MBS_K(mbs_jac_body_tangent)(const mbs_model *m, const MBS_K(mbs_ws) *w, int k, int which, int b,

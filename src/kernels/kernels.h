@@ -164,6 +164,11 @@ void MBS_K(mbs_body_terms_d)(const mbs_model *m, const mreal *x, const MBS_K(mbs
                              const mreal *dx, MBS_K(mbs_ws) *dw, int first, int last);
 void MBS_K(mbs_rnea_d)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws) *dw,
                        const mreal *dqfrc, mreal *dtau, int first, int last);
+/* mbs_rnea_d writing (and reading dqfrc at) only the entries of the
+ * bodies first..last-1 and of the joints on the path to the root: the
+ * others of dtau are left as they are (O(range + depth), not O(nv)). */
+void MBS_K(mbs_rnea_d_range)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws) *dw,
+                             const mreal *dqfrc, mreal *dtau, int first, int last);
 
 /* All columns of dtau/dq and dtau/dqd (nv x nv, row-major; either may be
  * NULL) in O(n depth), from a completed mbs_rnea in w at (q, qd, qdd) (any
@@ -177,6 +182,24 @@ size_t MBS_K(mbs_jac_size)(const mbs_model *m);
 void MBS_K(mbs_rnea_jacobians)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w,
                                const mreal *q, const mreal *qd, const mreal *qdd, int skip_euler,
                                mreal *dtau_dq, mreal *dtau_dqd, mreal *M);
+
+/* Where mbs_rnea_jacobians_sparse writes: dtau/dq and dtau/dqd in
+ * compressed columns (ptr: nv + 1, ind: the sorted rows of each column,
+ * holding at least every row at or below the column (its ancestors, its
+ * joint, its subtree); diag[c]: the position of (c, c)) and M in the tree
+ * storage (mrow: the rowptr of mbs_model_tree_pattern). */
+#ifndef MBS_JAC_PATTERN_DEFINED
+#define MBS_JAC_PATTERN_DEFINED
+typedef struct mbs_jac_pattern {
+    const int *ptr, *ind, *diag, *mrow;
+} mbs_jac_pattern;
+#endif
+/* mbs_rnea_jacobians (Euler columns complete as with skip_euler = 0)
+ * with the entries at their positions in sp: the same numbers; every
+ * entry of sp not on an ancestor-or-descendant pair is zero. */
+void MBS_K(mbs_rnea_jacobians_sparse)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w, const mreal *q,
+                                      const mreal *qd, const mreal *qdd, const mbs_jac_pattern *sp,
+                                      mreal *dtau_dq, mreal *dtau_dqd, mreal *M);
 
 /* After mbs_rnea_jacobians: the kinematic tangents (dw->A, o, r, V of body
  * b, in the layout of mbs_kin_forward_d) for a unit change of q_k (which =
