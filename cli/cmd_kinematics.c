@@ -313,7 +313,7 @@ static void json_jacobians(cli_buf *b, const cli_state *st, const kin_args *a, c
         cli_buf_puts(b, "\n  }");
     }
     if (a->com) {
-        const double *v[6] = { o->rG, o->vG, o->aG, o->hG, o->AGdv };
+        const double *v[5] = { o->rG, o->vG, o->aG, o->hG, o->AGdv };
         static const char *const key[5] = { "r_G", "v_G", "a_G", "h_G", "AGdot_v" };
         cli_buf_puts(b, ",\n  \"com\": {");
         for (int k = 0; k < 5; k++) {
