@@ -1,8 +1,13 @@
 /*
  * cmd_kinematics.c - `mbsens kinematics MODEL [--q ...] [--qd ...] [--qdd ...]
- * [--ref com|origin|joint] [--json]`: kinematics of every body and named
- * point, and the energies.
+ * [--ref com|origin|joint] [--jacobian BODY [--point X,Y,Z] [--axes
+ * world|local]] [--com] [--json]`: kinematics of every body and named
+ * point, and the energies; or a frame Jacobian and J-dot v, or the centre
+ * of mass, its Jacobian and the centroidal momentum (mbsens/jacobians.h).
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli_options.h"
 #include "cli_session.h"
 #include "cli_util.h"
@@ -10,7 +15,8 @@
 static void usage(FILE *out)
 {
     fputs("Usage: mbsens kinematics MODEL [--q LIST] [--qd LIST] [--qdd LIST]\n"
-          "                         [--ref com|origin|joint] [--json]\n"
+          "                         [--ref com|origin|joint] [--jacobian BODY\n"
+          "                         [--point X,Y,Z] [--axes world|local]] [--com] [--json]\n"
           "\n"
           "Recursive kinematics at the state (q, qd, qdd). Prints, in global\n"
           "components, for every body: the centre-of-mass position r_com, the body\n"
@@ -30,6 +36,14 @@ static void usage(FILE *out)
           "  --qdd LIST     joint accelerations (default: zero)\n"
           "  --ref POINT    reference point of the recursive velocity variables:\n"
           "                 com (default), origin or joint; results do not depend on it\n"
+          "  --jacobian BODY  print instead the frame Jacobian J (6 x nv: rows v_x v_y\n"
+          "                 v_z w_x w_y w_z, a column per velocity) of body BODY at\n"
+          "                 the point --point and J-dot v, [a; alpha] = J qdd + J-dot v\n"
+          "  --point X,Y,Z  the body point, body-local coordinates (default: origin)\n"
+          "  --axes AXES    world (default) or local: the body's own axes\n"
+          "  --com          print instead (or as well) the centre of mass r_G, v_G,\n"
+          "                 a_G, its Jacobian J_G, the centroidal momentum h_G\n"
+          "                 (angular part about G, world axes), A_G and A_G-dot v\n"
           "  --json         print a JSON object instead of text\n"
           "  -h, --help     show this help and exit\n", out);
 }
@@ -183,15 +197,203 @@ static void json_output(cli_buf *b, const cli_state *st)
 }
 
 typedef struct {
-    const char *q, *qd, *qdd, *ref;
-    int json;
+    const char *q, *qd, *qdd, *ref, *jacobian, *point;
+    int axes, com, json;
 } kin_args;
+
+static int axes_from_name(const char *name)
+{
+    if (!strcmp(name, "world")) return MBS_AXES_WORLD;
+    if (!strcmp(name, "local")) return MBS_AXES_LOCAL;
+    return -1;
+}
+
+/* What --jacobian and --com print, computed before any output. */
+typedef struct {
+    int body, axes;
+    double point[3];
+    double *J, Jdv[6];                                /* J: 6 nv */
+    double rG[3], vG[3], aG[3], hG[6], AGdv[6];
+    double *JG, *AG;                                  /* 3 nv, 6 nv */
+} jac_out;
+
+static int compute_jacobians(const cli_state *st, const kin_args *a, jac_out *o)
+{
+    const mbs_model *m = st->m;
+    mbs_data *d = st->d;
+    const double *pt = a->point ? o->point : NULL;
+    int rc = MBS_OK;
+    if (a->jacobian) {
+        rc = mbs_frame_jacobian(m, d, o->body, pt, (mbs_axes)o->axes, o->J);
+        if (!rc) rc = mbs_frame_jacobian_dot_v(m, d, o->body, pt, (mbs_axes)o->axes, o->Jdv);
+    }
+    if (!rc && a->com) {
+        rc = mbs_com(m, d, o->rG, o->vG, o->aG);
+        if (!rc) rc = mbs_com_jacobian(m, d, o->JG);
+        if (!rc) rc = mbs_centroidal_momentum(m, d, o->hG);
+        if (!rc) rc = mbs_centroidal_momentum_matrix(m, d, o->AG);
+        if (!rc) rc = mbs_centroidal_momentum_dot_v(m, d, o->AGdv);
+    }
+    if (rc) cli_error("kinematics", "%s", mbs_data_error(d));
+    return rc ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
+/* rows of a row-major rows x n matrix, each after its label */
+static void text_rows(cli_buf *b, const char *const *labels, const double *A, int rows, int n)
+{
+    for (int r = 0; r < rows; r++) {
+        cli_buf_printf(b, "  %-6s", labels[r]);
+        cli_text_vec(b, A + (size_t)r * (size_t)n, n);
+        cli_buf_puts(b, "\n");
+    }
+}
+
+static void text_jacobians(cli_buf *b, const cli_state *st, const kin_args *a, const jac_out *o)
+{
+    static const char *const lab[6] = { "v_x", "v_y", "v_z", "w_x", "w_y", "w_z" };
+    static const char *const hlab[6] = { "p_x", "p_y", "p_z", "L_x", "L_y", "L_z" };
+    const mbs_model *m = st->m;
+    const int nv = mbs_model_nv(m);
+    cli_buf_printf(b, "model %s  (ref: %s)\n", mbs_model_name(m), mbs_ref_point_name(st->ref));
+    if (a->jacobian) {
+        cli_buf_printf(b, "\njacobian of body %s at point ", mbs_body_name(m, o->body));
+        cli_text_vec(b, o->point, 3);
+        cli_buf_printf(b, " (%s axes; columns: the %d velocities)\n", o->axes ? "local" : "world", nv);
+        text_rows(b, lab, o->J, 6, nv);
+        cli_buf_puts(b, "J-dot v\n  ");
+        cli_text_vec(b, o->Jdv, 6);
+        cli_buf_puts(b, "\n");
+    }
+    if (!a->com) return;
+    cli_buf_puts(b, "\ncentre of mass (world axes)\n  r_G   ");
+    cli_text_vec(b, o->rG, 3);
+    cli_buf_puts(b, "\n  v_G   ");
+    cli_text_vec(b, o->vG, 3);
+    cli_buf_puts(b, "\n  a_G   ");
+    cli_text_vec(b, o->aG, 3);
+    cli_buf_puts(b, "\nJ_G\n");
+    text_rows(b, lab, o->JG, 3, nv);
+    cli_buf_puts(b, "h_G (linear; angular about G)\n  ");
+    cli_text_vec(b, o->hG, 6);
+    cli_buf_puts(b, "\nA_G\n");
+    text_rows(b, hlab, o->AG, 6, nv);
+    cli_buf_puts(b, "A_G-dot v\n  ");
+    cli_text_vec(b, o->AGdv, 6);
+    cli_buf_puts(b, "\n");
+}
+
+/* a row-major matrix as an array of rows */
+static void json_rows(cli_buf *b, const double *A, int rows, int n)
+{
+    cli_buf_puts(b, "[");
+    for (int r = 0; r < rows; r++) {
+        cli_buf_puts(b, r ? ",\n      " : "\n      ");
+        cli_json_vec(b, A + (size_t)r * (size_t)n, n);
+    }
+    cli_buf_puts(b, "\n    ]");
+}
+
+static void json_jacobians(cli_buf *b, const cli_state *st, const kin_args *a, const jac_out *o)
+{
+    const mbs_model *m = st->m;
+    const int nv = mbs_model_nv(m);
+    cli_buf_puts(b, "{\n  \"model\": ");
+    cli_json_str(b, mbs_model_name(m));
+    cli_buf_puts(b, ",\n  \"ref\": ");
+    cli_json_str(b, mbs_ref_point_name(st->ref));
+    if (a->jacobian) {
+        cli_buf_puts(b, ",\n  \"jacobian\": {\n    \"body\": ");
+        cli_json_str(b, mbs_body_name(m, o->body));
+        cli_buf_puts(b, ",\n    \"point\": ");
+        cli_json_vec(b, o->point, 3);
+        cli_buf_printf(b, ",\n    \"axes\": \"%s\",\n    \"J\": ", o->axes ? "local" : "world");
+        json_rows(b, o->J, 6, nv);
+        cli_buf_puts(b, ",\n    \"Jdot_v\": ");
+        cli_json_vec(b, o->Jdv, 6);
+        cli_buf_puts(b, "\n  }");
+    }
+    if (a->com) {
+        const double *v[5] = { o->rG, o->vG, o->aG, o->hG, o->AGdv };
+        static const char *const key[5] = { "r_G", "v_G", "a_G", "h_G", "AGdot_v" };
+        cli_buf_puts(b, ",\n  \"com\": {");
+        for (int k = 0; k < 5; k++) {
+            cli_buf_printf(b, "%s\n    \"%s\": ", k ? "," : "", key[k]);
+            cli_json_vec(b, v[k], k < 3 ? 3 : 6);
+        }
+        cli_buf_puts(b, ",\n    \"J_G\": ");
+        json_rows(b, o->JG, 3, nv);
+        cli_buf_puts(b, ",\n    \"A_G\": ");
+        json_rows(b, o->AG, 6, nv);
+        cli_buf_puts(b, "\n  }");
+    }
+    cli_buf_puts(b, "\n}\n");
+}
+
+/* The body of --jacobian (its name; "ground" is body 0), --point and
+ * --axes: CLI_EXIT_OK, or a usage error naming what is wrong. */
+static int jacobian_options(const cli_state *st, const kin_args *a, jac_out *o)
+{
+    const char *cmd = "kinematics";
+    const mbs_model *m = st->m;
+    if (!a->jacobian && (a->point || a->axes >= 0))
+        return cli_usage_error(cmd, usage, "%s needs --jacobian BODY", a->point ? "--point" : "--axes");
+    o->axes = a->axes >= 0 ? a->axes : MBS_AXES_WORLD;
+    if (a->point) {
+        int rc = cli_parse_values(cmd, "--point", a->point, NULL, o->point, 3, usage);
+        if (rc) return rc;
+    }
+    if (!a->jacobian) return CLI_EXIT_OK;
+    o->body = mbs_body_find(m, a->jacobian);
+    if (o->body >= 0) return CLI_EXIT_OK;
+    const int nb = mbs_model_nbodies(m);
+    if (nb > 20)
+        return cli_usage_error(cmd, usage, "--jacobian: no body '%s' in the model (%d bodies: 'mbsens info %s' lists them)",
+                               a->jacobian, nb, mbs_model_source(m) ? mbs_model_source(m) : "MODEL");
+    cli_error(cmd, "--jacobian: no body '%s' in the model; its bodies:", a->jacobian);
+    for (int i = 0; i <= nb; i++) fprintf(stderr, "  %s\n", mbs_body_name(m, i));
+    cli_usage_hint(cmd, usage);
+    return CLI_EXIT_USAGE;
+}
+
+/* --jacobian and --com: the results, then the text or JSON. */
+static int jacobians_output(const cli_state *st, const kin_args *a)
+{
+    const size_t nv = (size_t)mbs_model_nv(st->m) + 1;
+    jac_out o = { 0 };
+    int rc = jacobian_options(st, a, &o);
+    if (rc) return rc;
+    o.J = calloc(6 * nv, sizeof(double));
+    o.JG = calloc(3 * nv, sizeof(double));
+    o.AG = calloc(6 * nv, sizeof(double));
+    if (!o.J || !o.JG || !o.AG) {
+        cli_error("kinematics", "out of memory");
+        rc = CLI_EXIT_FAIL;
+    }
+    if (!rc) rc = compute_jacobians(st, a, &o);
+    if (!rc) {
+        cli_buf b = {0};
+        if (a->json)
+            json_jacobians(&b, st, a, &o);
+        else
+            text_jacobians(&b, st, a, &o);
+        rc = cli_buf_emit(&b, stdout, "kinematics");
+        cli_buf_free(&b);
+    }
+    free(o.J);
+    free(o.JG);
+    free(o.AG);
+    return rc;
+}
 
 static const cli_opt kinematics_opts[] = {
     CLI_ROW(kin_args, "--q", NULL, CLI_STRING, q),
     CLI_ROW(kin_args, "--qd", NULL, CLI_STRING, qd),
     CLI_ROW(kin_args, "--qdd", NULL, CLI_STRING, qdd),
     CLI_ROW(kin_args, "--ref", NULL, CLI_STRING, ref),
+    CLI_ROW(kin_args, "--jacobian", NULL, CLI_STRING, jacobian),
+    CLI_ROW(kin_args, "--point", NULL, CLI_STRING, point),
+    CLI_ROW_NAME(kin_args, "--axes", axes, axes_from_name, "world or local"),
+    CLI_ROW(kin_args, "--com", NULL, CLI_FLAG, com),
     CLI_ROW(kin_args, "--json", NULL, CLI_FLAG, json),
 };
 
@@ -205,6 +407,7 @@ int cmd_kinematics(int argc, char **argv)
     const char *cmd = "kinematics";
     const char *pos[1];
     kin_args a = {0};
+    a.axes = -1;
     int npos = 0;
     int rc = cli_parse(&cli_kinematics_command, argc, argv, &a, pos, &npos);
     if (rc != CLI_EXIT_OK) return rc == CLI_PARSE_HELP ? CLI_EXIT_OK : rc;
@@ -216,6 +419,8 @@ int cmd_kinematics(int argc, char **argv)
             const char *msg = mbs_data_error(st.d);
             cli_error(cmd, "%s", msg && msg[0] ? msg : "kinematics failed");
             rc = CLI_EXIT_FAIL;
+        } else if (a.jacobian || a.com || a.point || a.axes >= 0) {
+            rc = jacobians_output(&st, &a);
         } else {
             cli_buf b = {0};
             if (a.json)

@@ -34,6 +34,14 @@
  * (URDF <dynamics> damping) and the whole constraint solver disabled;
  * armature, damping and friction loss set to zero (mjb_disable_extras).
  *
+ * Frame Jacobians (mbs_frame_jacobian, world axes) at every body's CoM
+ * against mj_jac at that point of the MuJoCo body of the same name, and the
+ * centre-of-mass Jacobian against mj_jacSubtreeCom of the world body (times
+ * the masses: a fixed base counts in MuJoCo's world subtree only), both
+ * as J T (columns of MuJoCo's velocities), within the same round-off bound
+ * as inverse dynamics (a sum along the path, products of lever arms and
+ * axes).
+ *
  * States, accelerations, forces and mass matrices are converted by the
  * joint map of mjbridge (coordinates matched by joint name; the free joint
  * has 7 coordinates here, 6 velocities in MuJoCo: qd = T v, tau_mj = T^T tau,
@@ -70,7 +78,51 @@ static double urand(unsigned long *s, double lo, double hi)
 /* ---------------------------------------------------------------- one robot, one base */
 
 /* worst differences, and worst differences as fractions of their bounds */
-typedef struct { double id, mm, fd, wid, wmm, wfd, cond; } worst;
+typedef struct { double id, mm, fd, wid, wmm, wfd, cond, jac, wjac; } worst;
+
+/* Frame Jacobians at the bodies' CoMs and the CoM Jacobian, ours times T
+ * (qd = T v, T: nq x nv, row-major) against MuJoCo's: the worst relative
+ * difference. The kinematics of both sides at the state are in d and md. */
+static double compare_jacobians(const mjb_map *P, mbs_data *d, mjData *md, const double *T)
+{
+    const mbs_model *m = P->m;
+    const int nq = P->nq, nv = P->nv, nb = mbs_model_nbodies(m);
+    double *J = calloc((size_t)6 * nq, sizeof *J), *JT = calloc((size_t)6 * nv, sizeof *JT);
+    double *Jm = calloc((size_t)6 * nv, sizeof *Jm), worst = 0;
+    int matched = 0;
+    for (int b = 0; b <= nb; b++) {
+        const int mb = mj_name2id(P->mm, mjOBJ_BODY, b ? mbs_body_name(m, b) : "world");
+        if (b > 0 && mb < 0) continue;
+        matched += b > 0;
+        double com[3], I6[6], rG[3];
+        if (b > 0) {
+            mbs_body_inertia(m, b, com, I6);
+            mbs_body_com(d, b, rG);
+            CHECK(mbs_frame_jacobian(m, d, b, com, MBS_AXES_WORLD, J) == MBS_OK, "%s", mbs_data_error(d));
+            mj_jac(P->mm, md, Jm, Jm + 3 * nv, rG, mb);
+        } else {
+            /* the momenta m J_G: MuJoCo's world subtree also holds the mass
+             * of a fixed base, which our loader merges into the ground */
+            double mt = 0;
+            for (int i = 1; i <= nb; i++) mt += mbs_body_mass(m, i);
+            CHECK(mbs_com_jacobian(m, d, J) == MBS_OK, "%s", mbs_data_error(d));
+            mj_jacSubtreeCom(P->mm, md, Jm, 0);
+            for (int k = 0; k < 3 * nq; k++) J[k] *= mt;
+            for (int k = 0; k < 3 * nv; k++) Jm[k] *= P->mm->body_subtreemass[0];
+        }
+        const int rows = b ? 6 : 3;
+        for (int r = 0; r < rows; r++)
+            for (int c = 0; c < nv; c++) {
+                double s = 0;
+                for (int k = 0; k < nq; k++) s += J[r * nq + k] * T[k * nv + c];
+                JT[r * nv + c] = s;
+            }
+        worst = fmax(worst, mjb_relerr(JT, Jm, rows * nv));
+    }
+    CHECK(matched == nb, "%s bodies of ours found in MuJoCo's model: %d of %d", mbs_model_name(m), matched, nb);
+    free(J); free(JT); free(Jm);
+    return worst;
+}
 
 static int compare(const mjb_map *P, unsigned long seed, worst *W)
 {
@@ -88,7 +140,8 @@ static int compare(const mjb_map *P, unsigned long seed, worst *W)
     double *Mm = calloc((size_t)nv * nv, sizeof *Mm), *zero = calloc((size_t)nq, sizeof *zero);
     int rc = 0;
     const double ro = 2 * MBS_ROUNDOFF(mbs_model_nbodies(m));
-    W->id = W->mm = W->fd = W->wid = W->wmm = W->wfd = W->cond = 0;
+    W->id = W->mm = W->fd = W->wid = W->wmm = W->wfd = W->cond = W->jac = W->wjac = 0;
+    double *T = calloc((size_t)nq * nv, sizeof *T), *ek = calloc((size_t)nv, sizeof *ek);
     for (int s = 0; s < NSTATES && rc == 0; s++) {
         /* random state: coordinates, and velocities from random MuJoCo
          * velocities (qd = T v: tangent to |p| = 1) */
@@ -152,7 +205,24 @@ static int compare(const mjb_map *P, unsigned long seed, worst *W)
         e = mjb_relerr(aconv, md->qacc, nv);
         W->fd = fmax(W->fd, e);
         W->wfd = fmax(W->wfd, e / (ro + 2 * nv * MBS_EPS * cond));
+
+        /* Jacobians: T column by column (qd = T e_k), then J T */
+        for (int k = 0; k < nv; k++) {
+            ek[k] = 1;
+            mjb_qdd_from_mj(P, q, zero, ek, qdd);
+            ek[k] = 0;
+            for (int i = 0; i < nq; i++) T[i * nv + k] = qdd[i];
+        }
+        if (mbs_kinematics(m, d, q, qd, NULL) != MBS_OK) {
+            fprintf(stderr, "kinematics: %s\n", mbs_data_error(d));
+            rc = -1;
+            break;
+        }
+        e = compare_jacobians(P, d, md, T);
+        W->jac = fmax(W->jac, e);
+        W->wjac = fmax(W->wjac, e / ro);
     }
+    free(T); free(ek);
     free(q); free(qd); free(qdd); free(tau); free(qacc); free(tmj); free(tconv); free(aconv);
     free(M); free(Mc); free(Mm); free(zero);
     mj_deleteData(md);
@@ -172,8 +242,8 @@ int main(void)
         perror("mkdtemp");
         return 1;
     }
-    printf("%-22s %-8s %4s %4s  %-9s %-9s %-9s %-9s  %s\n", "robot", "base", "nq", "nv", "ID", "M", "FD", "cond(M)",
-           "fractions of the bounds");
+    printf("%-22s %-8s %4s %4s  %-9s %-9s %-9s %-9s %-9s  %s\n", "robot", "base", "nq", "nv", "ID", "M", "FD", "J",
+           "cond(M)", "fractions of the bounds");
     for (int r = 0; r < NROBOTS; r++) {
         char src[8192], dst[8192];
         snprintf(src, sizeof src, "%s/%s", dir, ROBOTS[r]);
@@ -203,10 +273,13 @@ int main(void)
                       ROBOTS[r], floating ? "floating" : "fixed", W.id, W.wid);
                 CHECK(W.wmm <= 1, "%s (%s): mass matrices differ by %.3g, %.3g of the round-off bound", ROBOTS[r],
                       floating ? "floating" : "fixed", W.mm, W.wmm);
+                CHECK(W.wjac <= 1, "%s (%s): Jacobians differ by %.3g, %.3g of the round-off bound", ROBOTS[r],
+                      floating ? "floating" : "fixed", W.jac, W.wjac);
                 CHECK(W.wfd <= 1, "%s (%s): forward dynamics differ by %.3g, %.3g of the round-off bound",
                       ROBOTS[r], floating ? "floating" : "fixed", W.fd, W.wfd);
-                printf("%-22s %-8s %4d %4d  %-9.2e %-9.2e %-9.2e %-9.2e  %.1e %.1e %.1e\n", ROBOTS[r],
-                       floating ? "floating" : "fixed", P.nq, P.nv, W.id, W.mm, W.fd, W.cond, W.wid, W.wmm, W.wfd);
+                printf("%-22s %-8s %4d %4d  %-9.2e %-9.2e %-9.2e %-9.2e %-9.2e  %.1e %.1e %.1e %.1e\n", ROBOTS[r],
+                       floating ? "floating" : "fixed", P.nq, P.nv, W.id, W.mm, W.fd, W.jac, W.cond, W.wid, W.wmm,
+                       W.wfd, W.wjac);
             } else if (m) {
                 CHECK(0, "%s: joints do not match", ROBOTS[r]);
             }

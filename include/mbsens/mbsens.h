@@ -14,6 +14,7 @@
 #include "model.h"
 #include "data.h"
 #include "kinematics.h"
+#include "jacobians.h"
 #include "dynamics.h"
 #include "forces.h"
 #include "generate.h"

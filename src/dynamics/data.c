@@ -35,7 +35,8 @@ mbs_data *mbs_data_create(const mbs_model *m, mbs_error *err)
     d->qload = calloc(nv, sizeof(double));
     d->dx = calloc((size_t)m->nx + 1, sizeof(double));
     d->dbuf = calloc(6 * nv, sizeof(double));
-    ok = ok && d->scratch && d->xload && d->qload && d->dx && d->dbuf && mbs_con_ws_create(d, m) == 0;
+    d->jacs = calloc(MBS_COM_SUB * ((size_t)m->nb + 1), sizeof(double));
+    ok = ok && d->scratch && d->xload && d->qload && d->dx && d->dbuf && d->jacs && mbs_con_ws_create(d, m) == 0;
     ok = ok && mbs_abajf_create(d, m) == 0;
     ok = ok && mbs_jac1_create(d, m) == 0;
     ok = ok && mbs_dsparse_create(d, m) == 0;
@@ -61,6 +62,7 @@ void mbs_data_free(mbs_data *d)
     mbs_dsparse_free(d);
     free(d->dx);
     free(d->dbuf);
+    free(d->jacs);
     free(d->scratch);
     free(d->xload);
     free(d->qload);
@@ -77,6 +79,7 @@ void mbs_data_scribble(mbs_data *d, uint64_t seed)
     mbs_ws_scribble(&d->dws, m, 1, &s);   /* a tangent's ground entries are never read */
     mbs_scribble_bytes(d->dx, z * ((size_t)m->nx + 1), &s);
     mbs_scribble_bytes(d->dbuf, z * 6 * nv, &s);
+    mbs_scribble_bytes(d->jacs, z * MBS_COM_SUB * ((size_t)m->nb + 1), &s);
     mbs_scribble_bytes(d->scratch, z * (nv * nv + 4 * nv), &s);
     mbs_con_ws_scribble(d, &s);
     mbs_abajf_scribble(d, &s);

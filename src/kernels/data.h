@@ -15,7 +15,7 @@ struct mbs_data {
     int nv;
     mbs_ws ws;             /* kernel workspace (double) */
     mbs_ws dws;            /* tangents (derivatives), same layout */
-    /* Scratch: dx, dbuf, scratch, the workspaces ws and dws, and the
+    /* Scratch: dx, dbuf, jacs, scratch, the workspaces ws and dws, and the
      * per-call workspaces of con, fdl and idl. No call reads what an earlier public call left
      * there (zeros included: a routine that needs them writes them), so
      * that a result never depends on the calls made before on the data
@@ -28,6 +28,8 @@ struct mbs_data {
     double *scratch;       /* nv*nv + 4 nv doubles for dense solves */
     double *xload;         /* user body loads, 15 per body (layout of ws.xfrc) */
     double *qload;         /* user joint loads, nv */
+    double *jacs;          /* MBS_COM_SUB (nb + 1): subtree sums and accelerations of
+                            * src/dynamics/jacobians.c */
     double time;           /* time at which force elements are evaluated */
     struct mbs_con_ws *con; /* constraints and kinematic problems (kinematic_problems.c) */
     struct mbs_abajf *fdl;   /* joint-frame forward dynamics: constants and workspace

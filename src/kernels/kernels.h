@@ -243,6 +243,38 @@ mreal MBS_K(mbs_objective_integrand_d)(const mbs_model *m, const mreal *x, const
                                        const mreal *dq, const mreal *dqd, const mreal *dqdd, const mreal *dtau,
                                        mreal t);
 
+/* Frame Jacobians, the centre of mass and the centroidal momentum
+ * (jacobians.c), read from the kinematics in w (positions for the
+ * Jacobians; velocities for J-dot v and the momentum). pl: local point of
+ * the body (NULL: its origin); local: 1 for body axes, 0 for world axes.
+ *   mbs_frame_jac: J (6 x nv, row-major, rows [v_P; w_b]); O(depth) after
+ *     zeroing J.
+ *   mbs_frame_jac_dot_v: (d/dt J) v, the 6 rows of J.
+ *   mbs_com_kin: returns the total mass; r_G, v_G, a_G (any may be NULL).
+ *   mbs_com_subtrees: per body i, MBS_COM_SUB numbers at sub + MBS_COM_SUB i:
+ *     the subtree's mass, first moment about G (3) and inertia about G in
+ *     world axes (9); O(n).
+ *   mbs_centroidal_columns: A_G (6 x nv) and J_G (3 x nv), either NULL, from
+ *     those subtrees; mt the total mass.
+ *   mbs_centroidal_momentum_k: h_G = [linear; angular about G], world axes.
+ *   mbs_centroidal_momentum_dot_v_k: dh_G/dt at zero velocity derivatives;
+ *     a0: scratch of 6 (nb + 1) numbers (the accelerations at zero qdd). */
+#define MBS_COM_SUB 13
+void MBS_K(mbs_frame_jac)(const mbs_model *m, const MBS_K(mbs_ws) *w, int body, const mreal *pl, int local,
+                          mreal *J);
+void MBS_K(mbs_frame_jac_dot_v)(const mbs_model *m, const MBS_K(mbs_ws) *w, int body, const mreal *pl,
+                                int local, mreal out[6]);
+mreal MBS_K(mbs_com_kin)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w, mreal rG[3], mreal vG[3],
+                         mreal aG[3]);
+void MBS_K(mbs_com_subtrees)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w, const mreal rG[3],
+                             mreal *sub);
+void MBS_K(mbs_centroidal_columns)(const mbs_model *m, const MBS_K(mbs_ws) *w, const mreal rG[3], mreal mt,
+                                   const mreal *sub, mreal *AG, mreal *JG);
+void MBS_K(mbs_centroidal_momentum_k)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
+                                      const mreal rG[3], mreal h[6]);
+void MBS_K(mbs_centroidal_momentum_dot_v_k)(const mbs_model *m, const mreal *x, const MBS_K(mbs_ws) *w,
+                                            const mreal rG[3], mreal *a0, mreal dh[6]);
+
 /* Convenience used by tests: everything for inverse dynamics at (q, qd, qdd),
  * with the loads already in w->xfrc / w->qfrc. */
 void MBS_K(mbs_inverse_dynamics_x)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w,

@@ -207,6 +207,36 @@ assert abs(d['potential_energy'] - V) < 1e-12, (d['potential_energy'], V)
 assert abs(d['kinetic_energy'] - T) < 1e-12, (d['kinetic_energy'], T)
 assert d['q'] == [0.3, -0.4] and d['coordinates'] == ['theta1', 'theta2']
 "
+# --jacobian / --com: the closed form of the double pendulum (J columns at
+# Q, J-dot v = the acceleration of Q at qdd = 0, J_G = (J_P + J_Q)/2); the
+# round-off of a few operations on numbers of order 1 (1e-12 as above).
+run kinematics "$PENDULUM" --q 0.3,-0.4 --qd 1,2 --jacobian body2 --point 0,-1,0 --com --json
+expect 0 "kinematics --jacobian --com --json"
+cp "$OUT" "$TMP/pend_jac.json"
+pycheck "$TMP/pend_jac.json" "frame Jacobian and centre of mass of the double pendulum (closed form)" "
+q1, q2, u1, u2 = 0.3, -0.4, 1.0, 2.0
+s1, c1, s12, c12 = math.sin(q1), math.cos(q1), math.sin(q1 + q2), math.cos(q1 + q2)
+close = lambda a, b: all(abs(x - y) < 1e-12 for x, y in zip(a, b))
+J = d['jacobian']['J']
+assert close(J[0], [c1 + c12, c12]) and close(J[1], [s1 + s12, s12]) and close(J[5], [1, 1]), J
+w1, w12 = u1, u1 + u2
+assert close(d['jacobian']['Jdot_v'], [-s1 * w1**2 - s12 * w12**2, c1 * w1**2 + c12 * w12**2, 0, 0, 0, 0])
+JG = d['com']['J_G']
+assert close(JG[0], [c1 + c12 / 2, c12 / 2]) and close(JG[1], [s1 + s12 / 2, s12 / 2]), JG
+assert close(d['com']['r_G'], [(2 * s1 + s12) / 2, (-2 * c1 - c12) / 2, 0])
+assert d['jacobian']['axes'] == 'world' and d['jacobian']['body'] == 'body2'
+"
+run kinematics "$PENDULUM" --jacobian body2 --axes local
+expect 0 "kinematics --jacobian --axes local"
+stdout_has 'local axes' "--axes local is reported"
+run kinematics "$PENDULUM" --jacobian body9; expect 2 "unknown --jacobian body"
+stderr_has "no body 'body9'" "the unknown body is named"; stderr_has '^  body1$' "the bodies are listed"
+run kinematics "$PENDULUM" --jacobian body2 --axes lokal; expect 2 "unknown --axes"
+stderr_has 'world or local' "--axes lists its values"
+run kinematics "$PENDULUM" --jacobian body2 --point 1,2; expect 2 "--point with 2 numbers"
+run kinematics "$PENDULUM" --jacobian body2 --point 1,x,2; expect 2 "--point not a number"
+run kinematics "$PENDULUM" --point 1,2,3; expect 2 "--point without --jacobian"
+stderr_has 'needs --jacobian' "--point without --jacobian is explained"
 # --ref only selects the formulation: results agree.
 for ref in origin joint; do
     run kinematics "$PENDULUM" --q 0.3,-0.4 --qd 1,2 --qdd 0.5,-1 --ref "$ref" --json
