@@ -13,7 +13,11 @@
  *     (mbs_velocity_from_rates);
  *   - kinetic and potential energies equal;
  *   - mbs_velocity_from_rates inverts mbs_rates_from_velocity, and the
- *     conversion back to Euler rates gives nv = nq and the same initial rates.
+ *     conversion back to Euler rates gives nv = nq and the same initial rates;
+ *   - the functions not yet written for tangent velocities return
+ *     MBS_ERR_UNSUPPORTED naming the joint (the guards of
+ *     docs/tangent-plan.md A4), and mbs_normalize_state normalizes a
+ *     tangent joint's quaternion without touching its velocities.
  * Tolerances: the recursions' round-off MBS_ROUNDOFF(nb) (1000 nb eps, the
  * bound of today's agreement tests between two recursions on one model) for
  * kinematics, ID, M and energies, which differ only in the operation order
@@ -176,6 +180,59 @@ static void compare(mbs_rng *rng, const mbs_model *mE, const mbs_model *mV, cons
     free(tq); free(tv); free(tt); free(a); free(b); free(T); free(Mq); free(Mv); free(MT); free(Mm);
 }
 
+/* The status is MBS_ERR_UNSUPPORTED and the message names a tangent joint. */
+static void expect_guard(const char *what, int rc, const char *msg)
+{
+    CHECK(rc == MBS_ERR_UNSUPPORTED, "%s: status %d (%s)", what, rc, msg);
+    CHECK(strstr(msg, "not yet implemented for joint 'j") && strstr(msg, "with tangent velocities"),
+          "%s: message \"%s\"", what, msg);
+}
+
+/* Every guarded entry point on one tangent model (docs/model-format.md). */
+static void guards(const mbs_model *m)
+{
+    mbs_error err = { 0, "" };
+    const int nq = mbs_model_nq(m), nv = mbs_model_nv(m), np = mbs_model_nparams(m) + 1;
+    double *q = calloc((size_t)nq, 8), *v = calloc((size_t)nv, 8), *out = calloc((size_t)nv, 8);
+    double *J = calloc((size_t)nv * (size_t)(nv > np ? nv : np), 8);
+    mbs_model_initial_state(m, q, v);
+    mbs_data *d = mbs_data_create(m, NULL);
+    expect_guard("ID derivatives", mbs_inverse_dynamics_derivatives(m, d, q, v, v, out, J, NULL), mbs_data_error(d));
+    expect_guard("ID param", mbs_inverse_dynamics_param_derivatives(m, d, q, v, v, J), mbs_data_error(d));
+    expect_guard("ID directional",
+                 mbs_inverse_dynamics_directional(m, d, q, v, v, v, NULL, NULL, NULL, out), mbs_data_error(d));
+    expect_guard("FD derivatives", mbs_forward_dynamics_derivatives(m, d, MBS_FD_RECURSIVE, q, v, v, out, J, NULL,
+                                                                   NULL), mbs_data_error(d));
+    expect_guard("FD param", mbs_forward_dynamics_param_derivatives(m, d, MBS_FD_RECURSIVE, q, v, v, out, J),
+                 mbs_data_error(d));
+    expect_guard("FD directional", mbs_forward_dynamics_directional(m, d, MBS_FD_RECURSIVE, q, v, v, v, NULL, NULL,
+                                                                   NULL, out, J), mbs_data_error(d));
+    expect_guard("constraints", mbs_constraints(m, d, q, 0, out), mbs_data_error(d));
+    expect_guard("assembly", mbs_assemble(m, d, q, 0, NULL, NULL), mbs_data_error(d));
+    expect_guard("velocity problem", mbs_solve_velocity(m, d, q, v, 0, NULL), mbs_data_error(d));
+    mbs_sim_options so = mbs_model_sim_options(m);
+    so.tf = so.t0 + 0.01;
+    expect_guard("simulate", mbs_simulate(m, d, &so, NULL, NULL, NULL, NULL, NULL, &err), err.msg);
+    mbs_sens_options se = mbs_sens_options_default(m);
+    mbs_sens_result res;
+    expect_guard("sensitivity", mbs_sensitivity(m, &se, &res, &err), err.msg);
+    mbs_sens_result_free(&res);
+    mbs_check_report rep;
+    expect_guard("check", mbs_check_derivatives(m, 1, 1, MBS_REF_COM, NULL, NULL, &rep, &err), err.msg);
+    /* the state: the quaternion normalized, the velocities untouched */
+    for (int k = 0; k < nq; k++) q[k] *= 2;
+    for (int k = 0; k < nv; k++) v[k] = k + 1;
+    CHECK(mbs_normalize_state(m, q, v) == MBS_OK, "normalize");
+    for (int j = 1; j <= mbs_model_nbodies(m); j++) {
+        if (mbs_joint_velocities(m, j) != MBS_VELOCITIES_TANGENT) continue;
+        const double *p = q + mbs_joint_coord_offset(m, j) + (mbs_joint_nq(m, j) == 7 ? 3 : 0);
+        CHECK(fabs(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3] - 1) <= 4 * MBS_EPS, "|p| = 1");
+    }
+    for (int k = 0; k < nv; k++) CHECK(v[k] == k + 1, "v untouched");
+    mbs_data_free(d);
+    free(q); free(v); free(out); free(J);
+}
+
 int main(void)
 {
     mbs_rng rng;
@@ -196,6 +253,7 @@ int main(void)
             for (int j = 1; j <= mbs_model_nbodies(mT); j++)
                 ntangent += mbs_joint_velocities(mT, j) == MBS_VELOCITIES_TANGENT;
             compare(&rng, mE, mT, mT, &w);
+            if (mbs_model_nv(mT) < mbs_model_nq(mT) && tree % 10 == 0) guards(mT);
             mbs_test_json_round_trip(mT, "tangent copy", 5);
         }
         if (mX && mT) compare(&rng, mE, mX, mT, &w);

@@ -33,6 +33,8 @@
 #include "base/algebra.h"
 #include "builder/builder_impl.h"
 #include "joints/joint.h"
+#include "joints/manifold.h"
+#include "joints/joint_tangent.h"
 
 /* The order of the points in the model vector: the named points grouped
  * by body in the final body order (the ground first), each body's in the
@@ -384,7 +386,7 @@ static int coordinate_names(finish_ctx *c)
 
 /* The initial velocities of joint ji (nv, in its convention) from bj: v0 if
  * given, else the rates qd0, which a tangent joint maps by v = T^+ qdot
- * (docs/tangent-space.md §1.1): w = 2 G(p) pdot, nu = R^T tdot. The map
+ * (docs/tangent-space.md §1.1; the T^+ of mbsens/manifold.h). The map
  * drops the component of pdot along p, which must then be 0 to round-off. */
 static int initial_velocities(mbs_joint_info *ji, const b_joint *bj, mbs_error *err)
 {
@@ -409,13 +411,12 @@ static int initial_velocities(mbs_joint_info *ji, const b_joint *bj, mbs_error *
         return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint %s: qd0 of a joint with tangent velocities: the "
                              "Euler parameter rates have a component along p (p.pdot = %g, |pdot| = %g; must be 0 "
                              "within 1e-12 |pdot|): give v0 instead", bj->where, bj->name, dot, npd);
-    /* G(p) pdot = -pd0 e + e0 ed - e x ed */
-    double *w = ji->qd0 + (e == 3 ? 3 : 0), exd[3];
-    v3_cross(exd, p + 1, pd + 1);
-    for (int k = 0; k < 3; k++) w[k] = 2 * (-pd[0] * p[1 + k] + p[0] * pd[1 + k] - exd[k]);
+    /* w = 2 G(p) pdot / |p|^2, G(p) pdot = -pd0 e + e0 ed - e x ed; nu = R^T tdot
+     * with the joint's rotation R = A(p / |p|) */
+    tj_quat_omega(p, pd, ji->qd0 + (e == 3 ? 3 : 0));
     if (e == 3) {
         double R[9];
-        ep_rotation(R, p);
+        mbs_quat_rotation(p, R);
         m3_mtv(ji->qd0, R, bj->qd0);
     }
     return MBS_OK;

@@ -9,6 +9,7 @@
 #include "base/algebra.h"
 #include "joints/joint.h"
 #include "joints/manifold.h"
+#include "joints/joint_tangent.h"
 #include "model/model_impl.h"
 
 void mbs_velocity_map(const mbs_model *m, const double *q, double *T)
@@ -36,10 +37,8 @@ static void tangent_rates(const mbs_joint_info *jt, const double *qj, const doub
     const double *p = qj + e, *w = v + (floating ? 3 : 0);
     double R[9];
     if (floating) mbs_quat_rotation(p, R);
-    /* T = G(p)^T / 2 rows */
-    const double h = 0.5, e0 = p[0], e1 = p[1], e2 = p[2], e3 = p[3];
-    const double G[12] = { -h * e1, -h * e2, -h * e3, h * e0, -h * e3, h * e2,
-                           h * e3, h * e0, -h * e1, -h * e2, h * e1, h * e0 };
+    double G[12];
+    tj_quat_map(G, 3, p);
     for (int r = 0; r < 4; r++) qd[e + r] = G[3 * r] * w[0] + G[3 * r + 1] * w[1] + G[3 * r + 2] * w[2];
     if (floating) m3_mv(qd, R, v);
     if (!vd || !qdd) return;
@@ -73,15 +72,6 @@ int mbs_rates_from_velocity(const mbs_model *m, const double *q, const double *v
     return MBS_OK;
 }
 
-/* w = 2 G(p) pdot / |p|^2 */
-static void quat_omega(const double *p, const double *pd, double *w)
-{
-    double exd[3];
-    const double s = 2 / (p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
-    v3_cross(exd, p + 1, pd + 1);
-    for (int k = 0; k < 3; k++) w[k] = s * (-pd[0] * p[1 + k] + p[0] * pd[1 + k] - exd[k]);
-}
-
 int mbs_velocity_from_rates(const mbs_model *m, const double *q, const double *qd, const double *qdd,
                             double *v, double *vd)
 {
@@ -99,7 +89,7 @@ int mbs_velocity_from_rates(const mbs_model *m, const double *q, const double *q
         }
         const int e = jt->quat, floating = e == 3;
         double R[9], zero[6] = { 0 }, qdt[7], b[7];
-        quat_omega(qj + e, qd + jt->qoff + e, vj + (floating ? 3 : 0));
+        tj_quat_omega(qj + e, qd + jt->qoff + e, vj + (floating ? 3 : 0));
         if (floating) {
             mbs_quat_rotation(qj + e, R);
             m3_mtv(vj, R, qd + jt->qoff);
@@ -109,7 +99,7 @@ int mbs_velocity_from_rates(const mbs_model *m, const double *q, const double *q
         tangent_rates(jt, qj, vj, zero, qdt, b);
         for (int k = 0; k < jt->nq; k++) b[k] = qdd[jt->qoff + k] - b[k];
         double *vdj = vd + jt->voff;
-        quat_omega(qj + e, b + e, vdj + (floating ? 3 : 0));
+        tj_quat_omega(qj + e, b + e, vdj + (floating ? 3 : 0));
         if (floating) m3_mtv(vdj, R, b);
     }
     return MBS_OK;

@@ -2,7 +2,8 @@
  * velocities are tangent (docs/tangent-space.md §6): with R = A(p/|p|) the
  * relative rotation and w a 3-vector, the blocks of S, dS/dt and their
  * derivatives are R and products R S(w) (S(w) the skew matrix). Internal,
- * inline; the two joint files include it. */
+ * inline; the two joint files include it, and the velocity maps of the
+ * builder and of dynamics/manifold.c. */
 #ifndef MBS_JOINT_TANGENT_H
 #define MBS_JOINT_TANGENT_H
 
@@ -45,6 +46,15 @@ static inline void tj_quat_map(mreal *T, int ld, const mreal *p)
     r1[0] = h * e0;  r1[1] = -h * e3; r1[2] = h * e2;
     r2[0] = h * e3;  r2[1] = h * e0;  r2[2] = -h * e1;
     r3[0] = -h * e2; r3[1] = h * e1;  r3[2] = h * e0;
+}
+/* w = 2 G(p) pdot / |p|^2 = T^+ pdot: the angular velocity in the child's
+ * axes of the rates pdot (their component along p dropped). */
+static inline void tj_quat_omega(const mreal *p, const mreal *pd, mreal *w)
+{
+    const mreal s = 2 / (p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
+    w[0] = s * (-pd[0] * p[1] + p[0] * pd[1] - (p[2] * pd[3] - p[3] * pd[2]));
+    w[1] = s * (-pd[0] * p[2] + p[0] * pd[2] - (p[3] * pd[1] - p[1] * pd[3]));
+    w[2] = s * (-pd[0] * p[3] + p[0] * pd[3] - (p[1] * pd[2] - p[2] * pd[1]));
 }
 
 #endif
