@@ -526,11 +526,11 @@ static int load_joint(lctx *c, json_t *jj, size_t idx)
         join3(p, sizeof p, path, ".cut", "");
         return fail(c, MBS_ERR_MODEL, p, "expected true or false, got %s", json_type_name(jcut));
     }
-    rc = mbs_builder_add_joint(c->b, name, type, parent, child, &ps, &cs, jq ? q0 : NULL, nq0, jqd ? qd0 : NULL,
-                               nqd0, where, c->err);
-    if (rc >= 0 && jcut && json_is_true(jcut)) rc = mbs_builder_set_joint_cut(c->b, rc, where, c->err);
-    if (rc >= 0) rc = joint_velocities(c, jj, path, where, type, rc);
-    return rc < 0 ? rc : MBS_OK;
+    const int h = mbs_builder_add_joint(c->b, name, type, parent, child, &ps, &cs, jq ? q0 : NULL, nq0,
+                                        jqd ? qd0 : NULL, nqd0, where, c->err);
+    if (h < 0) return h;
+    if (jcut && json_is_true(jcut) && (rc = mbs_builder_set_joint_cut(c->b, h, where, c->err))) return rc;
+    return joint_velocities(c, jj, path, where, type, h);
 }
 
 /* ---------------------------------------------------------------- parameters */
@@ -1585,7 +1585,7 @@ static mbs_model *load_document(json_t *root, const char *file, mbs_warning_fn w
                                            "lenient_inertia", "constraints", "assembly", "ground", "velocities",
                                            NULL };
     static const char *const reserved[] = { NULL };
-    lctx c = { file, err, NULL };
+    lctx c = { file, err, NULL, MBS_VELOCITIES_EULER_RATES };
     if (!json_is_object(root)) {
         fail(&c, MBS_ERR_MODEL, "", "a model must be a JSON object, got %s", json_type_name(root));
         return NULL;
