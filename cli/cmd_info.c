@@ -466,6 +466,16 @@ int cmd_info(int argc, char **argv)
         b.oom = 1;
     } else {
         mbs_model_initial_state(m, q0, qd0);
+        /* the rates of the coordinates (the velocities of a tangent joint mapped,
+         * mbsens/manifold.h; a copy for every other joint) */
+        double *v0 = malloc(n * sizeof *v0);
+        if (v0) {
+            memcpy(v0, qd0, n * sizeof *v0);
+            mbs_rates_from_velocity(m, q0, v0, NULL, qd0, NULL);
+            free(v0);
+        } else {
+            b.oom = 1;
+        }
         if (a.json)
             json_info(&b, m, q0, qd0);
         else

@@ -38,14 +38,14 @@ static void text_output(cli_buf *b, const cli_state *st, const double *tau)
     const mbs_model *m = st->m;
     int w = 10;
     for (int k = 0; k < st->nv; k++) {
-        int l = (int)strlen(mbs_coord_name(m, k));
+        int l = (int)strlen(mbs_vel_name(m, k));
         if (l > w)
             w = l;
     }
     cli_buf_printf(b, "model %s  (ref: %s)\n", mbs_model_name(m), mbs_ref_point_name(st->ref));
     cli_buf_printf(b, "%-*s  %16s\n", w, "coordinate", "tau");
     for (int k = 0; k < st->nv; k++)
-        cli_buf_printf(b, "%-*s  % .9e\n", w, mbs_coord_name(m, k), tau[k]);
+        cli_buf_printf(b, "%-*s  % .9e\n", w, mbs_vel_name(m, k), tau[k]);
 }
 
 static void json_output(cli_buf *b, const cli_state *st, const double *tau)

@@ -376,6 +376,12 @@ int mjb_map_init(mjb_map *P, const mbs_model *m, const mjModel *mm, const char *
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         if (jt->nq == 0) continue;
+        if (jt->velocities == MBS_VELOCITIES_TANGENT) {
+            /* the maps below take Euler-parameter rates (docs/tangent-plan.md A4) */
+            fprintf(stderr, "%s: joint %s: the MuJoCo map is not yet implemented for tangent velocities\n", label,
+                    jt->name);
+            return -1;
+        }
         mjb_joint *j = &P->j[P->nj++];
         j->type = jt->type;
         j->qoff = jt->qoff;

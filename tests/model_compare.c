@@ -103,7 +103,7 @@ static void compare_elements(cmp *c, const mbs_model *a, const mbs_model *b)
         const mbs_force_info *p = &a->force[k], *q = &b->force[k];
         SAME(c, same_str(p->name, q->name) && p->type == q->type && p->body[0] == q->body[0] &&
                     p->body[1] == q->body[1] && p->x_point[0] == q->x_point[0] && p->x_point[1] == q->x_point[1] &&
-                    p->joint == q->joint && p->coord == q->coord && p->x == q->x && p->nx == q->nx &&
+                    p->joint == q->joint && p->coord == q->coord && p->vel == q->vel && p->x == q->x && p->nx == q->nx &&
                     p->x_stiffness == q->x_stiffness && p->x_damping == q->x_damping && p->x_free == q->x_free &&
                     p->x_value == q->x_value && p->x_torque == q->x_torque && p->func == q->func &&
                     p->body_axes == q->body_axes && p->shape == q->shape &&

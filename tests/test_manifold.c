@@ -462,15 +462,15 @@ static void test_dexpinv(void)
 
 /* ------------------------------------------------------------ joints */
 
-/* Every joint table today: velocities are coordinate rates (nv = nq, the
- * quaternion where the Euler parameters are), and the operations are the
- * additive ones, exactly. */
+/* Every Euler-rate joint table: velocities are coordinate rates (nv = nq,
+ * the quaternion where the Euler parameters are), and the operations are
+ * the additive ones, exactly. */
 static void test_joint_ops(void)
 {
     mbs_rng g;
     mbs_rng_seed(&g, 2106);
     for (int t = 0; t < MBS_JOINT_TYPE_COUNT; t++) {
-        const mbs_joint_ops *o = mbs_joint_ops_of_cs(t);
+        const mbs_joint_ops *o = mbs_joint_ops_of_cs(t, MBS_VELOCITIES_EULER_RATES);
         CHECK(o && o->nv == o->nq && o->quat == o->euler && o->tangent == 0, "%s: sizes", o ? o->name : "?");
         if (!o) continue;
         int n = o->nq, bad = 0;
@@ -492,6 +492,75 @@ static void test_joint_ops(void)
     }
 }
 
+/* The tangent tables of spherical and floating joints against the complex
+ * step along their own manifold (h = 1e-20, q (+) i h d by the table's
+ * integrate): motion_d and subspace_d along d, subspace_dot along v (the
+ * tangent of q(t) is v), subspace_dot_d along (d, dv), and the velocity
+ * map T v. One complex evaluation of closed forms of entries <= 1 per
+ * unit direction: round-off, 1e-13 absolute (docs/tangent-space.md §13). */
+static void test_tangent_ops(void)
+{
+    const double h = 1e-20;
+    mbs_rng g;
+    mbs_rng_seed(&g, 2107);
+    double worst = 0;
+    for (int t = 0; t < MBS_JOINT_TYPE_COUNT; t++) {
+        const mbs_joint_ops *o = mbs_joint_ops_of_cs(t, MBS_VELOCITIES_TANGENT);
+        if (!o->tangent) continue;
+        CHECK(o->nv == o->ndof && o->euler == -1 && o->quat == o->nq - 4, "%s: sizes", o->name);
+        const int nq = o->nq, nv = o->nv;
+        for (int s = 0; s < 200; s++) {
+            cx q[7], d[6], v[6], dv[6], qe[7], hd[6], ve[6];
+            double p2 = 0;
+            for (int k = 0; k < nq; k++) q[k] = mbs_rng_uniform(&g, -1, 1);
+            for (int k = nq - 4; k < nq; k++) p2 += creal(q[k] * q[k]);
+            for (int k = nq - 4; k < nq; k++) q[k] /= sqrt(p2);
+            for (int k = 0; k < nv; k++) {
+                d[k] = mbs_rng_uniform(&g, -1, 1);
+                v[k] = mbs_rng_uniform(&g, -1, 1);
+                dv[k] = mbs_rng_uniform(&g, -1, 1);
+                hd[k] = I * h * d[k];
+            }
+            o->integrate(q, hd, qe);
+            cx R[9], tt[3], Re[9], te[3], dR[9], dt[3], S[36], Se[36], dS[36], Sd[36], Sde[36], dSd[36];
+            o->motion(q, R, tt);
+            o->motion(qe, Re, te);
+            o->motion_d(q, d, dR, dt);
+            for (int k = 0; k < 9; k++) worst = fmax(worst, cabs(cimag(Re[k]) / h - dR[k]));
+            for (int k = 0; k < 3; k++) worst = fmax(worst, cabs(cimag(te[k]) / h - dt[k]));
+            o->subspace(qe, Se);
+            o->subspace_d(q, d, dS);
+            for (int k = 0; k < 6 * nv; k++) worst = fmax(worst, cabs(cimag(Se[k]) / h - dS[k]));
+            /* dS/dt along v: S at q (+) i h v */
+            for (int k = 0; k < nv; k++) hd[k] = I * h * v[k];
+            o->integrate(q, hd, qe);
+            o->subspace(qe, Se);
+            o->subspace_dot(q, v, Sd);
+            for (int k = 0; k < 6 * nv; k++) worst = fmax(worst, cabs(cimag(Se[k]) / h - Sd[k]));
+            /* the velocity map: q (+) i h v moves q along T v */
+            cx T[42];
+            o->velocity_map(q, T);
+            for (int r = 0; r < nq; r++) {
+                cx tv = 0;
+                for (int k = 0; k < nv; k++) tv += T[r * nv + k] * v[k];
+                worst = fmax(worst, cabs(cimag(qe[r]) / h - tv));
+            }
+            /* d(dS/dt) along (d, dv) */
+            for (int k = 0; k < nv; k++) {
+                hd[k] = I * h * d[k];
+                ve[k] = v[k] + I * h * dv[k];
+            }
+            o->integrate(q, hd, qe);
+            o->subspace_dot(qe, ve, Sde);
+            o->subspace_dot_d(q, v, d, dv, dSd);
+            for (int k = 0; k < 6 * nv; k++) worst = fmax(worst, cabs(cimag(Sde[k]) / h - dSd[k]));
+            (void)R; (void)tt; (void)S;
+        }
+    }
+    printf("tangent joint tables against the complex step: worst %.3g\n", worst);
+    CHECK(worst <= 1e-13, "tangent tables: %g", worst);
+}
+
 int main(void)
 {
     test_coefficients();
@@ -503,5 +572,6 @@ int main(void)
     test_unit_quaternion();
     test_dexpinv();
     test_joint_ops();
+    test_tangent_ops();
     return mbs_test_summary("test_manifold");
 }

@@ -430,6 +430,42 @@ static void test_with_params(void)
     mbs_model_free(m);
 }
 
+/* Velocity conventions (docs/model-format.md, "Velocities of spherical and
+ * floating joints"). */
+#define FREE_T(extra) "{ 'name': 'jf', 'type': 'floating', 'parent': 'ground', 'child': 'a', " \
+                      "'velocities': 'tangent'" extra " }"
+static void test_velocities(void)
+{
+    EXPECT("{ 'velocities': 'angular', 'bodies': [ " BODYP("a") " ], 'joints': [ " FREE_T("") " ] }",
+           MBS_ERR_MODEL, "case.json: velocities", "unknown velocities \"angular\"", "tangent, euler_rates");
+    EXPECT(ONE_JOINT("{ 'name': 'jf', 'type': 'floating', 'parent': 'ground', 'child': 'a', 'velocities': 3 }"),
+           MBS_ERR_MODEL, "joints[0].velocities", "expected \"tangent\" or \"euler_rates\"");
+    EXPECT(ONE_JOINT("{ 'name': 'jr', 'type': 'revolute', 'parent': 'ground', 'child': 'a', "
+                     "'velocities': 'tangent' }"),
+           MBS_ERR_MODEL, "joints[0].velocities", "joint jr is revolute", "only for spherical and floating");
+    EXPECT(ONE_JOINT(FREE_T(", 'v0': [1, 2, 3, 4, 5, 6, 7]")), MBS_ERR_MODEL, "joints[0]", "joint jf",
+           "v0 has 7 values", "6 velocities (tangent)");
+    EXPECT(ONE_JOINT(FREE_T(", 'v0': [1, 2, 3], 'qd0': [0, 0, 0, 0, 0, 0, 0]")), MBS_ERR_MODEL, "joints[0].v0",
+           "either v0");
+    EXPECT(ONE_JOINT(FREE_T(", 'q0': [0, 0, 0, 1, 0, 0, 0], 'qd0': [0, 0, 0, 1e-9, 1, 0, 0]")), MBS_ERR_MODEL,
+           "joints[0]", "joint jf", "qd0 of a joint with tangent velocities", "p.pdot = 1e-09");
+#define FREE_MODEL(extra) "{ 'bodies': [ " BODYP("a") " ], 'joints': [ " FREE_T("") " ]" extra " }"
+    EXPECT(FREE_MODEL(", 'forces': [ { 'name': 'k', 'type': 'joint_spring', 'joint': 'jf', 'coordinate': 'x', "
+                      "'stiffness': 1 } ]"),
+           MBS_ERR_MODEL, "forces[0]", "joint_spring k", "coordinate jf.x of joint jf, whose velocities are tangent");
+    EXPECT(FREE_MODEL(", 'forces': [ { 'name': 'f', 'type': 'joint_force', 'joint': 'jf', 'coordinate': 'z', "
+                      "'value': 1 } ]"),
+           MBS_ERR_MODEL, "forces[0]", "joint_force f", "coordinate jf.z of joint jf");
+    EXPECT(FREE_MODEL(", 'constraints': [ { 'name': 'd', 'type': 'coordinate', 'joint': 'jf', 'coordinate': 'x', "
+                      "'value': 0 } ]"),
+           MBS_ERR_MODEL, "constraints[0]", "constraint d drives coordinate jf.x of joint jf",
+           "whose velocities are tangent");
+    EXPECT(FREE_MODEL(", 'assembly': { 'fixed': ['jf.x'] }"), MBS_ERR_MODEL, "assembly.fixed",
+           "holds joint jf, whose velocities are tangent");
+#undef FREE_MODEL
+}
+#undef FREE_T
+
 int main(void)
 {
     test_syntax();
@@ -442,5 +478,6 @@ int main(void)
     test_unsupported();
     test_builder();
     test_with_params();
+    test_velocities();
     return mbs_test_summary("test_model_errors");
 }

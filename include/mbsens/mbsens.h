@@ -20,6 +20,7 @@
 #include "generate.h"
 #include "derivatives.h"
 #include "sparse.h"
+#include "manifold.h"
 #include "constraints.h"
 #include "simulate.h"
 #include "check.h"

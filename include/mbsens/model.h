@@ -38,8 +38,10 @@ typedef enum mbs_joint_type {
  * derivatives of its coordinates, the Euler-parameter rates included
  * (nv = nq); every joint of every model has these. TANGENT: the
  * tangent-space velocity of a spherical or floating joint (the angular
- * velocity in the child joint frame; nv = nq - 1); no model has such a
- * joint yet (docs/tangent-space.md). */
+ * velocity in the child joint frame, and for a floating joint the
+ * velocity of the child joint point in the same axes; nv = nq - 1;
+ * docs/formulations.md "Tangent velocities"). JSON: "velocities" at the top
+ * level and on a joint; URDF: Euler rates. */
 typedef enum mbs_velocities {
     MBS_VELOCITIES_EULER_RATES = 0,
     MBS_VELOCITIES_TANGENT = 1
@@ -102,6 +104,12 @@ mbs_model *mbs_model_load_string_warn(const char *json, const char *name, mbs_wa
  * it gives the same model, every name and number bit for bit. Numbers are
  * the shortest text that reads back exactly. malloc'd; NULL on error. */
 char *mbs_model_to_json(const mbs_model *m, mbs_error *err);
+/* A copy of the model with every spherical and floating joint in the
+ * velocity convention `velocities` (docs/tangent-space.md §1), its initial
+ * velocities mapped (v = T^+ qdot, qdot = T v); every other joint, body,
+ * force and number as in m. Errors as the loader's (for example a joint
+ * spring on a coordinate of a joint made tangent). New model; NULL on error. */
+mbs_model *mbs_model_with_velocities(const mbs_model *m, mbs_velocities velocities, mbs_error *err);
 
 /* The model as MuJoCo MJCF (src/io/write_mjcf.c; docs/viewer.md "MJCF
  * export" says what carries over). file 0 is the model, `base`.xml; deep
@@ -124,14 +132,13 @@ void mbs_mjcf_free(mbs_mjcf *x);
 /* ---- sizes ---- */
 int mbs_model_nbodies(const mbs_model *m);      /* moving bodies */
 int mbs_model_nq(const mbs_model *m);           /* joint coordinates */
-/* Generalized velocities: the length of qd, qdd and tau, the rows of the
- * dynamics Jacobians and the columns of their derivatives with respect to
- * q, qd, qdd and tau; the sum of mbs_joint_nv over the joints. Velocities
- * are the rates of the coordinates (Euler-parameter rates included), so
- * nv == nq; code that sizes its velocity arrays with nv stays right for a
- * model whose velocities are fewer than its coordinates. */
+/* Generalized velocities: the length of qd, qdd and tau (v, v-dot and the
+ * generalized forces), the rows of the dynamics Jacobians and the columns
+ * of their derivatives with respect to q, qd, qdd and tau; the sum of
+ * mbs_joint_nv over the joints. nv == nq unless a joint has tangent
+ * velocities (mbs_velocities). */
 int mbs_model_nv(const mbs_model *m);
-int mbs_model_ndof(const mbs_model *m);         /* nq - number of Euler-parameter quadruples */
+int mbs_model_ndof(const mbs_model *m);         /* nq - number of unit quaternions */
 int mbs_model_nconstraints(const mbs_model *m); /* loop-closure + driving (0 for trees) */
 int mbs_model_npoints(const mbs_model *m);
 int mbs_model_nvectors(const mbs_model *m);
@@ -167,7 +174,8 @@ int mbs_joint_vel_offset(const mbs_model *m, int joint);
 int mbs_joint_velocities(const mbs_model *m, int joint);
 /* Name of velocity k (0 <= k < nv; NULL outside): a joint whose velocities
  * are the rates of its coordinates names them like its coordinates
- * (mbs_coord_name). */
+ * (mbs_coord_name); a tangent joint "J.vx", "J.vy", "J.vz" (floating), then
+ * "J.wx", "J.wy", "J.wz". */
 const char *mbs_vel_name(const mbs_model *m, int k);
 /* URDF <limit> and <dynamics> of joint `joint`, kept as model data and not
  * applied by the dynamics (JSON: joint members "limit", "dynamics").
@@ -181,7 +189,7 @@ int mbs_joint_dynamics(const mbs_model *m, int joint, double dyn[2]);
  * (3x3 row-major, columns: axis, reference direction, axis x ref). Any
  * output may be NULL. MBS_OK or MBS_ERR_ARG. */
 int mbs_joint_frames(const mbs_model *m, int joint, double Pp[3], double Xp[9], double Pc[3], double Xc[9]);
-/* Initial coordinates and velocities from the model file (length nq). */
+/* Initial coordinates (nq) and velocities (nv) from the model file. */
 void mbs_model_initial_state(const mbs_model *m, double *q, double *qd);
 void mbs_model_gravity(const mbs_model *m, double g[3]);
 

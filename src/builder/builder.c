@@ -443,7 +443,43 @@ int mbs_builder_add_joint(mbs_builder *b, const char *name, mbs_joint_type type,
     memcpy(j->Xc, X[1], sizeof j->Xc);
     memcpy(j->q0, q, sizeof q);
     memcpy(j->qd0, qd, sizeof qd);
+    j->velocities = MBS_VELOCITIES_EULER_RATES;
+    j->has_v0 = -1;
     return b->nj++;
+}
+
+int mbs_builder_set_joint_velocities(mbs_builder *b, int joint, int velocities, const char *where,
+                                     mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_set_joint_velocities: builder is NULL");
+    const char *w = W(where);
+    if (joint < 0 || joint >= b->nj) return mbs_error_set(err, MBS_ERR_ARG, "%s: invalid joint handle %d", w, joint);
+    b_joint *j = &b->joint[joint];
+    if (velocities != MBS_VELOCITIES_EULER_RATES && velocities != MBS_VELOCITIES_TANGENT)
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: joint %s: invalid velocity convention %d", w, j->name,
+                             velocities);
+    if (j->type != MBS_JOINT_SPHERICAL && j->type != MBS_JOINT_FLOATING)
+        return mbs_error_set(err, MBS_ERR_MODEL,
+                             "%s: joint %s is %s: a velocity convention is chosen only for spherical and floating "
+                             "joints", w, j->name, mbs_joint_type_name(j->type));
+    j->velocities = velocities;
+    return MBS_OK;
+}
+
+int mbs_builder_set_joint_v0(mbs_builder *b, int joint, const double *v0, int n, const char *where,
+                             mbs_error *err)
+{
+    if (!b) return mbs_error_set(err, MBS_ERR_ARG, "mbs_builder_set_joint_v0: builder is NULL");
+    const char *w = W(where);
+    if (joint < 0 || joint >= b->nj) return mbs_error_set(err, MBS_ERR_ARG, "%s: invalid joint handle %d", w, joint);
+    b_joint *j = &b->joint[joint];
+    if (n < 0 || n > 7 || (n > 0 && !v0))
+        return mbs_error_set(err, MBS_ERR_ARG, "%s: joint %s: v0 with %d values", w, j->name, n);
+    if (!finite_n(v0, n)) return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint %s: v0 is not finite", w, j->name);
+    memset(j->v0, 0, sizeof j->v0);
+    if (n > 0) memcpy(j->v0, v0, (size_t)n * sizeof *v0);
+    j->has_v0 = n;
+    return MBS_OK;
 }
 
 /* ---------------------------------------------------------------- functions, forces */

@@ -72,6 +72,17 @@ int mbs_builder_add_joint(mbs_builder *b, const char *name, mbs_joint_type type,
                           const double *q0, int nq0, const double *qd0, int nqd0,
                           const char *where, mbs_error *err);
 
+/* Velocity convention of a spherical or floating joint (mbs_velocities;
+ * MBS_VELOCITIES_EULER_RATES unless set; docs/tangent-space.md §1).
+ * MBS_ERR_MODEL on another joint type, naming it. */
+int mbs_builder_set_joint_velocities(mbs_builder *b, int joint, int velocities, const char *where,
+                                     mbs_error *err);
+/* Initial velocities of a joint in its convention (n = its nv at finish:
+ * checked there), in place of the qd0 of add_joint, which finish maps to a
+ * tangent joint's velocities (v = T^+ qdot). */
+int mbs_builder_set_joint_v0(mbs_builder *b, int joint, const double *v0, int n, const char *where,
+                             mbs_error *err);
+
 /* Design parameter. Targets are added afterwards by name:
  *   "BODY.mass", "BODY.com[k]", "BODY.inertia.xx|yy|zz|xy|xz|yz",
  *   "BODY.POINT[k]" (a named point), "gravity[k]",

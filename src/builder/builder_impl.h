@@ -43,8 +43,12 @@ typedef struct {
     int parent, child;     /* body handles */
     int ppoint, cpoint;    /* point handles */
     double Xp[9], Xc[9];
-    double q0[7], qd0[7];
+    double q0[7], qd0[7];  /* qd0: coordinate rates (nq) */
     int cut;               /* marked "cut": true */
+    int velocities;        /* mbs_velocities (spherical and floating joints) */
+    int has_v0;            /* number of v0 values given (the initial velocities in the joint's
+                            * convention), -1: none, qd0 holds them as rates */
+    double v0[7];
 } b_joint;
 
 /* Driving constraints and the assembly section (mbsens/constraints.h). */

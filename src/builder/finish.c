@@ -30,8 +30,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/algebra.h"
 #include "builder/builder_impl.h"
 #include "joints/joint.h"
+#include "joints/manifold.h"
+#include "joints/joint_tangent.h"
 
 /* The order of the points in the model vector: the named points grouped
  * by body in the final body order (the ground first), each body's in the
@@ -347,25 +350,74 @@ static int model_tree(finish_ctx *c)
     return MBS_OK;
 }
 
-/* The names of the coordinates: JOINT, or JOINT.SUFFIX. */
+/* "JOINT.SUFFIX", or "JOINT" without a suffix, into a new string. */
+static char *qualified_name(const char *joint, const char *suf)
+{
+    size_t len = strlen(joint) + (suf ? strlen(suf) + 1 : 0) + 1;
+    char *s = malloc(len);
+    if (!s) return NULL;
+    if (suf) snprintf(s, len, "%s.%s", joint, suf);
+    else snprintf(s, len, "%s", joint);
+    return s;
+}
+
+/* The names of the coordinates (JOINT, or JOINT.SUFFIX) and of the
+ * velocities: a joint whose velocities are rates names them like its
+ * coordinates, a tangent joint JOINT.vx, .vy, .vz (floating), .wx, .wy, .wz. */
 static int coordinate_names(finish_ctx *c)
 {
+    static const char *const tangent_suffix[6] = { "vx", "vy", "vz", "wx", "wy", "wz" };
     mbs_model *m = c->m;
-    if (m->nq > 0) {
-        m->coord_name = calloc((size_t)m->nq, sizeof *m->coord_name);
-        if (!m->coord_name) return oom(c->err);
-    }
+    if (m->nq > 0 && !(m->coord_name = calloc((size_t)m->nq, sizeof *m->coord_name))) return oom(c->err);
+    if (m->nv > 0 && !(m->vel_name = calloc((size_t)m->nv, sizeof *m->vel_name))) return oom(c->err);
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *ji = &m->joint[i];
-        for (int k = 0; k < ji->nq; k++) {
-            const char *suf = mbs_joint_coord_suffix(ji->type, k);
-            size_t len = strlen(ji->name) + (suf ? strlen(suf) + 1 : 0) + 1;
-            char *s = malloc(len);
-            if (!s) return oom(c->err);
-            if (suf) snprintf(s, len, "%s.%s", ji->name, suf);
-            else snprintf(s, len, "%s", ji->name);
-            m->coord_name[ji->qoff + k] = s;
+        for (int k = 0; k < ji->nq; k++)
+            if (!(m->coord_name[ji->qoff + k] = qualified_name(ji->name, mbs_joint_coord_suffix(ji->type, k))))
+                return oom(c->err);
+        const int tg = ji->velocities == MBS_VELOCITIES_TANGENT;
+        for (int k = 0; k < ji->nv; k++) {
+            const char *suf = tg ? tangent_suffix[6 - ji->nv + k] : mbs_joint_coord_suffix(ji->type, k);
+            if (!(m->vel_name[ji->voff + k] = qualified_name(ji->name, suf))) return oom(c->err);
         }
+    }
+    return MBS_OK;
+}
+
+/* The initial velocities of joint ji (nv, in its convention) from bj: v0 if
+ * given, else the rates qd0, which a tangent joint maps by v = T^+ qdot
+ * (docs/tangent-space.md §1.1; the T^+ of mbsens/manifold.h). The map
+ * drops the component of pdot along p, which must then be 0 to round-off. */
+static int initial_velocities(mbs_joint_info *ji, const b_joint *bj, mbs_error *err)
+{
+    memset(ji->qd0, 0, sizeof ji->qd0);
+    if (bj->has_v0 >= 0) {
+        if (bj->has_v0 != ji->nv)
+            return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint %s: v0 has %d values, this %s joint has %d "
+                                 "velocities (%s)", bj->where, bj->name, bj->has_v0, mbs_joint_type_name(bj->type),
+                                 ji->nv, ji->velocities == MBS_VELOCITIES_TANGENT ? "tangent" : "euler_rates");
+        memcpy(ji->qd0, bj->v0, (size_t)ji->nv * sizeof *ji->qd0);
+        return MBS_OK;
+    }
+    if (ji->velocities != MBS_VELOCITIES_TANGENT) {
+        memcpy(ji->qd0, bj->qd0, sizeof ji->qd0);
+        return MBS_OK;
+    }
+    const int e = ji->quat;
+    const double *p = bj->q0 + e, *pd = bj->qd0 + e;
+    const double dot = p[0] * pd[0] + p[1] * pd[1] + p[2] * pd[2] + p[3] * pd[3];
+    const double npd = sqrt(pd[0] * pd[0] + pd[1] * pd[1] + pd[2] * pd[2] + pd[3] * pd[3]);
+    if (fabs(dot) > 1e-12 * npd)
+        return mbs_error_set(err, MBS_ERR_MODEL, "%s: joint %s: qd0 of a joint with tangent velocities: the "
+                             "Euler parameter rates have a component along p (p.pdot = %g, |pdot| = %g; must be 0 "
+                             "within 1e-12 |pdot|): give v0 instead", bj->where, bj->name, dot, npd);
+    /* w = 2 G(p) pdot / |p|^2, G(p) pdot = -pd0 e + e0 ed - e x ed; nu = R^T tdot
+     * with the joint's rotation R = A(p / |p|) */
+    tj_quat_omega(p, pd, ji->qd0 + (e == 3 ? 3 : 0));
+    if (e == 3) {
+        double R[9];
+        mbs_quat_rotation(p, R);
+        m3_mtv(ji->qd0, R, bj->qd0);
     }
     return MBS_OK;
 }
@@ -393,16 +445,17 @@ static int model_joints(finish_ctx *c)
         ji->voff = nv;
         ji->nq = mbs_joint_type_nq(bj->type);
         ji->ndof = mbs_joint_type_ndof(bj->type);
-        ji->euler = mbs_joint_type_euler(bj->type);
-        const mbs_joint_ops *ops = mbs_joint_ops_of(bj->type);
+        const mbs_joint_ops *ops = mbs_joint_ops_of(bj->type, bj->velocities);
+        ji->euler = ops->euler;
         ji->velocities = ops->tangent ? MBS_VELOCITIES_TANGENT : MBS_VELOCITIES_EULER_RATES;
         ji->nv = ops->nv;
         ji->quat = ops->quat;
-        ji->frame_kind = (int)mbs_joint_ops_of(bj->type)->frame_kind;
+        ji->frame_kind = (int)ops->frame_kind;
         ji->x_ppoint = c->point_x[bj->ppoint];
         ji->x_cpoint = c->point_x[bj->cpoint];
         memcpy(ji->q0, bj->q0, sizeof ji->q0);
-        memcpy(ji->qd0, bj->qd0, sizeof ji->qd0);
+        int rc = initial_velocities(ji, bj, c->err);
+        if (rc) return rc;
         nq += ji->nq;
         nv += ji->nv;
         ndof += ji->ndof;
@@ -501,7 +554,7 @@ static int model_forces(finish_ctx *c)
         memcpy(m->x + c->off, bf->num, (size_t)bf->nnum * sizeof *m->x);
         fi->body[0] = fi->body[1] = -1;
         fi->x_point[0] = fi->x_point[1] = -1;
-        fi->joint = fi->coord = -1;
+        fi->joint = fi->coord = fi->vel = -1;
         for (int s = 0; s < 2; s++) {
             if (bf->body[s] < 0) continue;
             fi->body[s] = c->newidx[bf->body[s]];
@@ -509,7 +562,16 @@ static int model_forces(finish_ctx *c)
         }
         if (bf->joint >= 0) {
             fi->joint = c->newidx[b->joint[bf->joint].child];
-            fi->coord = m->joint[fi->joint].qoff + bf->coord;
+            const mbs_joint_info *ji = &m->joint[fi->joint];
+            if (ji->velocities == MBS_VELOCITIES_TANGENT)
+                return mbs_error_set(c->err, MBS_ERR_MODEL,
+                                     "%s: %s %s on coordinate %s of joint %s, whose velocities are tangent: not "
+                                     "supported (its coordinates are not velocities); use a spring_damper or a "
+                                     "body_load, or \"velocities\": \"euler_rates\" on the joint", bf->where,
+                                     bf->type == MBS_FORCE_JOINT_SPRING ? "joint_spring" : "joint_force", bf->name,
+                                     m->coord_name[ji->qoff + bf->coord], ji->name);
+            fi->coord = ji->qoff + bf->coord;
+            fi->vel = ji->voff + bf->coord;
         }
         force_offsets(fi, bf, c->off);
         c->free_given[k] = bf->free_given;

@@ -134,7 +134,14 @@ static int build_drivers(finish_ctx *c, int *rows)
                                      "%s: constraint %s drives joint %s, which is cut to open a closed loop and has "
                                      "no coordinates (mark another joint of the loop \"cut\": true)",
                                      bd->where, bd->name, b->joint[bd->joint].name);
-            di->coord = m->joint[c->newidx[b->joint[bd->joint].child]].qoff + bd->coord;
+            const b_joint *bj = &b->joint[bd->joint];
+            if (bj->velocities == MBS_VELOCITIES_TANGENT)
+                return mbs_error_set(c->err, MBS_ERR_MODEL,
+                                     "%s: constraint %s drives coordinate %s.%s of joint %s, whose velocities are "
+                                     "tangent: not supported (q_k - f(t) is not a row of velocity components); "
+                                     "use \"velocities\": \"euler_rates\" on the joint", bd->where, bd->name,
+                                     bj->name, mbs_joint_coord_suffix(bj->type, bd->coord), bj->name);
+            di->coord = m->joint[c->newidx[bj->child]].qoff + bd->coord;
         } else {
             for (int s = 0; s < 2; s++) {
                 di->body[s] = c->newidx[b->point[bd->point[s]].body];
@@ -160,6 +167,11 @@ static int build_assembly(finish_ctx *c)
             return mbs_error_set(c->err, MBS_ERR_MODEL,
                                  "%s: joint %s is cut to open a closed loop and has no coordinates to hold fixed "
                                  "(mark another joint of the loop \"cut\": true)", f->where, b->joint[f->joint].name);
+        if (b->joint[f->joint].velocities == MBS_VELOCITIES_TANGENT)
+            return mbs_error_set(c->err, MBS_ERR_MODEL,
+                                 "%s: assembly.fixed holds joint %s, whose velocities are tangent: not yet "
+                                 "implemented (the kinematic problems take Euler-parameter rates only); use "
+                                 "\"velocities\": \"euler_rates\" on the joint", f->where, b->joint[f->joint].name);
         nfixed += f->coord < 0 ? mbs_joint_type_nq(b->joint[f->joint].type) : 1;
     }
     if (nfixed > 0) {

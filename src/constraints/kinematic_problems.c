@@ -32,6 +32,7 @@
 #include "model/constraint_model.h"
 #include "constraints/constraint.h"
 #include "kernels/results.h"
+#include "model/state.h"
 
 #define RCOND 1e-11
 
@@ -133,6 +134,7 @@ void mbs_con_ws_scribble(mbs_data *d, uint64_t *s)
 int mbs_constraint_eval(const mbs_model *m, mbs_data *d, const double *q, const double *qd, double t,
                         double *phi, double *Phi_q, double *phid, double *b, double *c)
 {
+    if (m && d && mbs_tangent_unsupported(m, "constraint evaluation", d->err)) return MBS_ERR_UNSUPPORTED;
     if (!m || !d || !q) return MBS_ERR_ARG;
     if ((phid || c) && !qd)
         return mbs_data_fail(d, MBS_ERR_ARG, "mbs_constraint_eval: dPhi/dt and c need the velocities qd");
@@ -256,6 +258,7 @@ static int solve_free(mbs_con_ws *c, int nr, const int *freec, int nfree)
 
 int mbs_constraint_rank(const mbs_model *m, mbs_data *d, const double *q, double t, int *rank)
 {
+    if (m && d && mbs_tangent_unsupported(m, "mbs_constraint_rank", d->err)) return MBS_ERR_UNSUPPORTED;
     if (!m || !d || !q || !rank) return MBS_ERR_ARG;
     if (!isfinite(t)) return mbs_data_fail(d, MBS_ERR_NUMERIC, "mbs_constraint_rank: time is not finite");
     int rc = mbs_data_check_state(d, q, NULL, NULL);
@@ -306,6 +309,7 @@ static void describe_row(const mbs_model *m, int r, char *buf, size_t n)
 int mbs_assemble(const mbs_model *m, mbs_data *d, double *q, double t, const mbs_kin_options *opt,
                  mbs_assembly_report *rep)
 {
+    if (m && d && mbs_tangent_unsupported(m, "assembly", d->err)) return MBS_ERR_UNSUPPORTED;
     if (!m || !d || !q) return MBS_ERR_ARG;
     mbs_con_ws *c = d->con;
     kin_setup s;
@@ -417,11 +421,13 @@ static int linear_problem(const mbs_model *m, mbs_data *d, const double *q, cons
 int mbs_solve_velocity(const mbs_model *m, mbs_data *d, const double *q, double *qd, double t,
                        const mbs_kin_options *opt)
 {
+    if (m && d && mbs_tangent_unsupported(m, "velocity problem", d->err)) return MBS_ERR_UNSUPPORTED;
     return linear_problem(m, d, q, NULL, qd, t, opt, 1);
 }
 
 int mbs_solve_acceleration(const mbs_model *m, mbs_data *d, const double *q, const double *qd, double *qdd,
                            double t, const mbs_kin_options *opt)
 {
+    if (m && d && mbs_tangent_unsupported(m, "acceleration problem", d->err)) return MBS_ERR_UNSUPPORTED;
     return linear_problem(m, d, q, qd, qdd, t, opt, 2);
 }

@@ -17,6 +17,7 @@
 #include "forces/force.h"
 #include "base/error.h"
 #include "kernels/results.h"
+#include "model/state.h"
 
 static const double H = 1e-30;
 
@@ -148,6 +149,7 @@ int mbs_check_derivatives(const mbs_model *m, int samples, unsigned long seed,
                           mbs_ref_point ref, const double *q_in, const double *qd_in,
                           mbs_check_report *rep, mbs_error *err)
 {
+    if (m && mbs_tangent_unsupported_err(m, "check (derivative checks)", err)) return MBS_ERR_UNSUPPORTED;
     if (!m || !rep) return mbs_error_set(err, MBS_ERR_ARG, "check: NULL argument");
     if (q_in) samples = 1;
     if (samples < 1) return mbs_error_set(err, MBS_ERR_ARG, "check: samples must be >= 1 (got %d)", samples);

@@ -11,7 +11,7 @@ static void apply(const mbs_model *m, const mbs_force_info *fe, const mreal *x,
                   MBS_K(mbs_ws) *w, const mreal *q, const mreal *qd, mreal t)
 {
     (void)q; (void)qd;
-    w->qfrc[fe->coord] += x[fe->x_value] * MBS_K(mbs_force_time_factor)(m, fe, x, t);
+    w->qfrc[fe->vel] += x[fe->x_value] * MBS_K(mbs_force_time_factor)(m, fe, x, t);
 }
 
 /* dQ_k = da f(t) + a df(t) (only model-vector directions act) */
@@ -21,7 +21,7 @@ static void apply_d(const mbs_model *m, const mbs_force_info *fe, const mreal *x
 {
     (void)w; (void)dw; (void)q; (void)qd; (void)dq; (void)dqd;
     if (!dx) return;
-    dqfrc[fe->coord] += dx[fe->x_value] * MBS_K(mbs_force_time_factor)(m, fe, x, t) +
+    dqfrc[fe->vel] += dx[fe->x_value] * MBS_K(mbs_force_time_factor)(m, fe, x, t) +
                         x[fe->x_value] * MBS_K(mbs_force_time_factor_d)(m, fe, x, dx, t);
 }
 

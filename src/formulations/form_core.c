@@ -28,6 +28,7 @@
 #include "../base/error.h"
 #include "base/dense.h"
 #include "kernels/results.h"
+#include "model/state.h"
 
 /* ---------------------------------------------------------------- names */
 
@@ -281,6 +282,7 @@ static int violation_of_kinematics(const mbs_model *m, mbs_data *d, double t, co
 int mbs_constraint_violation(const mbs_model *m, mbs_data *d, double t, const double *q, const double *qd,
                              const double *qdd, double viol[3])
 {
+    if (m && d && mbs_tangent_unsupported(m, "mbs_constraint_violation", d->err)) return MBS_ERR_UNSUPPORTED;
     if (!m || !d || !q || !viol) return MBS_ERR_ARG;
     viol[0] = viol[1] = viol[2] = 0;
     if (mbs_model_nconstraints(m) == 0) return MBS_OK;

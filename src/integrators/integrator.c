@@ -20,6 +20,7 @@
 #include "kernels/results.h"
 #include "model/model_impl.h"
 #include "../formulations/form_impl.h"
+#include "model/state.h"
 
 /* ---------------------------------------------------------------- names */
 
@@ -368,6 +369,7 @@ static int observe(mbs_integrator *it, mbs_error *err)
 mbs_integrator *mbs_integrator_create(const mbs_model *m, mbs_data *d,
                                       const mbs_sim_options *opts, mbs_error *err)
 {
+    if (m && mbs_tangent_unsupported_err(m, "integrators (simulate)", err)) return NULL;
     if (!m || !d) {
         mbs_error_set(err, MBS_ERR_ARG, "mbs_integrator_create: model or data is NULL");
         return NULL;

@@ -30,6 +30,7 @@ typedef struct {
     const char *file;   /* as used in messages */
     mbs_error *err;
     mbs_builder *b;
+    int velocities;     /* the model's "velocities" (mbs_velocities) */
 } lctx;
 
 /* "<file>: <path>: <what>" */
@@ -392,11 +393,57 @@ static int load_dh(lctx *c, json_t *v, const char *path, mbs_joint_type type, in
     return MBS_OK;
 }
 
+/* "velocities": "tangent" | "euler_rates" (a string at `path`) into *vel. */
+static int velocity_convention(lctx *c, json_t *v, const char *path, int *vel)
+{
+    const char *s = json_string_value(v);
+    if (s && strcmp(s, "tangent") == 0) *vel = MBS_VELOCITIES_TANGENT;
+    else if (s && strcmp(s, "euler_rates") == 0) *vel = MBS_VELOCITIES_EULER_RATES;
+    else if (s) return fail(c, MBS_ERR_MODEL, path, "unknown velocities \"%s\" (valid: tangent, euler_rates)", s);
+    else return fail(c, MBS_ERR_MODEL, path, "expected \"tangent\" or \"euler_rates\", got %s", json_type_name(v));
+    return MBS_OK;
+}
+
+/* A joint's velocity convention (its "velocities", else the model's for a
+ * spherical or floating joint) and its "v0" (the initial velocities in that
+ * convention; finish checks their number). */
+static int joint_velocities(lctx *c, json_t *jj, const char *path, const char *where, mbs_joint_type type,
+                            int joint)
+{
+    char p[PATH_LEN + 32];
+    int rc, vel = MBS_VELOCITIES_EULER_RATES;
+    json_t *v = json_object_get(jj, "velocities");
+    const int ball = type == MBS_JOINT_SPHERICAL || type == MBS_JOINT_FLOATING;
+    join3(p, sizeof p, path, ".velocities", "");
+    if (v) {
+        if ((rc = velocity_convention(c, v, p, &vel))) return rc;
+        if (!ball)
+            return fail(c, MBS_ERR_MODEL, p, "joint %s is %s: a velocity convention is chosen only for spherical "
+                        "and floating joints", json_string_value(json_object_get(jj, "name")), mbs_joint_type_name(type));
+    } else if (ball) {
+        vel = c->velocities;
+    }
+    if (ball && (rc = mbs_builder_set_joint_velocities(c->b, joint, vel, where, c->err))) return rc;
+    if ((v = json_object_get(jj, "v0"))) {
+        double v0[7];
+        join3(p, sizeof p, path, ".v0", "");
+        if (!json_is_array(v) || json_array_size(v) > 7)
+            return fail(c, MBS_ERR_MODEL, p, "expected an array of the joint's velocities (at most 7 numbers)");
+        const int n = (int)json_array_size(v);
+        if ((rc = get_numbers(c, v, p, n, v0))) return rc;
+        if (json_object_get(jj, "qd0"))
+            return fail(c, MBS_ERR_MODEL, p, "give either v0 (the velocities) or qd0 (the coordinate rates)");
+        if ((rc = mbs_builder_set_joint_v0(c->b, joint, v0, n, where, c->err))) return rc;
+    }
+    return MBS_OK;
+}
+
 static int load_joint(lctx *c, json_t *jj, size_t idx)
 {
     static const char *const allowed[] = { "name", "type", "parent", "child", "parent_point", "child_point",
                                            "axis", "parent_axis", "child_axis", "ref", "parent_ref", "child_ref",
-                                           "dh", "q0", "qd0", "cut", "limit", "dynamics", NULL };
+                                           "dh", "q0", "qd0", "v0", "velocities", "cut", "limit", "dynamics",
+                                           NULL };
     static const char *const placement[] = { "parent_point", "child_point", "axis", "parent_axis", "child_axis",
                                              "ref", "parent_ref", "child_ref", NULL };
     char path[PATH_LEN], p[PATH_LEN + 32], where[PATH_LEN + 64];
@@ -479,10 +526,11 @@ static int load_joint(lctx *c, json_t *jj, size_t idx)
         join3(p, sizeof p, path, ".cut", "");
         return fail(c, MBS_ERR_MODEL, p, "expected true or false, got %s", json_type_name(jcut));
     }
-    rc = mbs_builder_add_joint(c->b, name, type, parent, child, &ps, &cs, jq ? q0 : NULL, nq0, jqd ? qd0 : NULL,
-                               nqd0, where, c->err);
-    if (rc >= 0 && jcut && json_is_true(jcut)) rc = mbs_builder_set_joint_cut(c->b, rc, where, c->err);
-    return rc < 0 ? rc : MBS_OK;
+    const int h = mbs_builder_add_joint(c->b, name, type, parent, child, &ps, &cs, jq ? q0 : NULL, nq0,
+                                        jqd ? qd0 : NULL, nqd0, where, c->err);
+    if (h < 0) return h;
+    if (jcut && json_is_true(jcut) && (rc = mbs_builder_set_joint_cut(c->b, h, where, c->err))) return rc;
+    return joint_velocities(c, jj, path, where, type, h);
 }
 
 /* ---------------------------------------------------------------- parameters */
@@ -1534,9 +1582,10 @@ static mbs_model *load_document(json_t *root, const char *file, mbs_warning_fn w
 {
     static const char *const allowed[] = { "name", "description", "gravity", "bodies", "joints", "parameters",
                                            "functions", "forces", "simulation", "outputs", "objectives",
-                                           "lenient_inertia", "constraints", "assembly", "ground", NULL };
+                                           "lenient_inertia", "constraints", "assembly", "ground", "velocities",
+                                           NULL };
     static const char *const reserved[] = { NULL };
-    lctx c = { file, err, NULL };
+    lctx c = { file, err, NULL, MBS_VELOCITIES_EULER_RATES };
     if (!json_is_object(root)) {
         fail(&c, MBS_ERR_MODEL, "", "a model must be a JSON object, got %s", json_type_name(root));
         return NULL;
@@ -1564,6 +1613,8 @@ static mbs_model *load_document(json_t *root, const char *file, mbs_warning_fn w
     }
     double g[3] = { 0, 0, -9.81 };
     if ((v = json_object_get(root, "gravity")) && get_numbers(&c, v, "gravity", 3, g)) return NULL;
+    if ((v = json_object_get(root, "velocities")) && velocity_convention(&c, v, "velocities", &c.velocities))
+        return NULL;
 
     c.b = mbs_builder_new(name, file);
     if (!c.b) {

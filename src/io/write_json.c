@@ -37,6 +37,7 @@
 #include "builder/builder.h"
 #include "base/format_double.h"
 #include "model/model_impl.h"
+#include "joints/joint.h"
 #include "model/model_util.h"
 
 /* ---------------------------------------------------------------- text */
@@ -49,6 +50,8 @@ typedef struct jw {
     int failed;            /* out of memory */
     int depth;
     int first;             /* the next member is the first of its container */
+    int velocities;        /* -1: every joint as it is; else the convention (mbs_velocities) of every
+                            * spherical and floating joint (mbs_model_with_velocities) */
 } jw;
 
 static void put_n(jw *w, const char *s, size_t n)
@@ -337,6 +340,33 @@ static void joint_data(jw *w, const mbs_joint_info *j)
     }
 }
 
+/* A joint's initial velocities: "qd0" (the rates) for a joint whose
+ * velocities are rates, "velocities": "tangent" and "v0" for a tangent
+ * joint, so that the text loads back into the same model. With a
+ * convention imposed (w->velocities >= 0), every spherical and floating
+ * joint gets "velocities" and its rates qd0 = T(q0) v0, which the loader
+ * maps to the velocities of the convention. */
+static void joint_velocities(jw *w, const mbs_joint_info *j)
+{
+    const int ball = j->type == MBS_JOINT_SPHERICAL || j->type == MBS_JOINT_FLOATING;
+    if (!ball || (w->velocities < 0 && j->velocities == MBS_VELOCITIES_EULER_RATES)) {
+        vec(w, "qd0", j->qd0, j->nq);
+        return;
+    }
+    if (w->velocities < 0) {
+        str(w, "velocities", "tangent");
+        vec(w, "v0", j->qd0, j->nv);
+        return;
+    }
+    str(w, "velocities", w->velocities == MBS_VELOCITIES_TANGENT ? "tangent" : "euler_rates");
+    double T[MBS_JOINT_MAXQ * MBS_JOINT_MAXQ], qd[7] = { 0 };
+    const mbs_joint_ops *ops = mbs_joint_ops_of(j->type, j->velocities);
+    ops->velocity_map(j->q0, T);
+    for (int r = 0; r < j->nq; r++)
+        for (int k = 0; k < j->nv; k++) qd[r] += T[r * j->nv + k] * j->qd0[k];
+    vec(w, "qd0", qd, j->nq);
+}
+
 static void write_joints(jw *w, const mbs_model *m, const lookup *ix)
 {
     jopen(w, "joints", "[");
@@ -351,7 +381,7 @@ static void write_joints(jw *w, const mbs_model *m, const lookup *ix)
         joint_sides(w, m, ix, body, j->x_ppoint, j->x_cpoint, j->x_Xp, j->x_Xc);
         if (j->nq > 0) {
             vec(w, "q0", j->q0, j->nq);
-            vec(w, "qd0", j->qd0, j->nq);
+            joint_velocities(w, j);
         }
         joint_data(w, j);
         jclose(w, "}");
@@ -704,14 +734,12 @@ static void write_objectives(jw *w, const mbs_model *m)
     jclose(w, "]");
 }
 
-char *mbs_model_to_json(const mbs_model *m, mbs_error *err)
+/* The model as JSON text, with the velocity convention `velocities` (-1:
+ * as they are) on every spherical and floating joint. */
+static char *model_to_json(const mbs_model *m, int velocities, mbs_error *err)
 {
-    if (!m) {
-        mbs_error_set(err, MBS_ERR_ARG, "mbs_model_to_json: model is NULL");
-        return NULL;
-    }
     lookup ix;
-    jw w = { NULL, 0, 0, 0, 0, 1 };
+    jw w = { NULL, 0, 0, 0, 0, 1, velocities };
     if (lookup_init(&ix, m) != 0) {
         lookup_free(&ix);
         mbs_error_set(err, MBS_ERR_NOMEM, "mbs_model_to_json: out of memory");
@@ -740,4 +768,30 @@ char *mbs_model_to_json(const mbs_model *m, mbs_error *err)
         return NULL;
     }
     return w.s;
+}
+
+char *mbs_model_to_json(const mbs_model *m, mbs_error *err)
+{
+    if (!m) {
+        mbs_error_set(err, MBS_ERR_ARG, "mbs_model_to_json: model is NULL");
+        return NULL;
+    }
+    return model_to_json(m, -1, err);
+}
+
+mbs_model *mbs_model_with_velocities(const mbs_model *m, mbs_velocities velocities, mbs_error *err)
+{
+    if (!m) {
+        mbs_error_set(err, MBS_ERR_ARG, "mbs_model_with_velocities: model is NULL");
+        return NULL;
+    }
+    if (velocities != MBS_VELOCITIES_EULER_RATES && velocities != MBS_VELOCITIES_TANGENT) {
+        mbs_error_set(err, MBS_ERR_ARG, "mbs_model_with_velocities: invalid convention %d", (int)velocities);
+        return NULL;
+    }
+    char *text = model_to_json(m, (int)velocities, err);
+    if (!text) return NULL;
+    mbs_model *c = mbs_model_load_string(text, m->name ? m->name : "model", err);
+    free(text);
+    return c;
 }

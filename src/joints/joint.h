@@ -23,11 +23,16 @@
  * writing one file with these three functions.
  *
  * The joint's velocities v (nv of them) are the rates of its coordinates
- * for every table here (the Euler-parameter rates for spherical and
- * floating joints): its manifold operations (integrate, difference, their
- * Jacobians, the velocity map qdot = T v) are the additive ones of
- * joint_additive.h. The exponential maps of SO(3) and SE(3) for tangent
- * velocities are in manifold.h.
+ * (the Euler-parameter rates for spherical and floating joints), with the
+ * additive manifold operations of joint_additive.h (integrate, difference,
+ * their Jacobians, the velocity map qdot = T v), except in the two tangent
+ * tables: a spherical or floating joint whose velocities are tangent
+ * (docs/tangent-space.md §1, §6) has v = w (3) or [nu; w] (6), the body
+ * twist of its child joint frame in the child's axes, and the exponential
+ * maps of SO(3) and SE(3) of manifold.h. Its `euler` is -1 (no Euler-rate
+ * completion anywhere), its `quat` the offset of the unit quaternion, and
+ * its frame kind GENERAL: the joint-frame passes do not take it yet, and
+ * the global-axes kernels do.
  *
  * Coordinates of the joint types (n coordinates / DOF):
  *   fixed       0/0
@@ -123,8 +128,12 @@ MBS_JOINT_DECLARE(cardan);
 MBS_JOINT_DECLARE(spherical);
 MBS_JOINT_DECLARE(planar);
 MBS_JOINT_DECLARE(floating);
+MBS_JOINT_DECLARE(spherical_tangent);
+MBS_JOINT_DECLARE(floating_tangent);
 
-/* Look-up by type (kinematics.c; the joint-frame passes at set-up). */
-const mbs_joint_ops *MBS_K(mbs_joint_ops_of)(int type);
+/* Look-up by type and velocity convention (mbs_velocities; the tangent
+ * tables exist for spherical and floating joints, every other type has one
+ * table). Kinematics, the joint-frame passes at set-up, the builder. */
+const mbs_joint_ops *MBS_K(mbs_joint_ops_of)(int type, int velocities);
 
 #endif

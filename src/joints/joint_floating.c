@@ -7,6 +7,8 @@
 #include "joint_common.h"
 #include "base/algebra.h"
 #include "joint_additive.h"
+#include "joint_tangent.h"
+#include "manifold.h"
 
 MBS_JOINT_ADDITIVE(7)
 
@@ -50,3 +52,80 @@ static void subspace_dot_d(const mreal *q, const mreal *qd, const mreal *dq, con
 const mbs_joint_ops MBS_K(mbs_joint_floating) = { "floating", 7, 6, 3, MBS_FRAME_FREE,
     motion, subspace, subspace_dot, motion_d, subspace_d, subspace_dot_d,
     MBS_JOINT_ADDITIVE_OPS(7, 3) };
+
+/* ---- tangent velocities: v = [nu; w], the body twist of the child joint
+ * frame relative to the parent's, in the child's axes (t' = R nu,
+ * R' = R S(w)):
+ *   S = [R 0; 0 R],  dS/dt = [R S(w) 0; 0 R S(w)]
+ * and along a tangent dq = [dnu; dw] (the direction of q (+) e dq, SE(3)):
+ *   dR = R S(dw),  dt = R dnu,  dS: both blocks R S(dw),
+ *   d(dS/dt): both blocks R S(dw) S(w) + R S(dw') (dw' the angular block of dv).
+ * The manifold operations are those of SE(3) (manifold.h). ---- */
+static void tg_motion(const mreal *q, mreal *R, mreal *t)
+{
+    MBS_K(mbs_quat_rotation)(q + 3, R);
+    t[0] = q[0]; t[1] = q[1]; t[2] = q[2];
+}
+static void tg_subspace(const mreal *q, mreal *S)
+{
+    mreal R[9];
+    MBS_K(mbs_quat_rotation)(q + 3, R);
+    jc_zero(S, 36);
+    tj_columns(S, R, 0);
+    tj_columns(S + 18, R, 3);
+}
+static void tg_blocks(mreal *S, const mreal *M)
+{
+    jc_zero(S, 36);
+    tj_columns(S, M, 0);
+    tj_columns(S + 18, M, 3);
+}
+static void tg_subspace_dot(const mreal *q, const mreal *v, mreal *Sd)
+{
+    mreal R[9], M[9];
+    MBS_K(mbs_quat_rotation)(q + 3, R);
+    tj_mul_skew(M, R, v + 3);
+    tg_blocks(Sd, M);
+}
+static void tg_motion_d(const mreal *q, const mreal *dq, mreal *dR, mreal *dt)
+{
+    mreal R[9];
+    MBS_K(mbs_quat_rotation)(q + 3, R);
+    tj_mul_skew(dR, R, dq + 3);
+    m3_mv(dt, R, dq);
+}
+static void tg_subspace_d(const mreal *q, const mreal *dq, mreal *dS)
+{
+    mreal R[9], M[9];
+    MBS_K(mbs_quat_rotation)(q + 3, R);
+    tj_mul_skew(M, R, dq + 3);
+    tg_blocks(dS, M);
+}
+static void tg_subspace_dot_d(const mreal *q, const mreal *v, const mreal *dq, const mreal *dv, mreal *dSd)
+{
+    mreal R[9], M[9];
+    MBS_K(mbs_quat_rotation)(q + 3, R);
+    tj_rate_d(M, R, v + 3, dq + 3, dv + 3);
+    tg_blocks(dSd, M);
+}
+static void tg_integrate_jacobians(const mreal *q, const mreal *dq, mreal *Jq, mreal *Jdq)
+{
+    (void)q;
+    MBS_K(mbs_se3_ad_inv)(dq, Jq);
+    MBS_K(mbs_se3_jr)(dq, Jdq);
+}
+/* T = [R 0; 0 G(p)^T / 2] (7 x 6) */
+static void tg_velocity_map(const mreal *q, mreal *T)
+{
+    mreal R[9];
+    MBS_K(mbs_quat_rotation)(q + 3, R);
+    jc_zero(T, 42);
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 3; k++) T[6 * r + k] = R[3 * r + k];
+    tj_quat_map(T + 18 + 3, 6, q + 3);
+}
+
+const mbs_joint_ops MBS_K(mbs_joint_floating_tangent) = { "floating", 7, 6, -1, MBS_FRAME_GENERAL,
+    tg_motion, tg_subspace, tg_subspace_dot, tg_motion_d, tg_subspace_d, tg_subspace_dot_d,
+    6, 3, 1, MBS_K(mbs_se3_integrate), MBS_K(mbs_se3_difference), tg_integrate_jacobians,
+    tg_velocity_map };

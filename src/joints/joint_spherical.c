@@ -6,6 +6,8 @@
 #include "joint_common.h"
 #include "base/algebra.h"
 #include "joint_additive.h"
+#include "joint_tangent.h"
+#include "manifold.h"
 
 MBS_JOINT_ADDITIVE(4)
 
@@ -48,3 +50,68 @@ static void subspace_dot_d(const mreal *q, const mreal *qd, const mreal *dq, con
 const mbs_joint_ops MBS_K(mbs_joint_spherical) = { "spherical", 4, 3, 0, MBS_FRAME_BALL,
     motion, subspace, subspace_dot, motion_d, subspace_d, subspace_dot_d,
     MBS_JOINT_ADDITIVE_OPS(4, 0) };
+
+/* ---- tangent velocities: v = w, the angular velocity of the child joint
+ * frame relative to the parent's in the child's axes (R' = R S(w)):
+ *   R = A(p/|p|),  S = [0; R],  dS/dt = [0; R S(w)]
+ * and along a tangent dq (the direction of p (x) exp(e dq)):
+ *   dR = R S(dq),  dS = [0; R S(dq)],  d(dS/dt) = [0; R S(dq) S(w) + R S(dw)].
+ * The manifold operations are those of SO(3) (manifold.h). ---- */
+static void tg_motion(const mreal *q, mreal *R, mreal *t)
+{
+    MBS_K(mbs_quat_rotation)(q, R);
+    t[0] = t[1] = t[2] = 0;
+}
+static void tg_subspace(const mreal *q, mreal *S)
+{
+    mreal R[9];
+    MBS_K(mbs_quat_rotation)(q, R);
+    jc_zero(S, 18);
+    tj_columns(S, R, 3);
+}
+static void tg_subspace_dot(const mreal *q, const mreal *v, mreal *Sd)
+{
+    mreal R[9], M[9];
+    MBS_K(mbs_quat_rotation)(q, R);
+    tj_mul_skew(M, R, v);
+    jc_zero(Sd, 18);
+    tj_columns(Sd, M, 3);
+}
+static void tg_motion_d(const mreal *q, const mreal *dq, mreal *dR, mreal *dt)
+{
+    mreal R[9];
+    MBS_K(mbs_quat_rotation)(q, R);
+    tj_mul_skew(dR, R, dq);
+    dt[0] = dt[1] = dt[2] = 0;
+}
+static void tg_subspace_d(const mreal *q, const mreal *dq, mreal *dS)
+{
+    mreal R[9], M[9];
+    MBS_K(mbs_quat_rotation)(q, R);
+    tj_mul_skew(M, R, dq);
+    jc_zero(dS, 18);
+    tj_columns(dS, M, 3);
+}
+static void tg_subspace_dot_d(const mreal *q, const mreal *v, const mreal *dq, const mreal *dv, mreal *dSd)
+{
+    mreal R[9], M[9];
+    MBS_K(mbs_quat_rotation)(q, R);
+    tj_rate_d(M, R, v, dq, dv);
+    jc_zero(dSd, 18);
+    tj_columns(dSd, M, 3);
+}
+static void tg_integrate_jacobians(const mreal *q, const mreal *dq, mreal *Jq, mreal *Jdq)
+{
+    (void)q;
+    MBS_K(mbs_so3_ad_inv)(dq, Jq);
+    MBS_K(mbs_so3_jr)(dq, Jdq);
+}
+static void tg_velocity_map(const mreal *q, mreal *T)
+{
+    tj_quat_map(T, 3, q);
+}
+
+const mbs_joint_ops MBS_K(mbs_joint_spherical_tangent) = { "spherical", 4, 3, -1, MBS_FRAME_GENERAL,
+    tg_motion, tg_subspace, tg_subspace_dot, tg_motion_d, tg_subspace_d, tg_subspace_dot_d,
+    3, 0, 1, MBS_K(mbs_so3_integrate), MBS_K(mbs_so3_difference), tg_integrate_jacobians,
+    tg_velocity_map };

@@ -80,7 +80,7 @@ int mbs_abajf_create(mbs_data *d, const mbs_model *m)
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         fdl_body *b = &f->b[i];
-        const int kind = MBS_K(mbs_joint_ops_of)(jt->type)->frame_kind;
+        const int kind = MBS_K(mbs_joint_ops_of)(jt->type, jt->velocities)->frame_kind;
         if (kind < 0 || kind == MBS_FRAME_CARDAN) f->frames = 0;   /* no joint-frame form */
         b->parent = jt->parent;
         b->qoff = jt->qoff;

@@ -294,7 +294,7 @@ int mbs_jac1_create(mbs_data *d, const mbs_model *m)
     for (int i = 1; i <= nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         idl_body *b = &f->b[i];
-        const int kind = MBS_K(mbs_joint_ops_of)(jt->type)->frame_kind;
+        const int kind = MBS_K(mbs_joint_ops_of)(jt->type, jt->velocities)->frame_kind;
         if (kind != MBS_FRAME_FIXED && kind != MBS_FRAME_ROT_E1 && kind != MBS_FRAME_SLIDE_E1) {
             f->rigid = 0;
             continue;

@@ -235,7 +235,7 @@ static inline void kin_body_rates(const mbs_model *m, MBS_K(mbs_ws) *w, int i, c
                 for (int c = 0; c < 6; c++) di[c] += col[c] * qdi[k];
         }
     } else {
-        const mbs_joint_ops *ops = MBS_K(mbs_joint_ops_of)(jt->type);
+        const mbs_joint_ops *ops = MBS_K(mbs_joint_ops_of)(jt->type, jt->velocities);
         if (qdi) ops->subspace_dot(qi, qdi, Sd);
         else for (int k = 0; k < 6 * nv; k++) Sd[k] = 0;
         for (int k = 0; k < nv; k++) {
@@ -298,7 +298,7 @@ static inline void kin_joint_map(MBS_K(mbs_ws) *w, const mbs_joint_info *jt, int
         }
     } else {
         mreal S[MBS_BSTRIDE];
-        const mbs_joint_ops *ops = MBS_K(mbs_joint_ops_of)(jt->type);
+        const mbs_joint_ops *ops = MBS_K(mbs_joint_ops_of)(jt->type, jt->velocities);
         ops->subspace(qi, S);
         for (int k = 0; k < jt->nv; k++) {
             mreal *col = bi + 6 * k;
@@ -369,7 +369,7 @@ void MBS_K(mbs_kin_forward)(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w
             }
         } else {
             mreal R[9], t[3];
-            const mbs_joint_ops *ops = MBS_K(mbs_joint_ops_of)(jt->type);
+            const mbs_joint_ops *ops = MBS_K(mbs_joint_ops_of)(jt->type, jt->velocities);
             ops->motion(qi, R, t);
             m3_mul(T, AhJ, R);
             m3_mv(tmp, AhJ, t);

@@ -142,7 +142,7 @@ KD_INLINE void kd_body_init(kd_body *c, const mbs_model *m, const MBS_K(mbs_ws) 
     /* revolute and prismatic joints: S a constant unit column (axis e1),
      * dS/dt = 0, as in the fast path of the primal (kinematics.c) */
     c->kind = jt->frame_kind == MBS_FRAME_ROT_E1 ? 1 : jt->frame_kind == MBS_FRAME_SLIDE_E1 ? 2 : 0;
-    c->ops = c->kind ? NULL : MBS_K(mbs_joint_ops_of)(jt->type);
+    c->ops = c->kind ? NULL : MBS_K(mbs_joint_ops_of)(jt->type, jt->velocities);
     c->h = jt->parent;
     c->nv = jt->nv;
     c->qi = q + jt->qoff;
@@ -270,7 +270,7 @@ KD_INLINE void kd_positions_general(kd_body *c, const MBS_K(mbs_ws) *w, MBS_K(mb
     const mreal *Ah = w->A + 9 * h, *dAh = c->hin ? dw->A + 9 * h : zeros;
     mreal *drj = dw->rj + 3 * i, *doi = dw->o + 3 * i, *drG = dw->rG + 3 * i;
     mreal R[9], t[3], dR[9], dtt[3], T[9], dT[9], tmp[3];
-    if (!c->ops) c->ops = MBS_K(mbs_joint_ops_of)(c->jt->type);
+    if (!c->ops) c->ops = MBS_K(mbs_joint_ops_of)(c->jt->type, c->jt->velocities);
     c->thi[3] = 0;
     t_mul(c->dAhJ, Ah, dAh, p->Xp, p->dXp);
     c->ops->motion(c->qi, R, t);
@@ -332,7 +332,7 @@ KD_INLINE void kd_joint_map(kd_body *c, int fast)
             v3_cross_add(col, bk + 3, drho);
         }
     } else {
-        if (!c->ops) c->ops = MBS_K(mbs_joint_ops_of)(c->jt->type);
+        if (!c->ops) c->ops = MBS_K(mbs_joint_ops_of)(c->jt->type, c->jt->velocities);
         c->ops->subspace(c->qi, S);
         c->ops->subspace_d(c->qi, c->dqi, dS);
         for (int k = 0; k < c->nv; k++) {
@@ -449,7 +449,7 @@ KD_INLINE void kd_bias_general(kd_body *c, const kd_rates *v)
 {
     const mreal *rho = c->rho, *drho = c->drho, *Vh = v->Vh, *dVh = v->dVh, *bdi = v->bdi;
     mreal Sd[MBS_BSTRIDE], dSd[MBS_BSTRIDE];
-    if (!c->ops) c->ops = MBS_K(mbs_joint_ops_of)(c->jt->type);
+    if (!c->ops) c->ops = MBS_K(mbs_joint_ops_of)(c->jt->type, c->jt->velocities);
     c->ops->subspace_dot(c->qi, v->qdi, Sd);
     c->ops->subspace_dot_d(c->qi, v->qdi, c->dqi, v->dqdi, dSd);
     for (int k = 0; k < c->nv; k++) {

@@ -78,6 +78,8 @@ void mbs_model_free(mbs_model *m)
         for (int i = 0; i <= m->nb; i++) { free(m->joint[i].name); free(m->joint[i].where); }
     if (m->coord_name)
         for (int k = 0; k < m->nq; k++) free(m->coord_name[k]);
+    if (m->vel_name)
+        for (int k = 0; k < m->nv; k++) free(m->vel_name[k]);
     if (m->point)
         for (int k = 0; k < m->npoint; k++) free(m->point[k].name);
     if (m->vector)
@@ -102,6 +104,7 @@ void mbs_model_free(mbs_model *m)
     free(m->body);
     free(m->joint);
     free(m->coord_name);
+    free(m->vel_name);
     free(m->point);
     free(m->vector);
     free(m->param);
@@ -145,6 +148,7 @@ mbs_model *mbs_model_copy(const mbs_model *m)
     c->body = NULL;
     c->joint = NULL;
     c->coord_name = NULL;
+    c->vel_name = NULL;
     c->point = NULL;
     c->vector = NULL;
     c->param = NULL;
@@ -191,6 +195,12 @@ mbs_model *mbs_model_copy(const mbs_model *m)
         c->coord_name = calloc((size_t)m->nq, sizeof *c->coord_name);
         if (!c->coord_name) goto oom;
         for (int k = 0; k < m->nq; k++) c->coord_name[k] = dup_str(m->coord_name[k], &fail);
+        if (fail) goto oom;
+    }
+    if (m->nv > 0) {
+        c->vel_name = calloc((size_t)m->nv, sizeof *c->vel_name);
+        if (!c->vel_name) goto oom;
+        for (int k = 0; k < m->nv; k++) c->vel_name[k] = dup_str(m->vel_name[k], &fail);
         if (fail) goto oom;
     }
 
@@ -605,20 +615,9 @@ const char *mbs_coord_name(const mbs_model *m, int k)
     return m && k >= 0 && k < m->nq ? m->coord_name[k] : NULL;
 }
 
-/* The joint owning velocity k: the last one whose block starts at or
- * before k (the blocks are in joint order), by bisection. */
 const char *mbs_vel_name(const mbs_model *m, int k)
 {
-    if (!m || k < 0 || k >= m->nv) return NULL;
-    int lo = 1, hi = m->nb;
-    while (lo < hi) {
-        int mid = lo + (hi - lo + 1) / 2;
-        if (m->joint[mid].voff <= k) lo = mid;
-        else hi = mid - 1;
-    }
-    const mbs_joint_info *j = &m->joint[lo];
-    if (j->velocities != MBS_VELOCITIES_EULER_RATES) return NULL;
-    return m->coord_name[j->qoff + (k - j->voff)];
+    return m && k >= 0 && k < m->nv ? m->vel_name[k] : NULL;
 }
 
 void mbs_model_initial_state(const mbs_model *m, double *q, double *qd)

@@ -80,6 +80,8 @@ typedef struct mbs_force_info {
                             * CoM points at the body's x_com */
     int joint;             /* joint_spring, joint_force: joint index; else -1 */
     int coord;             /* joint_spring, joint_force: coordinate index in q; else -1 */
+    int vel;               /* joint_spring, joint_force: the same coordinate's velocity index (qd, qfrc,
+                            * tangent directions); else -1 */
     int x, nx;             /* the element's own numbers in x */
     int x_stiffness;       /* spring_damper, joint_spring */
     int x_damping;         /* spring_damper, joint_spring */
@@ -262,6 +264,7 @@ struct mbs_model {
     mbs_body_info *body;
     mbs_joint_info *joint; /* joint[i] moves body[i]; joint[0] unused */
     char **coord_name;     /* nq */
+    char **vel_name;       /* nv: the coordinate's name for rates; J.vx .. J.wz for tangent velocities */
     int npoint;
     mbs_point_info *point;
     int nvector;

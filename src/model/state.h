@@ -12,4 +12,12 @@
 int mbs_state_check(const mbs_model *m, const double *q, const double *qd, const double *qdd,
                     char msg[MBS_ERROR_MSG_LEN]);
 
+/* The guard of the functions not yet written for tangent velocities
+ * (docs/tangent-plan.md, package A4): MBS_OK when no joint of m has tangent
+ * velocities, else MBS_ERR_UNSUPPORTED with "WHAT: not yet implemented for
+ * joint 'J' with tangent velocities (...)" in msg, J the first such joint. */
+int mbs_tangent_unsupported(const mbs_model *m, const char *what, char msg[MBS_ERROR_MSG_LEN]);
+/* The same into an mbs_error (err may be NULL). */
+int mbs_tangent_unsupported_err(const mbs_model *m, const char *what, mbs_error *err);
+
 #endif

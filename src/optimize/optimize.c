@@ -23,6 +23,7 @@
 #include "mbsens/simulate.h"
 #include "base/error.h"
 #include "kernels/results.h"
+#include "model/state.h"
 
 /* ---------------------------------------------------------------- names */
 
@@ -619,6 +620,7 @@ int mbs_optimize(const mbs_model *m, const mbs_opt_options *o, mbs_opt_result *r
 {
     if (!m || !o || !res) return mbs_error_set(err, MBS_ERR_ARG, "mbs_optimize: NULL argument");
     memset(res, 0, sizeof *res);
+    if (m && mbs_tangent_unsupported_err(m, "optimization", err)) return MBS_ERR_UNSUPPORTED;
     int rc = opt_check_args(m, o, err);
     if (rc) return rc;
     struct timespec t0, t1;

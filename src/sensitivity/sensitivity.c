@@ -12,6 +12,7 @@
 #include "sens_common.h"
 #include "mbsens/constraints.h"
 #include "kernels/results.h"
+#include "model/state.h"
 
 /* ---------------------------------------------------------------- names */
 
@@ -119,6 +120,7 @@ int mbs_sensitivity(const mbs_model *m, const mbs_sens_options *o, mbs_sens_resu
 {
     if (!m || !o || !res) return mbs_error_set(err, MBS_ERR_ARG, "mbs_sensitivity: NULL argument");
     memset(res, 0, sizeof *res);
+    if (m && mbs_tangent_unsupported_err(m, "sensitivities", err)) return MBS_ERR_UNSUPPORTED;
     if (sens_nobj(m, o) < 1)
         return mbs_error_set(err, MBS_ERR_ARG, "%s: the model declares no objectives (add an \"objectives\" section, "
                              "or give a program's own objective)", m->source ? m->source : m->name);

@@ -1,0 +1,106 @@
+/*
+ * manifold.c - the public velocity map of mbsens/manifold.h: joint by
+ * joint, T from the joint's table (joints/joint.h), Tdot v and T^+ for the
+ * tangent joints (docs/tangent-space.md §1.1).
+ */
+#include <string.h>
+
+#include "mbsens/manifold.h"
+#include "base/algebra.h"
+#include "joints/joint.h"
+#include "joints/manifold.h"
+#include "joints/joint_tangent.h"
+#include "model/model_impl.h"
+
+void mbs_velocity_map(const mbs_model *m, const double *q, double *T)
+{
+    if (!m || !q || !T) return;
+    memset(T, 0, sizeof *T * (size_t)m->nq * (size_t)m->nv);
+    double Tj[MBS_JOINT_MAXQ * MBS_JOINT_MAXQ];
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->nq == 0) continue;
+        mbs_joint_ops_of(jt->type, jt->velocities)->velocity_map(q + jt->qoff, Tj);
+        for (int r = 0; r < jt->nq; r++)
+            for (int k = 0; k < jt->nv; k++)
+                T[(size_t)(jt->qoff + r) * (size_t)m->nv + (size_t)(jt->voff + k)] = Tj[r * jt->nv + k];
+    }
+}
+
+/* The tangent joint's blocks: p its quaternion, w the angular velocity, and
+ * for a floating joint R, t-blocks. pdot = G(p)^T w / 2,
+ * pddot = G(p)^T wd / 2 - |w|^2 p / 4; tdot = R nu, tddot = R (nud + w x nu). */
+static void tangent_rates(const mbs_joint_info *jt, const double *qj, const double *v, const double *vd,
+                          double *qd, double *qdd)
+{
+    const int e = jt->quat, floating = e == 3;
+    const double *p = qj + e, *w = v + (floating ? 3 : 0);
+    double R[9];
+    if (floating) mbs_quat_rotation(p, R);
+    double G[12];
+    tj_quat_map(G, 3, p);
+    for (int r = 0; r < 4; r++) qd[e + r] = G[3 * r] * w[0] + G[3 * r + 1] * w[1] + G[3 * r + 2] * w[2];
+    if (floating) m3_mv(qd, R, v);
+    if (!vd || !qdd) return;
+    const double *wd = vd + (floating ? 3 : 0), ww = v3_dot(w, w);
+    for (int r = 0; r < 4; r++)
+        qdd[e + r] = G[3 * r] * wd[0] + G[3 * r + 1] * wd[1] + G[3 * r + 2] * wd[2] - 0.25 * ww * p[r];
+    if (floating) {
+        double a[3];
+        v3_cross(a, w, v);
+        v3_add(a, a, vd);
+        m3_mv(qdd, R, a);
+    }
+}
+
+int mbs_rates_from_velocity(const mbs_model *m, const double *q, const double *v, const double *vd,
+                            double *qd, double *qdd)
+{
+    if (!m || !q || !v || !qd) return MBS_ERR_ARG;
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->velocities == MBS_VELOCITIES_TANGENT) {
+            tangent_rates(jt, q + jt->qoff, v + jt->voff, vd ? vd + jt->voff : NULL, qd + jt->qoff,
+                          qdd ? qdd + jt->qoff : NULL);
+            continue;
+        }
+        for (int k = 0; k < jt->nq; k++) {
+            qd[jt->qoff + k] = v[jt->voff + k];
+            if (vd && qdd) qdd[jt->qoff + k] = vd[jt->voff + k];
+        }
+    }
+    return MBS_OK;
+}
+
+int mbs_velocity_from_rates(const mbs_model *m, const double *q, const double *qd, const double *qdd,
+                            double *v, double *vd)
+{
+    if (!m || !q || !qd || !v) return MBS_ERR_ARG;
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        const double *qj = q + jt->qoff;
+        double *vj = v + jt->voff;
+        if (jt->velocities != MBS_VELOCITIES_TANGENT) {
+            for (int k = 0; k < jt->nv; k++) {
+                vj[k] = qd[jt->qoff + k];
+                if (qdd && vd) vd[jt->voff + k] = qdd[jt->qoff + k];
+            }
+            continue;
+        }
+        const int e = jt->quat, floating = e == 3;
+        double R[9], zero[6] = { 0 }, qdt[7], b[7];
+        tj_quat_omega(qj + e, qd + jt->qoff + e, vj + (floating ? 3 : 0));
+        if (floating) {
+            mbs_quat_rotation(qj + e, R);
+            m3_mtv(vj, R, qd + jt->qoff);
+        }
+        if (!qdd || !vd) continue;
+        /* Tdot v: the rates of vd = 0 */
+        tangent_rates(jt, qj, vj, zero, qdt, b);
+        for (int k = 0; k < jt->nq; k++) b[k] = qdd[jt->qoff + k] - b[k];
+        double *vdj = vd + jt->voff;
+        tj_quat_omega(qj + e, b + e, vdj + (floating ? 3 : 0));
+        if (floating) m3_mtv(vdj, R, b);
+    }
+    return MBS_OK;
+}
