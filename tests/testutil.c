@@ -63,11 +63,25 @@ int mbs_test_urdf_dir(char *dir, size_t len)
     return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
 }
 
+void mbs_test_complete_euler(const mbs_model *m, const double *q, double *M)
+{
+    const int nq = m->nq;
+    for (int i = 1; i <= m->nb; i++) {
+        const int e = m->joint[i].qoff + m->joint[i].euler;
+        if (m->joint[i].euler < 0) continue;
+        for (int r = 0; r < 4; r++)
+            for (int c = 0; c < 4; c++) M[(size_t)(e + r) * nq + e + c] += q[e + r] * q[e + c];
+    }
+}
+
 double mbs_test_roundoff_fd(const mbs_model *m, mbs_data *d, const double *q)
 {
     const int nq = mbs_model_nq(m);
     double *M = malloc(sizeof(double) * (size_t)nq * (size_t)nq), c = INFINITY;
-    if (M && mbs_mass_matrix(m, d, q, M) == MBS_OK) c = mbs_test_cond_spd(M, nq);
+    if (M && mbs_mass_matrix(m, d, q, M) == MBS_OK) {
+        mbs_test_complete_euler(m, q, M);
+        c = mbs_test_cond_spd(M, nq);
+    }
     free(M);
     return MBS_ROUNDOFF(mbs_model_nbodies(m)) + 2 * nq * MBS_EPS * c;
 }
