@@ -66,14 +66,14 @@ static void tolerances(const char *name)
     mbs_model *m = load(name);
     if (!m) return;
     const int nq = m->nq, nv = m->nv;
-    double *q = calloc((size_t)nq, 8), *qd = calloc((size_t)nv, 8), *M = calloc((size_t)nq * nq, 8);
+    double *q = calloc((size_t)nq, 8), *qd = calloc((size_t)nv, 8), *M = calloc((size_t)nv * nv, 8);
     mbs_data *d = mbs_data_create(m, NULL);
     CHECK(q && qd && M && d, "%s: memory", name);
     mbs_model_initial_state(m, q, qd);
     mbs_normalize_state(m, q, qd);
     CHECK(mbs_mass_matrix(m, d, q, M) == MBS_OK, "%s: M: %s", name, mbs_data_error(d));
     mbs_test_complete_euler(m, q, M);
-    const double kappa = mbs_test_cond_spd(M, nq);
+    const double kappa = mbs_test_cond_spd(M, nv);
     mbs_check_report rep;
     mbs_error err;
     CHECK(mbs_check_derivatives(m, 1, 1, MBS_REF_COM, q, qd, &rep, &err) == MBS_OK, "%s: %s", name, err.msg);

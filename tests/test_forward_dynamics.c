@@ -36,14 +36,14 @@
 /* The round-off bound of forward dynamics at q: the recursions' (MBS_ROUNDOFF) and solving with M',
  * 2 n eps kappa(M') (the forward error of a backward-stable solve, on both sides of a comparison),
  * M' = M completed by p p^T on each Euler quadruple (mbs_test_complete_euler: the matrix both
- * methods solve with; M alone is singular along p). M: nq^2 scratch. */
+ * methods solve with; M alone is singular along p). M: nv^2 scratch. */
 static double ro_fd(const mbs_model *m, mbs_data *d, const double *q, double *M)
 {
     CHECK(mbs_mass_matrix(m, d, q, M) == MBS_OK, "M");
     mbs_test_complete_euler(m, q, M);
-    const double kappa = mbs_test_cond_spd(M, m->nq);
+    const double kappa = mbs_test_cond_spd(M, m->nv);
     CHECK(kappa < INFINITY, "M' not positive definite");
-    return MBS_ROUNDOFF(m->nb) + 2 * m->nq * MBS_EPS * kappa;
+    return MBS_ROUNDOFF(m->nb) + 2 * m->nv * MBS_EPS * kappa;
 }
 
 /* fast path vs global-axes kernels (zero body load) vs semi-recursive at

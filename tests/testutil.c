@@ -65,25 +65,27 @@ int mbs_test_urdf_dir(char *dir, size_t len)
 
 void mbs_test_complete_euler(const mbs_model *m, const double *q, double *M)
 {
-    const int nq = m->nq;
+    const int nv = m->nv;
     for (int i = 1; i <= m->nb; i++) {
-        const int e = m->joint[i].qoff + m->joint[i].euler;
-        if (m->joint[i].euler < 0) continue;
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->euler < 0 || jt->velocities != MBS_VELOCITIES_EULER_RATES) continue;
+        const double *p = q + jt->qoff + jt->euler;
+        const int e = jt->voff + jt->euler;   /* the rates of p */
         for (int r = 0; r < 4; r++)
-            for (int c = 0; c < 4; c++) M[(size_t)(e + r) * nq + e + c] += q[e + r] * q[e + c];
+            for (int c = 0; c < 4; c++) M[(size_t)(e + r) * nv + e + c] += p[r] * p[c];
     }
 }
 
 double mbs_test_roundoff_fd(const mbs_model *m, mbs_data *d, const double *q)
 {
-    const int nq = mbs_model_nq(m);
-    double *M = malloc(sizeof(double) * (size_t)nq * (size_t)nq), c = INFINITY;
+    const int nv = mbs_model_nv(m);
+    double *M = malloc(sizeof(double) * (size_t)nv * (size_t)nv + 1), c = INFINITY;
     if (M && mbs_mass_matrix(m, d, q, M) == MBS_OK) {
         mbs_test_complete_euler(m, q, M);
-        c = mbs_test_cond_spd(M, nq);
+        c = mbs_test_cond_spd(M, nv);
     }
     free(M);
-    return MBS_ROUNDOFF(mbs_model_nbodies(m)) + 2 * nq * MBS_EPS * c;
+    return MBS_ROUNDOFF(mbs_model_nbodies(m)) + 2 * nv * MBS_EPS * c;
 }
 
 double mbs_test_check_derivatives(const mbs_model *m, int samples, unsigned long seed, const char *label)

@@ -99,6 +99,7 @@ typedef struct {
     const mbs_model *m;
     mbs_ws_cs w;
     mreal *x, *q, *qd, *qdd, *tau, *out;
+    int *vq;   /* the coordinate that velocity k moves (joint_coordinate) */
 } cs_pipe;
 
 /* loads as mbs_data_prepare_loads applies them: no user loads, the force
@@ -126,8 +127,8 @@ static int cs_fd(cs_pipe *c)
     return mbs_aba_cs(c->m, &c->w, c->q, c->qd, c->tau, c->out);
 }
 
-/* Perturb direction dir: 0..nv-1 q, nv..2nv-1 qd, then tau (if with_tau),
- * then parameters. */
+/* Perturb direction dir: 0..nv-1 q (along velocity dir: coordinate
+ * c->vq[dir]), nv..2nv-1 qd, then tau (if with_tau), then parameters. */
 static void cs_set(cs_pipe *c, const double *q, const double *qd, const double *qdd,
                    const double *tau, int dir, int with_tau)
 {
@@ -139,7 +140,7 @@ static void cs_set(cs_pipe *c, const double *q, const double *qd, const double *
         c->qd[k] = qd[k];
         c->qdd[k] = qdd ? qdd[k] : 0; c->tau[k] = tau ? tau[k] : 0;
     }
-    if (dir < nv) { c->q[dir] += I * H; return; }
+    if (dir < nv) { c->q[c->vq[dir]] += I * H; return; }
     dir -= nv;
     if (dir < nv) { c->qd[dir] += I * H; return; }
     dir -= nv;
@@ -151,8 +152,19 @@ static void cs_set(cs_pipe *c, const double *q, const double *qd, const double *
     for (int t = 0; t < p->ntargets; t++) c->x[p->target[t]] += I * H * p->scale[t];
 }
 
+/* A joint (index) whose velocities are not the rates of its coordinates
+ * (tangent velocities: nv < nq), or 0 when there is none */
+static int joint_without_rates(const mbs_model *m)
+{
+    for (int i = 1; i <= m->nb; i++)
+        if (m->joint[i].velocities != MBS_VELOCITIES_EULER_RATES) return i;
+    return 0;
+}
+
 /* The complex pipeline's arrays and workspace for m (reference point ref);
- * -1 when memory runs out (the caller frees what it holds). */
+ * -1 when memory runs out (the caller frees what it holds). Velocity k of
+ * joint i, a rate of its coordinates (joint_without_rates(m) = 0), moves
+ * coordinate qoff + (k - voff). */
 static int cs_pipe_init(cs_pipe *c, const mbs_model *m, mbs_ref_point ref)
 {
     const size_t n1 = (size_t)m->nv + 1;
@@ -161,14 +173,20 @@ static int cs_pipe_init(cs_pipe *c, const mbs_model *m, mbs_ref_point ref)
     c->x = calloc((size_t)m->nx + 1, sizeof(mreal));
     c->q = calloc((size_t)m->nq + 1, sizeof(mreal)); c->qd = calloc(n1, sizeof(mreal));
     c->qdd = calloc(n1, sizeof(mreal)); c->tau = calloc(n1, sizeof(mreal)); c->out = calloc(n1, sizeof(mreal));
-    if (!c->x || !c->q || !c->qd || !c->qdd || !c->tau || !c->out || mbs_ws_init_cs(&c->w, m) != 0) return -1;
+    c->vq = calloc(n1, sizeof(int));
+    if (!c->x || !c->q || !c->qd || !c->qdd || !c->tau || !c->out || !c->vq || mbs_ws_init_cs(&c->w, m) != 0)
+        return -1;
+    for (int i = 1; i <= m->nb; i++)
+        for (int k = 0; k < m->joint[i].nv; k++) c->vq[m->joint[i].voff + k] = m->joint[i].qoff + k;
     c->w.ref = ref;
     return 0;
 }
 
 /* One sample: q (nq) and qd (nv) given (q_in; qd_in NULL: zero) or random in [-1, 1]
  * then normalized, qdd and tau random; tau orthogonal to the Euler
- * parameters, as physical torques are. */
+ * parameters, as physical torques are, on the joints whose velocities are
+ * their rates (the quadruple's rates at voff + euler, as p at qoff +
+ * euler; tangent velocities have no component along p). */
 static void sample_state(const mbs_model *m, uint64_t *s, const double *q_in, const double *qd_in, double *q,
                          double *qd, double *qdd, double *tau)
 {
@@ -183,7 +201,7 @@ static void sample_state(const mbs_model *m, uint64_t *s, const double *q_in, co
     mbs_normalize_state(m, q, qd);
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
-        if (jt->euler < 0) continue;
+        if (jt->euler < 0 || jt->velocities != MBS_VELOCITIES_EULER_RATES) continue;
         double *p = q + jt->qoff + jt->euler, *f = tau + jt->voff + jt->euler, pf = 0;
         for (int k = 0; k < 4; k++) pf += p[k] * f[k];
         for (int k = 0; k < 4; k++) f[k] -= pf * p[k];
@@ -296,6 +314,11 @@ int mbs_check_derivatives_against(const mbs_model *m, const mbs_model *cm, int s
 {
     if (!m || !cm || !rep) return mbs_error_set(err, MBS_ERR_ARG, "check: NULL argument");
     if (!same_layout(m, cm)) return mbs_error_set(err, MBS_ERR_ARG, "check: the reference model's layout differs");
+    const int jt = joint_without_rates(m);
+    if (jt)
+        return mbs_error_set(err, MBS_ERR_ARG, "check: joint '%s' has tangent velocities (%d for %d coordinates): "
+                             "the complex step moves one coordinate per velocity", m->joint[jt].name,
+                             m->joint[jt].nv, m->joint[jt].nq);
     if (q_in) samples = 1;
     if (samples < 1) return mbs_error_set(err, MBS_ERR_ARG, "check: samples must be >= 1 (got %d)", samples);
     memset(rep, 0, sizeof *rep);
@@ -332,7 +355,7 @@ int mbs_check_derivatives_against(const mbs_model *m, const mbs_model *cm, int s
                                                           MBS_IX_NONE, 0 }));
 done:
     mbs_ws_free_cs(&c.w);
-    free(c.x); free(c.q); free(c.qd); free(c.qdd); free(c.tau); free(c.out);
+    free(c.x); free(c.q); free(c.qd); free(c.qdd); free(c.tau); free(c.out); free(c.vq);
     free(buf);
     mbs_data_free(d);
     return rc;
