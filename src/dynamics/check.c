@@ -66,13 +66,13 @@ static double roundoff_recursions(const mbs_model *m)
 /* The 2-norm condition number of M' at q, the matrix both forward-dynamics
  * algorithms solve with: M completed by p p^T on the rates of each Euler
  * quadruple (M alone is singular along p), from its extreme eigenvalues
- * (LAPACK dsyev). INFINITY when M' is not positive definite. Mc: nv^2, w:
- * nv scratch. */
+ * (LAPACK dsyev). INFINITY when M' is not positive definite, NAN when M
+ * fails (the message in d). Mc: nv^2, w: nv scratch. */
 static double completed_cond(const mbs_model *m, mbs_data *d, const double *q, double *Mc, double *w)
 {
     const int nv = m->nv;
     if (nv == 0) return 1;
-    if (mbs_mass_matrix(m, d, q, Mc) != MBS_OK) return INFINITY;
+    if (mbs_mass_matrix(m, d, q, Mc) != MBS_OK) return NAN;
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         if (jt->euler < 0 || jt->velocities != MBS_VELOCITIES_EULER_RATES) continue;
@@ -99,7 +99,7 @@ typedef struct {
     const mbs_model *m;
     mbs_ws_cs w;
     mreal *x, *q, *qd, *qdd, *tau, *out;
-    int *vq;   /* the coordinate that velocity k moves (joint_coordinate) */
+    int *vq;   /* the coordinate that velocity k moves (cs_pipe_init) */
 } cs_pipe;
 
 /* loads as mbs_data_prepare_loads applies them: no user loads, the force
@@ -339,8 +339,11 @@ int mbs_check_derivatives_against(const mbs_model *m, const mbs_model *cm, int s
         sample_state(m, &s, q_in, qd_in, b.q, b.qd, b.qdd, b.tau);
         const double kappa = completed_cond(m, d, b.q, b.Mc, b.ev);
         if (!(kappa < INFINITY)) {
-            rc = mbs_error_set(err, MBS_ERR_NUMERIC, "check: the mass matrix (completed for the Euler parameters) "
-                               "is not positive definite at sample %d", sample);
+            if (isnan(kappa))
+                rc = mbs_error_set(err, MBS_ERR_NUMERIC, "check: %s", mbs_data_error(d));
+            else
+                rc = mbs_error_set(err, MBS_ERR_NUMERIC, "check: the mass matrix (completed for the Euler "
+                                   "parameters) is not positive definite at sample %d", sample);
             goto done;
         }
         if (kappa > rep->cond) rep->cond = kappa;
