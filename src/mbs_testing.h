@@ -75,4 +75,11 @@ int mbs_jac1_id_jacobians(const mbs_model *m, mbs_data *d, const double *q, cons
                          const double *qdd, double *tau, double *dtau_dq, double *dtau_dqd, double *M);
 int mbs_deriv_fd_inverse_dense(const mbs_model *m);
 
+/* The derivative check (dynamics/check.c) with the complex step run on cm,
+ * a model of m's layout whose values may differ: a derivative that does
+ * not match its reference must fail the check (tests/test_check.c). */
+int mbs_check_derivatives_against(const mbs_model *m, const mbs_model *cm, int samples, unsigned long seed,
+                                  mbs_ref_point ref, const double *q, const double *qd,
+                                  mbs_check_report *report, mbs_error *err);
+
 #endif

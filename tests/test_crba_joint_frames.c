@@ -17,6 +17,9 @@
  *     mbs_bias_forces (global Newton-Euler) to the same bound;
  *   - models with another joint type (cardan, cylindrical, planar) keep the
  *     global pass: mbs_mass_matrix is bit for bit mbs_crba;
+ *   - off the unit sphere (|p|^2 = 1 + dp) the public call refuses |p|
+ *     beyond 1e-6 of 1; within it, and at dp = 0.0201 through the internal
+ *     call, M is the global one to a multiple of dp (off_unit_sphere);
  * on random trees (250 of the eligible kinds, Euler-parameter spherical and
  * floating joints included, and 50 of all kinds; 30 more with 1 to 4 free
  * bodies added, mbs_generate_free_bodies_json), human43 and the example
@@ -84,6 +87,62 @@ static void compare(mbs_rng *rng, const mbs_model *m, const char *name, int elig
     free(q); free(qd); free(h1); free(h2); free(M1); free(M2); free(M3);
 }
 
+/* Off the unit sphere, |p|^2 = 1 + dp on every Euler quadruple: the public
+ * calls refuse |p| more than 1e-6 from 1 (mbs_state_check), so the
+ * joint-frame M (free-body blocks included) is reached only within that;
+ * there, as at |p|^2 = 1.0201 through the internal call, it differs from
+ * the global pass by the terms the two write for |p| = 1 only. On each
+ * side, every Euler joint on a path from the ground brings A(p) = |p|^2
+ * A(p/|p|) + (|p|^2 - 1) 1, within 2 dp of the rotation (relative), at most
+ * twice (a congruence): 4 dp each, and the two motion columns of an entry
+ * G(p) or E(p), dp/2 each: with ne Euler joints on the longest such path,
+ * 2 (4 ne + 1) dp for the two sides, plus the round-off of both
+ * (MBS_ROUNDOFF(nb)). The worst difference / bound into *w. */
+static void off_unit_sphere(mbs_rng *rng, double *w)
+{
+    const double dps[2] = { 5e-7, 0.0201 };
+    for (int t = 0; t < 20; t++) {
+        mbs_error e;
+        mbs_model *r = mbs_test_random_tree(rng, 1 + mbs_rng_int(rng, 6), ELIGIBLE);
+        char *text = r ? mbs_generate_free_bodies_json(r, 1 + mbs_rng_int(rng, 4), &e) : NULL;
+        mbs_model *m = text ? mbs_model_load_string(text, "free bodies", &e) : NULL;
+        CHECK(m != NULL, "random tree plus free bodies: %s", r ? e.msg : "tree");
+        mbs_data *d = m ? mbs_data_create(m, NULL) : NULL;
+        const int nq = m ? m->nq : 0;
+        int ne = 0;
+        for (int i = 1; m && i <= m->nb; i++) {
+            int n = 0;
+            for (int j = i; j > 0; j = m->joint[j].parent) n += m->joint[j].euler >= 0;
+            ne = n > ne ? n : ne;
+        }
+        double *q = calloc((size_t)nq + 1, 8), *M1 = calloc((size_t)nq * nq + 1, 8), *M2 = calloc((size_t)nq * nq + 1, 8);
+        for (int k = 0; d && k < 2; k++) {
+            mbs_test_random_state(rng, m, q, NULL, NULL);
+            for (int i = 1; i <= m->nb; i++)
+                for (int c = 0; c < 4 && m->joint[i].euler >= 0; c++) q[m->joint[i].qoff + m->joint[i].euler + c] *= sqrt(1 + dps[k]);
+            const int rc = mbs_mass_matrix(m, d, q, M1);
+            if (k == 1) {
+                CHECK(rc == MBS_ERR_NUMERIC && strstr(mbs_data_error(d), "not normalized"),
+                      "|p| = 1.01 refused by mbs_mass_matrix: %d %s", rc, mbs_data_error(d));
+                mbs_crbajf_mass_matrix(m, d, q, 0, M1);
+            } else {
+                CHECK(rc == MBS_OK, "|p|^2 = 1 + %g accepted: %s", dps[k], mbs_data_error(d));
+            }
+            mbs_kin_forward(m, m->x, &d->ws, q, NULL, NULL, 0);
+            mbs_mass_terms(m, m->x, &d->ws);
+            mbs_crba(m, &d->ws, M2);
+            const double eM = mbs_rel_err(M1, M2, nq * nq), bound = MBS_ROUNDOFF(m->nb) + 2 * (4 * ne + 1) * dps[k];
+            CHECK(eM <= bound, "|p|^2 = 1 + %g: joint-frame M vs global %g > %g", dps[k], eM, bound);
+            w[k] = fmax(w[k], eM / bound);
+        }
+        free(q); free(M1); free(M2);
+        mbs_data_free(d);
+        mbs_model_free(m);
+        mbs_model_free(r);
+        free(text);
+    }
+}
+
 static void robots(mbs_rng *rng, double *w)
 {
     char dir[4096], path[4200];
@@ -141,6 +200,9 @@ int main(void)
         free(text);
     }
     printf("random trees: M %.3f, h %.3f of the bound MBS_ROUNDOFF(nb)\n", w[0], w[1]);
+    double wo[2] = { 0, 0 };
+    off_unit_sphere(&rng, wo);
+    printf("off the unit sphere: M vs global %.3f (|p|^2 = 1 + 5e-7), %.3f (1.0201) of the bound\n", wo[0], wo[1]);
     mbs_error err;
     mbs_model *m = mbs_model_load(mbs_test_path("models/human43.json"), &err);
     CHECK(m != NULL, "human43: %s", err.msg);

@@ -2,8 +2,9 @@
  * test_forward_dynamics.c - both forward-dynamics algorithms on random trees.
  *
  *   - fully recursive qdd = semi-recursive qdd (round-off of the recursions
- *     and of solving with M: ro_fd, with the condition of M), three reference
- *     points, with body and joint loads and an actuation tau;
+ *     and of solving with M: ro_fd, with the condition of M completed for
+ *     the Euler parameters), three reference points, with body and joint
+ *     loads and an actuation tau;
  *   - inverse dynamics of the result gives back tau (Euler parameters: the
  *     component orthogonal to p);
  *   - p.pdd = -|pd|^2 for every Euler-parameter joint;
@@ -32,13 +33,17 @@
 #include "mbs_testing.h"
 #include "mbsens/generate.h"
 
-/* The round-off bound of forward dynamics at q: the recursions' (MBS_ROUNDOFF) and solving with M,
- * 2 n eps kappa(M) (the forward error of a backward-stable solve, on both sides of a comparison).
- * M: nq^2 scratch. */
+/* The round-off bound of forward dynamics at q: the recursions' (MBS_ROUNDOFF) and solving with M',
+ * 2 n eps kappa(M') (the forward error of a backward-stable solve, on both sides of a comparison),
+ * M' = M completed by p p^T on each Euler quadruple (mbs_test_complete_euler: the matrix both
+ * methods solve with; M alone is singular along p). M: nv^2 scratch. */
 static double ro_fd(const mbs_model *m, mbs_data *d, const double *q, double *M)
 {
     CHECK(mbs_mass_matrix(m, d, q, M) == MBS_OK, "M");
-    return MBS_ROUNDOFF(m->nb) + 2 * m->nq * MBS_EPS * mbs_test_cond_spd(M, m->nq);
+    mbs_test_complete_euler(m, q, M);
+    const double kappa = mbs_test_cond_spd(M, m->nv);
+    CHECK(kappa < INFINITY, "M' not positive definite");
+    return MBS_ROUNDOFF(m->nb) + 2 * m->nv * MBS_EPS * kappa;
 }
 
 /* fast path vs global-axes kernels (zero body load) vs semi-recursive at
@@ -176,16 +181,7 @@ static void free_bodies(mbs_rng *rng, int n, double *w)
     for (int rep = 0; rep < 3; rep++) {
         mbs_test_random_state(rng, m, q, qd, NULL);
         for (int k = 0; k < nq; k++) tau[k] = mbs_rng_uniform(rng, -2, 2);
-        /* the bound of ro_fd with the condition of the matrix both methods solve with: M completed
-         * by p p^T on each Euler-parameter quadruple (M alone is singular along p) */
-        CHECK(mbs_mass_matrix(m, d, q, M) == MBS_OK, "M");
-        for (int i = 1; i <= m->nb; i++) {
-            const int e = m->joint[i].qoff + m->joint[i].euler;
-            if (m->joint[i].euler < 0) continue;
-            for (int r = 0; r < 4; r++)
-                for (int c = 0; c < 4; c++) M[(size_t)(e + r) * nq + e + c] += q[e + r] * q[e + c];
-        }
-        const double ro = MBS_ROUNDOFF(m->nb) + 2 * nq * MBS_EPS * mbs_test_cond_spd(M, nq);
+        const double ro = ro_fd(m, d, q, M);
         CHECK(mbs_forward_dynamics(m, d, MBS_FD_RECURSIVE, q, qd, tau, a1) == MBS_OK, "fr: %s", mbs_data_error(d));
         CHECK(mbs_forward_dynamics(m, d, MBS_FD_SEMI_RECURSIVE, q, qd, tau, a2) == MBS_OK, "semi: %s",
               mbs_data_error(d));

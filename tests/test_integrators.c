@@ -50,6 +50,25 @@ static mbs_model *load(const char *json, const char *name)
     return m;
 }
 
+/* The model of json and a data for it (both checked): 1, or 0 with nothing
+ * left to free */
+static int load_with_data(const char *json, const char *name, mbs_model **m, mbs_data **d)
+{
+    *d = NULL;
+    if (!(*m = load(json, name))) return 0;
+    *d = mbs_data_create(*m, NULL);
+    CHECK(*d != NULL, "data for %s", name);
+    if (*d) return 1;
+    mbs_model_free(*m);
+    return 0;
+}
+
+static void free_with_data(mbs_model *m, mbs_data *d)
+{
+    mbs_data_free(d);
+    mbs_model_free(m);
+}
+
 /* A recorded trajectory: t and y = [q, qd] at every output point. */
 typedef struct {
     int nq, n, cap;
@@ -569,9 +588,9 @@ static void momenta(const mbs_model *m, mbs_data *d, const double *q, const doub
  * leaves ||p| - 1| at the rounding of p / |p| and of the test's |p|: 4 eps. */
 static void test_free_body(void)
 {
-    mbs_model *m = load(FREE_BODY, "free body");
-    if (!m) return;
-    mbs_data *d = mbs_data_create(m, NULL);
+    mbs_model *m;
+    mbs_data *d;
+    if (!load_with_data(FREE_BODY, "free body", &m, &d)) return;
     double q0[7] = { 0, 0, 0, 1, 0, 0, 0 }, qd0[7] = { 0.3, -0.1, 0.2, 0, 0, 0, 0 };
     const double w0[3] = { 0.2, 2.0, 0.2 };
     mbs_euler_rates_from_omega(q0 + 3, w0, qd0 + 3);
@@ -644,8 +663,7 @@ static void test_free_body(void)
     }
     printf("free body: trapezoidal angular momentum error ratio (h / h/2) %.3f\n", eH[0] / eH[1]);
     CHECK(eH[0] / eH[1] > 3.5 && eH[0] / eH[1] < 4.5, "angular momentum error: second order");
-    mbs_data_free(d);
-    mbs_model_free(m);
+    free_with_data(m, d);
 }
 
 /* ------------------------------------------------------------ errors */
@@ -904,9 +922,9 @@ static void test_collapsed_spring(void)
         "                  \"axis\": [0, 1, 0], \"qd0\": [1] } ],"
         "  \"forces\": [ { \"name\": \"spring\", \"type\": \"spring_damper\", \"body1\": \"ground\", \"point1\": [0, 0.5, 0],"
         "                  \"body2\": \"mass\", \"stiffness\": 0, \"damping\": 0 } ] }";
-    mbs_model *m = load(json, "through");
-    if (!m) return;
-    mbs_data *d = mbs_data_create(m, NULL);
+    mbs_model *m;
+    mbs_data *d;
+    if (!load_with_data(json, "through", &m, &d)) return;
     mbs_sim_options o = opts(MBS_INTEGRATOR_RK4, 0.1, 1);
     mbs_error err;
     memset(&err, 0, sizeof err);
@@ -914,15 +932,14 @@ static void test_collapsed_spring(void)
     printf("collapsed spring: %s\n", err.msg);
     CHECK(rc == MBS_ERR_NUMERIC && contains(err.msg, "spring_damper 'spring' has collapsed at t = 0.5"),
           "message: %s", err.msg);
-    mbs_data_free(d);
-    mbs_model_free(m);
+    free_with_data(m, d);
 }
 
 static void test_errors(void)
 {
-    mbs_model *m = load(PENDULUM, "pendulum");
-    if (!m) return;
-    mbs_data *d = mbs_data_create(m, NULL);
+    mbs_model *m;
+    mbs_data *d;
+    if (!load_with_data(PENDULUM, "pendulum", &m, &d)) return;
     mbs_error err;
 
     /* iteration limit 1: started with a velocity, the predictor error
@@ -1011,8 +1028,7 @@ static void test_errors(void)
               "sums, rounded), 1 (%d)", r.n);
         traj_free(&r);
     }
-    mbs_data_free(d);
-    mbs_model_free(m);
+    free_with_data(m, d);
 }
 
 /* ------------------------------------------------------------ model sections */
@@ -1164,9 +1180,9 @@ static void test_force_output(void)
         "  \"joints\": [ { \"name\": \"theta\", \"type\": \"revolute\", \"parent\": \"ground\", \"child\": \"bob\","
         "                  \"axis\": [0, 0, 1], \"q0\": [0.5] } ],"
         "  \"outputs\": [ { \"coordinate\": \"theta\", \"quantity\": \"force\" }, { \"point\": \"bob.tip\" } ] }";
-    mbs_model *m = load(json, "force output");
-    if (!m) return;
-    mbs_data *d = mbs_data_create(m, NULL);
+    mbs_model *m;
+    mbs_data *d;
+    if (!load_with_data(json, "force output", &m, &d)) return;
     double q[1] = { 0.5 }, qd[1] = { 2 }, qdd[1] = { -3 }, v[3] = { 7, 7, 7 };
     mbs_output f = mbs_model_output(m, 0), p = mbs_model_output(m, 1), bad = p;
     CHECK(f.kind == MBS_OUTPUT_FORCE && p.kind == MBS_OUTPUT_POSITION, "outputs read");
@@ -1180,8 +1196,7 @@ static void test_force_output(void)
     CHECK(mbs_output_eval_state(m, d, 0, q, qd, qdd, &f, v) == MBS_OK, "force output at a state");
     const double tau = qdd[0] + G * sin(q[0]);
     CHECK(fabs(v[0] - tau) <= 64 * MBS_EPS * (fabs(qdd[0]) + G), "force output %.17g, tau %.17g", v[0], tau);
-    mbs_data_free(d);
-    mbs_model_free(m);
+    free_with_data(m, d);
 }
 
 /* ------------------------------------------------------------ fixed point: stopping rule */

@@ -63,11 +63,27 @@ int mbs_test_urdf_dir(char *dir, size_t len)
     return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
 }
 
+void mbs_test_complete_euler(const mbs_model *m, const double *q, double *M)
+{
+    const int nv = m->nv;
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->euler < 0 || jt->velocities != MBS_VELOCITIES_EULER_RATES) continue;
+        const double *p = q + jt->qoff + jt->euler;
+        const int e = jt->voff + jt->euler;   /* the rates of p */
+        for (int r = 0; r < 4; r++)
+            for (int c = 0; c < 4; c++) M[(size_t)(e + r) * nv + e + c] += p[r] * p[c];
+    }
+}
+
 double mbs_test_roundoff_fd(const mbs_model *m, mbs_data *d, const double *q)
 {
     const int nv = mbs_model_nv(m);
-    double *M = malloc(sizeof(double) * (size_t)nv * (size_t)nv), c = INFINITY;
-    if (M && mbs_mass_matrix(m, d, q, M) == MBS_OK) c = mbs_test_cond_spd(M, nv);
+    double *M = malloc(sizeof(double) * (size_t)nv * (size_t)nv + 1), c = INFINITY;
+    if (M && mbs_mass_matrix(m, d, q, M) == MBS_OK) {
+        mbs_test_complete_euler(m, q, M);
+        c = mbs_test_cond_spd(M, nv);
+    }
     free(M);
     return MBS_ROUNDOFF(mbs_model_nbodies(m)) + 2 * nv * MBS_EPS * c;
 }

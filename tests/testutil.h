@@ -83,9 +83,17 @@ double mbs_test_cond_spd(const double *M, int n);
 /* Its smallest and largest eigenvalues (0 on failure). */
 void mbs_test_eig_range(const double *M, int n, double *lmin, double *lmax);
 
+/* M (nv x nv, row-major, both triangles) at q completed for the Euler
+ * parameters: p p^T added on the rates of each Euler quadruple (joints
+ * whose velocities are the rates of their coordinates), the matrix M' both
+ * forward-dynamics algorithms solve with (M alone is singular along p, its
+ * condition number infinite). */
+void mbs_test_complete_euler(const mbs_model *m, const double *q, double *M);
+
 /* The round-off bound of forward dynamics (and of what solves with M) at
- * q: MBS_ROUNDOFF of the model plus 2 nq eps kappa(M(q)), the forward error
- * of a backward-stable solve on both sides of a comparison. */
+ * q: MBS_ROUNDOFF of the model plus 2 nv eps kappa(M'(q)) (M' of
+ * mbs_test_complete_euler), the forward error of a backward-stable solve on
+ * both sides of a comparison. */
 double mbs_test_roundoff_fd(const mbs_model *m, mbs_data *d, const double *q);
 
 /* mbs_check_derivatives (analytical against complex step) at `samples`

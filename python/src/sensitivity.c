@@ -260,6 +260,18 @@ static PyObject *py_optimize(PyObject *self, PyObject *const *args, Py_ssize_t n
 
 /* ---------------------------------------------------------------- check */
 
+/* {block name: v[block]} over the check's blocks */
+static PyObject *block_dict(const double *v)
+{
+    PyObject *dict = PyDict_New();
+    for (int k = 0; dict && k < MBS_CHECK_NBLOCKS; k++) {
+        PyObject *x = PyFloat_FromDouble(v[k]);
+        if (!x || PyDict_SetItemString(dict, mbs_check_block_name(k), x) < 0) Py_CLEAR(dict);
+        Py_XDECREF(x);
+    }
+    return dict;
+}
+
 static PyObject *py_check(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
@@ -311,13 +323,12 @@ static PyObject *py_check(PyObject *self, PyObject *const *args, Py_ssize_t narg
     Py_XDECREF(qd);
     if (!ok) return NULL;
     if (rc != MBS_OK) return raise_status(rc, err.msg);
-    PyObject *worst = PyDict_New();
-    for (int k = 0; worst && k < MBS_CHECK_NBLOCKS; k++) {
-        PyObject *v = PyFloat_FromDouble(rep.worst[k]);
-        if (!v || PyDict_SetItemString(worst, mbs_check_block_name(k), v) < 0) Py_CLEAR(worst);
-        Py_XDECREF(v);
-    }
-    return worst ? Py_BuildValue("(iN)", rep.samples, worst) : NULL;
+    PyObject *worst = block_dict(rep.worst), *tol = block_dict(rep.tol), *ratio = block_dict(rep.ratio);
+    if (worst && tol && ratio) return Py_BuildValue("(iNNNd)", rep.samples, worst, tol, ratio, rep.cond);
+    Py_XDECREF(worst);
+    Py_XDECREF(tol);
+    Py_XDECREF(ratio);
+    return NULL;
 }
 
 /* ---------------------------------------------------------------- generators */

@@ -193,12 +193,19 @@ static inline void crba_momentum(const double *c, const double *s, double *F)
  *   M(e_j, t_k) = -2 (R (mc x g_j))_k,
  *   M(e_j, e_l) = 4 g_j . Io g_l,
  * into B, the packed lower triangle (row r at r (r + 1) / 2: the tree
- * storage of the block). */
+ * storage of the block). m delta_kl is also the global pass's entry at any
+ * p (its translations are the parent's axes); like the rest of this file
+ * the other entries are the global ones for |p| = 1 only, which is what the
+ * callers' state check admits (||p| - 1| <= 1e-6: they then differ by a few
+ * ||p|^2 - 1|, tests/test_crba_joint_frames.c). */
 static inline void crba_free_leaf_block(const fdl_body *b, const double *qi, double *B)
 {
-    const double *e = qi + 3, e0 = e[0], e1 = e[1], e2 = e[2], e3 = e[3], ms = b->m;
-    const double g[4][3] = { { -e1, -e2, -e3 }, { e0, -e3, e2 }, { e3, e0, -e1 }, { -e2, e1, e0 } };
-    double R[9];
+    const double *e = qi + 3, ms = b->m;
+    double g[4][3], R[9];
+    for (int j = 0; j < 4; j++) {
+        const double u[4] = { j == 0, j == 1, j == 2, j == 3 };
+        jf_ep_G(g[j], e, u, 1);
+    }
     jf_ep_rot(R, e);
     B[0] = ms;
     B[1] = 0; B[2] = ms;
