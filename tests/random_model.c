@@ -26,7 +26,11 @@ static void rand_rot(mbs_rng *r, double *R)
     R[6] = 2 * (e1 * e3 - e0 * e2); R[7] = 2 * (e2 * e3 + e0 * e1); R[8] = 2 * (e0 * e0 + e3 * e3) - 1;
 }
 
-mbs_model *mbs_test_random_tree_p(mbs_rng *r, int nb, unsigned types, int with_params)
+static int add_drivers(mbs_rng *r, mbs_builder *b, int nb, const int *jh, const int *jtype, int ndriver,
+                       mbs_error *err);
+
+/* The random tree of mbs_test_random_tree_p with ndriver coordinate drivers. */
+static mbs_model *random_tree(mbs_rng *r, int nb, unsigned types, int with_params, int ndriver)
 {
     mbs_error err;
     mbs_builder *b = mbs_builder_new("random", "random tree");
@@ -34,7 +38,7 @@ mbs_model *mbs_test_random_tree_p(mbs_rng *r, int nb, unsigned types, int with_p
     double g[3] = { mbs_rng_uniform(r, -3, 3), mbs_rng_uniform(r, -3, 3), -9.81 };
     mbs_builder_set_gravity(b, g);
     if (!types) types = (1u << MBS_JOINT_TYPE_COUNT) - 1;
-    int handle[64], jpar[64];
+    int handle[64], jpar[64], jh[64], jtype[64];
     double jp[64][3], jc[64][3], bmass[64], bcom[64][3], bI[64][6], bp[64][3];
     char name[64];
     for (int i = 0; i < nb; i++) {
@@ -86,9 +90,10 @@ mbs_model *mbs_test_random_tree_p(mbs_rng *r, int nb, unsigned types, int with_p
         if (ps.point < 0 || cs.point < 0) goto fail;
         rand_unit(r, ps.axis); rand_unit(r, ps.ref); ps.has_ref = 1;
         rand_unit(r, cs.axis); rand_unit(r, cs.ref); cs.has_ref = 1;
-        if (mbs_builder_add_joint(b, name, (mbs_joint_type)type, pb, handle[i], &ps, &cs,
-                                  NULL, 0, NULL, 0, name, &err) < 0)
-            goto fail;
+        jtype[i] = type;
+        jh[i] = mbs_builder_add_joint(b, name, (mbs_joint_type)type, pb, handle[i], &ps, &cs, NULL, 0, NULL, 0,
+                                      name, &err);
+        if (jh[i] < 0) goto fail;
     }
     /* design parameters of every kind: mass, CoM coordinate, inertia entry,
      * gravity, and a "length" that moves a named point and the joint point
@@ -127,6 +132,7 @@ mbs_model *mbs_test_random_tree_p(mbs_rng *r, int nb, unsigned types, int with_p
             }
         }
     }
+    if (ndriver > 0 && add_drivers(r, b, nb, jh, jtype, ndriver, &err) < 0) goto fail;
     mbs_model *m = mbs_builder_finish(b, &err);
     mbs_builder_free(b);
     if (!m) fprintf(stderr, "random tree: %s\n", err.msg);
@@ -135,6 +141,53 @@ fail:
     fprintf(stderr, "random tree: %s\n", err.msg);
     mbs_builder_free(b);
     return NULL;
+}
+
+/* ndriver coordinate drivers (fewer if the tree has fewer coordinates that
+ * are not Euler parameters) on distinct coordinates drawn at random, each
+ * following a sine law; every other driven coordinate also carries a
+ * joint spring-damper and a constant joint force. */
+static int add_drivers(mbs_rng *r, mbs_builder *b, int nb, const int *jh, const int *jtype, int ndriver,
+                       mbs_error *err)
+{
+    int cj[448], cc[448], nc = 0;
+    for (int i = 0; i < nb; i++) {
+        const int nq = mbs_joint_type_nq((mbs_joint_type)jtype[i]), eu = mbs_joint_type_euler((mbs_joint_type)jtype[i]);
+        for (int c = 0; c < nq; c++)
+            if (eu < 0 || c < eu || c >= eu + 4) { cj[nc] = i; cc[nc++] = c; }
+    }
+    for (int k = 0; k < ndriver && nc > 0; k++) {
+        const int pick = mbs_rng_int(r, nc), i = cj[pick], c = cc[pick];
+        cj[pick] = cj[nc - 1];
+        cc[pick] = cc[nc - 1];
+        nc--;
+        char name[32];
+        double law[4] = { mbs_rng_uniform(r, 0.1, 0.5), mbs_rng_uniform(r, 0.2, 1.5), mbs_rng_uniform(r, 0, 6),
+                          mbs_rng_uniform(r, -0.5, 0.5) };
+        snprintf(name, sizeof name, "law%d", k + 1);
+        const int fh = mbs_builder_add_function(b, name, MBS_FUNC_SINE, 0, law, 4, NULL, name, err);
+        if (fh < 0) return fh;
+        snprintf(name, sizeof name, "drive%d", k + 1);
+        if (mbs_builder_add_coordinate_driver(b, name, jh[i], c, fh, 0, 0, name, err) < 0) return -1;
+        if (k % 2) continue;
+        snprintf(name, sizeof name, "spring%d", k + 1);
+        if (mbs_builder_add_joint_spring(b, name, jh[i], c, mbs_rng_uniform(r, 1, 10), mbs_rng_uniform(r, 0.1, 1),
+                                         0, name, err) < 0)
+            return -1;
+        snprintf(name, sizeof name, "push%d", k + 1);
+        if (mbs_builder_add_joint_force(b, name, jh[i], c, mbs_rng_uniform(r, -2, 2), -1, name, err) < 0) return -1;
+    }
+    return 0;
+}
+
+mbs_model *mbs_test_random_tree_p(mbs_rng *r, int nb, unsigned types, int with_params)
+{
+    return random_tree(r, nb, types, with_params, 0);
+}
+
+mbs_model *mbs_test_random_tree_driven(mbs_rng *r, int nb, unsigned types, int ndriver)
+{
+    return random_tree(r, nb, types, 0, ndriver);
 }
 
 void mbs_test_random_state(mbs_rng *r, const mbs_model *m, double *q, double *qd, double *qdd)

@@ -15,6 +15,11 @@ mbs_model *mbs_test_random_tree(mbs_rng *r, int nb, unsigned types);
  * the parent-side joint point coordinate. */
 mbs_model *mbs_test_random_tree_p(mbs_rng *r, int nb, unsigned types, int with_params);
 
+/* A random tree (as mbs_test_random_tree) with ndriver coordinate drivers
+ * q_k - f_k(t) (sine laws) on distinct coordinates that are not Euler
+ * parameters, half of them also under a joint spring and a joint force. */
+mbs_model *mbs_test_random_tree_driven(mbs_rng *r, int nb, unsigned types, int ndriver);
+
 /* Random state: q with normalized Euler parameters, qd with p.pd = 0,
  * qdd with p.pdd = -|pd|^2 (so q + t qd + t^2/2 qdd stays on |p| = 1 to
  * second order). Any of qd, qdd may be NULL. */

@@ -172,3 +172,12 @@ int mbs_fd_in_workspace(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, c
     mbs_body_terms(m, m->x, &d->ws);
     return fd_outcome(m, d, mbs_aba(m, &d->ws, q, qd, tau, qdd), qdd);
 }
+
+int mbs_fd_prescribed_in_workspace(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                                   const double *tau, const unsigned char *presc, double *qdd, double *frc)
+{
+    mbs_kin_forward(m, m->x, &d->ws, q, qd, NULL, 1);
+    mbs_data_prepare_loads(m, d, q, qd);
+    mbs_body_terms(m, m->x, &d->ws);
+    return fd_outcome(m, d, mbs_aba_prescribed(m, &d->ws, q, qd, tau, presc, qdd, frc), qdd);
+}

@@ -376,8 +376,38 @@ static void arena_carve(mbs_form *f, arena *a, size_t n, size_t nc, size_t nr, s
     f->step.zddi = f->zddi;
 }
 
-/* index1: LAPACK least-squares work for the nr x nr multiplier system;
- * -1 when memory runs out. */
+/* index1: whether every constraint row is a coordinate driver of a
+ * distinct velocity that is not an Euler parameter, with the fully
+ * recursive forward dynamics (then the drivers are prescribed motions of
+ * the articulated-body pass, f->prescribed); -1 when memory runs out. */
+static int index1_prescribed_setup(mbs_form *f)
+{
+    const mbs_model *m = f->m;
+    if (f->o.formulation != MBS_FD_RECURSIVE || m->con.nloop_rows > 0 || f->nr != m->con.ndriver) return 0;
+    f->presc = calloc((size_t)m->nv + 1, 1);
+    f->drv_v = calloc((size_t)m->con.ndriver, sizeof *f->drv_v);
+    f->frc = calloc((size_t)m->nv + 1, sizeof *f->frc);
+    if (!f->presc || !f->drv_v || !f->frc) return -1;
+    for (int k = 0; k < m->con.ndriver; k++) {
+        const mbs_driver_info *dr = &m->con.driver[k];
+        if (dr->type != MBS_DRIVER_COORDINATE) return 0;
+        int j = 1;
+        while (j <= m->nb && !(dr->coord >= m->joint[j].qoff && dr->coord < m->joint[j].qoff + m->joint[j].nq)) j++;
+        if (j > m->nb) return 0;
+        const mbs_joint_info *jt = &m->joint[j];
+        const int e = dr->coord - jt->qoff;
+        if (jt->euler >= 0 && e >= jt->euler && e < jt->euler + 4) return 0;
+        const int v = jt->voff + e;
+        if (f->presc[v]) return 0;
+        f->presc[v] = 1;
+        f->drv_v[k] = v;
+    }
+    f->prescribed = 1;
+    return 0;
+}
+
+/* index1: LAPACK least-squares work for the nr x nr multiplier system and
+ * the prescribed-motion path; -1 when memory runs out. */
 static int index1_setup(mbs_form *f)
 {
     double wq = 0, aa = 0, bb = 0, ss = 0;
@@ -387,7 +417,8 @@ static int index1_setup(mbs_form *f)
     f->lwork = (int)wq + 64;
     f->lswork = calloc((size_t)f->lwork, sizeof(double));
     f->iwork = calloc((size_t)iwq + 64, sizeof *f->iwork);
-    return f->lswork && f->iwork ? 0 : -1;
+    if (!f->lswork || !f->iwork) return -1;
+    return index1_prescribed_setup(f);
 }
 
 /* Matrix R: the independent coordinates of o (validated at the initial
@@ -465,6 +496,9 @@ void mbs_form_free(mbs_form *f)
     free(f->dof);
     free(f->lswork);
     free(f->iwork);
+    free(f->presc);
+    free(f->drv_v);
+    free(f->frc);
     free(f);
 }
 

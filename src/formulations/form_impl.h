@@ -92,6 +92,10 @@ typedef struct mbs_form {
     double *lswork;    /* dgelsd */
     int lwork;
     lapack_int *iwork;
+    int prescribed;    /* the rows are coordinate drivers only: hybrid dynamics, no Y */
+    unsigned char *presc;   /* nv: 1 at the driven velocities */
+    int *drv_v;        /* ndriver: the velocity each driver moves */
+    double *frc;       /* nv: the generalized forces of the driven velocities */
     /* matrixr */
     int nd;            /* independent coordinates */
     mbs_dof *dof;      /* nd */

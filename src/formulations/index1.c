@@ -20,6 +20,17 @@
  * rows are therefore not among the constraints here, and the integrator
  * projects |p| = 1 after each step as it does for open trees.
  *
+ * When every row is a coordinate driver q_k - f_k(t) of a distinct
+ * velocity (f->prescribed: no loop closures, fully recursive forward
+ * dynamics), Phi_q is a set of unit rows and the equations say that the
+ * driven accelerations are known,
+ *     qdd_k = f_k'' - 2 omega xi Phid_k - omega^2 Phi_k,
+ * and lambda_k = -(M' qdd - Q)_k. The articulated-body pass then takes
+ * the driven velocities as prescribed motions (hybrid dynamics,
+ * mbs_aba_prescribed): one sweep gives the other accelerations and the
+ * forces of the driven ones, with no Y and no least squares. Both routes
+ * solve the same equations; they differ by round-off.
+ *
  * Without stabilization the constraint violations drift (quadratically in
  * time at position level); with Baumgarte they stay bounded. The result is
  * an ODE zdd = f(z, zd) for rk4, cvodes or the trapezoidal fixed point.
@@ -50,6 +61,40 @@ static int tree_accelerations(mbs_form *f, const double *q, const double *qd)
     return rc;
 }
 
+/* The index-1 accelerations when the rows are coordinate drivers only
+ * (f->prescribed): the driven accelerations from the laws, the rest and
+ * the multipliers from one hybrid articulated-body pass. */
+static int index1_prescribed(mbs_form *f, double t, const double *q, const double *qd, double *qdd, char *msg,
+                             size_t len)
+{
+    const mbs_model *m = f->m;
+    mbs_data *d = f->d;
+    const double om = f->o.omega, xi = f->o.xi;
+    for (int k = 0; k < m->con.ndriver; k++) {
+        const mbs_driver_info *dr = &m->con.driver[k];
+        double fv, fd, fdd;
+        mbs_driver_law(m, dr, m->x, t, &fv, &fd, &fdd);
+        double a = fdd;
+        if (f->o.baumgarte) a -= 2 * om * xi * (qd[f->drv_v[k]] - fd) + om * om * (q[dr->coord] - fv);
+        qdd[f->drv_v[k]] = a;
+    }
+    int rc = mbs_fd_prescribed_in_workspace(m, d, q, qd, NULL, f->presc, qdd, f->frc);
+    if (rc) {
+        snprintf(msg, len, "index1: forward dynamics of the tree: %s", mbs_data_error(d));
+        return rc;
+    }
+    memset(f->step.lambda, 0, sizeof(double) * (size_t)f->nc);
+    for (int k = 0; k < m->con.ndriver; k++) {
+        const double lam = -f->frc[f->drv_v[k]];
+        if (!isfinite(lam)) {
+            snprintf(msg, len, "index1: multiplier of driver %s is not finite at t = %.9g", m->con.driver[k].name, t);
+            return MBS_ERR_NUMERIC;
+        }
+        f->step.lambda[m->con.driver[k].row] = lam;
+    }
+    return MBS_OK;
+}
+
 int mbs_form_index1_accel(mbs_form *f, double t, const double *q, const double *qd, double *qdd, char *msg,
                           size_t len)
 {
@@ -58,6 +103,7 @@ int mbs_form_index1_accel(mbs_form *f, double t, const double *q, const double *
     const int n = f->n, nr = f->nr;
     const mbs_fd_algorithm alg = f->o.formulation;
     mbs_data_set_time(d, t);
+    if (f->prescribed) return index1_prescribed(f, t, q, qd, qdd, msg, len);
     int rc = tree_accelerations(f, q, qd);
     if (rc) {
         snprintf(msg, len, "index1: forward dynamics of the tree: %s", mbs_data_error(d));

@@ -58,6 +58,14 @@ void mbs_data_prepare_loads(const mbs_model *m, mbs_data *d, const double *q, co
 int mbs_fd_in_workspace(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
                      const double *qd, const double *tau, double *qdd);
 
+/* The fully recursive forward dynamics of mbs_fd_in_workspace with the
+ * velocities v where presc[v] != 0 prescribed (mbs_aba_prescribed):
+ * qdd[v] given there, frc[v] the generalized force (M' qdd - Q)_v they
+ * need. Leaves the kinematics and body terms in d->ws (the factors are
+ * those of the free velocities). */
+int mbs_fd_prescribed_in_workspace(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
+                                   const double *tau, const unsigned char *presc, double *qdd, double *frc);
+
 /* The joint-frame articulated-body forward dynamics (aba_joint_frames.c):
  * set-up at data creation (constants from m->x), and the fast path of
  * mbs_forward_dynamics(MBS_FD_RECURSIVE) when mbs_abajf_usable(d): joints

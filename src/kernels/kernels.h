@@ -224,6 +224,16 @@ void MBS_K(mbs_crba_tree)(const mbs_model *m, MBS_K(mbs_ws) *w, const int *rowpt
 int MBS_K(mbs_aba)(const mbs_model *m, MBS_K(mbs_ws) *w, const mreal *q,
                    const mreal *qd, const mreal *tau, mreal *qdd);
 
+/* Hybrid dynamics: the same with the velocities v where presc[v] != 0
+ * prescribed (presc NULL: none; never an Euler parameter): qdd[v] is
+ * given there and kept, the others are solved for, and frc[v] receives
+ * the generalized force (M' qdd - Q)_v the prescribed motion needs
+ * (frc: nv, written at the prescribed velocities only). The factors left
+ * in w are then those of the free velocities: mbs_aba_solve does not
+ * apply to them. */
+int MBS_K(mbs_aba_prescribed)(const mbs_model *m, MBS_K(mbs_ws) *w, const mreal *q, const mreal *qd,
+                              const mreal *tau, const unsigned char *presc, mreal *qdd, mreal *frc);
+
 /* Solve M' y = r with the factors of the last mbs_aba (s: scratch). */
 void MBS_K(mbs_aba_solve)(const mbs_model *m, const MBS_K(mbs_ws) *w, MBS_K(mbs_ws) *s,
                           const mreal *r, mreal *y);
