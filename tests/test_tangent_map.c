@@ -198,6 +198,11 @@ static void guards(const mbs_model *m)
     mbs_model_initial_state(m, q, v);
     mbs_data *d = mbs_data_create(m, NULL);
     expect_guard("ID derivatives", mbs_inverse_dynamics_derivatives(m, d, q, v, v, out, J, NULL), mbs_data_error(d));
+    expect_guard("ID derivatives (sparse)", mbs_inverse_dynamics_derivatives_sparse(m, d, q, v, v, out, J, NULL),
+                 mbs_data_error(d));
+    expect_guard("FD derivatives (sparse)",
+                 mbs_forward_dynamics_derivatives_sparse(m, d, MBS_FD_RECURSIVE, q, v, v, out, J, NULL, NULL),
+                 mbs_data_error(d));
     expect_guard("ID param", mbs_inverse_dynamics_param_derivatives(m, d, q, v, v, J), mbs_data_error(d));
     expect_guard("ID directional",
                  mbs_inverse_dynamics_directional(m, d, q, v, v, v, NULL, NULL, NULL, out), mbs_data_error(d));
