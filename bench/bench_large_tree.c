@@ -366,7 +366,7 @@ static mbs_model *load_robot(const char *path, char *name, size_t len)
     struct stat st;
     mbs_model *m;
     if (!path && stat(file, &st) == 0) {
-        mbs_urdf_options o = { 1, 0, NULL, NULL, 1 };
+        mbs_urdf_options o = { 1, 0, NULL, NULL, 1, MBS_VELOCITIES_EULER_RATES };
         m = mbs_model_load_urdf(file, &o, &err);
         snprintf(name, len, "simple_humanoid (floating base)");
     } else {

@@ -124,7 +124,7 @@ static int run(const char *dir, const char *file, int floating, const char *tmpd
     const int icub = strcmp(file, "icub_reduced.urdf") == 0;
     if (mjb_write_urdf_copy(src, dst, floating, icub, 1) != 0) return -1;
     mjModel *mm = mj_loadXML(dst, NULL, mjerr, sizeof mjerr);
-    mbs_urdf_options o = { floating && !icub, 0, NULL, NULL, 1 };
+    mbs_urdf_options o = { floating && !icub, 0, NULL, NULL, 1, MBS_VELOCITIES_EULER_RATES };
     mbs_error err;
     mbs_model *m = mbs_model_load_urdf(icub ? dst : src, &o, &err);
     unlink(dst);

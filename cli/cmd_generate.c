@@ -93,7 +93,7 @@ static char *free_bodies_text(const char *cmd, const gen_args *a, mbs_error *err
     mbs_model *robot = NULL;
     if (a->robot) {
         if (a->floating_base) {
-            mbs_urdf_options o = { 1, 0, print_warning, (void *)cmd, 0 };
+            mbs_urdf_options o = { 1, 0, print_warning, (void *)cmd, 0, MBS_VELOCITIES_EULER_RATES };
             if (!(robot = mbs_model_load_urdf(a->robot, &o, err))) cli_error(cmd, "%s", err->msg);
         } else {
             robot = cli_load_model(cmd, a->robot);

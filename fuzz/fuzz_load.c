@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mbs_error err;
     mbs_model *m;
     if (*p == '<') {
-        mbs_urdf_options o = { (int)(size % 2), 0, NULL, NULL, 0 };
+        mbs_urdf_options o = { (int)(size % 2), 0, NULL, NULL, 0, MBS_VELOCITIES_EULER_RATES };
         m = mbs_model_load_urdf_string(s, "fuzz.urdf", &o, &err);
     } else {
         m = mbs_model_load_string(s, "fuzz.json", &err);

@@ -15,8 +15,15 @@
  * pdd = 1/2 G^T X_c^T dw/dt - p |pd|^2. Free: qpos = [global position of
  * the body origin, body quaternion], qvel = [its global velocity, w]:
  * v = X_p td + A (P_c x w), a = X_p tdd + A (P_c x dw/dt + w x (P_c x w)).
- * With qd = T v (T block diagonal, one block per joint), generalized forces
- * map as tau_mj = T^T tau and the mass matrix as M_mj = T^T M T.
+ * Tangent velocities (docs/tangent-space.md §3): ours are w' (ball) and
+ * [nu'; w'] (free), the body twist of the child joint frame in its own axes,
+ * with pd = 1/2 G^T w' and td = R nu' (R = A(p)). Ball: MuJoCo's velocity
+ * is Xc w', its acceleration Xc dw'/dt. Free: the angular velocity w = Xc w',
+ * v = Xp R nu' + A (P_c x w), a = Xp R (dnu'/dt + w' x nu') + A (P_c x dw/dt
+ * + w x (P_c x w)).
+ * With qd = T v (T block diagonal, one block per joint; our velocities in
+ * either convention), generalized forces map as tau_mj = T^T tau and the
+ * mass matrix as M_mj = T^T M T.
  *
  * URDF copies: see mjb_write_urdf_copy in mjbridge.h. MuJoCo's URDF
  * compiler names its joints after the URDF joints, as our loader names the
@@ -376,17 +383,13 @@ int mjb_map_init(mjb_map *P, const mbs_model *m, const mjModel *mm, const char *
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         if (jt->nq == 0) continue;
-        if (jt->velocities == MBS_VELOCITIES_TANGENT) {
-            /* the maps below take Euler-parameter rates (docs/tangent-plan.md A4) */
-            fprintf(stderr, "%s: joint %s: the MuJoCo map is not yet implemented for tangent velocities\n", label,
-                    jt->name);
-            return -1;
-        }
         mjb_joint *j = &P->j[P->nj++];
         j->type = jt->type;
         j->qoff = jt->qoff;
         j->nq = jt->nq;
         j->voff = jt->voff;
+        j->nvo = jt->nv;
+        j->tangent = jt->velocities == MBS_VELOCITIES_TANGENT;
         j->nv = mj_nv_of(jt->type, jt->nq);
         memcpy(j->Xp, m->x + jt->x_Xp, sizeof j->Xp);
         memcpy(j->Xc, m->x + jt->x_Xc, sizeof j->Xc);
@@ -432,6 +435,78 @@ static void free_A(const mjb_joint *j, const double *q, double A[9])
     mm_bt(A, T, j->Xc);
 }
 
+/* tangent free joint: x = Xp R nu' + A u (R = A(p), A the body orientation) */
+static void free_linear(const mjb_joint *j, const double *q, const double *nu, const double *u, double *x)
+{
+    double A[9], R[9], a[3], b[3];
+    free_A(j, q, A);
+    ep_A(R, q + 3);
+    mv(a, R, nu);
+    mv(b, j->Xp, a);
+    mv(a, A, u);
+    for (int k = 0; k < 3; k++) x[k] = b[k] + a[k];
+}
+/* the inverse: nu' = R^T Xp^T (x - A u) */
+static void free_nu(const mjb_joint *j, const double *q, const double *x, const double *u, double *nu)
+{
+    double A[9], R[9], a[3], b[3];
+    free_A(j, q, A);
+    ep_A(R, q + 3);
+    mv(a, A, u);
+    for (int k = 0; k < 3; k++) a[k] = x[k] - a[k];
+    mtv(b, j->Xp, a);
+    mtv(nu, R, b);
+}
+/* u = P_c x dw/dt + w x (P_c x w) (dw/dt: MuJoCo's angular acceleration) */
+static void free_accel_term(const mjb_joint *j, const double *w, const double *dw, double *u)
+{
+    double s[3], t[3];
+    cross(u, j->Pc, dw);
+    cross(s, j->Pc, w);
+    cross(t, w, s);
+    for (int k = 0; k < 3; k++) u[k] += t[k];
+}
+
+/* MuJoCo's velocity (acc = 0) or acceleration (acc = 1: v, vd ours) of a tangent joint */
+static void tangent_to_mj(const mjb_joint *j, const double *q, const double *v, const double *vd, int acc, double *x)
+{
+    const int e = j->type == MBS_JOINT_FLOATING ? 3 : 0;
+    const double *y = acc ? vd : v;
+    mv(x + e, j->Xc, y + e);
+    if (!e) return;
+    double u[3], w[3], n[3];
+    if (acc) {
+        mv(w, j->Xc, v + 3);
+        free_accel_term(j, w, x + 3, u);
+        cross(n, v + 3, v);
+        for (int k = 0; k < 3; k++) n[k] += vd[k];
+    } else {
+        cross(u, j->Pc, x + 3);
+        memcpy(n, v, sizeof n);
+    }
+    free_linear(j, q, n, u, x);
+}
+
+/* the inverse: our velocity (acc = 0) or acceleration (acc = 1, v ours) of a tangent joint */
+static void tangent_from_mj(const mjb_joint *j, const double *q, const double *v, const double *x, int acc, double *y)
+{
+    const int e = j->type == MBS_JOINT_FLOATING ? 3 : 0;
+    mtv(y + e, j->Xc, x + e);
+    if (!e) return;
+    double u[3], w[3], n[3];
+    if (acc) {
+        mv(w, j->Xc, v + 3);
+        free_accel_term(j, w, x + 3, u);
+    } else {
+        cross(u, j->Pc, x + 3);
+    }
+    free_nu(j, q, x, u, y);
+    if (acc) {
+        cross(n, v + 3, v);
+        for (int k = 0; k < 3; k++) y[k] -= n[k];
+    }
+}
+
 static void to_qpos(const mjb_joint *j, const double *q, double *qpos)
 {
     if (j->type == MBS_JOINT_SPHERICAL) {
@@ -449,9 +524,13 @@ static void to_qpos(const mjb_joint *j, const double *q, double *qpos)
     }
 }
 
-/* MuJoCo velocity v from our rates qd */
+/* MuJoCo velocity v from our velocities qd */
 static void to_qvel(const mjb_joint *j, const double *q, const double *qd, double *v)
 {
+    if (j->tangent) {
+        tangent_to_mj(j, q, qd, NULL, 0, v);
+        return;
+    }
     if (j->type == MBS_JOINT_SPHERICAL) {
         ball_w(v, j->Xc, q, qd);
     } else if (j->type == MBS_JOINT_FLOATING) {
@@ -467,9 +546,13 @@ static void to_qvel(const mjb_joint *j, const double *q, const double *qd, doubl
     }
 }
 
-/* our rates qd from MuJoCo's v (linear in v: qd = T v) */
+/* our velocities qd from MuJoCo's v (linear in v: qd = T v) */
 static void from_qvel(const mjb_joint *j, const double *q, const double *v, double *qd)
 {
+    if (j->tangent) {
+        tangent_from_mj(j, q, NULL, v, 0, qd);
+        return;
+    }
     if (j->type == MBS_JOINT_SPHERICAL) {
         ball_rates(qd, j->Xc, q, v);
     } else if (j->type == MBS_JOINT_FLOATING) {
@@ -488,6 +571,10 @@ static void from_qvel(const mjb_joint *j, const double *q, const double *v, doub
 /* MuJoCo acceleration from our (q, qd, qdd) */
 static void to_qacc(const mjb_joint *j, const double *q, const double *qd, const double *qdd, double *a)
 {
+    if (j->tangent) {
+        tangent_to_mj(j, q, qd, qdd, 1, a);
+        return;
+    }
     if (j->type == MBS_JOINT_SPHERICAL) {
         ball_w(a, j->Xc, q, qdd);
     } else if (j->type == MBS_JOINT_FLOATING) {
@@ -507,9 +594,13 @@ static void to_qacc(const mjb_joint *j, const double *q, const double *qd, const
     }
 }
 
-/* our qdd from MuJoCo's acceleration (with p.pdd = -|pd|^2) */
+/* our qdd from MuJoCo's acceleration (with p.pdd = -|pd|^2 on Euler-parameter rates) */
 static void from_qacc(const mjb_joint *j, const double *q, const double *qd, const double *a, double *qdd)
 {
+    if (j->tangent) {
+        tangent_from_mj(j, q, qd, a, 1, qdd);
+        return;
+    }
     if (j->type == MBS_JOINT_SPHERICAL || j->type == MBS_JOINT_FLOATING) {
         const int e = j->type == MBS_JOINT_FLOATING ? 3 : 0;
         const double *p = q + e, *pd = qd + e;
@@ -533,7 +624,7 @@ static void from_qacc(const mjb_joint *j, const double *q, const double *qd, con
     }
 }
 
-/* T block (nq x nv, row-major) of joint j at q: columns = from_qvel(e_k) */
+/* T block (nvo x nv, row-major) of joint j at q: columns = from_qvel(e_k) */
 static void t_block(const mjb_joint *j, const double *q, double *T)
 {
     double e[6], c[7];
@@ -541,7 +632,7 @@ static void t_block(const mjb_joint *j, const double *q, double *T)
         memset(e, 0, sizeof e);
         e[k] = 1;
         from_qvel(j, q, e, c);
-        for (int r = 0; r < j->nq; r++) T[r * j->nv + k] = c[r];
+        for (int r = 0; r < j->nvo; r++) T[r * j->nv + k] = c[r];
     }
 }
 
@@ -581,7 +672,7 @@ void mjb_force_to_mj(const mjb_map *P, const double *q, const double *tau, doubl
         t_block(j, q + j->qoff, T);
         for (int c = 0; c < j->nv; c++) {
             double s = 0;
-            for (int r = 0; r < j->nq; r++) s += T[r * j->nv + c] * tau[j->voff + r];
+            for (int r = 0; r < j->nvo; r++) s += T[r * j->nv + c] * tau[j->voff + r];
             tau_mj[j->dofadr + c] = s;
         }
     }
@@ -591,7 +682,7 @@ void mjb_force_from_mj(const mjb_map *P, const double *q, const double *tau_mj, 
 {
     for (int k = 0; k < P->nj; k++) {
         const mjb_joint *j = &P->j[k];
-        const int nv = j->nv, nq = j->nq;
+        const int nv = j->nv, nq = j->nvo;
         double T[42], N[36], y[6];
         t_block(j, q + j->qoff, T);
         /* tau = T y with (T^T T) y = tau_mj: Cholesky of the nv x nv block */
@@ -641,17 +732,17 @@ void mjb_mass_to_mj(const mjb_map *P, const double *q, const double *M, double *
             double Tb[42], MT[42];
             t_block(jb, q + jb->qoff, Tb);
             /* MT = M_ab Tb (nq_a x nv_b) */
-            for (int r = 0; r < ja->nq; r++)
+            for (int r = 0; r < ja->nvo; r++)
                 for (int c = 0; c < jb->nv; c++) {
                     double s = 0;
-                    for (int k = 0; k < jb->nq; k++)
+                    for (int k = 0; k < jb->nvo; k++)
                         s += M[(size_t)(ja->voff + r) * nvo + jb->voff + k] * Tb[k * jb->nv + c];
                     MT[r * jb->nv + c] = s;
                 }
             for (int r = 0; r < ja->nv; r++)
                 for (int c = 0; c < jb->nv; c++) {
                     double s = 0;
-                    for (int k = 0; k < ja->nq; k++) s += Ta[k * ja->nv + r] * MT[k * jb->nv + c];
+                    for (int k = 0; k < ja->nvo; k++) s += Ta[k * ja->nv + r] * MT[k * jb->nv + c];
                     M_mj[(size_t)(ja->dofadr + r) * nv + jb->dofadr + c] = s;
                 }
         }

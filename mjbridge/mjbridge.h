@@ -55,8 +55,9 @@ void mjb_disable_extras(mjModel *mm);
 
 typedef struct mjb_joint {
     mbs_joint_type type;
-    int qoff, nq, voff;        /* ours: coordinates, velocity offset (its velocities: the
-                                * nq rows of T, Euler rates) */
+    int qoff, nq, voff, nvo;   /* ours: coordinates, velocity offset, velocities (the rows
+                                * of T: nq Euler rates, or 3 / 6 tangent velocities) */
+    int tangent;               /* ours: tangent velocities (spherical, floating) */
     int qposadr, dofadr, nv;   /* MuJoCo */
     double Xp[9], Xc[9], Pp[3], Pc[3];
 } mjb_joint;
@@ -78,15 +79,18 @@ typedef struct mjb_map {
 int mjb_map_init(mjb_map *P, const mbs_model *m, const mjModel *mm, const char *label);
 void mjb_map_free(mjb_map *P);
 
-/* MuJoCo's qpos and qvel from our (q, qd); applied forces and controls
+/* Our velocities are qd, our accelerations qdd, our generalized forces tau
+ * (nvo each; Euler-parameter rates or tangent velocities per joint), with
+ * qd = T v (v MuJoCo's velocities, T block diagonal: nvo x nv).
+ * MuJoCo's qpos and qvel from our (q, qd); applied forces and controls
  * zeroed. */
 void mjb_set_state(const mjb_map *P, mjData *d, const double *q, const double *qd);
 /* MuJoCo's qacc from our (q, qd, qdd), and our qdd (with p.pdd = -|pd|^2 on
- * Euler parameters) from MuJoCo's qacc. */
+ * Euler-parameter rates) from MuJoCo's qacc. */
 void mjb_qacc_from_ours(const mjb_map *P, const double *q, const double *qd, const double *qdd, double *qacc);
 void mjb_qdd_from_mj(const mjb_map *P, const double *q, const double *qd, const double *qacc, double *qdd);
-/* With qd = T v: tau_mj = T^T tau, and the tau in the range of T (orthogonal
- * to p on Euler parameters) with T^T tau = tau_mj. */
+/* tau_mj = T^T tau, and the tau in the range of T (orthogonal to p on
+ * Euler-parameter rates) with T^T tau = tau_mj. */
 void mjb_force_to_mj(const mjb_map *P, const double *q, const double *tau, double *tau_mj);
 void mjb_force_from_mj(const mjb_map *P, const double *q, const double *tau_mj, double *tau);
 /* M_mj = T^T M T (M: ours, nvo x nvo, M_mj: nv x nv, row-major). */

@@ -156,7 +156,7 @@ static void robots(mbs_rng *rng, double *w)
     for (int r = 0; r < 6; r++)
         for (int fl = 0; fl < 2; fl++) {
             snprintf(path, sizeof path, "%s/%s", dir, names[r]);
-            mbs_urdf_options o = { fl, 0, NULL, NULL, 1 };
+            mbs_urdf_options o = { fl, 0, NULL, NULL, 1, MBS_VELOCITIES_EULER_RATES };
             mbs_error err;
             mbs_model *m = mbs_model_load_urdf(path, &o, &err);
             CHECK(m != NULL, "%s: %s", path, err.msg);

@@ -148,7 +148,7 @@ static void structured_models(mbs_rng *rng)
         for (int r = 0; r < 5; r++)
             for (int fl = 0; fl < 2; fl++) {
                 snprintf(path, sizeof path, "%s/%s", dir, robots[r]);
-                mbs_urdf_options o = { fl, 0, NULL, NULL, 1 };
+                mbs_urdf_options o = { fl, 0, NULL, NULL, 1, MBS_VELOCITIES_EULER_RATES };
                 m = mbs_model_load_urdf(path, &o, &err);
                 CHECK(m != NULL, "%s: %s", path, err.msg);
                 if (m) { compare_paths(rng, m, robots[r], w); mbs_model_free(m); nrobots++; }

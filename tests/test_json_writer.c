@@ -52,7 +52,7 @@ static void files_round_trip(const char *dir, const char *ext, int *count)
         snprintf(file, sizeof file, "%s/%s", path, e->d_name);
         for (int floating = 0; floating < (ends_with(ext, ".urdf") ? 2 : 1); floating++) {
             mbs_error err;
-            mbs_urdf_options o = { floating, 0, NULL, NULL, 0 };
+            mbs_urdf_options o = { floating, 0, NULL, NULL, 0, MBS_VELOCITIES_EULER_RATES };
             mbs_model *m = ends_with(ext, ".urdf") ? mbs_model_load_urdf(file, &o, &err) : mbs_model_load(file, &err);
             if (!m) continue;   /* the files of bad input */
             (void)mbs_test_json_round_trip(m, file, 1);

@@ -463,6 +463,14 @@ static void test_velocities(void)
     EXPECT(FREE_MODEL(", 'assembly': { 'fixed': ['jf.x'] }"), MBS_ERR_MODEL, "assembly.fixed",
            "holds joint jf, whose velocities are tangent");
 #undef FREE_MODEL
+    /* URDF: an option value that is no convention */
+    mbs_urdf_options o = { 0, 0, NULL, NULL, 0, (mbs_velocities)7 };
+    mbs_error err = { 0, "" };
+    mbs_model *m = mbs_model_load_urdf(mbs_test_path("tests/urdf/small_robot.urdf"), &o, &err);
+    char prefix[4096];
+    snprintf(prefix, sizeof prefix, "%s", mbs_test_path("tests/urdf/small_robot.urdf"));
+    check_failure(__LINE__, m, &err, MBS_ERR_ARG, prefix,
+                  (const char *const[]){ "mbs_urdf_options.velocities: 7 is not a velocity convention", NULL });
 }
 #undef FREE_T
 

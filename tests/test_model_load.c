@@ -593,7 +593,7 @@ static int velocity_layout_files(const char *dir, const char *ext)
         int urdf = ends_with(ext, ".urdf");
         for (int floating = 0; floating < (urdf ? 2 : 1); floating++) {
             mbs_error err;
-            mbs_urdf_options o = { floating, 0, NULL, NULL, 0 };
+            mbs_urdf_options o = { floating, 0, NULL, NULL, 0, MBS_VELOCITIES_EULER_RATES };
             mbs_model *m = urdf ? mbs_model_load_urdf(file, &o, &err) : mbs_model_load(file, &err);
             if (!m) continue;   /* the files of bad input */
             check_velocity_layout(m, file);

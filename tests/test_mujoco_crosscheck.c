@@ -45,7 +45,10 @@
  * States, accelerations, forces and mass matrices are converted by the
  * joint map of mjbridge (coordinates matched by joint name; the free joint
  * has 7 coordinates here, 6 velocities in MuJoCo: qd = T v, tau_mj = T^T tau,
- * M_mj = T^T M T).
+ * M_mj = T^T M T). Every floating base is checked twice: in Euler-parameter
+ * rates (7 velocities) and in its copy with tangent velocities
+ * (mbs_model_with_velocities: 6 velocities, the body twist, T = diag(Xp R,
+ * Xc) up to the lever arm of the child joint point), at the same bounds.
  *
  * $MBS_URDF_DIR (default ../shared/data/example-robot-data relative to the
  * source directory); exit 77 (skipped) if absent.
@@ -68,6 +71,8 @@ static const char *const ROBOTS[] = {
     "solo12.urdf", "talos_full_v2.urdf", "talos_reduced.urdf", "ur5_robot.urdf",
 };
 #define NROBOTS ((int)(sizeof ROBOTS / sizeof ROBOTS[0]))
+/* fixed base; floating base in Euler-parameter rates; the same with tangent velocities */
+static const char *const BASES[] = { "fixed", "floating", "float-tg" };
 
 static double urand(unsigned long *s, double lo, double hi)
 {
@@ -81,12 +86,12 @@ static double urand(unsigned long *s, double lo, double hi)
 typedef struct { double id, mm, fd, wid, wmm, wfd, cond, jac, wjac; } worst;
 
 /* Frame Jacobians at the bodies' CoMs and the CoM Jacobian, ours times T
- * (qd = T v, T: nq x nv, row-major) against MuJoCo's: the worst relative
+ * (qd = T v, T: nvo x nv, row-major) against MuJoCo's: the worst relative
  * difference. The kinematics of both sides at the state are in d and md. */
 static double compare_jacobians(const mjb_map *P, mbs_data *d, mjData *md, const double *T)
 {
     const mbs_model *m = P->m;
-    const int nq = P->nq, nv = P->nv, nb = mbs_model_nbodies(m);
+    const int nq = P->nvo, nv = P->nv, nb = mbs_model_nbodies(m);   /* nq: our velocities */
     double *J = calloc((size_t)6 * nq, sizeof *J), *JT = calloc((size_t)6 * nv, sizeof *JT);
     double *Jm = calloc((size_t)6 * nv, sizeof *Jm), worst = 0;
     int matched = 0;
@@ -211,7 +216,7 @@ static int compare(const mjb_map *P, unsigned long seed, worst *W)
             ek[k] = 1;
             mjb_qdd_from_mj(P, q, zero, ek, qdd);
             ek[k] = 0;
-            for (int i = 0; i < nq; i++) T[i * nv + k] = qdd[i];
+            for (int i = 0; i < P->nvo; i++) T[i * nv + k] = qdd[i];
         }
         if (mbs_kinematics(m, d, q, qd, NULL) != MBS_OK) {
             fprintf(stderr, "kinematics: %s\n", mbs_data_error(d));
@@ -248,7 +253,9 @@ int main(void)
         char src[8192], dst[8192];
         snprintf(src, sizeof src, "%s/%s", dir, ROBOTS[r]);
         snprintf(dst, sizeof dst, "%s/%s", tmpdir, ROBOTS[r]);
-        for (int floating = 0; floating <= 1; floating++) {
+        for (int base = 0; base <= 2; base++) {
+            const int floating = base > 0, tangent = base == 2;
+            const char *base_name = BASES[base];
             if (floating && strcmp(ROBOTS[r], "ur5_robot.urdf") == 0) continue;   /* root link is "world" */
             const int icub = strcmp(ROBOTS[r], "icub_reduced.urdf") == 0;
             CHECK(mjb_write_urdf_copy(src, dst, floating, icub, 0) == 0, "%s: cannot write the MuJoCo copy",
@@ -259,26 +266,32 @@ int main(void)
             if (!mm) continue;
             mjb_disable_extras(mm);
             /* icub: both sides load the copy (its point masses have an inertia, see above) */
-            mbs_urdf_options o = { floating && !icub, 0, NULL, NULL, 1 };
+            mbs_urdf_options o = { floating && !icub, 0, NULL, NULL, 1, MBS_VELOCITIES_EULER_RATES };
             mbs_error err = { 0, "" };
             mbs_model *m = mbs_model_load_urdf(icub ? dst : src, &o, &err);
             if (!getenv("MBS_KEEP_MJ_URDF")) unlink(dst);
             CHECK(m != NULL, "%s: %s", ROBOTS[r], err.msg);
+            if (m && tangent) {
+                mbs_model *mt = mbs_model_with_velocities(m, MBS_VELOCITIES_TANGENT, &err);
+                CHECK(mt != NULL, "%s: tangent copy: %s", ROBOTS[r], err.msg);
+                mbs_model_free(m);
+                m = mt;
+            }
             mjb_map P;
             if (m && mjb_map_init(&P, m, mm, ROBOTS[r]) == 0) {
                 worst W;
                 int rc = compare(&P, 1234 + (unsigned long)r, &W);
                 CHECK(rc == 0, "%s: comparison failed", ROBOTS[r]);
                 CHECK(W.wid <= 1, "%s (%s): inverse dynamics differ by %.3g, %.3g of the round-off bound",
-                      ROBOTS[r], floating ? "floating" : "fixed", W.id, W.wid);
+                      ROBOTS[r], base_name, W.id, W.wid);
                 CHECK(W.wmm <= 1, "%s (%s): mass matrices differ by %.3g, %.3g of the round-off bound", ROBOTS[r],
-                      floating ? "floating" : "fixed", W.mm, W.wmm);
+                      base_name, W.mm, W.wmm);
                 CHECK(W.wjac <= 1, "%s (%s): Jacobians differ by %.3g, %.3g of the round-off bound", ROBOTS[r],
-                      floating ? "floating" : "fixed", W.jac, W.wjac);
+                      base_name, W.jac, W.wjac);
                 CHECK(W.wfd <= 1, "%s (%s): forward dynamics differ by %.3g, %.3g of the round-off bound",
-                      ROBOTS[r], floating ? "floating" : "fixed", W.fd, W.wfd);
+                      ROBOTS[r], base_name, W.fd, W.wfd);
                 printf("%-22s %-8s %4d %4d  %-9.2e %-9.2e %-9.2e %-9.2e %-9.2e  %.1e %.1e %.1e %.1e\n", ROBOTS[r],
-                       floating ? "floating" : "fixed", P.nq, P.nv, W.id, W.mm, W.fd, W.jac, W.cond, W.wid, W.wmm,
+                       base_name, P.nq, P.nv, W.id, W.mm, W.fd, W.jac, W.cond, W.wid, W.wmm,
                        W.wfd, W.wjac);
             } else if (m) {
                 CHECK(0, "%s: joints do not match", ROBOTS[r]);

@@ -15,6 +15,7 @@
 
 #include "testutil.h"
 #include "mbs_testing.h"
+#include "model_compare.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -59,7 +60,7 @@ static void test_errors(void)
     expect_error("tests/urdf", MBS_ERR_IO, ": ", (const char *const[]){ "is a directory", NULL });
 
     /* the root of the small robot is massless: it cannot float */
-    mbs_urdf_options o = { 1, 0, NULL, NULL, 0 };
+    mbs_urdf_options o = { 1, 0, NULL, NULL, 0, MBS_VELOCITIES_EULER_RATES };
     mbs_error err = { 0, "" };
     mbs_model *m = mbs_model_load_urdf(mbs_test_path("tests/urdf/small_robot.urdf"), &o, &err);
     CHECK(m == NULL && strstr(err.msg, "small_robot.urdf:7: link world is the floating base") != NULL, "%s",
@@ -85,7 +86,7 @@ static void test_warnings(void)
     char where[4200];
     snprintf(where, sizeof where, "%s:15: link rod: inertia violates the triangle inequality", path);
     wlog w = { 0, "" };
-    mbs_urdf_options o = { 0, 0, collect, &w, 0 };
+    mbs_urdf_options o = { 0, 0, collect, &w, 0, MBS_VELOCITIES_EULER_RATES };
     mbs_error err = { 0, "" };
     mbs_model *m = mbs_model_load_urdf(path, &o, &err);
     CHECK(m != NULL, "%s", err.msg);
@@ -201,7 +202,7 @@ static void test_strings(void)
 
     xml = slurp("tests/urdf/triangle.urdf");
     wlog w = { 0, "" };
-    mbs_urdf_options o = { 0, 0, collect, &w, 0 };
+    mbs_urdf_options o = { 0, 0, collect, &w, 0, MBS_VELOCITIES_EULER_RATES };
     ms = xml ? mbs_model_load_urdf_string(xml, "tri.urdf", &o, &err) : NULL;
     CHECK(ms && w.n == 1 && strstr(w.text, "tri.urdf:15: link rod: inertia violates") == w.text, "%s",
           ms ? w.text : err.msg);
@@ -275,7 +276,7 @@ static void test_small_robot(void)
 {
     mbs_error err = { 0, "" };
     wlog w = { 0, "" };
-    mbs_urdf_options o = { 0, 0, collect, &w, 0 };
+    mbs_urdf_options o = { 0, 0, collect, &w, 0, MBS_VELOCITIES_EULER_RATES };
     mbs_model *m = mbs_model_load_urdf(mbs_test_path("tests/urdf/small_robot.urdf"), &o, &err);
     CHECK(m != NULL, "%s", err.msg);
     if (!m) return;
@@ -463,9 +464,70 @@ static void test_small_robot(void)
     mbs_model_free(m);
 }
 
+/* ---------------------------------------------------------------- velocities */
+
+/* mbs_urdf_options.velocities: the floating base and the URDF's floating and
+ * spherical joints take the convention; tangent gives the model of
+ * mbs_model_with_velocities on the Euler-rate load, field by field. */
+static const char VEL_URDF[] =
+    "<robot name='v'>"
+    "<link name='base'><inertial><mass value='2'/><inertia ixx='1' iyy='1' izz='1' ixy='0' ixz='0' iyz='0'/>"
+    "</inertial></link>"
+    "<link name='a'><inertial><origin xyz='0 0 -0.5'/><mass value='1'/>"
+    "<inertia ixx='0.1' iyy='0.2' izz='0.25' ixy='0' ixz='0' iyz='0'/></inertial></link>"
+    "<link name='b'><inertial><mass value='1'/><inertia ixx='0.1' iyy='0.1' izz='0.1' ixy='0' ixz='0' iyz='0'/>"
+    "</inertial></link>"
+    "<link name='c'><inertial><mass value='1'/><inertia ixx='0.1' iyy='0.1' izz='0.1' ixy='0' ixz='0' iyz='0'/>"
+    "</inertial></link>"
+    "<joint name='ball' type='spherical'><parent link='base'/><child link='a'/><origin xyz='0 0 1' rpy='0.1 0.2 0.3'/>"
+    "</joint>"
+    "<joint name='free' type='floating'><parent link='a'/><child link='b'/><origin xyz='0.2 0 0'/></joint>"
+    "<joint name='hinge' type='revolute'><parent link='b'/><child link='c'/><axis xyz='0 1 0'/>"
+    "<limit lower='-1' upper='1' effort='1' velocity='1'/></joint>"
+    "</robot>";
+
+static void test_velocities(void)
+{
+    char xml[sizeof VEL_URDF];
+    for (size_t k = 0; k < sizeof xml; k++) xml[k] = VEL_URDF[k] == '\'' ? '"' : VEL_URDF[k];
+    mbs_error err = { 0, "" };
+    mbs_urdf_options o = { 1, 0, NULL, NULL, 0, MBS_VELOCITIES_EULER_RATES };
+    mbs_model *mE = mbs_model_load_urdf_string(xml, "v.urdf", &o, &err);
+    CHECK(mE != NULL, "Euler rates: %s", err.msg);
+    o.velocities = MBS_VELOCITIES_TANGENT;
+    mbs_model *mT = mbs_model_load_urdf_string(xml, "v.urdf", &o, &err);
+    CHECK(mT != NULL, "tangent: %s", err.msg);
+    mbs_model *mD = mbs_model_load_urdf_string(xml, "v.urdf", NULL, &err);   /* the default */
+    CHECK(mD != NULL, "default: %s", err.msg);
+    if (mE && mT && mD) {
+        /* root_joint (7), ball (4), free (7), hinge (1) */
+        CHECK(mbs_model_nq(mE) == 19 && mbs_model_nv(mE) == 19, "Euler rates: nq %d, nv %d", mbs_model_nq(mE),
+              mbs_model_nv(mE));
+        CHECK(mbs_model_nq(mT) == 19 && mbs_model_nv(mT) == 16, "tangent: nq %d, nv %d", mbs_model_nq(mT),
+              mbs_model_nv(mT));
+        CHECK(mbs_model_nq(mD) == 12 && mbs_model_nv(mD) == 12, "the default (fixed base) is Euler rates: nv %d",
+              mbs_model_nv(mD));
+        for (int j = 1; j <= mbs_model_nbodies(mT); j++) {
+            const mbs_joint_type t = mbs_joint_type_of(mT, j);
+            const int moving = t == MBS_JOINT_FLOATING || t == MBS_JOINT_SPHERICAL;
+            CHECK(mbs_joint_velocities(mT, j) == (moving ? MBS_VELOCITIES_TANGENT : MBS_VELOCITIES_EULER_RATES),
+                  "joint %d: velocities %d", j, mbs_joint_velocities(mT, j));
+            CHECK(mbs_joint_velocities(mE, j) == MBS_VELOCITIES_EULER_RATES, "joint %d: Euler rates", j);
+        }
+        mbs_model *mW = mbs_model_with_velocities(mE, MBS_VELOCITIES_TANGENT, &err);
+        CHECK(mW != NULL, "with_velocities: %s", err.msg);
+        if (mW) CHECK(mbs_test_same_model(mT, mW, "URDF tangent vs mbs_model_with_velocities") == 0, "same model");
+        mbs_model_free(mW);
+    }
+    mbs_model_free(mE);
+    mbs_model_free(mT);
+    mbs_model_free(mD);
+}
+
 int main(void)
 {
     test_errors();
+    test_velocities();
     test_warnings();
     test_strings();
     test_small_robot();

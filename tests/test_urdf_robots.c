@@ -98,7 +98,7 @@ int main(void)
         snprintf(path, sizeof path, "%s/%s", dir, r->file);
         for (int floating = 0; floating <= 1; floating++) {
             wlog w = { 0, "" };
-            mbs_urdf_options o = { floating, 0, collect, &w, 0 };
+            mbs_urdf_options o = { floating, 0, collect, &w, 0, MBS_VELOCITIES_EULER_RATES };
             mbs_error err = { 0, "" };
             const int icub = strcmp(r->file, "icub_reduced.urdf") == 0;
             if (floating && icub) {
@@ -120,7 +120,7 @@ int main(void)
             check_warnings(r, &w);
             /* strict loading refuses exactly the robots that warn */
             if (!floating) {
-                mbs_urdf_options so = { 0, 1, NULL, NULL, 0 };
+                mbs_urdf_options so = { 0, 1, NULL, NULL, 0, MBS_VELOCITIES_EULER_RATES };
                 mbs_model *ms = mbs_model_load_urdf(path, &so, &err);
                 CHECK((ms == NULL) == (r->warn_links[0] != '\0'), "%s: strict: %s", r->file,
                       ms ? "accepted" : err.msg);

@@ -28,7 +28,7 @@ static void test_arm(void)
 {
     mbs_error err;
     warnings w = { 0, "" };
-    mbs_urdf_options o = { 0, 0, on_warning, &w, 0 };
+    mbs_urdf_options o = { 0, 0, on_warning, &w, 0, MBS_VELOCITIES_EULER_RATES };
     mbs_model *m = mbs_model_load_urdf(mbs_test_path("tests/urdf/viewer_arm.urdf"), &o, &err);
     CHECK(m != NULL, "%s", err.msg);
     if (!m) return;
@@ -81,7 +81,7 @@ static void test_merged_and_bad(void)
     CHECK(f && fputs(urdf, f) >= 0 && fclose(f) == 0, "cannot write %s", path);
     mbs_error err;
     warnings w = { 0, "" };
-    mbs_urdf_options o = { 0, 0, on_warning, &w, 0 };
+    mbs_urdf_options o = { 0, 0, on_warning, &w, 0, MBS_VELOCITIES_EULER_RATES };
     mbs_model *m = mbs_model_load_urdf(path, &o, &err);
     remove(path);
     CHECK(m != NULL, "%s", err.msg);

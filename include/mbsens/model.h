@@ -78,6 +78,10 @@ typedef struct mbs_urdf_options {
     void *warn_user;
     int balance_inertia;   /* 1 (with strict_inertia = 0): replace such an inertia by the isotropic
                             * one of the same trace (MuJoCo's compiler option balanceinertia) */
+    mbs_velocities velocities;   /* of every floating and spherical joint, the floating base included:
+                            * MBS_VELOCITIES_EULER_RATES (0, default) or MBS_VELOCITIES_TANGENT
+                            * (the angular velocity in the child's axes, and for a floating joint
+                            * the body twist: docs/model-format.md "URDF") */
 } mbs_urdf_options;
 
 /* Load a URDF file (libxml2). Errors name "file:line: ...". Links become

@@ -104,3 +104,101 @@ int mbs_velocity_from_rates(const mbs_model *m, const double *q, const double *q
     }
     return MBS_OK;
 }
+
+/* ---------------------------------------------------------------- integrate, difference */
+
+/* the joint's table (its velocity convention) */
+static const mbs_joint_ops *ops_of(const mbs_joint_info *jt)
+{
+    return mbs_joint_ops_of(jt->type, jt->velocities);
+}
+
+int mbs_integrate(const mbs_model *m, const double *q, const double *v, double dt, double *q1)
+{
+    if (!m || !q || !v || !q1) return MBS_ERR_ARG;
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->nq == 0) continue;
+        double qj[MBS_JOINT_MAXQ], d[MBS_JOINT_MAXQ];
+        memcpy(qj, q + jt->qoff, sizeof *qj * (size_t)jt->nq);   /* q1 may be q */
+        for (int k = 0; k < jt->nv; k++) d[k] = v[jt->voff + k] * dt;
+        ops_of(jt)->integrate(qj, d, q1 + jt->qoff);
+    }
+    return MBS_OK;
+}
+
+int mbs_difference(const mbs_model *m, const double *q0, const double *q1, double *v)
+{
+    if (!m || !q0 || !q1 || !v) return MBS_ERR_ARG;
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->nq > 0) ops_of(jt)->difference(q0 + jt->qoff, q1 + jt->qoff, v + jt->voff);
+    }
+    return MBS_OK;
+}
+
+/* the nv_J x nv_J block B (row-major) times s into J (nv x nv) at the joint's velocities */
+static void put_block(const mbs_model *m, const mbs_joint_info *jt, const double *B, double s, double *J)
+{
+    for (int r = 0; r < jt->nv; r++)
+        for (int k = 0; k < jt->nv; k++)
+            J[(size_t)(jt->voff + r) * (size_t)m->nv + (size_t)(jt->voff + k)] = s * B[r * jt->nv + k];
+}
+
+int mbs_integrate_jacobians(const mbs_model *m, const double *q, const double *v, double dt, double *Jq,
+                            double *Jv)
+{
+    if (!m || !q || !v) return MBS_ERR_ARG;
+    const size_t nn = (size_t)m->nv * (size_t)m->nv;
+    if (Jq) memset(Jq, 0, sizeof *Jq * nn);
+    if (Jv) memset(Jv, 0, sizeof *Jv * nn);
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->nq == 0) continue;
+        double d[MBS_JOINT_MAXQ], A[MBS_JOINT_MAXQ * MBS_JOINT_MAXQ], B[MBS_JOINT_MAXQ * MBS_JOINT_MAXQ];
+        for (int k = 0; k < jt->nv; k++) d[k] = v[jt->voff + k] * dt;
+        ops_of(jt)->integrate_jacobians(q + jt->qoff, d, A, B);
+        if (Jq) put_block(m, jt, A, 1, Jq);
+        if (Jv) put_block(m, jt, B, dt, Jv);
+    }
+    return MBS_OK;
+}
+
+/* With d = q0 (-) q1, q0 (+) d = q1 differentiated gives
+ * dd/dq1 = J_r(d)^-1 and dd/dq0 = -J_r(d)^-1 Ad(exp d)^-1 (joints/manifold.h:
+ * the closed forms of J_r^-1; I and -I on additive joints). */
+int mbs_difference_jacobians(const mbs_model *m, const double *q0, const double *q1, double *J0, double *J1)
+{
+    if (!m || !q0 || !q1) return MBS_ERR_ARG;
+    const size_t nn = (size_t)m->nv * (size_t)m->nv;
+    if (J0) memset(J0, 0, sizeof *J0 * nn);
+    if (J1) memset(J1, 0, sizeof *J1 * nn);
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->nq == 0) continue;
+        const int n = jt->nv;
+        double d[MBS_JOINT_MAXQ], Ji[MBS_JOINT_MAXQ * MBS_JOINT_MAXQ], A[MBS_JOINT_MAXQ * MBS_JOINT_MAXQ];
+        double P[MBS_JOINT_MAXQ * MBS_JOINT_MAXQ];
+        if (jt->velocities == MBS_VELOCITIES_TANGENT) {
+            ops_of(jt)->difference(q0 + jt->qoff, q1 + jt->qoff, d);
+            if (jt->quat == 3) {
+                mbs_se3_jr_inv(d, Ji);
+                mbs_se3_ad_inv(d, A);
+            } else {
+                mbs_so3_jr_inv(d, Ji);
+                mbs_so3_ad_inv(d, A);
+            }
+        } else {
+            for (int k = 0; k < n * n; k++) Ji[k] = A[k] = k % (n + 1) == 0;
+        }
+        for (int r = 0; r < n; r++)
+            for (int k = 0; k < n; k++) {
+                double s = 0;
+                for (int l = 0; l < n; l++) s += Ji[r * n + l] * A[l * n + k];
+                P[r * n + k] = s;
+            }
+        if (J0) put_block(m, jt, P, -1, J0);
+        if (J1) put_block(m, jt, Ji, 1, J1);
+    }
+    return MBS_OK;
+}

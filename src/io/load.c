@@ -39,7 +39,7 @@ mbs_model *mbs_model_load_warn(const char *path, mbs_warning_fn warn, void *warn
         return NULL;
     }
     if (is_urdf(path)) {
-        mbs_urdf_options o = { 0, 0, warn, warn_user, 0 };
+        mbs_urdf_options o = { 0, 0, warn, warn_user, 0, MBS_VELOCITIES_EULER_RATES };
         return mbs_model_load_urdf(path, &o, err);
     }
     return mbs_model_load_json_file(path, warn, warn_user, err);

@@ -16,7 +16,9 @@
  *     the other links of a group stay addressable: a named point LINK at the
  *     link's origin and vectors LINK_x, LINK_y, LINK_z along its axes.
  *   - the root group is the ground (default) or moves on a floating joint
- *     "root_joint" from the ground (mbs_urdf_options.floating_base).
+ *     "root_joint" from the ground (mbs_urdf_options.floating_base);
+ *   - floating and spherical joints (the floating base's included) take
+ *     Euler-parameter rates or tangent velocities (mbs_urdf_options.velocities).
  *   - a moving URDF joint with origin T = (xyz, rpy) (parent link frame ->
  *     joint frame) and axis a (joint frame, default (1,0,0)) becomes our joint
  *     with parent point T.xyz and parent frame X_p = R(rpy) [a, r, a x r]
@@ -758,6 +760,8 @@ static int add_joint(uctx *c, mbs_builder *b, const ujoint *j, const ulink *ch)
     memcpy(cs.ref, r, sizeof r);
     cs.has_ref = 1;
     int rc = mbs_builder_add_joint(b, j->name, type, pl->body, ch->body, &ps, &cs, NULL, 0, NULL, 0, where, c->err);
+    if (rc >= 0 && (type == MBS_JOINT_FLOATING || type == MBS_JOINT_SPHERICAL))
+        rc = mbs_builder_set_joint_velocities(b, rc, (int)c->o->velocities, where, c->err);
     return rc < 0 ? rc : MBS_OK;
 }
 
@@ -771,6 +775,7 @@ static int add_joints(uctx *c, mbs_builder *b, const int *order, int root)
         snprintf(where, sizeof where, "%s:%d", c->file, c->link[root].line);
         int rc = mbs_builder_add_joint(b, "root_joint", MBS_JOINT_FLOATING, 0, c->link[root].body, &ps, &cs, NULL, 0,
                                        NULL, 0, where, c->err);
+        if (rc >= 0) rc = mbs_builder_set_joint_velocities(b, rc, (int)c->o->velocities, where, c->err);
         if (rc < 0) return rc;
     }
     for (int t = 0; t < c->nl; t++) {
@@ -1028,13 +1033,18 @@ static int read_links_joints(uctx *c, xmlNode *root)
  * name in messages). */
 static mbs_model *load_urdf(const char *path, const char *text, const mbs_urdf_options *opts, mbs_error *err)
 {
-    static const mbs_urdf_options defaults = { 0, 0, NULL, NULL, 0 };
+    static const mbs_urdf_options defaults = { 0, 0, NULL, NULL, 0, MBS_VELOCITIES_EULER_RATES };
     call_once(&xml_once, xml_init);
     uctx c;
     memset(&c, 0, sizeof c);
     c.file = path;
     c.err = err;
     c.o = opts ? opts : &defaults;
+    if (c.o->velocities != MBS_VELOCITIES_EULER_RATES && c.o->velocities != MBS_VELOCITIES_TANGENT) {
+        mbs_error_set(err, MBS_ERR_ARG, "%s: mbs_urdf_options.velocities: %d is not a velocity convention (0: Euler "
+                      "rates, 1: tangent)", path, (int)c.o->velocities);
+        return NULL;
+    }
     xmlDocPtr doc = read_xml(path, text, err);
     if (!doc) return NULL;
 

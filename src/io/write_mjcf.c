@@ -179,7 +179,7 @@ static int reference_poses(mjcf_writer *W)
         if (jt->type == MBS_JOINT_REVOLUTE || jt->type == MBS_JOINT_PRISMATIC || jt->type == MBS_JOINT_CYLINDRICAL)
             continue;
         for (int k = 0; k < jt->nq; k++) q[k] = 0;
-        if (jt->euler >= 0) q[jt->euler] = 1;
+        if (jt->quat >= 0) q[jt->quat] = 1;
     }
     if ((rc = loops_closed(W, d))) goto done;
     rc = mbs_kinematics(m, d, W->qref, NULL, NULL);
