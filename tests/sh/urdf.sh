@@ -6,7 +6,8 @@
 # URDF itself (identical text output), `info`/`inverse`/`kinematics` read
 # URDF directly, loader warnings go to stderr with exit 0, --strict-inertia
 # and load errors exit 1 with file:line, usage errors exit 2, and a failed
-# convert leaves no file behind.
+# convert leaves no file behind. --velocities converts the floating base
+# (URDF) or a JSON model's spherical and floating joints, and back.
 #
 # Environment (set by CTest): MBS_CLI (the mbsens executable), MBS_SOURCE_DIR.
 # Ends with "urdf: N passed, M failed"; the exit status is non-zero on failure.
@@ -69,5 +70,33 @@ expect 2 "--floating-base on a JSON model is a usage error"
 run convert "$U/small_robot.urdf" --floating-base
 expect 1 "floating base on a massless root"
 stderr_has 'small_robot\.urdf:7: link world is the floating base' "floating-base error names the root link"
+
+# --velocities: the floating base with tangent velocities, and back
+A=$MBS_SOURCE_DIR/models/arm.urdf
+run convert "$A" --floating-base --velocities tangent -o "$TMP/arm_tg.json"
+expect 0 "convert --velocities tangent"
+grep -q '"velocities": "tangent"' "$TMP/arm_tg.json" && ok "tangent root_joint written" || ko "no tangent joint written"
+run info "$TMP/arm_tg.json"
+expect 0 "info on the tangent model"
+run convert "$TMP/arm_tg.json" --velocities euler-rates -o "$TMP/arm_er.json"
+expect 0 "convert a JSON model --velocities euler-rates"
+run convert "$A" --floating-base -o "$TMP/arm_e.json"
+expect 0 "convert --floating-base (Euler rates, the default)"
+run convert "$TMP/arm_e.json" -o "$TMP/arm_e2.json"   # through JSON once, like arm_er.json
+expect 0 "convert the Euler-rate JSON"
+if cmp -s "$TMP/arm_er.json" "$TMP/arm_e2.json"; then ok "tangent and back: the Euler-rate model"; else
+    ko "tangent and back differs"; diff "$TMP/arm_er.json" "$TMP/arm_e2.json" | head -n 20; fi
+run convert "$A" --velocities angular
+expect 2 "--velocities: unknown convention"
+stderr_has "--velocities: unknown convention 'angular' \(expected tangent or euler-rates\)" "names the value"
+cat >"$TMP/spring.json" <<'JSON'
+{ "bodies": [ { "name": "a", "mass": 1, "inertia": [1, 1, 1, 0, 0, 0] } ],
+  "joints": [ { "name": "jf", "type": "floating", "parent": "ground", "child": "a" } ],
+  "forces": [ { "name": "k", "type": "joint_spring", "joint": "jf", "coordinate": "x", "stiffness": 1 } ] }
+JSON
+run convert "$TMP/spring.json" --velocities tangent -o "$TMP/spring_tg.json"
+expect 1 "a joint spring on a joint made tangent"
+stderr_has 'joint_spring k on coordinate jf\.x of joint jf, whose velocities are tangent' "the loader's message"
+[ ! -e "$TMP/spring_tg.json" ] && ok "no file after the refusal" || ko "refused convert left a file"
 
 finish
