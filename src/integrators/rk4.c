@@ -80,6 +80,11 @@ static void joint_integrate(const mbs_joint_info *jt, const double *q, const dou
  * kz = vs. */
 static void stage(const mbs_model *m, double *qs, const double *q, double c, double *kz, const double *vs)
 {
+    if (m->n_quat == m->n_euler) {   /* every joint additive: one loop */
+        for (int k = 0; k < m->nq; k++) qs[k] = q[k] + c * kz[k];
+        if (vs) memcpy(kz, vs, sizeof(double) * (size_t)m->nv);
+        return;
+    }
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
         const int qo = jt->qoff, vo = jt->voff;
