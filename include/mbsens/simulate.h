@@ -26,6 +26,13 @@
  * options.project is 0, the state is projected back with
  * mbs_normalize_state().
  *
+ * Tangent velocities (a spherical or floating joint with "velocities":
+ * "tangent", docs/tangent-space.md §9): the state is (q, v) with nv < nq.
+ * Integrator rk4 steps on the manifold (RKMK4: q_n (+) z within a step, the
+ * quaternions stay unit to round-off, no projection of them); the
+ * trapezoidal rule and cvodes, and closed loops, return
+ * MBS_ERR_UNSUPPORTED on such a model, naming what is missing.
+ *
  * Time-dependent loads are evaluated at the integrator's time through
  * mbs_data_set_time(). The applied loads of the mbs_data (body and joint
  * loads) act during the integration; the caller may change them between
@@ -271,8 +278,9 @@ typedef struct mbs_sim_stats {
     double energy_drift;      /* max |E(t) - E(t0)| over the output points (the
                                * dissipated energy when dampers, joint forces or
                                * loads act) */
-    double euler_drift;       /* max ||p| - 1| over Euler-parameter joints and
-                               * output points, before projection (0 if none) */
+    double euler_drift;       /* max ||p| - 1| over the unit quaternions (Euler-rate
+                               * and tangent joints) and output points, before
+                               * projection (0 if none) */
     double violation[3];      /* closed-loop formulations: max over the output points of
                                * |Phi|_2, |dPhi/dt|_2, |d2Phi/dt2|_2 (mbs_constraint_violation) */
     long projections[2];      /* ali3p: velocity and acceleration projections applied */

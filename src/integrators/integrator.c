@@ -269,7 +269,7 @@ int mbs_integ_fd(mbs_integrator *it, double t, const double *q, const double *qd
     for (int k = 0; k < m->nv; k++)
         if (!isfinite(qd[k]))
             return mbs_integ_fail(it, MBS_ERR_NUMERIC, "state not finite at t = %.9g (%s.qd = %g)", t,
-                                  m->coord_name[k], qd[k]);
+                                  m->vel_name[k], qd[k]);
     int rc = MBS_OK;
     if (it->form) {
         rc = mbs_form_fd(it->form, t, q, qd, qdd, it->msg);   /* closed loops: src/formulations/ */
@@ -282,7 +282,7 @@ int mbs_integ_fd(mbs_integrator *it, double t, const double *q, const double *qd
     for (int k = 0; k < m->nv; k++)
         if (!isfinite(qdd[k]))
             return mbs_integ_fail(it, MBS_ERR_NUMERIC, "forward dynamics: acceleration of %s is not finite at t = %.9g",
-                                  m->coord_name[k], t);
+                                  m->vel_name[k], t);
     return MBS_OK;
 }
 
@@ -291,8 +291,8 @@ double mbs_integ_euler_drift(const mbs_model *m, const double *q)
     double drift = 0;
     for (int i = 1; i <= m->nb; i++) {
         const mbs_joint_info *jt = &m->joint[i];
-        if (jt->euler < 0) continue;
-        const double *p = q + jt->qoff + jt->euler;
+        if (jt->quat < 0) continue;
+        const double *p = q + jt->qoff + jt->quat;
         double e = fabs(sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]) - 1);
         if (!(e <= drift)) drift = e;   /* NaN propagates */
     }
@@ -366,10 +366,30 @@ static int observe(mbs_integrator *it, mbs_error *err)
     return MBS_OK;
 }
 
+/* Joints with tangent velocities: RK4 and the trapezoidal rule step on the
+ * manifold (rk4.c, trapezoidal.c) for open trees, the latter's Newton
+ * with the finite-difference tangent along the manifold (tangent_fd.c) or
+ * a tangent of the caller's; the rest refuse them, naming what is missing. */
+static int tangent_supported(const mbs_model *m, const mbs_sim_options *o, mbs_error *err)
+{
+    if (m->con.ncut + m->con.ndriver > 0)
+        return mbs_tangent_unsupported_err(m, "integrators on closed loops (the kinematic problems on the "
+                                           "manifold)", err);
+    if (o->integrator == MBS_INTEGRATOR_CVODES)
+        return mbs_tangent_unsupported_err(m, "integrator cvodes (its chart with resets; rk4 and trapezoidal "
+                                           "step on the manifold)", err);
+    if (o->integrator == MBS_INTEGRATOR_TRAPEZOIDAL && o->solver == MBS_SOLVER_NEWTON &&
+        (!o->tangent || o->tangent == mbs_tangent_analytic))
+        return mbs_tangent_unsupported_err(m, "the trapezoidal rule's analytic Newton tangent (it needs the "
+                                           "inverse-dynamics derivatives along the manifold; use the fd "
+                                           "tangent, mbs_tangent_fd or --tangent fd, or the fixedpoint "
+                                           "solver)", err);
+    return MBS_OK;
+}
+
 mbs_integrator *mbs_integrator_create(const mbs_model *m, mbs_data *d,
                                       const mbs_sim_options *opts, mbs_error *err)
 {
-    if (m && mbs_tangent_unsupported_err(m, "integrators (simulate)", err)) return NULL;
     if (!m || !d) {
         mbs_error_set(err, MBS_ERR_ARG, "mbs_integrator_create: model or data is NULL");
         return NULL;
@@ -380,6 +400,7 @@ mbs_integrator *mbs_integrator_create(const mbs_model *m, mbs_data *d,
     }
     mbs_sim_options o = opts ? *opts : mbs_model_sim_options(m);
     if (mbs_sim_options_check(&o, err)) return NULL;
+    if (tangent_supported(m, &o, err)) return NULL;
     if (!o.tangent) o.tangent = mbs_tangent_analytic;
     mbs_integrator *it = calloc(1, sizeof *it);
     if (!it) {

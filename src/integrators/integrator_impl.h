@@ -75,7 +75,7 @@ int mbs_integ_fd(mbs_integrator *it, double t, const double *q, const double *qd
 void mbs_integ_id(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
                   const double *qdd, double *r);
 
-/* max over Euler-parameter joints of ||p| - 1| (0 if none). */
+/* max over the unit quaternions of ||p| - 1| (0 if none). */
 double mbs_integ_euler_drift(const mbs_model *m, const double *q);
 
 /* Trapezoidal rule: the discrete equations of a step of size h from the

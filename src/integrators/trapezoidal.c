@@ -51,6 +51,15 @@
  * accelerations extrapolated from the last steps of the run (predict()),
  * which leaves fewer iterations to the same tolerance.
  *
+ * Tangent velocities (docs/tangent-space.md §9): on a model with a
+ * tangent joint the predictor is zp = z_n (+) (h zd_n + h^2/2 zdd_n), the
+ * correction D a tangent at zp and z = zp (+) D joint by joint (the other
+ * joints add, as above); zd and zdd keep their affine relations. The
+ * Newton tangent is S' = M' + gamma h C' + beta h^2 K' J_r(D), K' = dr/dz
+ * along the manifold at z (the tangent function's convention) and J_r(D)
+ * block diagonal (identity on the additive joints). A tangent joint's
+ * quaternion stays unit to round-off, without projection.
+ *
  * The step keeps z_{n+1}, zd_{n+1}, zdd_{n+1} explicit (it->q, qd, qdd); the
  * trajectory sensitivities differentiate exactly these relations.
  */
@@ -60,6 +69,7 @@
 #include <string.h>
 
 #include "integrator_impl.h"
+#include "joints/joint.h"
 #include "model/model_impl.h"
 
 #define BETA 0.25
@@ -129,13 +139,32 @@ static void trap_free(mbs_integrator *it)
     it->impl = NULL;
 }
 
+/* z = zp (+) c x joint by joint (c x: a velocity-sized step). */
+static void manifold_step(const mbs_model *m, double *z, const double *zp, double c, const double *x)
+{
+    for (int i = 1; i <= m->nb; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        const int qo = jt->qoff, vo = jt->voff;
+        if (jt->velocities != MBS_VELOCITIES_TANGENT) {
+            for (int k = 0; k < jt->nq; k++) z[qo + k] = zp[qo + k] + c * x[vo + k];
+            continue;
+        }
+        double dz[6];
+        for (int k = 0; k < jt->nv; k++) dz[k] = c * x[vo + k];
+        mbs_joint_ops_of(jt->type, jt->velocities)->integrate(zp + qo, dz, z + qo);
+    }
+}
+
 /* z, zd, zdd from the correction D by the affine Newmark relations
- * (z = zp + D: additive, the coordinates and the velocities share their
- * index). */
+ * (z = zp + D where the coordinates and the velocities share their index,
+ * z = zp (+) D on a model with tangent velocities). */
 static void affine(const mbs_integrator *it, const trap_ws *w, double h)
 {
     const double c1 = GAMMA / (BETA * h), d1 = 1 / (BETA * h * h);
-    for (int k = 0; k < it->nq; k++) w->z[k] = w->zp[k] + w->D[k];
+    if (it->m->n_quat == it->m->n_euler)
+        for (int k = 0; k < it->nq; k++) w->z[k] = w->zp[k] + w->D[k];
+    else
+        manifold_step(it->m, w->z, w->zp, 1, w->D);
     for (int k = 0; k < it->nv; k++) {
         w->zd[k] = w->zdp[k] + c1 * w->D[k];
         w->zdd[k] = w->zddn[k] + d1 * w->D[k];
@@ -204,8 +233,32 @@ void mbs_trap_assemble_tangent(const mbs_model *m, const double *z, const double
     }
 }
 
+/* On a model with tangent velocities K is along the tangents at z =
+ * zp (+) D, and dz/dD = J_r(D) joint by joint: K <- K J_r(D) on the columns
+ * of every tangent joint. */
+static void chart_tangent(const mbs_model *m, trap_ws *w)
+{
+    const int nv = m->nv;
+    for (int i = 1; i <= m->nb && m->n_quat > m->n_euler; i++) {
+        const mbs_joint_info *jt = &m->joint[i];
+        if (jt->velocities != MBS_VELOCITIES_TANGENT) continue;
+        const int vo = jt->voff, n = jt->nv;
+        double Jq[36], Jr[36], row[6];
+        mbs_joint_ops_of(jt->type, jt->velocities)->integrate_jacobians(w->zp + jt->qoff, w->D + vo, Jq, Jr);
+        for (int r = 0; r < nv; r++) {
+            double *Kr = w->K + (size_t)r * nv + vo;
+            for (int c = 0; c < n; c++) {
+                row[c] = 0;
+                for (int k = 0; k < n; k++) row[c] += Kr[k] * Jr[k * n + c];
+            }
+            memcpy(Kr, row, sizeof(double) * (size_t)n);
+        }
+    }
+}
+
 static void assemble_tangent(const mbs_model *m, trap_ws *w, double h)
 {
+    chart_tangent(m, w);
     mbs_trap_assemble_tangent(m, w->z, w->zd, w->zdd, w->r0, w->M, w->K, w->C, h, w->S);
 }
 
@@ -225,7 +278,7 @@ static int factorize_tangent(mbs_integrator *it, trap_ws *w, double h)
     lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nv, nv, w->S, nv, w->ipiv);
     if (info != 0)
         return mbs_integ_fail(it, MBS_ERR_NUMERIC, "tangent matrix singular (%s)",
-                              info > 0 ? m->coord_name[info - 1] : "bad argument");
+                              info > 0 ? m->vel_name[info - 1] : "bad argument");
     return MBS_OK;
 }
 
@@ -324,15 +377,20 @@ static int fixed_point(mbs_integrator *it, trap_ws *w, double t1, double h, int 
 }
 
 /* The state at t_n from the integrator and the predictor from it:
- * zp = zn + h zdn + h^2/2 zddn (additive: the coordinates and the
- * velocities share their index), zdp = zdn + h zddn. */
+ * zp = zn + h zdn + h^2/2 zddn (on a model with tangent velocities
+ * zn (+) (h zdn + h^2/2 zddn)), zdp = zdn + h zddn. */
 static void predictor(const mbs_integrator *it, trap_ws *w, double h)
 {
     const int nq = it->nq, nv = it->nv;
     memcpy(w->zn, it->q, sizeof(double) * (size_t)nq);
     memcpy(w->zdn, it->qd, sizeof(double) * (size_t)nv);
     memcpy(w->zddn, it->qdd, sizeof(double) * (size_t)nv);
-    for (int k = 0; k < nq; k++) w->zp[k] = w->zn[k] + h * w->zdn[k] + 0.5 * h * h * w->zddn[k];
+    if (it->m->n_quat == it->m->n_euler) {
+        for (int k = 0; k < nq; k++) w->zp[k] = w->zn[k] + h * w->zdn[k] + 0.5 * h * h * w->zddn[k];
+    } else {   /* zp = zn (+) (h zdn + h^2/2 zddn), the step in w->dz */
+        for (int k = 0; k < nv; k++) w->dz[k] = h * w->zdn[k] + 0.5 * h * h * w->zddn[k];
+        manifold_step(it->m, w->zp, w->zn, 1, w->dz);
+    }
     for (int k = 0; k < nv; k++) w->zdp[k] = w->zdn[k] + h * w->zddn[k];
 }
 

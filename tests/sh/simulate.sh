@@ -193,4 +193,33 @@ for x in rows:
         n = sum(x[f"{j}.e{k}"] ** 2 for k in range(4))
         assert abs(n - 1) < 1e-14, (j, n)'
 
+# ---------------------------------------------------------------- tangent velocities
+# a top on a ball joint whose velocity is its angular velocity: rk4 and the
+# trapezoidal rule (fd tangent, fixed point) step on the manifold; the
+# analytic Newton tangent and cvodes refuse it, naming what is missing
+cat >"$TMP/top.json" <<'END'
+{ "name": "top", "velocities": "tangent",
+  "bodies": [ { "name": "top", "mass": 1, "com": [0, 0, 0.3], "inertia": [0.02, 0.02, 0.01, 0, 0, 0] } ],
+  "joints": [ { "name": "ball", "type": "spherical", "parent": "ground", "child": "top",
+                "q0": [0.9950041652780258, 0.09983341664682815, 0, 0], "v0": [0, 0, 20] } ] }
+END
+run simulate "$TMP/top.json" --integrator rk4 --tf 0.5 --out "$TMP/w/top.csv"
+expect 0 "rk4 on a tangent model"
+stderr_has 'Euler drift +[0-9.]+e-1[45] \(max' "rk4: quaternion unit to round-off without projection"
+pycsv "$TMP/w/top.csv" "rk4: velocity columns named by the velocities, quaternion unit" '
+assert head[5:8] == ["ball.wx.qd", "ball.wy.qd", "ball.wz.qd"], head
+for x in rows:
+    n = sum(x[f"ball.e{k}"] ** 2 for k in range(4))
+    assert abs(n - 1) < 1e-14, n'
+run simulate "$TMP/top.json" --tangent fd --tf 0.5 --out "$TMP/w/top_trap.csv"
+expect 0 "trapezoidal, fd tangent, on a tangent model"
+run simulate "$TMP/top.json" --solver fixedpoint --tf 0.5 --out "$TMP/w/top_fp.csv"
+expect 0 "trapezoidal, fixed point, on a tangent model"
+run simulate "$TMP/top.json" --tf 0.5 --out "$TMP/w/top_an.csv"
+expect 1 "analytic Newton tangent refused on a tangent model"
+stderr_has "analytic Newton tangent .*--tangent fd.*joint 'ball' with tangent velocities" "the refusal names the way out"
+run simulate "$TMP/top.json" --integrator cvodes --tf 0.5 --out "$TMP/w/top_cv.csv"
+expect 1 "cvodes refused on a tangent model"
+stderr_has "integrator cvodes .*joint 'ball' with tangent velocities" "the refusal names cvodes and the joint"
+
 finish
