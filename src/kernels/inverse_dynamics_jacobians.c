@@ -40,6 +40,14 @@
  * Euler-parameter columns of dtau/dq are not rigid motions (the rotation
  * formula is extended off |p| = 1): they are skipped here (skip_euler) and
  * left to the caller.
+ *
+ * A joint with tangent velocities (ball or free, docs/formulations.md
+ * "Derivatives in the tangent convention") has rigid columns whose frames
+ * are all the child's: a unit tangent step along column k moves the child
+ * subtree along sigma = s_k and turns every column c of the joint,
+ * ds_c = s_k x s_c. So V_Fk = V_h, A_Fk = A_h for each of its columns,
+ * ut_k = s_k x V_i, and the rows of its own columns, the earlier ones
+ * included, take the "at or below" formulas. No radial part, no skipping.
  */
 #include "kernels.h"
 #include "base/algebra.h"
@@ -134,6 +142,23 @@ JAC_INLINE void jac_column_rigid(mreal *C, mreal *VF, mreal *AF, mreal qdk, mrea
     }
 }
 
+/* A column of a joint whose velocities are tangent (a ball or free joint
+ * with angular velocity; all its columns are carried by the child frame):
+ * the frame that stays put is the parent's for every column of the joint
+ * (VF = V_h, AF = A_h, not advanced from column to column), and the rate
+ * term is ut = s x V_i (ds_c/dt = V_i x s_c). */
+JAC_INLINE void jac_column_tangent(mreal *C, const mreal *VF, const mreal *AF, const mreal *Vi)
+{
+    const mreal *s = C + JC_S, *u = C + JC_U;
+    mreal *ut = C + JC_UT, *wk = C + JC_W, *uq = C + JC_UQ;
+    s6_mcross(ut, s, Vi);
+    s6_copy(uq, u);
+    s6_mcross(wk, s, AF);
+    mreal t[6];
+    s6_mcross(t, VF, u);
+    for (int c = 0; c < 6; c++) wk[c] += t[c];
+}
+
 /* Euler parameter p_a, column k = e0 + a, of body i (V, A its motion at
  * the origin, p, pd, pdd its parameters and their rates). Velocities: the
  * other columns of the joint depend on p (linearly). Positions: the
@@ -188,6 +213,7 @@ JAC_INLINE void jac_columns(const mbs_model *m, const MBS_K(mbs_ws) *w, mreal *J
     s6_copy(VF, Bh + JB_V);
     s6_copy(AF, Bh + JB_A);
     const int e0 = jt->euler >= 0 ? jt->euler : ni;
+    const int tangent = jt->velocities == MBS_VELOCITIES_TANGENT;
     for (int k = 0; k < ni; k++) {
         mreal *C = JC + (size_t)(jt->voff + k) * JC_SIZE;
         mreal *s = C + JC_S, *u = C + JC_U;
@@ -195,7 +221,9 @@ JAC_INLINE void jac_columns(const mbs_model *m, const MBS_K(mbs_ws) *w, mreal *J
         v3_copy(s, bi + 6 * k);
         v3_cross_add(s, r, s + 3);
         s6_mcross(u, s, VF);
-        if (k < e0) {
+        if (tangent) {
+            jac_column_tangent(C, VF, AF, B + JB_V);
+        } else if (k < e0) {
             const mreal qdk = qd ? qd[jt->voff + k] : 0, qddk = qdd ? qdd[jt->voff + k] : 0;
             jac_column_rigid(C, VF, AF, qdk, qddk);
         } else {
@@ -448,6 +476,7 @@ JAC_INLINE void jac_backward_body(const mbs_model *m, const MBS_K(mbs_ws) *w, mr
     const int qend = m->body[i].subtree_end <= nb ? m->joint[m->body[i].subtree_end].voff : nv;
     mreal *B = JB + (size_t)i * JB_SIZE;
     const int e0 = jt->euler >= 0 ? jt->euler : ni;
+    const int tangent = jt->velocities == MBS_VELOCITIES_TANGENT;
     const mreal *L = B + JB_L;
     mreal trR = loads ? L[6] + L[10] + L[14] : 0;
     for (int k = 0; k < ni; k++)
@@ -458,8 +487,10 @@ JAC_INLINE void jac_backward_body(const mbs_model *m, const MBS_K(mbs_ws) *w, mr
         const int euler = k >= e0;
         const int dq = dtau_dq && (!euler || !skip_euler);
         /* rows at or below k: this joint from k on (from its first Euler
-         * parameter for an Euler column), then the subtree */
-        const int below = euler ? v0 + e0 : ck;
+         * parameter for an Euler column, from its first column for a
+         * tangent joint, whose columns all turn with the child), then the
+         * subtree */
+        const int below = euler ? v0 + e0 : tangent ? v0 : ck;
         const ptrdiff_t b = sp ? sp->diag[ck] - ck : ck;
         const size_t rs = sp ? 1 : (size_t)nv;
         jac_rows_below(JC, b, rs, ck, below, qend, loads, dq ? dtau_dq : NULL, dtau_dqd);
