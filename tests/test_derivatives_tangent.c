@@ -21,7 +21,9 @@
  * dvd/drho for both forward-dynamics algorithms; the directional functions
  * against the Jacobian products; the all-columns kernel against the
  * generic tangent sweeps (one unit direction per column); the sparse
- * functions against the dense ones at the pattern positions.
+ * functions against the dense ones at the pattern positions;
+ * mbs_check_derivatives (its own complex step along the manifold) passes
+ * within its bounds.
  *
  * Tolerances: relative (normwise) errors within the round-off of the
  * recursions, MBS_ROUNDOFF(nb) (as test_derivatives.c), and for what
@@ -51,6 +53,7 @@ static const char *g_names[W_N] = { "dtau/dq", "dtau/dv", "M = dtau/dvd", "dtau/
                                     "fr vs semi", "sparse vs dense", "ID vs Euler mapped",
                                     "FD vs Euler mapped" };
 static double g_worst[W_N], g_col[2];
+static double g_check;
 static int g_tangent_joints, g_elements;
 
 static void record(int which, const double *a, const double *ref, int n, double bound)
@@ -625,6 +628,9 @@ int main(void)
         if (mT) {
             for (int i = 1; i <= mT->nb; i++) types_seen[mT->joint[i].type]++;
             check_model(&rng, mT, 1, &zero_violations);
+            /* mbs_check_derivatives: its complex step along the manifold,
+             * each block within its round-off bound */
+            if (tree % 5 == 0) g_check = fmax(g_check, mbs_test_check_derivatives(mT, 2, (unsigned long)tree, "check"));
         }
         mbs_model_free(mT);
         mbs_model_free(mE);
@@ -639,10 +645,12 @@ int main(void)
         }
         mixed += ntg > 0 && neu > 0;
         check_model(&rng, m, tree % 3 != 0, &zero_violations);
+        if (tree % 5 == 0) g_check = fmax(g_check, mbs_test_check_derivatives(m, 2, (unsigned long)tree, "check"));
         mbs_model_free(m);
     }
     for (int k = 0; k < W_N; k++) printf("worst relative error %-18s %.3f of its round-off bound\n", g_names[k], g_worst[k]);
     printf("worst per-column relative error vs complex step: dtau/dq %.2e, dtau/dv %.2e\n", g_col[0], g_col[1]);
+    printf("mbs_check_derivatives: worst block %.3f of its round-off bound\n", g_check);
     printf("tangent joints %d, force elements %d, mixed models %d\n", g_tangent_joints, g_elements, mixed);
     for (int k = 0; k < W_N; k++) CHECK(g_worst[k] <= 1, "%s: %g of its bound", g_names[k], g_worst[k]);
     CHECK(zero_violations == 0, "%ld non-zero dense entries outside the sparse patterns", zero_violations);
