@@ -22,7 +22,7 @@
 #include "forces/force.h"
 #include "base/error.h"
 #include "kernels/results.h"
-#include "model/state.h"
+#include "joints/joint.h"
 
 static const double H = 1e-30;
 
@@ -100,7 +100,8 @@ typedef struct {
     const mbs_model *m;
     mbs_ws_cs w;
     mreal *x, *q, *qd, *qdd, *tau, *out;
-    int *vq;   /* the coordinate that velocity k moves (cs_pipe_init) */
+    int *vq;   /* the coordinate that velocity k moves, or -1 - its joint
+                * for a joint with tangent velocities (cs_pipe_init) */
 } cs_pipe;
 
 /* loads as mbs_data_prepare_loads applies them: no user loads, the force
@@ -128,8 +129,23 @@ static int cs_fd(cs_pipe *c)
     return mbs_aba_cs(c->m, &c->w, c->q, c->qd, c->tau, c->out);
 }
 
+/* q (+) i H e_k for the tangent velocity k of joint i: the complex
+ * exponential map of the joint (holomorphic in the step; docs/
+ * formulations.md "Derivatives in the tangent convention") */
+static void cs_tangent_step(cs_pipe *c, const double *q, int i, int k)
+{
+    const mbs_joint_info *jt = &c->m->joint[i];
+    const mbs_joint_ops *ops = mbs_joint_ops_of_cs(jt->type, jt->velocities);
+    mreal qj[MBS_JOINT_MAXQ], dq[MBS_JOINT_MAXQ];
+    for (int a = 0; a < jt->nq; a++) qj[a] = q[jt->qoff + a];
+    for (int a = 0; a < jt->nv; a++) dq[a] = 0;
+    dq[k - jt->voff] = I * H;
+    ops->integrate(qj, dq, c->q + jt->qoff);
+}
+
 /* Perturb direction dir: 0..nv-1 q (along velocity dir: coordinate
- * c->vq[dir]), nv..2nv-1 qd, then tau (if with_tau), then parameters. */
+ * c->vq[dir], or the tangent step of its joint), nv..2nv-1 qd, then tau
+ * (if with_tau), then parameters. */
 static void cs_set(cs_pipe *c, const double *q, const double *qd, const double *qdd,
                    const double *tau, int dir, int with_tau)
 {
@@ -141,7 +157,11 @@ static void cs_set(cs_pipe *c, const double *q, const double *qd, const double *
         c->qd[k] = qd[k];
         c->qdd[k] = qdd ? qdd[k] : 0; c->tau[k] = tau ? tau[k] : 0;
     }
-    if (dir < nv) { c->q[c->vq[dir]] += I * H; return; }
+    if (dir < nv) {
+        if (c->vq[dir] >= 0) c->q[c->vq[dir]] += I * H;
+        else cs_tangent_step(c, q, -1 - c->vq[dir], dir);
+        return;
+    }
     dir -= nv;
     if (dir < nv) { c->qd[dir] += I * H; return; }
     dir -= nv;
@@ -155,8 +175,9 @@ static void cs_set(cs_pipe *c, const double *q, const double *qd, const double *
 
 /* The complex pipeline's arrays and workspace for m (reference point ref);
  * -1 when memory runs out (the caller frees what it holds). Velocity k of
- * joint i, a rate of its coordinates (the check refuses tangent
- * velocities), moves coordinate qoff + (k - voff). */
+ * joint i moves coordinate qoff + (k - voff) when it is a rate of the
+ * joint's coordinates, and the joint along its exponential map when the
+ * joint's velocities are tangent (vq = -1 - i). */
 static int cs_pipe_init(cs_pipe *c, const mbs_model *m, mbs_ref_point ref)
 {
     const size_t n1 = (size_t)m->nv + 1;
@@ -169,7 +190,9 @@ static int cs_pipe_init(cs_pipe *c, const mbs_model *m, mbs_ref_point ref)
     if (!c->x || !c->q || !c->qd || !c->qdd || !c->tau || !c->out || !c->vq || mbs_ws_init_cs(&c->w, m) != 0)
         return -1;
     for (int i = 1; i <= m->nb; i++)
-        for (int k = 0; k < m->joint[i].nv; k++) c->vq[m->joint[i].voff + k] = m->joint[i].qoff + k;
+        for (int k = 0; k < m->joint[i].nv; k++)
+            c->vq[m->joint[i].voff + k] = m->joint[i].velocities == MBS_VELOCITIES_TANGENT ? -1 - i
+                                                                                          : m->joint[i].qoff + k;
     c->w.ref = ref;
     return 0;
 }
@@ -296,7 +319,9 @@ static int same_layout(const mbs_model *m, const mbs_model *cm)
     if (m->nb != cm->nb || m->nq != cm->nq || m->nv != cm->nv || m->nparam != cm->nparam || m->nx != cm->nx)
         return 0;
     for (int i = 1; i <= m->nb; i++)
-        if (m->joint[i].type != cm->joint[i].type || m->joint[i].parent != cm->joint[i].parent) return 0;
+        if (m->joint[i].type != cm->joint[i].type || m->joint[i].parent != cm->joint[i].parent ||
+            m->joint[i].velocities != cm->joint[i].velocities)
+            return 0;
     return 1;
 }
 
@@ -306,7 +331,6 @@ int mbs_check_derivatives_against(const mbs_model *m, const mbs_model *cm, int s
 {
     if (!m || !cm || !rep) return mbs_error_set(err, MBS_ERR_ARG, "check: NULL argument");
     if (!same_layout(m, cm)) return mbs_error_set(err, MBS_ERR_ARG, "check: the reference model's layout differs");
-    if (mbs_tangent_unsupported_err(m, "check (derivative checks)", err)) return MBS_ERR_UNSUPPORTED;
     if (q_in) samples = 1;
     if (samples < 1) return mbs_error_set(err, MBS_ERR_ARG, "check: samples must be >= 1 (got %d)", samples);
     memset(rep, 0, sizeof *rep);

@@ -25,7 +25,6 @@
 #include "kernels/jacobians_1dof.h"
 #include "kernels/results.h"
 #include "forces/force.h"
-#include "model/state.h"
 
 /* ------------------------------------------------------------------ */
 /* forward dynamics                                                    */
@@ -377,7 +376,6 @@ int mbs_forward_dynamics_derivatives(const mbs_model *m, mbs_data *d, mbs_fd_alg
                                      double *qdd, double *dqdd_dq, double *dqdd_dqd,
                                      double *dqdd_dtau)
 {
-    if (m && d && mbs_tangent_unsupported(m, "mbs_forward_dynamics_derivatives", d->err)) return MBS_ERR_UNSUPPORTED;
     const int nv = m->nv;
     double *a = d->dbuf, *tid = d->dbuf + nv;
     int rc;
@@ -417,7 +415,6 @@ int mbs_forward_dynamics_param_derivatives(const mbs_model *m, mbs_data *d, mbs_
                                            const double *q, const double *qd, const double *tau,
                                            double *qdd, double *dqdd_drho)
 {
-    if (m && d && mbs_tangent_unsupported(m, "mbs_forward_dynamics_param_derivatives", d->err)) return MBS_ERR_UNSUPPORTED;
     const int nv = m->nv, np = m->nparam;
     double *a = d->dbuf, *tid = d->dbuf + nv, *rhs = d->dbuf + 3 * nv, *col = d->dbuf + 4 * nv;
     int rc = mbs_deriv_fd_primal(m, d, alg, q, qd, tau, a, tid);
@@ -439,7 +436,6 @@ int mbs_forward_dynamics_directional(const mbs_model *m, mbs_data *d, mbs_fd_alg
                                      const double *dq, const double *dqd, const double *dtau,
                                      const double *drho, double *qdd, double *dqdd)
 {
-    if (m && d && mbs_tangent_unsupported(m, "mbs_forward_dynamics_directional", d->err)) return MBS_ERR_UNSUPPORTED;
     const int nv = m->nv;
     double *a = d->dbuf, *tid = d->dbuf + nv, *rhs = d->dbuf + 3 * nv;
     int rc = mbs_deriv_fd_primal(m, d, alg, q, qd, tau, a, tid);

@@ -176,7 +176,6 @@ int mbs_forward_dynamics_derivatives_sparse(const mbs_model *m, mbs_data *d, mbs
     if (!m || !d || d->model != m)
         return d ? mbs_data_fail(d, MBS_ERR_ARG, "forward dynamics derivatives (sparse): the data is not the "
                                  "model's (mbs_data_create(m))") : MBS_ERR_ARG;
-    if (mbs_tangent_unsupported(m, "mbs_forward_dynamics_derivatives_sparse", d->err)) return MBS_ERR_UNSUPPORTED;
     int rc = mbs_data_check_state(d, q, v, NULL);
     if (rc) return rc;
     struct mbs_dsparse *s = d->dsp;

@@ -21,7 +21,6 @@
 #include "kernels/jacobians_1dof.h"
 #include "kernels/results.h"
 #include "forces/force.h"
-#include "model/state.h"
 
 /* Primal inverse dynamics leaving everything the tangents need in d->ws. */
 void mbs_deriv_id_primal(const mbs_model *m, mbs_data *d, const double *q, const double *qd,
@@ -210,7 +209,6 @@ int mbs_inverse_dynamics_derivatives(const mbs_model *m, mbs_data *d,
                                      const double *q, const double *qd, const double *qdd,
                                      double *tau, double *dtau_dq, double *dtau_dqd)
 {
-    if (m && d && mbs_tangent_unsupported(m, "mbs_inverse_dynamics_derivatives", d->err)) return MBS_ERR_UNSUPPORTED;
     int rc = mbs_data_check_state(d, q, qd, qdd);
     if (rc) return rc;
     return mbs_deriv_id_derivatives(m, d, q, qd, qdd, tau, dtau_dq, dtau_dqd);
@@ -247,7 +245,6 @@ int mbs_inverse_dynamics_param_derivatives(const mbs_model *m, mbs_data *d,
                                            const double *q, const double *qd,
                                            const double *qdd, double *dtau_drho)
 {
-    if (m && d && mbs_tangent_unsupported(m, "mbs_inverse_dynamics_param_derivatives", d->err)) return MBS_ERR_UNSUPPORTED;
     int rc = mbs_data_check_state(d, q, qd, qdd);
     if (rc) return rc;
     const int nv = m->nv, np = m->nparam;
@@ -268,7 +265,6 @@ int mbs_inverse_dynamics_directional(const mbs_model *m, mbs_data *d,
                                      const double *dq, const double *dqd, const double *dqdd,
                                      const double *drho, double *dtau)
 {
-    if (m && d && mbs_tangent_unsupported(m, "mbs_inverse_dynamics_directional", d->err)) return MBS_ERR_UNSUPPORTED;
     int rc = mbs_data_check_state(d, q, qd, qdd);
     if (rc) return rc;
     mbs_deriv_id_primal(m, d, q, qd, qdd, d->dbuf);

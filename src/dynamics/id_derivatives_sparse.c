@@ -292,7 +292,6 @@ int mbs_inverse_dynamics_derivatives_sparse(const mbs_model *m, mbs_data *d, con
     if (!m || !d || d->model != m)
         return d ? mbs_data_fail(d, MBS_ERR_ARG, "inverse dynamics derivatives (sparse): the data is not the "
                                  "model's (mbs_data_create(m))") : MBS_ERR_ARG;
-    if (mbs_tangent_unsupported(m, "mbs_inverse_dynamics_derivatives_sparse", d->err)) return MBS_ERR_UNSUPPORTED;
     int rc = mbs_data_check_state(d, q, v, vd);
     if (rc) return rc;
     const int nv = m->nv, nz = d->dsp->nnz_id;

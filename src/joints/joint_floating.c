@@ -80,6 +80,8 @@ static void tg_blocks(mreal *S, const mreal *M)
     tj_columns(S, M, 0);
     tj_columns(S + 18, M, 3);
 }
+/* both blocks R S(w): dS/dt along the velocity's angular block w, and dS
+ * along a tangent whose angular block is w */
 static void tg_subspace_dot(const mreal *q, const mreal *v, mreal *Sd)
 {
     mreal R[9], M[9];
@@ -93,13 +95,6 @@ static void tg_motion_d(const mreal *q, const mreal *dq, mreal *dR, mreal *dt)
     MBS_K(mbs_quat_rotation)(q + 3, R);
     tj_mul_skew(dR, R, dq + 3);
     m3_mv(dt, R, dq);
-}
-static void tg_subspace_d(const mreal *q, const mreal *dq, mreal *dS)
-{
-    mreal R[9], M[9];
-    MBS_K(mbs_quat_rotation)(q + 3, R);
-    tj_mul_skew(M, R, dq + 3);
-    tg_blocks(dS, M);
 }
 static void tg_subspace_dot_d(const mreal *q, const mreal *v, const mreal *dq, const mreal *dv, mreal *dSd)
 {
@@ -126,6 +121,6 @@ static void tg_velocity_map(const mreal *q, mreal *T)
 }
 
 const mbs_joint_ops MBS_K(mbs_joint_floating_tangent) = { "floating", 7, 6, -1, MBS_FRAME_GENERAL,
-    tg_motion, tg_subspace, tg_subspace_dot, tg_motion_d, tg_subspace_d, tg_subspace_dot_d,
+    tg_motion, tg_subspace, tg_subspace_dot, tg_motion_d, tg_subspace_dot, tg_subspace_dot_d,
     6, 3, 1, MBS_K(mbs_se3_integrate), MBS_K(mbs_se3_difference), tg_integrate_jacobians,
     tg_velocity_map };

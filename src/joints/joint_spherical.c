@@ -62,20 +62,25 @@ static void tg_motion(const mreal *q, mreal *R, mreal *t)
     MBS_K(mbs_quat_rotation)(q, R);
     t[0] = t[1] = t[2] = 0;
 }
+/* The angular block of a 6 x 3 column block from the 3x3 M, zero linear rows. */
+static void tg_angular(mreal *S, const mreal *M)
+{
+    jc_zero(S, 18);
+    tj_columns(S, M, 3);
+}
 static void tg_subspace(const mreal *q, mreal *S)
 {
     mreal R[9];
     MBS_K(mbs_quat_rotation)(q, R);
-    jc_zero(S, 18);
-    tj_columns(S, R, 3);
+    tg_angular(S, R);
 }
-static void tg_subspace_dot(const mreal *q, const mreal *v, mreal *Sd)
+/* [0; R S(w)]: dS/dt along the velocity w, and dS along the tangent w */
+static void tg_subspace_dot(const mreal *q, const mreal *w, mreal *Sd)
 {
     mreal R[9], M[9];
     MBS_K(mbs_quat_rotation)(q, R);
-    tj_mul_skew(M, R, v);
-    jc_zero(Sd, 18);
-    tj_columns(Sd, M, 3);
+    tj_mul_skew(M, R, w);
+    tg_angular(Sd, M);
 }
 static void tg_motion_d(const mreal *q, const mreal *dq, mreal *dR, mreal *dt)
 {
@@ -84,21 +89,12 @@ static void tg_motion_d(const mreal *q, const mreal *dq, mreal *dR, mreal *dt)
     tj_mul_skew(dR, R, dq);
     dt[0] = dt[1] = dt[2] = 0;
 }
-static void tg_subspace_d(const mreal *q, const mreal *dq, mreal *dS)
-{
-    mreal R[9], M[9];
-    MBS_K(mbs_quat_rotation)(q, R);
-    tj_mul_skew(M, R, dq);
-    jc_zero(dS, 18);
-    tj_columns(dS, M, 3);
-}
 static void tg_subspace_dot_d(const mreal *q, const mreal *v, const mreal *dq, const mreal *dv, mreal *dSd)
 {
     mreal R[9], M[9];
     MBS_K(mbs_quat_rotation)(q, R);
     tj_rate_d(M, R, v, dq, dv);
-    jc_zero(dSd, 18);
-    tj_columns(dSd, M, 3);
+    tg_angular(dSd, M);
 }
 static void tg_integrate_jacobians(const mreal *q, const mreal *dq, mreal *Jq, mreal *Jdq)
 {
@@ -112,6 +108,6 @@ static void tg_velocity_map(const mreal *q, mreal *T)
 }
 
 const mbs_joint_ops MBS_K(mbs_joint_spherical_tangent) = { "spherical", 4, 3, -1, MBS_FRAME_GENERAL,
-    tg_motion, tg_subspace, tg_subspace_dot, tg_motion_d, tg_subspace_d, tg_subspace_dot_d,
+    tg_motion, tg_subspace, tg_subspace_dot, tg_motion_d, tg_subspace_dot, tg_subspace_dot_d,
     3, 0, 1, MBS_K(mbs_so3_integrate), MBS_K(mbs_so3_difference), tg_integrate_jacobians,
     tg_velocity_map };

@@ -40,6 +40,14 @@
  * Euler-parameter columns of dtau/dq are not rigid motions (the rotation
  * formula is extended off |p| = 1): they are skipped here (skip_euler) and
  * left to the caller.
+ *
+ * A joint with tangent velocities (ball or free, docs/formulations.md
+ * "Derivatives in the tangent convention") has rigid columns whose frames
+ * are all the child's: a unit tangent step along column k moves the child
+ * subtree along sigma = s_k and turns every column c of the joint,
+ * ds_c = s_k x s_c. So V_Fk = V_h, A_Fk = A_h for each of its columns,
+ * ut_k = s_k x V_i, and the rows of its own columns, the earlier ones
+ * included, take the "at or below" formulas. No radial part, no skipping.
  */
 #include "kernels.h"
 #include "base/algebra.h"
@@ -131,6 +139,31 @@ JAC_INLINE void jac_column_rigid(mreal *C, mreal *VF, mreal *AF, mreal qdk, mrea
     for (int c = 0; c < 6; c++) {
         AF[c] += s[c] * qddk - u[c] * qdk;
         VF[c] += s[c] * qdk;
+    }
+}
+
+/* The columns of a joint whose velocities are tangent (a ball or free
+ * joint with angular velocity; all its columns are carried by the child
+ * frame), b its joint map, Vi the child's velocity, VF, AF the parent's
+ * velocity and acceleration, r its reference point, all at the origin: the
+ * frame that stays put is the parent's for every column (not advanced from
+ * column to column), and the rate term is ut = s x V_i (ds_c/dt = V_i x
+ * s_c). */
+static void jac_columns_tangent(mreal *JC, const mbs_joint_info *jt, const mreal *b, const mreal *Vi,
+                                const mreal *VF, const mreal *AF, const mreal *r)
+{
+    for (int k = 0; k < jt->nv; k++) {
+        mreal *C = JC + (size_t)(jt->voff + k) * JC_SIZE;
+        mreal *s = C + JC_S, *u = C + JC_U, *ut = C + JC_UT, *wk = C + JC_W, *uq = C + JC_UQ, t[6];
+        v3_copy(s + 3, b + 6 * k + 3);
+        v3_copy(s, b + 6 * k);
+        v3_cross_add(s, r, s + 3);
+        s6_mcross(u, s, VF);
+        s6_mcross(ut, s, Vi);
+        s6_copy(uq, u);
+        s6_mcross(wk, s, AF);
+        s6_mcross(t, VF, u);
+        for (int c = 0; c < 6; c++) wk[c] += t[c];
     }
 }
 
@@ -448,6 +481,8 @@ JAC_INLINE void jac_backward_body(const mbs_model *m, const MBS_K(mbs_ws) *w, mr
     const int qend = m->body[i].subtree_end <= nb ? m->joint[m->body[i].subtree_end].voff : nv;
     mreal *B = JB + (size_t)i * JB_SIZE;
     const int e0 = jt->euler >= 0 ? jt->euler : ni;
+    /* a tangent joint's columns: the rows of the joint from its first on */
+    const int tangent_end = jt->velocities == MBS_VELOCITIES_TANGENT ? v0 + ni : -1;
     const mreal *L = B + JB_L;
     mreal trR = loads ? L[6] + L[10] + L[14] : 0;
     for (int k = 0; k < ni; k++)
@@ -458,8 +493,10 @@ JAC_INLINE void jac_backward_body(const mbs_model *m, const MBS_K(mbs_ws) *w, mr
         const int euler = k >= e0;
         const int dq = dtau_dq && (!euler || !skip_euler);
         /* rows at or below k: this joint from k on (from its first Euler
-         * parameter for an Euler column), then the subtree */
-        const int below = euler ? v0 + e0 : ck;
+         * parameter for an Euler column, from its first column for a
+         * tangent joint, whose columns all turn with the child), then the
+         * subtree */
+        const int below = euler ? v0 + e0 : ck < tangent_end ? v0 : ck;
         const ptrdiff_t b = sp ? sp->diag[ck] - ck : ck;
         const size_t rs = sp ? 1 : (size_t)nv;
         jac_rows_below(JC, b, rs, ck, below, qend, loads, dq ? dtau_dq : NULL, dtau_dqd);
@@ -505,7 +542,12 @@ static void jac_all(const mbs_model *m, const mreal *x, MBS_K(mbs_ws) *w, const 
         mreal r[3], cg[3];
         v3_sub(r, w->r + 3 * i, p0);
         jac_body_motion(B, w->V + 6 * i, w->Vd + 6 * i, r, grav);
-        jac_columns(m, w, JB, JC, p0, r, q, qd, qdd, i);
+        if (m->joint[i].velocities == MBS_VELOCITIES_TANGENT)
+            jac_columns_tangent(JC, &m->joint[i], w->b + MBS_BSTRIDE * i, B + JB_V,
+                                JB + (size_t)m->joint[i].parent * JB_SIZE + JB_V,
+                                JB + (size_t)m->joint[i].parent * JB_SIZE + JB_A, r);
+        else
+            jac_columns(m, w, JB, JC, p0, r, q, qd, qdd, i);
         v3_sub(cg, w->rG + 3 * i, p0);
         jac_body_inertia(B, x[m->body[i].x_mass], w->J + 9 * i, cg);
         jac_body_wrench(B, w, r, p0, loads, i);
