@@ -200,7 +200,7 @@ static void put_row(sweep_table *t, const sweep_ledger *L, int k, long i)
     if (k == 1)
         puts_k(t, 1, i ? ",\n    " : "\n    ");
     if (text) {
-        puts_k(t, k, text);
+        put(t, k, text, L->tlen[k][i]);
         return;
     }
     t->row.len = 0;
