@@ -261,8 +261,12 @@ void sweep_ledger_checkpoint_flush(sweep_ledger *L)
  * whose texts it holds and are not yet released (written to the tables, or
  * sent to rank 0); a block with none is kept for reuse (L->spare), so that
  * a long sweep keeps using the same memory rather than touching fresh
- * pages, each of which costs a page fault. */
-enum { TEXT_BLOCK = 1 << 20 };
+ * pages, each of which costs a page fault. The blocks are small (tens of
+ * rows) so that a block is released soon after its last case is written:
+ * when rank 0 holds other ranks' rows until the cases before them are in,
+ * the memory in use follows the rows held rather than growing by a large
+ * block at a time. */
+enum { TEXT_BLOCK = 1 << 16 };
 typedef struct text_block {
     struct text_block *next;
     size_t len, cap;
