@@ -83,7 +83,8 @@ typedef struct sweep_ledger {
     cases_run_fn run;
     void *user;               /* the job's, for run */
     int open;                 /* opened (cases_ledger_open): to close */
-    double *rows;             /* ncases x ncols */
+    double *rows;             /* ncases x ncols (a sweep's case with texts: its row is in their block,
+                                 rowp; read either through sweep_ledger_row) */
     int *status;
     char **msg;               /* failures: the message (malloc'd) */
     unsigned char *done;
@@ -94,6 +95,7 @@ typedef struct sweep_ledger {
                                  released */
     unsigned *tlen[3];        /* their lengths (with text[k]) */
     struct text_block **tblock;  /* per case, the block holding its texts (NULL: none) */
+    double **rowp;            /* per case, its row in that block (NULL: in rows) */
     struct text_block *blocks;   /* the texts' storage in use, the one being filled first */
     struct text_block *spare;    /* blocks whose texts are all released, for reuse */
     long ndone;
@@ -141,6 +143,9 @@ void sweep_ledger_checkpoint_flush(sweep_ledger *L);
  * once they are written to the tables or sent to rank 0: their memory
  * holds the texts of later cases (thread-safe). */
 void sweep_ledger_release(sweep_ledger *L, const long *idx, long first, long n);
+/* Case i's row of result values (a recorded case that succeeded, its texts
+ * not yet released). */
+const double *sweep_ledger_row(const sweep_ledger *L, long i);
 /* The first case from `from` on that is not recorded (ncases: none). */
 long sweep_ledger_prefix(sweep_ledger *L, long from);
 /* 1 if case i is recorded (thread-safe): a case handed out twice (the

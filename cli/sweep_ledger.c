@@ -42,7 +42,7 @@ static void store(sweep_ledger *L, long i, int status, const double *row, const 
     if (L->done[i] == CASE_PENDING)
         L->npending--;
     L->status[i] = status;
-    if (status == MBS_OK)
+    if (status == MBS_OK && row)
         memcpy(L->rows + (size_t)i * nc, row, nc * sizeof *row);
     else
         L->msg[i] = strdup(case_msg(status, msg));
@@ -198,7 +198,8 @@ int sweep_ledger_open(sweep_ledger *L, const sweep *s, const char *cmd, const ch
             cli_error(cmd, "out of memory for %ld cases", s->ncases);
             rc = CLI_EXIT_FAIL;
         }
-    if (rc == CLI_EXIT_OK && tables && !(L->tblock = calloc((size_t)s->ncases + 1, sizeof *L->tblock))) {
+    if (rc == CLI_EXIT_OK && tables && (!(L->tblock = calloc((size_t)s->ncases + 1, sizeof *L->tblock))
+                                        || !(L->rowp = calloc((size_t)s->ncases + 1, sizeof *L->rowp)))) {
         cli_error(cmd, "out of memory for %ld cases", s->ncases);
         rc = CLI_EXIT_FAIL;
     }
@@ -297,17 +298,27 @@ static text_block *text_room(sweep_ledger *L, size_t need)
     return b;
 }
 
-/* Copies of case i's texts (len[k] bytes at text[k]; 0: none), each
- * NUL-terminated, in one block (under the lock); none when out of memory
- * (the table's writer then formats the row). */
-static void text_keep(sweep_ledger *L, long i, const char *const text[3], const size_t len[3])
+/* Copies of case i's row (row: NULL or a failed case's, none) and texts
+ * (len[k] bytes at text[k]; 0: none), each NUL-terminated, in one block
+ * (under the lock): the row's memory is then reused once the texts are
+ * released, rather than a fresh part of L->rows per case (a page fault
+ * per page). None when out of memory (the table's writer then formats the
+ * row from L->rows). 1 if the row is kept. */
+static int text_keep(sweep_ledger *L, long i, const double *row, const char *const text[3], const size_t len[3])
 {
-    size_t need = 0;
+    size_t rowb = row ? (size_t)L->ncols * sizeof *row : 0;
+    size_t need = rowb ? rowb + sizeof(double) - 1 : 0;   /* the row aligned */
     for (int k = 0; k < 3; k++)
         need += L->text[k] && len[k] > 0 ? len[k] + 1 : 0;
     text_block *b = need ? text_room(L, need) : NULL;
     if (!b)
-        return;
+        return 0;
+    if (rowb) {
+        size_t at = (b->len + sizeof(double) - 1) / sizeof(double) * sizeof(double);
+        L->rowp[i] = (double *)(void *)(b->s + at);
+        memcpy(L->rowp[i], row, rowb);
+        b->len = at + rowb;
+    }
     for (int k = 0; k < 3; k++)
         if (L->text[k] && len[k] > 0) {
             char *p = b->s + b->len;
@@ -319,6 +330,7 @@ static void text_keep(sweep_ledger *L, long i, const char *const text[3], const 
         }
     b->live++;
     L->tblock[i] = b;
+    return rowb > 0;
 }
 
 /* Release case i's texts: its block may be filled again (under the lock). */
@@ -328,6 +340,7 @@ static void text_release(sweep_ledger *L, long i)
     if (!b)
         return;
     L->tblock[i] = NULL;
+    L->rowp[i] = NULL;
     for (int k = 0; k < 3; k++)
         if (L->text[k])
             L->text[k][i] = NULL;
@@ -362,9 +375,8 @@ static void record_rows(sweep_ledger *L, long i, int status, const double *row, 
 {
     pthread_mutex_lock(&L->lock);
     if (L->done[i] != CASE_DONE) {
-        store(L, i, status, row, msg);
-        if (L->tblock)
-            text_keep(L, i, text, len);
+        int kept = L->tblock && text_keep(L, i, status == MBS_OK ? row : NULL, text, len);
+        store(L, i, status, kept ? NULL : row, msg);
         if (L->ckpt)
             checkpoint_line(L, i, status, row, text[2], len[2], flush);
     }
@@ -397,6 +409,11 @@ void sweep_ledger_record_text(sweep_ledger *L, long i, int status, const double 
                               const char *const text[3], const size_t len[3])
 {
     record_rows(L, i, status, row, msg, text, len, 0);
+}
+
+const double *sweep_ledger_row(const sweep_ledger *L, long i)
+{
+    return L->rowp && L->rowp[i] ? L->rowp[i] : L->rows + (size_t)i * (size_t)L->ncols;
 }
 
 int sweep_ledger_done(sweep_ledger *L, long i)
@@ -466,6 +483,7 @@ void sweep_ledger_close(sweep_ledger *L)
             free(b);
         }
     free(L->tblock);
+    free(L->rowp);
     for (int k = 0; k < 3; k++) {
         free(L->text[k]);
         free(L->tlen[k]);

@@ -206,7 +206,7 @@ static void put_row(sweep_table *t, const sweep_ledger *L, int k, long i)
     t->row.len = 0;
     if (t->row.s)
         t->row.s[0] = 0;
-    sweep_row_text(L->s, i, L->status[i], L->rows + (size_t)i * (size_t)L->ncols, L->msg[i], k ? NULL : &t->row,
+    sweep_row_text(L->s, i, L->status[i], sweep_ledger_row(L, i), L->msg[i], k ? NULL : &t->row,
                    k ? &t->row : NULL, t->x);
     put_buf(t, k, &t->row);
 }

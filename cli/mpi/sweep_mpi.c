@@ -135,7 +135,7 @@ static int pack(report *r, const sweep_ledger *L, const long *idx, int n)
         }
         bad |= put(r, &i, sizeof i) | put(r, &st, sizeof st) | put(r, len, sizeof len);
         if (st == MBS_OK)
-            bad |= put(r, L->rows + (size_t)i * (size_t)L->ncols, (size_t)L->ncols * sizeof(double));
+            bad |= put(r, sweep_ledger_row(L, (long)i), (size_t)L->ncols * sizeof(double));
         bad |= put(r, msg, (size_t)len[0]) | put(r, text[0], (size_t)len[1]) | put(r, text[1], (size_t)len[2])
                | put(r, text[2], (size_t)len[3]);
     }
