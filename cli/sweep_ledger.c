@@ -42,10 +42,10 @@ static void store(sweep_ledger *L, long i, int status, const double *row, const 
     if (L->done[i] == CASE_PENDING)
         L->npending--;
     L->status[i] = status;
-    if (status == MBS_OK && row)
-        memcpy(L->rows + (size_t)i * nc, row, nc * sizeof *row);
-    else
+    if (status != MBS_OK)
         L->msg[i] = strdup(case_msg(status, msg));
+    else if (row)   /* else kept with the case's texts */
+        memcpy(L->rows + (size_t)i * nc, row, nc * sizeof *row);
     L->done[i] = CASE_DONE;
     L->ndone++;
 }
@@ -126,6 +126,8 @@ static int open_checkpoint(sweep_ledger *L, const char *cmd, const char *path, i
     FILE *f = fopen(path, resume ? "r+" : "wx");
     if (f && (!(L->ckpt_buf = malloc(CKPT_BUF)) || setvbuf(f, L->ckpt_buf, _IOFBF, CKPT_BUF) != 0)) {
         fclose(f);
+        if (!resume)
+            remove(path);
         cli_error(cmd, "out of memory");
         return CLI_EXIT_FAIL;
     }
