@@ -117,7 +117,7 @@ static int sweep_job_open(void *user, const char *cmd, int rank, sweep_ledger *L
         rc = CLI_EXIT_FAIL;
     if (rc == CLI_EXIT_OK)
         rc = sweep_ledger_open(L, &j->s, cmd, rank == 0 ? o->ckpt : NULL, rank == 0 ? o->resume : 0,
-                               sweep_tables(o->csv, o->json));
+                               sweep_tables(o->csv, o->json) | (o->ckpt ? SWEEP_CKPT_LINE : 0));
     if (rank == 0 && rc == CLI_EXIT_OK)
         rc = sweep_table_open(&j->t, L, cmd, o->spec, o->csv, o->json);
     return rc;

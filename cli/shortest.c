@@ -281,3 +281,45 @@ int cli_g17(double x, char *buf)
     return cli_g17_printf(x, buf);
 }
 #endif
+
+int cli_hexa_printf(double x, char *buf)
+{
+    return snprintf(buf, CLI_SHORTEST_LEN, "%a", x);
+}
+
+/* "%a" of a zero or normal x: "[-]0x1.HHHp+E" with the 52 fraction bits
+ * as 13 hexadecimal digits less their trailing zeros (none: no point),
+ * "[-]0x0p+0" for zero. Subnormal and non-finite numbers take printf. */
+int cli_hexa(double x, char *buf)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    int e = (int)(b >> 52 & 0x7ff);
+    uint64_t f = b & ((UINT64_C(1) << 52) - 1);
+    if (e == 0x7ff || (e == 0 && f != 0))
+        return cli_hexa_printf(x, buf);
+    char *p = buf;
+    if (b >> 63)
+        *p++ = '-';
+    *p++ = '0', *p++ = 'x', *p++ = e ? '1' : '0';
+    if (f) {
+        *p++ = '.';
+        int last = 0;   /* the lowest non-zero digit's shift */
+        while (!(f >> last & 0xf))
+            last += 4;
+        for (int k = 48; k >= last; k -= 4)
+            *p++ = "0123456789abcdef"[f >> k & 0xf];
+    }
+    int E = e ? e - 1023 : 0;
+    *p++ = 'p', *p++ = E < 0 ? '-' : '+';
+    unsigned u = (unsigned)(E < 0 ? -E : E);
+    char d[5];
+    int n = 0;
+    do
+        d[n++] = (char)('0' + u % 10);
+    while (u /= 10);
+    while (n)
+        *p++ = d[--n];
+    *p = 0;
+    return (int)(p - buf);
+}

@@ -20,5 +20,10 @@ int cli_shortest_printf(double x, char *buf);
 int cli_g17(double x, char *buf);
 /* The same by printf (the reference; the slow path). */
 int cli_g17_printf(double x, char *buf);
+/* x in hexadecimal floating point: the text of printf's "%a" (read back
+ * exactly by strtod), by bit operations for zero and normal numbers. */
+int cli_hexa(double x, char *buf);
+/* The same by printf (the reference). */
+int cli_hexa_printf(double x, char *buf);
 
 #endif

@@ -83,14 +83,19 @@ typedef struct sweep_ledger {
     cases_run_fn run;
     void *user;               /* the job's, for run */
     int open;                 /* opened (cases_ledger_open): to close */
-    double *rows;             /* ncases x ncols */
+    double *rows;             /* ncases x ncols (a sweep's case with texts: its row is in their block,
+                                 rowp; read either through sweep_ledger_row) */
     int *status;
     char **msg;               /* failures: the message (malloc'd) */
     unsigned char *done;
-    char **text[2];           /* sweeps: per case, its CSV row (text[0]) and JSON object (text[1]), as
+    char **text[3];           /* sweeps: per case, its CSV row (text[0]) and JSON object (text[1]), as
                                  the computing thread formats them (NULL: table not wanted, or no text:
-                                 the table's writer formats the row), kept in blocks until released */
+                                 the table's writer formats the row), and on a worker rank of a sweep
+                                 with a checkpoint its checkpoint line (text[2]), kept in blocks until
+                                 released */
+    unsigned *tlen[3];        /* their lengths (with text[k]) */
     struct text_block **tblock;  /* per case, the block holding its texts (NULL: none) */
+    double **rowp;            /* per case, its row in that block (NULL: in rows) */
     struct text_block *blocks;   /* the texts' storage in use, the one being filled first */
     struct text_block *spare;    /* blocks whose texts are all released, for reuse */
     long ndone;
@@ -100,6 +105,7 @@ typedef struct sweep_ledger {
                                  serving the other ranks from its computing thread */
     void *poll_arg;
     FILE *ckpt;               /* checkpoint, appended to (NULL: none) */
+    char *ckpt_buf;           /* its stream's buffer */
     int ckpt_failed;
     pthread_mutex_t lock;
 } sweep_ledger;
@@ -109,9 +115,13 @@ typedef struct sweep_ledger {
 int cases_ledger_open(sweep_ledger *L, const char *cmd, long ncases, int ncols, cases_run_fn run, void *user);
 /* Allocate for a sweep; with a checkpoint path, read its finished cases (resume = 1,
  * the file must be this sweep's) or create it (resume = 0: it must not
- * exist). tables: the tables whose rows are formatted as cases are
- * recorded (bit 0: CSV, bit 1: JSON). CLI_EXIT_OK or CLI_EXIT_FAIL with a
- * message. */
+ * exist). tables: the texts formatted as cases are recorded (bit 0: CSV
+ * row, bit 1: JSON object, bit 2: checkpoint line; SWEEP_CKPT_LINE), kept
+ * for the tables or, without a checkpoint file here, for the report to
+ * rank 0. With a checkpoint file the lines are formatted by the threads
+ * that compute the cases whatever the bit. CLI_EXIT_OK or CLI_EXIT_FAIL
+ * with a message. */
+enum { SWEEP_CKPT_LINE = 4 };
 int sweep_ledger_open(sweep_ledger *L, const sweep *s, const char *cmd, const char *ckpt, int resume,
                       unsigned tables);
 /* The tables of sweep_ledger_write(csv, json) (bit 0: CSV, bit 1: JSON). */
@@ -120,14 +130,22 @@ unsigned sweep_tables(const char *csv, const char *json);
  * sweep's rows of the tables are formatted here, on the calling thread,
  * so that the threads and ranks that compute the cases format them too. */
 void sweep_ledger_record(sweep_ledger *L, long i, int status, const double *row, const char *msg);
-/* Record case i with its rows of the tables as formatted elsewhere (by
- * the rank that computed it): text[k] of len[k] bytes (len 0: none). */
+/* Record case i with its rows of the tables and its checkpoint line as
+ * formatted elsewhere (by the rank that computed it): text[k] of len[k]
+ * bytes (len 0: none). Its checkpoint line is appended but not flushed:
+ * the caller flushes the lines of a report at once
+ * (sweep_ledger_checkpoint_flush). */
 void sweep_ledger_record_text(sweep_ledger *L, long i, int status, const double *row, const char *msg,
-                              const char *const text[2], const size_t len[2]);
+                              const char *const text[3], const size_t len[3]);
+/* Flush the checkpoint's appended lines to the file (thread-safe). */
+void sweep_ledger_checkpoint_flush(sweep_ledger *L);
 /* Release the texts of cases idx[0..n-1] (idx NULL: first..first+n-1)
  * once they are written to the tables or sent to rank 0: their memory
  * holds the texts of later cases (thread-safe). */
 void sweep_ledger_release(sweep_ledger *L, const long *idx, long first, long n);
+/* Case i's row of result values (a recorded case that succeeded, its texts
+ * not yet released). */
+const double *sweep_ledger_row(const sweep_ledger *L, long i);
 /* The first case from `from` on that is not recorded (ncases: none). */
 long sweep_ledger_prefix(sweep_ledger *L, long from);
 /* 1 if case i is recorded (thread-safe): a case handed out twice (the

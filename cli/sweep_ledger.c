@@ -10,8 +10,11 @@
  * (HASH of the spec and model texts), then one line per finished case,
  * "INDEX STATUS" and, for a case that succeeded, its NCOLS values in
  * hexadecimal floating point (%a: read back exactly), for a failed one a
- * tab and its message. Each line is flushed when written; a last line cut
- * short by a kill is dropped (and cut off the file) on resume.
+ * tab and its message. A case's line is formatted with its rows, by the
+ * thread (and the rank) that computed it; rank 0 appends it and flushes it
+ * at once, or, for the cases of a report from another rank, flushes the
+ * report's lines together (one write). A last line cut short by a kill is
+ * dropped (and cut off the file) on resume.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -20,7 +23,11 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "shortest.h"
 #include "sweep.h"
+
+/* The checkpoint stream's buffer: the lines of a report in one write. */
+enum { CKPT_BUF = 1 << 18 };
 
 enum { CASE_PENDING = 0, CASE_DONE, CASE_OUT };
 
@@ -35,10 +42,10 @@ static void store(sweep_ledger *L, long i, int status, const double *row, const 
     if (L->done[i] == CASE_PENDING)
         L->npending--;
     L->status[i] = status;
-    if (status == MBS_OK)
-        memcpy(L->rows + (size_t)i * nc, row, nc * sizeof *row);
-    else
+    if (status != MBS_OK)
         L->msg[i] = strdup(case_msg(status, msg));
+    else if (row)   /* else kept with the case's texts */
+        memcpy(L->rows + (size_t)i * nc, row, nc * sizeof *row);
     L->done[i] = CASE_DONE;
     L->ndone++;
 }
@@ -117,6 +124,13 @@ static int read_checkpoint(sweep_ledger *L, const char *cmd, const char *path, F
 static int open_checkpoint(sweep_ledger *L, const char *cmd, const char *path, int resume)
 {
     FILE *f = fopen(path, resume ? "r+" : "wx");
+    if (f && (!(L->ckpt_buf = malloc(CKPT_BUF)) || setvbuf(f, L->ckpt_buf, _IOFBF, CKPT_BUF) != 0)) {
+        fclose(f);
+        if (!resume)
+            remove(path);
+        cli_error(cmd, "out of memory");
+        return CLI_EXIT_FAIL;
+    }
     if (!f) {
         if (!resume && errno == EEXIST)
             cli_error(cmd, "--checkpoint %s exists: continue it with --resume, or remove it", path);
@@ -178,12 +192,16 @@ int sweep_ledger_open(sweep_ledger *L, const sweep *s, const char *cmd, const ch
 {
     int rc = cases_ledger_open(L, cmd, s->ncases, s->ncols, sweep_run_cases, NULL);
     L->s = s;
-    for (int k = 0; k < 2 && rc == CLI_EXIT_OK; k++)
-        if (tables >> k & 1 && !(L->text[k] = calloc((size_t)s->ncases + 1, sizeof *L->text[k]))) {
+    if (ckpt)
+        tables &= ~(unsigned)SWEEP_CKPT_LINE;   /* appended to the file here, not kept */
+    for (int k = 0; k < 3 && rc == CLI_EXIT_OK; k++)
+        if (tables >> k & 1 && (!(L->text[k] = calloc((size_t)s->ncases + 1, sizeof *L->text[k]))
+                                || !(L->tlen[k] = calloc((size_t)s->ncases + 1, sizeof *L->tlen[k])))) {
             cli_error(cmd, "out of memory for %ld cases", s->ncases);
             rc = CLI_EXIT_FAIL;
         }
-    if (rc == CLI_EXIT_OK && tables && !(L->tblock = calloc((size_t)s->ncases + 1, sizeof *L->tblock))) {
+    if (rc == CLI_EXIT_OK && tables && (!(L->tblock = calloc((size_t)s->ncases + 1, sizeof *L->tblock))
+                                        || !(L->rowp = calloc((size_t)s->ncases + 1, sizeof *L->rowp)))) {
         cli_error(cmd, "out of memory for %ld cases", s->ncases);
         rc = CLI_EXIT_FAIL;
     }
@@ -192,20 +210,53 @@ int sweep_ledger_open(sweep_ledger *L, const sweep *s, const char *cmd, const ch
     return rc;
 }
 
-/* Append case i to the checkpoint (under the lock). */
-static void checkpoint_line(sweep_ledger *L, long i, int status, const double *row)
+/* Case i's checkpoint line, with its newline, into b. */
+static void checkpoint_text(const sweep_ledger *L, long i, int status, const double *row, const char *msg,
+                            cli_buf *b)
 {
-    FILE *f = L->ckpt;
-    fprintf(f, "%ld %d", i, status);
+    char num[CLI_SHORTEST_LEN + 1];
+    cli_buf_printf(b, "%ld %d", i, status);
     if (status == MBS_OK)
-        for (int k = 0; k < L->ncols; k++)
-            fprintf(f, " %a", row[k]);
-    else
-        fputc('\t', f);
-    for (const char *p = status != MBS_OK && L->msg[i] ? L->msg[i] : ""; *p; p++)
-        fputc(*p == '\n' || *p == '\r' ? ' ' : *p, f);
-    fputc('\n', f);
-    L->ckpt_failed |= fflush(f) != 0;
+        for (int k = 0; k < L->ncols; k++) {
+            num[0] = ' ';
+            cli_hexa(row[k], num + 1);
+            cli_buf_puts(b, num);
+        }
+    else {
+        cli_buf_puts(b, "\t");
+        size_t at = b->len;
+        cli_buf_puts(b, case_msg(status, msg));
+        for (size_t k = at; !b->oom && k < b->len; k++)
+            if (b->s[k] == '\n' || b->s[k] == '\r')
+                b->s[k] = ' ';
+    }
+    cli_buf_puts(b, "\n");
+}
+
+/* Append case i's checkpoint line (text of len bytes; len 0: formatted
+ * here) to the file, and flush it if flush (under the lock). */
+static void checkpoint_line(sweep_ledger *L, long i, int status, const double *row, const char *text, size_t len,
+                            int flush)
+{
+    cli_buf b = {0};
+    if (len == 0) {
+        checkpoint_text(L, i, status, row, L->msg[i], &b);
+        text = b.s, len = b.oom ? 0 : b.len;
+        L->ckpt_failed |= b.oom;
+    }
+    L->ckpt_failed |= fwrite(text, 1, len, L->ckpt) != len;
+    if (flush)
+        L->ckpt_failed |= fflush(L->ckpt) != 0;
+    cli_buf_free(&b);
+}
+
+void sweep_ledger_checkpoint_flush(sweep_ledger *L)
+{
+    if (!L->ckpt)
+        return;
+    pthread_mutex_lock(&L->lock);
+    L->ckpt_failed |= fflush(L->ckpt) != 0;
+    pthread_mutex_unlock(&L->lock);
 }
 
 /* The rows' texts live in blocks of at least TEXT_BLOCK bytes: one
@@ -213,8 +264,12 @@ static void checkpoint_line(sweep_ledger *L, long i, int status, const double *r
  * whose texts it holds and are not yet released (written to the tables, or
  * sent to rank 0); a block with none is kept for reuse (L->spare), so that
  * a long sweep keeps using the same memory rather than touching fresh
- * pages, each of which costs a page fault. */
-enum { TEXT_BLOCK = 1 << 20 };
+ * pages, each of which costs a page fault. The blocks are small (tens of
+ * rows) so that a block is released soon after its last case is written:
+ * when rank 0 holds other ranks' rows until the cases before them are in,
+ * the memory in use follows the rows held rather than growing by a large
+ * block at a time. */
+enum { TEXT_BLOCK = 1 << 16 };
 typedef struct text_block {
     struct text_block *next;
     size_t len, cap;
@@ -245,27 +300,39 @@ static text_block *text_room(sweep_ledger *L, size_t need)
     return b;
 }
 
-/* Copies of case i's texts (len[k] bytes at text[k]; 0: none), each
- * NUL-terminated, in one block (under the lock); none when out of memory
- * (the table's writer then formats the row). */
-static void text_keep(sweep_ledger *L, long i, const char *const text[2], const size_t len[2])
+/* Copies of case i's row (row: NULL or a failed case's, none) and texts
+ * (len[k] bytes at text[k]; 0: none), each NUL-terminated, in one block
+ * (under the lock): the row's memory is then reused once the texts are
+ * released, rather than a fresh part of L->rows per case (a page fault
+ * per page). None when out of memory (the table's writer then formats the
+ * row from L->rows). 1 if the row is kept. */
+static int text_keep(sweep_ledger *L, long i, const double *row, const char *const text[3], const size_t len[3])
 {
-    size_t need = 0;
-    for (int k = 0; k < 2; k++)
+    size_t rowb = row ? (size_t)L->ncols * sizeof *row : 0;
+    size_t need = rowb ? rowb + sizeof(double) - 1 : 0;   /* the row aligned */
+    for (int k = 0; k < 3; k++)
         need += L->text[k] && len[k] > 0 ? len[k] + 1 : 0;
     text_block *b = need ? text_room(L, need) : NULL;
     if (!b)
-        return;
-    for (int k = 0; k < 2; k++)
+        return 0;
+    if (rowb) {
+        size_t at = (b->len + sizeof(double) - 1) / sizeof(double) * sizeof(double);
+        L->rowp[i] = (double *)(void *)(b->s + at);
+        memcpy(L->rowp[i], row, rowb);
+        b->len = at + rowb;
+    }
+    for (int k = 0; k < 3; k++)
         if (L->text[k] && len[k] > 0) {
             char *p = b->s + b->len;
             memcpy(p, text[k], len[k]);
             p[len[k]] = 0;
             b->len += len[k] + 1;
             L->text[k][i] = p;
+            L->tlen[k][i] = (unsigned)len[k];
         }
     b->live++;
     L->tblock[i] = b;
+    return rowb > 0;
 }
 
 /* Release case i's texts: its block may be filled again (under the lock). */
@@ -275,7 +342,8 @@ static void text_release(sweep_ledger *L, long i)
     if (!b)
         return;
     L->tblock[i] = NULL;
-    for (int k = 0; k < 2; k++)
+    L->rowp[i] = NULL;
+    for (int k = 0; k < 3; k++)
         if (L->text[k])
             L->text[k][i] = NULL;
     if (--b->live > 0)
@@ -302,46 +370,52 @@ void sweep_ledger_release(sweep_ledger *L, const long *idx, long first, long n)
     pthread_mutex_unlock(&L->lock);
 }
 
-/* Record case i with the texts of its rows (len 0: none). */
+/* Record case i with the texts of its rows and its checkpoint line (len
+ * 0: none); the line is flushed to the file if flush. */
 static void record_rows(sweep_ledger *L, long i, int status, const double *row, const char *msg,
-                        const char *const text[2], const size_t len[2])
+                        const char *const text[3], const size_t len[3], int flush)
 {
     pthread_mutex_lock(&L->lock);
     if (L->done[i] != CASE_DONE) {
-        store(L, i, status, row, msg);
-        if (L->tblock)
-            text_keep(L, i, text, len);
+        int kept = L->tblock && text_keep(L, i, status == MBS_OK ? row : NULL, text, len);
+        store(L, i, status, kept ? NULL : row, msg);
         if (L->ckpt)
-            checkpoint_line(L, i, status, row);
+            checkpoint_line(L, i, status, row, text[2], len[2], flush);
     }
     pthread_mutex_unlock(&L->lock);
 }
 
 void sweep_ledger_record(sweep_ledger *L, long i, int status, const double *row, const char *msg)
 {
-    cli_buf b[2] = {{0}};
-    const char *text[2] = {NULL, NULL};
-    size_t len[2] = {0, 0};
+    cli_buf b[3] = {{0}};
+    const char *text[3] = {NULL, NULL, NULL};
+    size_t len[3] = {0, 0, 0};
     double *x = L->s && (L->text[0] || L->text[1]) ? malloc(((size_t)L->s->nvar + 1) * sizeof *x) : NULL;
-    if (x) {
+    if (x)
         sweep_row_text(L->s, i, status, row, status == MBS_OK ? NULL : case_msg(status, msg),
                        L->text[0] ? &b[0] : NULL, L->text[1] ? &b[1] : NULL, x);
-        for (int k = 0; k < 2; k++)
-            if (!b[k].oom) {   /* else the writer formats it */
-                text[k] = b[k].s;
-                len[k] = b[k].len;
-            }
-    }
     free(x);
-    record_rows(L, i, status, row, msg, text, len);
-    cli_buf_free(&b[0]);
-    cli_buf_free(&b[1]);
+    if (L->s && (L->text[2] || L->ckpt))
+        checkpoint_text(L, i, status, row, msg, &b[2]);
+    for (int k = 0; k < 3; k++)
+        if (b[k].s && !b[k].oom) {   /* else the writer formats it */
+            text[k] = b[k].s;
+            len[k] = b[k].len;
+        }
+    record_rows(L, i, status, row, msg, text, len, 1);
+    for (int k = 0; k < 3; k++)
+        cli_buf_free(&b[k]);
 }
 
 void sweep_ledger_record_text(sweep_ledger *L, long i, int status, const double *row, const char *msg,
-                              const char *const text[2], const size_t len[2])
+                              const char *const text[3], const size_t len[3])
 {
-    record_rows(L, i, status, row, msg, text, len);
+    record_rows(L, i, status, row, msg, text, len, 0);
+}
+
+const double *sweep_ledger_row(const sweep_ledger *L, long i)
+{
+    return L->rowp && L->rowp[i] ? L->rowp[i] : L->rows + (size_t)i * (size_t)L->ncols;
 }
 
 int sweep_ledger_done(sweep_ledger *L, long i)
@@ -411,8 +485,12 @@ void sweep_ledger_close(sweep_ledger *L)
             free(b);
         }
     free(L->tblock);
-    free(L->text[0]);
-    free(L->text[1]);
+    free(L->rowp);
+    for (int k = 0; k < 3; k++) {
+        free(L->text[k]);
+        free(L->tlen[k]);
+    }
+    free(L->ckpt_buf);
     free(L->rows);
     free(L->status);
     free(L->msg);

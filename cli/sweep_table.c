@@ -200,13 +200,13 @@ static void put_row(sweep_table *t, const sweep_ledger *L, int k, long i)
     if (k == 1)
         puts_k(t, 1, i ? ",\n    " : "\n    ");
     if (text) {
-        puts_k(t, k, text);
+        put(t, k, text, L->tlen[k][i]);
         return;
     }
     t->row.len = 0;
     if (t->row.s)
         t->row.s[0] = 0;
-    sweep_row_text(L->s, i, L->status[i], L->rows + (size_t)i * (size_t)L->ncols, L->msg[i], k ? NULL : &t->row,
+    sweep_row_text(L->s, i, L->status[i], sweep_ledger_row(L, i), L->msg[i], k ? NULL : &t->row,
                    k ? &t->row : NULL, t->x);
     put_buf(t, k, &t->row);
 }

@@ -3,8 +3,8 @@
  * (cli/shortest.c): its integer fast path writes exactly the text of the
  * printf reference (the first of %.15g, %.16g, %.17g that strtod reads back)
  * for doubles of every kind, and that text reads back to the same double;
- * and cli_g17 writes exactly the text of printf's "%.17g" for the same
- * doubles. Text equality is the assertion: no tolerance.
+ * cli_g17 writes exactly the text of printf's "%.17g" and cli_hexa that
+ * of "%a" (the sweep's checkpoint) for the same doubles. Text equality is the assertion: no tolerance.
  */
 #include <float.h>
 #include <math.h>
@@ -29,6 +29,11 @@ static void check(double x, const char *what)
     checks++;
     if (nf != nr || strcmp(fast, ref) != 0) {
         if (failures++ < 20) printf("FAILED: %s: %a: %%.17g '%s' (%d), printf '%s' (%d)\n", what, x, fast, nf, ref, nr);
+    }
+    nf = cli_hexa(x, fast), nr = cli_hexa_printf(x, ref);
+    checks++;
+    if (nf != nr || strcmp(fast, ref) != 0 || (isfinite(x) && strtod(fast, NULL) != x)) {
+        if (failures++ < 20) printf("FAILED: %s: %%a '%s' (%d), printf '%s' (%d)\n", what, fast, nf, ref, nr);
     }
 }
 

@@ -37,11 +37,13 @@
  *
  * Messages: a chunk is an array of int64 case indices (none: an empty
  * answer); a report is a byte string of records "int64 index, int32
- * status, int32 lengths of the message and of the case's CSV and JSON
- * rows, the row's doubles (status 0), the message, the CSV row, the JSON
- * row" (none: one of the two requests at the start). A sweep's rows of
- * the tables are formatted by the rank that computed the case (when it
- * records it), so rank 0 only copies their bytes into the tables.
+ * status, int32 lengths of the message, of the case's CSV and JSON rows
+ * and of its checkpoint line, the row's doubles (status 0), the message,
+ * the CSV row, the JSON row, the checkpoint line" (none: one of the two
+ * requests at the start). A sweep's rows of the tables and its checkpoint
+ * lines are formatted by the rank that computed the case (when it records
+ * it), so rank 0 only copies their bytes into the tables and appends a
+ * report's lines to the checkpoint in one write.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -57,7 +59,7 @@
 
 enum { TAG_REPORT = 1, TAG_CHUNK = 2, TAG_END = 3 };
 enum { AHEAD = 2 };   /* chunks a worker rank holds or has asked for */
-enum { RECORD_HEAD = 24 };   /* bytes of a report's record before its row: index, status, 3 lengths */
+enum { RECORD_HEAD = 28 };   /* bytes of a report's record before its row: index, status, 4 lengths */
 
 int sweep_mpi_launched(void)
 {
@@ -124,34 +126,43 @@ static int pack(report *r, const sweep_ledger *L, const long *idx, int n)
         int64_t i = idx[k];
         int32_t st = L->status[i];
         const char *msg = st == MBS_OK ? "" : (L->msg[i] ? L->msg[i] : "");
-        const char *text[2];
-        int32_t len[3] = {(int32_t)strlen(msg)};
-        for (int t = 0; t < 2; t++) {
-            text[t] = L->text[t] && L->text[t][i] ? L->text[t][i] : "";
-            len[t + 1] = (int32_t)strlen(text[t]);
+        const char *text[3];
+        int32_t len[4] = {(int32_t)strlen(msg)};
+        for (int t = 0; t < 3; t++) {
+            int have = L->text[t] && L->text[t][i];
+            text[t] = have ? L->text[t][i] : "";
+            len[t + 1] = have ? (int32_t)L->tlen[t][i] : 0;
         }
         bad |= put(r, &i, sizeof i) | put(r, &st, sizeof st) | put(r, len, sizeof len);
         if (st == MBS_OK)
-            bad |= put(r, L->rows + (size_t)i * (size_t)L->ncols, (size_t)L->ncols * sizeof(double));
-        bad |= put(r, msg, (size_t)len[0]) | put(r, text[0], (size_t)len[1]) | put(r, text[1], (size_t)len[2]);
+            bad |= put(r, sweep_ledger_row(L, (long)i), (size_t)L->ncols * sizeof(double));
+        bad |= put(r, msg, (size_t)len[0]) | put(r, text[0], (size_t)len[1]) | put(r, text[1], (size_t)len[2])
+               | put(r, text[2], (size_t)len[3]);
     }
     return bad;
 }
 
-/* Record the cases of a report; -1 if it is malformed. */
+/* Record the cases of a report, their checkpoint lines flushed together;
+ * -1 if it is malformed. */
 static int unpack(sweep_ledger *L, const char *b, size_t len, double *row, char *msg, size_t msgcap)
 {
     size_t p = 0, rowb = (size_t)L->ncols * sizeof(double);
-    while (p < len) {
+    int bad = 0;
+    while (p < len && !bad) {
         int64_t i;
-        int32_t st, ml[3];
-        if (len - p < RECORD_HEAD)
-            return -1;
+        int32_t st, ml[4];
+        if (len - p < RECORD_HEAD) {
+            bad = 1;
+            break;
+        }
         memcpy(&i, b + p, 8), memcpy(&st, b + p + 8, 4), memcpy(ml, b + p + 12, sizeof ml);
         p += RECORD_HEAD;
-        if (i < 0 || i >= L->ncases || ml[0] < 0 || ml[1] < 0 || ml[2] < 0
-            || len - p < (st == MBS_OK ? rowb : 0) + (size_t)ml[0] + (size_t)ml[1] + (size_t)ml[2])
-            return -1;
+        if (i < 0 || i >= L->ncases || ml[0] < 0 || ml[1] < 0 || ml[2] < 0 || ml[3] < 0
+            || len - p < (st == MBS_OK ? rowb : 0) + (size_t)ml[0] + (size_t)ml[1] + (size_t)ml[2]
+                             + (size_t)ml[3]) {
+            bad = 1;
+            break;
+        }
         if (st == MBS_OK) {
             memcpy(row, b + p, rowb);
             p += rowb;
@@ -160,12 +171,14 @@ static int unpack(sweep_ledger *L, const char *b, size_t len, double *row, char 
         memcpy(msg, b + p, n);
         msg[n] = 0;
         p += (size_t)ml[0];
-        const char *text[2] = {b + p, b + p + ml[1]};
-        const size_t tl[2] = {(size_t)ml[1], (size_t)ml[2]};
-        p += tl[0] + tl[1];
+        const char *text[3] = {b + p, b + p + ml[1], b + p + ml[1] + ml[2]};
+        const size_t tl[3] = {(size_t)ml[1], (size_t)ml[2], (size_t)ml[3]};
+        p += tl[0] + tl[1] + tl[2];
         sweep_ledger_record_text(L, (long)i, st, row, msg, text, tl);
     }
-    return 0;
+    if (p > 0)
+        sweep_ledger_checkpoint_flush(L);
+    return bad ? -1 : 0;
 }
 
 /* ---- --stats: where a rank's time goes ---- */
