@@ -29,9 +29,10 @@
  * Tangent velocities (a spherical or floating joint with "velocities":
  * "tangent", docs/tangent-space.md §9): the state is (q, v) with nv < nq.
  * Integrator rk4 steps on the manifold (RKMK4: q_n (+) z within a step, the
- * quaternions stay unit to round-off, no projection of them); the
- * trapezoidal rule and cvodes, and closed loops, return
- * MBS_ERR_UNSUPPORTED on such a model, naming what is missing.
+ * quaternions stay unit to round-off, no projection of them), and so does
+ * the trapezoidal rule (z = z_p (+) D, its Newton tangent along the
+ * manifold); cvodes, and closed loops, return MBS_ERR_UNSUPPORTED on such
+ * a model, naming what is missing.
  *
  * Time-dependent loads are evaluated at the integrator's time through
  * mbs_data_set_time(). The applied loads of the mbs_data (body and joint
@@ -153,8 +154,9 @@ int mbs_constraint_violation(const mbs_model *m, mbs_data *d, double t, const do
  * The residual of the trapezoidal rule is r(q, qd, qdd) = ID(q, qd, qdd):
  * the generalized forces of mbs_inverse_dynamics (M qdd - Q, applied loads
  * of d included, at the time of d). A tangent function writes
- *     K = dr/dq,   C = dr/dqd     (nq x nq, row-major: K[i*nq + j] = dr_i/dq_j)
- * at (q, qd, qdd). q may be slightly off the Euler-parameter manifold
+ *     K = dr/dq,   C = dr/dqd     (nv x nv, row-major: K[i*nv + j] = dr_i/dq_j)
+ * at (q, qd, qdd); on a tangent joint dq is the tangent q (+) dq, as for
+ * mbs_inverse_dynamics_derivatives. q may be slightly off the Euler-parameter manifold
  * (Newton iterates); evaluate r there as it stands, without normalizing.
  * `work` holds MBS_TANGENT_WORK_SIZE(nq) doubles of scratch. The state of
  * d (its kinematics) may be overwritten. Returns MBS_OK or a negative

@@ -368,8 +368,9 @@ static int observe(mbs_integrator *it, mbs_error *err)
 
 /* Joints with tangent velocities: RK4 and the trapezoidal rule step on the
  * manifold (rk4.c, trapezoidal.c) for open trees, the latter's Newton
- * with the finite-difference tangent along the manifold (tangent_fd.c) or
- * a tangent of the caller's; the rest refuse them, naming what is missing. */
+ * tangent along the manifold (the analytical derivatives and the central
+ * differences both take dq as q (+) dq); the rest refuse them, naming what
+ * is missing. */
 static int tangent_supported(const mbs_model *m, const mbs_sim_options *o, mbs_error *err)
 {
     if (m->con.ncut + m->con.ndriver > 0)
@@ -378,12 +379,6 @@ static int tangent_supported(const mbs_model *m, const mbs_sim_options *o, mbs_e
     if (o->integrator == MBS_INTEGRATOR_CVODES)
         return mbs_tangent_unsupported_err(m, "integrator cvodes (its chart with resets; rk4 and trapezoidal "
                                            "step on the manifold)", err);
-    if (o->integrator == MBS_INTEGRATOR_TRAPEZOIDAL && o->solver == MBS_SOLVER_NEWTON &&
-        (!o->tangent || o->tangent == mbs_tangent_analytic))
-        return mbs_tangent_unsupported_err(m, "the trapezoidal rule's analytic Newton tangent (it needs the "
-                                           "inverse-dynamics derivatives along the manifold; use the fd "
-                                           "tangent, mbs_tangent_fd or --tangent fd, or the fixedpoint "
-                                           "solver)", err);
     return MBS_OK;
 }
 
