@@ -29,6 +29,8 @@
  * with the joint accelerations Jd qd, which vanish for the rotation
  * (G(pd) pd = 0) and are R^T-derivative terms nu_l x w' for the
  * translation. Both are the global kernels' results for |p| = 1.
+ * Tangent velocities (BALL_TANGENT, FREE_TANGENT) are the joint velocities
+ * nu themselves: J = I, no congruence and no joint accelerations.
  *
  * Double precision only; M needs every joint to have a frame kind
  * (mbs_abajf.frames), h in addition no force elements and no user body
@@ -62,6 +64,8 @@ static inline void crba_read(const fdl_body *b, const fdl_ws *w, const double *q
         jf_m_v(g, w->f.R, f);
         jf_ep_Gt(g + 3, qi + 3, f + 3, 2);
         break;
+    case MBS_FRAME_BALL_TANGENT: g[0] = f[3]; g[1] = f[4]; g[2] = f[5]; break;
+    case MBS_FRAME_FREE_TANGENT: for (int k = 0; k < 6; k++) g[k] = f[k]; break;
     default: break;
     }
 }
@@ -142,6 +146,18 @@ static void crba_motion_columns(const fdl_body *b, const fdl_ws *w, const double
             const double e[4] = { k == 0, k == 1, k == 2, k == 3 };
             jf_ep_G(s + 3, qi, e, 2);
             crba_to_ground(w, s, 0, Sw + 6 * k);
+        }
+        break;
+    case MBS_FRAME_FREE_TANGENT:   /* the unit columns of F_i */
+        for (int k = 0; k < 6; k++) {
+            const double e[6] = { k == 0, k == 1, k == 2, k == 3, k == 4, k == 5 };
+            crba_to_ground(w, e, 0, Sw + 6 * k);
+        }
+        break;
+    case MBS_FRAME_BALL_TANGENT:
+        for (int k = 0; k < 3; k++) {
+            const double e[6] = { 0, 0, 0, k == 0, k == 1, k == 2 };
+            crba_to_ground(w, e, 0, Sw + 6 * k);
         }
         break;
     default: break;
