@@ -19,6 +19,7 @@
  *     with the origin as reference point, for its lever arms); the
  *     joint-frame M and bias forces h (crba_joint_frames.c) = the global
  *     composite-inertia and Newton-Euler passes within MBS_ROUNDOFF(nb);
+ *     the same on random trees plus free bodies (mbs_generate_free_bodies_json);
  *   - kinetic and potential energies equal;
  *   - mbs_velocity_from_rates inverts mbs_rates_from_velocity, and the
  *     conversion back to Euler rates gives nv = nq and the same initial rates;
@@ -42,6 +43,7 @@
 #include "testutil.h"
 #include "random_model.h"
 #include "mbs_testing.h"
+#include "mbsens/generate.h"
 #include "mbsens/manifold.h"
 
 #define NTREES 300
@@ -351,6 +353,27 @@ int main(void)
         mbs_model_free(mX);
         mbs_model_free(mT);
         mbs_model_free(mE);
+    }
+    /* and with 1 to 4 free bodies added (floating joints from the ground
+     * that carry one body each: the closed-form blocks of the mass matrix) */
+    for (int t = 0; t < 30; t++) {
+        mbs_error e = { 0, "" };
+        mbs_model *r = mbs_test_random_tree(&rng, 1 + mbs_rng_int(&rng, 6), fast_types);
+        char *text = r ? mbs_generate_free_bodies_json(r, 1 + mbs_rng_int(&rng, 4), &e) : NULL;
+        mbs_model *mE = text ? mbs_model_load_string(text, "free bodies", &e) : NULL;
+        mbs_model *mT = mE ? mbs_model_with_velocities(mE, MBS_VELOCITIES_TANGENT, &e) : NULL;
+        mbs_model *mX = mE ? mixed_copy(mE) : NULL;
+        CHECK(mT != NULL && mX != NULL, "random tree plus free bodies: %s", e.msg);
+        if (mT && mX) {
+            nfast++;
+            fast_path(&rng, mE, mT, wf);
+            fast_path(&rng, mE, mX, wf);
+        }
+        mbs_model_free(mX);
+        mbs_model_free(mT);
+        mbs_model_free(mE);
+        mbs_model_free(r);
+        free(text);
     }
     CHECK(nfast > NTREES / 2, "trees with tangent joints on the fast path: %d", nfast);
     printf("joint-frame passes on %d trees with tangent joints (tangent and mixed), worst / bound: "
