@@ -18,8 +18,8 @@
  * rG = C^T r.
  *
  * The motion subspace in F_i is constant: [0; e1] (ROT_E1), [e1; 0]
- * (SLIDE_E1), [0; I] (BALL, BALL_TANGENT, 3 DOF), I (FREE, FREE_TANGENT,
- * 6 DOF). Ball and free joints
+ * (SLIDE_E1), [0; I] (BALL, 3 DOF), I (FREE, 6 DOF), in either velocity
+ * convention. Ball and free joints
  * work on their 3 rotational DOF: the joint velocity is w' = 2 G(p) pd
  * (child axes), the joint force on w' is (1/2) G(p) tau_p, and the
  * Euler-parameter accelerations are recovered as
@@ -27,10 +27,11 @@
  * which satisfies p.pdd = -|pd|^2 (for |p| = 1). The translation of a free
  * joint (t in the parent joint frame) becomes nu = R^T td, and
  * tdd = R (dnu/dt + w' x nu).
- * Their tangent kinds (BALL_TANGENT, FREE_TANGENT) have these joint
- * velocities as their velocities (w', and [nu; w'] for a free joint), so
- * the joint force is tau itself and the accelerations are dnu/dt; their R
- * is that of p / |p|.
+ * Their tangent kinds (BALL_TANGENT, FREE_TANGENT; kept as BALL and FREE
+ * with the flag `tangent` in jf_joint) have these joint velocities as
+ * their velocities (w', and [nu; w'] for a free joint), so the joint force
+ * is tau itself and the accelerations are dnu/dt; their R is that of
+ * p / |p|.
  *
  * Articulated inertias are [A B; B^T K] (A, K symmetric 3x3, B 3x3) about
  * the origin of a frame, in its axes; spatial vectors are [linear;
@@ -47,9 +48,11 @@
 #if defined(__GNUC__)
 #define JF_INLINE static inline __attribute__((always_inline))
 #define JF_UNUSED __attribute__((unused))
+#define JF_OUTLINE static __attribute__((unused, noinline))
 #else
 #define JF_INLINE static inline
 #define JF_UNUSED
+#define JF_OUTLINE static
 #endif
 
 /* ------------------------------------------------------------ 3-vectors, 3x3, Euler parameters */
@@ -147,7 +150,8 @@ static JF_UNUSED int jf_spd_inv(int k, const double *N, double *Ni)
 
 /* Constants of a joint (per data) */
 typedef struct jf_joint {
-    int kind;                    /* mbs_frame_kind */
+    int kind;                    /* mbs_frame_kind; BALL or FREE for the tangent kinds */
+    int tangent;                 /* BALL_TANGENT, FREE_TANGENT */
     int perm, pi[3];             /* C a signed permutation: C[i][pi[i]] = sg[i] */
     double sg[3];
     double C[9], p[3];           /* transform constants (see the top) */
@@ -182,7 +186,9 @@ static inline void jf_perm_add(double *y, const jf_joint *j, const double *x)
 static inline void jf_joint_init(jf_joint *j, int kind, const double *Xp, const double *Pp, const double *Xch,
                                  const double *Pch)
 {
-    j->kind = kind;
+    j->tangent = kind == MBS_FRAME_BALL_TANGENT || kind == MBS_FRAME_FREE_TANGENT;
+    j->kind = kind == MBS_FRAME_BALL_TANGENT ? MBS_FRAME_BALL : kind == MBS_FRAME_FREE_TANGENT ? MBS_FRAME_FREE : kind;
+    kind = j->kind;
     if (Xch) {
         const double dp[3] = { Pp[0] - Pch[0], Pp[1] - Pch[1], Pp[2] - Pch[2] };
         for (int r = 0; r < 3; r++)
@@ -235,23 +241,14 @@ JF_INLINE void jf_transform(const jf_joint *j, jf_frame *x, const double *qi)
         for (int k = 0; k < 3; k++) r[k] = j->p[k] + qi[0] * C[3 * k];
         break;
     case MBS_FRAME_BALL:
-        jf_ep_rot(x->R, qi);
+        if (j->tangent) jf_quat_rot(x->R, qi);
+        else jf_ep_rot(x->R, qi);
         jf_mul(E, C, x->R);
         r[0] = j->p[0]; r[1] = j->p[1]; r[2] = j->p[2];
         break;
     case MBS_FRAME_FREE:
-        jf_ep_rot(x->R, qi + 3);
-        jf_mul(E, C, x->R);
-        jf_m_v(r, C, qi);
-        for (int k = 0; k < 3; k++) r[k] += j->p[k];
-        break;
-    case MBS_FRAME_BALL_TANGENT:
-        jf_quat_rot(x->R, qi);
-        jf_mul(E, C, x->R);
-        r[0] = j->p[0]; r[1] = j->p[1]; r[2] = j->p[2];
-        break;
-    case MBS_FRAME_FREE_TANGENT:
-        jf_quat_rot(x->R, qi + 3);
+        if (j->tangent) jf_quat_rot(x->R, qi + 3);
+        else jf_ep_rot(x->R, qi + 3);
         jf_mul(E, C, x->R);
         jf_m_v(r, C, qi);
         for (int k = 0; k < 3; k++) r[k] += j->p[k];
@@ -522,17 +519,15 @@ JF_INLINE void jf_velocity(const jf_joint *j, const jf_frame *x, double *v, doub
         break;
     }
     case MBS_FRAME_BALL:
-    case MBS_FRAME_BALL_TANGENT:
         nu[0] = nu[1] = nu[2] = 0;
-        if (j->kind == MBS_FRAME_BALL) jf_ep_G(nu + 3, qi, qdi, 2);
+        if (!j->tangent) jf_ep_G(nu + 3, qi, qdi, 2);
         else { nu[3] = qdi[0]; nu[4] = qdi[1]; nu[5] = qdi[2]; }
         v[3] += nu[3]; v[4] += nu[4]; v[5] += nu[5];
         jf_cross(c, v, nu + 3);               /* [v_l x w'; w x w'] */
         jf_cross(c + 3, v + 3, nu + 3);
         break;
     case MBS_FRAME_FREE:
-    case MBS_FRAME_FREE_TANGENT:
-        if (j->kind == MBS_FRAME_FREE) {
+        if (!j->tangent) {
             jf_mt_v(nu, x->R, qdi);           /* R^T td */
             jf_ep_G(nu + 3, qi + 3, qdi + 3, 2);
         } else {
@@ -625,7 +620,7 @@ JF_INLINE int jf_downdate_1dof(const jf_joint *j, jf_artic *w, const double *c, 
 /* ball: U = columns 3..5 of I: [B; K]; D = K; the force on w' is
  * (1/2) G(p) tau_p (tangent: tau). Ia = I - V U^T, pa = pA + V u
  * (V = U D^-1); Ia c is added by the caller. */
-JF_INLINE int jf_downdate_ball(jf_artic *w, int tangent, int qo, int vo, int root, const double *q,
+JF_OUTLINE int jf_downdate_ball(jf_artic *w, int tangent, int qo, int vo, int root, const double *q,
                                const double *tau, const double *ql, double *Ia, double *Ib, double *Ik, double *pa)
 {
     const double *A = w->A, *Bm = w->B, *K = w->K, *pA = w->pA;
@@ -670,7 +665,7 @@ JF_INLINE int jf_downdate_ball(jf_artic *w, int tangent, int qo, int vo, int roo
 
 /* free: S = I: D = I^A; the subtree passes only the joint force
  * (Ia = 0: Ia c vanishes), [R^T tau_t; (1/2) G(p) tau_p] (tangent: tau) */
-JF_INLINE int jf_downdate_free(const jf_frame *x, jf_artic *w, int tangent, int qo, int vo, int root,
+JF_OUTLINE int jf_downdate_free(const jf_frame *x, jf_artic *w, int tangent, int qo, int vo, int root,
                                const double *q, const double *tau, const double *ql, double *Ia, double *Ib,
                                double *Ik, double *pa)
 {
@@ -725,8 +720,7 @@ JF_INLINE void jf_acceleration(const jf_joint *j, const jf_frame *x, const jf_ar
         a[0] += s;
         break;
     }
-    case MBS_FRAME_BALL:
-    case MBS_FRAME_BALL_TANGENT: {
+    case MBS_FRAME_BALL: {
         double rr[3], wd[3];
         for (int k = 0; k < 3; k++) {
             const double *Uk = U + 6 * k;
@@ -734,7 +728,7 @@ JF_INLINE void jf_acceleration(const jf_joint *j, const jf_frame *x, const jf_ar
         }
         jf_m_v(wd, w->Dinv, rr);
         a[3] += wd[0]; a[4] += wd[1]; a[5] += wd[2];
-        if (j->kind == MBS_FRAME_BALL_TANGENT) {
+        if (j->tangent) {
             qdd[vo] = wd[0]; qdd[vo + 1] = wd[1]; qdd[vo + 2] = wd[2];
             break;
         }
@@ -744,8 +738,7 @@ JF_INLINE void jf_acceleration(const jf_joint *j, const jf_frame *x, const jf_ar
         for (int k = 0; k < 4; k++) qdd[vo + k] -= pp * q[qo + k];
         break;
     }
-    case MBS_FRAME_FREE:
-    case MBS_FRAME_FREE_TANGENT: {
+    case MBS_FRAME_FREE: {
         /* nud = D^-1 (u - I^A a') = D^-1 u - a' */
         double nd[6];
         for (int s = 0; s < 6; s++) {
@@ -754,7 +747,7 @@ JF_INLINE void jf_acceleration(const jf_joint *j, const jf_frame *x, const jf_ar
             nd[s] = t - a[s];
         }
         for (int k = 0; k < 6; k++) a[k] += nd[k];
-        if (j->kind == MBS_FRAME_FREE_TANGENT) {
+        if (j->tangent) {
             for (int k = 0; k < 6; k++) qdd[vo + k] = nd[k];
             break;
         }

@@ -156,14 +156,12 @@ FDL_INLINE int fdl_to_parent(const fdl_body *b, fdl_ws *w, fdl_ws *W, const doub
         pass = jf_downdate_1dof(&b->j, &w->ar, w->c, b->voff, root, tau, ql, Ia, Ib, Ik, pa);
         break;
     case MBS_FRAME_BALL:
-    case MBS_FRAME_BALL_TANGENT:
-        pass = jf_downdate_ball(&w->ar, b->j.kind == MBS_FRAME_BALL_TANGENT, b->qoff, b->voff, root, q, tau, ql,
+        pass = jf_downdate_ball(&w->ar, b->j.tangent, b->qoff, b->voff, root, q, tau, ql,
                                 Ia, Ib, Ik, pa);
         c = w->c;
         break;
     case MBS_FRAME_FREE:
-    case MBS_FRAME_FREE_TANGENT:
-        pass = jf_downdate_free(&w->f, &w->ar, b->j.kind == MBS_FRAME_FREE_TANGENT, b->qoff, b->voff, root, q, tau,
+        pass = jf_downdate_free(&w->f, &w->ar, b->j.tangent, b->qoff, b->voff, root, q, tau,
                                 ql, Ia, Ib, Ik, pa);
         break;
     default:

@@ -60,13 +60,18 @@ static inline void crba_read(const fdl_body *b, const fdl_ws *w, const double *q
     switch (b->j.kind) {
     case MBS_FRAME_ROT_E1: g[0] = f[3]; break;
     case MBS_FRAME_SLIDE_E1: g[0] = f[0]; break;
-    case MBS_FRAME_BALL: jf_ep_Gt(g, qi, f + 3, 2); break;
+    case MBS_FRAME_BALL:
+        if (b->j.tangent) { g[0] = f[3]; g[1] = f[4]; g[2] = f[5]; }
+        else jf_ep_Gt(g, qi, f + 3, 2);
+        break;
     case MBS_FRAME_FREE:
+        if (b->j.tangent) {
+            for (int k = 0; k < 6; k++) g[k] = f[k];
+            break;
+        }
         jf_m_v(g, w->f.R, f);
         jf_ep_Gt(g + 3, qi + 3, f + 3, 2);
         break;
-    case MBS_FRAME_BALL_TANGENT: g[0] = f[3]; g[1] = f[4]; g[2] = f[5]; break;
-    case MBS_FRAME_FREE_TANGENT: for (int k = 0; k < 6; k++) g[k] = f[k]; break;
     default: break;
     }
 }
@@ -135,6 +140,13 @@ static void crba_motion_columns(const fdl_body *b, const fdl_ws *w, const double
         Sw[3] = Sw[4] = Sw[5] = 0;
         break;
     case MBS_FRAME_FREE:
+        if (b->j.tangent) {   /* the unit columns of F_i */
+            for (int k = 0; k < 6; k++) {
+                const double e[6] = { k == 0, k == 1, k == 2, k == 3, k == 4, k == 5 };
+                crba_to_ground(w, e, 0, Sw + 6 * k);
+            }
+            break;
+        }
         for (int k = 0; k < 3; k++) {
             const double l[6] = { w->f.R[3 * k], w->f.R[3 * k + 1], w->f.R[3 * k + 2], 0, 0, 0 };
             crba_to_ground(w, l, 0, Sw + 6 * k);
@@ -143,22 +155,17 @@ static void crba_motion_columns(const fdl_body *b, const fdl_ws *w, const double
         qi += 3;
         /* FALLTHROUGH */
     case MBS_FRAME_BALL:
+        if (b->j.tangent) {
+            for (int k = 0; k < 3; k++) {
+                const double e[6] = { 0, 0, 0, k == 0, k == 1, k == 2 };
+                crba_to_ground(w, e, 0, Sw + 6 * k);
+            }
+            break;
+        }
         for (int k = 0; k < 4; k++) {
             const double e[4] = { k == 0, k == 1, k == 2, k == 3 };
             jf_ep_G(s + 3, qi, e, 2);
             crba_to_ground(w, s, 0, Sw + 6 * k);
-        }
-        break;
-    case MBS_FRAME_FREE_TANGENT:   /* the unit columns of F_i */
-        for (int k = 0; k < 6; k++) {
-            const double e[6] = { k == 0, k == 1, k == 2, k == 3, k == 4, k == 5 };
-            crba_to_ground(w, e, 0, Sw + 6 * k);
-        }
-        break;
-    case MBS_FRAME_BALL_TANGENT:
-        for (int k = 0; k < 3; k++) {
-            const double e[6] = { 0, 0, 0, k == 0, k == 1, k == 2 };
-            crba_to_ground(w, e, 0, Sw + 6 * k);
         }
         break;
     default: break;
@@ -255,7 +262,7 @@ static inline void crba_free_leaf_block_tangent(const fdl_body *b, double *B)
 static inline int crba_free_leaf(const mbs_model *m, const fdl_body *b, int i)
 {
     if (b->parent != 0 || m->body[i].nchildren != 0) return 0;
-    return b->j.kind == MBS_FRAME_FREE ? 7 : b->j.kind == MBS_FRAME_FREE_TANGENT ? 6 : 0;
+    return b->j.kind != MBS_FRAME_FREE ? 0 : b->j.tangent ? 6 : 7;
 }
 
 /* The packed lower triangle B of the n x n diagonal block at o into the
@@ -359,7 +366,7 @@ void mbs_crbajf_bias_forces(const mbs_model *m, mbs_data *d, const double *q, co
         fdl_bias(b, w);
         jf_motion_to_child(w->a, &b->j, &w->f, b->parent > 0 ? W[b->parent].a : a0);
         for (int k = 0; k < 6; k++) w->a[k] += w->c[k];
-        if (b->j.kind == MBS_FRAME_FREE) {
+        if (b->j.kind == MBS_FRAME_FREE && !b->j.tangent) {
             double t[3];                                 /* d(R^T) td = nu_l x w' */
             jf_cross(t, w->nu, w->nu + 3);
             for (int k = 0; k < 3; k++) w->a[k] += t[k];
