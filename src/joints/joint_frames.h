@@ -19,8 +19,8 @@
  *
  * The motion subspace in F_i is constant: [0; e1] (ROT_E1), [e1; 0]
  * (SLIDE_E1), [0; I] (BALL, 3 DOF), I (FREE, 6 DOF), in either velocity
- * convention. Ball and free joints
- * work on their 3 rotational DOF: the joint velocity is w' = 2 G(p) pd
+ * convention. Ball and free joints with Euler-parameter rates work on
+ * their 3 rotational DOF: the joint velocity is w' = 2 G(p) pd
  * (child axes), the joint force on w' is (1/2) G(p) tau_p, and the
  * Euler-parameter accelerations are recovered as
  *   pdd = (1/2) G(p)^T dw'/dt - |pd|^2 p,
@@ -48,6 +48,8 @@
 #if defined(__GNUC__)
 #define JF_INLINE static inline __attribute__((always_inline))
 #define JF_UNUSED __attribute__((unused))
+/* called, not inlined: the ball and free downdates, rare in a tree, would
+ * otherwise make the tip-to-base loop of the 1-DOF joints compile worse */
 #define JF_OUTLINE static __attribute__((unused, noinline))
 #else
 #define JF_INLINE static inline
