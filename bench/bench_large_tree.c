@@ -24,7 +24,9 @@
  * mbs_inverse_dynamics_derivatives_sparse) against the dense functions
  * (up to nv = 1000), ns/call and per (N + 1) bodies.
  *
- * Environment: MBS_BENCH_TABLE=main|derivatives (that table only),
+ * Environment: MBS_BENCH_VELOCITIES=tangent (our kernels on the model's
+ * copy with tangent velocities, mbs_model_with_velocities, at the same
+ * state: the main table only), MBS_BENCH_TABLE=main|derivatives (that table only),
  * MBS_BENCH_BODIES=N (that N only), MBS_BENCH_PROFILE=K: no
  * timing, every kernel K times per N, for
  *   valgrind --tool=callgrind --toggle-collect='t_*' bench_large_tree
@@ -66,7 +68,7 @@ static int quad_positions(const mbs_model *m, const mbs_tree_pattern *p, int **q
     int n = 0;
     for (int j = 1; j <= mbs_model_nbodies(m); j++) {
         const mbs_joint_type t = mbs_joint_type_of(m, j);
-        n += t == MBS_JOINT_FLOATING || t == MBS_JOINT_SPHERICAL;
+        n += (t == MBS_JOINT_FLOATING || t == MBS_JOINT_SPHERICAL) && mbs_joint_velocities(m, j) != MBS_VELOCITIES_TANGENT;
     }
     *qe = malloc(sizeof(int) * (size_t)(n + 1));
     *pos = malloc(sizeof(int) * (size_t)(10 * n + 1));
@@ -75,6 +77,7 @@ static int quad_positions(const mbs_model *m, const mbs_tree_pattern *p, int **q
     for (int j = 1; j <= mbs_model_nbodies(m); j++) {
         const mbs_joint_type t = mbs_joint_type_of(m, j);
         if (t != MBS_JOINT_FLOATING && t != MBS_JOINT_SPHERICAL) continue;
+        if (mbs_joint_velocities(m, j) == MBS_VELOCITIES_TANGENT) continue;
         const int e = mbs_joint_coord_offset(m, j) + (t == MBS_JOINT_FLOATING ? 3 : 0);
         int *ps = *pos + 10 * n;
         (*qe)[n++] = e;
@@ -154,8 +157,8 @@ static const int PAIR[NPAIR][2] = { { K_FD, K_MJFWD }, { K_ID, K_MJRNE }, { K_M,
 
 /* one N: the model, MuJoCo's, the kernels; ns[k] (0: not run) and the
  * ratios ours / MuJoCo; 0, or -1 on failure */
-static int run(const mbs_model *robot, int nb, long profile, double ns[NK], double ratio[NPAIR], int *nq_out,
-               int *nv_out)
+static int run(const mbs_model *robot, int nb, int tangent, long profile, double ns[NK], double ratio[NPAIR],
+               int *nq_out, int *nv_out)
 {
     mbs_error err;
     char label[64], mjerr[1024] = "";
@@ -175,8 +178,10 @@ static int run(const mbs_model *robot, int nb, long profile, double ns[NK], doub
     const int nq = mbs_model_nq(m), nv = mm->nv;
     *nq_out = nq;
     *nv_out = nv;
+    mbs_model *mt = tangent ? mbs_model_with_velocities(m, MBS_VELOCITIES_TANGENT, &err) : NULL;
+    if (tangent && !mt) { fprintf(stderr, "%s: %s\n", label, err.msg); exit(2); }
     mbs_tree_pattern pat;
-    bench_check(mbs_model_tree_pattern(m, &pat, &err), NULL, "tree pattern");
+    bench_check(mbs_model_tree_pattern(mt ? mt : m, &pat, &err), NULL, "tree pattern");
     double *q = malloc(sizeof(double) * nq), *qd = malloc(sizeof(double) * nq), *qdd = malloc(sizeof(double) * nq);
     double *tau = calloc((size_t)nq, sizeof(double)), *qacc = malloc(sizeof(double) * nv);
     double *out = malloc(sizeof(double) * (nq > nv ? nq : nv)), *M = malloc(sizeof(double) * (size_t)nq * nq);
@@ -184,12 +189,15 @@ static int run(const mbs_model *robot, int nb, long profile, double ns[NK], doub
     bench_rng rng;
     bench_rng_seed(&rng, 7);
     bench_random_state(m, &rng, 1.0, 1.0, q, qd, qdd);
-    mbs_data *d = bench_data(m);
-    bench_check(mbs_mass_matrix(m, d, q, M), d, "mass matrix");
+    double *v = malloc(sizeof(double) * nq), *vd = malloc(sizeof(double) * nq);
+    const mbs_model *mo = mt ? mt : m;   /* our kernels' model */
+    bench_check(mbs_velocity_from_rates(mo, q, qd, qdd, v, vd), NULL, "velocities");
+    mbs_data *d = bench_data(mo);
+    bench_check(mbs_mass_matrix(mo, d, q, M), d, "mass matrix");
     int *qe = NULL, *qpos = NULL;
-    const int nquad = quad_positions(m, &pat, &qe, &qpos);
+    const int nquad = quad_positions(mo, &pat, &qe, &qpos);
     if (nquad < 0) { fprintf(stderr, "%s: out of memory\n", label); exit(1); }
-    bench_check(mbs_mass_matrix_sparse(m, d, q, &pat, L), d, "sparse mass matrix");
+    bench_check(mbs_mass_matrix_sparse(mo, d, q, &pat, L), d, "sparse mass matrix");
     complete(nquad, qe, qpos, q, L);
     bench_check(mbs_tree_factor_ltdl(&pat, L, &err), NULL, "tree factorization");
     mjData *md[2] = { mj_makeData(mm), mj_makeData(mm) };
@@ -199,7 +207,7 @@ static int run(const mbs_model *robot, int nb, long profile, double ns[NK], doub
     }
     mjb_qacc_from_ours(&P, q, qd, qdd, qacc);
     mju_copy(md[1]->qacc, qacc, nv);   /* md[1]: mj_rne at our qdd */
-    tctx c = { m, d, mm, md[0], q, qd, qdd, tau, out, M, &pat, L, nquad, qe, qpos, NULL, NULL, NULL, NULL, NULL, NULL },
+    tctx c = { mo, d, mm, md[0], q, v, vd, tau, out, M, &pat, L, nquad, qe, qpos, NULL, NULL, NULL, NULL, NULL, NULL },
          cr = c;
     cr.md = md[1];
     const bench_fn fns[NK] = { t_fd, t_id, t_mdense, t_semi, t_msparse, t_msparse_ltdl, t_mj_forward, t_mj_rne,
@@ -231,10 +239,12 @@ static int run(const mbs_model *robot, int nb, long profile, double ns[NK], doub
     mj_deleteData(md[0]);
     mj_deleteData(md[1]);
     mbs_data_free(d);
-    free(q); free(qd); free(qdd); free(tau); free(qacc); free(out); free(M); free(L); free(qe); free(qpos);
+    free(q); free(qd); free(qdd); free(v); free(vd); free(tau); free(qacc); free(out); free(M); free(L); free(qe);
+    free(qpos);
     mbs_tree_pattern_free(&pat);
     mjb_map_free(&P);
     mj_deleteModel(mm);
+    mbs_model_free(mt);
     mbs_model_free(m);
     return 0;
 }
@@ -387,11 +397,14 @@ int main(int argc, char **argv)
     const char *prof = getenv("MBS_BENCH_PROFILE"), *one = getenv("MBS_BENCH_BODIES");
     const char *which = getenv("MBS_BENCH_TABLE");   /* "derivatives": that table only; "main": the first only */
     const long profile = prof && *prof ? atol(prof) : 0;
+    const char *vel = getenv("MBS_BENCH_VELOCITIES");
+    const int tangent = vel && !strcmp(vel, "tangent");
     int counts[3] = { 10, 100, 1000 }, ncount = 3;
     if (one && *one) counts[0] = atoi(one), ncount = 1;
     if (bench_cfg.quick && ncount == 3) ncount = 1;
     bench_print_machine(stdout, "# ");
-    printf("# robot: %s (nq %d), plus N free bodies on floating joints (Euler rates)\n", name, mbs_model_nq(robot));
+    printf("# robot: %s (nq %d), plus N free bodies on floating joints; ours in %s\n", name, mbs_model_nq(robot),
+           tangent ? "tangent velocities" : "Euler rates");
     const int main_table = !(which && !strcmp(which, "derivatives"));
     if (main_table) {
         printf("# ns/call (median); ratios ours / MuJoCo 2.2.2 (and semi / FD), medians of interleaved repetitions\n");
@@ -404,14 +417,14 @@ int main(int argc, char **argv)
     for (int i = 0; i < ncount && main_table; i++) {
         double ns[NK], ratio[NPAIR];
         int nq = 0, nv = 0;
-        if (run(robot, counts[i], profile, ns, ratio, &nq, &nv) != 0) { fails++; continue; }
+        if (run(robot, counts[i], tangent, profile, ns, ratio, &nq, &nv) != 0) { fails++; continue; }
         printf("| %5d | %5d / %4d |", counts[i], nq, nv);
         for (int k = 0; k < NK; k++) ns[k] > 0 ? printf(" %10.0f |", ns[k]) : printf(" %10s |", "-");
         for (int k = 0; k < NPAIR; k++) ratio[k] > 0 ? printf(" %6.2f |", ratio[k]) : printf(" %6s |", "-");
         printf("\n");
         fflush(stdout);
     }
-    if (!(which && !strcmp(which, "main"))) fails += derivative_table(robot, counts, ncount, profile);
+    if (!(which && !strcmp(which, "main")) && !tangent) fails += derivative_table(robot, counts, ncount, profile);
     bench_print_footer(stdout);
     mbs_model_free(robot);
     return fails ? 1 : 0;

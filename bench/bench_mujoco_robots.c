@@ -24,7 +24,10 @@
  * Usage: bench_mujoco_robots [--quick] [--min-time S] [--reps N] [ROBOT.urdf]
  * Environment: MBS_URDF_DIR (the robots), MBS_BENCH_FLOATING=0 (fixed base
  * only; "only": floating base only), MBS_BENCH_PROFILE=KERNEL[:N] (run only that kernel N times, for
- * valgrind --tool=callgrind; KERNEL: ID M FD dID dFD mj_rne crb mj_forward mjd)
+ * valgrind --tool=callgrind; KERNEL: ID M FD dID dFD mj_rne crb mj_forward mjd, and, for the fully
+ * recursive FD in the other velocity convention, FDt (the model's copy with tangent velocities,
+ * mbs_model_with_velocities, at the same state: v = T^+ qd, tau = 0) and FDtg (the same through the
+ * global-axes kernels, mbs_data_set_fr_frames), FDg (the model through the global-axes kernels))
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -186,6 +189,22 @@ static int run(const char *dir, const char *file, int floating, const char *tmpd
         for (int k = 0; k < 9; k++)
             if (strcmp(name, names[k]) == 0)
                 for (long i = 0; i < n; i++) fns[k](&c[k < 5 ? 0 : 1]);
+        if (!strcmp(name, "FDt") || !strcmp(name, "FDtg") || !strcmp(name, "FDg")) {
+            mbs_model *mt = strcmp(name, "FDg") ? mbs_model_with_velocities(m, MBS_VELOCITIES_TANGENT, &err) : m;
+            if (!mt) { fprintf(stderr, "%s: %s\n", file, err.msg); exit(2); }
+            double *v = calloc(big, sizeof *v);
+            bench_check(mbs_velocity_from_rates(mt, q, qd, NULL, v, NULL), NULL, "velocities");
+            tctx ct = c[0];
+            ct.m = mt;
+            ct.d = bench_data(mt);
+            ct.qd = v;
+            if (strcmp(name, "FDt")) mbs_data_set_fr_frames(ct.d, MBS_FR_GLOBAL);
+            bench_fn volatile fd = t_fd;   /* a call, as the others, for --toggle-collect=t_fd */
+            for (long i = 0; i < n; i++) fd(&ct);
+            mbs_data_free(ct.d);
+            if (mt != m) mbs_model_free(mt);
+            free(v);
+        }
         memset(R, 0, sizeof *R);
         for (int k = 0; k < 4; k++) R->ratio[k] = 1;
         goto cleanup;

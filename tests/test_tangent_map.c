@@ -7,10 +7,19 @@
  * v, vd with qd = T v, qdd = T vd + Tdot v (mbs_rates_from_velocity):
  *   - body poses, twists and accelerations equal;
  *   - tau_v = T^T tau_q(q, qd, qdd) (inverse dynamics), M_v = T^T M_q T;
- *   - forward dynamics, fully recursive (global axes: the joint-frame path
- *     does not take tangent joints) and semi-recursive, each reference point:
- *     FD_v(q, v, tau_v) = vd and = T^+ (FD_q(q, qd, tau_q) - Tdot v)
+ *   - forward dynamics, fully recursive and semi-recursive, each reference
+ *     point: FD_v(q, v, tau_v) = vd and = T^+ (FD_q(q, qd, tau_q) - Tdot v)
  *     (mbs_velocity_from_rates);
+ *   - on trees of the joint-frame kinds (fixed, revolute, prismatic,
+ *     spherical, floating), tangent and mixed: the joint-frame fast path of
+ *     the fully recursive FD (aba_joint_frames.c) = the global-axes kernels
+ *     with each reference point, with tau and joint loads, at v and at zero
+ *     velocity, within the round-off bound of test_forward_dynamics.c (the
+ *     recursions' and 2 nv eps kappa(M), mbs_test_roundoff_fd; 4 times that
+ *     with the origin as reference point, for its lever arms); the
+ *     joint-frame M and bias forces h (crba_joint_frames.c) = the global
+ *     composite-inertia and Newton-Euler passes within MBS_ROUNDOFF(nb);
+ *     the same on random trees plus free bodies (mbs_generate_free_bodies_json);
  *   - kinetic and potential energies equal;
  *   - mbs_velocity_from_rates inverts mbs_rates_from_velocity, and the
  *     conversion back to Euler rates gives nv = nq and the same initial rates;
@@ -37,6 +46,8 @@
 
 #include "testutil.h"
 #include "random_model.h"
+#include "mbs_testing.h"
+#include "mbsens/generate.h"
 #include "mbsens/manifold.h"
 
 #define NTREES 300
@@ -184,6 +195,61 @@ static void compare(mbs_rng *rng, const mbs_model *mE, const mbs_model *mV, cons
     free(tq); free(tv); free(tt); free(a); free(b); free(T); free(Mq); free(Mv); free(MT); free(Mm);
 }
 
+/* The joint-frame passes on mV (the tangent or mixed copy of mE, all of
+ * whose joints have a joint-frame kind) against the global-axes kernels at
+ * one state drawn on mE and mapped to velocities: the worst FD, M and h
+ * differences in units of their bounds into wf[0..2]. */
+static void fast_path(mbs_rng *rng, const mbs_model *mE, const mbs_model *mV, double *wf)
+{
+    const int nq = mbs_model_nq(mE), nv = mbs_model_nv(mV), nb = mbs_model_nbodies(mV);
+    const size_t n1 = (size_t)nq + 1;
+    double *q = calloc(n1, 8), *qd = calloc(n1, 8), *qdd = calloc(n1, 8), *v = calloc(n1, 8), *vd = calloc(n1, 8);
+    double *tau = calloc(n1, 8), *a1 = calloc(n1, 8), *a2 = calloc(n1, 8), *h1 = calloc(n1, 8), *h2 = calloc(n1, 8);
+    double *M1 = calloc(n1 * n1, 8), *M2 = calloc(n1 * n1, 8);
+    mbs_data *d = mbs_data_create(mV, NULL);
+    mbs_test_random_state(rng, mE, q, qd, qdd);
+    CHECK(mbs_velocity_from_rates(mV, q, qd, qdd, v, vd) == MBS_OK, "velocity_from_rates");
+    for (int k = 0; k < nv; k++) tau[k] = mbs_rng_uniform(rng, -2, 2);
+    CHECK(mbs_abajf_usable(d), "joint-frame FD usable on a tree of the joint-frame kinds");
+    const double ro = mbs_test_roundoff_fd(mV, d, q), rk = MBS_ROUNDOFF(nb);
+    double *jl = mbs_data_joint_load(d);
+    for (int vel = 0; vel < 2; vel++) {
+        const double *vv = vel ? v : NULL;
+        for (int k = 0; k < nv; k++) jl[k] = mbs_rng_uniform(rng, -1, 1);
+        mbs_data_set_fr_frames(d, MBS_FR_JOINT_FRAMES);
+        CHECK(mbs_forward_dynamics(mV, d, MBS_FD_RECURSIVE, q, vv, tau, a1) == MBS_OK, "fd fast: %s",
+              mbs_data_error(d));
+        mbs_data_set_fr_frames(d, MBS_FR_GLOBAL);
+        for (int ref = MBS_REF_COM; ref <= MBS_REF_JOINT; ref++) {
+            mbs_data_set_ref(d, (mbs_ref_point)ref);
+            CHECK(mbs_forward_dynamics(mV, d, MBS_FD_RECURSIVE, q, vv, tau, a2) == MBS_OK, "fd global: %s",
+                  mbs_data_error(d));
+            const double e = mbs_rel_err(a1, a2, nv), tol = ref == MBS_REF_ORIGIN ? 4 * ro : ro;
+            CHECK(e <= tol, "joint frames vs global axes (%s): %g > %g", mbs_ref_point_name((mbs_ref_point)ref), e,
+                  tol);
+            wf[0] = fmax(wf[0], e / tol);
+        }
+        mbs_data_set_ref(d, MBS_REF_COM);
+        mbs_data_set_fr_frames(d, MBS_FR_JOINT_FRAMES);
+    }
+    /* M and h */
+    CHECK(mbs_mass_matrix(mV, d, q, M1) == MBS_OK, "M: %s", mbs_data_error(d));
+    mbs_kin_forward(mV, mV->x, &d->ws, q, NULL, NULL, 0);
+    mbs_mass_terms(mV, mV->x, &d->ws);
+    mbs_crba(mV, &d->ws, M2);
+    const double eM = mbs_rel_err(M1, M2, nv * nv);
+    CHECK(eM <= rk, "joint-frame M vs global %g > %g", eM, rk);
+    wf[1] = fmax(wf[1], eM / rk);
+    mbs_crbajf_bias_forces(mV, d, q, v, h1);
+    CHECK(mbs_bias_forces(mV, d, q, v, h2) == MBS_OK, "h: %s", mbs_data_error(d));
+    const double eh = mbs_rel_err(h1, h2, nv);
+    CHECK(eh <= rk, "joint-frame h vs global %g > %g", eh, rk);
+    wf[2] = fmax(wf[2], eh / rk);
+    mbs_data_free(d);
+    free(q); free(qd); free(qdd); free(v); free(vd); free(tau); free(a1); free(a2); free(h1); free(h2);
+    free(M1); free(M2);
+}
+
 /* The status is MBS_ERR_UNSUPPORTED and the message names a tangent joint. */
 static void expect_guard(const char *what, int rc, const char *msg)
 {
@@ -255,6 +321,50 @@ int main(void)
         mbs_model_free(mE);
     }
     CHECK(ntangent > NTREES, "tangent joints drawn: %d", ntangent);
+    /* the joint-frame passes on trees of their kinds, tangent and mixed */
+    const unsigned fast_types = (1u << MBS_JOINT_FIXED) | (1u << MBS_JOINT_REVOLUTE) | (1u << MBS_JOINT_PRISMATIC) |
+                                (1u << MBS_JOINT_SPHERICAL) | (1u << MBS_JOINT_FLOATING);
+    double wf[3] = { 0, 0, 0 };
+    int nfast = 0;
+    for (int tree = 0; tree < NTREES; tree++) {
+        mbs_model *mE = mbs_test_random_tree(&rng, 1 + mbs_rng_int(&rng, 12), fast_types);
+        mbs_error err = { 0, "" };
+        mbs_model *mT = mE ? mbs_model_with_velocities(mE, MBS_VELOCITIES_TANGENT, &err) : NULL;
+        mbs_model *mX = mE ? mixed_copy(mE) : NULL;
+        CHECK(mT != NULL && mX != NULL, "tree and its copies: %s", err.msg);
+        if (mT && mX) {
+            nfast += mbs_model_nv(mT) < mbs_model_nq(mT);
+            fast_path(&rng, mE, mT, wf);
+            fast_path(&rng, mE, mX, wf);
+        }
+        mbs_model_free(mX);
+        mbs_model_free(mT);
+        mbs_model_free(mE);
+    }
+    /* and with 1 to 4 free bodies added (floating joints from the ground
+     * that carry one body each: the closed-form blocks of the mass matrix) */
+    for (int t = 0; t < 30; t++) {
+        mbs_error e = { 0, "" };
+        mbs_model *r = mbs_test_random_tree(&rng, 1 + mbs_rng_int(&rng, 6), fast_types);
+        char *text = r ? mbs_generate_free_bodies_json(r, 1 + mbs_rng_int(&rng, 4), &e) : NULL;
+        mbs_model *mE = text ? mbs_model_load_string(text, "free bodies", &e) : NULL;
+        mbs_model *mT = mE ? mbs_model_with_velocities(mE, MBS_VELOCITIES_TANGENT, &e) : NULL;
+        mbs_model *mX = mE ? mixed_copy(mE) : NULL;
+        CHECK(mT != NULL && mX != NULL, "random tree plus free bodies: %s", e.msg);
+        if (mT && mX) {
+            nfast++;
+            fast_path(&rng, mE, mT, wf);
+            fast_path(&rng, mE, mX, wf);
+        }
+        mbs_model_free(mX);
+        mbs_model_free(mT);
+        mbs_model_free(mE);
+        mbs_model_free(r);
+        free(text);
+    }
+    CHECK(nfast > NTREES / 2, "trees with tangent joints on the fast path: %d", nfast);
+    printf("joint-frame passes on %d trees with tangent joints (tangent and mixed), worst / bound: "
+           "FD vs global axes %.3g, M %.3g, h %.3g\n", nfast, wf[0], wf[1], wf[2]);
     if (getenv("MBS_TEST_VERBOSE")) printf("raw fd mapped rel err: %.3g\n", w.raw);
     printf("tangent joints %d; worst / bound: kinematics %.3g, energies %.3g, ID %.3g, M %.3g, "
            "FD %.3g, FD mapped %.3g; rates round trip %.3g\n",

@@ -31,8 +31,7 @@
  * twist of its child joint frame in the child's axes, and the exponential
  * maps of SO(3) and SE(3) of manifold.h. Its `euler` is -1 (no Euler-rate
  * completion anywhere), its `quat` the offset of the unit quaternion, and
- * its frame kind GENERAL: the joint-frame passes do not take it yet, and
- * the global-axes kernels do.
+ * its frame kind BALL_TANGENT or FREE_TANGENT.
  *
  * Coordinates of the joint types (n coordinates / DOF):
  *   fixed       0/0
@@ -67,6 +66,10 @@
  *             (in the parent joint frame): a fast path of the global-axes
  *             kinematics (kernels/kinematics.c); the articulated-body
  *             passes in joint frames take it as GENERAL
+ *   BALL_TANGENT  R = A(p/|p|), t = 0, S = [0; I] in the child's axes: the
+ *             velocities are the columns' coefficients w themselves
+ *   FREE_TANGENT  t = (x, y, z) in the parent joint frame, R as
+ *             BALL_TANGENT, S = I in the child's axes (v = [nu; w], t' = R nu)
  * A kind of its own (a joint type with another velocity convention) is
  * added as a new value with its operations in joint_frames.h; GENERAL
  * (negative) has no joint-frame form, and the passes refuse the model. */
@@ -77,7 +80,9 @@ typedef enum mbs_frame_kind {
     MBS_FRAME_SLIDE_E1,
     MBS_FRAME_BALL,
     MBS_FRAME_FREE,
-    MBS_FRAME_CARDAN
+    MBS_FRAME_CARDAN,
+    MBS_FRAME_BALL_TANGENT,
+    MBS_FRAME_FREE_TANGENT
 } mbs_frame_kind;
 
 typedef struct mbs_joint_ops {

@@ -120,7 +120,7 @@ static void tg_velocity_map(const mreal *q, mreal *T)
     tj_quat_map(T + 18 + 3, 6, q + 3);
 }
 
-const mbs_joint_ops MBS_K(mbs_joint_floating_tangent) = { "floating", 7, 6, -1, MBS_FRAME_GENERAL,
+const mbs_joint_ops MBS_K(mbs_joint_floating_tangent) = { "floating", 7, 6, -1, MBS_FRAME_FREE_TANGENT,
     tg_motion, tg_subspace, tg_subspace_dot, tg_motion_d, tg_subspace_dot, tg_subspace_dot_d,
     6, 3, 1, MBS_K(mbs_se3_integrate), MBS_K(mbs_se3_difference), tg_integrate_jacobians,
     tg_velocity_map };

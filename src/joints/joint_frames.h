@@ -18,14 +18,20 @@
  * rG = C^T r.
  *
  * The motion subspace in F_i is constant: [0; e1] (ROT_E1), [e1; 0]
- * (SLIDE_E1), [0; I] (BALL, 3 DOF), I (FREE, 6 DOF). Ball and free joints
- * work on their 3 rotational DOF: the joint velocity is w' = 2 G(p) pd
+ * (SLIDE_E1), [0; I] (BALL, 3 DOF), I (FREE, 6 DOF), in either velocity
+ * convention. Ball and free joints with Euler-parameter rates work on
+ * their 3 rotational DOF: the joint velocity is w' = 2 G(p) pd
  * (child axes), the joint force on w' is (1/2) G(p) tau_p, and the
  * Euler-parameter accelerations are recovered as
  *   pdd = (1/2) G(p)^T dw'/dt - |pd|^2 p,
  * which satisfies p.pdd = -|pd|^2 (for |p| = 1). The translation of a free
  * joint (t in the parent joint frame) becomes nu = R^T td, and
  * tdd = R (dnu/dt + w' x nu).
+ * Their tangent kinds (BALL_TANGENT, FREE_TANGENT; kept as BALL and FREE
+ * with the flag `tangent` in jf_joint) have these joint velocities as
+ * their velocities (w', and [nu; w'] for a free joint), so the joint force
+ * is tau itself and the accelerations are dnu/dt; their R is that of
+ * p / |p|.
  *
  * Articulated inertias are [A B; B^T K] (A, K symmetric 3x3, B 3x3) about
  * the origin of a frame, in its axes; spatial vectors are [linear;
@@ -42,9 +48,13 @@
 #if defined(__GNUC__)
 #define JF_INLINE static inline __attribute__((always_inline))
 #define JF_UNUSED __attribute__((unused))
+/* called, not inlined: the ball and free downdates, rare in a tree, would
+ * otherwise make the tip-to-base loop of the 1-DOF joints compile worse */
+#define JF_OUTLINE static __attribute__((unused, noinline))
 #else
 #define JF_INLINE static inline
 #define JF_UNUSED
+#define JF_OUTLINE static
 #endif
 
 /* ------------------------------------------------------------ 3-vectors, 3x3, Euler parameters */
@@ -81,6 +91,13 @@ static inline void jf_ep_rot(double *A, const double *p)
     A[0] = 2 * (e0 * e0 + e1 * e1) - 1; A[1] = 2 * (e1 * e2 - e0 * e3);     A[2] = 2 * (e1 * e3 + e0 * e2);
     A[3] = 2 * (e1 * e2 + e0 * e3);     A[4] = 2 * (e0 * e0 + e2 * e2) - 1; A[5] = 2 * (e2 * e3 - e0 * e1);
     A[6] = 2 * (e1 * e3 - e0 * e2);     A[7] = 2 * (e2 * e3 + e0 * e1);     A[8] = 2 * (e0 * e0 + e3 * e3) - 1;
+}
+/* A(p / |p|) */
+static inline void jf_quat_rot(double *A, const double *p)
+{
+    const double pp = p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3], s = 1 / pp;
+    jf_ep_rot(A, p);
+    for (int k = 0; k < 9; k++) A[k] = (A[k] + (k % 4 == 0 ? 1 - pp : 0)) * s;
 }
 /* y = s G(p) x (3 <- 4) and y = s G(p)^T x (4 <- 3),
  * G(p) = [-e, -S(e) + e0 I] (the moving-frame map: w' = 2 G pd) */
@@ -135,7 +152,8 @@ static JF_UNUSED int jf_spd_inv(int k, const double *N, double *Ni)
 
 /* Constants of a joint (per data) */
 typedef struct jf_joint {
-    int kind;                    /* mbs_frame_kind */
+    int kind;                    /* mbs_frame_kind; BALL or FREE for the tangent kinds */
+    int tangent;                 /* BALL_TANGENT, FREE_TANGENT */
     int perm, pi[3];             /* C a signed permutation: C[i][pi[i]] = sg[i] */
     double sg[3];
     double C[9], p[3];           /* transform constants (see the top) */
@@ -145,7 +163,7 @@ typedef struct jf_joint {
 /* The transform F_h -> F_i at the joint's coordinates (per call) */
 typedef struct jf_frame {
     double E[9], r[3];           /* rotation and origin of F_i in F_h */
-    double R[9];                 /* ball, free: R(p) of the joint */
+    double R[9];                 /* ball, free (and tangent): R(p) of the joint */
     double cs, sn, rG[3];        /* permutation joints: cos, sin of a revolute angle; C^T r */
 } jf_frame;
 
@@ -170,7 +188,9 @@ static inline void jf_perm_add(double *y, const jf_joint *j, const double *x)
 static inline void jf_joint_init(jf_joint *j, int kind, const double *Xp, const double *Pp, const double *Xch,
                                  const double *Pch)
 {
-    j->kind = kind;
+    j->tangent = kind == MBS_FRAME_BALL_TANGENT || kind == MBS_FRAME_FREE_TANGENT;
+    j->kind = kind == MBS_FRAME_BALL_TANGENT ? MBS_FRAME_BALL : kind == MBS_FRAME_FREE_TANGENT ? MBS_FRAME_FREE : kind;
+    kind = j->kind;
     if (Xch) {
         const double dp[3] = { Pp[0] - Pch[0], Pp[1] - Pch[1], Pp[2] - Pch[2] };
         for (int r = 0; r < 3; r++)
@@ -223,12 +243,14 @@ JF_INLINE void jf_transform(const jf_joint *j, jf_frame *x, const double *qi)
         for (int k = 0; k < 3; k++) r[k] = j->p[k] + qi[0] * C[3 * k];
         break;
     case MBS_FRAME_BALL:
-        jf_ep_rot(x->R, qi);
+        if (j->tangent) jf_quat_rot(x->R, qi);
+        else jf_ep_rot(x->R, qi);
         jf_mul(E, C, x->R);
         r[0] = j->p[0]; r[1] = j->p[1]; r[2] = j->p[2];
         break;
     case MBS_FRAME_FREE:
-        jf_ep_rot(x->R, qi + 3);
+        if (j->tangent) jf_quat_rot(x->R, qi + 3);
+        else jf_ep_rot(x->R, qi + 3);
         jf_mul(E, C, x->R);
         jf_m_v(r, C, qi);
         for (int k = 0; k < 3; k++) r[k] += j->p[k];
@@ -500,14 +522,19 @@ JF_INLINE void jf_velocity(const jf_joint *j, const jf_frame *x, double *v, doub
     }
     case MBS_FRAME_BALL:
         nu[0] = nu[1] = nu[2] = 0;
-        jf_ep_G(nu + 3, qi, qdi, 2);
+        if (!j->tangent) jf_ep_G(nu + 3, qi, qdi, 2);
+        else { nu[3] = qdi[0]; nu[4] = qdi[1]; nu[5] = qdi[2]; }
         v[3] += nu[3]; v[4] += nu[4]; v[5] += nu[5];
         jf_cross(c, v, nu + 3);               /* [v_l x w'; w x w'] */
         jf_cross(c + 3, v + 3, nu + 3);
         break;
     case MBS_FRAME_FREE:
-        jf_mt_v(nu, x->R, qdi);               /* R^T td */
-        jf_ep_G(nu + 3, qi + 3, qdi + 3, 2);
+        if (!j->tangent) {
+            jf_mt_v(nu, x->R, qdi);           /* R^T td */
+            jf_ep_G(nu + 3, qi + 3, qdi + 3, 2);
+        } else {
+            for (int k = 0; k < 6; k++) nu[k] = qdi[k];
+        }
         for (int k = 0; k < 6; k++) v[k] += nu[k];
         /* c = v x nu = [w x nu_l + v_l x nu_w; w x nu_w] */
         jf_cross(c, v + 3, nu);
@@ -593,10 +620,10 @@ JF_INLINE int jf_downdate_1dof(const jf_joint *j, jf_artic *w, const double *c, 
 }
 
 /* ball: U = columns 3..5 of I: [B; K]; D = K; the force on w' is
- * (1/2) G(p) tau_p. Ia = I - V U^T, pa = pA + V u (V = U D^-1); Ia c is
- * added by the caller. */
-JF_INLINE int jf_downdate_ball(jf_artic *w, int qo, int vo, int root, const double *q, const double *tau,
-                               const double *ql, double *Ia, double *Ib, double *Ik, double *pa)
+ * (1/2) G(p) tau_p (tangent: tau). Ia = I - V U^T, pa = pA + V u
+ * (V = U D^-1); Ia c is added by the caller. */
+JF_OUTLINE int jf_downdate_ball(jf_artic *w, int tangent, int qo, int vo, int root, const double *q,
+                               const double *tau, const double *ql, double *Ia, double *Ib, double *Ik, double *pa)
 {
     const double *A = w->A, *Bm = w->B, *K = w->K, *pA = w->pA;
     double *U = w->U, *u = w->u;
@@ -607,9 +634,11 @@ JF_INLINE int jf_downdate_ball(jf_artic *w, int qo, int vo, int root, const doub
             U[6 * t + 3 + s] = K[3 * s + t];
             Dm[3 * s + t] = K[3 * s + t];
         }
-    if (tau) jf_ep_G(tq, q + qo, tau + vo, 0.5); else tq[0] = tq[1] = tq[2] = 0;
-    {
+    if (tangent) {
+        for (int k = 0; k < 3; k++) u[k] = (tau ? tau[vo + k] : 0) + ql[vo + k] - pA[3 + k];
+    } else {
         double tl[3];
+        if (tau) jf_ep_G(tq, q + qo, tau + vo, 0.5); else tq[0] = tq[1] = tq[2] = 0;
         jf_ep_G(tl, q + qo, ql + vo, 0.5);
         for (int k = 0; k < 3; k++) u[k] = tq[k] + tl[k] - pA[3 + k];
     }
@@ -637,9 +666,10 @@ JF_INLINE int jf_downdate_ball(jf_artic *w, int qo, int vo, int root, const doub
 }
 
 /* free: S = I: D = I^A; the subtree passes only the joint force
- * (Ia = 0: Ia c vanishes) */
-JF_INLINE int jf_downdate_free(const jf_frame *x, jf_artic *w, int qo, int vo, int root, const double *q,
-                               const double *tau, const double *ql, double *Ia, double *Ib, double *Ik, double *pa)
+ * (Ia = 0: Ia c vanishes), [R^T tau_t; (1/2) G(p) tau_p] (tangent: tau) */
+JF_OUTLINE int jf_downdate_free(const jf_frame *x, jf_artic *w, int tangent, int qo, int vo, int root,
+                               const double *q, const double *tau, const double *ql, double *Ia, double *Ib,
+                               double *Ik, double *pa)
 {
     const double *A = w->A, *Bm = w->B, *K = w->K, *pA = w->pA;
     double *u = w->u;
@@ -652,10 +682,12 @@ JF_INLINE int jf_downdate_free(const jf_frame *x, jf_artic *w, int qo, int vo, i
             Dm[6 * (3 + t) + s] = Bm[3 * s + t];
             Dm[6 * (3 + s) + 3 + t] = K[3 * s + t];
         }
-    for (int k = 0; k < 3; k++) tt[k] = (tau ? tau[vo + k] : 0) + ql[vo + k];
-    jf_mt_v(tl, x->R, tt);
-    {
+    if (tangent) {
+        for (int k = 0; k < 6; k++) tl[k] = (tau ? tau[vo + k] : 0) + ql[vo + k];
+    } else {
         double tp[4];
+        for (int k = 0; k < 3; k++) tt[k] = (tau ? tau[vo + k] : 0) + ql[vo + k];
+        jf_mt_v(tl, x->R, tt);
         for (int k = 0; k < 4; k++) tp[k] = (tau ? tau[vo + 3 + k] : 0) + ql[vo + 3 + k];
         jf_ep_G(tl + 3, q + qo + 3, tp, 0.5);
     }
@@ -698,6 +730,10 @@ JF_INLINE void jf_acceleration(const jf_joint *j, const jf_frame *x, const jf_ar
         }
         jf_m_v(wd, w->Dinv, rr);
         a[3] += wd[0]; a[4] += wd[1]; a[5] += wd[2];
+        if (j->tangent) {
+            qdd[vo] = wd[0]; qdd[vo + 1] = wd[1]; qdd[vo + 2] = wd[2];
+            break;
+        }
         const double *pd = qd ? qd + vo : 0;
         const double pp = pd ? pd[0] * pd[0] + pd[1] * pd[1] + pd[2] * pd[2] + pd[3] * pd[3] : 0;
         jf_ep_Gt(qdd + vo, q + qo, wd, 0.5);
@@ -713,6 +749,10 @@ JF_INLINE void jf_acceleration(const jf_joint *j, const jf_frame *x, const jf_ar
             nd[s] = t - a[s];
         }
         for (int k = 0; k < 6; k++) a[k] += nd[k];
+        if (j->tangent) {
+            for (int k = 0; k < 6; k++) qdd[vo + k] = nd[k];
+            break;
+        }
         /* tdd = R (nud_l + w' x nu_l) */
         double t[3];
         jf_cross(t, nu + 3, nu);

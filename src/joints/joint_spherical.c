@@ -107,7 +107,7 @@ static void tg_velocity_map(const mreal *q, mreal *T)
     tj_quat_map(T, 3, q);
 }
 
-const mbs_joint_ops MBS_K(mbs_joint_spherical_tangent) = { "spherical", 4, 3, -1, MBS_FRAME_GENERAL,
+const mbs_joint_ops MBS_K(mbs_joint_spherical_tangent) = { "spherical", 4, 3, -1, MBS_FRAME_BALL_TANGENT,
     tg_motion, tg_subspace, tg_subspace_dot, tg_motion_d, tg_subspace_dot, tg_subspace_dot_d,
     3, 0, 1, MBS_K(mbs_so3_integrate), MBS_K(mbs_so3_difference), tg_integrate_jacobians,
     tg_velocity_map };

@@ -20,7 +20,8 @@
  * accelerations, by its frame kind) is joints/joint_frames.h.
  *
  * Double precision only, and only for models whose joints all have a frame
- * kind (fixed, revolute, prismatic, spherical, floating), without force
+ * kind (fixed, revolute, prismatic, spherical, floating; the last two in
+ * either velocity convention), without force
  * elements and without user body loads (joint loads are fine). Everything
  * else goes through the global-axes kernels, which also leave the factors
  * and kinematics that the derivative code reads (mbs_fd_in_workspace).
@@ -155,10 +156,14 @@ FDL_INLINE int fdl_to_parent(const fdl_body *b, fdl_ws *w, fdl_ws *W, const doub
         pass = jf_downdate_1dof(&b->j, &w->ar, w->c, b->voff, root, tau, ql, Ia, Ib, Ik, pa);
         break;
     case MBS_FRAME_BALL:
-        pass = jf_downdate_ball(&w->ar, b->qoff, b->voff, root, q, tau, ql, Ia, Ib, Ik, pa);
+        pass = jf_downdate_ball(&w->ar, b->j.tangent, b->qoff, b->voff, root, q, tau, ql,
+                                Ia, Ib, Ik, pa);
         c = w->c;
         break;
-    case MBS_FRAME_FREE: pass = jf_downdate_free(&w->f, &w->ar, b->qoff, b->voff, root, q, tau, ql, Ia, Ib, Ik, pa); break;
+    case MBS_FRAME_FREE:
+        pass = jf_downdate_free(&w->f, &w->ar, b->j.tangent, b->qoff, b->voff, root, q, tau,
+                                ql, Ia, Ib, Ik, pa);
+        break;
     default:
         /* a fixed joint: c = 0, the whole inertia passes */
         pass = b->parent > 0;

@@ -15,7 +15,8 @@
  *   M(c, a) = S_a^T (Ic_i S_c),  a = c or an ancestor of c (c in joint i).
  * A floating joint from the ground that carries a single body (the free
  * bodies of a large tree) skips all of that: its 7 x 7 block is a closed
- * form in the body's constants and p (crba_free_leaf_block).
+ * form in the body's constants and p (crba_free_leaf_block), its 6 x 6
+ * block with tangent velocities the body's constant inertia in F_i.
  * The bias forces run Newton-Euler in the joint frames (velocities and
  * accelerations base to tip, forces tip to base, by the joint's
  * transforms), as the joint-frame FD's first sweep.
@@ -29,6 +30,8 @@
  * with the joint accelerations Jd qd, which vanish for the rotation
  * (G(pd) pd = 0) and are R^T-derivative terms nu_l x w' for the
  * translation. Both are the global kernels' results for |p| = 1.
+ * Tangent velocities (BALL_TANGENT, FREE_TANGENT) are the joint velocities
+ * nu themselves: J = I, no congruence and no joint accelerations.
  *
  * Double precision only; M needs every joint to have a frame kind
  * (mbs_abajf.frames), h in addition no force elements and no user body
@@ -57,8 +60,15 @@ static inline void crba_read(const fdl_body *b, const fdl_ws *w, const double *q
     switch (b->j.kind) {
     case MBS_FRAME_ROT_E1: g[0] = f[3]; break;
     case MBS_FRAME_SLIDE_E1: g[0] = f[0]; break;
-    case MBS_FRAME_BALL: jf_ep_Gt(g, qi, f + 3, 2); break;
+    case MBS_FRAME_BALL:
+        if (b->j.tangent) { g[0] = f[3]; g[1] = f[4]; g[2] = f[5]; }
+        else jf_ep_Gt(g, qi, f + 3, 2);
+        break;
     case MBS_FRAME_FREE:
+        if (b->j.tangent) {
+            for (int k = 0; k < 6; k++) g[k] = f[k];
+            break;
+        }
         jf_m_v(g, w->f.R, f);
         jf_ep_Gt(g + 3, qi + 3, f + 3, 2);
         break;
@@ -130,6 +140,13 @@ static void crba_motion_columns(const fdl_body *b, const fdl_ws *w, const double
         Sw[3] = Sw[4] = Sw[5] = 0;
         break;
     case MBS_FRAME_FREE:
+        if (b->j.tangent) {   /* the unit columns of F_i */
+            for (int k = 0; k < 6; k++) {
+                const double e[6] = { k == 0, k == 1, k == 2, k == 3, k == 4, k == 5 };
+                crba_to_ground(w, e, 0, Sw + 6 * k);
+            }
+            break;
+        }
         for (int k = 0; k < 3; k++) {
             const double l[6] = { w->f.R[3 * k], w->f.R[3 * k + 1], w->f.R[3 * k + 2], 0, 0, 0 };
             crba_to_ground(w, l, 0, Sw + 6 * k);
@@ -138,6 +155,13 @@ static void crba_motion_columns(const fdl_body *b, const fdl_ws *w, const double
         qi += 3;
         /* FALLTHROUGH */
     case MBS_FRAME_BALL:
+        if (b->j.tangent) {
+            for (int k = 0; k < 3; k++) {
+                const double e[6] = { 0, 0, 0, k == 0, k == 1, k == 2 };
+                crba_to_ground(w, e, 0, Sw + 6 * k);
+            }
+            break;
+        }
         for (int k = 0; k < 4; k++) {
             const double e[4] = { k == 0, k == 1, k == 2, k == 3 };
             jf_ep_G(s + 3, qi, e, 2);
@@ -220,10 +244,25 @@ static inline void crba_free_leaf_block(const fdl_body *b, const double *qi, dou
     }
 }
 
-/* Body i is such a floating joint: kind, parent, Euler rates, no children */
-static inline int crba_is_free_leaf(const mbs_model *m, const fdl_body *b, int i)
+/* The same with tangent velocities: the block is the body's inertia in F_i
+ * itself, [m 1, -S(mc); S(mc), Io] (6 x 6, packed as above), at every q. */
+static inline void crba_free_leaf_block_tangent(const fdl_body *b, double *B)
 {
-    return b->j.kind == MBS_FRAME_FREE && b->parent == 0 && m->joint[i].nv == 7 && m->body[i].nchildren == 0;
+    const double ms = b->m, *c = b->mc, *Io = b->Io;
+    B[0] = ms;
+    B[1] = 0; B[2] = ms;
+    B[3] = 0; B[4] = 0; B[5] = ms;
+    B[6] = 0;     B[7] = -c[2]; B[8] = c[1];  B[9] = Io[0];
+    B[10] = c[2]; B[11] = 0;    B[12] = -c[0]; B[13] = Io[3]; B[14] = Io[4];
+    B[15] = -c[1]; B[16] = c[0]; B[17] = 0;    B[18] = Io[6]; B[19] = Io[7]; B[20] = Io[8];
+}
+
+/* Body i is such a floating joint: kind, parent, no children; its block has
+ * n = 7 (Euler rates) or 6 (tangent) rows, 0 if it is not one */
+static inline int crba_free_leaf(const mbs_model *m, const fdl_body *b, int i)
+{
+    if (b->parent != 0 || m->body[i].nchildren != 0) return 0;
+    return b->j.kind != MBS_FRAME_FREE ? 0 : b->j.tangent ? 6 : 7;
 }
 
 /* The packed lower triangle B of the n x n diagonal block at o into the
@@ -257,11 +296,13 @@ double mbs_crbajf_mass_matrix(const mbs_model *m, mbs_data *d, const double *q, 
         for (size_t k = 0; k < d->fdl->nzrun; k++) memset(M + d->fdl->zrun[2 * k], 0, sizeof(double) * d->fdl->zrun[2 * k + 1]);
     for (int i = 1; i <= nb; i++) {
         const fdl_body *b = &Bd[i];
-        if (crba_is_free_leaf(m, b, i)) {   /* its block alone, no composites */
+        const int nf = crba_free_leaf(m, b, i);
+        if (nf) {   /* its block alone, no composites */
             double B[28], *T = tree ? M + p->rowptr[b->voff] : B;
-            crba_free_leaf_block(b, q + b->qoff, T);
-            for (int k = 0; k < 28; k++) sum += T[k];
-            if (!tree) crba_block_to_dense(B, 7, b->voff, nv, M);
+            if (nf == 7) crba_free_leaf_block(b, q + b->qoff, T);
+            else crba_free_leaf_block_tangent(b, T);
+            for (int k = 0; k < nf * (nf + 1) / 2; k++) sum += T[k];
+            if (!tree) crba_block_to_dense(B, nf, b->voff, nv, M);
             continue;
         }
         jf_transform(&b->j, &W[i].f, q + b->qoff);
@@ -271,7 +312,7 @@ double mbs_crbajf_mass_matrix(const mbs_model *m, mbs_data *d, const double *q, 
     }
     for (int i = nb; i >= 1; i--) {
         const double *Ic = W[i].Ic;
-        if (crba_is_free_leaf(m, &Bd[i], i)) continue;
+        if (crba_free_leaf(m, &Bd[i], i)) continue;
         if (Bd[i].parent > 0) {
             double *Ih = W[Bd[i].parent].Ic;
             for (int k = 0; k < 13; k++) Ih[k] += Ic[k];
@@ -325,7 +366,7 @@ void mbs_crbajf_bias_forces(const mbs_model *m, mbs_data *d, const double *q, co
         fdl_bias(b, w);
         jf_motion_to_child(w->a, &b->j, &w->f, b->parent > 0 ? W[b->parent].a : a0);
         for (int k = 0; k < 6; k++) w->a[k] += w->c[k];
-        if (b->j.kind == MBS_FRAME_FREE) {
+        if (b->j.kind == MBS_FRAME_FREE && !b->j.tangent) {
             double t[3];                                 /* d(R^T) td = nu_l x w' */
             jf_cross(t, w->nu, w->nu + 3);
             for (int k = 0; k < 3; k++) w->a[k] += t[k];
