@@ -23,7 +23,7 @@
 static void usage(FILE *out)
 {
     fputs("Usage: mbsens convert MODEL [--to json|mjcf] [-o FILE] [--floating-base]\n"
-          "                      [--strict-inertia]\n"
+          "                      [--strict-inertia] [--velocities tangent|euler-rates]\n"
           "\n"
           "Write MODEL (a URDF file, *.urdf, or a JSON model) as a JSON model\n"
           "(docs/model-format.md), or with --to mjcf as a MuJoCo MJCF file (gravity,\n"
@@ -44,6 +44,10 @@ static void usage(FILE *out)
           "                     'root_joint' (default: it is fixed to the ground)\n"
           "  --strict-inertia   URDF: reject inertias that violate the triangle\n"
           "                     inequality instead of accepting them with a warning\n"
+          "  --velocities CONV  every spherical and floating joint with tangent\n"
+          "                     velocities (angular velocity; nv = nq - 1 per joint) or\n"
+          "                     euler-rates (the rates of its coordinates), the initial\n"
+          "                     velocities mapped (default: as in MODEL)\n"
           "  -h, --help         show this help and exit\n", out);
 }
 
@@ -119,7 +123,7 @@ static int write_mjcf(const char *cmd, const mbs_model *m, const char *out, cons
 
 typedef struct {
     const char *out, *to;
-    int floating, strict;
+    int floating, strict, velocities;
 } conv_args;
 
 static const cli_opt convert_opts[] = {
@@ -127,6 +131,7 @@ static const cli_opt convert_opts[] = {
     CLI_ROW(conv_args, "--to", NULL, CLI_STRING, to),
     CLI_ROW(conv_args, "--floating-base", NULL, CLI_FLAG, floating),
     CLI_ROW(conv_args, "--strict-inertia", NULL, CLI_FLAG, strict),
+    CLI_ROW_NAME(conv_args, "--velocities", velocities, cli_velocities_from_name, "tangent or euler-rates"),
 };
 
 const cli_command cli_convert_command = {
@@ -158,6 +163,15 @@ int cmd_convert(int argc, char **argv)
     if (!m) {
         cli_error(cmd, "%s", err.msg[0] ? err.msg : "cannot load the model");
         return CLI_EXIT_FAIL;
+    }
+    if (a.velocities >= 0) {
+        mbs_model *mv = mbs_model_with_velocities(m, (mbs_velocities)a.velocities, &err);
+        mbs_model_free(m);
+        if (!mv) {
+            cli_error(cmd, "--velocities %s: %s", a.velocities ? "tangent" : "euler-rates", err.msg);
+            return CLI_EXIT_FAIL;
+        }
+        m = mv;
     }
     if (a.to && strcmp(a.to, "mjcf") == 0) {
         rc = write_mjcf(cmd, m, a.out, pos[0]);

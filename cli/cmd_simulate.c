@@ -268,7 +268,8 @@ static void header(sink *s)
     emit_name(s, "", "t", "");
     static const char *const suffix[3] = { "", ".qd", ".qdd" };
     for (int part = 0; part < 3; part++)
-        for (int k = 0; k < (part ? s->nv : s->nq); k++) emit_name(s, ",", mbs_coord_name(m, k), suffix[part]);
+        for (int k = 0; k < (part ? s->nv : s->nq); k++)
+            emit_name(s, ",", part ? mbs_vel_name(m, k) : mbs_coord_name(m, k), suffix[part]);
     for (int k = 0; k < s->nout; k++) {
         const mbs_output *o = &s->outs[k];
         for (int c = 0; c < mbs_output_ncolumns(o); c++) {
