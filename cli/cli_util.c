@@ -298,28 +298,26 @@ void cli_json_mat3(cli_buf *b, const double A[9])
     buf_putc(b, ']');
 }
 
-void cli_json_coord_names(cli_buf *b, const mbs_model *m)
+/* The names name(m, 0..n-1) as a JSON array. */
+static void json_names(cli_buf *b, const mbs_model *m, int n, const char *(*name)(const mbs_model *, int))
 {
-    int nq = mbs_model_nq(m);
     buf_putc(b, '[');
-    for (int k = 0; k < nq; k++) {
+    for (int k = 0; k < n; k++) {
         if (k)
             cli_buf_puts(b, ", ");
-        cli_json_str(b, mbs_coord_name(m, k));
+        cli_json_str(b, name(m, k));
     }
     buf_putc(b, ']');
 }
 
+void cli_json_coord_names(cli_buf *b, const mbs_model *m)
+{
+    json_names(b, m, mbs_model_nq(m), mbs_coord_name);
+}
+
 void cli_json_vel_names(cli_buf *b, const mbs_model *m)
 {
-    int nv = mbs_model_nv(m);
-    buf_putc(b, '[');
-    for (int k = 0; k < nv; k++) {
-        if (k)
-            cli_buf_puts(b, ", ");
-        cli_json_str(b, mbs_vel_name(m, k));
-    }
-    buf_putc(b, ']');
+    json_names(b, m, mbs_model_nv(m), mbs_vel_name);
 }
 
 void cli_csv_name(cli_buf *b, const char *name)

@@ -418,14 +418,10 @@ static void json_named(cli_buf *b, const mbs_model *m, const double *q0, const d
     cli_buf_puts(b, ",\n  \"qd0\": ");
     cli_json_vec(b, qd0, nq);
     if (has_tangent(m)) {
-        const int nvel = mbs_model_nv(m);
-        cli_buf_puts(b, ",\n  \"velocities\": [");
-        for (int k = 0; k < nvel; k++) {
-            if (k) cli_buf_puts(b, ", ");
-            cli_json_str(b, mbs_vel_name(m, k));
-        }
-        cli_buf_puts(b, "],\n  \"v0\": ");
-        cli_json_vec(b, v0, nvel);
+        cli_buf_puts(b, ",\n  \"velocities\": ");
+        cli_json_vel_names(b, m);
+        cli_buf_puts(b, ",\n  \"v0\": ");
+        cli_json_vec(b, v0, mbs_model_nv(m));
     }
 
     cli_buf_puts(b, ",\n  \"points\": [");

@@ -70,37 +70,34 @@ static int frame_args(DataObject *self, const char *func, PyObject *const *args,
     return body;
 }
 
-PyObject *mbspy_data_frame_jacobian(DataObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+/* frame_jacobian (dot = 0: J, 6 x nv) and frame_jacobian_dot_v (dot = 1: 6). */
+static PyObject *frame(DataObject *self, const char *func, PyObject *const *args, Py_ssize_t nargs,
+                       PyObject *kwnames, int dot)
 {
     double pt[3];
     const double *point;
     mbs_axes axes;
     PyObject *out;
-    const int body = frame_args(self, "frame_jacobian", args, nargs, kwnames, pt, &point, &axes, &out);
+    const int body = frame_args(self, func, args, nargs, kwnames, pt, &point, &axes, &out);
     if (body < 0) return NULL;
     const npy_intp dims[2] = { 6, self->model->nv };
-    PyArrayObject *J = arg_out(out, 2, dims, "out");
-    if (!J) return NULL;
-    if (begin(self, (PyObject *)J) < 0) return NULL;
-    const int rc = mbs_frame_jacobian(self->model->m, self->d, body, point, axes, D(J));
-    return done(self, "frame_jacobian", (PyObject *)J, rc);
+    PyArrayObject *r = arg_out(out, dot ? 1 : 2, dims, "out");
+    if (!r || begin(self, (PyObject *)r) < 0) return NULL;
+    const mbs_model *m = self->model->m;
+    const int rc = dot ? mbs_frame_jacobian_dot_v(m, self->d, body, point, axes, D(r))
+                       : mbs_frame_jacobian(m, self->d, body, point, axes, D(r));
+    return done(self, func, (PyObject *)r, rc);
+}
+
+PyObject *mbspy_data_frame_jacobian(DataObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    return frame(self, "frame_jacobian", args, nargs, kwnames, 0);
 }
 
 PyObject *mbspy_data_frame_jacobian_dot_v(DataObject *self, PyObject *const *args, Py_ssize_t nargs,
                                           PyObject *kwnames)
 {
-    double pt[3];
-    const double *point;
-    mbs_axes axes;
-    PyObject *out;
-    const int body = frame_args(self, "frame_jacobian_dot_v", args, nargs, kwnames, pt, &point, &axes, &out);
-    if (body < 0) return NULL;
-    const npy_intp dim = 6;
-    PyArrayObject *r = arg_out(out, 1, &dim, "out");
-    if (!r) return NULL;
-    if (begin(self, (PyObject *)r) < 0) return NULL;
-    const int rc = mbs_frame_jacobian_dot_v(self->model->m, self->d, body, point, axes, D(r));
-    return done(self, "frame_jacobian_dot_v", (PyObject *)r, rc);
+    return frame(self, "frame_jacobian_dot_v", args, nargs, kwnames, 1);
 }
 
 PyObject *mbspy_data_point_jacobian(DataObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
