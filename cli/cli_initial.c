@@ -84,6 +84,11 @@ static const char *coord(const mbs_model *m, int k)
     return k >= 0 ? mbs_coord_name(m, k) : "-";
 }
 
+static const char *vel(const mbs_model *m, int k)
+{
+    return k >= 0 ? mbs_vel_name(m, k) : "-";
+}
+
 void cli_initial_change_note(FILE *out, const char *cmd, const mbs_model *m, const cli_initial_change *ch)
 {
     if (!cli_initial_change_matters(ch)) return;
@@ -95,17 +100,17 @@ void cli_initial_change_note(FILE *out, const char *cmd, const mbs_model *m, con
         fprintf(out,
                 "mbsens %s: note: the model's qd0 was set to zero by the velocity problem (max change %.3g, %s): "
                 "list the coordinates whose speed is given in \"assembly\": {\"fixed\": [...]}\n",
-                cmd, ch->dqd, coord(m, ch->iqd));
+                cmd, ch->dqd, vel(m, ch->iqd));
     else if (ch->dqd > ch->tol)
         fprintf(out, "mbsens %s: note: the model's qd0 was made consistent with the constraints: "
-                     "max |qd - qd0| = %.3g (%s)\n", cmd, ch->dqd, coord(m, ch->iqd));
+                     "max |qd - qd0| = %.3g (%s)\n", cmd, ch->dqd, vel(m, ch->iqd));
 }
 
 void cli_initial_change_summary(FILE *out, const mbs_model *m, const cli_initial_change *ch)
 {
     if (!ch->closed && ch->iq < 0 && ch->iqd < 0) return;   /* an open tree, nothing to say */
     fprintf(out, "  initial state    %s: max |q - q0| %.3e (%s), max |qd - qd0| %.3e (%s)%s\n",
-            ch->closed ? "assembled" : "normalized", ch->dq, coord(m, ch->iq), ch->dqd, coord(m, ch->iqd),
+            ch->closed ? "assembled" : "normalized", ch->dq, coord(m, ch->iq), ch->dqd, vel(m, ch->iqd),
             ch->qd_zeroed ? ", qd0 set to zero" : "");
 }
 
@@ -119,7 +124,7 @@ void cli_initial_change_json(cli_buf *b, const mbs_model *m, const cli_initial_c
     cli_buf_puts(b, ", \"qd_change\": ");
     cli_json_num(b, ch->dqd);
     cli_buf_puts(b, ", \"qd_change_at\": ");
-    if (ch->iqd >= 0) cli_json_str(b, mbs_coord_name(m, ch->iqd));
+    if (ch->iqd >= 0) cli_json_str(b, mbs_vel_name(m, ch->iqd));
     else cli_buf_puts(b, "null");
     cli_buf_printf(b, ", \"qd_zeroed\": %s}", ch->qd_zeroed ? "true" : "false");
 }

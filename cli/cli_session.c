@@ -124,11 +124,11 @@ int cli_state_init(cli_state *st, const char *cmd, const char *model_path,
     }
     mbs_model_initial_state(st->m, st->q, st->qd);
     int rc;
-    if (q && (rc = cli_parse_values(cmd, "--q", q, st->m, st->q, st->nq, usage)) != CLI_EXIT_OK)
+    if (q && (rc = cli_parse_values(cmd, "--q", q, st->m, CLI_VALUES_COORDS, st->q, st->nq, usage)) != CLI_EXIT_OK)
         return rc;
-    if (qd && (rc = cli_parse_values(cmd, "--qd", qd, st->m, st->qd, st->nv, usage)) != CLI_EXIT_OK)
+    if (qd && (rc = cli_parse_values(cmd, "--qd", qd, st->m, CLI_VALUES_VELS, st->qd, st->nv, usage)) != CLI_EXIT_OK)
         return rc;
-    if (qdd && (rc = cli_parse_values(cmd, "--qdd", qdd, st->m, st->qdd, st->nv, usage)) != CLI_EXIT_OK)
+    if (qdd && (rc = cli_parse_values(cmd, "--qdd", qdd, st->m, CLI_VALUES_VELS, st->qdd, st->nv, usage)) != CLI_EXIT_OK)
         return rc;
     if (cli_session_data(&ses, cmd, st->ref) != CLI_EXIT_OK)
         return CLI_EXIT_FAIL;

@@ -298,16 +298,26 @@ void cli_json_mat3(cli_buf *b, const double A[9])
     buf_putc(b, ']');
 }
 
-void cli_json_coord_names(cli_buf *b, const mbs_model *m)
+/* The names name(m, 0..n-1) as a JSON array. */
+static void json_names(cli_buf *b, const mbs_model *m, int n, const char *(*name)(const mbs_model *, int))
 {
-    int nq = mbs_model_nq(m);
     buf_putc(b, '[');
-    for (int k = 0; k < nq; k++) {
+    for (int k = 0; k < n; k++) {
         if (k)
             cli_buf_puts(b, ", ");
-        cli_json_str(b, mbs_coord_name(m, k));
+        cli_json_str(b, name(m, k));
     }
     buf_putc(b, ']');
+}
+
+void cli_json_coord_names(cli_buf *b, const mbs_model *m)
+{
+    json_names(b, m, mbs_model_nq(m), mbs_coord_name);
+}
+
+void cli_json_vel_names(cli_buf *b, const mbs_model *m)
+{
+    json_names(b, m, mbs_model_nv(m), mbs_vel_name);
 }
 
 void cli_csv_name(cli_buf *b, const char *name)
@@ -343,12 +353,13 @@ void cli_text_vec(cli_buf *b, const double *x, int n)
 
 /* ------------------------------------------------------------ value lists */
 
-static void coord_list(const mbs_model *m)
+/* The names of the coordinates or of the velocities of m, on stderr. */
+static void name_list(const mbs_model *m, cli_values_kind kind)
 {
-    int nq = mbs_model_nq(m);
-    fputs("  coordinates:", stderr);
-    for (int k = 0; k < nq; k++)
-        fprintf(stderr, "%s %s", k ? "," : "", mbs_coord_name(m, k));
+    const int vel = kind == CLI_VALUES_VELS, n = vel ? mbs_model_nv(m) : mbs_model_nq(m);
+    fputs(vel ? "  velocities:" : "  coordinates:", stderr);
+    for (int k = 0; k < n; k++)
+        fprintf(stderr, "%s %s", k ? "," : "", vel ? mbs_vel_name(m, k) : mbs_coord_name(m, k));
     fputc('\n', stderr);
 }
 
@@ -364,8 +375,8 @@ static int is_space(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-int cli_parse_values(const char *cmd, const char *opt, const char *text,
-                     const mbs_model *m, double *out, int n, void (*usage)(FILE *))
+int cli_parse_values(const char *cmd, const char *opt, const char *text, const mbs_model *m,
+                     cli_values_kind kind, double *out, int n, void (*usage)(FILE *))
 {
     int count = 0;
     const char *p = text;
@@ -413,10 +424,11 @@ int cli_parse_values(const char *cmd, const char *opt, const char *text,
         }
     }
     if (count != n) {
-        cli_error(cmd, "%s: expected %d value%s (one per coordinate), got %d", opt, n,
-                  n == 1 ? "" : "s", count);
-        if (m)
-            coord_list(m);
+        const char *per = kind == CLI_VALUES_COORDS ? " (one per coordinate)"
+                          : kind == CLI_VALUES_VELS ? " (one per velocity)" : "";
+        cli_error(cmd, "%s: expected %d value%s%s, got %d", opt, n, n == 1 ? "" : "s", per, count);
+        if (m && kind != CLI_VALUES_PLAIN)
+            name_list(m, kind);
         return cli_usage_end(cmd, usage);
     }
     return CLI_EXIT_OK;
@@ -432,6 +444,13 @@ static void cli_load_warning(void *user, const char *msg)
         fprintf(stderr, "mbsens %s: warning: %s\n", cmd, msg);
     else
         fprintf(stderr, "mbsens: warning: %s\n", msg);
+}
+
+int cli_velocities_from_name(const char *name)
+{
+    if (!strcmp(name, "tangent")) return MBS_VELOCITIES_TANGENT;
+    if (!strcmp(name, "euler-rates") || !strcmp(name, "euler_rates")) return MBS_VELOCITIES_EULER_RATES;
+    return -1;
 }
 
 mbs_model *cli_load_model(const char *cmd, const char *path)

@@ -78,6 +78,8 @@ void cli_json_vec(cli_buf *b, const double *x, int n);
 void cli_json_mat3(cli_buf *b, const double A[9]);
 /* Coordinate names of the model as a JSON array of strings. */
 void cli_json_coord_names(cli_buf *b, const mbs_model *m);
+/* The velocity names of m as a JSON array (mbs_vel_name). */
+void cli_json_vel_names(cli_buf *b, const mbs_model *m);
 
 /* A whole JSON document (jansson's json_t, passed as void * so that this
  * header needs no jansson) as text for reading and diffs: the shortest
@@ -167,13 +169,21 @@ void cli_usage_hint(const char *cmd, void (*usage)(FILE *));
  * within about one edit in four characters (Damerau-Levenshtein). */
 const char *cli_nearest(const char *word, size_t len, const char *const *names, int n);
 
+/* What the values of a list are, for the count message: plain numbers,
+ * one per coordinate of the model or one per velocity (with their names). */
+typedef enum { CLI_VALUES_PLAIN, CLI_VALUES_COORDS, CLI_VALUES_VELS } cli_values_kind;
+
 /* Parse a comma-separated list of exactly `n` finite numbers into out.
  * On error prints a message naming the option, the bad token, or the
- * expected and actual counts with the coordinate names of m (if not NULL),
- * then the hint of cli_usage_hint, and returns CLI_EXIT_USAGE; otherwise
- * CLI_EXIT_OK. */
-int cli_parse_values(const char *cmd, const char *opt, const char *text,
-                     const mbs_model *m, double *out, int n, void (*usage)(FILE *));
+ * expected and actual counts (with the coordinate or velocity names of m
+ * for those kinds), then the hint of cli_usage_hint, and returns
+ * CLI_EXIT_USAGE; otherwise CLI_EXIT_OK. */
+int cli_parse_values(const char *cmd, const char *opt, const char *text, const mbs_model *m,
+                     cli_values_kind kind, double *out, int n, void (*usage)(FILE *));
+
+/* The velocity convention of --velocities: "tangent" or "euler-rates"
+ * ("euler_rates" as in the model format): an mbs_velocities, or -1. */
+int cli_velocities_from_name(const char *name);
 
 /* Load a model; on failure prints the library's message and returns NULL. */
 mbs_model *cli_load_model(const char *cmd, const char *path);

@@ -91,8 +91,8 @@ int cmd_check(int argc, char **argv)
         q = calloc((size_t)nq + 1, sizeof *q);
         qd = calloc((size_t)nv + 1, sizeof *qd);
         if (!q || !qd) { cli_error(cmd, "out of memory"); rc = CLI_EXIT_FAIL; goto done; }
-        if ((rc = cli_parse_values(cmd, "--q", a.q, m, q, nq, usage)) != CLI_EXIT_OK) goto done;
-        if (a.qd && (rc = cli_parse_values(cmd, "--qd", a.qd, m, qd, nv, usage)) != CLI_EXIT_OK) goto done;
+        if ((rc = cli_parse_values(cmd, "--q", a.q, m, CLI_VALUES_COORDS, q, nq, usage)) != CLI_EXIT_OK) goto done;
+        if (a.qd && (rc = cli_parse_values(cmd, "--qd", a.qd, m, CLI_VALUES_VELS, qd, nv, usage)) != CLI_EXIT_OK) goto done;
     }
     mbs_check_report rep;
     mbs_error err;

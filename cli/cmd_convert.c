@@ -1,7 +1,6 @@
 /*
  * cmd_convert.c - `mbsens convert MODEL [--to json|mjcf] [-o FILE]
- * [--floating-base] [--strict-inertia] [--velocities tangent|euler-rates]`:
- * write a model (URDF or JSON) as
+ * [--floating-base] [--strict-inertia]`: write a model (URDF or JSON) as
  * our JSON model (docs/model-format.md, mbs_model_to_json; loading the
  * result gives the same dynamics) or as MuJoCo MJCF (mbs_model_to_mjcf;
  * docs/viewer.md says what carries over).
@@ -45,10 +44,10 @@ static void usage(FILE *out)
           "                     'root_joint' (default: it is fixed to the ground)\n"
           "  --strict-inertia   URDF: reject inertias that violate the triangle\n"
           "                     inequality instead of accepting them with a warning\n"
-          "  --velocities CONV  the velocities of every spherical and floating joint:\n"
-          "                     tangent (angular velocity and body twist in the\n"
-          "                     child's axes) or euler-rates (Euler-parameter rates;\n"
-          "                     the default of URDF files)\n"
+          "  --velocities CONV  every spherical and floating joint with tangent\n"
+          "                     velocities (angular velocity; nv = nq - 1 per joint) or\n"
+          "                     euler-rates (the rates of its coordinates), the initial\n"
+          "                     velocities mapped (default: as in MODEL)\n"
           "  -h, --help         show this help and exit\n", out);
 }
 
@@ -123,8 +122,8 @@ static int write_mjcf(const char *cmd, const mbs_model *m, const char *out, cons
 }
 
 typedef struct {
-    const char *out, *to, *velocities;
-    int floating, strict;
+    const char *out, *to;
+    int floating, strict, velocities;
 } conv_args;
 
 static const cli_opt convert_opts[] = {
@@ -132,7 +131,7 @@ static const cli_opt convert_opts[] = {
     CLI_ROW(conv_args, "--to", NULL, CLI_STRING, to),
     CLI_ROW(conv_args, "--floating-base", NULL, CLI_FLAG, floating),
     CLI_ROW(conv_args, "--strict-inertia", NULL, CLI_FLAG, strict),
-    CLI_ROW(conv_args, "--velocities", NULL, CLI_STRING, velocities),
+    CLI_ROW_NAME(conv_args, "--velocities", velocities, cli_velocities_from_name, "tangent or euler-rates"),
 };
 
 const cli_command cli_convert_command = {
@@ -151,30 +150,28 @@ int cmd_convert(int argc, char **argv)
         return cli_usage_error(cmd, usage, "--to: unknown format '%s' (expected json or mjcf)", a.to);
     if ((a.floating || a.strict) && !is_urdf(pos[0]))
         return cli_usage_error(cmd, usage, "--floating-base and --strict-inertia apply to URDF files (*.urdf)");
-    const int tangent = a.velocities && strcmp(a.velocities, "tangent") == 0;
-    if (a.velocities && !tangent && strcmp(a.velocities, "euler-rates") != 0)
-        return cli_usage_error(cmd, usage, "--velocities: unknown convention '%s' (expected tangent or euler-rates)",
-                               a.velocities);
 
     mbs_error err;
     memset(&err, 0, sizeof err);
     mbs_model *m;
     if (is_urdf(pos[0])) {
-        mbs_urdf_options o = { a.floating, a.strict, print_warning, (void *)cmd, 0,
-                               tangent ? MBS_VELOCITIES_TANGENT : MBS_VELOCITIES_EULER_RATES };
+        mbs_urdf_options o = {a.floating, a.strict, print_warning, (void *)cmd, 0};
         m = mbs_model_load_urdf(pos[0], &o, &err);
     } else {
         m = mbs_model_load_warn(pos[0], print_warning, (void *)cmd, &err);
-        if (m && a.velocities) {
-            mbs_model *c = mbs_model_with_velocities(m, tangent ? MBS_VELOCITIES_TANGENT : MBS_VELOCITIES_EULER_RATES,
-                                                     &err);
-            mbs_model_free(m);
-            m = c;
-        }
     }
     if (!m) {
         cli_error(cmd, "%s", err.msg[0] ? err.msg : "cannot load the model");
         return CLI_EXIT_FAIL;
+    }
+    if (a.velocities >= 0) {
+        mbs_model *mv = mbs_model_with_velocities(m, (mbs_velocities)a.velocities, &err);
+        mbs_model_free(m);
+        if (!mv) {
+            cli_error(cmd, "--velocities %s: %s", a.velocities ? "tangent" : "euler-rates", err.msg);
+            return CLI_EXIT_FAIL;
+        }
+        m = mv;
     }
     if (a.to && strcmp(a.to, "mjcf") == 0) {
         rc = write_mjcf(cmd, m, a.out, pos[0]);

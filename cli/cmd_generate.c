@@ -1,7 +1,8 @@
 /*
  * cmd_generate.c - `mbsens generate chain --n N --joint TYPE [--floating]
- * [-o FILE]` and `mbsens generate free-bodies --bodies N [--robot MODEL
- * [--floating-base]] [-o FILE]`: write a generated benchmark model.
+ * [--velocities CONV] [-o FILE]` and `mbsens generate free-bodies --bodies N
+ * [--robot MODEL [--floating-base]] [--velocities CONV] [-o FILE]`: write a
+ * generated benchmark model.
  *
  * The file is written to a temporary file in the same directory and renamed
  * over FILE, so a failure never leaves a half-written FILE behind.
@@ -19,9 +20,9 @@
 static void usage(FILE *out)
 {
     fputs("Usage: mbsens generate chain --n N --joint revolute|cardan|spherical\n"
-          "                       [--floating] [-o FILE]\n"
+          "                       [--floating] [--velocities tangent|euler-rates] [-o FILE]\n"
           "       mbsens generate free-bodies --bodies N [--robot MODEL [--floating-base]]\n"
-          "                       [-o FILE]\n"
+          "                       [--velocities tangent|euler-rates] [-o FILE]\n"
           "\n"
           "Write a generated model (docs/model-format.md). 'chain' is a spatial\n"
           "serial chain of N links (2 <= N <= 256): boxes of 0.3 m with distinct\n"
@@ -42,6 +43,9 @@ static void usage(FILE *out)
           "  --robot MODEL      free-bodies: the robot (JSON or URDF)\n"
           "  --floating-base    free-bodies, URDF robot: its root link moves on a\n"
           "                     floating joint\n"
+          "  --velocities CONV  the spherical and floating joints with tangent\n"
+          "                     velocities (angular velocity) or euler-rates (the\n"
+          "                     default: the rates of their coordinates)\n"
           "  -o, --output FILE  output file (default or '-': standard output);\n"
           "                     written atomically (temporary file and rename)\n"
           "  -h, --help         show this help and exit\n", out);
@@ -58,7 +62,7 @@ typedef struct {
     long n, bodies;
     int joint;
     const char *out, *robot;
-    int floating, floating_base;
+    int floating, floating_base, velocities;
 } gen_args;
 
 static const cli_opt generate_opts[] = {
@@ -68,6 +72,7 @@ static const cli_opt generate_opts[] = {
     CLI_ROW_RANGE(gen_args, "--bodies", bodies, 1, MBS_GENERATE_FREE_BODIES_MAX, NULL),
     CLI_ROW(gen_args, "--robot", NULL, CLI_STRING, robot),
     CLI_ROW(gen_args, "--floating-base", NULL, CLI_FLAG, floating_base),
+    CLI_ROW_NAME(gen_args, "--velocities", velocities, cli_velocities_from_name, "tangent or euler-rates"),
     CLI_ROW(gen_args, "--output", "-o", CLI_STRING, out),
 };
 
@@ -114,6 +119,20 @@ static char *chain_text(const char *cmd, const gen_args *a, mbs_error *err)
     return text;
 }
 
+/* The generated model m with tangent velocities, as JSON (text, the
+ * Euler-rate one, freed), or NULL after a message. */
+static char *tangent_text(const char *cmd, const mbs_model *m, char *text)
+{
+    mbs_error err;
+    memset(&err, 0, sizeof err);
+    free(text);
+    mbs_model *mt = mbs_model_with_velocities(m, MBS_VELOCITIES_TANGENT, &err);
+    char *out = mt ? mbs_model_to_json(mt, &err) : NULL;
+    if (!out) cli_error(cmd, "--velocities tangent: %s", err.msg);
+    mbs_model_free(mt);
+    return out;
+}
+
 /* the options of the other kind: a usage error */
 static int kind_options(const char *cmd, const char *kind, const gen_args *a)
 {
@@ -154,7 +173,9 @@ int cmd_generate(int argc, char **argv)
         free(text);
         return CLI_EXIT_FAIL;
     }
+    if (a.velocities == MBS_VELOCITIES_TANGENT) text = tangent_text(cmd, m, text);
     mbs_model_free(m);
+    if (!text) return CLI_EXIT_FAIL;
 
     if (!a.out || strcmp(a.out, "-") == 0) {
         cli_buf b = {text, strlen(text), strlen(text) + 1, 0};

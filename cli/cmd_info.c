@@ -13,7 +13,9 @@ static void usage(FILE *out)
     fputs("Usage: mbsens info MODEL [--json]\n"
           "\n"
           "Summary of a model file: name, counts, bodies (name, parent, mass),\n"
-          "joints (name, type, bodies, coordinate names), named points and vectors,\n"
+          "joints (name, type, bodies, coordinate names), the velocities (nv, the\n"
+          "convention of every spherical and floating joint: euler_rates or\n"
+          "tangent, with the velocity names and v0 when nv != nq), named points and vectors,\n"
           "design parameters (name, value, bounds), time functions and force\n"
           "elements (name, type), the initial state, the simulation settings, the\n"
           "outputs (columns of simulate) and the objectives.\n"
@@ -24,6 +26,28 @@ static void usage(FILE *out)
 }
 
 static int max_int(int a, int b) { return a > b ? a : b; }
+
+/* 1 if a joint of m has tangent velocities (then nv != nq). */
+static int has_tangent(const mbs_model *m)
+{
+    for (int i = 1; i <= mbs_model_nbodies(m); i++)
+        if (mbs_joint_velocities(m, i) == MBS_VELOCITIES_TANGENT) return 1;
+    return 0;
+}
+
+/* The velocity convention of joint i in the words of the model format
+ * ("euler_rates" or "tangent"). */
+static const char *velocities_word(const mbs_model *m, int i)
+{
+    return mbs_joint_velocities(m, i) == MBS_VELOCITIES_TANGENT ? "tangent" : "euler_rates";
+}
+
+/* 1 if joint i has a unit quaternion (spherical, floating): a velocity convention. */
+static int has_convention(const mbs_model *m, int i)
+{
+    const mbs_joint_type t = mbs_joint_type_of(m, i);
+    return t == MBS_JOINT_SPHERICAL || t == MBS_JOINT_FLOATING;
+}
 
 static int name_width(const char *s) { return (int)strlen(s ? s : ""); }
 
@@ -121,6 +145,7 @@ static void text_head(cli_buf *b, const mbs_model *m, const double *q0)
     cli_buf_printf(b, "model        %s\n", mbs_model_name(m));
     cli_buf_printf(b, "bodies       %d\n", nb);
     cli_buf_printf(b, "coordinates  %d\n", nq);
+    cli_buf_printf(b, "velocities   %d\n", mbs_model_nv(m));
     cli_buf_printf(b, "dof          %d\n", mbs_model_ndof(m));
     cli_buf_printf(b, "constraints  %d\n", mbs_model_nconstraints(m));
     if (mbs_model_ncuts(m) > 0 || mbs_model_ndrivers(m) > 0)
@@ -129,6 +154,21 @@ static void text_head(cli_buf *b, const mbs_model *m, const double *q0)
     cli_buf_printf(b, "vectors      %d\n", nv);
     cli_buf_printf(b, "parameters   %d\n", npar);
     cli_buf_printf(b, "gravity      [ %.9g %.9g %.9g ]\n", g[0], g[1], g[2]);
+}
+
+/* The velocity convention of every spherical and floating joint, with its
+ * velocity names. */
+static void text_conventions(cli_buf *b, const mbs_model *m, int wj)
+{
+    int any = 0;
+    for (int i = 1; i <= mbs_model_nbodies(m); i++) {
+        if (!has_convention(m, i)) continue;
+        if (!any++) cli_buf_printf(b, "\njoint velocities:\n  %-*s  %-11s  %s\n", wj, "name", "convention", "velocities");
+        cli_buf_printf(b, "  %-*s  %-11s ", wj, mbs_joint_name(m, i), velocities_word(m, i));
+        const int off = mbs_joint_vel_offset(m, i), n = mbs_joint_nv(m, i);
+        for (int k = 0; k < n; k++) cli_buf_printf(b, " %s", mbs_vel_name(m, off + k));
+        cli_buf_puts(b, "\n");
+    }
 }
 
 /* The bodies and the joints of the tree. */
@@ -163,6 +203,7 @@ static void text_tree(cli_buf *b, const mbs_model *m)
             cli_buf_printf(b, " %s", mbs_coord_name(m, off + k));
         cli_buf_puts(b, "\n");
     }
+    text_conventions(b, m, wj);
 }
 
 static void text_cuts(cli_buf *b, const mbs_model *m)
@@ -184,8 +225,9 @@ static void text_cuts(cli_buf *b, const mbs_model *m)
     }
 }
 
-/* Coordinates with q0, qd0; points, vectors, parameters. */
-static void text_named(cli_buf *b, const mbs_model *m, const double *q0, const double *qd0)
+/* Coordinates with q0, qd0 (the rates of the coordinates); the velocities
+ * with v0 when a joint has tangent velocities; points, vectors, parameters. */
+static void text_named(cli_buf *b, const mbs_model *m, const double *q0, const double *qd0, const double *v0)
 {
     const int nq = mbs_model_nq(m), np = mbs_model_npoints(m), nv = mbs_model_nvectors(m);
     const int npar = mbs_model_nparams(m);
@@ -197,6 +239,13 @@ static void text_named(cli_buf *b, const mbs_model *m, const double *q0, const d
         for (int k = 0; k < nq; k++)
             cli_buf_printf(b, "  %-*s  % 16.9g  % 16.9g\n", wc, mbs_coord_name(m, k), q0[k],
                            qd0[k]);
+    }
+    if (has_tangent(m)) {
+        const int nvel = mbs_model_nv(m);
+        int wc = 10;
+        for (int k = 0; k < nvel; k++) wc = max_int(wc, name_width(mbs_vel_name(m, k)));
+        cli_buf_printf(b, "\nvelocities:\n  %-*s  %16s\n", wc, "name", "v0");
+        for (int k = 0; k < nvel; k++) cli_buf_printf(b, "  %-*s  % 16.9g\n", wc, mbs_vel_name(m, k), v0[k]);
     }
 
     if (np > 0) {
@@ -254,12 +303,12 @@ static void text_elements(cli_buf *b, const mbs_model *m)
     }
 }
 
-static void text_info(cli_buf *b, const mbs_model *m, const double *q0, const double *qd0)
+static void text_info(cli_buf *b, const mbs_model *m, const double *q0, const double *qd0, const double *v0)
 {
     text_head(b, m, q0);
     text_tree(b, m);
     text_cuts(b, m);
-    text_named(b, m, q0, qd0);
+    text_named(b, m, q0, qd0, v0);
     text_elements(b, m);
     text_run_sections(b, m);
 }
@@ -278,6 +327,7 @@ static void json_head(cli_buf *b, const mbs_model *m, const double *q0)
                       "  \"n_constraints\": %d,\n  \"mobility\": %d,\n  \"n_points\": %d,\n  \"n_vectors\": %d,\n"
                       "  \"n_parameters\": %d,\n",
                    nb, nq, mbs_model_ndof(m), mbs_model_nconstraints(m), mobility(m, q0), np, nv, npar);
+    if (has_tangent(m)) cli_buf_printf(b, "  \"n_velocities\": %d,\n", mbs_model_nv(m));
     cli_buf_puts(b, "  \"gravity\": ");
     cli_json_vec(b, g, 3);
 }
@@ -315,6 +365,16 @@ static void json_tree(cli_buf *b, const mbs_model *m)
                 cli_buf_puts(b, ", ");
             cli_json_str(b, mbs_coord_name(m, off + k));
         }
+        if (has_tangent(m)) {
+            if (has_convention(m, i)) cli_buf_printf(b, "], \"velocities\": \"%s\"", velocities_word(m, i));
+            else cli_buf_puts(b, "]");
+            cli_buf_puts(b, ", \"velocity_names\": [");
+            const int voff = mbs_joint_vel_offset(m, i), nvj = mbs_joint_nv(m, i);
+            for (int k = 0; k < nvj; k++) {
+                if (k) cli_buf_puts(b, ", ");
+                cli_json_str(b, mbs_vel_name(m, voff + k));
+            }
+        }
         cli_buf_puts(b, "]}");
     }
     cli_buf_puts(b, nb ? "\n  ],\n" : "],\n");
@@ -348,7 +408,7 @@ static void json_cuts(cli_buf *b, const mbs_model *m)
 }
 
 /* "coordinates" with q0, qd0; "points", "vectors". */
-static void json_named(cli_buf *b, const mbs_model *m, const double *q0, const double *qd0)
+static void json_named(cli_buf *b, const mbs_model *m, const double *q0, const double *qd0, const double *v0)
 {
     const int nq = mbs_model_nq(m), np = mbs_model_npoints(m), nv = mbs_model_nvectors(m);
     cli_buf_puts(b, "  \"coordinates\": ");
@@ -357,6 +417,12 @@ static void json_named(cli_buf *b, const mbs_model *m, const double *q0, const d
     cli_json_vec(b, q0, nq);
     cli_buf_puts(b, ",\n  \"qd0\": ");
     cli_json_vec(b, qd0, nq);
+    if (has_tangent(m)) {
+        cli_buf_puts(b, ",\n  \"velocities\": ");
+        cli_json_vel_names(b, m);
+        cli_buf_puts(b, ",\n  \"v0\": ");
+        cli_json_vec(b, v0, mbs_model_nv(m));
+    }
 
     cli_buf_puts(b, ",\n  \"points\": [");
     for (int k = 0; k < np; k++) {
@@ -423,12 +489,12 @@ static void json_elements(cli_buf *b, const mbs_model *m)
     }
 }
 
-static void json_info(cli_buf *b, const mbs_model *m, const double *q0, const double *qd0)
+static void json_info(cli_buf *b, const mbs_model *m, const double *q0, const double *qd0, const double *v0)
 {
     json_head(b, m, q0);
     json_tree(b, m);
     json_cuts(b, m);
-    json_named(b, m, q0, qd0);
+    json_named(b, m, q0, qd0, v0);
     json_params(b, m);
     json_run_sections(b, m);
     json_elements(b, m);
@@ -472,14 +538,14 @@ int cmd_info(int argc, char **argv)
         if (v0) {
             memcpy(v0, qd0, n * sizeof *v0);
             mbs_rates_from_velocity(m, q0, v0, NULL, qd0, NULL);
+            if (a.json)
+                json_info(&b, m, q0, qd0, v0);
+            else
+                text_info(&b, m, q0, qd0, v0);
             free(v0);
         } else {
             b.oom = 1;
         }
-        if (a.json)
-            json_info(&b, m, q0, qd0);
-        else
-            text_info(&b, m, q0, qd0);
     }
     rc = cli_buf_emit(&b, stdout, cmd);
     cli_buf_free(&b);

@@ -56,6 +56,10 @@ static void json_output(cli_buf *b, const cli_state *st, const double *tau)
     cli_json_str(b, mbs_ref_point_name(st->ref));
     cli_buf_puts(b, ",\n  \"coordinates\": ");
     cli_json_coord_names(b, st->m);
+    if (st->nv != st->nq) {   /* a joint with tangent velocities: qd, qdd, tau are per velocity */
+        cli_buf_puts(b, ",\n  \"velocities\": ");
+        cli_json_vel_names(b, st->m);
+    }
     cli_buf_puts(b, ",\n  \"q\": ");
     cli_json_vec(b, st->q, st->nq);
     cli_buf_puts(b, ",\n  \"qd\": ");

@@ -127,6 +127,10 @@ static void json_output(cli_buf *b, const cli_state *st)
     cli_json_str(b, mbs_ref_point_name(st->ref));
     cli_buf_puts(b, ",\n  \"coordinates\": ");
     cli_json_coord_names(b, m);
+    if (st->nv != st->nq) {   /* a joint with tangent velocities: qd, qdd are velocities */
+        cli_buf_puts(b, ",\n  \"velocities\": ");
+        cli_json_vel_names(b, m);
+    }
     cli_buf_puts(b, ",\n  \"q\": ");
     cli_json_vec(b, st->q, st->nq);
     cli_buf_puts(b, ",\n  \"qd\": ");
@@ -259,6 +263,9 @@ static void text_jacobians(cli_buf *b, const cli_state *st, const kin_args *a, c
         cli_buf_printf(b, "\njacobian of body %s at point ", mbs_body_name(m, o->body));
         cli_text_vec(b, o->point, 3);
         cli_buf_printf(b, " (%s axes; columns: the %d velocities)\n", o->axes ? "local" : "world", nv);
+        cli_buf_puts(b, "  columns");
+        for (int k = 0; k < nv; k++) cli_buf_printf(b, " %s", mbs_vel_name(m, k));
+        cli_buf_puts(b, "\n");
         text_rows(b, lab, o->J, 6, nv);
         cli_buf_puts(b, "J-dot v\n  ");
         cli_text_vec(b, o->Jdv, 6);
@@ -301,6 +308,8 @@ static void json_jacobians(cli_buf *b, const cli_state *st, const kin_args *a, c
     cli_json_str(b, mbs_model_name(m));
     cli_buf_puts(b, ",\n  \"ref\": ");
     cli_json_str(b, mbs_ref_point_name(st->ref));
+    cli_buf_puts(b, ",\n  \"velocities\": ");   /* the columns of J, J_G, A_G */
+    cli_json_vel_names(b, m);
     if (a->jacobian) {
         cli_buf_puts(b, ",\n  \"jacobian\": {\n    \"body\": ");
         cli_json_str(b, mbs_body_name(m, o->body));
@@ -339,7 +348,7 @@ static int jacobian_options(const cli_state *st, const kin_args *a, jac_out *o)
         return cli_usage_error(cmd, usage, "%s needs --jacobian BODY", a->point ? "--point" : "--axes");
     o->axes = a->axes >= 0 ? a->axes : MBS_AXES_WORLD;
     if (a->point) {
-        int rc = cli_parse_values(cmd, "--point", a->point, NULL, o->point, 3, usage);
+        int rc = cli_parse_values(cmd, "--point", a->point, NULL, CLI_VALUES_PLAIN, o->point, 3, usage);
         if (rc) return rc;
     }
     if (!a->jacobian) return CLI_EXIT_OK;

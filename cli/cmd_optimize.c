@@ -475,7 +475,7 @@ static int opt_choices(const char *cmd, const opt_args *a, const mbs_model *m, m
             cli_usage_hint(cmd, usage);
             return CLI_EXIT_USAGE;
         }
-        if ((rc = cli_parse_values(cmd, "--weights", a->weights, NULL, weights, nobj, usage)) != CLI_EXIT_OK)
+        if ((rc = cli_parse_values(cmd, "--weights", a->weights, NULL, CLI_VALUES_PLAIN, weights, nobj, usage)) != CLI_EXIT_OK)
             return rc;
         o->weights = weights;
     }
@@ -528,14 +528,15 @@ static int plot_coord(const char *cmd, const char *text, const mbs_model *m, plo
         if (!strcmp(text, mbs_coord_name(m, k))) p->coord = k;
     size_t len = strlen(text);
     if (p->coord < 0 && len > 3 && !strcmp(text + len - 3, ".qd")) {
-        for (int k = 0; k < nq && p->coord < 0; k++)
-            if (strlen(mbs_coord_name(m, k)) == len - 3 && !strncmp(text, mbs_coord_name(m, k), len - 3)) {
+        const int nv = mbs_model_nv(m);   /* NAME.qd: a velocity by its name */
+        for (int k = 0; k < nv && p->coord < 0; k++)
+            if (strlen(mbs_vel_name(m, k)) == len - 3 && !strncmp(text, mbs_vel_name(m, k), len - 3)) {
                 p->coord = k;
                 p->vel = 1;
             }
     }
     if (p->coord < 0) {
-        cli_error(cmd, "--plot-coord: expected a coordinate name of the model (or NAME.qd), got '%s'", text);
+        cli_error(cmd, "--plot-coord: expected a coordinate name of the model (or a velocity name NAME.qd), got '%s'", text);
         cli_usage_hint(cmd, usage);
         return CLI_EXIT_USAGE;
     }

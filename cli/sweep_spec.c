@@ -71,7 +71,7 @@ static uint64_t fnv1a(uint64_t h, const char *s, size_t n)
     return h;
 }
 
-/* The target of a variable name: a parameter, q0.COORD or qd0.COORD. */
+/* The target of a variable name: a parameter, q0.COORD or qd0.VELOCITY. */
 static int find_target(const mbs_model *m, const char *name, sweep_var *v)
 {
     int k = mbs_param_find(m, name);
@@ -88,8 +88,9 @@ static int find_target(const mbs_model *m, const char *name, sweep_var *v)
         v->target = SWEEP_QD0;
         c = name + 4;
     }
-    for (int j = 0; c && j < mbs_model_nq(m); j++)
-        if (strcmp(mbs_coord_name(m, j), c) == 0) {
+    const int qd0 = v->target == SWEEP_QD0, n = qd0 ? mbs_model_nv(m) : mbs_model_nq(m);
+    for (int j = 0; c && j < n; j++)
+        if (strcmp(qd0 ? mbs_vel_name(m, j) : mbs_coord_name(m, j), c) == 0) {
             v->index = j;
             return 0;
         }
@@ -274,7 +275,7 @@ static int make_columns(sweep *s)
         for (int j = 0; j < nq; j++)
             bad |= set_col(s, c++, "q.%s", mbs_coord_name(m, j));
         for (int j = 0; j < nv; j++)
-            bad |= set_col(s, c++, "qd.%s", mbs_coord_name(m, j));
+            bad |= set_col(s, c++, "qd.%s", mbs_vel_name(m, j));
         for (int k = 0; k < nout; k++) {
             mbs_output o = mbs_model_output(m, k);
             for (int j = 0; j < mbs_output_ncolumns(&o); j++) {
@@ -287,7 +288,7 @@ static int make_columns(sweep *s)
         for (int k = 0; k < 4; k++)
             for (int i = 0; s->write >> k & 1 && i < nv; i++)
                 for (int j = 0; j < (k ? nv : 1); j++)
-                    bad |= set_col(s, c++, dname[k], mbs_coord_name(m, i), mbs_coord_name(m, j));
+                    bad |= set_col(s, c++, dname[k], mbs_vel_name(m, i), mbs_vel_name(m, j));
     }
     return bad;
 }

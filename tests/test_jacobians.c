@@ -86,6 +86,15 @@ typedef struct {
     int tree;
 } ctx;
 
+/* The complex-step kinematics (c->wc) at q + i H t, t the tangent direction
+ * of velocity k of joint j. */
+static void step_column(ctx *c, int j, int k)
+{
+    column_direction(c->m, c->q, j, k, c->t);
+    for (int i = 0; i < c->m->nq; i++) c->qc[i] = c->q[i] + I * H * c->t[i];
+    mbs_kin_forward_cs(c->m, c->xc, &c->wc, c->qc, NULL, NULL, 0);
+}
+
 /* J (both axes) against the complex step of position and rotation, and
  * J-dot v against the complex step of J along v. */
 static void check_frame(ctx *c, int body, const double *pl)
@@ -102,9 +111,7 @@ static void check_frame(ctx *c, int body, const double *pl)
         for (int j = 1; j <= m->nb; j++)
             for (int k = 0; k < m->joint[j].nv; k++) {
                 const int col = m->joint[j].voff + k;
-                column_direction(m, c->q, j, k, c->t);
-                for (int i = 0; i < nq; i++) c->qc[i] = c->q[i] + I * H * c->t[i];
-                mbs_kin_forward_cs(m, c->xc, &c->wc, c->qc, NULL, NULL, 0);
+                step_column(c, j, k);
                 mreal rP[3], A[9];
                 pose_cs(&c->wc, body, pl, rP, A);
                 double ref[6], got[6], Ad[9], W[9];
@@ -162,9 +169,7 @@ static void check_centroidal(ctx *c)
     for (int j = 1; j <= m->nb; j++)
         for (int k = 0; k < m->joint[j].nv; k++) {
             const int col = m->joint[j].voff + k;
-            column_direction(m, c->q, j, k, c->t);
-            for (int i = 0; i < nq; i++) c->qc[i] = c->q[i] + I * H * c->t[i];
-            mbs_kin_forward_cs(m, c->xc, &c->wc, c->qc, NULL, NULL, 0);
+            step_column(c, j, k);
             mreal rc[3];
             mbs_com_kin_cs(m, c->xc, &c->wc, rc, NULL, NULL);
             double got[3];

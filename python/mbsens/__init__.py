@@ -28,6 +28,7 @@ from ._mbsens import (  # noqa: F401  (re-exported)
     inverse_dynamics_derivatives, inverse_dynamics_param_derivatives, inverse_dynamics_directional,
     forward_dynamics_derivatives, forward_dynamics_param_derivatives, forward_dynamics_directional,
     normalize_state, euler_omega_from_rates, euler_rates_from_omega,
+    velocity_map, rates_from_velocity, velocity_from_rates,
     constraints, constraint_jacobian, constraint_eval, constraint_rank, constraint_violation,
     assemble, solve_velocity, solve_acceleration,
     generate_chain_json, generate_spline_body_json,

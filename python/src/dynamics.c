@@ -75,7 +75,7 @@ static int call_begin(call *c, const char *func, PyObject *const *args, Py_ssize
     for (int k = 0; k < nin; k++) {
         const char kind = (char)(spec[k] | 0x20);
         const npy_intp len = kind == 'q' ? mo->nq : kind == 'v' ? mo->nv : mo->nparams;
-        entry_name_fn nm = kind == 'p' ? mbs_param_name : mbs_coord_name;
+        entry_name_fn nm = kind == 'p' ? mbs_param_name : kind == 'v' ? mbs_vel_name : mbs_coord_name;
         int ok = 1;
         c->in[k] = arg_vector_opt(a[2 + k], len, names[2 + k], mo->m, nm, &ok);
         c->nin = k + 1;
@@ -330,7 +330,7 @@ static PyObject *py_normalize_state(PyObject *self, PyObject *const *args, Py_ss
     ModelObject *mo = (ModelObject *)a[0];
     int ok = 1;
     PyArrayObject *q = arg_vector(a[1], mo->nq, "q", mo->m, mbs_coord_name);
-    PyArrayObject *qd = q ? arg_vector_opt(a[2], mo->nv, "qd", mo->m, mbs_coord_name, &ok) : NULL;
+    PyArrayObject *qd = q ? arg_vector_opt(a[2], mo->nv, "qd", mo->m, mbs_vel_name, &ok) : NULL;
     PyObject *qn = q && ok ? vec_new(mo->nq, PyArray_DATA(q)) : NULL;
     PyObject *qdn = qd && qn ? vec_new(mo->nv, PyArray_DATA(qd)) : NULL;
     Py_XDECREF(q);

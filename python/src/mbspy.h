@@ -158,6 +158,19 @@ extern PyMethodDef mbspy_simulate_methods[];
 /* The statistics of a run as a dict (simulate.c). */
 PyObject *stats_dict(const mbs_sim_stats *s);
 extern PyMethodDef mbspy_data_methods[];
+/* The velocity map (jacobians.c) and the Jacobian methods of Data (jacobians.c,
+ * in Data's table). */
+extern PyMethodDef mbspy_manifold_methods[];
+#define MBSPY_DATA_METHOD(name) \
+    PyObject *mbspy_data_##name(DataObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+MBSPY_DATA_METHOD(frame_jacobian);
+MBSPY_DATA_METHOD(frame_jacobian_dot_v);
+MBSPY_DATA_METHOD(point_jacobian);
+MBSPY_DATA_METHOD(com);
+MBSPY_DATA_METHOD(com_jacobian);
+MBSPY_DATA_METHOD(centroidal_momentum);
+MBSPY_DATA_METHOD(centroidal_momentum_matrix);
+MBSPY_DATA_METHOD(centroidal_momentum_dot_v);
 extern PyGetSetDef mbspy_data_getset[];
 extern PyMethodDef mbspy_model_methods[];
 extern PyGetSetDef mbspy_model_getset[];

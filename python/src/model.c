@@ -341,6 +341,11 @@ static PyObject *names_tuple(const mbs_model *m, int lo, int n, name_fn name)
 }
 
 static const char *joint_type_str(const mbs_model *m, int j) { return mbs_joint_type_name(mbs_joint_type_of(m, j)); }
+/* The velocity convention of joint j in the words of the model format. */
+static const char *joint_velocities_str(const mbs_model *m, int j)
+{
+    return mbs_joint_velocities(m, j) == MBS_VELOCITIES_TANGENT ? "tangent" : "euler_rates";
+}
 static const char *force_type_str(const mbs_model *m, int k) { return mbs_force_type_name(mbs_force_type_of(m, k)); }
 
 #define NAMES_GETTER(attr, lo, count, fn) \
@@ -349,8 +354,9 @@ static const char *force_type_str(const mbs_model *m, int k) { return mbs_force_
 NAMES_GETTER(body_names, 0, self->nbodies + 1, mbs_body_name)
 NAMES_GETTER(joint_names, 1, self->nbodies, mbs_joint_name)
 NAMES_GETTER(joint_types, 1, self->nbodies, joint_type_str)
+NAMES_GETTER(joint_velocities, 1, self->nbodies, joint_velocities_str)
 NAMES_GETTER(coord_names, 0, self->nq, mbs_coord_name)
-NAMES_GETTER(velocity_names, 0, self->nv, mbs_coord_name)
+NAMES_GETTER(velocity_names, 0, self->nv, mbs_vel_name)
 NAMES_GETTER(param_names, 0, self->nparams, mbs_param_name)
 NAMES_GETTER(point_names, 0, mbs_model_npoints(self->m), mbs_point_name)
 NAMES_GETTER(vector_names, 0, mbs_model_nvectors(self->m), mbs_vector_name)
@@ -411,6 +417,16 @@ static PyObject *Model_get_joint_nq(ModelObject *self, void *c)
 {
     (void)c;
     return int_tuple(1, self->nbodies, self->m, mbs_joint_nq);
+}
+static PyObject *Model_get_joint_nv(ModelObject *self, void *c)
+{
+    (void)c;
+    return int_tuple(1, self->nbodies, self->m, mbs_joint_nv);
+}
+static PyObject *Model_get_joint_vel_offsets(ModelObject *self, void *c)
+{
+    (void)c;
+    return int_tuple(1, self->nbodies, self->m, mbs_joint_vel_offset);
 }
 static PyObject *Model_get_joint_coord_offsets(ModelObject *self, void *c)
 {
@@ -564,6 +580,10 @@ PyGetSetDef mbspy_model_getset[] = {
     G(body_parents, "Parent body of each body (-1 for the ground)."),
     G(joint_nq, "Coordinates of each joint, as joint_names."),
     G(joint_coord_offsets, "First coordinate of each joint, as joint_names."),
+    G(joint_nv, "Velocities of each joint, as joint_names (joint_nq minus 1 for a joint with tangent velocities)."),
+    G(joint_vel_offsets, "First velocity of each joint, as joint_names."),
+    G(joint_velocities, "Velocity convention of each joint, as joint_names: 'tangent' or 'euler_rates' (the rates\n"
+                        "of its coordinates)."),
     G(point_bodies, "Body of each named point."),
     G(vector_bodies, "Body of each named vector."),
     G(assembly_fixed, "Coordinates the model's assembly section holds fixed."),

@@ -131,7 +131,8 @@ PyMODINIT_FUNC PyInit__mbsens(void)
     if (PyModule_AddFunctions(mod, mbspy_dynamics_methods) < 0 ||
         PyModule_AddFunctions(mod, mbspy_constraint_methods) < 0 ||
         PyModule_AddFunctions(mod, mbspy_run_methods) < 0 ||
-        PyModule_AddFunctions(mod, mbspy_simulate_methods) < 0)
+        PyModule_AddFunctions(mod, mbspy_simulate_methods) < 0 ||
+        PyModule_AddFunctions(mod, mbspy_manifold_methods) < 0)
         goto fail;
     return mod;
 fail:

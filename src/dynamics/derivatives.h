@@ -27,6 +27,37 @@ static inline int mbs_deriv_check_finite(mbs_data *d, const double *v, int n, co
     return mbs_data_results(d, "derivatives", MBS_RESULTS({ what, v, nv, cols, MBS_IX_COORD, ck }));
 }
 
+/* The element load tangent L of a body (15 entries, the layout of
+ * ws.xfrc: force, torque, the P block) as the wrench W = [f; n] about the
+ * origin, with A and o the body's rotation and origin; 0 if L is zero. */
+static inline int mbs_deriv_load_wrench(const double *A, const double *o, const double *L, double W[6])
+{
+    if (L[0] == 0 && L[1] == 0 && L[2] == 0 && L[3] == 0 && L[4] == 0 && L[5] == 0) {
+        int zero = 1;
+        for (int c = 6; c < 15; c++) zero &= L[c] == 0;
+        if (zero) return 0;
+    }
+    double AP[9];
+    for (int a = 0; a < 3; a++)
+        for (int c = 0; c < 3; c++)
+            AP[3 * a + c] = A[3 * a] * L[6 + c] + A[3 * a + 1] * L[9 + c] + A[3 * a + 2] * L[12 + c];
+    W[0] = L[0]; W[1] = L[1]; W[2] = L[2];
+    W[3] = L[3] + AP[5] - AP[7] + o[1] * L[2] - o[2] * L[1];
+    W[4] = L[4] + AP[6] - AP[2] + o[2] * L[0] - o[0] * L[2];
+    W[5] = L[5] + AP[1] - AP[3] + o[0] * L[1] - o[1] * L[0];
+    return 1;
+}
+
+/* The work of wrench W (about the origin) on the motion column col
+ * ([b_lin; b_ang] at the point r): [b_lin + r x b_ang; b_ang] . W */
+static inline double mbs_deriv_column_work(const double *col, const double *r, const double W[6])
+{
+    const double sl0 = col[0] + r[1] * col[5] - r[2] * col[4];
+    const double sl1 = col[1] + r[2] * col[3] - r[0] * col[5];
+    const double sl2 = col[2] + r[0] * col[4] - r[1] * col[3];
+    return sl0 * W[0] + sl1 * W[1] + sl2 * W[2] + col[3] * W[3] + col[4] * W[4] + col[5] * W[5];
+}
+
 /* 1 if the FD derivatives form M'^-1 densely (LAPACK: chain-like trees)
  * rather than with the tree sparsity (src/dynamics/fd_derivatives.c) */
 int mbs_deriv_fd_inverse_dense(const mbs_model *m);

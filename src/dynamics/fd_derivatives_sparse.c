@@ -61,15 +61,7 @@ static int fd_primal(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, cons
         mbs_body_terms(m, m->x, &d->ws);
         mbs_rnea(m, &d->ws, a);
         for (int k = 0; k < m->nv; k++) a[k] = (tau ? tau[k] : 0) - a[k];
-        for (int i = 1; i <= m->nb; i++) {
-            const mbs_joint_info *jt = &m->joint[i];
-            if (jt->euler < 0) continue;
-            const int e = jt->voff + jt->euler;
-            const double *p = q + jt->qoff + jt->euler;
-            double pr = 0, pdpd = 0;
-            for (int k = 0; k < 4; k++) { pr += p[k] * a[e + k]; pdpd += v ? v[e + k] * v[e + k] : 0; }
-            for (int r = 0; r < 4; r++) a[e + r] -= p[r] * (pr + pdpd);
-        }
+        mbs_fd_euler_completion(m, q, v, a, NULL, NULL);
         mbs_crba_tree(m, &d->ws, s->tp.rowptr, s->mval);
         if ((rc = fd_factor(m, d, q))) return rc;
         *factored = 1;

@@ -31,9 +31,10 @@ int mbs_fd_algorithm_from_name(const char *name)
     return -1;
 }
 
-/* The Euler-parameter completion of M (dense row-major, both triangles;
- * or the lower triangle in the tree storage of tp) and of rhs */
-static void euler_completion(const mbs_model *m, const double *q, const double *qd, double *rhs, double *M,
+/* The Euler-parameter completion of rhs and, given M or tp, of M (dense
+ * row-major, both triangles; or the lower triangle in the tree storage
+ * of tp) */
+void mbs_fd_euler_completion(const mbs_model *m, const double *q, const double *qd, double *rhs, double *M,
                              const mbs_tree_pattern *tp)
 {
     const int nv = m->nv;
@@ -46,6 +47,7 @@ static void euler_completion(const mbs_model *m, const double *q, const double *
         for (int k = 0; k < 4; k++) { pr += p[k] * rhs[e + k]; pdpd += qd ? qd[e + k] * qd[e + k] : 0; }
         for (int r = 0; r < 4; r++) {
             rhs[e + r] -= p[r] * (pr + pdpd);
+            if (!M && !tp) continue;
             for (int c = 0; c < 4; c++) {
                 if (!tp) M[(e + r) * nv + e + c] += p[r] * p[c];
                 else if (c <= r) M[tp->rowptr[e + r] + tp->rowptr[e + c + 1] - tp->rowptr[e + c] - 1] += p[r] * p[c];
@@ -66,7 +68,7 @@ static int semi_recursive(const mbs_model *m, mbs_data *d, const double *q,
     mbs_rnea(m, w, rhs);                 /* rhs = M*0 - Q = -Q */
     for (int k = 0; k < nv; k++) rhs[k] = (tau ? tau[k] : 0) - rhs[k];
     mbs_crba(m, w, M);
-    euler_completion(m, q, qd, rhs, M, NULL);
+    mbs_fd_euler_completion(m, q, qd, rhs, M, NULL);
     if (nv == 0) return MBS_OK;
     /* M is symmetric: its row-major lower triangle is the column-major
      * upper one, so the column-major _work routines apply without the
@@ -102,7 +104,7 @@ static int semi_joint_frames(const mbs_model *m, mbs_data *d, const double *q, c
     mbs_crbajf_bias_forces(m, d, q, qd, rhs);
     for (int k = 0; k < nv; k++) rhs[k] = (tau ? tau[k] : 0) - rhs[k];
     mbs_crbajf_mass_matrix(m, d, q, tp != NULL, M);
-    euler_completion(m, q, qd, rhs, M, tp);
+    mbs_fd_euler_completion(m, q, qd, rhs, M, tp);
     int bad = 0;
     if (nv > 0 && tp) {
         bad = mbs_tree_ltdl_rows(tp, M);

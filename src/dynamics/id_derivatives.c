@@ -119,33 +119,13 @@ static void element_columns(const mbs_model *m, mbs_data *d, const double *q, co
                 for (int s = 0; s < 2; s++) {
                     const int b = m->force[f].body[s];
                     if (b <= 0) continue;
-                    double *L = dw->xfrc + 15 * b;
-                    if (L[0] == 0 && L[1] == 0 && L[2] == 0 && L[3] == 0 && L[4] == 0 && L[5] == 0) {
-                        int zero = 1;
-                        for (int c = 6; c < 15; c++) zero &= L[c] == 0;
-                        if (zero) continue;
-                    }
-                    const double *A = w->A + 9 * b, *o = w->o + 3 * b;
-                    double AP[9], W[6];
-                    for (int a = 0; a < 3; a++)
-                        for (int c = 0; c < 3; c++)
-                            AP[3 * a + c] = A[3 * a] * L[6 + c] + A[3 * a + 1] * L[9 + c] + A[3 * a + 2] * L[12 + c];
-                    W[0] = L[0]; W[1] = L[1]; W[2] = L[2];
-                    W[3] = L[3] + AP[5] - AP[7] + o[1] * L[2] - o[2] * L[1];
-                    W[4] = L[4] + AP[6] - AP[2] + o[2] * L[0] - o[0] * L[2];
-                    W[5] = L[5] + AP[1] - AP[3] + o[0] * L[1] - o[1] * L[0];
+                    double *L = dw->xfrc + 15 * b, W[6];
+                    if (!mbs_deriv_load_wrench(w->A + 9 * b, w->o + 3 * b, L, W)) continue;
                     for (int j = b; j > 0; j = m->joint[j].parent) {
                         const mbs_joint_info *jj = &m->joint[j];
                         const double *bj = w->b + MBS_BSTRIDE * j, *rj = w->r + 3 * j;
-                        for (int c = 0; c < jj->nv; c++) {
-                            const double *col = bj + 6 * c;
-                            /* column at the origin: [b_lin + r x b_ang; b_ang] */
-                            const double sl0 = col[0] + rj[1] * col[5] - rj[2] * col[4];
-                            const double sl1 = col[1] + rj[2] * col[3] - rj[0] * col[5];
-                            const double sl2 = col[2] + rj[0] * col[4] - rj[1] * col[3];
-                            J[(size_t)(jj->voff + c) * nv + k] -=
-                                sl0 * W[0] + sl1 * W[1] + sl2 * W[2] + col[3] * W[3] + col[4] * W[4] + col[5] * W[5];
-                        }
+                        for (int c = 0; c < jj->nv; c++)
+                            J[(size_t)(jj->voff + c) * nv + k] -= mbs_deriv_column_work(bj + 6 * c, rj, W);
                     }
                     memset(L, 0, 15 * sizeof(double));   /* counted once */
                 }

@@ -58,6 +58,13 @@ void mbs_data_prepare_loads(const mbs_model *m, mbs_data *d, const double *q, co
 int mbs_fd_in_workspace(const mbs_model *m, mbs_data *d, mbs_fd_algorithm alg, const double *q,
                      const double *qd, const double *tau, double *qdd);
 
+/* The Euler-parameter completion of the forward dynamics
+ * (forward_dynamics.c): rhs' = rhs - sum_k P_k (P_k^T rhs + |pd_k|^2) and,
+ * if M or tp is given, M' = M + sum_k P_k P_k^T (M dense row-major, both
+ * triangles; tp: the lower triangle of M in its tree storage). */
+void mbs_fd_euler_completion(const mbs_model *m, const double *q, const double *qd, double *rhs, double *M,
+                             const mbs_tree_pattern *tp);
+
 /* The fully recursive forward dynamics of mbs_fd_in_workspace with the
  * velocities v where presc[v] != 0 prescribed (mbs_aba_prescribed):
  * qdd[v] given there, frc[v] the generalized force (M' qdd - Q)_v they

@@ -382,4 +382,111 @@ stdout_empty "inverse with non-normalized Euler parameters"
 run inverse "$f" --q 1,0,0,0,1,0,0,0 --qd 0,0,0,0,0,0,0,0 --json
 expect 0 "inverse with normalized Euler parameters"
 
+# ---------------------------------------------------------------- nq != nv
+# A floating base and a ball joint with tangent velocities: 11 coordinates,
+# 9 velocities; --qd/--qdd are per velocity, the outputs name the velocities.
+T=$TMP/tchain.json
+run generate chain --n 2 --joint spherical --floating --velocities tangent -o "$T"
+expect 0 "generate chain --velocities tangent"
+run info "$T"
+expect 0 "info on a tangent model"
+stdout_has '^coordinates  11$' "info: nq"
+stdout_has '^velocities   9$' "info: nv"
+stdout_has '^  j1 +tangent +j1\.vx j1\.vy j1\.vz j1\.wx j1\.wy j1\.wz$' "info: the floating joint's convention and velocities"
+stdout_has '^  j2 +tangent +j2\.wx j2\.wy j2\.wz$' "info: the ball joint's convention and velocities"
+run info "$T" --json
+expect 0 "info --json on a tangent model"
+cp "$OUT" "$TMP/tinfo.json"
+pycheck "$TMP/tinfo.json" "info --json: n_velocities, velocities, v0, joint conventions" '
+assert d["n_coordinates"] == 11 and d["n_velocities"] == 9
+assert d["velocities"][:3] == ["j1.vx", "j1.vy", "j1.vz"] and d["velocities"][-1] == "j2.wz"
+assert len(d["v0"]) == 9 and len(d["qd0"]) == 11
+assert [j["velocities"] for j in d["joints"]] == ["tangent", "tangent"]
+assert d["joints"][1]["velocity_names"] == ["j2.wx", "j2.wy", "j2.wz"]'
+run info "$PENDULUM" --json
+cp "$OUT" "$TMP/pinfo.json"
+pycheck "$TMP/pinfo.json" "info --json of an Euler-rate model: no velocity members" '
+assert "n_velocities" not in d and "v0" not in d and "velocity_names" not in d["joints"][0]'
+run info "$PENDULUM"
+stdout_has '^velocities   2$' "info text: nv of an Euler-rate model"
+run generate chain --n 2 --joint spherical --floating -o "$TMP/echain.json"
+run info "$TMP/echain.json"
+stdout_has '^  j2 +euler_rates +j2\.e0 j2\.e1 j2\.e2 j2\.e3$' "info: an Euler-rate ball joint's convention"
+
+run kinematics "$T" --qd 0,0,0,0,0,0,0,0,0,0,0
+expect 2 "--qd sized nq on a tangent model"
+stderr_has '--qd: expected 9 values \(one per velocity\), got 11' "--qd counts velocities"
+stderr_has '^  velocities: j1\.vx, j1\.vy, j1\.vz, j1\.wx, j1\.wy, j1\.wz, j2\.wx, j2\.wy, j2\.wz$' "--qd lists the velocity names"
+stdout_empty "--qd sized nq"
+run kinematics "$T" --qdd 1,2
+expect 2 "short --qdd on a tangent model"
+stderr_has '--qdd: expected 9 values \(one per velocity\), got 2' "--qdd counts velocities"
+run kinematics "$T" --q 0,0,0,1,0,0,0,1,0,0
+expect 2 "--q counts coordinates on a tangent model"
+stderr_has '--q: expected 11 values \(one per coordinate\), got 10' "--q: one per coordinate"
+stderr_has '^  coordinates: j1\.x,' "--q lists the coordinate names"
+
+# J v = [v_P; w] with v the tangent velocities: the point link2.tip.
+V=0.1,-0.2,0.3,0.4,-0.5,0.6,-0.7,0.8,0.9
+run kinematics "$T" --qd "$V" --json
+expect 0 "kinematics --json with tangent velocities"
+cp "$OUT" "$TMP/tkin.json"
+pycheck "$TMP/tkin.json" "kinematics --json: velocities named, qd sized nv" '
+assert len(d["velocities"]) == 9 and len(d["qd"]) == 9 and len(d["q"]) == 11'
+run kinematics "$T" --qd "$V" --jacobian link2 --point 0.3,0,0 --json
+expect 0 "kinematics --jacobian on a tangent model"
+cp "$OUT" "$TMP/tjac.json"
+pycheck "$TMP/tjac.json" "J v = [v_P; omega] with tangent velocities" '
+k = json.load(open(sys.argv[1].replace("tjac", "tkin")))
+v = [0.1, -0.2, 0.3, 0.4, -0.5, 0.6, -0.7, 0.8, 0.9]
+J = d["jacobian"]["J"]
+assert d["velocities"] == k["velocities"] and all(len(r) == 9 for r in J)
+Jv = [sum(a * b for a, b in zip(r, v)) for r in J]
+p = [x for x in k["points"] if x["name"] == "link2.tip"][0]
+b = [x for x in k["bodies"] if x["name"] == "link2"][0]
+ref = p["v"] + b["omega"]
+# round-off of a few products of unit rotations, 0.3 m arms and O(1) velocities
+assert max(abs(a - c) for a, c in zip(Jv, ref)) <= 1e-14, (Jv, ref)'
+run kinematics "$T" --jacobian link2 --point 0.3,0
+expect 2 "--point with two numbers"
+stderr_has '^mbsens kinematics: error: --point: expected 3 values, got 2$' "--point: three numbers, no coordinate talk"
+run inverse "$T" --qd "$V" --json
+expect 0 "inverse on a tangent model"
+cp "$OUT" "$TMP/tinv.json"
+pycheck "$TMP/tinv.json" "inverse --json: tau per velocity, velocities named" '
+assert len(d["tau"]) == 9 and d["velocities"][3:6] == ["j1.wx", "j1.wy", "j1.wz"]'
+run simulate "$T" --tf 0.01
+expect 1 "simulate refuses tangent velocities until the integrators take them"
+stderr_has "tangent velocities" "simulate: the refusal names the convention"
+
+# convert --velocities both ways: the Euler-rate model comes back.
+run convert "$TMP/echain.json" --velocities tangent -o "$TMP/c_t.json"
+expect 0 "convert --velocities tangent"
+run convert "$TMP/c_t.json" --velocities euler-rates -o "$TMP/c_e.json"
+expect 0 "convert --velocities euler-rates"
+run info "$TMP/c_t.json" --json
+cp "$OUT" "$TMP/c_t_info.json"
+pycheck "$TMP/c_t_info.json" "convert --velocities tangent: nv = nq - 2" '
+assert d["n_coordinates"] == 11 and d["n_velocities"] == 9'
+run info "$TMP/echain.json" --json
+cp "$OUT" "$TMP/e_info.json"
+run info "$TMP/c_e.json" --json
+cp "$OUT" "$TMP/c_e_info.json"
+pycheck "$TMP/c_e_info.json" "convert tangent then euler-rates gives the model back" '
+a = json.load(open(sys.argv[1].replace("c_e_info", "e_info")))
+assert "n_velocities" not in d and a["q0"] == d["q0"]
+# qd0 through T^+ and back (p.pdot = 0 in the generated state): a few
+# roundings of O(1) products, 1e-15
+assert max(abs(x - y) for x, y in zip(a["qd0"], d["qd0"])) <= 1e-15'
+run convert "$TMP/echain.json" --velocities sideways
+expect 2 "convert --velocities: unknown value"
+stderr_has "--velocities: unknown value 'sideways' \(expected tangent or euler-rates\)" "convert --velocities: the values named"
+run generate chain --n 2 --joint revolute --velocities angular
+expect 2 "generate --velocities: unknown value"
+stdout_empty "generate --velocities: unknown value"
+run generate chain --n 2 --joint spherical --velocities euler-rates -o "$TMP/g_e.json"
+expect 0 "generate --velocities euler-rates"
+run generate chain --n 2 --joint spherical -o "$TMP/g_d.json"
+if cmp -s "$TMP/g_e.json" "$TMP/g_d.json"; then ok "generate --velocities euler-rates is the default file"; else ko "generate --velocities euler-rates differs from the default"; fi
+
 finish
