@@ -86,7 +86,7 @@ static void ctx_free(tctx *c)
 
 static int run(const char *path, const char *label)
 {
-    mbs_urdf_options o = { 1, 0, NULL, NULL, 1 };
+    mbs_urdf_options o = { 1, 0, NULL, NULL, 1, MBS_VELOCITIES_EULER_RATES };
     mbs_error err;
     mbs_model *mE = mbs_model_load_urdf(path, &o, &err);
     mbs_model *mT = mE ? mbs_model_with_velocities(mE, MBS_VELOCITIES_TANGENT, &err) : NULL;

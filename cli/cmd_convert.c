@@ -155,7 +155,7 @@ int cmd_convert(int argc, char **argv)
     memset(&err, 0, sizeof err);
     mbs_model *m;
     if (is_urdf(pos[0])) {
-        mbs_urdf_options o = {a.floating, a.strict, print_warning, (void *)cmd, 0};
+        mbs_urdf_options o = { a.floating, a.strict, print_warning, (void *)cmd, 0, MBS_VELOCITIES_EULER_RATES };
         m = mbs_model_load_urdf(pos[0], &o, &err);
     } else {
         m = mbs_model_load_warn(pos[0], print_warning, (void *)cmd, &err);

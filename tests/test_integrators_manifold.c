@@ -210,7 +210,7 @@ static void check_a1_energy(const method *meth)
         return;
     }
     snprintf(path, sizeof path, "%s/a1.urdf", dir);
-    mbs_urdf_options uo = { 1, 0, NULL, NULL, 0 };
+    mbs_urdf_options uo = { 1, 0, NULL, NULL, 0, MBS_VELOCITIES_EULER_RATES };
     mbs_error err = { 0 };
     mbs_model *mu = mbs_model_load_urdf(path, &uo, &err);
     mbs_model *me = mu ? without_gravity(mu, &err) : NULL;
