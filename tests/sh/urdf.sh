@@ -88,7 +88,7 @@ if cmp -s "$TMP/arm_er.json" "$TMP/arm_e2.json"; then ok "tangent and back: the 
     ko "tangent and back differs"; diff "$TMP/arm_er.json" "$TMP/arm_e2.json" | head -n 20; fi
 run convert "$A" --velocities angular
 expect 2 "--velocities: unknown convention"
-stderr_has "--velocities: unknown convention 'angular' \(expected tangent or euler-rates\)" "names the value"
+stderr_has "--velocities: unknown value 'angular' \(expected tangent or euler-rates\)" "names the value"
 cat >"$TMP/spring.json" <<'JSON'
 { "bodies": [ { "name": "a", "mass": 1, "inertia": [1, 1, 1, 0, 0, 0] } ],
   "joints": [ { "name": "jf", "type": "floating", "parent": "ground", "child": "a" } ],
