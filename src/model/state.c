@@ -64,8 +64,9 @@ int mbs_tangent_unsupported(const mbs_model *m, const char *what, char msg[MBS_E
         if (m->joint[i].velocities == MBS_VELOCITIES_TANGENT)
             return mbs_fail(msg, MBS_ERR_UNSUPPORTED,
                             "%s: not yet implemented for joint '%s' with tangent velocities (give the joint "
-                            "\"velocities\": \"euler_rates\", or convert the model with "
-                            "mbs_model_with_velocities)", what, m->joint[i].name);
+                            "\"velocities\": \"euler_rates\", or convert the model: mbsens convert "
+                            "--velocities euler-rates, or mbs_model_with_velocities)",
+                            what, m->joint[i].name);
     return MBS_OK;
 }
 
