@@ -93,54 +93,6 @@ static void cs_jacobians(cs_ctx *c, int fd, const double *q, const double *qd, c
     }
 }
 
-/* A random tree (every joint type, random inertias, point "p" on each
- * body) left open in a builder, to add force elements. */
-static struct mbs_builder *tree_builder(mbs_rng *r, int nb)
-{
-    mbs_error err;
-    struct mbs_builder *b = mbs_builder_new("random", "random tree");
-    if (!b) return NULL;
-    const double g[3] = { mbs_rng_uniform(r, -3, 3), mbs_rng_uniform(r, -3, 3), -9.81 };
-    mbs_builder_set_gravity(b, g);
-    char name[32];
-    for (int i = 0; i < nb; i++) {
-        double com[3], p[3], I6[6], pm[3];
-        for (int k = 0; k < 3; k++) { com[k] = mbs_rng_uniform(r, -0.5, 0.5); p[k] = mbs_rng_uniform(r, -0.6, 0.6); }
-        pm[0] = mbs_rng_uniform(r, 0.5, 1.5);
-        pm[1] = mbs_rng_uniform(r, 0.5, 1.5);
-        pm[2] = mbs_rng_uniform(r, fabs(pm[0] - pm[1]) + 0.05, pm[0] + pm[1] - 0.05);
-        const double mass = mbs_rng_uniform(r, 0.5, 2.0);
-        for (int k = 0; k < 3; k++) { I6[k] = 0.1 * mass * pm[k]; I6[3 + k] = 0; }
-        snprintf(name, sizeof name, "b%d", i + 1);
-        if (mbs_builder_add_body(b, name, mass, com, I6, name, &err) != i + 1 ||
-            mbs_builder_add_point(b, i + 1, "p", p, name, &err) < 0)
-            goto fail;
-    }
-    for (int i = 0; i < nb; i++) {
-        const int type = 1 + mbs_rng_int(r, MBS_JOINT_TYPE_COUNT - 1), parent = mbs_rng_int(r, i + 1);
-        mbs_joint_side ps, cs;
-        double pp[3], cp[3];
-        for (int k = 0; k < 3; k++) { pp[k] = mbs_rng_uniform(r, -0.5, 0.5); cp[k] = mbs_rng_uniform(r, -0.5, 0.5); }
-        snprintf(name, sizeof name, "j%d", i + 1);
-        ps.point = mbs_builder_add_point(b, parent, NULL, pp, name, &err);
-        cs.point = mbs_builder_add_point(b, i + 1, NULL, cp, name, &err);
-        if (ps.point < 0 || cs.point < 0) goto fail;
-        for (int k = 0; k < 3; k++) {
-            ps.axis[k] = mbs_rng_uniform(r, -1, 1); ps.ref[k] = mbs_rng_uniform(r, -1, 1);
-            cs.axis[k] = mbs_rng_uniform(r, -1, 1); cs.ref[k] = mbs_rng_uniform(r, -1, 1);
-        }
-        ps.has_ref = cs.has_ref = 1;
-        if (mbs_builder_add_joint(b, name, (mbs_joint_type)type, parent, i + 1, &ps, &cs, NULL, 0, NULL, 0, name,
-                                  &err) != i)
-            goto fail;
-    }
-    return b;
-fail:
-    fprintf(stderr, "random tree: %s\n", err.msg);
-    mbs_builder_free(b);
-    return NULL;
-}
-
 static int is_ancestor(const mbs_model *m, int a, int b)
 {
     for (int j = b; j > 0; j = m->joint[j].parent)
@@ -297,7 +249,7 @@ int main(void)
         for (int tree = 0; tree < 60; tree++) {
             mbs_error err;
             const int nb = 1 + mbs_rng_int(&rng, 8);
-            struct mbs_builder *bld = tree_builder(&rng, nb);
+            struct mbs_builder *bld = mbs_test_random_tree_builder(&rng, nb, 0);
             CHECK(bld != NULL, "builder");
             if (!bld) continue;
             const int ne = 1 + mbs_rng_int(&rng, 4);

@@ -521,65 +521,12 @@ static void check_model(mbs_rng *rng, const mbs_model *m, int user_loads, long *
     free(da); free(dr); free(a); free(xload); free(vload);
 }
 
-/* A random tree of every joint type left open in a builder, each
- * spherical and floating joint tangent with probability 1/2 (all of them
- * when all_tangent), a point "p" on each body for the force elements. */
-static mbs_builder *tree_builder(mbs_rng *r, int nb, int all_tangent)
-{
-    mbs_error err;
-    mbs_builder *b = mbs_builder_new("random", "random tree");
-    if (!b) return NULL;
-    const double g[3] = { mbs_rng_uniform(r, -3, 3), mbs_rng_uniform(r, -3, 3), -9.81 };
-    mbs_builder_set_gravity(b, g);
-    char name[32];
-    for (int i = 0; i < nb; i++) {
-        double com[3], p[3], I6[6], pm[3];
-        for (int k = 0; k < 3; k++) { com[k] = mbs_rng_uniform(r, -0.5, 0.5); p[k] = mbs_rng_uniform(r, -0.6, 0.6); }
-        pm[0] = mbs_rng_uniform(r, 0.5, 1.5);
-        pm[1] = mbs_rng_uniform(r, 0.5, 1.5);
-        pm[2] = mbs_rng_uniform(r, fabs(pm[0] - pm[1]) + 0.05, pm[0] + pm[1] - 0.05);
-        const double mass = mbs_rng_uniform(r, 0.5, 2.0);
-        for (int k = 0; k < 3; k++) { I6[k] = 0.1 * mass * pm[k]; I6[3 + k] = 0; }
-        snprintf(name, sizeof name, "b%d", i + 1);
-        if (mbs_builder_add_body(b, name, mass, com, I6, name, &err) != i + 1 ||
-            mbs_builder_add_point(b, i + 1, "p", p, name, &err) < 0)
-            goto fail;
-    }
-    for (int i = 0; i < nb; i++) {
-        const int type = 1 + mbs_rng_int(r, MBS_JOINT_TYPE_COUNT - 1), parent = mbs_rng_int(r, i + 1);
-        mbs_joint_side ps, cs;
-        double pp[3], cp[3];
-        for (int k = 0; k < 3; k++) { pp[k] = mbs_rng_uniform(r, -0.5, 0.5); cp[k] = mbs_rng_uniform(r, -0.5, 0.5); }
-        snprintf(name, sizeof name, "j%d", i + 1);
-        ps.point = mbs_builder_add_point(b, parent, NULL, pp, name, &err);
-        cs.point = mbs_builder_add_point(b, i + 1, NULL, cp, name, &err);
-        if (ps.point < 0 || cs.point < 0) goto fail;
-        for (int k = 0; k < 3; k++) {
-            ps.axis[k] = mbs_rng_uniform(r, -1, 1); ps.ref[k] = mbs_rng_uniform(r, -1, 1);
-            cs.axis[k] = mbs_rng_uniform(r, -1, 1); cs.ref[k] = mbs_rng_uniform(r, -1, 1);
-        }
-        ps.has_ref = cs.has_ref = 1;
-        if (mbs_builder_add_joint(b, name, (mbs_joint_type)type, parent, i + 1, &ps, &cs, NULL, 0, NULL, 0, name,
-                                  &err) != i)
-            goto fail;
-        const int tg = all_tangent || mbs_rng_int(r, 2);
-        if ((type == MBS_JOINT_SPHERICAL || type == MBS_JOINT_FLOATING) && tg &&
-            mbs_builder_set_joint_velocities(b, i, MBS_VELOCITIES_TANGENT, name, &err) != MBS_OK)
-            goto fail;
-    }
-    return b;
-fail:
-    fprintf(stderr, "random tree: %s\n", err.msg);
-    mbs_builder_free(b);
-    return NULL;
-}
-
-/* the tree of tree_builder with 1-4 force elements */
+/* the tree of mbs_test_random_tree_builder with 1-4 force elements */
 static mbs_model *tree_with_elements(mbs_rng *r, int all_tangent)
 {
     mbs_error err;
     const int nb = 1 + mbs_rng_int(r, 8);
-    mbs_builder *bld = tree_builder(r, nb, all_tangent);
+    mbs_builder *bld = mbs_test_random_tree_builder(r, nb, all_tangent ? 2 : 1);
     CHECK(bld != NULL, "builder");
     if (!bld) return NULL;
     const int ne = 1 + mbs_rng_int(r, 4);
