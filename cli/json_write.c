@@ -1,9 +1,10 @@
 /*
  * json_write.c - a JSON document (jansson) as text meant for reading and
  * for diffs (see cli_util.h): numbers as the shortest text that reads back
- * (shortest.h), members in their order, two spaces of indentation, and an
+ * (shortest.h; -0 as "-0.0"), members in their order, two spaces of indentation, and an
  * array of numbers, strings, booleans or nulls on one line when it fits.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli_util.h"
@@ -20,6 +21,10 @@ static void scalar(cli_buf *b, json_t *v)
     case JSON_STRING: cli_json_str(b, json_string_value(v)); break;
     case JSON_INTEGER: cli_buf_printf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(v)); break;
     case JSON_REAL:
+        if (json_real_value(v) == 0 && signbit(json_real_value(v))) {
+            cli_buf_puts(b, "-0.0");   /* "-0" would read back as the integer 0 */
+            break;
+        }
         cli_shortest(json_real_value(v), num);   /* 1.0 as "1": the same number to a model loader */
         cli_buf_puts(b, num);
         break;

@@ -82,10 +82,13 @@ run convert "$TMP/arm_tg.json" --velocities euler-rates -o "$TMP/arm_er.json"
 expect 0 "convert a JSON model --velocities euler-rates"
 run convert "$A" --floating-base -o "$TMP/arm_e.json"
 expect 0 "convert --floating-base (Euler rates, the default)"
-run convert "$TMP/arm_e.json" -o "$TMP/arm_e2.json"   # through JSON once, like arm_er.json
+grep -q -- '-0\.0' "$TMP/arm_e.json" && ok "a negative zero written as -0.0" || ko "no -0.0 in arm_e.json"
+if cmp -s "$TMP/arm_er.json" "$TMP/arm_e.json"; then ok "tangent and back: the Euler-rate model"; else
+    ko "tangent and back differs"; diff "$TMP/arm_er.json" "$TMP/arm_e.json" | head -n 20; fi
+run convert "$TMP/arm_e.json" -o "$TMP/arm_e2.json"
 expect 0 "convert the Euler-rate JSON"
-if cmp -s "$TMP/arm_er.json" "$TMP/arm_e2.json"; then ok "tangent and back: the Euler-rate model"; else
-    ko "tangent and back differs"; diff "$TMP/arm_er.json" "$TMP/arm_e2.json" | head -n 20; fi
+if cmp -s "$TMP/arm_e.json" "$TMP/arm_e2.json"; then ok "a written model writes back the same text"; else
+    ko "the second write differs"; diff "$TMP/arm_e.json" "$TMP/arm_e2.json" | head -n 20; fi
 run convert "$A" --velocities angular
 expect 2 "--velocities: unknown convention"
 stderr_has "--velocities: unknown value 'angular' \(expected tangent or euler-rates\)" "names the value"
